@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <locale.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "pl-cli.h"
+
+typedef struct
+{
+  const char   *name;
+  PlCliCommand  run;
+  const char   *summary;
+} Command;
+
+static const Command commands[] = {
+  { NULL, NULL, NULL }
+};
+
+int
+pl_cli_fail (const GError *error)
+{
+  g_autofree char *line = g_strdup (error->message);
+
+  /* One line, whatever the library said. */
+  g_strdelimit (line, "\r\n", ' ');
+  fprintf (stderr, "poslens-cli: %s\n", line);
+  return PL_CLI_EXIT_INPUT;
+}
+
+static void
+print_usage (FILE *out)
+{
+  fprintf (out, "Usage: poslens-cli COMMAND [OPTIONS…]\n\n");
+  fprintf (out, "%s\n\n", _("What position embeddings learn, from the command line."));
+  fprintf (out, "Commands:\n");
+  for (const Command *c = commands; c->name != NULL; c++)
+    fprintf (out, "  %-12s %s\n", c->name, _(c->summary));
+  fprintf (out, "\nRun “poslens-cli COMMAND --help” for a command’s options.\n");
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  setlocale (LC_ALL, "");
+  bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
+  bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
+  textdomain (GETTEXT_PACKAGE);
+
+  if (argc < 2 || strcmp (argv[1], "--help") == 0 || strcmp (argv[1], "-h") == 0)
+    {
+      print_usage (argc < 2 ? stderr : stdout);
+      return argc < 2 ? PL_CLI_EXIT_USAGE : PL_CLI_EXIT_OK;
+    }
+  if (strcmp (argv[1], "--version") == 0)
+    {
+      printf ("poslens-cli %s\n", PACKAGE_VERSION);
+      return PL_CLI_EXIT_OK;
+    }
+
+  for (const Command *c = commands; c->name != NULL; c++)
+    if (strcmp (argv[1], c->name) == 0)
+      return c->run (argc - 1, argv + 1);
+
+  fprintf (stderr, "poslens-cli: unknown command “%s”\n", argv[1]);
+  print_usage (stderr);
+  return PL_CLI_EXIT_USAGE;
+}

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include <gio/gio.h>
+#include <json-glib/json-glib.h>
+
+#include "pl-matrix.h"
+
+G_BEGIN_DECLS
+
+#define PL_TENSOR_MAX_RANK 8
+
+typedef enum
+{
+  PL_DTYPE_F32,
+  PL_DTYPE_F16,
+  PL_DTYPE_BF16,
+  PL_DTYPE_F64,
+  PL_DTYPE_OTHER,          /* listed, but refused by name when read */
+} PlDType;
+
+typedef struct
+{
+  char    *name;           /* as stored: an HDF5 path or a safetensors key */
+  guint    rank;
+  guint64  shape[PL_TENSOR_MAX_RANK];
+  PlDType  dtype;
+  char    *dtype_name;     /* "F32", "BF16", "I64", "float32", ... for messages */
+} PlTensorInfo;
+
+#define PL_TYPE_CHECKPOINT (pl_checkpoint_get_type ())
+
+G_DECLARE_DERIVABLE_TYPE (PlCheckpoint, pl_checkpoint, PL, CHECKPOINT, GObject)
+
+struct _PlCheckpointClass
+{
+  GObjectClass parent_class;
+
+  /* Reads rows [first, first + n) of a tensor viewed as a matrix whose
+   * columns are its last dimension, converted to float32. */
+  PlMatrix *(*read_rows) (PlCheckpoint        *self,
+                          const PlTensorInfo  *info,
+                          guint64              first,
+                          guint64              n,
+                          GError             **error);
+};
+
+/* Opens a file or a checkpoint folder, read-only, and lists its tensors. */
+PlCheckpoint       *pl_checkpoint_open          (const char    *path,
+                                                 GError       **error);
+const char         *pl_checkpoint_get_path      (PlCheckpoint  *self);
+const char         *pl_checkpoint_get_format    (PlCheckpoint  *self);
+guint               pl_checkpoint_get_n_tensors (PlCheckpoint  *self);
+const PlTensorInfo *pl_checkpoint_get_tensor    (PlCheckpoint  *self,
+                                                 guint          i);
+const PlTensorInfo *pl_checkpoint_find_tensor   (PlCheckpoint  *self,
+                                                 const char    *name);
+/* config.json beside the weights, or NULL when there is none. */
+JsonObject         *pl_checkpoint_get_config    (PlCheckpoint  *self);
+PlMatrix           *pl_checkpoint_read          (PlCheckpoint  *self,
+                                                 const char    *name,
+                                                 GError       **error);
+PlMatrix           *pl_checkpoint_read_rows     (PlCheckpoint  *self,
+                                                 const char    *name,
+                                                 guint64        first,
+                                                 guint64        n,
+                                                 GError       **error);
+
+G_END_DECLS

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include <glib-object.h>
+
+G_BEGIN_DECLS
+
+/* A dense row-major float32 matrix. Results handed between threads are
+ * immutable once built and shared by reference count. */
+typedef struct _PlMatrix
+{
+  gsize  rows;
+  gsize  cols;
+  float *data;
+  /*< private >*/
+  gint   ref_count;
+} PlMatrix;
+
+#define PL_TYPE_MATRIX (pl_matrix_get_type ())
+
+GType     pl_matrix_get_type  (void) G_GNUC_CONST;
+PlMatrix *pl_matrix_new       (gsize rows, gsize cols);
+PlMatrix *pl_matrix_try_new   (gsize rows, gsize cols, GError **error);
+PlMatrix *pl_matrix_new_from  (gsize rows, gsize cols, const float *data);
+PlMatrix *pl_matrix_copy      (const PlMatrix *self);
+PlMatrix *pl_matrix_slice_rows (const PlMatrix *self, gsize first, gsize n);
+PlMatrix *pl_matrix_ref       (PlMatrix *self);
+void      pl_matrix_unref     (PlMatrix *self);
+gboolean  pl_matrix_all_finite (const PlMatrix *self);
+
+static inline float *
+pl_matrix_row (const PlMatrix *self, gsize i)
+{
+  return self->data + i * self->cols;
+}
+
+static inline float
+pl_matrix_get (const PlMatrix *self, gsize i, gsize j)
+{
+  return self->data[i * self->cols + j];
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PlMatrix, pl_matrix_unref)
+
+G_END_DECLS

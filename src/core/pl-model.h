@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include "pl-checkpoint.h"
+#include "pl-matrix.h"
+
+G_BEGIN_DECLS
+
+typedef enum
+{
+  PL_FAMILY_TABLE,         /* a plain 2-D table from any file */
+  PL_FAMILY_ANALYTIC,      /* computed, no file: sinusoidal, RoPE, ALiBi, none */
+  PL_FAMILY_GPT2,
+  PL_FAMILY_BERT,
+  PL_FAMILY_ROBERTA,
+  PL_FAMILY_XLM_ROBERTA,
+  PL_FAMILY_DISTILBERT,
+  PL_FAMILY_ELECTRA,
+  PL_FAMILY_ALBERT,
+  PL_FAMILY_OPT,
+} PlFamily;
+
+typedef enum
+{
+  PL_ACTIVATION_NONE,
+  PL_ACTIVATION_GELU,        /* exact, erf */
+  PL_ACTIVATION_GELU_TANH,   /* gelu_new, gelu_pytorch_tanh */
+  PL_ACTIVATION_RELU,
+} PlActivation;
+
+/* Weights by role, so the forward pass never sees a file's naming. Linear
+ * weights come back as [in, out], whatever the file stored. */
+typedef enum
+{
+  PL_WEIGHT_TOKEN_EMBEDDING,      /* [vocab, hidden] */
+  PL_WEIGHT_POSITION_EMBEDDING,   /* [rows, hidden], every row, padding included */
+  PL_WEIGHT_TOKEN_TYPE_EMBEDDING, /* [types, hidden] */
+  PL_WEIGHT_EMBED_LN_WEIGHT,      /* post-LN families: LayerNorm after the embeddings */
+  PL_WEIGHT_EMBED_LN_BIAS,
+  PL_WEIGHT_Q_WEIGHT,             /* per layer, [hidden, hidden] */
+  PL_WEIGHT_Q_BIAS,
+  PL_WEIGHT_K_WEIGHT,
+  PL_WEIGHT_K_BIAS,
+  PL_WEIGHT_V_WEIGHT,
+  PL_WEIGHT_V_BIAS,
+  PL_WEIGHT_ATTN_OUT_WEIGHT,
+  PL_WEIGHT_ATTN_OUT_BIAS,
+  PL_WEIGHT_LN1_WEIGHT,           /* pre-LN: before attention; post-LN: after attention */
+  PL_WEIGHT_LN1_BIAS,
+  PL_WEIGHT_FFN_IN_WEIGHT,        /* [hidden, ffn] */
+  PL_WEIGHT_FFN_IN_BIAS,
+  PL_WEIGHT_FFN_OUT_WEIGHT,       /* [ffn, hidden] */
+  PL_WEIGHT_FFN_OUT_BIAS,
+  PL_WEIGHT_LN2_WEIGHT,           /* pre-LN: before the FFN; post-LN: after the FFN */
+  PL_WEIGHT_LN2_BIAS,
+  PL_WEIGHT_FINAL_LN_WEIGHT,      /* GPT-2 ln_f */
+  PL_WEIGHT_FINAL_LN_BIAS,
+} PlWeight;
+
+#define PL_TYPE_MODEL (pl_model_get_type ())
+
+G_DECLARE_FINAL_TYPE (PlModel, pl_model, PL, MODEL, GObject)
+
+/* PATH is a file, a checkpoint folder, or "builtin:KIND:..." for an analytic
+ * encoding. DATASET, when given, names a 2-D tensor to use as a plain table. */
+PlModel       *pl_model_open                 (const char  *path,
+                                              const char  *dataset,
+                                              GError     **error);
+PlModel       *pl_model_new_for_table        (const char  *name,
+                                              PlMatrix    *table);
+
+const char    *pl_model_get_name             (PlModel     *self);
+const char    *pl_model_get_path             (PlModel     *self);
+PlCheckpoint  *pl_model_get_checkpoint       (PlModel     *self);
+PlFamily       pl_model_get_family           (PlModel     *self);
+const char    *pl_model_get_family_name      (PlModel     *self);
+guint          pl_model_get_hidden_size      (PlModel     *self);
+guint          pl_model_get_n_layers         (PlModel     *self);
+guint          pl_model_get_n_heads          (PlModel     *self);
+guint          pl_model_get_ffn_size         (PlModel     *self);
+guint          pl_model_get_vocab_size       (PlModel     *self);
+double         pl_model_get_layer_norm_eps   (PlModel     *self);
+PlActivation   pl_model_get_activation       (PlModel     *self);
+gboolean       pl_model_get_pre_ln           (PlModel     *self);
+gboolean       pl_model_get_causal           (PlModel     *self);
+/* The position table as stored, and which of its rows are real positions. */
+const char    *pl_model_get_position_table_name (PlModel  *self);
+guint          pl_model_get_position_table_rows (PlModel  *self);
+guint          pl_model_get_first_position   (PlModel     *self);
+guint          pl_model_get_n_positions      (PlModel     *self);
+/* Token ids of the special tokens: -1 when the model has none. */
+int            pl_model_get_bos_id           (PlModel     *self);
+int            pl_model_get_eos_id           (PlModel     *self);
+int            pl_model_get_pad_id           (PlModel     *self);
+
+/* The rows that are real positions, float32, [n_positions, hidden]. */
+PlMatrix      *pl_model_read_positions       (PlModel     *self,
+                                              GError     **error);
+PlMatrix      *pl_model_read_weight          (PlModel     *self,
+                                              PlWeight     weight,
+                                              int          layer,
+                                              GError     **error);
+
+G_END_DECLS

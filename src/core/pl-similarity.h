@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include "pl-matrix.h"
+
+G_BEGIN_DECLS
+
+typedef enum
+{
+  PL_SIMILARITY_COSINE,
+  PL_SIMILARITY_DOT,
+  PL_SIMILARITY_L2,        /* Euclidean distance */
+} PlSimilarityMetric;
+
+const char *pl_similarity_metric_to_string   (PlSimilarityMetric  metric);
+gboolean    pl_similarity_metric_from_string (const char         *name,
+                                              PlSimilarityMetric *metric);
+
+/* The n×n matrix between the rows of X. Cosine of a zero row is NaN: it is
+ * undefined, and the views draw it as "no value". */
+PlMatrix   *pl_similarity_compute (const PlMatrix      *x,
+                                   PlSimilarityMetric   metric,
+                                   gboolean             center,
+                                   GError             **error);
+
+G_END_DECLS

@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <glib/gstdio.h>
+#include <hdf5.h>
+#include <math.h>
+
+#include "pl-test-util.h"
+
+static char *
+build_path (const char *env, const char *fallback, const char *first, va_list ap)
+{
+  const char *root = g_getenv (env);
+  g_autoptr(GPtrArray) parts = g_ptr_array_new ();
+
+  g_ptr_array_add (parts, (gpointer) (root ? root : fallback));
+  for (const char *p = first; p != NULL; p = va_arg (ap, const char *))
+    g_ptr_array_add (parts, (gpointer) p);
+  g_ptr_array_add (parts, NULL);
+  return g_build_filenamev ((char **) parts->pdata);
+}
+
+char *
+pl_test_fixture (const char *first, ...)
+{
+  g_autofree char *fixtures = NULL;
+  va_list ap;
+  char *path;
+
+  fixtures = g_build_filename (g_getenv ("G_TEST_SRCDIR") ? g_getenv ("G_TEST_SRCDIR") : ".",
+                               "fixtures", NULL);
+  va_start (ap, first);
+  path = build_path ("POSLENS_TEST_FIXTURES", fixtures, first, ap);
+  va_end (ap);
+  return path;
+}
+
+char *
+pl_test_demo (const char *first, ...)
+{
+  va_list ap;
+  char *path;
+
+  va_start (ap, first);
+  path = build_path ("POSLENS_DEMO_DIR", DEMO_DIR_SOURCE, first, ap);
+  va_end (ap);
+  return path;
+}
+
+PlMatrix *
+pl_test_read_h5 (const char *file,
+                 const char *dataset)
+{
+  hid_t f, d, s;
+  hsize_t dims[8] = { 0 };
+  int rank;
+  gsize rows = 1, cols = 1;
+  PlMatrix *m;
+
+  f = H5Fopen (file, H5F_ACC_RDONLY, H5P_DEFAULT);
+  g_assert_cmpint (f, >=, 0);
+  d = H5Dopen2 (f, dataset, H5P_DEFAULT);
+  if (d < 0)
+    g_error ("%s has no dataset %s", file, dataset);
+  s = H5Dget_space (d);
+  rank = H5Sget_simple_extent_ndims (s);
+  g_assert_cmpint (rank, <=, 8);
+  H5Sget_simple_extent_dims (s, dims, NULL);
+  if (rank >= 1)
+    cols = dims[rank - 1];
+  for (int i = 0; i < rank - 1; i++)
+    rows *= dims[i];
+  m = pl_matrix_new (rows, cols);
+  g_assert_cmpint (H5Dread (d, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, m->data), >=, 0);
+  H5Sclose (s);
+  H5Dclose (d);
+  H5Fclose (f);
+  return m;
+}
+
+double
+pl_test_read_h5_scalar (const char *file,
+                        const char *dataset)
+{
+  hid_t f, d;
+  double v = NAN;
+
+  f = H5Fopen (file, H5F_ACC_RDONLY, H5P_DEFAULT);
+  g_assert_cmpint (f, >=, 0);
+  d = H5Dopen2 (f, dataset, H5P_DEFAULT);
+  if (d < 0)
+    g_error ("%s has no dataset %s", file, dataset);
+  g_assert_cmpint (H5Dread (d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, &v), >=, 0);
+  H5Dclose (d);
+  H5Fclose (f);
+  return v;
+}
+
+double
+pl_test_max_abs_diff (const PlMatrix *a,
+                      const PlMatrix *b)
+{
+  double worst = 0;
+
+  if (a->rows != b->rows || a->cols != b->cols)
+    return NAN;
+  for (gsize i = 0; i < a->rows * a->cols; i++)
+    {
+      double d = fabs ((double) a->data[i] - b->data[i]);
+      if (isnan (a->data[i]) != isnan (b->data[i]))
+        return INFINITY;
+      if (!isnan (d))
+        worst = MAX (worst, d);
+    }
+  return worst;
+}
+
+char *
+pl_test_tmpdir (void)
+{
+  g_autoptr(GError) error = NULL;
+  char *dir = g_dir_make_tmp ("poslens-test-XXXXXX", &error);
+
+  g_assert_no_error (error);
+  return dir;
+}
+
+void
+pl_test_rmtree (const char *path)
+{
+  GDir *dir;
+  const char *name;
+
+  if (!g_file_test (path, G_FILE_TEST_IS_DIR) || g_file_test (path, G_FILE_TEST_IS_SYMLINK))
+    {
+      g_unlink (path);
+      return;
+    }
+  dir = g_dir_open (path, 0, NULL);
+  while (dir && (name = g_dir_read_name (dir)))
+    {
+      g_autofree char *child = g_build_filename (path, name, NULL);
+      pl_test_rmtree (child);
+    }
+  if (dir)
+    g_dir_close (dir);
+  g_rmdir (path);
+}

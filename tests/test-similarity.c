@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <math.h>
+
+#include "pl-similarity.h"
+#include "pl-test-util.h"
+
+/* The fixtures' float64 cosines, stored float32: float32 math lands within 1e-5. */
+#define COSINE_TOL 1e-5
+
+static void
+test_cosine_sinusoid (void)
+{
+  g_autofree char *path = pl_test_fixture ("sinusoid-512x768.h5", NULL);
+  g_autoptr(PlMatrix) table = pl_test_read_h5 (path, "/position_embeddings");
+  g_autoptr(PlMatrix) ref = pl_test_read_h5 (path, "/position_table/cosine");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PlMatrix) cos = pl_similarity_compute (table, PL_SIMILARITY_COSINE, FALSE, &error);
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (cos->rows, ==, 512);
+  g_assert_cmpfloat (pl_test_max_abs_diff (cos, ref), <, COSINE_TOL);
+}
+
+/* Dot and Euclidean against a direct double-precision loop. */
+static void
+test_dot_and_l2 (void)
+{
+  g_autoptr(PlMatrix) x = pl_matrix_new (37, 11);
+  g_autoptr(PlMatrix) dot = NULL;
+  g_autoptr(PlMatrix) l2 = NULL;
+  GRand *rand = g_rand_new_with_seed (7);
+
+  for (gsize i = 0; i < x->rows * x->cols; i++)
+    x->data[i] = (float) g_rand_double_range (rand, -2, 2);
+  g_rand_free (rand);
+
+  dot = pl_similarity_compute (x, PL_SIMILARITY_DOT, FALSE, NULL);
+  l2 = pl_similarity_compute (x, PL_SIMILARITY_L2, FALSE, NULL);
+  for (gsize i = 0; i < x->rows; i++)
+    for (gsize j = 0; j < x->rows; j++)
+      {
+        double d = 0, e = 0;
+        for (gsize k = 0; k < x->cols; k++)
+          {
+            d += (double) pl_matrix_get (x, i, k) * pl_matrix_get (x, j, k);
+            e += pow ((double) pl_matrix_get (x, i, k) - pl_matrix_get (x, j, k), 2);
+          }
+        g_assert_cmpfloat_with_epsilon (pl_matrix_get (dot, i, j), d, 1e-4);
+        g_assert_cmpfloat_with_epsilon (pl_matrix_get (l2, i, j), sqrt (e), 1e-3);
+      }
+}
+
+/* A zero row has no direction: its cosines are NaN, the others are untouched. */
+static void
+test_cosine_zero_row (void)
+{
+  g_autoptr(PlMatrix) x = pl_matrix_new (3, 2);
+  g_autoptr(PlMatrix) cos = NULL;
+
+  x->data[0] = 1; x->data[1] = 0;
+  x->data[4] = 0; x->data[5] = 2;
+  cos = pl_similarity_compute (x, PL_SIMILARITY_COSINE, FALSE, NULL);
+  g_assert_true (isnan (pl_matrix_get (cos, 1, 1)));
+  g_assert_true (isnan (pl_matrix_get (cos, 0, 1)));
+  g_assert_cmpfloat (pl_matrix_get (cos, 0, 2), ==, 0.0f);
+  g_assert_cmpfloat (pl_matrix_get (cos, 2, 2), ==, 1.0f);
+}
+
+static void
+test_rejects_nan (void)
+{
+  g_autoptr(PlMatrix) x = pl_matrix_new (2, 2);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PlMatrix) cos = NULL;
+
+  x->data[3] = NAN;
+  cos = pl_similarity_compute (x, PL_SIMILARITY_COSINE, FALSE, &error);
+  g_assert_null (cos);
+  g_assert_nonnull (error);
+}
+
+int
+main (int argc, char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/pl/similarity/cosine-sinusoid", test_cosine_sinusoid);
+  g_test_add_func ("/pl/similarity/dot-and-l2", test_dot_and_l2);
+  g_test_add_func ("/pl/similarity/cosine-zero-row", test_cosine_zero_row);
+  g_test_add_func ("/pl/similarity/rejects-nan", test_rejects_nan);
+  return g_test_run ();
+}
