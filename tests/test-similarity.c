@@ -10,17 +10,39 @@
 #define COSINE_TOL 1e-5
 
 static void
-test_cosine_sinusoid (void)
+test_cosine_gpt2 (void)
 {
-  g_autofree char *path = pl_test_fixture ("sinusoid-512x768.h5", NULL);
-  g_autoptr(PlMatrix) table = pl_test_read_h5 (path, "/position_embeddings");
-  g_autoptr(PlMatrix) ref = pl_test_read_h5 (path, "/position_table/cosine");
+  g_autofree char *weights = pl_test_demo ("mini-gpt2", "tf_model.h5", NULL);
+  g_autofree char *reference = pl_test_fixture ("mini-gpt2", "reference.h5", NULL);
+  g_autoptr(PlMatrix) table = pl_test_read_h5 (weights, "/transformer/tfgp_t2lm_head_model/transformer/wpe/embeddings:0");
+  g_autoptr(PlMatrix) ref = pl_test_read_h5 (reference, "/position_table/cosine");
   g_autoptr(GError) error = NULL;
   g_autoptr(PlMatrix) cos = pl_similarity_compute (table, PL_SIMILARITY_COSINE, FALSE, &error);
 
   g_assert_no_error (error);
   g_assert_cmpuint (cos->rows, ==, 512);
   g_assert_cmpfloat (pl_test_max_abs_diff (cos, ref), <, COSINE_TOL);
+}
+
+/* Closed form: rows of the Vaswani table have norm² = width/2, and their dot
+ * product is Σ_k cos(ω_k (i − j)), so the cosine depends on the offset only. */
+static void
+test_cosine_sinusoid_closed_form (void)
+{
+  g_autofree char *path = pl_test_fixture ("sinusoid-512x768.h5", NULL);
+  g_autoptr(PlMatrix) table = pl_test_read_h5 (path, "/position_embeddings");
+  g_autoptr(PlMatrix) sim = pl_similarity_compute (table, PL_SIMILARITY_COSINE, FALSE, NULL);
+  gsize half = table->cols / 2;
+
+  for (gsize i = 0; i < table->rows; i += 17)
+    for (gsize j = 0; j < table->rows; j += 13)
+      {
+        double expect = 0;
+        for (gsize k = 0; k < half; k++)
+          expect += cos ((double) ((long) i - (long) j) * pow (10000.0, -2.0 * k / table->cols));
+        expect /= half;
+        g_assert_cmpfloat_with_epsilon (pl_matrix_get (sim, i, j), expect, 1e-5);
+      }
 }
 
 /* Dot and Euclidean against a direct double-precision loop. */
@@ -85,7 +107,8 @@ int
 main (int argc, char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
-  g_test_add_func ("/pl/similarity/cosine-sinusoid", test_cosine_sinusoid);
+  g_test_add_func ("/pl/similarity/cosine-gpt2", test_cosine_gpt2);
+  g_test_add_func ("/pl/similarity/cosine-sinusoid-closed-form", test_cosine_sinusoid_closed_form);
   g_test_add_func ("/pl/similarity/dot-and-l2", test_dot_and_l2);
   g_test_add_func ("/pl/similarity/cosine-zero-row", test_cosine_zero_row);
   g_test_add_func ("/pl/similarity/rejects-nan", test_rejects_nan);
