@@ -35,8 +35,35 @@ PlMatrix *pl_encoding_sinusoidal    (guint                  length,
                                      guint                  width,
                                      double                 base);
 /* The position table an encoding stands for, for the table analyses; NULL and
- * an error for encodings that have none (ALiBi, none). */
+ * an error for encodings that have none (ALiBi, none). For RoPE it is the
+ * rotation phases [cos pθ_0, sin pθ_0, cos pθ_1, …]: R(p) applied to (1, 0, 1, 0, …),
+ * so a row dot product is the RoPE score of that unit query and key. */
 PlMatrix *pl_encoding_table         (const PlEncodingSpec  *spec,
                                      GError               **error);
+
+/* RoPE rotation frequencies θ_k = base^(−2k/width), k = 0 … width/2 − 1,
+ * into OUT (width/2 values). Pair (x_2k, x_2k+1) turns by p·θ_k at position p. */
+void      pl_encoding_rope_frequencies (guint               width,
+                                        double              base,
+                                        double             *out);
+/* The relative score q·R(Δ)k of a query and key of WIDTH dims (even) as a
+ * function of the offset Δ = j − i (key j, query i), for Δ = MIN_OFFSET …
+ * MAX_OFFSET: a 1 × (MAX_OFFSET − MIN_OFFSET + 1) matrix. At Δ = 0 it is q·k. */
+PlMatrix *pl_encoding_rope_scores   (const float           *q,
+                                     const float           *k,
+                                     guint                  width,
+                                     double                 base,
+                                     int                    min_offset,
+                                     int                    max_offset);
+/* ALiBi head slopes (Press et al.): 2^(−8h/n) for h = 1 … n when n is a power
+ * of two, otherwise the slopes of the nearest lower power of two followed by
+ * every other slope of the next power. OUT holds HEADS values. */
+void      pl_encoding_alibi_slopes  (guint                  heads,
+                                     double                *out);
+/* The ALiBi bias added to attention scores, −m_h·d, per head (rows) and key
+ * distance d = |i − j| = 0 … LENGTH − 1 (columns): HEADS × LENGTH. Causal
+ * models see only keys j ≤ i. */
+PlMatrix *pl_encoding_alibi_bias    (guint                  heads,
+                                     guint                  length);
 
 G_END_DECLS
