@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "pl-application.h"
+#include "pl-paths.h"
+#include "pl-window.h"
+
+struct _PlApplication
+{
+  AdwApplication parent_instance;
+};
+
+G_DEFINE_FINAL_TYPE (PlApplication, pl_application, ADW_TYPE_APPLICATION)
+
+PlApplication *
+pl_application_new (void)
+{
+  return g_object_new (PL_TYPE_APPLICATION,
+                       "application-id", APP_ID,
+                       "flags", G_APPLICATION_HANDLES_OPEN | G_APPLICATION_NON_UNIQUE,
+                       "resource-base-path", "/org/poslens/Poslens",
+                       NULL);
+}
+
+static PlWindow *
+get_window (PlApplication *self)
+{
+  GtkWindow *window = gtk_application_get_active_window (GTK_APPLICATION (self));
+
+  if (PL_IS_WINDOW (window))
+    return PL_WINDOW (window);
+  window = GTK_WINDOW (pl_window_new (self));
+  return PL_WINDOW (window);
+}
+
+static void
+pl_application_activate (GApplication *app)
+{
+  PlWindow *window = get_window (PL_APPLICATION (app));
+
+  gtk_window_present (GTK_WINDOW (window));
+}
+
+static void
+pl_application_open (GApplication  *app,
+                     GFile        **files,
+                     int            n_files,
+                     const char    *hint)
+{
+  PlWindow *window = get_window (PL_APPLICATION (app));
+
+  /* Opened files join the demo models, and the first becomes the selection. */
+  for (int i = 0; i < n_files; i++)
+    pl_window_open_file (window, files[i], i == 0);
+  gtk_window_present (GTK_WINDOW (window));
+}
+
+static void
+about_action (GSimpleAction *action,
+              GVariant      *param,
+              gpointer       user_data)
+{
+  PlApplication *self = user_data;
+  const char *developers[] = { "The Poslens developers", NULL };
+  GtkWidget *about;
+
+  about = g_object_new (ADW_TYPE_ABOUT_WINDOW,
+                        "transient-for", gtk_application_get_active_window (GTK_APPLICATION (self)),
+                        "application-name", _("Poslens"),
+                        "application-icon", APP_ID,
+                        "developer-name", _("The Poslens developers"),
+                        "developers", developers,
+                        "version", PACKAGE_VERSION,
+                        "comments", _("See what position embeddings in transformer language models learn: "
+                                      "similarity heatmaps, PCA trajectories, probes and attention to position, "
+                                      "after Wang and Chen, “What Do Position Embeddings Learn?” (EMNLP 2020)."),
+                        "license-type", GTK_LICENSE_GPL_3_0,
+                        "translator-credits", _("translator-credits"),
+                        NULL);
+  gtk_window_present (GTK_WINDOW (about));
+}
+
+static void
+quit_action (GSimpleAction *action,
+             GVariant      *param,
+             gpointer       user_data)
+{
+  g_application_quit (G_APPLICATION (user_data));
+}
+
+static const GActionEntry app_actions[] = {
+  { "about", about_action },
+  { "quit", quit_action },
+};
+
+static void
+pl_application_startup (GApplication *app)
+{
+  static const char *quit_accels[] = { "<Control>q", NULL };
+  static const char *open_accels[] = { "<Control>o", NULL };
+  static const char *close_accels[] = { "<Control>w", NULL };
+
+  G_APPLICATION_CLASS (pl_application_parent_class)->startup (app);
+
+  g_action_map_add_action_entries (G_ACTION_MAP (app), app_actions, G_N_ELEMENTS (app_actions), app);
+  gtk_application_set_accels_for_action (GTK_APPLICATION (app), "app.quit", quit_accels);
+  gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.open", open_accels);
+  gtk_application_set_accels_for_action (GTK_APPLICATION (app), "window.close", close_accels);
+}
+
+static void
+pl_application_class_init (PlApplicationClass *klass)
+{
+  GApplicationClass *app_class = G_APPLICATION_CLASS (klass);
+
+  app_class->activate = pl_application_activate;
+  app_class->open = pl_application_open;
+  app_class->startup = pl_application_startup;
+}
+
+static void
+pl_application_init (PlApplication *self)
+{
+}

@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include <adwaita.h>
+
+G_BEGIN_DECLS
+
+#define PL_TYPE_APPLICATION (pl_application_get_type ())
+
+G_DECLARE_FINAL_TYPE (PlApplication, pl_application, PL, APPLICATION, AdwApplication)
+
+PlApplication *pl_application_new (void);
+
+G_END_DECLS

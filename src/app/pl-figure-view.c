@@ -1,0 +1,355 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <math.h>
+
+#include "pl-figure-view.h"
+
+/* Draws a PlFigure, the same renderer the exports use. Heatmaps zoom with
+ * the scroll wheel or a pinch around the pointer, pan by dragging, and report
+ * the cell under the pointer. */
+struct _PlFigureView
+{
+  GtkWidget  parent_instance;
+
+  PlFigure  *figure;
+  guint      grid_columns;
+  guint      grid_rows;
+
+  /* The visible window, in cells */
+  double     x0, y0, x1, y1;
+  /* The window when a drag began */
+  double     drag_x0, drag_y0;
+  double     zoom_scale_start;
+  double     pointer_x, pointer_y;
+};
+
+G_DEFINE_FINAL_TYPE (PlFigureView, pl_figure_view, GTK_TYPE_WIDGET)
+
+enum {
+  PROP_0,
+  PROP_FIGURE,
+  N_PROPS
+};
+
+enum {
+  HOVER,
+  N_SIGNALS
+};
+
+static GParamSpec *properties[N_PROPS];
+static guint signals[N_SIGNALS];
+
+#define MIN_CELLS 4.0
+
+GtkWidget *
+pl_figure_view_new (void)
+{
+  return g_object_new (PL_TYPE_FIGURE_VIEW, NULL);
+}
+
+PlFigure *
+pl_figure_view_get_figure (PlFigureView *self)
+{
+  g_return_val_if_fail (PL_IS_FIGURE_VIEW (self), NULL);
+  return self->figure;
+}
+
+static void
+apply_view (PlFigureView *self)
+{
+  if (self->figure != NULL && self->grid_columns > 0)
+    pl_figure_set_view (self->figure, self->x0, self->y0, self->x1, self->y1);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+void
+pl_figure_view_set_figure (PlFigureView *self,
+                           PlFigure     *figure,
+                           guint         grid_columns,
+                           guint         grid_rows)
+{
+  gboolean same_grid;
+
+  g_return_if_fail (PL_IS_FIGURE_VIEW (self));
+  g_return_if_fail (!figure || PL_IS_FIGURE (figure));
+
+  same_grid = grid_columns == self->grid_columns && grid_rows == self->grid_rows;
+  if (!g_set_object (&self->figure, figure))
+    return;
+
+  self->grid_columns = grid_columns;
+  self->grid_rows = grid_rows;
+  /* Keep the zoom when only the values change (another metric, another layer). */
+  if (same_grid && self->x1 > self->x0)
+    apply_view (self);
+  else
+    pl_figure_view_reset_zoom (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FIGURE]);
+}
+
+void
+pl_figure_view_reset_zoom (PlFigureView *self)
+{
+  g_return_if_fail (PL_IS_FIGURE_VIEW (self));
+
+  self->x0 = 0;
+  self->y0 = 0;
+  self->x1 = self->grid_columns;
+  self->y1 = self->grid_rows;
+  apply_view (self);
+}
+
+/* Keeps the window inside the grid, at least MIN_CELLS wide. */
+static void
+clamp_view (PlFigureView *self)
+{
+  double w = CLAMP (self->x1 - self->x0, MIN (MIN_CELLS, self->grid_columns), self->grid_columns);
+  double h = CLAMP (self->y1 - self->y0, MIN (MIN_CELLS, self->grid_rows), self->grid_rows);
+
+  self->x0 = CLAMP (self->x0, 0, self->grid_columns - w);
+  self->y0 = CLAMP (self->y0, 0, self->grid_rows - h);
+  self->x1 = self->x0 + w;
+  self->y1 = self->y0 + h;
+}
+
+/* The cell coordinate under a widget point, unclamped. */
+static void
+point_to_cell (PlFigureView *self,
+               double        x,
+               double        y,
+               double       *cx,
+               double       *cy)
+{
+  cairo_rectangle_t area;
+
+  pl_figure_get_plot_area (self->figure, &area);
+  *cx = self->x0 + (x - area.x) / MAX (area.width, 1) * (self->x1 - self->x0);
+  *cy = self->y0 + (y - area.y) / MAX (area.height, 1) * (self->y1 - self->y0);
+}
+
+void
+pl_figure_view_zoom (PlFigureView *self,
+                     double        factor,
+                     double        x,
+                     double        y)
+{
+  double cx, cy;
+
+  g_return_if_fail (PL_IS_FIGURE_VIEW (self));
+
+  if (self->figure == NULL || self->grid_columns == 0 || factor <= 0)
+    return;
+
+  point_to_cell (self, x, y, &cx, &cy);
+  cx = CLAMP (cx, self->x0, self->x1);
+  cy = CLAMP (cy, self->y0, self->y1);
+  /* Zoom around the point under the pointer, so it stays where it is. */
+  self->x0 = cx - (cx - self->x0) / factor;
+  self->x1 = cx + (self->x1 - cx) / factor;
+  self->y0 = cy - (cy - self->y0) / factor;
+  self->y1 = cy + (self->y1 - cy) / factor;
+  clamp_view (self);
+  apply_view (self);
+}
+
+static gboolean
+on_scroll (GtkEventControllerScroll *controller,
+           double                    dx,
+           double                    dy,
+           PlFigureView             *self)
+{
+  if (self->grid_columns == 0)
+    return FALSE;
+  /* Zoom around the last pointer position the motion controller saw. */
+  pl_figure_view_zoom (self, pow (1.15, -dy), self->pointer_x, self->pointer_y);
+  return TRUE;
+}
+
+static void
+on_zoom_begin (GtkGesture       *gesture,
+               GdkEventSequence *sequence,
+               PlFigureView     *self)
+{
+  self->zoom_scale_start = 1.0;
+}
+
+static void
+on_zoom_scale_changed (GtkGestureZoom *gesture,
+                       double          scale,
+                       PlFigureView   *self)
+{
+  double x, y;
+
+  gtk_gesture_get_bounding_box_center (GTK_GESTURE (gesture), &x, &y);
+  pl_figure_view_zoom (self, scale / self->zoom_scale_start, x, y);
+  self->zoom_scale_start = scale;
+}
+
+static void
+on_drag_begin (GtkGestureDrag *gesture,
+               double          x,
+               double          y,
+               PlFigureView   *self)
+{
+  self->drag_x0 = self->x0;
+  self->drag_y0 = self->y0;
+}
+
+static void
+on_drag_update (GtkGestureDrag *gesture,
+                double          dx,
+                double          dy,
+                PlFigureView   *self)
+{
+  cairo_rectangle_t area;
+  double w = self->x1 - self->x0, h = self->y1 - self->y0;
+
+  if (self->figure == NULL || self->grid_columns == 0)
+    return;
+  pl_figure_get_plot_area (self->figure, &area);
+  self->x0 = self->drag_x0 - dx / MAX (area.width, 1) * w;
+  self->y0 = self->drag_y0 - dy / MAX (area.height, 1) * h;
+  self->x1 = self->x0 + w;
+  self->y1 = self->y0 + h;
+  clamp_view (self);
+  apply_view (self);
+}
+
+static void
+on_click_pressed (GtkGestureClick *gesture,
+                  int              n_press,
+                  double           x,
+                  double           y,
+                  PlFigureView    *self)
+{
+  if (n_press == 2)
+    pl_figure_view_reset_zoom (self);
+}
+
+static void
+on_motion (GtkEventControllerMotion *controller,
+           double                    x,
+           double                    y,
+           PlFigureView             *self)
+{
+  guint column, row;
+  gboolean inside;
+
+  self->pointer_x = x;
+  self->pointer_y = y;
+  if (self->figure == NULL)
+    return;
+  inside = pl_figure_hit_cell (self->figure, x, y, &column, &row);
+  g_signal_emit (self, signals[HOVER], 0, inside, inside ? column : 0, inside ? row : 0);
+}
+
+static void
+on_leave (GtkEventControllerMotion *controller,
+          PlFigureView             *self)
+{
+  g_signal_emit (self, signals[HOVER], 0, FALSE, 0, 0);
+}
+
+static void
+pl_figure_view_snapshot (GtkWidget   *widget,
+                         GtkSnapshot *snapshot)
+{
+  PlFigureView *self = PL_FIGURE_VIEW (widget);
+  int width = gtk_widget_get_width (widget);
+  int height = gtk_widget_get_height (widget);
+  cairo_t *cr;
+
+  if (self->figure == NULL || width <= 0 || height <= 0)
+    return;
+
+  cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, 0, width, height));
+  pl_figure_render (self->figure, cr, width, height);
+  cairo_destroy (cr);
+}
+
+static void
+pl_figure_view_dispose (GObject *object)
+{
+  PlFigureView *self = PL_FIGURE_VIEW (object);
+
+  g_clear_object (&self->figure);
+  G_OBJECT_CLASS (pl_figure_view_parent_class)->dispose (object);
+}
+
+static void
+pl_figure_view_get_property (GObject    *object,
+                             guint       prop_id,
+                             GValue     *value,
+                             GParamSpec *pspec)
+{
+  PlFigureView *self = PL_FIGURE_VIEW (object);
+
+  switch (prop_id)
+    {
+    case PROP_FIGURE:
+      g_value_set_object (value, self->figure);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+pl_figure_view_class_init (PlFigureViewClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = pl_figure_view_dispose;
+  object_class->get_property = pl_figure_view_get_property;
+  widget_class->snapshot = pl_figure_view_snapshot;
+
+  properties[PROP_FIGURE] =
+    g_param_spec_object ("figure", NULL, NULL,
+                         PL_TYPE_FIGURE,
+                         (G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  /* PlFigureView::hover (inside, column, row): the cell under the pointer. */
+  signals[HOVER] = g_signal_new ("hover",
+                                 G_TYPE_FROM_CLASS (klass),
+                                 G_SIGNAL_RUN_LAST,
+                                 0, NULL, NULL, NULL,
+                                 G_TYPE_NONE, 3, G_TYPE_BOOLEAN, G_TYPE_UINT, G_TYPE_UINT);
+
+  gtk_widget_class_set_css_name (widget_class, "plfigureview");
+}
+
+static void
+pl_figure_view_init (PlFigureView *self)
+{
+  GtkEventController *scroll, *motion;
+  GtkGesture *drag, *click, *zoom;
+
+  gtk_widget_set_hexpand (GTK_WIDGET (self), TRUE);
+  gtk_widget_set_vexpand (GTK_WIDGET (self), TRUE);
+
+  scroll = gtk_event_controller_scroll_new (GTK_EVENT_CONTROLLER_SCROLL_VERTICAL);
+  g_signal_connect (scroll, "scroll", G_CALLBACK (on_scroll), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), scroll);
+
+  drag = gtk_gesture_drag_new ();
+  g_signal_connect (drag, "drag-begin", G_CALLBACK (on_drag_begin), self);
+  g_signal_connect (drag, "drag-update", G_CALLBACK (on_drag_update), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (drag));
+
+  click = gtk_gesture_click_new ();
+  g_signal_connect (click, "pressed", G_CALLBACK (on_click_pressed), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (click));
+
+  zoom = gtk_gesture_zoom_new ();
+  g_signal_connect (zoom, "begin", G_CALLBACK (on_zoom_begin), self);
+  g_signal_connect (zoom, "scale-changed", G_CALLBACK (on_zoom_scale_changed), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (zoom));
+
+  motion = gtk_event_controller_motion_new ();
+  g_signal_connect (motion, "motion", G_CALLBACK (on_motion), self);
+  g_signal_connect (motion, "leave", G_CALLBACK (on_leave), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), motion);
+}

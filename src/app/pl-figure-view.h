@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "pl-figure.h"
+
+G_BEGIN_DECLS
+
+#define PL_TYPE_FIGURE_VIEW (pl_figure_view_get_type ())
+
+G_DECLARE_FINAL_TYPE (PlFigureView, pl_figure_view, PL, FIGURE_VIEW, GtkWidget)
+
+GtkWidget *pl_figure_view_new         (void);
+PlFigure  *pl_figure_view_get_figure  (PlFigureView *self);
+/* GRID_COLUMNS × GRID_ROWS cells can be zoomed and panned (0 × 0: a figure without a grid). */
+void       pl_figure_view_set_figure  (PlFigureView *self,
+                                       PlFigure     *figure,
+                                       guint         grid_columns,
+                                       guint         grid_rows);
+void       pl_figure_view_reset_zoom  (PlFigureView *self);
+void       pl_figure_view_zoom        (PlFigureView *self,
+                                       double        factor,
+                                       double        x,
+                                       double        y);
+
+G_END_DECLS

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "pl-model-row.h"
+
+/* A sidebar entry: the model's name, and what a researcher checks first:
+ * family, table shape, and where the real positions start. */
+struct _PlModelRow
+{
+  AdwActionRow  parent_instance;
+  PlModel      *model;
+};
+
+G_DEFINE_FINAL_TYPE (PlModelRow, pl_model_row, ADW_TYPE_ACTION_ROW)
+
+static char *
+describe (PlModel *model)
+{
+  guint rows = pl_model_get_n_positions (model);
+  guint cols = pl_model_get_hidden_size (model);
+  guint first = pl_model_get_first_position (model);
+
+  if (first > 0)
+    /* Translators: family · positions × width · first table row that is a real position */
+    return g_strdup_printf (_("%s · %u × %u · from row %u"),
+                            pl_model_get_family_name (model), rows, cols, first);
+  /* Translators: family · positions × width */
+  return g_strdup_printf (_("%s · %u × %u"), pl_model_get_family_name (model), rows, cols);
+}
+
+PlModelRow *
+pl_model_row_new (PlModel *model)
+{
+  PlModelRow *self;
+  g_autofree char *subtitle = NULL;
+
+  g_return_val_if_fail (PL_IS_MODEL (model), NULL);
+
+  subtitle = describe (model);
+  self = g_object_new (PL_TYPE_MODEL_ROW,
+                       "title", pl_model_get_name (model),
+                       "subtitle", subtitle,
+                       "use-markup", FALSE,
+                       NULL);
+  self->model = g_object_ref (model);
+  if (pl_model_get_path (model) != NULL)
+    gtk_widget_set_tooltip_text (GTK_WIDGET (self), pl_model_get_path (model));
+  return self;
+}
+
+PlModel *
+pl_model_row_get_model (PlModelRow *self)
+{
+  g_return_val_if_fail (PL_IS_MODEL_ROW (self), NULL);
+  return self->model;
+}
+
+static void
+pl_model_row_dispose (GObject *object)
+{
+  PlModelRow *self = PL_MODEL_ROW (object);
+
+  g_clear_object (&self->model);
+  G_OBJECT_CLASS (pl_model_row_parent_class)->dispose (object);
+}
+
+static void
+pl_model_row_class_init (PlModelRowClass *klass)
+{
+  G_OBJECT_CLASS (klass)->dispose = pl_model_row_dispose;
+}
+
+static void
+pl_model_row_init (PlModelRow *self)
+{
+}

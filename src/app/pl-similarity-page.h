@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include <adwaita.h>
+
+#include "pl-figure.h"
+#include "pl-model.h"
+
+G_BEGIN_DECLS
+
+#define PL_TYPE_SIMILARITY_PAGE (pl_similarity_page_get_type ())
+
+G_DECLARE_FINAL_TYPE (PlSimilarityPage, pl_similarity_page, PL, SIMILARITY_PAGE, GtkWidget)
+
+void      pl_similarity_page_set_model (PlSimilarityPage *self,
+                                        PlModel          *model);
+PlModel  *pl_similarity_page_get_model (PlSimilarityPage *self);
+/* The figure on screen, NULL while nothing is shown. */
+PlFigure *pl_similarity_page_get_figure (PlSimilarityPage *self);
+
+G_END_DECLS

@@ -1,0 +1,373 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <string.h>
+
+#include "pl-model-row.h"
+#include "pl-paths.h"
+#include "pl-similarity-page.h"
+#include "pl-window.h"
+
+struct _PlWindow
+{
+  AdwApplicationWindow  parent_instance;
+
+  GListStore           *models;
+
+  /* Template widgets */
+  AdwToastOverlay      *toast_overlay;
+  AdwLeaflet           *leaflet;
+  GtkListBox           *model_list;
+  AdwViewStack         *view_stack;
+  PlSimilarityPage     *similarity_page;
+  GtkStack             *content_stack;
+};
+
+G_DEFINE_FINAL_TYPE (PlWindow, pl_window, ADW_TYPE_APPLICATION_WINDOW)
+
+enum {
+  PROP_0,
+  PROP_SELECTED_MODEL,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+/* Paths opened together load in order on one worker, so the sidebar keeps
+ * the order they were given in. */
+typedef struct
+{
+  GStrv      paths;       /* file paths or builtin: specs */
+  GStrv      labels;      /* for messages */
+  gboolean   select;
+  GPtrArray *models;      /* PlModel or NULL, per path */
+  GPtrArray *errors;      /* GError or NULL, per path */
+} OpenRequest;
+
+static void
+clear_object (gpointer object)
+{
+  g_clear_object (&object);
+}
+
+static void
+clear_error (gpointer error)
+{
+  g_clear_error ((GError **) &error);
+}
+
+static void
+open_request_free (OpenRequest *request)
+{
+  g_strfreev (request->paths);
+  g_strfreev (request->labels);
+  g_clear_pointer (&request->models, g_ptr_array_unref);
+  g_clear_pointer (&request->errors, g_ptr_array_unref);
+  g_free (request);
+}
+
+static void
+open_models_thread (GTask        *task,
+                    gpointer      source_object,
+                    gpointer      task_data,
+                    GCancellable *cancellable)
+{
+  OpenRequest *request = task_data;
+
+  for (guint i = 0; request->paths[i] != NULL; i++)
+    {
+      GError *error = NULL;
+      PlModel *model = pl_model_open (request->paths[i], NULL, &error);
+
+      g_ptr_array_add (request->models, model);
+      g_ptr_array_add (request->errors, error);
+    }
+  g_task_return_boolean (task, TRUE);
+}
+
+static void
+open_models_done (GObject      *object,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  PlWindow *self = PL_WINDOW (object);
+  OpenRequest *request = g_task_get_task_data (G_TASK (result));
+  gboolean selected = FALSE;
+
+  for (guint i = 0; i < request->models->len; i++)
+    {
+      PlModel *model = g_ptr_array_index (request->models, i);
+      const GError *error = g_ptr_array_index (request->errors, i);
+
+      if (model == NULL)
+        {
+          g_autofree char *message = NULL;
+
+          /* The library's messages name the file; say which one when they do not. */
+          if (strstr (error->message, request->labels[i]) != NULL)
+            message = g_strdup (error->message);
+          else
+            message = g_strdup_printf (_("Could not open %s: %s"), request->labels[i], error->message);
+          pl_window_show_error (self, message);
+          continue;
+        }
+
+      g_list_store_append (self->models, model);
+      gtk_stack_set_visible_child_name (self->content_stack, "views");
+      if ((request->select && !selected) || gtk_list_box_get_selected_row (self->model_list) == NULL)
+        {
+          pl_window_select_model (self, g_list_model_get_n_items (G_LIST_MODEL (self->models)) - 1);
+          selected = TRUE;
+        }
+    }
+}
+
+static void
+open_paths (PlWindow           *self,
+            const char * const *paths,
+            const char * const *labels,
+            gboolean            select)
+{
+  g_autoptr(GTask) task = g_task_new (self, NULL, open_models_done, NULL);
+  OpenRequest *request = g_new0 (OpenRequest, 1);
+
+  request->paths = g_strdupv ((char **) paths);
+  request->labels = g_strdupv ((char **) labels);
+  request->select = select;
+  request->models = g_ptr_array_new_with_free_func (clear_object);
+  request->errors = g_ptr_array_new_with_free_func (clear_error);
+  g_task_set_task_data (task, request, (GDestroyNotify) open_request_free);
+  g_task_set_source_tag (task, open_paths);
+  g_task_run_in_thread (task, open_models_thread);
+}
+
+void
+pl_window_open_file (PlWindow *self,
+                     GFile    *file,
+                     gboolean  select)
+{
+  g_autofree char *path = NULL;
+  g_autofree char *label = NULL;
+
+  g_return_if_fail (PL_IS_WINDOW (self));
+  g_return_if_fail (G_IS_FILE (file));
+
+  path = g_file_get_path (file);
+  label = g_file_get_basename (file);
+  if (path == NULL)
+    {
+      g_autofree char *uri = g_file_get_uri (file);
+      g_autofree char *message = g_strdup_printf (_("Could not open %s: only local files can be opened"), uri);
+      pl_window_show_error (self, message);
+      return;
+    }
+  open_paths (self,
+              (const char * const[]) { path, NULL },
+              (const char * const[]) { path, NULL },
+              select);
+}
+
+GListModel *
+pl_window_get_models (PlWindow *self)
+{
+  g_return_val_if_fail (PL_IS_WINDOW (self), NULL);
+  return G_LIST_MODEL (self->models);
+}
+
+PlModel *
+pl_window_get_selected_model (PlWindow *self)
+{
+  GtkListBoxRow *row;
+
+  g_return_val_if_fail (PL_IS_WINDOW (self), NULL);
+
+  row = gtk_list_box_get_selected_row (self->model_list);
+  if (row == NULL)
+    return NULL;
+  return pl_model_row_get_model (PL_MODEL_ROW (row));
+}
+
+void
+pl_window_select_model (PlWindow *self,
+                        guint     position)
+{
+  GtkListBoxRow *row;
+
+  g_return_if_fail (PL_IS_WINDOW (self));
+
+  row = gtk_list_box_get_row_at_index (self->model_list, position);
+  if (row != NULL)
+    gtk_list_box_select_row (self->model_list, row);
+}
+
+void
+pl_window_show_error (PlWindow   *self,
+                      const char *message)
+{
+  AdwToast *toast;
+
+  g_return_if_fail (PL_IS_WINDOW (self));
+
+  g_message ("%s", message);
+  toast = adw_toast_new (message);
+  adw_toast_set_timeout (toast, 8);
+  adw_toast_overlay_add_toast (self->toast_overlay, toast);
+}
+
+static GtkWidget *
+create_model_row (gpointer item,
+                  gpointer user_data)
+{
+  return GTK_WIDGET (pl_model_row_new (PL_MODEL (item)));
+}
+
+static void
+on_row_selected (PlWindow      *self,
+                 GtkListBoxRow *row,
+                 GtkListBox    *list)
+{
+  PlModel *model = row ? pl_model_row_get_model (PL_MODEL_ROW (row)) : NULL;
+
+  pl_similarity_page_set_model (self->similarity_page, model);
+  if (row != NULL)
+    adw_leaflet_navigate (self->leaflet, ADW_NAVIGATION_DIRECTION_FORWARD);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SELECTED_MODEL]);
+}
+
+static void
+on_open_response (GtkNativeDialog *dialog,
+                  int              response,
+                  PlWindow        *self)
+{
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr(GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
+      pl_window_open_file (self, file, TRUE);
+    }
+  g_object_unref (dialog);
+}
+
+static void
+open_action (GtkWidget  *widget,
+             const char *action_name,
+             GVariant   *param)
+{
+  PlWindow *self = PL_WINDOW (widget);
+  GtkFileChooserNative *dialog;
+  g_autoptr(GtkFileFilter) checkpoints = gtk_file_filter_new ();
+  g_autoptr(GtkFileFilter) all = gtk_file_filter_new ();
+
+  dialog = gtk_file_chooser_native_new (_("Open Checkpoint"), GTK_WINDOW (self),
+                                        GTK_FILE_CHOOSER_ACTION_OPEN, _("_Open"), _("_Cancel"));
+  gtk_file_filter_set_name (checkpoints, _("Checkpoints (HDF5, safetensors)"));
+  gtk_file_filter_add_suffix (checkpoints, "h5");
+  gtk_file_filter_add_suffix (checkpoints, "hdf5");
+  gtk_file_filter_add_suffix (checkpoints, "keras");
+  gtk_file_filter_add_suffix (checkpoints, "safetensors");
+  gtk_file_filter_add_suffix (checkpoints, "json");
+  gtk_file_filter_add_mime_type (checkpoints, "application/x-hdf5");
+  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (dialog), checkpoints);
+  gtk_file_filter_set_name (all, _("All files"));
+  gtk_file_filter_add_pattern (all, "*");
+  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (dialog), all);
+
+  g_signal_connect (dialog, "response", G_CALLBACK (on_open_response), self);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
+}
+
+static void
+load_demo_models (PlWindow *self)
+{
+  g_auto(GStrv) demos = pl_paths_list_demo_models ();
+  g_autoptr(GStrvBuilder) labels = g_strv_builder_new ();
+  g_auto(GStrv) label_list = NULL;
+
+  for (guint i = 0; demos[i] != NULL; i++)
+    {
+      g_autofree char *label = g_path_get_basename (demos[i]);
+      g_strv_builder_add (labels, label);
+    }
+  label_list = g_strv_builder_end (labels);
+  open_paths (self, (const char * const *) demos, (const char * const *) label_list, FALSE);
+}
+
+static void
+pl_window_get_property (GObject    *object,
+                        guint       prop_id,
+                        GValue     *value,
+                        GParamSpec *pspec)
+{
+  PlWindow *self = PL_WINDOW (object);
+
+  switch (prop_id)
+    {
+    case PROP_SELECTED_MODEL:
+      g_value_set_object (value, pl_window_get_selected_model (self));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+pl_window_dispose (GObject *object)
+{
+  PlWindow *self = PL_WINDOW (object);
+
+  gtk_widget_dispose_template (GTK_WIDGET (self), PL_TYPE_WINDOW);
+  g_clear_object (&self->models);
+
+  G_OBJECT_CLASS (pl_window_parent_class)->dispose (object);
+}
+
+static void
+pl_window_class_init (PlWindowClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = pl_window_dispose;
+  object_class->get_property = pl_window_get_property;
+
+  properties[PROP_SELECTED_MODEL] =
+    g_param_spec_object ("selected-model", NULL, NULL,
+                         PL_TYPE_MODEL,
+                         (G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  g_type_ensure (PL_TYPE_SIMILARITY_PAGE);
+
+  gtk_widget_class_set_template_from_resource (widget_class, "/org/poslens/Poslens/ui/pl-window.ui");
+  gtk_widget_class_bind_template_child (widget_class, PlWindow, toast_overlay);
+  gtk_widget_class_bind_template_child (widget_class, PlWindow, leaflet);
+  gtk_widget_class_bind_template_child (widget_class, PlWindow, model_list);
+  gtk_widget_class_bind_template_child (widget_class, PlWindow, view_stack);
+  gtk_widget_class_bind_template_child (widget_class, PlWindow, similarity_page);
+  gtk_widget_class_bind_template_child (widget_class, PlWindow, content_stack);
+  gtk_widget_class_bind_template_callback (widget_class, on_row_selected);
+
+  gtk_widget_class_install_action (widget_class, "win.open", NULL, open_action);
+}
+
+static void
+pl_window_init (PlWindow *self)
+{
+  gtk_widget_init_template (GTK_WIDGET (self));
+
+  if (DEVELOPMENT_BUILD)
+    gtk_widget_add_css_class (GTK_WIDGET (self), "devel");
+
+  self->models = g_list_store_new (PL_TYPE_MODEL);
+  gtk_list_box_bind_model (self->model_list, G_LIST_MODEL (self->models),
+                           create_model_row, self, NULL);
+  load_demo_models (self);
+}
+
+PlWindow *
+pl_window_new (PlApplication *application)
+{
+  return g_object_new (PL_TYPE_WINDOW,
+                       "application", application,
+                       NULL);
+}

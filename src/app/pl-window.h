@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include <adwaita.h>
+
+#include "pl-application.h"
+#include "pl-model.h"
+
+G_BEGIN_DECLS
+
+#define PL_TYPE_WINDOW (pl_window_get_type ())
+
+G_DECLARE_FINAL_TYPE (PlWindow, pl_window, PL, WINDOW, AdwApplicationWindow)
+
+PlWindow   *pl_window_new            (PlApplication *application);
+/* Opens a checkpoint on a worker thread and adds it to the sidebar; errors become toasts. */
+void        pl_window_open_file      (PlWindow      *self,
+                                      GFile         *file,
+                                      gboolean       select);
+GListModel *pl_window_get_models     (PlWindow      *self);
+PlModel    *pl_window_get_selected_model (PlWindow  *self);
+void        pl_window_select_model   (PlWindow      *self,
+                                      guint          position);
+void        pl_window_show_error     (PlWindow      *self,
+                                      const char    *message);
+
+G_END_DECLS

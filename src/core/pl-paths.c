@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include "pl-paths.h"
+
+static const char * const demo_models[] = {
+  "mini-gpt2",
+  "mini-bert",
+  "mini-roberta",
+};
+
+const char *
+pl_paths_get_demo_dir (void)
+{
+  static char *dir;
+
+  if (g_once_init_enter (&dir))
+    {
+      const char *env = g_getenv ("POSLENS_DEMO_DIR");
+      const char *found;
+
+      if (env != NULL && *env != '\0')
+        found = env;
+      else if (g_file_test (DEMO_DIR_INSTALLED, G_FILE_TEST_IS_DIR))
+        found = DEMO_DIR_INSTALLED;
+      else
+        found = DEMO_DIR_SOURCE;
+      g_once_init_leave (&dir, g_strdup (found));
+    }
+  return dir;
+}
+
+char **
+pl_paths_list_demo_models (void)
+{
+  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+  const char *dir = pl_paths_get_demo_dir ();
+
+  for (guint i = 0; i < G_N_ELEMENTS (demo_models); i++)
+    {
+      g_autofree char *path = g_build_filename (dir, demo_models[i], NULL);
+      if (g_file_test (path, G_FILE_TEST_IS_DIR))
+        g_strv_builder_add (builder, path);
+    }
+  /* The table of Vaswani et al., computed: the reference every learned table is compared with. */
+  g_strv_builder_add (builder, "builtin:sinusoidal:512x768");
+  return g_strv_builder_end (builder);
+}
