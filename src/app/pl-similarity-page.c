@@ -117,6 +117,7 @@ compute_done (GObject      *object,
       g_task_get_cancellable (G_TASK (result)) != self->cancellable)
     return;
 
+  g_clear_object (&self->cancellable);
   gtk_spinner_stop (self->spinner);
   gtk_widget_set_visible (GTK_WIDGET (self->spinner), FALSE);
 
@@ -196,6 +197,20 @@ pl_similarity_page_get_figure (PlSimilarityPage *self)
 {
   g_return_val_if_fail (PL_IS_SIMILARITY_PAGE (self), NULL);
   return pl_figure_view_get_figure (self->figure_view);
+}
+
+GtkWidget *
+pl_similarity_page_get_figure_view (PlSimilarityPage *self)
+{
+  g_return_val_if_fail (PL_IS_SIMILARITY_PAGE (self), NULL);
+  return GTK_WIDGET (self->figure_view);
+}
+
+gboolean
+pl_similarity_page_get_busy (PlSimilarityPage *self)
+{
+  g_return_val_if_fail (PL_IS_SIMILARITY_PAGE (self), FALSE);
+  return self->cancellable != NULL;
 }
 
 static void

@@ -17,5 +17,9 @@ void      pl_similarity_page_set_model (PlSimilarityPage *self,
 PlModel  *pl_similarity_page_get_model (PlSimilarityPage *self);
 /* The figure on screen, NULL while nothing is shown. */
 PlFigure *pl_similarity_page_get_figure (PlSimilarityPage *self);
+/* The widget the figure is drawn in. */
+GtkWidget *pl_similarity_page_get_figure_view (PlSimilarityPage *self);
+/* TRUE while a computation is in flight. */
+gboolean  pl_similarity_page_get_busy (PlSimilarityPage *self);
 
 G_END_DECLS

@@ -215,6 +215,13 @@ pl_window_show_error (PlWindow   *self,
   adw_toast_overlay_add_toast (self->toast_overlay, toast);
 }
 
+GtkWidget *
+pl_window_get_similarity_page (PlWindow *self)
+{
+  g_return_val_if_fail (PL_IS_WINDOW (self), NULL);
+  return GTK_WIDGET (self->similarity_page);
+}
+
 static GtkWidget *
 create_model_row (gpointer item,
                   gpointer user_data)

@@ -23,5 +23,7 @@ void        pl_window_select_model   (PlWindow      *self,
                                       guint          position);
 void        pl_window_show_error     (PlWindow      *self,
                                       const char    *message);
+/* The views, for tests and for actions that reach into them. */
+GtkWidget  *pl_window_get_similarity_page (PlWindow *self);
 
 G_END_DECLS
