@@ -1,0 +1,246 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <cblas.h>
+#include <lapacke.h>
+#include <math.h>
+#include <string.h>
+
+#include "pl-error.h"
+#include "pl-pca.h"
+
+/* Below this many multiply-adds the cross-product is formed in double: cheap,
+ * and it keeps the small trailing eigenvalues of small tables exact. */
+#define DOUBLE_WORK_LIMIT ((double) (1u << 28))
+
+G_DEFINE_BOXED_TYPE (PlPca, pl_pca, pl_pca_ref, pl_pca_unref)
+
+PlPca *
+pl_pca_ref (PlPca *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  g_atomic_int_inc (&self->ref_count);
+  return self;
+}
+
+void
+pl_pca_unref (PlPca *self)
+{
+  g_return_if_fail (self != NULL);
+  if (g_atomic_int_dec_and_test (&self->ref_count))
+    {
+      g_clear_pointer (&self->projection, pl_matrix_unref);
+      g_clear_pointer (&self->components, pl_matrix_unref);
+      g_clear_pointer (&self->explained_variance, pl_matrix_unref);
+      g_clear_pointer (&self->explained_variance_ratio, pl_matrix_unref);
+      g_clear_pointer (&self->mean, pl_matrix_unref);
+      g_free (self);
+    }
+}
+
+/* The m×m cross-product of the centred rows (Gram XXᵀ when GRAM, else XᵀX),
+ * lower triangle in column-major order (= upper in row-major), as double. */
+static double *
+cross_product (const float *xc,
+               gsize        n,
+               gsize        d,
+               gboolean     gram)
+{
+  gsize m = gram ? n : d;
+  gsize k = gram ? d : n;
+  double *s = g_try_new (double, m * m);
+
+  if (s == NULL)
+    return NULL;
+
+  if ((double) m * m * k / 2 <= DOUBLE_WORK_LIMIT)
+    {
+      g_autofree double *xd = g_new (double, n * d);
+
+      for (gsize i = 0; i < n * d; i++)
+        xd[i] = xc[i];
+      cblas_dsyrk (CblasRowMajor, CblasUpper, gram ? CblasNoTrans : CblasTrans,
+                   (blasint) m, (blasint) k, 1.0, xd, (blasint) d, 0.0, s, (blasint) m);
+    }
+  else
+    {
+      float *sf = g_try_new (float, m * m);
+
+      if (sf == NULL)
+        {
+          g_free (s);
+          return NULL;
+        }
+      cblas_ssyrk (CblasRowMajor, CblasUpper, gram ? CblasNoTrans : CblasTrans,
+                   (blasint) m, (blasint) k, 1.0f, xc, (blasint) d, 0.0f, sf, (blasint) m);
+      for (gsize i = 0; i < m; i++)
+        for (gsize j = i; j < m; j++)
+          s[i * m + j] = sf[i * m + j];
+      g_free (sf);
+    }
+  return s;
+}
+
+PlPca *
+pl_pca_compute (const PlMatrix  *x,
+                guint            n_components,
+                GError         **error)
+{
+  g_autoptr(PlMatrix) xc = NULL;
+  g_autofree double *mean = NULL;
+  g_autofree double *s = NULL;
+  g_autofree double *w = NULL;
+  g_autofree double *z = NULL;
+  g_autofree lapack_int *support = NULL;
+  g_autoptr(PlPca) pca = NULL;
+  gsize n, d, m;
+  guint kk;
+  gboolean gram;
+  double total = 0;
+  lapack_int found = 0, info;
+
+  g_return_val_if_fail (x != NULL, NULL);
+
+  n = x->rows;
+  d = x->cols;
+  kk = n_components;
+  if (n < 2 || d < 1)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT,
+                   "PCA needs at least 2 rows; the table is %" G_GSIZE_FORMAT "×%" G_GSIZE_FORMAT,
+                   n, d);
+      return NULL;
+    }
+  if (kk < 1 || kk > PL_PCA_MAX_COMPONENTS || kk > MIN (n, d))
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT,
+                   "cannot take %u components of a %" G_GSIZE_FORMAT "×%" G_GSIZE_FORMAT
+                   " table: choose 1 to %" G_GSIZE_FORMAT,
+                   kk, n, d, MIN (MIN (n, d), (gsize) PL_PCA_MAX_COMPONENTS));
+      return NULL;
+    }
+  if (!pl_matrix_all_finite (x))
+    {
+      g_set_error_literal (error, PL_ERROR, PL_ERROR_BAD_VALUES,
+                           "the table holds NaN or infinite values");
+      return NULL;
+    }
+
+  /* Centre in double, then keep the float copy for the BLAS calls. */
+  mean = g_new0 (double, d);
+  for (gsize i = 0; i < n; i++)
+    {
+      const float *row = pl_matrix_row (x, i);
+      for (gsize j = 0; j < d; j++)
+        mean[j] += row[j];
+    }
+  for (gsize j = 0; j < d; j++)
+    mean[j] /= n;
+  if (!(xc = pl_matrix_try_new (n, d, error)))
+    return NULL;
+  for (gsize i = 0; i < n; i++)
+    {
+      const float *row = pl_matrix_row (x, i);
+      float *out = pl_matrix_row (xc, i);
+      for (gsize j = 0; j < d; j++)
+        {
+          double v = row[j] - mean[j];
+          out[j] = (float) v;
+          total += v * v;
+        }
+    }
+
+  /* The smaller of the Gram and covariance matrices share their nonzero
+   * eigenvalues; only the top K are wanted (range 'I'). */
+  gram = n < d;
+  m = gram ? n : d;
+  s = cross_product (xc->data, n, d, gram);
+  if (s == NULL)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_TOO_LARGE,
+                   "out of memory for a %" G_GSIZE_FORMAT "×%" G_GSIZE_FORMAT " cross-product",
+                   m, m);
+      return NULL;
+    }
+  w = g_new (double, m);
+  z = g_new (double, m * kk);
+  support = g_new (lapack_int, 2 * kk);
+  info = LAPACKE_dsyevr (LAPACK_COL_MAJOR, 'V', 'I', 'L', (lapack_int) m, s, (lapack_int) m,
+                         0.0, 0.0, (lapack_int) (m - kk + 1), (lapack_int) m, 0.0,
+                         &found, w, z, (lapack_int) m, support);
+  if (info != 0 || found != (lapack_int) kk)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_FAILED,
+                   "the eigensolver did not converge on this table (LAPACK info %d)", (int) info);
+      return NULL;
+    }
+
+  pca = g_new0 (PlPca, 1);
+  pca->ref_count = 1;
+  pca->n_rows = n;
+  pca->n_cols = d;
+  pca->n_components = kk;
+  pca->total_variance = total / (n - 1);
+  pca->components = pl_matrix_new (kk, d);
+  pca->projection = pl_matrix_new (n, kk);
+  pca->explained_variance = pl_matrix_new (1, kk);
+  pca->explained_variance_ratio = pl_matrix_new (1, kk);
+  pca->mean = pl_matrix_new (1, d);
+  for (gsize j = 0; j < d; j++)
+    pca->mean->data[j] = (float) mean[j];
+
+  /* LAPACK returns ascending eigenvalues: component c is column kk − 1 − c. */
+  for (guint c = 0; c < kk; c++)
+    {
+      guint src = kk - 1 - c;
+      double lambda = MAX (w[src], 0.0);
+      const double *col = z + (gsize) src * m;
+      float *comp = pl_matrix_row (pca->components, c);
+
+      pca->explained_variance->data[c] = (float) (lambda / (n - 1));
+      pca->explained_variance_ratio->data[c] = total > 0 ? (float) (lambda / total) : 0.0f;
+
+      if (!gram)
+        {
+          for (gsize j = 0; j < d; j++)
+            comp[j] = (float) col[j];
+        }
+      else if (lambda > w[kk - 1] * 1e-12 && lambda > 0)
+        {
+          /* v = Xcᵀu / √λ: the loading behind the Gram eigenvector u. */
+          g_autofree double *v = g_new0 (double, d);
+          double inv = 1.0 / sqrt (lambda);
+
+          for (gsize i = 0; i < n; i++)
+            {
+              const float *row = pl_matrix_row (xc, i);
+              double ui = col[i];
+              for (gsize j = 0; j < d; j++)
+                v[j] += ui * row[j];
+            }
+          for (gsize j = 0; j < d; j++)
+            comp[j] = (float) (v[j] * inv);
+        }
+      /* else: no variance left, the component is undefined and stays zero. */
+    }
+
+  /* Deterministic signs: each component's largest |loading| is positive. */
+  for (guint c = 0; c < kk; c++)
+    {
+      float *comp = pl_matrix_row (pca->components, c);
+      gsize arg = 0;
+
+      for (gsize j = 1; j < d; j++)
+        if (fabsf (comp[j]) > fabsf (comp[arg]))
+          arg = j;
+      if (comp[arg] < 0)
+        for (gsize j = 0; j < d; j++)
+          comp[j] = -comp[j];
+    }
+
+  cblas_sgemm (CblasRowMajor, CblasNoTrans, CblasTrans, (blasint) n, (blasint) kk, (blasint) d,
+               1.0f, xc->data, (blasint) d, pca->components->data, (blasint) d,
+               0.0f, pca->projection->data, (blasint) kk);
+
+  return g_steal_pointer (&pca);
+}

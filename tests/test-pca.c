@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "pl-error.h"
+#include "pl-pca.h"
+#include "pl-test-util.h"
+
+/* The fixtures' references come from float64 numpy/scikit-learn. */
+#define RATIO_REL_TOL 1e-4
+#define PROJ_ABS_TOL  1e-3
+
+typedef struct
+{
+  const char *reference;   /* file under tests/fixtures */
+  const char *group;
+  const char *weights;     /* table file, under data/demo or tests/fixtures */
+  const char *dataset;
+  gsize       first, n;    /* the real positions */
+} Fixture;
+
+static const Fixture fixtures[] = {
+  { "mini-gpt2/reference.h5", "/position_table", "mini-gpt2/tf_model.h5",
+    "/transformer/tfgp_t2lm_head_model/transformer/wpe/embeddings:0", 0, 512 },
+  { "mini-bert/reference.h5", "/position_table", "mini-bert/tf_model.h5",
+    "/bert/tf_bert_for_masked_lm/bert/embeddings/position_embeddings/embeddings:0", 0, 512 },
+  { "mini-roberta/reference.h5", "/position_table", "mini-roberta/tf_model.h5",
+    "/roberta/tf_roberta_for_masked_lm/roberta/embeddings/position_embeddings/embeddings:0", 2, 512 },
+  { "sinusoid-512x768.h5", "/reference", NULL, "/position_embeddings", 0, 512 },
+};
+
+/* The real positions of a fixture's table, read with raw HDF5. */
+static PlMatrix *
+load_table (const Fixture *f)
+{
+  g_autofree char *path = f->weights ? pl_test_demo (f->weights, NULL)
+                                     : pl_test_fixture (f->reference, NULL);
+  g_autoptr(PlMatrix) all = pl_test_read_h5 (path, f->dataset);
+
+  return pl_matrix_slice_rows (all, f->first, f->n);
+}
+
+static void
+check_fixture (gconstpointer data)
+{
+  const Fixture *f = data;
+  g_autofree char *ref_path = pl_test_fixture (f->reference, NULL);
+  g_autofree char *ratio_name = g_strconcat (f->group, "/pca_explained_variance_ratio", NULL);
+  g_autofree char *proj_name = g_strconcat (f->group, "/pca_projection_abs", NULL);
+  g_autoptr(PlMatrix) table = load_table (f);
+  g_autoptr(PlMatrix) ratio = pl_test_read_h5 (ref_path, ratio_name);
+  g_autoptr(PlMatrix) proj = pl_test_read_h5 (ref_path, proj_name);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PlPca) pca = pl_pca_compute (table, 16, &error);
+  double max_proj = 0;
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (pca->n_components, ==, 16);
+  g_assert_cmpuint (ratio->rows * ratio->cols, ==, 16);
+  for (guint c = 0; c < 16; c++)
+    {
+      double want = ratio->data[c];
+      double got = pca->explained_variance_ratio->data[c];
+      if (fabs (got - want) > RATIO_REL_TOL * fabs (want))
+        g_error ("%s: explained variance ratio %u is %.8g, reference %.8g", f->reference, c, got, want);
+    }
+  g_assert_cmpuint (proj->rows, ==, 512);
+  g_assert_cmpuint (proj->cols, ==, 3);
+  for (gsize i = 0; i < 512; i++)
+    for (guint c = 0; c < 3; c++)
+      max_proj = MAX (max_proj, fabs (fabs (pl_matrix_get (pca->projection, i, c)) - pl_matrix_get (proj, i, c)));
+  g_test_message ("%s: max ||projection| - reference| = %.3g", f->reference, max_proj);
+  g_assert_cmpfloat (max_proj, <, PROJ_ABS_TOL);
+}
+
+/* Unit, orthogonal loadings with a positive largest entry; projections are
+ * the centred rows times the loadings; the ratios sum to at most 1. Checked
+ * on both routes: covariance (rows ≥ columns) and Gram (rows < columns). */
+static void
+test_structure (void)
+{
+  const gsize shapes[][2] = { { 120, 30 }, { 30, 120 } };
+
+  for (guint s = 0; s < G_N_ELEMENTS (shapes); s++)
+    {
+      gsize n = shapes[s][0], d = shapes[s][1];
+      g_autoptr(PlMatrix) x = pl_matrix_new (n, d);
+      g_autoptr(PlPca) pca = NULL;
+      GRand *rand = g_rand_new_with_seed (11 + s);
+      double sum = 0;
+
+      /* Rows along a few strong directions plus noise. */
+      for (gsize i = 0; i < n; i++)
+        for (gsize j = 0; j < d; j++)
+          x->data[i * d + j] = (float) (3 * sin (0.1 * i + j) + (j % 3) * cos (0.05 * i) +
+                                        g_rand_double_range (rand, -0.1, 0.1) + 5.0);
+      g_rand_free (rand);
+
+      pca = pl_pca_compute (x, 8, NULL);
+      for (guint a = 0; a < 8; a++)
+        {
+          const float *va = pl_matrix_row (pca->components, a);
+          gsize arg = 0;
+
+          for (gsize j = 0; j < d; j++)
+            if (fabsf (va[j]) > fabsf (va[arg]))
+              arg = j;
+          g_assert_cmpfloat (va[arg], >, 0);
+          for (guint b = 0; b < 8; b++)
+            {
+              const float *vb = pl_matrix_row (pca->components, b);
+              double dot = 0;
+              for (gsize j = 0; j < d; j++)
+                dot += (double) va[j] * vb[j];
+              g_assert_cmpfloat_with_epsilon (dot, a == b ? 1.0 : 0.0, 1e-5);
+            }
+          if (a > 0)
+            g_assert_cmpfloat (pca->explained_variance_ratio->data[a], <=,
+                               pca->explained_variance_ratio->data[a - 1] * (1 + 1e-6));
+          sum += pca->explained_variance_ratio->data[a];
+          for (gsize i = 0; i < n; i++)
+            {
+              double p = 0;
+              for (gsize j = 0; j < d; j++)
+                p += ((double) pl_matrix_get (x, i, j) - pca->mean->data[j]) * va[j];
+              g_assert_cmpfloat_with_epsilon (pl_matrix_get (pca->projection, i, a), p, 1e-3);
+            }
+        }
+      g_assert_cmpfloat (sum, <=, 1.0 + 1e-6);
+    }
+}
+
+/* Rank-1 data: all variance on one component, explained exactly. */
+static void
+test_rank_one (void)
+{
+  g_autoptr(PlMatrix) x = pl_matrix_new (50, 10);
+  g_autoptr(PlPca) pca = NULL;
+
+  for (gsize i = 0; i < 50; i++)
+    for (gsize j = 0; j < 10; j++)
+      x->data[i * 10 + j] = (float) ((double) i * (j - 2.5));
+  pca = pl_pca_compute (x, 2, NULL);
+  g_assert_cmpfloat_with_epsilon (pca->explained_variance_ratio->data[0], 1.0, 1e-6);
+  g_assert_cmpfloat_with_epsilon (pca->explained_variance_ratio->data[1], 0.0, 1e-6);
+  /* Loading ∝ (j − 2.5), largest |.| at j = 9 and positive: projections grow with i. */
+  g_assert_cmpfloat (pl_matrix_get (pca->projection, 49, 0), >, pl_matrix_get (pca->projection, 0, 0));
+}
+
+static void
+test_bad_input (void)
+{
+  g_autoptr(PlMatrix) x = pl_matrix_new (10, 4);
+  g_autoptr(GError) e1 = NULL;
+  g_autoptr(GError) e2 = NULL;
+  g_autoptr(GError) e3 = NULL;
+
+  g_assert_null (pl_pca_compute (x, 5, &e1));
+  g_assert_error (e1, PL_ERROR, PL_ERROR_INVALID_ARGUMENT);
+  g_assert_null (pl_pca_compute (x, 0, &e2));
+  g_assert_error (e2, PL_ERROR, PL_ERROR_INVALID_ARGUMENT);
+  x->data[3] = NAN;
+  g_assert_null (pl_pca_compute (x, 2, &e3));
+  g_assert_error (e3, PL_ERROR, PL_ERROR_BAD_VALUES);
+}
+
+int
+main (int argc, char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+  for (guint i = 0; i < G_N_ELEMENTS (fixtures); i++)
+    {
+      g_autofree char *name = g_strdup (fixtures[i].reference);
+      g_autofree char *path = NULL;
+
+      *strchr (name, strchr (name, '/') ? '/' : '.') = '\0';
+      path = g_strdup_printf ("/pl/pca/fixture/%s", name);
+      g_test_add_data_func (path, &fixtures[i], check_fixture);
+    }
+  g_test_add_func ("/pl/pca/structure", test_structure);
+  g_test_add_func ("/pl/pca/rank-one", test_rank_one);
+  g_test_add_func ("/pl/pca/bad-input", test_bad_input);
+  return g_test_run ();
+}
