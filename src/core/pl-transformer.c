@@ -1,0 +1,841 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <cblas.h>
+#include <math.h>
+#include <string.h>
+
+#include "pl-error.h"
+#include "pl-transformer.h"
+#include "pl-transformer-kernels.h"
+#include "pl-transformer-private.h"
+
+typedef struct
+{
+  PlMatrix *qkv_w;      /* [hidden, 3 hidden]: Q, K and V side by side */
+  PlMatrix *qkv_b;
+  PlMatrix *out_w;
+  PlMatrix *out_b;
+  PlMatrix *ln1_w;
+  PlMatrix *ln1_b;
+  PlMatrix *ffn_in_w;
+  PlMatrix *ffn_in_b;
+  PlMatrix *ffn_out_w;
+  PlMatrix *ffn_out_b;
+  PlMatrix *ln2_w;
+  PlMatrix *ln2_b;
+} Layer;
+
+struct _PlTransformer
+{
+  GObject              parent_instance;
+
+  PlTransformerConfig  config;
+  PlMatrix            *token_embedding;
+  PlMatrix            *position_embedding;  /* every row, as stored */
+  PlMatrix            *token_type;          /* row 0 of the type table, or NULL */
+  PlMatrix            *embed_ln_w;
+  PlMatrix            *embed_ln_b;
+  PlMatrix            *final_ln_w;
+  PlMatrix            *final_ln_b;
+  Layer               *layers;
+};
+
+G_DEFINE_FINAL_TYPE (PlTransformer, pl_transformer, G_TYPE_OBJECT)
+
+static const char *weight_names[] = {
+  [PL_WEIGHT_TOKEN_EMBEDDING] = "token embedding",
+  [PL_WEIGHT_POSITION_EMBEDDING] = "position embedding",
+  [PL_WEIGHT_TOKEN_TYPE_EMBEDDING] = "token type embedding",
+  [PL_WEIGHT_EMBED_LN_WEIGHT] = "embedding LayerNorm weight",
+  [PL_WEIGHT_EMBED_LN_BIAS] = "embedding LayerNorm bias",
+  [PL_WEIGHT_Q_WEIGHT] = "query weight",
+  [PL_WEIGHT_Q_BIAS] = "query bias",
+  [PL_WEIGHT_K_WEIGHT] = "key weight",
+  [PL_WEIGHT_K_BIAS] = "key bias",
+  [PL_WEIGHT_V_WEIGHT] = "value weight",
+  [PL_WEIGHT_V_BIAS] = "value bias",
+  [PL_WEIGHT_ATTN_OUT_WEIGHT] = "attention output weight",
+  [PL_WEIGHT_ATTN_OUT_BIAS] = "attention output bias",
+  [PL_WEIGHT_LN1_WEIGHT] = "first LayerNorm weight",
+  [PL_WEIGHT_LN1_BIAS] = "first LayerNorm bias",
+  [PL_WEIGHT_FFN_IN_WEIGHT] = "feed-forward input weight",
+  [PL_WEIGHT_FFN_IN_BIAS] = "feed-forward input bias",
+  [PL_WEIGHT_FFN_OUT_WEIGHT] = "feed-forward output weight",
+  [PL_WEIGHT_FFN_OUT_BIAS] = "feed-forward output bias",
+  [PL_WEIGHT_LN2_WEIGHT] = "second LayerNorm weight",
+  [PL_WEIGHT_LN2_BIAS] = "second LayerNorm bias",
+  [PL_WEIGHT_FINAL_LN_WEIGHT] = "final LayerNorm weight",
+  [PL_WEIGHT_FINAL_LN_BIAS] = "final LayerNorm bias",
+};
+
+static void
+pl_transformer_finalize (GObject *object)
+{
+  PlTransformer *self = PL_TRANSFORMER (object);
+
+  g_clear_pointer (&self->token_embedding, pl_matrix_unref);
+  g_clear_pointer (&self->position_embedding, pl_matrix_unref);
+  g_clear_pointer (&self->token_type, pl_matrix_unref);
+  g_clear_pointer (&self->embed_ln_w, pl_matrix_unref);
+  g_clear_pointer (&self->embed_ln_b, pl_matrix_unref);
+  g_clear_pointer (&self->final_ln_w, pl_matrix_unref);
+  g_clear_pointer (&self->final_ln_b, pl_matrix_unref);
+  for (guint l = 0; self->layers != NULL && l < self->config.n_layers; l++)
+    {
+      PlMatrix **m = (PlMatrix **) &self->layers[l];
+
+      for (guint i = 0; i < sizeof (Layer) / sizeof (PlMatrix *); i++)
+        g_clear_pointer (&m[i], pl_matrix_unref);
+    }
+  g_clear_pointer (&self->layers, g_free);
+
+  G_OBJECT_CLASS (pl_transformer_parent_class)->finalize (object);
+}
+
+static void
+pl_transformer_class_init (PlTransformerClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = pl_transformer_finalize;
+}
+
+static void
+pl_transformer_init (PlTransformer *self)
+{
+}
+
+/* Reads one weight and checks its shape. Vectors may come as 1 × n or n × 1.
+ * OPTIONAL weights that are missing come back NULL without an error. */
+static PlMatrix *
+load (PlWeightFunc   func,
+      gpointer       data,
+      PlWeight       weight,
+      int            layer,
+      gsize          rows,
+      gsize          cols,
+      gboolean       optional,
+      GError       **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  g_autoptr(PlMatrix) m = func (weight, layer, data, &local_error);
+  g_autofree char *where = layer >= 0 ? g_strdup_printf (" of layer %d", layer) : g_strdup ("");
+
+  if (m == NULL)
+    {
+      if (optional && g_error_matches (local_error, PL_ERROR, PL_ERROR_NOT_FOUND))
+        return NULL;
+      if (local_error == NULL)
+        g_set_error (error, PL_ERROR, PL_ERROR_NOT_FOUND, "the model has no %s%s",
+                     weight_names[weight], where);
+      else
+        g_propagate_error (error, g_steal_pointer (&local_error));
+      return NULL;
+    }
+  if (rows == 1 && m->rows * m->cols == cols && m->rows != 1)
+    return pl_matrix_new_from (1, cols, m->data);
+  /* rows == 0: any number of rows (tables) */
+  if ((rows != 0 && m->rows != rows) || m->cols != cols)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT,
+                   "the %s%s is %" G_GSIZE_FORMAT "×%" G_GSIZE_FORMAT
+                   " but the configuration asks for %" G_GSIZE_FORMAT "×%" G_GSIZE_FORMAT,
+                   weight_names[weight], where, m->rows, m->cols, rows ? rows : m->rows, cols);
+      return NULL;
+    }
+  if (!pl_matrix_all_finite (m))
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_BAD_VALUES, "the %s%s holds NaN or infinite values",
+                   weight_names[weight], where);
+      return NULL;
+    }
+  return g_steal_pointer (&m);
+}
+
+/* A missing optional vector: LayerNorm weights are 1, biases 0. */
+static PlMatrix *
+constant_row (gsize cols, float value)
+{
+  PlMatrix *m = pl_matrix_new (1, cols);
+
+  for (gsize j = 0; j < cols; j++)
+    m->data[j] = value;
+  return m;
+}
+
+static gboolean
+load_layer (PlTransformer  *self,
+            PlWeightFunc    func,
+            gpointer        data,
+            guint           l,
+            GError        **error)
+{
+  const PlTransformerConfig *c = &self->config;
+  Layer *w = &self->layers[l];
+  gsize h = c->hidden_size, f = c->ffn_size;
+  PlMatrix *part[6] = { NULL, };
+  static const PlWeight qkv[6] = {
+    PL_WEIGHT_Q_WEIGHT, PL_WEIGHT_K_WEIGHT, PL_WEIGHT_V_WEIGHT,
+    PL_WEIGHT_Q_BIAS, PL_WEIGHT_K_BIAS, PL_WEIGHT_V_BIAS,
+  };
+  gboolean ok = TRUE;
+
+  for (guint i = 0; i < 6 && ok; i++)
+    {
+      part[i] = load (func, data, qkv[i], l, i < 3 ? h : 1, h, i >= 3, error);
+      ok = part[i] != NULL || i >= 3;
+      if (part[i] == NULL && i >= 3 && ok)
+        part[i] = constant_row (h, 0);
+    }
+  if (ok)
+    {
+      /* One GEMM for Q, K and V: their columns side by side. */
+      w->qkv_w = pl_matrix_new (h, 3 * h);
+      w->qkv_b = pl_matrix_new (1, 3 * h);
+      for (guint p = 0; p < 3; p++)
+        {
+          for (gsize r = 0; r < h; r++)
+            memcpy (pl_matrix_row (w->qkv_w, r) + p * h, pl_matrix_row (part[p], r), h * sizeof (float));
+          memcpy (w->qkv_b->data + p * h, part[3 + p]->data, h * sizeof (float));
+        }
+    }
+  for (guint i = 0; i < 6; i++)
+    g_clear_pointer (&part[i], pl_matrix_unref);
+  if (!ok)
+    return FALSE;
+
+#define LOAD(field, weight, rows, cols) \
+  if ((w->field = load (func, data, weight, l, rows, cols, FALSE, error)) == NULL) return FALSE;
+#define LOAD_OPT(field, weight, cols, value) \
+  { \
+    g_autoptr(GError) e = NULL; \
+    if ((w->field = load (func, data, weight, l, 1, cols, TRUE, &e)) == NULL) \
+      { \
+        if (e != NULL) { g_propagate_error (error, g_steal_pointer (&e)); return FALSE; } \
+        w->field = constant_row (cols, value); \
+      } \
+  }
+  LOAD (out_w, PL_WEIGHT_ATTN_OUT_WEIGHT, h, h);
+  LOAD_OPT (out_b, PL_WEIGHT_ATTN_OUT_BIAS, h, 0);
+  LOAD (ln1_w, PL_WEIGHT_LN1_WEIGHT, 1, h);
+  LOAD_OPT (ln1_b, PL_WEIGHT_LN1_BIAS, h, 0);
+  LOAD (ffn_in_w, PL_WEIGHT_FFN_IN_WEIGHT, h, f);
+  LOAD_OPT (ffn_in_b, PL_WEIGHT_FFN_IN_BIAS, f, 0);
+  LOAD (ffn_out_w, PL_WEIGHT_FFN_OUT_WEIGHT, f, h);
+  LOAD_OPT (ffn_out_b, PL_WEIGHT_FFN_OUT_BIAS, h, 0);
+  LOAD (ln2_w, PL_WEIGHT_LN2_WEIGHT, 1, h);
+  LOAD_OPT (ln2_b, PL_WEIGHT_LN2_BIAS, h, 0);
+#undef LOAD
+#undef LOAD_OPT
+  return TRUE;
+}
+
+gboolean
+pl_transformer_family_has_forward (PlFamily family)
+{
+  switch (family)
+    {
+    case PL_FAMILY_GPT2:
+    case PL_FAMILY_BERT:
+    case PL_FAMILY_ROBERTA:
+    case PL_FAMILY_XLM_ROBERTA:
+    case PL_FAMILY_DISTILBERT:
+    case PL_FAMILY_ELECTRA:
+      return TRUE;
+    case PL_FAMILY_TABLE:
+    case PL_FAMILY_ANALYTIC:
+    case PL_FAMILY_ALBERT:
+    case PL_FAMILY_OPT:
+    default:
+      return FALSE;
+    }
+}
+
+PlTransformer *
+pl_transformer_new_full (const PlTransformerConfig  *config,
+                         PlWeightFunc                func,
+                         gpointer                    data,
+                         GError                    **error)
+{
+  g_autoptr(PlTransformer) self = NULL;
+  const PlTransformerConfig *c;
+  gsize h;
+
+  g_return_val_if_fail (config != NULL, NULL);
+  g_return_val_if_fail (func != NULL, NULL);
+
+  if (!pl_transformer_family_has_forward (config->family))
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED,
+                   "Poslens runs GPT-2, BERT, RoBERTa, XLM-R, DistilBERT and ELECTRA models; "
+                   "this model has no forward pass here");
+      return NULL;
+    }
+  if (config->hidden_size == 0 || config->n_heads == 0 || config->n_layers == 0 ||
+      config->ffn_size == 0 || config->vocab_size == 0 || config->n_positions == 0)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT,
+                   "the model configuration lacks a size (hidden %u, heads %u, layers %u, "
+                   "feed-forward %u, vocabulary %u, positions %u)",
+                   config->hidden_size, config->n_heads, config->n_layers,
+                   config->ffn_size, config->vocab_size, config->n_positions);
+      return NULL;
+    }
+  if (config->hidden_size % config->n_heads != 0)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT,
+                   "the hidden size %u is not a multiple of the %u attention heads",
+                   config->hidden_size, config->n_heads);
+      return NULL;
+    }
+  if (config->activation == PL_ACTIVATION_NONE || !(config->layer_norm_eps >= 0))
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT,
+                   "the model configuration names no activation or a bad LayerNorm epsilon");
+      return NULL;
+    }
+
+  self = g_object_new (PL_TYPE_TRANSFORMER, NULL);
+  self->config = *config;
+  c = &self->config;
+  h = c->hidden_size;
+
+  if (!(self->token_embedding = load (func, data, PL_WEIGHT_TOKEN_EMBEDDING, -1, c->vocab_size, h, FALSE, error)) ||
+      !(self->position_embedding = load (func, data, PL_WEIGHT_POSITION_EMBEDDING, -1, 0, h, FALSE, error)))
+    return NULL;
+  if (self->position_embedding->rows < (gsize) c->first_position + c->n_positions)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT,
+                   "the position table has %" G_GSIZE_FORMAT " rows but the model uses rows %u to %u",
+                   self->position_embedding->rows, c->first_position,
+                   c->first_position + c->n_positions - 1);
+      return NULL;
+    }
+
+  if (c->family != PL_FAMILY_GPT2)
+    {
+      g_autoptr(GError) local_error = NULL;
+      g_autoptr(PlMatrix) types = load (func, data, PL_WEIGHT_TOKEN_TYPE_EMBEDDING, -1, 0, h, TRUE, &local_error);
+
+      if (local_error != NULL)
+        {
+          g_propagate_error (error, g_steal_pointer (&local_error));
+          return NULL;
+        }
+      /* Every input is a single segment: token type 0. */
+      if (types != NULL && types->rows > 0)
+        self->token_type = pl_matrix_slice_rows (types, 0, 1);
+    }
+
+  if (!c->pre_ln)
+    {
+      if (!(self->embed_ln_w = load (func, data, PL_WEIGHT_EMBED_LN_WEIGHT, -1, 1, h, FALSE, error)) ||
+          !(self->embed_ln_b = load (func, data, PL_WEIGHT_EMBED_LN_BIAS, -1, 1, h, FALSE, error)))
+        return NULL;
+    }
+  else
+    {
+      if (!(self->final_ln_w = load (func, data, PL_WEIGHT_FINAL_LN_WEIGHT, -1, 1, h, FALSE, error)) ||
+          !(self->final_ln_b = load (func, data, PL_WEIGHT_FINAL_LN_BIAS, -1, 1, h, FALSE, error)))
+        return NULL;
+    }
+
+  self->layers = g_new0 (Layer, c->n_layers);
+  for (guint l = 0; l < c->n_layers; l++)
+    if (!load_layer (self, func, data, l, error))
+      return NULL;
+
+  return g_steal_pointer (&self);
+}
+
+const PlTransformerConfig *
+pl_transformer_get_config (PlTransformer *self)
+{
+  g_return_val_if_fail (PL_IS_TRANSFORMER (self), NULL);
+  return &self->config;
+}
+
+PlMatrix *
+pl_transformer_get_token_type (PlTransformer *self)
+{
+  g_return_val_if_fail (PL_IS_TRANSFORMER (self), NULL);
+  return self->token_type;
+}
+
+static gboolean
+check_length (PlTransformer  *self,
+              gsize           n_tokens,
+              GError        **error)
+{
+  if (n_tokens == 0 || n_tokens > self->config.n_positions)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT,
+                   "an input of %" G_GSIZE_FORMAT " tokens: the model takes 1 to %u",
+                   n_tokens, self->config.n_positions);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+PlMatrix *
+pl_transformer_get_positions (PlTransformer  *self,
+                              guint           n_tokens,
+                              GError        **error)
+{
+  g_return_val_if_fail (PL_IS_TRANSFORMER (self), NULL);
+
+  if (!check_length (self, n_tokens, error))
+    return NULL;
+  return pl_matrix_slice_rows (self->position_embedding, self->config.first_position, n_tokens);
+}
+
+void
+pl_transformer_first_norm (PlTransformer *self,
+                           PlMatrix      *x)
+{
+  g_return_if_fail (PL_IS_TRANSFORMER (self));
+  g_return_if_fail (x->cols == self->config.hidden_size);
+
+  if (self->config.pre_ln)
+    pl_kernel_layer_norm (x->data, x->data, x->rows, x->cols,
+                          self->layers[0].ln1_w->data, self->layers[0].ln1_b->data,
+                          self->config.layer_norm_eps);
+  else
+    pl_kernel_layer_norm (x->data, x->data, x->rows, x->cols,
+                          self->embed_ln_w->data, self->embed_ln_b->data,
+                          self->config.layer_norm_eps);
+}
+
+/* OUT = X · W + B (+ RESIDUAL), every matrix row-major. */
+static void
+linear (const PlMatrix *x,
+        const PlMatrix *w,
+        const PlMatrix *b,
+        const PlMatrix *residual,
+        PlMatrix       *out)
+{
+  gsize n = w->cols;
+
+  g_assert (x->cols == w->rows && out->rows == x->rows && out->cols == n);
+  for (gsize r = 0; r < x->rows; r++)
+    {
+      float *o = pl_matrix_row (out, r);
+
+      if (residual != NULL)
+        {
+          const float *res = pl_matrix_row (residual, r);
+          for (gsize j = 0; j < n; j++)
+            o[j] = b->data[j] + res[j];
+        }
+      else
+        memcpy (o, b->data, n * sizeof (float));
+    }
+  cblas_sgemm (CblasRowMajor, CblasNoTrans, CblasNoTrans,
+               x->rows, n, x->cols,
+               1.0f, x->data, x->cols, w->data, w->cols,
+               1.0f, out->data, n);
+}
+
+void
+pl_transformer_first_qk (PlTransformer  *self,
+                         const PlMatrix *x,
+                         PlMatrix       *q,
+                         PlMatrix       *k)
+{
+  gsize h = self->config.hidden_size;
+  const Layer *w;
+
+  g_return_if_fail (PL_IS_TRANSFORMER (self));
+  g_return_if_fail (x->cols == h && q->rows == x->rows && k->rows == x->rows);
+  g_return_if_fail (q->cols == h && k->cols == h);
+
+  w = &self->layers[0];
+  for (gsize r = 0; r < x->rows; r++)
+    {
+      memcpy (pl_matrix_row (q, r), w->qkv_b->data, h * sizeof (float));
+      memcpy (pl_matrix_row (k, r), w->qkv_b->data + h, h * sizeof (float));
+    }
+  cblas_sgemm (CblasRowMajor, CblasNoTrans, CblasNoTrans, x->rows, h, h,
+               1.0f, x->data, h, w->qkv_w->data, 3 * h, 1.0f, q->data, h);
+  cblas_sgemm (CblasRowMajor, CblasNoTrans, CblasNoTrans, x->rows, h, h,
+               1.0f, x->data, h, w->qkv_w->data + h, 3 * h, 1.0f, k->data, h);
+}
+
+static gboolean
+roberta_positions (const PlTransformerConfig *c)
+{
+  return (c->family == PL_FAMILY_ROBERTA || c->family == PL_FAMILY_XLM_ROBERTA) &&
+         c->pad_id >= 0 && c->first_position > 0;
+}
+
+/* Token + position (+ token type 0), then the embedding LayerNorm for
+ * post-LN families. RoBERTa numbers non-padding tokens from pad + 1 and
+ * gives padding the padding row, as Hugging Face does. */
+static PlMatrix *
+embed (PlTransformer  *self,
+       const int      *ids,
+       gsize           n,
+       GError        **error)
+{
+  const PlTransformerConfig *c = &self->config;
+  gsize h = c->hidden_size;
+  g_autoptr(PlMatrix) x = pl_matrix_try_new (n, h, error);
+  gsize counted = 0;
+
+  if (x == NULL)
+    return NULL;
+  for (gsize i = 0; i < n; i++)
+    {
+      const float *tok = pl_matrix_row (self->token_embedding, ids[i]);
+      const float *pos;
+      float *o = pl_matrix_row (x, i);
+
+      if (roberta_positions (c) && ids[i] == c->pad_id)
+        pos = pl_matrix_row (self->position_embedding, c->first_position - 1);
+      else
+        pos = pl_matrix_row (self->position_embedding, c->first_position + counted++);
+      for (gsize j = 0; j < h; j++)
+        o[j] = tok[j] + pos[j];
+      if (self->token_type != NULL)
+        for (gsize j = 0; j < h; j++)
+          o[j] += self->token_type->data[j];
+    }
+  if (!c->pre_ln)
+    pl_kernel_layer_norm (x->data, x->data, n, h, self->embed_ln_w->data, self->embed_ln_b->data,
+                          c->layer_norm_eps);
+  return g_steal_pointer (&x);
+}
+
+static gboolean
+set_cancelled (GCancellable  *cancellable,
+               GError       **error)
+{
+  return g_cancellable_set_error_if_cancelled (cancellable, error);
+}
+
+/* Multi-head attention of one layer: QKV [T, 3h] → CTX [T, h]. PROBS holds
+ * every head's probabilities ([heads × T, T]) or is one [T, T] scratch. */
+static gboolean
+attention (PlTransformer  *self,
+           const PlMatrix *qkv,
+           PlMatrix       *probs,
+           PlMatrix       *ctx,
+           GCancellable   *cancellable,
+           GError        **error)
+{
+  const PlTransformerConfig *c = &self->config;
+  gsize t = qkv->rows, h = c->hidden_size, nh = c->n_heads, d = h / nh;
+  float scale = 1.0f / sqrtf ((float) d);
+  gboolean keep = probs->rows == nh * t;
+
+  for (gsize head = 0; head < nh; head++)
+    {
+      const float *q = qkv->data + head * d;
+      const float *k = qkv->data + h + head * d;
+      const float *v = qkv->data + 2 * h + head * d;
+      float *p = keep ? probs->data + head * t * t : probs->data;
+
+      if (set_cancelled (cancellable, error))
+        return FALSE;
+      cblas_sgemm (CblasRowMajor, CblasNoTrans, CblasTrans, t, t, d,
+                   scale, q, 3 * h, k, 3 * h, 0.0f, p, t);
+      for (gsize i = 0; i < t; i++)
+        pl_kernel_softmax_row (p + i * t, c->causal ? i + 1 : t, t);
+      cblas_sgemm (CblasRowMajor, CblasNoTrans, CblasNoTrans, t, d, t,
+                   1.0f, p, t, v, 3 * h, 0.0f, ctx->data + head * d, h);
+    }
+  return TRUE;
+}
+
+gboolean
+pl_transformer_run (PlTransformer   *self,
+                    const int       *ids,
+                    gsize            n_ids,
+                    gboolean         want_attentions,
+                    PlLayerFunc      layer_func,
+                    gpointer         layer_data,
+                    GCancellable    *cancellable,
+                    PlProgressFunc   progress,
+                    gpointer         progress_data,
+                    GError         **error)
+{
+  const PlTransformerConfig *c;
+  gsize t, h, f, nh;
+  g_autoptr(PlMatrix) x = NULL;
+  g_autoptr(PlMatrix) normed = NULL;
+  g_autoptr(PlMatrix) qkv = NULL;
+  g_autoptr(PlMatrix) ctx = NULL;
+  g_autoptr(PlMatrix) mid = NULL;
+  g_autoptr(PlMatrix) inner = NULL;
+  g_autoptr(PlMatrix) scratch = NULL;
+
+  g_return_val_if_fail (PL_IS_TRANSFORMER (self), FALSE);
+  g_return_val_if_fail (ids != NULL || n_ids == 0, FALSE);
+
+  c = &self->config;
+  t = n_ids;
+  h = c->hidden_size;
+  f = c->ffn_size;
+  nh = c->n_heads;
+
+  if (!check_length (self, t, error))
+    return FALSE;
+  for (gsize i = 0; i < t; i++)
+    if (ids[i] < 0 || (guint) ids[i] >= c->vocab_size)
+      {
+        g_set_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT,
+                     "token id %d at index %" G_GSIZE_FORMAT " is outside the vocabulary of %u",
+                     ids[i], i, c->vocab_size);
+        return FALSE;
+      }
+  if (set_cancelled (cancellable, error))
+    return FALSE;
+
+  if (!(x = embed (self, ids, t, error)) ||
+      !(normed = pl_matrix_try_new (t, h, error)) ||
+      !(qkv = pl_matrix_try_new (t, 3 * h, error)) ||
+      !(ctx = pl_matrix_try_new (t, h, error)) ||
+      !(mid = pl_matrix_try_new (t, h, error)) ||
+      !(inner = pl_matrix_try_new (t, f, error)))
+    return FALSE;
+  if (!want_attentions && !(scratch = pl_matrix_try_new (t, t, error)))
+    return FALSE;
+
+  if (layer_func != NULL && !layer_func (0, NULL, x, layer_data))
+    return TRUE;
+
+  for (guint l = 0; l < c->n_layers; l++)
+    {
+      const Layer *w = &self->layers[l];
+      g_autoptr(PlMatrix) probs = NULL;
+      g_autoptr(PlMatrix) next = NULL;
+
+      if (set_cancelled (cancellable, error))
+        return FALSE;
+      if (want_attentions)
+        {
+          if (!(probs = pl_matrix_try_new (nh * t, t, error)))
+            return FALSE;
+        }
+      else
+        probs = pl_matrix_ref (scratch);
+      if (!(next = pl_matrix_try_new (t, h, error)))
+        return FALSE;
+
+      if (c->pre_ln)
+        {
+          pl_kernel_layer_norm (x->data, normed->data, t, h, w->ln1_w->data, w->ln1_b->data,
+                                c->layer_norm_eps);
+          linear (normed, w->qkv_w, w->qkv_b, NULL, qkv);
+          if (!attention (self, qkv, probs, ctx, cancellable, error))
+            return FALSE;
+          linear (ctx, w->out_w, w->out_b, x, mid);
+          pl_kernel_layer_norm (mid->data, normed->data, t, h, w->ln2_w->data, w->ln2_b->data,
+                                c->layer_norm_eps);
+          linear (normed, w->ffn_in_w, w->ffn_in_b, NULL, inner);
+          pl_kernel_activate (inner->data, t * f, c->activation);
+          linear (inner, w->ffn_out_w, w->ffn_out_b, mid, next);
+          if (l + 1 == c->n_layers)
+            pl_kernel_layer_norm (next->data, next->data, t, h, self->final_ln_w->data,
+                                  self->final_ln_b->data, c->layer_norm_eps);
+        }
+      else
+        {
+          linear (x, w->qkv_w, w->qkv_b, NULL, qkv);
+          if (!attention (self, qkv, probs, ctx, cancellable, error))
+            return FALSE;
+          linear (ctx, w->out_w, w->out_b, x, mid);
+          pl_kernel_layer_norm (mid->data, mid->data, t, h, w->ln1_w->data, w->ln1_b->data,
+                                c->layer_norm_eps);
+          linear (mid, w->ffn_in_w, w->ffn_in_b, NULL, inner);
+          pl_kernel_activate (inner->data, t * f, c->activation);
+          linear (inner, w->ffn_out_w, w->ffn_out_b, mid, next);
+          pl_kernel_layer_norm (next->data, next->data, t, h, w->ln2_w->data, w->ln2_b->data,
+                                c->layer_norm_eps);
+        }
+
+      g_clear_pointer (&x, pl_matrix_unref);
+      x = g_steal_pointer (&next);
+
+      if (progress != NULL)
+        progress ((double) (l + 1) / c->n_layers, progress_data);
+      if (layer_func != NULL &&
+          !layer_func (l + 1, want_attentions ? probs : NULL, x, layer_data))
+        return TRUE;
+    }
+  /* The progress callback may have cancelled after the last layer. */
+  return !set_cancelled (cancellable, error);
+}
+
+void
+pl_forward_result_free (PlForwardResult *result)
+{
+  if (result == NULL)
+    return;
+  for (guint l = 0; result->attentions != NULL && l < result->n_layers; l++)
+    g_clear_pointer (&result->attentions[l], pl_matrix_unref);
+  for (guint l = 0; result->hidden_states != NULL && l <= result->n_layers; l++)
+    g_clear_pointer (&result->hidden_states[l], pl_matrix_unref);
+  g_free (result->attentions);
+  g_free (result->hidden_states);
+  g_free (result);
+}
+
+static gboolean
+collect (guint     k,
+         PlMatrix *attention_probs,
+         PlMatrix *hidden,
+         gpointer  user_data)
+{
+  PlForwardResult *result = user_data;
+
+  if (result->attentions != NULL && k > 0)
+    result->attentions[k - 1] = pl_matrix_ref (attention_probs);
+  if (result->hidden_states != NULL)
+    result->hidden_states[k] = pl_matrix_ref (hidden);
+  return TRUE;
+}
+
+PlForwardResult *
+pl_transformer_forward (PlTransformer   *self,
+                        const int       *ids,
+                        gsize            n_ids,
+                        PlForwardFlags   flags,
+                        GCancellable    *cancellable,
+                        PlProgressFunc   progress,
+                        gpointer         progress_data,
+                        GError         **error)
+{
+  g_autoptr(PlForwardResult) result = NULL;
+
+  g_return_val_if_fail (PL_IS_TRANSFORMER (self), NULL);
+
+  result = g_new0 (PlForwardResult, 1);
+  result->n_tokens = n_ids;
+  result->n_layers = self->config.n_layers;
+  result->n_heads = self->config.n_heads;
+  if (flags & PL_FORWARD_ATTENTIONS)
+    result->attentions = g_new0 (PlMatrix *, result->n_layers);
+  if (flags & PL_FORWARD_HIDDEN_STATES)
+    result->hidden_states = g_new0 (PlMatrix *, result->n_layers + 1);
+
+  if (!pl_transformer_run (self, ids, n_ids, (flags & PL_FORWARD_ATTENTIONS) != 0,
+                           collect, result, cancellable, progress, progress_data, error))
+    return NULL;
+  return g_steal_pointer (&result);
+}
+
+/* Inputs */
+
+static gboolean
+wraps (PlTransformer *self)
+{
+  return !self->config.causal && self->config.bos_id >= 0 && self->config.eos_id >= 0;
+}
+
+gboolean
+pl_transformer_is_regular_id (PlTransformer *self,
+                              int            id)
+{
+  const PlTransformerConfig *c;
+  int specials[3];
+  int low = -1;
+
+  g_return_val_if_fail (PL_IS_TRANSFORMER (self), FALSE);
+
+  c = &self->config;
+  specials[0] = c->bos_id;
+  specials[1] = c->eos_id;
+  specials[2] = c->pad_id;
+  if (id < 0 || (guint) id >= c->vocab_size)
+    return FALSE;
+  for (guint i = 0; i < G_N_ELEMENTS (specials); i++)
+    {
+      if (id == specials[i])
+        return FALSE;
+      /* Vocabularies that start with their special tokens (BERT's [PAD] …
+       * [MASK], RoBERTa's <s> <pad> </s>) keep them in one block there. */
+      if (specials[i] >= 0 && (guint) specials[i] < c->vocab_size / 2)
+        low = MAX (low, specials[i]);
+    }
+  return id > low;
+}
+
+static GArray *
+new_ids (gsize n)
+{
+  GArray *ids = g_array_sized_new (FALSE, TRUE, sizeof (int), n);
+
+  g_array_set_size (ids, n);
+  return ids;
+}
+
+GArray *
+pl_transformer_random_ids (PlTransformer *self,
+                           guint          length,
+                           guint64        seed)
+{
+  g_return_val_if_fail (PL_IS_TRANSFORMER (self), NULL);
+  return pl_transformer_repeated_ids (self, length, 0, seed);
+}
+
+GArray *
+pl_transformer_repeated_ids (PlTransformer *self,
+                             guint          length,
+                             guint          period,
+                             guint64        seed)
+{
+  guint32 words[2] = { (guint32) seed, (guint32) (seed >> 32) };
+  g_autoptr(GRand) rand = g_rand_new_with_seed_array (words, 2);
+  gboolean wrap;
+  guint first, last;
+  GArray *ids;
+  int *v;
+  gboolean any = FALSE;
+
+  g_return_val_if_fail (PL_IS_TRANSFORMER (self), NULL);
+
+  for (guint id = 0; id < self->config.vocab_size && !any; id++)
+    any = pl_transformer_is_regular_id (self, id);
+  wrap = wraps (self) && length >= 2;
+  first = wrap ? 1 : 0;
+  last = wrap ? length - 1 : length;   /* one past the content */
+  ids = new_ids (length);
+  v = (int *) ids->data;
+  if (wrap)
+    {
+      v[0] = self->config.bos_id;
+      v[length - 1] = self->config.eos_id;
+    }
+  for (guint i = first; i < last; i++)
+    {
+      if (period > 0 && i - first >= period)
+        {
+          v[i] = v[i - period];
+          continue;
+        }
+      do
+        v[i] = g_rand_int_range (rand, 0, self->config.vocab_size);
+      while (any && !pl_transformer_is_regular_id (self, v[i]));
+    }
+  return ids;
+}
+
+GArray *
+pl_transformer_wrap_ids (PlTransformer *self,
+                         const int     *ids,
+                         gsize          n_ids)
+{
+  gboolean wrap;
+  GArray *out;
+
+  g_return_val_if_fail (PL_IS_TRANSFORMER (self), NULL);
+
+  wrap = wraps (self);
+  out = g_array_sized_new (FALSE, FALSE, sizeof (int), n_ids + 2);
+  if (wrap)
+    g_array_append_val (out, self->config.bos_id);
+  g_array_append_vals (out, ids, n_ids);
+  if (wrap)
+    g_array_append_val (out, self->config.eos_id);
+  return out;
+}
