@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <string.h>
+
+#include "pl-analysis-cache.h"
+#include "pl-matrix.h"
+
+static gint calls;
+
+/* Squares its input after reporting progress, slowly when asked to. */
+static gboolean
+square (PlAnalysisJob  *job,
+        gpointer        input,
+        GValue         *result,
+        GError        **error)
+{
+  double x = *(double *) input;
+  PlMatrix *m;
+
+  g_atomic_int_inc (&calls);
+  for (int i = 0; i < 10; i++)
+    {
+      pl_analysis_job_set_progress (job, (i + 1) / 10.0);
+      if (x < 0)
+        g_usleep (20000);
+      if (g_cancellable_set_error_if_cancelled (pl_analysis_job_get_cancellable (job), error))
+        return FALSE;
+    }
+  m = pl_matrix_new (1, 1);
+  m->data[0] = (float) (x * x);
+  g_value_init (result, PL_TYPE_MATRIX);
+  g_value_take_boxed (result, m);
+  return TRUE;
+}
+
+typedef struct
+{
+  const GValue *answer;
+  GError       *error;
+  gboolean      done;
+  double        last_progress;
+  guint         n_progress;
+} Outcome;
+
+static void
+on_done (GObject *object, GAsyncResult *result, gpointer data)
+{
+  Outcome *outcome = data;
+
+  outcome->answer = pl_analysis_cache_run_finish (PL_ANALYSIS_CACHE (object), result, &outcome->error);
+  outcome->done = TRUE;
+}
+
+static void
+on_progress (double fraction, gpointer data)
+{
+  Outcome *outcome = data;
+
+  g_assert_true (g_main_context_is_owner (g_main_context_default ()));
+  outcome->last_progress = fraction;
+  outcome->n_progress++;
+}
+
+static void
+run (PlAnalysisCache *cache, double x, GCancellable *cancellable, Outcome *outcome)
+{
+  memset (outcome, 0, sizeof *outcome);
+  pl_analysis_cache_run_async (cache, x < 0 ? "slow" : "square/3",
+                               square, g_memdup2 (&x, sizeof x), g_free,
+                               on_progress, outcome, cancellable, on_done, outcome);
+}
+
+static void
+test_runs_once_then_cached (void)
+{
+  g_autoptr(PlAnalysisCache) cache = pl_analysis_cache_new ();
+  Outcome outcome;
+
+  calls = 0;
+  g_assert_null (pl_analysis_cache_lookup (cache, "square/3"));
+  run (cache, 3, NULL, &outcome);
+  while (!outcome.done)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_no_error (outcome.error);
+  g_assert_cmpfloat (((PlMatrix *) g_value_get_boxed (outcome.answer))->data[0], ==, 9.0f);
+  g_assert_cmpint (calls, ==, 1);
+
+  /* The second time answers from the cache without a worker. */
+  run (cache, 3, NULL, &outcome);
+  while (!outcome.done)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_cmpint (calls, ==, 1);
+  g_assert_nonnull (pl_analysis_cache_lookup (cache, "square/3"));
+
+  pl_analysis_cache_forget (cache, "square/");
+  g_assert_null (pl_analysis_cache_lookup (cache, "square/3"));
+}
+
+static void
+test_cancel (void)
+{
+  g_autoptr(PlAnalysisCache) cache = pl_analysis_cache_new ();
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  Outcome outcome;
+
+  run (cache, -1, cancellable, &outcome);
+  g_cancellable_cancel (cancellable);
+  while (!outcome.done)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_error (outcome.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_clear_error (&outcome.error);
+  g_assert_null (outcome.answer);
+  g_assert_null (pl_analysis_cache_lookup (cache, "slow"));
+}
+
+static void
+test_progress_on_main_context (void)
+{
+  g_autoptr(PlAnalysisCache) cache = pl_analysis_cache_new ();
+  Outcome outcome;
+
+  run (cache, -2, NULL, &outcome);
+  while (!outcome.done)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_no_error (outcome.error);
+  /* 200 ms of work reported ten times lands a few times, never more than ten. */
+  g_assert_cmpuint (outcome.n_progress, >=, 1);
+  g_assert_cmpuint (outcome.n_progress, <=, 10);
+}
+
+int
+main (int argc, char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/pl/analysis-cache/runs-once-then-cached", test_runs_once_then_cached);
+  g_test_add_func ("/pl/analysis-cache/cancel", test_cancel);
+  g_test_add_func ("/pl/analysis-cache/progress-on-main-context", test_progress_on_main_context);
+  return g_test_run ();
+}
