@@ -1,0 +1,303 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <math.h>
+
+#include "pl-figure-private.h"
+
+/* The heatmap: a coloured image with one pixel per cell, cached until the
+ * data, the colour map or the range change, drawn scaled without smoothing
+ * so cells stay sharp at any zoom and in any export. */
+
+#define GAP          6.0
+#define BAR_WIDTH   10.0
+#define BAR_GAP     12.0
+#define TICK_LENGTH  3.5
+#define TICK_GAP     2.5
+
+void
+pl_figure_heatmap_clear (PlFigure *self)
+{
+  g_clear_pointer (&self->image, cairo_surface_destroy);
+}
+
+void
+pl_figure_heatmap_auto_range (PlFigure *self,
+                              double   *lo,
+                              double   *hi)
+{
+  double a = self->data_min, b = self->data_max;
+
+  if (self->colormap == PL_COLORMAP_DIVERGING && isfinite (a))
+    {
+      /* Signed values: zero sits at the white centre of the map. */
+      double m = MAX (fabs (a), fabs (b));
+      a = -m;
+      b = m;
+    }
+  if (!isnan (self->vmin))
+    a = self->vmin;
+  if (!isnan (self->vmax))
+    b = self->vmax;
+  if (!isfinite (a))
+    a = 0;
+  if (!isfinite (b))
+    b = 1;
+  *lo = a;
+  *hi = b;
+}
+
+static cairo_surface_t *
+ensure_image (PlFigure *self,
+              double    lo,
+              double    hi)
+{
+  guint32 lut[PL_COLORMAP_N_ENTRIES];
+  cairo_surface_t *image;
+  guint8 *data;
+  int stride;
+  double scale;
+
+  if (self->image != NULL &&
+      self->image_colormap == self->colormap &&
+      self->image_reversed == self->reversed &&
+      self->image_lo == lo && self->image_hi == hi)
+    return self->image;
+
+  g_clear_pointer (&self->image, cairo_surface_destroy);
+  if (self->values == NULL || self->values->rows == 0 || self->values->cols == 0)
+    return NULL;
+
+  image = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, (int) self->values->cols, (int) self->values->rows);
+  if (cairo_surface_status (image) != CAIRO_STATUS_SUCCESS)
+    {
+      g_warning ("A %zu×%zu heatmap is larger than cairo can draw", self->values->rows, self->values->cols);
+      cairo_surface_destroy (image);
+      return NULL;
+    }
+
+  pl_colormap_fill_argb (self->colormap, self->reversed, lut);
+  cairo_surface_flush (image);
+  data = cairo_image_surface_get_data (image);
+  stride = cairo_image_surface_get_stride (image);
+  /* Entry floor ((v − lo) / (hi − lo) × 256), as pl_colormap_lookup picks it. */
+  scale = hi > lo ? PL_COLORMAP_N_ENTRIES / (hi - lo) : 0;
+
+  for (gsize i = 0; i < self->values->rows; i++)
+    {
+      const float *row = pl_matrix_row (self->values, i);
+      guint32 *out = (guint32 *) (gpointer) (data + i * (gsize) stride);
+
+      for (gsize j = 0; j < self->values->cols; j++)
+        {
+          double v = row[j];
+          double k;
+
+          if (isnan (v))
+            {
+              out[j] = 0xff000000u | PL_COLORMAP_NO_VALUE;
+              continue;
+            }
+          k = scale > 0 ? (v - lo) * scale : PL_COLORMAP_N_ENTRIES / 2;
+          if (!(k > 0))
+            k = 0;
+          else if (k > PL_COLORMAP_N_ENTRIES - 1)
+            k = PL_COLORMAP_N_ENTRIES - 1;
+          out[j] = lut[(guint) k];
+        }
+    }
+  cairo_surface_mark_dirty (image);
+
+  self->image = image;
+  self->image_colormap = self->colormap;
+  self->image_reversed = self->reversed;
+  self->image_lo = lo;
+  self->image_hi = hi;
+
+  return image;
+}
+
+static double
+widest_label (PlDraw  *draw,
+              double   size,
+              GArray  *ticks,
+              double   step)
+{
+  double widest = 0;
+
+  for (guint i = 0; i < ticks->len; i++)
+    {
+      g_autofree char *label = pl_format_tick (g_array_index (ticks, double, i), step);
+      double w;
+
+      pl_draw_text_size (draw, label, size, 0, &w, NULL);
+      widest = MAX (widest, w);
+    }
+
+  return widest;
+}
+
+static void
+draw_grid (PlFigure                *self,
+           PlDraw                  *draw,
+           const cairo_rectangle_t *plot,
+           double                   cell)
+{
+  cairo_t *cr = draw->cr;
+  double vw = self->view_x1 - self->view_x0;
+  double vh = self->view_y1 - self->view_y0;
+
+  cairo_save (cr);
+  cairo_rectangle (cr, plot->x, plot->y, plot->width, plot->height);
+  cairo_clip (cr);
+  cairo_set_line_width (cr, MIN (1.0, cell / 12));
+  cairo_set_source_rgba (cr, draw->bg[0], draw->bg[1], draw->bg[2], 0.55);
+  for (double c = ceil (self->view_x0); c <= floor (self->view_x1); c++)
+    {
+      double x = plot->x + (c - self->view_x0) / vw * plot->width;
+      cairo_move_to (cr, x, plot->y);
+      cairo_line_to (cr, x, plot->y + plot->height);
+    }
+  for (double r = ceil (self->view_y0); r <= floor (self->view_y1); r++)
+    {
+      double y = plot->y + (r - self->view_y0) / vh * plot->height;
+      cairo_move_to (cr, plot->x, y);
+      cairo_line_to (cr, plot->x + plot->width, y);
+    }
+  cairo_stroke (cr);
+  cairo_restore (cr);
+}
+
+void
+pl_figure_heatmap_render (PlFigure                *self,
+                          PlDraw                  *draw,
+                          const cairo_rectangle_t *area)
+{
+  cairo_t *cr = draw->cr;
+  double tick_size = pl_figure_tick_size (self);
+  const char *x_label = self->x_label ? self->x_label : "Position";
+  const char *y_label = self->y_label ? self->y_label : "Position";
+  g_autoptr(GArray) xticks = g_array_new (FALSE, FALSE, sizeof (double));
+  g_autoptr(GArray) yticks = g_array_new (FALSE, FALSE, sizeof (double));
+  double lo, hi, vw, vh, tick_h, label_h, title_h = 0, title_w = 0;
+  double left, right, bottom, top, aw, ah, s, pw, ph, ox, oy, bar_w, ystep, xstep;
+  double first = self->first_position;
+  cairo_rectangle_t plot, bar;
+  cairo_surface_t *image;
+
+  pl_figure_heatmap_auto_range (self, &lo, &hi);
+  if (!self->has_view && self->values != NULL)
+    {
+      self->view_x0 = 0;
+      self->view_y0 = 0;
+      self->view_x1 = self->values->cols;
+      self->view_y1 = self->values->rows;
+    }
+  vw = self->view_x1 - self->view_x0;
+  vh = self->view_y1 - self->view_y0;
+
+  pl_draw_text_size (draw, "0", tick_size, 0, NULL, &tick_h);
+  pl_draw_text_size (draw, "Position", self->font_size, 0, NULL, &label_h);
+  if (self->title != NULL && self->title[0] != '\0')
+    pl_draw_text_size (draw, self->title, self->font_size * 1.2, PL_TEXT_BOLD, &title_w, &title_h);
+
+  /* Reserve the margins from the labels the ticks will need at about this
+   * size, then fit square cells in what is left. */
+  ystep = pl_nice_ticks (first + self->view_y0 - 0.5, first + self->view_y1 - 0.5,
+                         (guint) CLAMP (area->height / (tick_h * 3), 2, 12), TRUE, yticks);
+  left = GAP + label_h + GAP + widest_label (draw, tick_size, yticks, ystep) + TICK_LENGTH + TICK_GAP;
+  bottom = TICK_LENGTH + TICK_GAP + tick_h + GAP + label_h + GAP;
+  top = GAP + (title_h > 0 ? title_h + GAP : tick_h / 2);
+  {
+    cairo_rectangle_t probe = { 0, 0, BAR_WIDTH, MAX (area->height - top - bottom, 10) };
+    bar_w = pl_draw_colorbar (draw, &probe, lo, hi, TRUE);
+  }
+  right = BAR_GAP + bar_w + GAP;
+
+  aw = MAX (area->width - left - right, 1);
+  ah = MAX (area->height - top - bottom, 1);
+  s = MIN (aw / vw, ah / vh);
+  pw = vw * s;
+  ph = vh * s;
+  ox = area->x + left + (aw - pw) / 2;
+  oy = area->y + top + (ah - ph) / 2;
+  plot = (cairo_rectangle_t) { ox, oy, pw, ph };
+  self->plot_area = plot;
+
+  /* The cells. */
+  image = ensure_image (self, lo, hi);
+  if (image != NULL)
+    {
+      cairo_pattern_t *pattern;
+
+      cairo_save (cr);
+      cairo_rectangle (cr, plot.x, plot.y, plot.width, plot.height);
+      cairo_clip (cr);
+      cairo_translate (cr, plot.x, plot.y);
+      cairo_scale (cr, pw / vw, ph / vh);
+      cairo_translate (cr, -self->view_x0, -self->view_y0);
+      cairo_set_source_surface (cr, image, 0, 0);
+      pattern = cairo_get_source (cr);
+      cairo_pattern_set_filter (pattern, CAIRO_FILTER_NEAREST);
+      cairo_pattern_set_extend (pattern, CAIRO_EXTEND_NONE);
+      cairo_paint (cr);
+      cairo_restore (cr);
+
+      if (self->grid && s >= 6)
+        draw_grid (self, draw, &plot, s);
+    }
+  pl_draw_frame (draw, &plot);
+
+  /* Ticks at round positions; position p is the centre of cell p − first. */
+  ystep = pl_nice_ticks (first + self->view_y0 - 0.5, first + self->view_y1 - 0.5,
+                         (guint) CLAMP (ph / (tick_h * 2.5), 2, 12), TRUE, yticks);
+  {
+    double xw;
+
+    pl_nice_ticks (first + self->view_x0 - 0.5, first + self->view_x1 - 0.5, 12, TRUE, xticks);
+    xw = widest_label (draw, tick_size, xticks, 1);
+    xstep = pl_nice_ticks (first + self->view_x0 - 0.5, first + self->view_x1 - 0.5,
+                           (guint) CLAMP (pw / (xw + tick_h * 2.5), 2, 12), TRUE, xticks);
+  }
+
+  cairo_save (cr);
+  cairo_set_line_width (cr, 0.75);
+  pl_draw_set_rgb (draw, draw->axis);
+  for (guint i = 0; i < xticks->len; i++)
+    {
+      double p = g_array_index (xticks, double, i);
+      double x = plot.x + (p - first + 0.5 - self->view_x0) / vw * pw;
+      g_autofree char *label = pl_format_tick (p, xstep);
+
+      cairo_move_to (cr, x, plot.y + ph);
+      cairo_line_to (cr, x, plot.y + ph + TICK_LENGTH);
+      cairo_stroke (cr);
+      pl_draw_text (draw, label, tick_size, 0, draw->fg, x, plot.y + ph + TICK_LENGTH + TICK_GAP, 0.5, 0, 0);
+    }
+  for (guint i = 0; i < yticks->len; i++)
+    {
+      double p = g_array_index (yticks, double, i);
+      double y = plot.y + (p - first + 0.5 - self->view_y0) / vh * ph;
+      g_autofree char *label = pl_format_tick (p, ystep);
+
+      cairo_move_to (cr, plot.x, y);
+      cairo_line_to (cr, plot.x - TICK_LENGTH, y);
+      cairo_stroke (cr);
+      pl_draw_text (draw, label, tick_size, 0, draw->fg, plot.x - TICK_LENGTH - TICK_GAP, y, 1, 0.5, 0);
+    }
+  cairo_restore (cr);
+
+  /* Axis titles and the figure title hug the plot, wherever it was centred. */
+  pl_draw_text (draw, x_label, self->font_size, 0, draw->fg,
+                plot.x + pw / 2, plot.y + ph + TICK_LENGTH + TICK_GAP + tick_h + GAP, 0.5, 0, 0);
+  pl_draw_text (draw, y_label, self->font_size, 0, draw->fg,
+                plot.x - left + GAP, plot.y + ph / 2, 0.5, 0, -G_PI / 2);
+  if (title_h > 0)
+    pl_draw_text (draw, self->title, self->font_size * 1.2, PL_TEXT_BOLD, draw->fg,
+                  plot.x + pw / 2, plot.y - GAP, 0.5, 1, 0);
+
+  bar = (cairo_rectangle_t) { plot.x + pw + BAR_GAP, plot.y, BAR_WIDTH, ph };
+  pl_draw_colorbar (draw, &bar, lo, hi, FALSE);
+  self->colorbar_area = bar;
+  self->has_colorbar = TRUE;
+}

@@ -1,0 +1,441 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <math.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
+
+#include "pl-error.h"
+#include "pl-figure.h"
+#include "pl-similarity.h"
+#include "pl-test-util.h"
+
+#define GPT2_WPE "/transformer/tfgp_t2lm_head_model/transformer/wpe/embeddings:0"
+
+/* ---- helpers ------------------------------------------------------------ */
+
+static cairo_surface_t *
+render (PlFigure *figure,
+        int       width,
+        int       height)
+{
+  cairo_surface_t *surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, width, height);
+  cairo_t *cr = cairo_create (surface);
+
+  pl_figure_render (figure, cr, width, height);
+  g_assert_cmpint (cairo_status (cr), ==, CAIRO_STATUS_SUCCESS);
+  cairo_destroy (cr);
+  cairo_surface_flush (surface);
+
+  return surface;
+}
+
+static guint32
+pixel (cairo_surface_t *surface,
+       double           x,
+       double           y)
+{
+  int ix = (int) floor (x), iy = (int) floor (y);
+  const guint8 *data = cairo_image_surface_get_data (surface);
+  int stride = cairo_image_surface_get_stride (surface);
+
+  g_assert_cmpint (ix, >=, 0);
+  g_assert_cmpint (iy, >=, 0);
+  g_assert_cmpint (ix, <, cairo_image_surface_get_width (surface));
+  g_assert_cmpint (iy, <, cairo_image_surface_get_height (surface));
+
+  return *(const guint32 *) (gconstpointer) (data + (gsize) iy * stride + (gsize) ix * 4) & 0xffffff;
+}
+
+static cairo_surface_t *
+load_png (const char *path)
+{
+  cairo_surface_t *surface = cairo_image_surface_create_from_png (path);
+
+  g_assert_cmpint (cairo_surface_status (surface), ==, CAIRO_STATUS_SUCCESS);
+  return surface;
+}
+
+/* Mean absolute channel difference (0–255) and the share of pixels where some
+ * channel differs by more than 64. */
+static void
+compare_images (cairo_surface_t *a,
+                cairo_surface_t *b,
+                double          *mean,
+                double          *bad)
+{
+  int w = cairo_image_surface_get_width (a), h = cairo_image_surface_get_height (a);
+  double sum = 0;
+  gsize n_bad = 0;
+
+  g_assert_cmpint (cairo_image_surface_get_width (b), ==, w);
+  g_assert_cmpint (cairo_image_surface_get_height (b), ==, h);
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++)
+      {
+        guint32 p = pixel (a, x, y), q = pixel (b, x, y);
+        int worst = 0;
+
+        for (int s = 0; s < 24; s += 8)
+          {
+            int d = ABS ((int) ((p >> s) & 0xff) - (int) ((q >> s) & 0xff));
+            sum += d;
+            worst = MAX (worst, d);
+          }
+        n_bad += worst > 64;
+      }
+  *mean = sum / (3.0 * w * h);
+  *bad = (double) n_bad / ((double) w * h);
+}
+
+static PlMatrix *
+gpt2_cosine (void)
+{
+  g_autofree char *weights = pl_test_demo ("mini-gpt2", "tf_model.h5", NULL);
+  g_autoptr(PlMatrix) table = pl_test_read_h5 (weights, GPT2_WPE);
+  g_autoptr(GError) error = NULL;
+  PlMatrix *cos = pl_similarity_compute (table, PL_SIMILARITY_COSINE, FALSE, &error);
+
+  g_assert_no_error (error);
+  return cos;
+}
+
+/* A small matrix with a known value in every cell and one NaN. */
+static PlMatrix *
+ramp (gsize rows,
+      gsize cols)
+{
+  PlMatrix *m = pl_matrix_new (rows, cols);
+
+  for (gsize i = 0; i < rows * cols; i++)
+    m->data[i] = (float) i / (rows * cols - 1) * 2 - 0.5f;   /* −0.5 … 1.5 */
+  m->data[cols + 1] = NAN;
+  return m;
+}
+
+static gboolean
+have_program (const char *name)
+{
+  g_autofree char *path = g_find_program_in_path (name);
+  return path != NULL;
+}
+
+static void
+run (const char * const *argv)
+{
+  g_autoptr(GError) error = NULL;
+  int status = 0;
+
+  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL,
+                NULL, NULL, NULL, NULL, &status, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+}
+
+/* ---- heatmap ------------------------------------------------------------ */
+
+/* The pixel at the centre of each cell has exactly the colour of its value;
+ * NaN is the "no value" grey; hit tests name the cell drawn there. */
+static void
+test_heatmap_cell_colours (void)
+{
+  g_autoptr(PlMatrix) m = ramp (6, 9);
+  g_autoptr(PlFigure) figure = pl_figure_new_heatmap (m, 3);
+  const double views[2][4] = { { 0, 0, 9, 6 }, { 2, 1, 7.5, 4.25 } };
+
+  pl_figure_set_colormap (figure, PL_COLORMAP_MAGMA);
+  pl_figure_set_range (figure, 0, 1);
+  for (guint v = 0; v < G_N_ELEMENTS (views); v++)
+    {
+      cairo_surface_t *surface;
+      cairo_rectangle_t plot;
+      const double *view = views[v];
+      guint checked = 0;
+
+      pl_figure_set_view (figure, view[0], view[1], view[2], view[3]);
+      surface = render (figure, 500, 400);
+      pl_figure_get_plot_area (figure, &plot);
+      g_assert_cmpfloat (plot.width, >, 100);
+
+      for (guint i = (guint) view[1]; i < 6; i++)
+        for (guint j = (guint) view[0]; j < 9; j++)
+          {
+            double x = plot.x + (j + 0.5 - view[0]) / (view[2] - view[0]) * plot.width;
+            double y = plot.y + (i + 0.5 - view[1]) / (view[3] - view[1]) * plot.height;
+            double value = pl_matrix_get (m, i, j);
+            guint col, row;
+
+            if (x >= plot.x + plot.width - 1 || y >= plot.y + plot.height - 1)
+              continue;
+            g_assert_cmphex (pixel (surface, x, y), ==, pl_colormap_lookup (PL_COLORMAP_MAGMA, FALSE, value));
+            g_assert_true (pl_figure_hit_cell (figure, x, y, &col, &row));
+            g_assert_cmpuint (col, ==, j);
+            g_assert_cmpuint (row, ==, i);
+            checked++;
+          }
+      g_assert_cmpuint (checked, >=, 12);
+      g_assert_false (pl_figure_hit_cell (figure, plot.x - 2, plot.y + 2, NULL, NULL));
+      cairo_surface_destroy (surface);
+    }
+  pl_figure_reset_view (figure);
+}
+
+/* The colour bar runs from the map's first colour at the bottom to its last at the top. */
+static void
+test_heatmap_colorbar_ends (void)
+{
+  g_autoptr(PlMatrix) m = ramp (5, 5);
+  g_autoptr(PlFigure) figure = pl_figure_new_heatmap (m, 0);
+  const struct { PlColormapId id; gboolean reversed; } maps[] = {
+    { PL_COLORMAP_VIRIDIS, FALSE }, { PL_COLORMAP_MAGMA, TRUE }, { PL_COLORMAP_DIVERGING, FALSE },
+  };
+
+  for (guint k = 0; k < G_N_ELEMENTS (maps); k++)
+    {
+      cairo_surface_t *surface;
+      cairo_rectangle_t bar;
+
+      pl_figure_set_colormap (figure, maps[k].id);
+      pl_figure_set_reversed (figure, maps[k].reversed);
+      /* Tall enough that each of the 256 bands is over 3 pixels, so the
+       * pixel 1.5 px inside either end is clear of the frame and in the end band. */
+      surface = render (figure, 900, 900);
+      g_assert_true (pl_figure_get_colorbar_area (figure, &bar));
+      g_assert_cmpfloat (bar.height / PL_COLORMAP_N_ENTRIES, >, 3);
+      g_assert_cmphex (pixel (surface, bar.x + bar.width / 2, bar.y + 1.5), ==,
+                       pl_colormap_lookup (maps[k].id, maps[k].reversed, 1));
+      g_assert_cmphex (pixel (surface, bar.x + bar.width / 2, bar.y + bar.height - 1.5), ==,
+                       pl_colormap_lookup (maps[k].id, maps[k].reversed, 0));
+      cairo_surface_destroy (surface);
+    }
+}
+
+/* Real data: every cosine on the diagonal is 1, the top of the automatic
+ * range, so the diagonal cells carry the map's last colour; a new range
+ * re-colours the cached image. */
+static void
+test_heatmap_gpt2_diagonal (void)
+{
+  g_autoptr(PlMatrix) cos = gpt2_cosine ();
+  g_autoptr(PlFigure) figure = pl_figure_new_heatmap (cos, 0);
+  cairo_surface_t *surface;
+  cairo_rectangle_t plot;
+  double lo, hi;
+
+  pl_figure_get_range (figure, &lo, &hi);
+  g_assert_cmpfloat_with_epsilon (hi, 1.0, 1e-5);
+  pl_figure_set_view (figure, 100, 100, 110, 110);
+  surface = render (figure, 400, 400);
+  pl_figure_get_plot_area (figure, &plot);
+  for (guint i = 0; i < 10; i++)
+    {
+      double c = (i + 0.5) / 10;
+      g_assert_cmphex (pixel (surface, plot.x + c * plot.width, plot.y + c * plot.height), ==, 0xfde725);
+    }
+  cairo_surface_destroy (surface);
+
+  pl_figure_set_range (figure, 2, 3);    /* everything below the range: the first colour */
+  surface = render (figure, 400, 400);
+  g_assert_cmphex (pixel (surface, plot.x + plot.width / 2, plot.y + plot.height / 2), ==, 0x440154);
+  cairo_surface_destroy (surface);
+}
+
+/* ---- export ------------------------------------------------------------- */
+
+static void
+test_export_png_size (void)
+{
+  g_autoptr(PlMatrix) m = ramp (4, 4);
+  g_autoptr(PlFigure) figure = pl_figure_new_heatmap (m, 0);
+  g_autofree char *dir = pl_test_tmpdir ();
+  g_autofree char *path = g_build_filename (dir, "size.png", NULL);
+  const double sizes[][3] = { { 200, 150, 72 }, { 200, 150, 144 }, { 200, 150, 300 }, { 345.5, 99, 96 } };
+
+  for (guint k = 0; k < G_N_ELEMENTS (sizes); k++)
+    {
+      g_autoptr(GError) error = NULL;
+      cairo_surface_t *png;
+
+      g_assert_true (pl_figure_export (figure, path, sizes[k][0], sizes[k][1], sizes[k][2], &error));
+      g_assert_no_error (error);
+      png = load_png (path);
+      g_assert_cmpint (cairo_image_surface_get_width (png), ==, (int) round (sizes[k][0] * sizes[k][2] / 72));
+      g_assert_cmpint (cairo_image_surface_get_height (png), ==, (int) round (sizes[k][1] * sizes[k][2] / 72));
+      cairo_surface_destroy (png);
+    }
+  pl_test_rmtree (dir);
+}
+
+/* SVG and PDF are valid files that draw the same picture as the PNG. */
+static void
+test_export_vectors_match_png (void)
+{
+  g_autoptr(PlMatrix) cos = gpt2_cosine ();
+  g_autoptr(PlMatrix) small = ramp (12, 12);
+  g_autofree char *dir = NULL;
+
+  if (!have_program ("rsvg-convert") || !have_program ("pdftoppm"))
+    {
+      g_test_skip ("rsvg-convert or pdftoppm (librsvg2-bin, poppler-utils) is not installed");
+      return;
+    }
+
+  dir = pl_test_tmpdir ();
+  for (guint k = 0; k < 2; k++)
+    {
+      g_autoptr(PlFigure) figure = pl_figure_new_heatmap (k == 0 ? small : cos, 0);
+      g_autofree char *png = g_build_filename (dir, "f.png", NULL);
+      g_autofree char *svg = g_build_filename (dir, "f.svg", NULL);
+      g_autofree char *pdf = g_build_filename (dir, "f.pdf", NULL);
+      g_autofree char *svg_png = g_build_filename (dir, "f-svg.png", NULL);
+      g_autofree char *pdf_base = g_build_filename (dir, "f-pdf", NULL);
+      g_autofree char *pdf_png = g_build_filename (dir, "f-pdf.png", NULL);
+      g_autofree char *svg_text = NULL;
+      g_autoptr(GError) error = NULL;
+      cairo_surface_t *a, *b, *c;
+      double mean, bad;
+
+      pl_figure_set_title (figure, "Cosine similarity");
+      pl_figure_set_value_label (figure, "cos");
+      g_assert_true (pl_figure_export (figure, png, 300, 240, 144, &error));
+      g_assert_true (pl_figure_export (figure, svg, 300, 240, 144, &error));
+      g_assert_true (pl_figure_export (figure, pdf, 300, 240, 144, &error));
+      g_assert_no_error (error);
+
+      /* Text is text, not glyph outlines. */
+      g_assert_true (g_file_get_contents (svg, &svg_text, NULL, NULL));
+      g_assert_nonnull (strstr (svg_text, ">Cosine similarity</text>"));
+      g_assert_nonnull (strstr (svg_text, "<image image-rendering=\"optimizeSpeed\""));
+
+      run ((const char * const[]) { "rsvg-convert", "-w", "600", "-h", "480", "-o", svg_png, svg, NULL });
+      run ((const char * const[]) { "pdftoppm", "-r", "144", "-png", "-singlefile", pdf, pdf_base, NULL });
+      a = load_png (png);
+      b = load_png (svg_png);
+      c = load_png (pdf_png);
+
+      /* Within anti-aliasing and font rasteriser differences: measured about
+       * 3/255 on average with 1 % of pixels (glyph edges, image resampling) far off. */
+      compare_images (a, b, &mean, &bad);
+      g_test_message ("SVG vs PNG: mean %.2f/255, %.2f %% of pixels off", mean, bad * 100);
+      g_assert_cmpfloat (mean, <, 6);
+      g_assert_cmpfloat (bad, <, 0.03);
+      compare_images (a, c, &mean, &bad);
+      g_test_message ("PDF vs PNG: mean %.2f/255, %.2f %% of pixels off", mean, bad * 100);
+      g_assert_cmpfloat (mean, <, 6);
+      g_assert_cmpfloat (bad, <, 0.03);
+
+      cairo_surface_destroy (a);
+      cairo_surface_destroy (b);
+      cairo_surface_destroy (c);
+    }
+  pl_test_rmtree (dir);
+}
+
+static void
+assert_only_file (const char *dir,
+                  const char *name)
+{
+  g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
+  const char *entry;
+  guint n = 0;
+
+  while ((entry = g_dir_read_name (d)) != NULL)
+    {
+      g_assert_cmpstr (entry, ==, name);
+      n++;
+    }
+  g_assert_cmpuint (n, ==, name != NULL ? 1 : 0);
+}
+
+/* A failed export reports why and neither leaves a partial file nor touches the old one. */
+static void
+test_export_failure_keeps_old_file (void)
+{
+  g_autoptr(PlMatrix) m = ramp (4, 4);
+  g_autoptr(PlFigure) figure = pl_figure_new_heatmap (m, 0);
+  g_autofree char *dir = pl_test_tmpdir ();
+  g_autofree char *path = g_build_filename (dir, "old.png", NULL);
+  g_autofree char *missing = g_build_filename (dir, "no-such-folder", "f.pdf", NULL);
+  g_autofree char *under_file = g_build_filename (path, "f.svg", NULL);
+  g_autofree char *content = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (g_file_set_contents (path, "precious", -1, NULL));
+
+  g_assert_false (pl_figure_export (figure, missing, 100, 100, 72, &error));
+  g_assert_error (error, PL_ERROR, PL_ERROR_NOT_FOUND);
+  g_assert_nonnull (strstr (error->message, "no-such-folder"));
+  g_clear_error (&error);
+
+  g_assert_false (pl_figure_export (figure, under_file, 100, 100, 72, &error));
+  g_assert_error (error, PL_ERROR, PL_ERROR_NOT_FOUND);
+  g_clear_error (&error);
+
+  /* Fails while drawing, after the temporary file was made. */
+  g_assert_false (pl_figure_export (figure, path, 100000, 100000, 300, &error));
+  g_assert_error (error, PL_ERROR, PL_ERROR_TOO_LARGE);
+  g_clear_error (&error);
+
+  g_assert_false (pl_figure_export (figure, path, -1, 100, 72, &error));
+  g_assert_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+  g_assert_false (pl_figure_export (figure, path, 100, 100, 0, &error));
+  g_assert_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+
+  g_assert_true (g_file_get_contents (path, &content, NULL, NULL));
+  g_assert_cmpstr (content, ==, "precious");
+  assert_only_file (dir, "old.png");
+
+  /* A folder without write permission (meaningless for root, who may write anyway). */
+  if (geteuid () != 0)
+    {
+      g_assert_cmpint (g_chmod (dir, 0555), ==, 0);
+      g_assert_false (pl_figure_export (figure, path, 100, 100, 72, &error));
+      g_assert_error (error, PL_ERROR, PL_ERROR_FAILED);
+      g_clear_error (&error);
+      g_assert_cmpint (g_chmod (dir, 0755), ==, 0);
+      g_free (content);
+      g_assert_true (g_file_get_contents (path, &content, NULL, NULL));
+      g_assert_cmpstr (content, ==, "precious");
+    }
+  else
+    g_test_message ("running as root: the read-only folder case cannot fail, not checked");
+
+  /* And a good export replaces it. */
+  g_assert_true (pl_figure_export (figure, path, 100, 100, 72, &error));
+  g_assert_no_error (error);
+  assert_only_file (dir, "old.png");
+  g_free (content);
+  g_assert_true (g_file_get_contents (path, &content, NULL, NULL));
+  g_assert_true (g_str_has_prefix (content, "\x89PNG"));
+  pl_test_rmtree (dir);
+}
+
+static void
+test_export_bad_extension (void)
+{
+  g_autoptr(PlMatrix) m = ramp (4, 4);
+  g_autoptr(PlFigure) figure = pl_figure_new_heatmap (m, 0);
+  g_autoptr(GError) error = NULL;
+
+  g_assert_false (pl_figure_export (figure, "/tmp/figure.jpeg", 100, 100, 72, &error));
+  g_assert_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/pl/figure/heatmap/cell-colours", test_heatmap_cell_colours);
+  g_test_add_func ("/pl/figure/heatmap/colorbar-ends", test_heatmap_colorbar_ends);
+  g_test_add_func ("/pl/figure/heatmap/gpt2-diagonal", test_heatmap_gpt2_diagonal);
+  g_test_add_func ("/pl/figure/export/png-size", test_export_png_size);
+  g_test_add_func ("/pl/figure/export/vectors-match-png", test_export_vectors_match_png);
+  g_test_add_func ("/pl/figure/export/failure-keeps-old-file", test_export_failure_keeps_old_file);
+  g_test_add_func ("/pl/figure/export/bad-extension", test_export_bad_extension);
+
+  return g_test_run ();
+}
