@@ -7,204 +7,13 @@
 #include "pl-transformer.h"
 #include "pl-transformer-kernels.h"
 #include "pl-test-util.h"
-
-/* Hugging Face's fp32 forward pass, from the fixtures' reference.h5. An
- * independent numpy pass lands within 1e-5 / 2e-5. */
-#define ATTENTION_TOL 1e-4
-#define HIDDEN_TOL    1e-3
-
-typedef struct
-{
-  const char          *name;      /* fixture folder */
-  const char          *prefix;    /* tf_model.h5 path up to the model */
-  PlTransformerConfig  config;    /* from the fixture's config.json */
-} Fixture;
-
-static const Fixture fixtures[] = {
-  { "mini-gpt2", "/transformer/tfgp_t2lm_head_model/transformer",
-    { PL_FAMILY_GPT2, 256, 4, 4, 1024, 260, 512, 0, 1e-5, PL_ACTIVATION_GELU_TANH, TRUE, TRUE, 2, 2, -1 } },
-  { "mini-bert", "/bert/tf_bert_for_masked_lm/bert",
-    { PL_FAMILY_BERT, 256, 4, 4, 1024, 260, 512, 0, 1e-12, PL_ACTIVATION_GELU, FALSE, FALSE, 1, 2, 0 } },
-  { "mini-roberta", "/roberta/tf_roberta_for_masked_lm/roberta",
-    { PL_FAMILY_ROBERTA, 256, 4, 4, 1024, 260, 512, 2, 1e-12, PL_ACTIVATION_GELU, FALSE, FALSE, 0, 2, 1 } },
-};
-
-/* The weights read straight from tf_model.h5 with the raw HDF5 API, so the
- * forward pass is checked apart from the checkpoint reader. */
-static PlMatrix *
-raw_weight (PlWeight   weight,
-            int        layer,
-            gpointer   user_data,
-            GError   **error)
-{
-  const Fixture *fx = user_data;
-  gboolean gpt2 = fx->config.family == PL_FAMILY_GPT2;
-  g_autofree char *file = pl_test_demo (fx->name, "tf_model.h5", NULL);
-  g_autofree char *l = g_strdup_printf (gpt2 ? "h_._%d" : "encoder/layer_._%d", layer);
-  g_autofree char *path = NULL;
-  const char *leaf = NULL;
-  int part = -1;   /* GPT-2's fused c_attn: which third */
-  g_autoptr(PlMatrix) m = NULL;
-
-  switch (weight)
-    {
-    case PL_WEIGHT_TOKEN_EMBEDDING:
-      leaf = gpt2 ? "wte/weight:0" : "embeddings/word_embeddings/weight:0"; break;
-    case PL_WEIGHT_POSITION_EMBEDDING:
-      leaf = gpt2 ? "wpe/embeddings:0" : "embeddings/position_embeddings/embeddings:0"; break;
-    case PL_WEIGHT_TOKEN_TYPE_EMBEDDING:
-      leaf = "embeddings/token_type_embeddings/embeddings:0"; break;
-    case PL_WEIGHT_EMBED_LN_WEIGHT: leaf = "embeddings/LayerNorm/gamma:0"; break;
-    case PL_WEIGHT_EMBED_LN_BIAS: leaf = "embeddings/LayerNorm/beta:0"; break;
-    case PL_WEIGHT_FINAL_LN_WEIGHT: leaf = "ln_f/gamma:0"; break;
-    case PL_WEIGHT_FINAL_LN_BIAS: leaf = "ln_f/beta:0"; break;
-    case PL_WEIGHT_Q_WEIGHT: case PL_WEIGHT_K_WEIGHT: case PL_WEIGHT_V_WEIGHT:
-      part = (weight - PL_WEIGHT_Q_WEIGHT) / 2;
-      leaf = gpt2 ? "attn/c_attn/weight:0" :
-             weight == PL_WEIGHT_Q_WEIGHT ? "attention/self/query/kernel:0" :
-             weight == PL_WEIGHT_K_WEIGHT ? "attention/self/key/kernel:0" : "attention/self/value/kernel:0";
-      break;
-    case PL_WEIGHT_Q_BIAS: case PL_WEIGHT_K_BIAS: case PL_WEIGHT_V_BIAS:
-      part = (weight - PL_WEIGHT_Q_BIAS) / 2;
-      leaf = gpt2 ? "attn/c_attn/bias:0" :
-             weight == PL_WEIGHT_Q_BIAS ? "attention/self/query/bias:0" :
-             weight == PL_WEIGHT_K_BIAS ? "attention/self/key/bias:0" : "attention/self/value/bias:0";
-      break;
-    case PL_WEIGHT_ATTN_OUT_WEIGHT: leaf = gpt2 ? "attn/c_proj/weight:0" : "attention/output/dense/kernel:0"; break;
-    case PL_WEIGHT_ATTN_OUT_BIAS: leaf = gpt2 ? "attn/c_proj/bias:0" : "attention/output/dense/bias:0"; break;
-    case PL_WEIGHT_LN1_WEIGHT: leaf = gpt2 ? "ln_1/gamma:0" : "attention/output/LayerNorm/gamma:0"; break;
-    case PL_WEIGHT_LN1_BIAS: leaf = gpt2 ? "ln_1/beta:0" : "attention/output/LayerNorm/beta:0"; break;
-    case PL_WEIGHT_FFN_IN_WEIGHT: leaf = gpt2 ? "mlp/c_fc/weight:0" : "intermediate/dense/kernel:0"; break;
-    case PL_WEIGHT_FFN_IN_BIAS: leaf = gpt2 ? "mlp/c_fc/bias:0" : "intermediate/dense/bias:0"; break;
-    case PL_WEIGHT_FFN_OUT_WEIGHT: leaf = gpt2 ? "mlp/c_proj/weight:0" : "output/dense/kernel:0"; break;
-    case PL_WEIGHT_FFN_OUT_BIAS: leaf = gpt2 ? "mlp/c_proj/bias:0" : "output/dense/bias:0"; break;
-    case PL_WEIGHT_LN2_WEIGHT: leaf = gpt2 ? "ln_2/gamma:0" : "output/LayerNorm/gamma:0"; break;
-    case PL_WEIGHT_LN2_BIAS: leaf = gpt2 ? "ln_2/beta:0" : "output/LayerNorm/beta:0"; break;
-    default:
-      break;
-    }
-  g_assert_nonnull (leaf);
-  if (layer >= 0)
-    path = g_strdup_printf ("%s/%s/%s", fx->prefix, l, leaf);
-  else
-    path = g_strdup_printf ("%s/%s", fx->prefix, leaf);
-  m = pl_test_read_h5 (file, path);
-  if (m->rows > 1 && m->cols == 1)
-    m->cols = m->rows, m->rows = 1;
-  if (gpt2 && part >= 0)
-    {
-      gsize h = m->cols / 3;
-      PlMatrix *third = pl_matrix_new (m->rows, h);
-
-      for (gsize r = 0; r < m->rows; r++)
-        memcpy (pl_matrix_row (third, r), pl_matrix_row (m, r) + part * h, h * sizeof (float));
-      return third;
-    }
-  return g_steal_pointer (&m);
-}
-
-static PlTransformer *
-raw_transformer (const Fixture *fx)
-{
-  g_autoptr(GError) error = NULL;
-  PlTransformer *t = pl_transformer_new_full (&fx->config, raw_weight, (gpointer) fx, &error);
-
-  g_assert_no_error (error);
-  return t;
-}
-
-static GArray *
-reference_ids (const char *file,
-               const char *probe)
-{
-  g_autofree char *dataset = g_strdup_printf ("/hf/%s/input_ids", probe);
-  g_autoptr(PlMatrix) m = pl_test_read_h5 (file, dataset);
-  GArray *ids = g_array_new (FALSE, FALSE, sizeof (int));
-
-  for (gsize i = 0; i < m->cols; i++)
-    {
-      int id = (int) m->data[i];
-      g_array_append_val (ids, id);
-    }
-  return ids;
-}
-
-/* Every row sums to 1, over j ≤ i only for a causal model. */
-static void
-check_rows (const PlMatrix *probs,
-            guint           t,
-            gboolean        causal)
-{
-  for (gsize r = 0; r < probs->rows; r++)
-    {
-      const float *row = pl_matrix_row (probs, r);
-      gsize i = r % t;
-      double sum = 0;
-
-      for (gsize j = 0; j < t; j++)
-        {
-          g_assert_cmpfloat (row[j], >=, 0);
-          if (causal && j > i)
-            g_assert_cmpfloat (row[j], ==, 0);
-          sum += row[j];
-        }
-      g_assert_cmpfloat_with_epsilon (sum, 1.0, 1e-5);
-    }
-}
-
-void pl_test_transformer_check_reference (PlTransformer *t, const char *name);
-
-/* Runs both probes of NAME's reference.h5 through T and compares. */
-void
-pl_test_transformer_check_reference (PlTransformer *t,
-                                     const char    *name)
-{
-  static const char *probes[] = { "text", "random" };
-  g_autofree char *file = pl_test_fixture (name, "reference.h5", NULL);
-  const PlTransformerConfig *c = pl_transformer_get_config (t);
-
-  for (guint p = 0; p < G_N_ELEMENTS (probes); p++)
-    {
-      g_autofree char *att_name = g_strdup_printf ("/hf/%s/attentions", probes[p]);
-      g_autofree char *hid_name = g_strdup_printf ("/hf/%s/hidden_states", probes[p]);
-      g_autoptr(GArray) ids = reference_ids (file, probes[p]);
-      g_autoptr(PlMatrix) ref_att = pl_test_read_h5 (file, att_name);
-      g_autoptr(PlMatrix) ref_hid = pl_test_read_h5 (file, hid_name);
-      g_autoptr(GError) error = NULL;
-      g_autoptr(PlForwardResult) result = NULL;
-      guint tt = ids->len;
-
-      result = pl_transformer_forward (t, (int *) ids->data, ids->len,
-                                       PL_FORWARD_ATTENTIONS | PL_FORWARD_HIDDEN_STATES,
-                                       NULL, NULL, NULL, &error);
-      g_assert_no_error (error);
-      g_assert_cmpuint (ref_att->rows, ==, (gsize) c->n_layers * c->n_heads * tt);
-      for (guint l = 0; l < c->n_layers; l++)
-        {
-          g_autoptr(PlMatrix) ref = pl_matrix_slice_rows (ref_att, (gsize) l * c->n_heads * tt,
-                                                          (gsize) c->n_heads * tt);
-          double diff = pl_test_max_abs_diff (result->attentions[l], ref);
-
-          g_test_message ("%s %s attentions[%u]: max |Δ| %.2g", name, probes[p], l, diff);
-          g_assert_cmpfloat (diff, <, ATTENTION_TOL);
-          check_rows (result->attentions[l], tt, c->causal);
-        }
-      for (guint l = 0; l <= c->n_layers; l++)
-        {
-          g_autoptr(PlMatrix) ref = pl_matrix_slice_rows (ref_hid, (gsize) l * tt, tt);
-          double diff = pl_test_max_abs_diff (result->hidden_states[l], ref);
-
-          g_test_message ("%s %s hidden_states[%u]: max |Δ| %.2g", name, probes[p], l, diff);
-          g_assert_cmpfloat (diff, <, HIDDEN_TOL);
-        }
-    }
-}
+#include "pl-test-transformer.h"
 
 static void
 test_raw (gconstpointer data)
 {
-  const Fixture *fx = data;
-  g_autoptr(PlTransformer) t = raw_transformer (fx);
+  const PlTestFixture *fx = data;
+  g_autoptr(PlTransformer) t = pl_test_raw_transformer (fx);
 
   pl_test_transformer_check_reference (t, fx->name);
 }
@@ -246,7 +55,7 @@ keep_first_attention (guint     k,
 static void
 test_cancel (void)
 {
-  g_autoptr(PlTransformer) t = raw_transformer (&fixtures[1]);
+  g_autoptr(PlTransformer) t = pl_test_raw_transformer (&pl_test_fixtures[1]);
   g_autoptr(GCancellable) cancellable = g_cancellable_new ();
   g_autoptr(GArray) ids = pl_transformer_random_ids (t, 64, 3);
   g_autoptr(GError) error = NULL;
@@ -296,7 +105,7 @@ count_progress (double   fraction,
 static void
 test_progress_and_stop (void)
 {
-  g_autoptr(PlTransformer) t = raw_transformer (&fixtures[0]);
+  g_autoptr(PlTransformer) t = pl_test_raw_transformer (&pl_test_fixtures[0]);
   g_autoptr(GArray) ids = pl_transformer_random_ids (t, 32, 5);
   g_autoptr(PlForwardResult) result = NULL;
   g_autoptr(GError) error = NULL;
@@ -320,8 +129,8 @@ test_progress_and_stop (void)
 static void
 test_inputs (void)
 {
-  g_autoptr(PlTransformer) gpt2 = raw_transformer (&fixtures[0]);
-  g_autoptr(PlTransformer) roberta = raw_transformer (&fixtures[2]);
+  g_autoptr(PlTransformer) gpt2 = pl_test_raw_transformer (&pl_test_fixtures[0]);
+  g_autoptr(PlTransformer) roberta = pl_test_raw_transformer (&pl_test_fixtures[2]);
   g_autoptr(GArray) a = pl_transformer_random_ids (roberta, 100, 42);
   g_autoptr(GArray) b = pl_transformer_random_ids (roberta, 100, 42);
   g_autoptr(GArray) c = pl_transformer_random_ids (roberta, 100, 43);
@@ -372,7 +181,7 @@ test_inputs (void)
 static void
 test_bad_inputs (void)
 {
-  g_autoptr(PlTransformer) t = raw_transformer (&fixtures[1]);
+  g_autoptr(PlTransformer) t = pl_test_raw_transformer (&pl_test_fixtures[1]);
   g_autoptr(GError) error = NULL;
   g_autoptr(GArray) long_ids = pl_transformer_random_ids (t, 513, 1);
   int bad[] = { 1, 260, 2 };
@@ -431,10 +240,10 @@ main (int   argc,
 {
   g_test_init (&argc, &argv, NULL);
 
-  for (guint i = 0; i < G_N_ELEMENTS (fixtures); i++)
+  for (guint i = 0; i < PL_TEST_N_FIXTURES; i++)
     {
-      g_autofree char *path = g_strdup_printf ("/pl/transformer/raw-weights/%s", fixtures[i].name);
-      g_test_add_data_func (path, &fixtures[i], test_raw);
+      g_autofree char *path = g_strdup_printf ("/pl/transformer/raw-weights/%s", pl_test_fixtures[i].name);
+      g_test_add_data_func (path, &pl_test_fixtures[i], test_raw);
     }
   g_test_add_func ("/pl/transformer/cancel", test_cancel);
   g_test_add_func ("/pl/transformer/progress-and-stop", test_progress_and_stop);

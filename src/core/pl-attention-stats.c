@@ -1,0 +1,395 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <cblas.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pl-attention-stats.h"
+#include "pl-error.h"
+#include "pl-transformer-kernels.h"
+
+G_DEFINE_BOXED_TYPE (PlAttentionStats, pl_attention_stats,
+                     pl_attention_stats_ref, pl_attention_stats_unref)
+
+PlAttentionStats *
+pl_attention_stats_ref (PlAttentionStats *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  g_atomic_int_inc (&self->ref_count);
+  return self;
+}
+
+void
+pl_attention_stats_unref (PlAttentionStats *self)
+{
+  g_return_if_fail (self != NULL);
+  if (g_atomic_int_dec_and_test (&self->ref_count))
+    {
+      g_clear_pointer (&self->offset_profile, pl_matrix_unref);
+      g_clear_pointer (&self->mean_distance, pl_matrix_unref);
+      g_clear_pointer (&self->first_token, pl_matrix_unref);
+      g_free (self);
+    }
+}
+
+PlMatrix *
+pl_attention_stats_get_profile (PlAttentionStats *self,
+                                guint             layer,
+                                guint             head)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  g_return_val_if_fail (layer < self->n_layers && head < self->n_heads, NULL);
+  return pl_matrix_slice_rows (self->offset_profile, (gsize) layer * self->n_heads + head, 1);
+}
+
+/* Progress over several forward passes: sequence s of n, then its layers. */
+typedef struct
+{
+  PlProgressFunc func;
+  gpointer       data;
+  guint          done;
+  guint          total;
+} Progress;
+
+static void
+sequence_progress (double   fraction,
+                   gpointer user_data)
+{
+  Progress *p = user_data;
+
+  if (p->func != NULL)
+    p->func ((p->done + fraction) / p->total, p->data);
+}
+
+typedef struct
+{
+  guint   n_heads;
+  guint   t;
+  double *profile;    /* [layers × heads, 2T − 1] */
+  double *distance;   /* [layers × heads] */
+  double *first;      /* [layers × heads] */
+} Sums;
+
+static gboolean
+accumulate (guint     k,
+            PlMatrix *attention,
+            PlMatrix *hidden,
+            gpointer  user_data)
+{
+  Sums *s = user_data;
+  gsize t = s->t, width = 2 * t - 1;
+
+  if (k == 0)
+    return TRUE;
+  for (guint h = 0; h < s->n_heads; h++)
+    {
+      gsize row = (gsize) (k - 1) * s->n_heads + h;
+      double *prof = s->profile + row * width;
+      double dist = 0, first = 0;
+
+      for (gsize i = 0; i < t; i++)
+        {
+          const float *a = pl_matrix_row (attention, h * t + i);
+          /* key j sits at column j − i + T − 1 */
+          double *p = prof + (t - 1 - i);
+
+          for (gsize j = 0; j < t; j++)
+            {
+              p[j] += a[j];
+              dist += a[j] * fabs ((double) j - (double) i);
+            }
+          first += a[0];
+        }
+      s->distance[row] += dist;
+      s->first[row] += first;
+    }
+  return TRUE;
+}
+
+PlAttentionStats *
+pl_attention_stats_compute_for_ids (PlTransformer  *transformer,
+                                    GPtrArray      *sequences,
+                                    GCancellable   *cancellable,
+                                    PlProgressFunc  progress,
+                                    gpointer        progress_data,
+                                    GError        **error)
+{
+  const PlTransformerConfig *c;
+  Progress prog = { progress, progress_data, 0, 0 };
+  g_autofree double *profile = NULL;
+  g_autofree double *distance = NULL;
+  g_autofree double *first = NULL;
+  PlAttentionStats *stats;
+  Sums sums;
+  gsize t, width, rows;
+  double norm;
+
+  g_return_val_if_fail (PL_IS_TRANSFORMER (transformer), NULL);
+  g_return_val_if_fail (sequences != NULL, NULL);
+
+  c = pl_transformer_get_config (transformer);
+  if (sequences->len == 0)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT, "attention statistics need at least one input");
+      return NULL;
+    }
+  t = ((GArray *) sequences->pdata[0])->len;
+  for (guint s = 1; s < sequences->len; s++)
+    if (((GArray *) sequences->pdata[s])->len != t)
+      {
+        g_set_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT,
+                     "attention statistics average inputs of one length; input %u has %u tokens, not %" G_GSIZE_FORMAT,
+                     s + 1, ((GArray *) sequences->pdata[s])->len, t);
+        return NULL;
+      }
+  if (t == 0)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT, "an empty input");
+      return NULL;
+    }
+
+  width = 2 * t - 1;
+  rows = (gsize) c->n_layers * c->n_heads;
+  profile = g_new0 (double, rows * width);
+  distance = g_new0 (double, rows);
+  first = g_new0 (double, rows);
+  sums = (Sums) { c->n_heads, t, profile, distance, first };
+
+  prog.total = sequences->len;
+  for (guint s = 0; s < sequences->len; s++)
+    {
+      GArray *ids = sequences->pdata[s];
+
+      prog.done = s;
+      if (!pl_transformer_run (transformer, (int *) ids->data, ids->len, TRUE, accumulate, &sums,
+                               cancellable, sequence_progress, &prog, error))
+        return NULL;
+    }
+
+  stats = g_new0 (PlAttentionStats, 1);
+  stats->ref_count = 1;
+  stats->n_layers = c->n_layers;
+  stats->n_heads = c->n_heads;
+  stats->n_tokens = t;
+  stats->n_sequences = sequences->len;
+  stats->offset_profile = pl_matrix_new (rows, width);
+  stats->mean_distance = pl_matrix_new (c->n_layers, c->n_heads);
+  stats->first_token = pl_matrix_new (c->n_layers, c->n_heads);
+  norm = 1.0 / ((double) t * sequences->len);
+  for (gsize i = 0; i < rows * width; i++)
+    stats->offset_profile->data[i] = profile[i] * norm;
+  for (gsize i = 0; i < rows; i++)
+    {
+      stats->mean_distance->data[i] = distance[i] * norm;
+      stats->first_token->data[i] = first[i] * norm;
+    }
+  return stats;
+}
+
+static guint
+resolve_length (PlTransformer *transformer,
+                guint          length)
+{
+  return length == 0 ? pl_transformer_get_config (transformer)->n_positions : length;
+}
+
+static GPtrArray *
+random_sequences (PlTransformer *transformer,
+                  guint          n_sequences,
+                  guint          length,
+                  guint64        seed)
+{
+  GPtrArray *sequences = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+
+  for (guint s = 0; s < n_sequences; s++)
+    g_ptr_array_add (sequences, pl_transformer_random_ids (transformer, length, seed + s));
+  return sequences;
+}
+
+static gboolean
+check_counts (PlTransformer  *transformer,
+              guint           n_sequences,
+              guint           length,
+              GError        **error)
+{
+  guint max = pl_transformer_get_config (transformer)->n_positions;
+
+  if (n_sequences == 0)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT,
+                   "the number of random inputs must be at least 1");
+      return FALSE;
+    }
+  if (length > max)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT,
+                   "inputs of %u tokens: the model takes at most %u", length, max);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+PlAttentionStats *
+pl_attention_stats_compute (PlTransformer  *transformer,
+                            guint           n_sequences,
+                            guint           length,
+                            guint64         seed,
+                            GCancellable   *cancellable,
+                            PlProgressFunc  progress,
+                            gpointer        progress_data,
+                            GError        **error)
+{
+  g_autoptr(GPtrArray) sequences = NULL;
+
+  g_return_val_if_fail (PL_IS_TRANSFORMER (transformer), NULL);
+
+  if (!check_counts (transformer, n_sequences, length, error))
+    return NULL;
+  sequences = random_sequences (transformer, n_sequences, resolve_length (transformer, length), seed);
+  return pl_attention_stats_compute_for_ids (transformer, sequences, cancellable,
+                                             progress, progress_data, error);
+}
+
+PlMatrix *
+pl_attention_position_only (PlTransformer  *transformer,
+                            guint           length,
+                            GError        **error)
+{
+  const PlTransformerConfig *c;
+  g_autoptr(PlMatrix) x = NULL;
+  g_autoptr(PlMatrix) q = NULL;
+  g_autoptr(PlMatrix) k = NULL;
+  PlMatrix *type;
+  PlMatrix *out;
+  gsize t, h, nh, d;
+  float scale;
+
+  g_return_val_if_fail (PL_IS_TRANSFORMER (transformer), NULL);
+
+  c = pl_transformer_get_config (transformer);
+  t = resolve_length (transformer, length);
+  if (!(x = pl_transformer_get_positions (transformer, t, error)))
+    return NULL;
+  h = c->hidden_size;
+  nh = c->n_heads;
+  d = h / nh;
+
+  type = pl_transformer_get_token_type (transformer);
+  if (type != NULL)
+    for (gsize i = 0; i < t; i++)
+      for (gsize j = 0; j < h; j++)
+        pl_matrix_row (x, i)[j] += type->data[j];
+  pl_transformer_first_norm (transformer, x);
+
+  q = pl_matrix_new (t, h);
+  k = pl_matrix_new (t, h);
+  pl_transformer_first_qk (transformer, x, q, k);
+
+  if (!(out = pl_matrix_try_new (nh * t, t, error)))
+    return NULL;
+  scale = 1.0f / sqrtf ((float) d);
+  for (gsize head = 0; head < nh; head++)
+    {
+      float *p = out->data + head * t * t;
+
+      cblas_sgemm (CblasRowMajor, CblasNoTrans, CblasTrans, t, t, d,
+                   scale, q->data + head * d, h, k->data + head * d, h, 0.0f, p, t);
+      for (gsize i = 0; i < t; i++)
+        pl_kernel_softmax_row (p + i * t, c->causal ? i + 1 : t, t);
+    }
+  return out;
+}
+
+typedef struct
+{
+  guint    max_layer;
+  double **sums;      /* max_layer + 1 of [T × hidden] */
+} Means;
+
+static gboolean
+add_hidden (guint     k,
+            PlMatrix *attention,
+            PlMatrix *hidden,
+            gpointer  user_data)
+{
+  Means *m = user_data;
+  gsize n = hidden->rows * hidden->cols;
+
+  for (gsize i = 0; i < n; i++)
+    m->sums[k][i] += hidden->data[i];
+  return k < m->max_layer;
+}
+
+GPtrArray *
+pl_attention_positional_components (PlTransformer  *transformer,
+                                    guint           max_layer,
+                                    guint           n_sequences,
+                                    guint           length,
+                                    guint64         seed,
+                                    GCancellable   *cancellable,
+                                    PlProgressFunc  progress,
+                                    gpointer        progress_data,
+                                    GError        **error)
+{
+  const PlTransformerConfig *c;
+  Progress prog = { progress, progress_data, 0, n_sequences };
+  g_autoptr(GPtrArray) tables = NULL;
+  Means means;
+  gsize t, h;
+  gboolean ok = TRUE;
+
+  g_return_val_if_fail (PL_IS_TRANSFORMER (transformer), NULL);
+
+  c = pl_transformer_get_config (transformer);
+  if (max_layer > c->n_layers)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT,
+                   "layer %u does not exist: the model has layers 0 (embeddings) to %u",
+                   max_layer, c->n_layers);
+      return NULL;
+    }
+  if (!check_counts (transformer, n_sequences, length, error))
+    return NULL;
+  t = resolve_length (transformer, length);
+  h = c->hidden_size;
+
+  means.max_layer = max_layer;
+  means.sums = g_new0 (double *, max_layer + 1);
+  for (guint k = 0; k <= max_layer; k++)
+    means.sums[k] = g_try_new0 (double, t * h);
+  for (guint k = 0; k <= max_layer && ok; k++)
+    if (means.sums[k] == NULL)
+      {
+        g_set_error (error, PL_ERROR, PL_ERROR_TOO_LARGE, "out of memory for %u layers of %" G_GSIZE_FORMAT " × %" G_GSIZE_FORMAT " means",
+                     max_layer + 1, t, h);
+        ok = FALSE;
+      }
+
+  for (guint s = 0; s < n_sequences && ok; s++)
+    {
+      g_autoptr(GArray) ids = pl_transformer_random_ids (transformer, t, seed + s);
+
+      prog.done = s;
+      ok = pl_transformer_run (transformer, (int *) ids->data, ids->len, FALSE, add_hidden, &means,
+                               cancellable, sequence_progress, &prog, error);
+    }
+
+  if (ok)
+    {
+      tables = g_ptr_array_new_with_free_func ((GDestroyNotify) pl_matrix_unref);
+      for (guint k = 0; k <= max_layer; k++)
+        {
+          PlMatrix *table = pl_matrix_new (t, h);
+
+          for (gsize i = 0; i < t * h; i++)
+            table->data[i] = (float) (means.sums[k][i] / n_sequences);
+          g_ptr_array_add (tables, table);
+        }
+    }
+  for (guint k = 0; k <= max_layer; k++)
+    g_free (means.sums[k]);
+  g_free (means.sums);
+  return g_steal_pointer (&tables);
+}
