@@ -28,6 +28,14 @@ typedef struct
   char    *dtype_name;     /* "F32", "BF16", "I64", "float32", ... for messages */
 } PlTensorInfo;
 
+/* The matrix view of a tensor: columns are its last dimension, rows the
+ * product of the others (a vector is one row, a scalar 1×1). */
+void                pl_tensor_info_get_matrix_shape (const PlTensorInfo *info,
+                                                     guint64            *rows,
+                                                     guint64            *cols);
+/* TRUE for 2-D tensors of a float dtype: what can be a position table. */
+gboolean            pl_tensor_info_is_table     (const PlTensorInfo *info);
+
 #define PL_TYPE_CHECKPOINT (pl_checkpoint_get_type ())
 
 G_DECLARE_DERIVABLE_TYPE (PlCheckpoint, pl_checkpoint, PL, CHECKPOINT, GObject)

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "pl-checkpoint.h"
+#include "pl-encodings.h"
 #include "pl-matrix.h"
 
 G_BEGIN_DECLS
@@ -92,6 +93,20 @@ guint          pl_model_get_n_positions      (PlModel     *self);
 int            pl_model_get_bos_id           (PlModel     *self);
 int            pl_model_get_eos_id           (PlModel     *self);
 int            pl_model_get_pad_id           (PlModel     *self);
+
+/* Additions: "GPT-2", "BERT", … for display; the activation as config.json
+ * names it (NULL when absent); the table's width; the analytic encoding of a
+ * builtin: model (NULL otherwise). */
+const char    *pl_model_get_family_display_name (PlModel *self);
+const char    *pl_model_get_activation_name  (PlModel     *self);
+guint          pl_model_get_position_table_cols (PlModel  *self);
+const PlEncodingSpec *pl_model_get_encoding  (PlModel     *self);
+/* TRUE when the model can be run: a known architecture with layers, and
+ * heads, epsilon and activation known from config.json. Otherwise an error
+ * naming what is missing and where to put it. The forward pass calls this
+ * before anything else. */
+gboolean       pl_model_require_config       (PlModel     *self,
+                                              GError     **error);
 
 /* The rows that are real positions, float32, [n_positions, hidden]. */
 PlMatrix      *pl_model_read_positions       (PlModel     *self,

@@ -1,0 +1,488 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <string.h>
+
+#include "pl-checkpoint-hdf5.h"
+#include "pl-checkpoint-private.h"
+#include "pl-error.h"
+#include "pl-hdf5.h"
+
+/* Limits that keep a hostile file from making a listing slow. */
+#define MAX_DEPTH   64
+#define MAX_OBJECTS 200000
+
+struct _PlCheckpointHdf5
+{
+  PlCheckpoint  parent_instance;
+  GArray       *files;       /* hid_t, one per shard */
+  GPtrArray    *file_paths;  /* char *, for messages */
+  char         *link_skipped; /* the first link not followed, for messages */
+};
+
+G_DEFINE_FINAL_TYPE (PlCheckpointHdf5, pl_checkpoint_hdf5, PL_TYPE_CHECKPOINT)
+
+typedef struct
+{
+  PlCheckpointHdf5 *self;
+  guint             shard;
+  const char       *file_path;
+  GHashTable       *visited;       /* object addresses, against hard-link cycles */
+  GString          *path;
+  guint             depth;
+  guint             n_objects;
+  guint             n_links_skipped;
+  char             *first_link_skipped;
+  gboolean          skip_optimizer;
+  GError           *error;
+} Walk;
+
+static void
+describe_type (hid_t     type,
+               PlDType  *dtype,
+               char    **name,
+               guint    *elem_size)
+{
+  H5T_class_t klass = H5Tget_class (type);
+  gsize size = H5Tget_size (type);
+
+  *elem_size = size;
+  if (klass == H5T_FLOAT)
+    {
+      size_t spos, epos, esize, mpos, msize;
+
+      H5Tget_fields (type, &spos, &epos, &esize, &mpos, &msize);
+      if (size == 4 && esize == 8 && msize == 23)
+        *dtype = PL_DTYPE_F32, *name = g_strdup ("float32");
+      else if (size == 8 && esize == 11 && msize == 52)
+        *dtype = PL_DTYPE_F64, *name = g_strdup ("float64");
+      else if (size == 2 && esize == 5 && msize == 10)
+        *dtype = PL_DTYPE_F16, *name = g_strdup ("float16");
+      else if (size == 2 && esize == 8 && msize == 7)
+        *dtype = PL_DTYPE_BF16, *name = g_strdup ("bfloat16");
+      else
+        *dtype = PL_DTYPE_OTHER, *name = g_strdup_printf ("float (%" G_GSIZE_FORMAT " bytes, unusual layout)", size);
+    }
+  else if (klass == H5T_INTEGER)
+    {
+      *dtype = PL_DTYPE_OTHER;
+      *name = g_strdup_printf ("%sint%" G_GSIZE_FORMAT,
+                               H5Tget_sign (type) == H5T_SGN_NONE ? "u" : "", size * 8);
+    }
+  else
+    {
+      static const char * const names[] = {
+        "integer", "float", "time", "string", "bitfield", "opaque",
+        "compound", "reference", "enum", "variable-length", "array",
+      };
+
+      *dtype = PL_DTYPE_OTHER;
+      *name = g_strdup (klass >= 0 && klass < (int) G_N_ELEMENTS (names) ? names[klass] : "unknown type");
+    }
+}
+
+static void
+add_dataset (Walk  *walk,
+             hid_t  dataset)
+{
+  hid_t space = H5Dget_space (dataset);
+  hid_t type = H5Dget_type (dataset);
+  hid_t dcpl = H5Dget_create_plist (dataset);
+  hsize_t dims[H5S_MAX_RANK] = { 0 };
+  guint64 shape[PL_TENSOR_MAX_RANK] = { 0 };
+  g_autofree char *dtype_name = NULL;
+  PlTensorEntry *entry;
+  PlDType dtype = PL_DTYPE_OTHER;
+  guint elem_size = 0;
+  int rank = -1;
+  guint64 count = 1;
+  gboolean overflow = FALSE;
+
+  if (space >= 0)
+    rank = H5Sget_simple_extent_ndims (space);
+  if (rank < 0 || type < 0)
+    goto out;
+  H5Sget_simple_extent_dims (space, dims, NULL);
+  describe_type (type, &dtype, &dtype_name, &elem_size);
+  if (rank > PL_TENSOR_MAX_RANK)
+    {
+      /* Listed so the user sees it, but never read. */
+      g_free (dtype_name);
+      dtype_name = g_strdup_printf ("%d-D array", rank);
+      dtype = PL_DTYPE_OTHER;
+      rank = 0;
+    }
+  for (int i = 0; i < rank; i++)
+    {
+      shape[i] = dims[i];
+      if (dims[i] != 0 && count > G_MAXUINT64 / dims[i])
+        overflow = TRUE;
+      else
+        count *= dims[i];
+    }
+
+  entry = pl_checkpoint_add_tensor (PL_CHECKPOINT (walk->self), walk->path->str, rank, shape,
+                                    dtype, dtype_name);
+  if (entry == NULL)
+    goto out;
+  entry->shard = walk->shard;
+  entry->elem_size = elem_size;
+  if (overflow || (elem_size > 0 && count > G_MAXUINT64 / elem_size))
+    entry->refusal = g_strdup ("declares more elements than can be counted");
+  else if (dcpl >= 0 && H5Pget_layout (dcpl) == H5D_VIRTUAL)
+    entry->refusal = g_strdup ("is a virtual dataset made of other files; Poslens reads only inside the opened file");
+  else if (dcpl >= 0 && H5Pget_external_count (dcpl) > 0)
+    entry->refusal = g_strdup ("keeps its data in external files; Poslens reads only inside the opened file");
+  else
+    entry->nbytes = count * elem_size;
+
+out:
+  if (dcpl >= 0)
+    H5Pclose (dcpl);
+  if (type >= 0)
+    H5Tclose (type);
+  if (space >= 0)
+    H5Sclose (space);
+}
+
+static herr_t walk_group (hid_t group, Walk *walk);
+
+static herr_t
+visit_link (hid_t              group,
+            const char        *name,
+            const H5L_info_t  *info,
+            void              *data)
+{
+  Walk *walk = data;
+  gsize saved_len = walk->path->len;
+  H5O_info_t oinfo;
+  herr_t ret = 0;
+
+  if (walk->n_objects++ >= MAX_OBJECTS)
+    {
+      g_set_error (&walk->error, PL_ERROR, PL_ERROR_TOO_LARGE,
+                   "%s holds more than %d objects", walk->file_path, MAX_OBJECTS);
+      return -1;
+    }
+
+  if (walk->path->len == 0 || walk->path->str[walk->path->len - 1] != '/')
+    g_string_append_c (walk->path, '/');
+  g_string_append (walk->path, name);
+
+  /* Soft, external and user-defined links may point anywhere (another file,
+   * a cycle): only hard links are followed. */
+  if (info->type != H5L_TYPE_HARD)
+    {
+      if (walk->first_link_skipped == NULL)
+        walk->first_link_skipped = g_strdup_printf ("%s (%s link)", walk->path->str,
+                                                     info->type == H5L_TYPE_SOFT ? "soft" :
+                                                     info->type == H5L_TYPE_EXTERNAL ? "external" :
+                                                     "user-defined");
+      walk->n_links_skipped++;
+      goto out;
+    }
+
+  if (walk->depth == 0 && walk->skip_optimizer && strcmp (name, "optimizer_weights") == 0)
+    goto out;
+
+  if (g_hash_table_contains (walk->visited, &info->u.address))
+    goto out;
+  g_hash_table_add (walk->visited, g_memdup2 (&info->u.address, sizeof info->u.address));
+
+  if (H5Oget_info_by_name2 (group, name, &oinfo, H5O_INFO_BASIC, pl_hdf5_link_access ()) < 0)
+    {
+      pl_hdf5_set_error (&walk->error, PL_ERROR_CORRUPT, walk->file_path,
+                         "cannot read object %s", walk->path->str);
+      ret = -1;
+      goto out;
+    }
+
+  if (oinfo.type == H5O_TYPE_GROUP)
+    {
+      hid_t child;
+
+      if (walk->depth >= MAX_DEPTH)
+        goto out;
+      child = H5Gopen2 (group, name, H5P_DEFAULT);
+      if (child < 0)
+        {
+          pl_hdf5_set_error (&walk->error, PL_ERROR_CORRUPT, walk->file_path,
+                             "cannot open group %s", walk->path->str);
+          ret = -1;
+          goto out;
+        }
+      walk->depth++;
+      ret = walk_group (child, walk);
+      walk->depth--;
+      H5Gclose (child);
+    }
+  else if (oinfo.type == H5O_TYPE_DATASET)
+    {
+      hid_t dataset = H5Dopen2 (group, name, pl_hdf5_dataset_access ());
+
+      if (dataset < 0)
+        {
+          pl_hdf5_set_error (&walk->error, PL_ERROR_CORRUPT, walk->file_path,
+                             "cannot open dataset %s", walk->path->str);
+          ret = -1;
+          goto out;
+        }
+      add_dataset (walk, dataset);
+      H5Dclose (dataset);
+    }
+
+out:
+  g_string_truncate (walk->path, saved_len);
+  return ret;
+}
+
+static herr_t
+walk_group (hid_t  group,
+            Walk  *walk)
+{
+  hsize_t idx = 0;
+  herr_t ret;
+
+  ret = H5Literate (group, H5_INDEX_NAME, H5_ITER_NATIVE, &idx, visit_link, walk);
+  if (ret < 0 && walk->error == NULL)
+    pl_hdf5_set_error (&walk->error, PL_ERROR_CORRUPT, walk->file_path,
+                       "cannot list the group %s", walk->path->len ? walk->path->str : "/");
+  return ret;
+}
+
+static gboolean
+has_root_attribute (hid_t       file,
+                    const char *name)
+{
+  return H5Aexists_by_name (file, "/", name, pl_hdf5_link_access ()) > 0;
+}
+
+static gboolean
+has_root_group (hid_t       file,
+                const char *name)
+{
+  return H5Lexists (file, name, pl_hdf5_link_access ()) > 0;
+}
+
+static void
+pl_checkpoint_hdf5_finalize (GObject *object)
+{
+  PlCheckpointHdf5 *self = PL_CHECKPOINT_HDF5 (object);
+
+  if (self->files != NULL)
+    {
+      pl_hdf5_lock ();
+      for (guint i = 0; i < self->files->len; i++)
+        H5Fclose (g_array_index (self->files, hid_t, i));
+      pl_hdf5_unlock ();
+      g_clear_pointer (&self->files, g_array_unref);
+    }
+  g_clear_pointer (&self->file_paths, g_ptr_array_unref);
+  g_clear_pointer (&self->link_skipped, g_free);
+
+  G_OBJECT_CLASS (pl_checkpoint_hdf5_parent_class)->finalize (object);
+}
+
+static PlMatrix *
+pl_checkpoint_hdf5_read_rows (PlCheckpoint        *checkpoint,
+                              const PlTensorInfo  *info,
+                              guint64              first,
+                              guint64              n,
+                              GError             **error)
+{
+  PlCheckpointHdf5 *self = PL_CHECKPOINT_HDF5 (checkpoint);
+  const PlTensorEntry *entry = (const PlTensorEntry *) info;
+  const char *file_path = g_ptr_array_index (self->file_paths, entry->shard);
+  g_autoptr(PlMatrix) matrix = NULL;
+  hid_t file = g_array_index (self->files, hid_t, entry->shard);
+  hid_t dataset = H5I_INVALID_HID, file_space = H5I_INVALID_HID, mem_space = H5I_INVALID_HID;
+  guint64 rows, cols;
+  gboolean ok = FALSE;
+
+  pl_tensor_info_get_matrix_shape (info, &rows, &cols);
+  matrix = pl_matrix_try_new (n, cols, error);
+  if (matrix == NULL)
+    {
+      g_prefix_error (error, "%s: “%s”: ", file_path, info->name);
+      return NULL;
+    }
+  if (n == 0 || cols == 0)
+    return g_steal_pointer (&matrix);
+  if (info->rank > 2 && (first != 0 || n != rows))
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED,
+                   "%s: “%s” is %u-D; only whole reads are supported", file_path, info->name,
+                   info->rank);
+      return NULL;
+    }
+
+  pl_hdf5_lock ();
+
+  dataset = H5Dopen2 (file, info->name, pl_hdf5_dataset_access ());
+  if (dataset < 0)
+    {
+      pl_hdf5_set_error (error, PL_ERROR_CORRUPT, file_path, "cannot open “%s”", info->name);
+      goto out;
+    }
+  file_space = H5Dget_space (dataset);
+  if (file_space < 0)
+    {
+      pl_hdf5_set_error (error, PL_ERROR_CORRUPT, file_path, "cannot read the shape of “%s”", info->name);
+      goto out;
+    }
+  if (info->rank == 2)
+    {
+      /* Only the rows asked for: a hyperslab, not the whole table. */
+      hsize_t start[2] = { first, 0 };
+      hsize_t count[2] = { n, cols };
+
+      if (H5Sselect_hyperslab (file_space, H5S_SELECT_SET, start, NULL, count, NULL) < 0)
+        {
+          pl_hdf5_set_error (error, PL_ERROR_FAILED, file_path, "cannot select rows of “%s”", info->name);
+          goto out;
+        }
+    }
+  {
+    hsize_t mem_dims[1] = { n * cols };
+
+    mem_space = H5Screate_simple (1, mem_dims, NULL);
+  }
+  if (H5Dread (dataset, H5T_NATIVE_FLOAT, mem_space, file_space, H5P_DEFAULT, matrix->data) < 0)
+    {
+      pl_hdf5_set_error (error, PL_ERROR_CORRUPT, file_path, "cannot read “%s”", info->name);
+      goto out;
+    }
+  ok = TRUE;
+
+out:
+  if (mem_space >= 0)
+    H5Sclose (mem_space);
+  if (file_space >= 0)
+    H5Sclose (file_space);
+  if (dataset >= 0)
+    H5Dclose (dataset);
+  H5Eclear2 (H5E_DEFAULT);
+  pl_hdf5_unlock ();
+
+  return ok ? g_steal_pointer (&matrix) : NULL;
+}
+
+static void
+pl_checkpoint_hdf5_class_init (PlCheckpointHdf5Class *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  PlCheckpointClass *checkpoint_class = PL_CHECKPOINT_CLASS (klass);
+
+  object_class->finalize = pl_checkpoint_hdf5_finalize;
+  checkpoint_class->read_rows = pl_checkpoint_hdf5_read_rows;
+}
+
+static void
+pl_checkpoint_hdf5_init (PlCheckpointHdf5 *self)
+{
+  self->files = g_array_new (FALSE, FALSE, sizeof (hid_t));
+  self->file_paths = g_ptr_array_new_with_free_func (g_free);
+}
+
+static gboolean
+list_file (PlCheckpointHdf5  *self,
+           guint              shard,
+           const char        *file_path,
+           hid_t              file,
+           gboolean           keras_full,
+           GError           **error)
+{
+  g_autoptr(GHashTable) visited = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  g_autoptr(GString) path = g_string_new ("");
+  Walk walk = { 0 };
+  hid_t root;
+  herr_t ret;
+
+  G_STATIC_ASSERT (sizeof (haddr_t) == sizeof (gint64));
+
+  walk.self = self;
+  walk.shard = shard;
+  walk.file_path = file_path;
+  walk.visited = visited;
+  walk.path = path;
+  walk.skip_optimizer = keras_full;
+
+  root = H5Gopen2 (file, "/", H5P_DEFAULT);
+  if (root < 0)
+    {
+      pl_hdf5_set_error (error, PL_ERROR_CORRUPT, file_path, "cannot open the root group");
+      return FALSE;
+    }
+  ret = walk_group (root, &walk);
+  H5Gclose (root);
+  if (self->link_skipped == NULL)
+    self->link_skipped = g_steal_pointer (&walk.first_link_skipped);
+  g_free (walk.first_link_skipped);
+  if (ret < 0 || walk.error != NULL)
+    {
+      if (walk.error != NULL)
+        g_propagate_error (error, walk.error);
+      else
+        pl_hdf5_set_error (error, PL_ERROR_CORRUPT, file_path, "cannot list its contents");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+PlCheckpoint *
+pl_checkpoint_hdf5_open (const char          *path,
+                         const char * const  *shards,
+                         GError             **error)
+{
+  g_autoptr(PlCheckpointHdf5) self = g_object_new (PL_TYPE_CHECKPOINT_HDF5, NULL);
+  const char * const single[] = { path, NULL };
+  const char *format = shards ? "hdf5-sharded" : "hdf5";
+  gboolean ok = TRUE;
+
+  if (shards == NULL)
+    shards = single;
+
+  pl_hdf5_lock ();
+  for (guint i = 0; ok && shards[i] != NULL; i++)
+    {
+      hid_t file;
+      gboolean keras_full = FALSE;
+
+      file = H5Fopen (shards[i], H5F_ACC_RDONLY, H5P_DEFAULT);
+      if (file < 0)
+        {
+          pl_hdf5_set_error (error, PL_ERROR_CORRUPT, shards[i], "cannot open as HDF5");
+          ok = FALSE;
+          break;
+        }
+      g_array_append_val (self->files, file);
+      g_ptr_array_add (self->file_paths, g_strdup (shards[i]));
+
+      if (shards == single)
+        {
+          if (has_root_attribute (file, "model_config") && has_root_group (file, "model_weights"))
+            format = "hdf5-keras", keras_full = TRUE;
+          else if (has_root_attribute (file, "layer_names"))
+            format = "hdf5-tf";
+        }
+      ok = list_file (self, i, shards[i], file, keras_full, error);
+    }
+  H5Eclear2 (H5E_DEFAULT);
+  pl_hdf5_unlock ();
+
+  if (!ok)
+    return NULL;
+  if (pl_checkpoint_get_n_tensors (PL_CHECKPOINT (self)) == 0)
+    {
+      if (self->link_skipped != NULL)
+        g_set_error (error, PL_ERROR, PL_ERROR_NOT_FOUND,
+                     "%s contains no datasets of its own; links such as %s are not followed",
+                     path, self->link_skipped);
+      else
+        g_set_error (error, PL_ERROR, PL_ERROR_NOT_FOUND,
+                     "%s contains no datasets", path);
+      return NULL;
+    }
+  pl_checkpoint_set_path_and_format (PL_CHECKPOINT (self), path, format);
+  return PL_CHECKPOINT (g_steal_pointer (&self));
+}

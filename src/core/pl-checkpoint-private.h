@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include "pl-checkpoint.h"
+
+G_BEGIN_DECLS
+
+/* What a reader keeps per tensor; PlTensorInfo comes first so the pointer
+ * handed out as a PlTensorInfo is the entry. */
+typedef struct
+{
+  PlTensorInfo  info;
+  guint         shard;      /* which file of a sharded checkpoint */
+  guint64       offset;     /* safetensors: absolute byte offset in that file */
+  guint64       nbytes;
+  guint         elem_size;  /* bytes per element when known, else 0 */
+  char         *refusal;    /* why it cannot be read (external storage, …), or NULL */
+} PlTensorEntry;
+
+void           pl_checkpoint_set_path_and_format (PlCheckpoint    *self,
+                                                  const char      *path,
+                                                  const char      *format);
+PlTensorEntry *pl_checkpoint_add_tensor          (PlCheckpoint    *self,
+                                                  const char      *name,
+                                                  guint            rank,
+                                                  const guint64   *shape,
+                                                  PlDType          dtype,
+                                                  const char      *dtype_name);
+/* Reads config.json beside DIR_OR_FILE's folder, when there is one. */
+gboolean       pl_checkpoint_load_config         (PlCheckpoint    *self,
+                                                  const char      *weights_file,
+                                                  GError         **error);
+/* Reads a sharded checkpoint's index: returns the shard file names in first-use
+ * order (plain names in the index's folder, never paths elsewhere). */
+GStrv          pl_checkpoint_read_shard_index    (const char      *index_path,
+                                                  GError         **error);
+
+G_END_DECLS

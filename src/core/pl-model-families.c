@@ -1,0 +1,362 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <string.h>
+
+#include "pl-model-private.h"
+
+#define BERT_LIKE_ROLES(attn, out, ln1, inter, output, ln2)        \
+  [PL_WEIGHT_TOKEN_EMBEDDING] = "embeddings.word_embeddings.weight", \
+  [PL_WEIGHT_POSITION_EMBEDDING] = "embeddings.position_embeddings.weight", \
+  [PL_WEIGHT_TOKEN_TYPE_EMBEDDING] = "embeddings.token_type_embeddings.weight", \
+  [PL_WEIGHT_EMBED_LN_WEIGHT] = "embeddings.LayerNorm.weight", \
+  [PL_WEIGHT_EMBED_LN_BIAS] = "embeddings.LayerNorm.bias", \
+  [PL_WEIGHT_Q_WEIGHT] = attn "query.weight", \
+  [PL_WEIGHT_Q_BIAS] = attn "query.bias", \
+  [PL_WEIGHT_K_WEIGHT] = attn "key.weight", \
+  [PL_WEIGHT_K_BIAS] = attn "key.bias", \
+  [PL_WEIGHT_V_WEIGHT] = attn "value.weight", \
+  [PL_WEIGHT_V_BIAS] = attn "value.bias", \
+  [PL_WEIGHT_ATTN_OUT_WEIGHT] = out ".weight", \
+  [PL_WEIGHT_ATTN_OUT_BIAS] = out ".bias", \
+  [PL_WEIGHT_LN1_WEIGHT] = ln1 ".weight", \
+  [PL_WEIGHT_LN1_BIAS] = ln1 ".bias", \
+  [PL_WEIGHT_FFN_IN_WEIGHT] = inter ".weight", \
+  [PL_WEIGHT_FFN_IN_BIAS] = inter ".bias", \
+  [PL_WEIGHT_FFN_OUT_WEIGHT] = output ".weight", \
+  [PL_WEIGHT_FFN_OUT_BIAS] = output ".bias", \
+  [PL_WEIGHT_LN2_WEIGHT] = ln2 ".weight", \
+  [PL_WEIGHT_LN2_BIAS] = ln2 ".bias"
+
+#define BERT_ROLES BERT_LIKE_ROLES ("attention.self.", "attention.output.dense", \
+                                    "attention.output.LayerNorm", "intermediate.dense", \
+                                    "output.dense", "output.LayerNorm")
+
+/* Order matters: more specific layouts before the ones they resemble. */
+static const PlFamilyDesc families[] = {
+  {
+    .family = PL_FAMILY_GPT2, .name = "gpt2", .display_name = "GPT-2",
+    .position_suffix = "wpe.weight", .layer_pattern = "h.%u.",
+    .roles = {
+      [PL_WEIGHT_TOKEN_EMBEDDING] = "wte.weight",
+      [PL_WEIGHT_POSITION_EMBEDDING] = "wpe.weight",
+      [PL_WEIGHT_Q_WEIGHT] = "attn.c_attn.weight",
+      [PL_WEIGHT_Q_BIAS] = "attn.c_attn.bias",
+      [PL_WEIGHT_K_WEIGHT] = "attn.c_attn.weight",
+      [PL_WEIGHT_K_BIAS] = "attn.c_attn.bias",
+      [PL_WEIGHT_V_WEIGHT] = "attn.c_attn.weight",
+      [PL_WEIGHT_V_BIAS] = "attn.c_attn.bias",
+      [PL_WEIGHT_ATTN_OUT_WEIGHT] = "attn.c_proj.weight",
+      [PL_WEIGHT_ATTN_OUT_BIAS] = "attn.c_proj.bias",
+      [PL_WEIGHT_LN1_WEIGHT] = "ln_1.weight",
+      [PL_WEIGHT_LN1_BIAS] = "ln_1.bias",
+      [PL_WEIGHT_FFN_IN_WEIGHT] = "mlp.c_fc.weight",
+      [PL_WEIGHT_FFN_IN_BIAS] = "mlp.c_fc.bias",
+      [PL_WEIGHT_FFN_OUT_WEIGHT] = "mlp.c_proj.weight",
+      [PL_WEIGHT_FFN_OUT_BIAS] = "mlp.c_proj.bias",
+      [PL_WEIGHT_LN2_WEIGHT] = "ln_2.weight",
+      [PL_WEIGHT_LN2_BIAS] = "ln_2.bias",
+      [PL_WEIGHT_FINAL_LN_WEIGHT] = "ln_f.weight",
+      [PL_WEIGHT_FINAL_LN_BIAS] = "ln_f.bias",
+    },
+    .conv1d = TRUE, .fused_qkv = TRUE, .causal = TRUE, .pre_ln = TRUE,
+  },
+  {
+    .family = PL_FAMILY_OPT, .name = "opt", .display_name = "OPT",
+    .position_suffix = "embed_positions.weight", .layer_pattern = "layers.%u.",
+    .roles = {
+      [PL_WEIGHT_TOKEN_EMBEDDING] = "embed_tokens.weight",
+      [PL_WEIGHT_POSITION_EMBEDDING] = "embed_positions.weight",
+      [PL_WEIGHT_Q_WEIGHT] = "self_attn.q_proj.weight",
+      [PL_WEIGHT_Q_BIAS] = "self_attn.q_proj.bias",
+      [PL_WEIGHT_K_WEIGHT] = "self_attn.k_proj.weight",
+      [PL_WEIGHT_K_BIAS] = "self_attn.k_proj.bias",
+      [PL_WEIGHT_V_WEIGHT] = "self_attn.v_proj.weight",
+      [PL_WEIGHT_V_BIAS] = "self_attn.v_proj.bias",
+      [PL_WEIGHT_ATTN_OUT_WEIGHT] = "self_attn.out_proj.weight",
+      [PL_WEIGHT_ATTN_OUT_BIAS] = "self_attn.out_proj.bias",
+      [PL_WEIGHT_LN1_WEIGHT] = "self_attn_layer_norm.weight",
+      [PL_WEIGHT_LN1_BIAS] = "self_attn_layer_norm.bias",
+      [PL_WEIGHT_FFN_IN_WEIGHT] = "fc1.weight",
+      [PL_WEIGHT_FFN_IN_BIAS] = "fc1.bias",
+      [PL_WEIGHT_FFN_OUT_WEIGHT] = "fc2.weight",
+      [PL_WEIGHT_FFN_OUT_BIAS] = "fc2.bias",
+      [PL_WEIGHT_LN2_WEIGHT] = "final_layer_norm.weight",
+      [PL_WEIGHT_LN2_BIAS] = "final_layer_norm.bias",
+      [PL_WEIGHT_FINAL_LN_WEIGHT] = "final_layer_norm.weight",
+      [PL_WEIGHT_FINAL_LN_BIAS] = "final_layer_norm.bias",
+    },
+    /* OPTLearnedPositionalEmbedding adds 2 to every position id; its
+     * LayerNorms are nn.LayerNorm with the default epsilon. */
+    .causal = TRUE, .pre_ln = TRUE, .first_position = 2, .fixed_eps = 1e-5,
+  },
+  {
+    .family = PL_FAMILY_DISTILBERT, .name = "distilbert", .display_name = "DistilBERT",
+    .position_suffix = "embeddings.position_embeddings.weight", .layer_pattern = "transformer.layer.%u.",
+    .roles = {
+      [PL_WEIGHT_TOKEN_EMBEDDING] = "embeddings.word_embeddings.weight",
+      [PL_WEIGHT_POSITION_EMBEDDING] = "embeddings.position_embeddings.weight",
+      [PL_WEIGHT_EMBED_LN_WEIGHT] = "embeddings.LayerNorm.weight",
+      [PL_WEIGHT_EMBED_LN_BIAS] = "embeddings.LayerNorm.bias",
+      [PL_WEIGHT_Q_WEIGHT] = "attention.q_lin.weight",
+      [PL_WEIGHT_Q_BIAS] = "attention.q_lin.bias",
+      [PL_WEIGHT_K_WEIGHT] = "attention.k_lin.weight",
+      [PL_WEIGHT_K_BIAS] = "attention.k_lin.bias",
+      [PL_WEIGHT_V_WEIGHT] = "attention.v_lin.weight",
+      [PL_WEIGHT_V_BIAS] = "attention.v_lin.bias",
+      [PL_WEIGHT_ATTN_OUT_WEIGHT] = "attention.out_lin.weight",
+      [PL_WEIGHT_ATTN_OUT_BIAS] = "attention.out_lin.bias",
+      [PL_WEIGHT_LN1_WEIGHT] = "sa_layer_norm.weight",
+      [PL_WEIGHT_LN1_BIAS] = "sa_layer_norm.bias",
+      [PL_WEIGHT_FFN_IN_WEIGHT] = "ffn.lin1.weight",
+      [PL_WEIGHT_FFN_IN_BIAS] = "ffn.lin1.bias",
+      [PL_WEIGHT_FFN_OUT_WEIGHT] = "ffn.lin2.weight",
+      [PL_WEIGHT_FFN_OUT_BIAS] = "ffn.lin2.bias",
+      [PL_WEIGHT_LN2_WEIGHT] = "output_layer_norm.weight",
+      [PL_WEIGHT_LN2_BIAS] = "output_layer_norm.bias",
+    },
+    /* DistilBERT's LayerNorms are built with eps=1e-12 in its code. */
+    .fixed_eps = 1e-12,
+  },
+  {
+    .family = PL_FAMILY_ALBERT, .name = "albert", .display_name = "ALBERT",
+    .position_suffix = "embeddings.position_embeddings.weight",
+    .layer_pattern = "encoder.albert_layer_groups.0.albert_layers.0.",
+    .roles = {
+      BERT_LIKE_ROLES ("attention.", "attention.dense", "attention.LayerNorm",
+                       "ffn", "ffn_output", "full_layer_layer_norm"),
+    },
+    .shared_layers = TRUE,
+  },
+  { .family = PL_FAMILY_ROBERTA, .name = "roberta", .display_name = "RoBERTa",
+    .position_suffix = "embeddings.position_embeddings.weight", .layer_pattern = "encoder.layer.%u.",
+    .roles = { BERT_ROLES }, .first_position = 2 },
+  { .family = PL_FAMILY_XLM_ROBERTA, .name = "xlm-roberta", .display_name = "XLM-RoBERTa",
+    .position_suffix = "embeddings.position_embeddings.weight", .layer_pattern = "encoder.layer.%u.",
+    .roles = { BERT_ROLES }, .first_position = 2 },
+  { .family = PL_FAMILY_ELECTRA, .name = "electra", .display_name = "ELECTRA",
+    .position_suffix = "embeddings.position_embeddings.weight", .layer_pattern = "encoder.layer.%u.",
+    .roles = { BERT_ROLES } },
+  { .family = PL_FAMILY_BERT, .name = "bert", .display_name = "BERT",
+    .position_suffix = "embeddings.position_embeddings.weight", .layer_pattern = "encoder.layer.%u.",
+    .roles = { BERT_ROLES } },
+};
+
+static const PlFamilyDesc table_desc = {
+  .family = PL_FAMILY_TABLE, .name = "table", .display_name = "Table",
+};
+
+static const PlFamilyDesc analytic_desc = {
+  .family = PL_FAMILY_ANALYTIC, .name = "analytic", .display_name = "Analytic",
+};
+
+const PlFamilyDesc *
+pl_family_desc (PlFamily family)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (families); i++)
+    if (families[i].family == family)
+      return &families[i];
+  return family == PL_FAMILY_ANALYTIC ? &analytic_desc : &table_desc;
+}
+
+const char *
+pl_family_get_name (PlFamily family)
+{
+  return pl_family_desc (family)->name;
+}
+
+static gboolean
+is_digits (const char *s)
+{
+  if (*s == '\0')
+    return FALSE;
+  for (; *s; s++)
+    if (!g_ascii_isdigit (*s))
+      return FALSE;
+  return TRUE;
+}
+
+char *
+pl_model_normalize_name (const char *name,
+                         gboolean   *kernel)
+{
+  GString *flat = g_string_new (NULL);
+  g_auto(GStrv) parts = NULL;
+  GString *out = g_string_new (NULL);
+  char *colon;
+  guint n;
+
+  *kernel = FALSE;
+  while (*name == '/')
+    name++;
+  /* Keras list items: "layer_._3" is PyTorch's "layer.3". */
+  for (const char *p = name; *p; p++)
+    {
+      if (p[0] == '_' && p[1] == '.' && p[2] == '_' && g_ascii_isdigit (p[3]))
+        {
+          g_string_append_c (flat, '.');
+          p += 2;
+          continue;
+        }
+      g_string_append_c (flat, *p == '/' ? '.' : *p);
+    }
+  /* TensorFlow's ":0" variable suffix. */
+  colon = strrchr (flat->str, ':');
+  if (colon != NULL && is_digits (colon + 1))
+    g_string_truncate (flat, colon - flat->str);
+  parts = g_strsplit (flat->str, ".", -1);
+  g_string_free (flat, TRUE);
+  n = g_strv_length (parts);
+
+  for (guint i = 0; i < n; i++)
+    {
+      const char *part = parts[i];
+
+      if (part[0] == '\0')
+        continue;
+      if (out->len > 0)
+        g_string_append_c (out, '.');
+      if (i == n - 1)
+        {
+          if (strcmp (part, "kernel") == 0)
+            {
+              *kernel = TRUE;
+              part = "weight";
+            }
+          else if (strcmp (part, "gamma") == 0 || strcmp (part, "embeddings") == 0)
+            part = "weight";
+          else if (strcmp (part, "beta") == 0)
+            part = "bias";
+        }
+      g_string_append (out, part);
+    }
+  return g_string_free (out, FALSE);
+}
+
+static const char *
+config_model_type (PlCheckpoint *checkpoint)
+{
+  JsonObject *config = pl_checkpoint_get_config (checkpoint);
+
+  if (config == NULL || !json_object_has_member (config, "model_type"))
+    return NULL;
+  return json_object_get_string_member_with_default (config, "model_type", NULL);
+}
+
+static gboolean
+has (GHashTable *normalized,
+     const char *prefix,
+     const char *middle,
+     const char *role)
+{
+  g_autofree char *name = g_strconcat (prefix, middle ? middle : "", role, NULL);
+
+  return g_hash_table_contains (normalized, name);
+}
+
+/* BERT-shaped embeddings are shared by five families: the layer layout tells
+ * DistilBERT and ALBERT apart, then config.json's model_type or the prefix's
+ * last component (HF's base_model_prefix) names the rest. */
+static const PlFamilyDesc *
+pick_bert_like (PlCheckpoint *checkpoint,
+                GHashTable   *normalized,
+                const char   *prefix)
+{
+  const char *model_type = config_model_type (checkpoint);
+  g_autofree char *trimmed = g_strdup (prefix);
+  const char *last;
+  char *dot;
+
+  if (has (normalized, prefix, "transformer.layer.0.", "attention.q_lin.weight"))
+    return pl_family_desc (PL_FAMILY_DISTILBERT);
+  if (has (normalized, prefix, "encoder.albert_layer_groups.0.albert_layers.0.", "attention.query.weight"))
+    return pl_family_desc (PL_FAMILY_ALBERT);
+
+  if (model_type != NULL)
+    {
+      if (g_str_equal (model_type, "xlm-roberta") || g_str_equal (model_type, "xlm_roberta"))
+        return pl_family_desc (PL_FAMILY_XLM_ROBERTA);
+      if (g_str_equal (model_type, "roberta") || g_str_equal (model_type, "camembert"))
+        return pl_family_desc (PL_FAMILY_ROBERTA);
+      if (g_str_equal (model_type, "electra"))
+        return pl_family_desc (PL_FAMILY_ELECTRA);
+      if (g_str_equal (model_type, "bert"))
+        return pl_family_desc (PL_FAMILY_BERT);
+    }
+
+  if (g_str_has_suffix (trimmed, "."))
+    trimmed[strlen (trimmed) - 1] = '\0';
+  dot = strrchr (trimmed, '.');
+  last = dot ? dot + 1 : trimmed;
+  if (g_str_equal (last, "roberta"))
+    return pl_family_desc (PL_FAMILY_ROBERTA);
+  if (g_str_equal (last, "electra"))
+    return pl_family_desc (PL_FAMILY_ELECTRA);
+  return pl_family_desc (PL_FAMILY_BERT);
+}
+
+gboolean
+pl_family_recognise (PlCheckpoint        *checkpoint,
+                     GHashTable          *normalized,
+                     const PlFamilyDesc **desc,
+                     char               **prefix,
+                     const PlTensorInfo **table)
+{
+  /* The first family (in the table's order) whose position table appears;
+   * among several candidates, the shortest name (the model's own, not a
+   * head's copy). */
+  static const PlFamily probe_order[] = { PL_FAMILY_GPT2, PL_FAMILY_OPT, PL_FAMILY_BERT };
+
+  for (guint f = 0; f < G_N_ELEMENTS (probe_order); f++)
+    {
+      const PlFamilyDesc *probe = pl_family_desc (probe_order[f]);
+      GHashTableIter iter;
+      gpointer key, value;
+      const char *best = NULL;
+      const PlNormalizedName *best_value = NULL;
+
+      g_hash_table_iter_init (&iter, normalized);
+      while (g_hash_table_iter_next (&iter, &key, &value))
+        {
+          const char *norm = key;
+          gsize len = strlen (norm), suffix_len = strlen (probe->position_suffix);
+
+          if (len < suffix_len || strcmp (norm + len - suffix_len, probe->position_suffix) != 0)
+            continue;
+          if (len > suffix_len && norm[len - suffix_len - 1] != '.')
+            continue;
+          if (best == NULL || len < strlen (best) || (len == strlen (best) && strcmp (norm, best) < 0))
+            best = norm, best_value = value;
+        }
+      if (best != NULL)
+        {
+          const PlTensorInfo *info = pl_checkpoint_find_tensor (checkpoint, best_value->stored);
+          g_autofree char *found_prefix = g_strndup (best, strlen (best) - strlen (probe->position_suffix));
+
+          if (info == NULL || !pl_tensor_info_is_table (info))
+            continue;
+          if (probe->family == PL_FAMILY_BERT)
+            probe = pick_bert_like (checkpoint, normalized, found_prefix);
+          *desc = probe;
+          *prefix = g_steal_pointer (&found_prefix);
+          *table = info;
+          return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+PlActivation
+pl_activation_from_name (const char *name)
+{
+  if (name == NULL)
+    return PL_ACTIVATION_NONE;
+  if (g_str_equal (name, "gelu"))
+    return PL_ACTIVATION_GELU;
+  if (g_str_equal (name, "gelu_new") || g_str_equal (name, "gelu_pytorch_tanh") ||
+      g_str_equal (name, "gelu_fast"))
+    return PL_ACTIVATION_GELU_TANH;
+  if (g_str_equal (name, "relu"))
+    return PL_ACTIVATION_RELU;
+  return PL_ACTIVATION_NONE;
+}

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include "pl-model.h"
+
+G_BEGIN_DECLS
+
+#define PL_N_WEIGHTS (PL_WEIGHT_FINAL_LN_BIAS + 1)
+
+/* How one architecture names its tensors, after pl_model_normalize_name:
+ * a dotted PyTorch-style name whatever the file format. Global roles are
+ * relative to the model's prefix, per-layer roles to the layer's. */
+typedef struct
+{
+  PlFamily     family;
+  const char  *name;              /* "gpt2", as in config.json's model_type */
+  const char  *display_name;      /* "GPT-2" */
+  const char  *position_suffix;   /* what identifies the position table */
+  const char  *layer_pattern;     /* relative to the prefix, with one %u */
+  const char  *roles[PL_N_WEIGHTS];
+  gboolean     conv1d;            /* linear weights stored [in, out] even as "weight" */
+  gboolean     fused_qkv;         /* Q, K, V are thirds of one [hidden, 3 hidden] */
+  gboolean     shared_layers;     /* ALBERT: every layer uses layer 0's weights */
+  gboolean     causal;
+  gboolean     pre_ln;
+  guint        first_position;    /* rows before the first real position */
+  double       fixed_eps;         /* set by the architecture's code, not its config; 0 if configured */
+} PlFamilyDesc;
+
+typedef struct
+{
+  char     *stored;     /* the name in the file */
+  gboolean  kernel;     /* a Keras kernel: [in, out] */
+} PlNormalizedName;
+
+const PlFamilyDesc *pl_family_desc            (PlFamily            family);
+const char         *pl_family_get_name        (PlFamily            family);
+/* "bert/tf_bert_for_masked_lm/bert/encoder/layer_._0/attention/self/query/kernel:0"
+ * -> "bert.tf_bert_for_masked_lm.bert.encoder.layer.0.attention.self.query.weight" */
+char               *pl_model_normalize_name   (const char         *name,
+                                               gboolean           *kernel);
+/* Finds the family whose position table is in CHECKPOINT, with the prefix of
+ * its names; FALSE when no known architecture matches. */
+gboolean            pl_family_recognise       (PlCheckpoint       *checkpoint,
+                                               GHashTable         *normalized,
+                                               const PlFamilyDesc **desc,
+                                               char              **prefix,
+                                               const PlTensorInfo **table);
+PlActivation        pl_activation_from_name   (const char         *name);
+
+G_END_DECLS

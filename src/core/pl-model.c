@@ -1,0 +1,929 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "pl-encodings.h"
+#include "pl-error.h"
+#include "pl-model-private.h"
+
+struct _PlModel
+{
+  GObject              parent_instance;
+
+  char                *name;
+  char                *path;
+  PlCheckpoint        *checkpoint;
+  PlMatrix            *table;          /* in-memory tables (analytic, new_for_table) */
+  gboolean             has_encoding;
+  PlEncodingSpec       encoding;
+  const PlFamilyDesc  *desc;
+  char                *prefix;         /* normalised prefix of the family's names */
+  GHashTable          *normalized;     /* normalised name -> PlNormalizedName */
+
+  char                *position_table;
+  guint                table_rows;
+  guint                table_cols;
+  guint                first_position;
+
+  guint                hidden;
+  guint                n_layers;
+  guint                n_heads;
+  guint                ffn;
+  guint                vocab;
+  double               eps;
+  PlActivation         activation;
+  char                *activation_name;
+  gboolean             pre_ln;
+  gboolean             causal;
+  int                  bos_id;
+  int                  eos_id;
+  int                  pad_id;
+
+  char                *config_problem; /* why heads/eps/activation are unknown */
+};
+
+G_DEFINE_FINAL_TYPE (PlModel, pl_model, G_TYPE_OBJECT)
+
+static void
+normalized_name_free (gpointer data)
+{
+  PlNormalizedName *n = data;
+
+  g_free (n->stored);
+  g_free (n);
+}
+
+static void
+pl_model_finalize (GObject *object)
+{
+  PlModel *self = PL_MODEL (object);
+
+  g_clear_object (&self->checkpoint);
+  g_clear_pointer (&self->table, pl_matrix_unref);
+  g_clear_pointer (&self->normalized, g_hash_table_unref);
+  g_clear_pointer (&self->name, g_free);
+  g_clear_pointer (&self->path, g_free);
+  g_clear_pointer (&self->prefix, g_free);
+  g_clear_pointer (&self->position_table, g_free);
+  g_clear_pointer (&self->activation_name, g_free);
+  g_clear_pointer (&self->config_problem, g_free);
+
+  G_OBJECT_CLASS (pl_model_parent_class)->finalize (object);
+}
+
+static void
+pl_model_class_init (PlModelClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = pl_model_finalize;
+}
+
+static void
+pl_model_init (PlModel *self)
+{
+  self->desc = pl_family_desc (PL_FAMILY_TABLE);
+  self->bos_id = self->eos_id = self->pad_id = -1;
+}
+
+/* The folder's name for HF layouts (…/bert-base-uncased/model.safetensors),
+ * the file's otherwise. */
+static char *
+name_for_path (const char *path)
+{
+  g_autofree char *base = g_path_get_basename (path);
+  static const char * const generic[] = {
+    "model.safetensors", "model.safetensors.index.json", "tf_model.h5",
+    "tf_model.h5.index.json", "model.h5",
+  };
+
+  if (g_file_test (path, G_FILE_TEST_IS_DIR))
+    return g_steal_pointer (&base);
+  for (guint i = 0; i < G_N_ELEMENTS (generic); i++)
+    if (g_str_equal (base, generic[i]))
+      {
+        g_autofree char *dir = g_path_get_dirname (path);
+        g_autofree char *abs = g_canonicalize_filename (dir, NULL);
+
+        return g_path_get_basename (abs);
+      }
+  return g_steal_pointer (&base);
+}
+
+/* An integer from the first of KEYS that config.json has; -1 when none (or null). */
+static gint64
+config_int (JsonObject         *config,
+            const char * const *keys)
+{
+  if (config == NULL)
+    return -1;
+  for (guint i = 0; keys[i] != NULL; i++)
+    {
+      JsonNode *node = json_object_get_member (config, keys[i]);
+
+      if (node != NULL && JSON_NODE_HOLDS_VALUE (node) &&
+          json_node_get_value_type (node) == G_TYPE_INT64)
+        return json_node_get_int (node);
+    }
+  return -1;
+}
+
+static double
+config_double (JsonObject         *config,
+               const char * const *keys)
+{
+  if (config == NULL)
+    return 0;
+  for (guint i = 0; keys[i] != NULL; i++)
+    {
+      JsonNode *node = json_object_get_member (config, keys[i]);
+
+      if (node != NULL && JSON_NODE_HOLDS_VALUE (node) &&
+          (json_node_get_value_type (node) == G_TYPE_DOUBLE ||
+           json_node_get_value_type (node) == G_TYPE_INT64))
+        return json_node_get_double (node);
+    }
+  return 0;
+}
+
+static const char *
+config_string (JsonObject         *config,
+               const char * const *keys)
+{
+  if (config == NULL)
+    return NULL;
+  for (guint i = 0; keys[i] != NULL; i++)
+    {
+      JsonNode *node = json_object_get_member (config, keys[i]);
+
+      if (node != NULL && JSON_NODE_HOLDS_VALUE (node) &&
+          json_node_get_value_type (node) == G_TYPE_STRING)
+        return json_node_get_string (node);
+    }
+  return NULL;
+}
+
+static const PlTensorInfo *
+find_role (PlModel  *self,
+           PlWeight  weight,
+           int       layer,
+           gboolean *kernel)
+{
+  const char *role = self->desc->roles[weight];
+  g_autofree char *name = NULL;
+  const PlNormalizedName *stored;
+  gboolean per_layer = weight >= PL_WEIGHT_Q_WEIGHT && weight <= PL_WEIGHT_LN2_BIAS;
+
+  if (role == NULL || self->normalized == NULL)
+    return NULL;
+  if (per_layer)
+    {
+      g_autofree char *layer_base = NULL;
+
+      /* The pattern has one %u (or none for ALBERT's shared layer). */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+      layer_base = g_strdup_printf (self->desc->layer_pattern, (guint) MAX (layer, 0));
+#pragma GCC diagnostic pop
+      name = g_strconcat (self->prefix, layer_base, role, NULL);
+    }
+  else
+    name = g_strconcat (self->prefix, role, NULL);
+
+  stored = g_hash_table_lookup (self->normalized, name);
+  if (stored == NULL)
+    return NULL;
+  if (kernel != NULL)
+    *kernel = stored->kernel;
+  return pl_checkpoint_find_tensor (self->checkpoint, stored->stored);
+}
+
+static guint
+count_layers (PlModel *self)
+{
+  guint n = 0;
+
+  if (self->desc->shared_layers)
+    return find_role (self, PL_WEIGHT_Q_WEIGHT, 0, NULL) ? 1 : 0;
+  while (n < 100000 && (find_role (self, PL_WEIGHT_Q_WEIGHT, n, NULL) != NULL ||
+                        find_role (self, PL_WEIGHT_LN1_WEIGHT, n, NULL) != NULL))
+    n++;
+  return n;
+}
+
+static void
+read_config (PlModel *self)
+{
+  static const char * const heads_keys[] = { "num_attention_heads", "n_head", "n_heads", NULL };
+  static const char * const layers_keys[] = { "num_hidden_layers", "n_layer", "n_layers", NULL };
+  static const char * const eps_keys[] = { "layer_norm_eps", "layer_norm_epsilon", NULL };
+  static const char * const act_keys[] = { "hidden_act", "activation_function", "activation", NULL };
+  static const char * const bos_keys[] = { "bos_token_id", NULL };
+  static const char * const eos_keys[] = { "eos_token_id", NULL };
+  static const char * const pad_keys[] = { "pad_token_id", NULL };
+  static const char * const pre_ln_keys[] = { "do_layer_norm_before", NULL };
+  JsonObject *config = pl_checkpoint_get_config (self->checkpoint);
+  g_autoptr(GString) missing = g_string_new (NULL);
+  const char *act;
+  gint64 v;
+
+  v = config_int (config, heads_keys);
+  self->n_heads = v > 0 && v < G_MAXINT ? (guint) v : 0;
+  if (self->desc->shared_layers)
+    {
+      v = config_int (config, layers_keys);
+      if (v > 0 && v < 100000 && self->n_layers > 0)
+        self->n_layers = v;
+    }
+  self->eps = self->desc->fixed_eps;
+  if (self->eps == 0)
+    self->eps = config_double (config, eps_keys);
+  act = config_string (config, act_keys);
+  self->activation = pl_activation_from_name (act);
+  self->activation_name = g_strdup (act);
+  self->bos_id = CLAMP (config_int (config, bos_keys), -1, G_MAXINT);
+  self->eos_id = CLAMP (config_int (config, eos_keys), -1, G_MAXINT);
+  self->pad_id = CLAMP (config_int (config, pad_keys), -1, G_MAXINT);
+  if (config != NULL && self->desc->family == PL_FAMILY_OPT &&
+      json_object_has_member (config, "do_layer_norm_before") &&
+      JSON_NODE_HOLDS_VALUE (json_object_get_member (config, "do_layer_norm_before")))
+    self->pre_ln = json_object_get_boolean_member (config, pre_ln_keys[0]);
+
+  /* RoBERTa counts positions from padding_idx + 1. */
+  if ((self->desc->family == PL_FAMILY_ROBERTA || self->desc->family == PL_FAMILY_XLM_ROBERTA) &&
+      self->pad_id >= 0)
+    self->first_position = self->pad_id + 1;
+
+  if (self->n_heads == 0)
+    g_string_append (missing, "num_attention_heads");
+  if (self->eps <= 0)
+    g_string_append_printf (missing, "%s%s", missing->len ? ", " : "",
+                            self->desc->family == PL_FAMILY_GPT2 ? "layer_norm_epsilon" : "layer_norm_eps");
+  if (self->activation == PL_ACTIVATION_NONE && act == NULL)
+    g_string_append_printf (missing, "%s%s", missing->len ? ", " : "",
+                            self->desc->family == PL_FAMILY_GPT2 || self->desc->family == PL_FAMILY_OPT
+                              ? "activation_function" : "hidden_act");
+
+  if (config == NULL)
+    {
+      g_autofree char *dir = g_path_get_dirname (pl_checkpoint_get_path (self->checkpoint));
+
+      self->config_problem = g_strdup_printf ("no config.json beside %s: the number of attention heads, the "
+                                              "layer-norm epsilon and the activation cannot be read from the "
+                                              "weights; put the model’s config.json in %s",
+                                              pl_checkpoint_get_path (self->checkpoint), dir);
+    }
+  else if (missing->len > 0)
+    {
+      g_autofree char *dir = g_path_get_dirname (pl_checkpoint_get_path (self->checkpoint));
+
+      self->config_problem = g_strdup_printf ("%s/config.json has no %s", dir, missing->str);
+    }
+  else if (self->activation == PL_ACTIVATION_NONE)
+    {
+      g_autofree char *dir = g_path_get_dirname (pl_checkpoint_get_path (self->checkpoint));
+
+      self->config_problem = g_strdup_printf ("%s/config.json: the activation “%s” is not supported "
+                                              "(gelu, gelu_new, gelu_pytorch_tanh and relu are)", dir, act);
+    }
+  else if (self->n_heads > 0 && self->hidden % self->n_heads != 0)
+    {
+      g_autofree char *dir = g_path_get_dirname (pl_checkpoint_get_path (self->checkpoint));
+
+      self->config_problem = g_strdup_printf ("%s/config.json: %u heads do not divide the hidden size %u",
+                                              dir, self->n_heads, self->hidden);
+    }
+}
+
+static void
+build_normalized (PlModel *self)
+{
+  guint n = pl_checkpoint_get_n_tensors (self->checkpoint);
+
+  self->normalized = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, normalized_name_free);
+  for (guint i = 0; i < n; i++)
+    {
+      const PlTensorInfo *info = pl_checkpoint_get_tensor (self->checkpoint, i);
+      PlNormalizedName *entry = g_new0 (PlNormalizedName, 1);
+      char *norm = pl_model_normalize_name (info->name, &entry->kernel);
+
+      entry->stored = g_strdup (info->name);
+      if (g_hash_table_contains (self->normalized, norm))
+        {
+          g_free (norm);
+          normalized_name_free (entry);
+          continue;
+        }
+      g_hash_table_insert (self->normalized, norm, entry);
+    }
+}
+
+static void
+set_table (PlModel            *self,
+           const PlTensorInfo *info)
+{
+  self->position_table = g_strdup (info->name);
+  self->table_rows = (guint) MIN (info->shape[0], G_MAXUINT);
+  self->table_cols = (guint) MIN (info->shape[1], G_MAXUINT);
+}
+
+static gboolean
+check_table (PlModel             *self,
+             const PlTensorInfo  *info,
+             GError             **error)
+{
+  const char *path = pl_checkpoint_get_path (self->checkpoint);
+  g_autoptr(GString) shape = g_string_new (NULL);
+
+  for (guint i = 0; i < info->rank; i++)
+    g_string_append_printf (shape, "%s%" G_GUINT64_FORMAT, i ? "×" : "", info->shape[i]);
+  if (info->rank != 2)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED,
+                   "%s: “%s” is %u-D (%s); a position table must be 2-D (positions × width)",
+                   path, info->name, info->rank, info->rank ? shape->str : "a scalar");
+      return FALSE;
+    }
+  if (info->dtype == PL_DTYPE_OTHER)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED,
+                   "%s: “%s” has dtype %s; a position table must hold floats",
+                   path, info->name, info->dtype_name);
+      return FALSE;
+    }
+  if (info->shape[0] == 0 || info->shape[1] == 0 || info->shape[0] > G_MAXINT || info->shape[1] > G_MAXINT)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED,
+                   "%s: “%s” is %s, which cannot be a position table", path, info->name, shape->str);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Without a known architecture, a 2-D table whose name says "position"
+ * (or the only 2-D table there is) is taken as the position table. */
+static const PlTensorInfo *
+guess_table (PlCheckpoint *checkpoint)
+{
+  const PlTensorInfo *only = NULL;
+  guint n_tables = 0;
+
+  for (guint i = 0; i < pl_checkpoint_get_n_tensors (checkpoint); i++)
+    {
+      const PlTensorInfo *info = pl_checkpoint_get_tensor (checkpoint, i);
+      g_autofree char *lower = NULL;
+
+      if (!pl_tensor_info_is_table (info))
+        continue;
+      n_tables++;
+      only = info;
+      lower = g_ascii_strdown (info->name, -1);
+      if (strstr (lower, "position") != NULL || strstr (lower, "pos_emb") != NULL ||
+          strstr (lower, "wpe") != NULL)
+        return info;
+    }
+  return n_tables == 1 ? only : NULL;
+}
+
+static PlModel *
+open_builtin (const char  *spec,
+              GError     **error)
+{
+  g_autoptr(PlModel) self = g_object_new (PL_TYPE_MODEL, NULL);
+  g_autoptr(GError) local_error = NULL;
+
+  if (!pl_encoding_spec_parse (spec, &self->encoding, error))
+    return NULL;
+  self->has_encoding = TRUE;
+  self->desc = pl_family_desc (PL_FAMILY_ANALYTIC);
+  self->name = pl_encoding_spec_describe (&self->encoding);
+  self->path = g_strdup (spec);
+  self->n_heads = self->encoding.kind == PL_ENCODING_ALIBI ? self->encoding.heads : 0;
+  /* ALiBi and "none" have no table; the model still stands for them. */
+  self->table = pl_encoding_table (&self->encoding, &local_error);
+  if (self->table != NULL)
+    {
+      self->position_table = g_strdup (spec);
+      self->table_rows = self->table->rows;
+      self->table_cols = self->table->cols;
+      self->hidden = self->table->cols;
+    }
+  return g_steal_pointer (&self);
+}
+
+PlModel *
+pl_model_open (const char  *path,
+               const char  *dataset,
+               GError     **error)
+{
+  g_autoptr(PlModel) self = NULL;
+  const PlTensorInfo *table = NULL;
+  const PlTensorInfo *info;
+  gboolean kernel;
+
+  g_return_val_if_fail (path != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (g_str_has_prefix (path, "builtin:"))
+    return open_builtin (path, error);
+
+  self = g_object_new (PL_TYPE_MODEL, NULL);
+  self->checkpoint = pl_checkpoint_open (path, error);
+  if (self->checkpoint == NULL)
+    return NULL;
+  self->path = g_strdup (path);
+  self->name = name_for_path (path);
+
+  if (dataset != NULL)
+    {
+      info = pl_checkpoint_find_tensor (self->checkpoint, dataset);
+      if (info == NULL)
+        {
+          g_set_error (error, PL_ERROR, PL_ERROR_NOT_FOUND,
+                       "%s has no dataset “%s” (links to other files or objects are not followed)",
+                       pl_checkpoint_get_path (self->checkpoint), dataset);
+          return NULL;
+        }
+      if (!check_table (self, info, error))
+        return NULL;
+      set_table (self, info);
+      self->hidden = self->table_cols;
+      {
+        const char *slash = strrchr (info->name, '/');
+        char *named = g_strdup_printf ("%s · %s", self->name, slash ? slash + 1 : info->name);
+
+        g_free (self->name);
+        self->name = named;
+      }
+      return g_steal_pointer (&self);
+    }
+
+  build_normalized (self);
+  if (pl_family_recognise (self->checkpoint, self->normalized, &self->desc, &self->prefix, &table))
+    {
+      const PlTensorInfo *q, *tok, *ffn;
+
+      if (!check_table (self, table, error))
+        return NULL;
+      set_table (self, table);
+      self->causal = self->desc->causal;
+      self->pre_ln = self->desc->pre_ln;
+      self->first_position = self->desc->first_position;
+      self->n_layers = count_layers (self);
+
+      /* Hidden size from the query projection's input when there is one:
+       * ALBERT and small ELECTRAs embed narrower than they compute. */
+      q = find_role (self, PL_WEIGHT_Q_WEIGHT, 0, &kernel);
+      if (q != NULL && q->rank == 2)
+        self->hidden = (guint) ((kernel || self->desc->conv1d) ? q->shape[0] : q->shape[1]);
+      else
+        self->hidden = self->table_cols;
+      tok = find_role (self, PL_WEIGHT_TOKEN_EMBEDDING, 0, NULL);
+      if (tok != NULL && tok->rank == 2)
+        self->vocab = (guint) MIN (tok->shape[0], G_MAXUINT);
+      ffn = find_role (self, PL_WEIGHT_FFN_IN_WEIGHT, 0, &kernel);
+      if (ffn != NULL && ffn->rank == 2)
+        self->ffn = (guint) ((kernel || self->desc->conv1d) ? ffn->shape[1] : ffn->shape[0]);
+
+      read_config (self);
+      if (self->first_position >= self->table_rows)
+        {
+          g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT,
+                       "%s: the position table “%s” has %u rows, but positions start at row %u",
+                       pl_checkpoint_get_path (self->checkpoint), self->position_table,
+                       self->table_rows, self->first_position);
+          return NULL;
+        }
+      return g_steal_pointer (&self);
+    }
+
+  /* An architecture Poslens does not know: a list of tensors, with a table
+   * when one can be told apart by its name. */
+  table = guess_table (self->checkpoint);
+  if (table != NULL)
+    {
+      set_table (self, table);
+      self->hidden = self->table_cols;
+    }
+  return g_steal_pointer (&self);
+}
+
+PlModel *
+pl_model_new_for_table (const char *name,
+                        PlMatrix   *table)
+{
+  PlModel *self;
+
+  g_return_val_if_fail (name != NULL, NULL);
+  g_return_val_if_fail (table != NULL, NULL);
+
+  self = g_object_new (PL_TYPE_MODEL, NULL);
+  self->name = g_strdup (name);
+  self->table = pl_matrix_ref (table);
+  self->position_table = g_strdup (name);
+  self->table_rows = table->rows;
+  self->table_cols = table->cols;
+  self->hidden = table->cols;
+  return self;
+}
+
+const char *
+pl_model_get_name (PlModel *self)
+{
+  g_return_val_if_fail (PL_IS_MODEL (self), NULL);
+  return self->name;
+}
+
+const char *
+pl_model_get_path (PlModel *self)
+{
+  g_return_val_if_fail (PL_IS_MODEL (self), NULL);
+  return self->path;
+}
+
+PlCheckpoint *
+pl_model_get_checkpoint (PlModel *self)
+{
+  g_return_val_if_fail (PL_IS_MODEL (self), NULL);
+  return self->checkpoint;
+}
+
+PlFamily
+pl_model_get_family (PlModel *self)
+{
+  g_return_val_if_fail (PL_IS_MODEL (self), PL_FAMILY_TABLE);
+  return self->desc->family;
+}
+
+const char *
+pl_model_get_family_name (PlModel *self)
+{
+  g_return_val_if_fail (PL_IS_MODEL (self), NULL);
+  return self->desc->name;
+}
+
+const char *
+pl_model_get_family_display_name (PlModel *self)
+{
+  g_return_val_if_fail (PL_IS_MODEL (self), NULL);
+  return self->desc->display_name;
+}
+
+guint
+pl_model_get_hidden_size (PlModel *self)
+{
+  g_return_val_if_fail (PL_IS_MODEL (self), 0);
+  return self->hidden;
+}
+
+guint
+pl_model_get_n_layers (PlModel *self)
+{
+  g_return_val_if_fail (PL_IS_MODEL (self), 0);
+  return self->n_layers;
+}
+
+guint
+pl_model_get_n_heads (PlModel *self)
+{
+  g_return_val_if_fail (PL_IS_MODEL (self), 0);
+  return self->n_heads;
+}
+
+guint
+pl_model_get_ffn_size (PlModel *self)
+{
+  g_return_val_if_fail (PL_IS_MODEL (self), 0);
+  return self->ffn;
+}
+
+guint
+pl_model_get_vocab_size (PlModel *self)
+{
+  g_return_val_if_fail (PL_IS_MODEL (self), 0);
+  return self->vocab;
+}
+
+double
+pl_model_get_layer_norm_eps (PlModel *self)
+{
+  g_return_val_if_fail (PL_IS_MODEL (self), 0);
+  return self->eps;
+}
+
+PlActivation
+pl_model_get_activation (PlModel *self)
+{
+  g_return_val_if_fail (PL_IS_MODEL (self), PL_ACTIVATION_NONE);
+  return self->activation;
+}
+
+const char *
+pl_model_get_activation_name (PlModel *self)
+{
+  g_return_val_if_fail (PL_IS_MODEL (self), NULL);
+  return self->activation_name;
+}
+
+gboolean
+pl_model_get_pre_ln (PlModel *self)
+{
+  g_return_val_if_fail (PL_IS_MODEL (self), FALSE);
+  return self->pre_ln;
+}
+
+gboolean
+pl_model_get_causal (PlModel *self)
+{
+  g_return_val_if_fail (PL_IS_MODEL (self), FALSE);
+  return self->causal;
+}
+
+const char *
+pl_model_get_position_table_name (PlModel *self)
+{
+  g_return_val_if_fail (PL_IS_MODEL (self), NULL);
+  return self->position_table;
+}
+
+guint
+pl_model_get_position_table_rows (PlModel *self)
+{
+  g_return_val_if_fail (PL_IS_MODEL (self), 0);
+  return self->table_rows;
+}
+
+guint
+pl_model_get_position_table_cols (PlModel *self)
+{
+  g_return_val_if_fail (PL_IS_MODEL (self), 0);
+  return self->table_cols;
+}
+
+guint
+pl_model_get_first_position (PlModel *self)
+{
+  g_return_val_if_fail (PL_IS_MODEL (self), 0);
+  return self->first_position;
+}
+
+guint
+pl_model_get_n_positions (PlModel *self)
+{
+  g_return_val_if_fail (PL_IS_MODEL (self), 0);
+  return self->table_rows - MIN (self->first_position, self->table_rows);
+}
+
+int
+pl_model_get_bos_id (PlModel *self)
+{
+  g_return_val_if_fail (PL_IS_MODEL (self), -1);
+  return self->bos_id;
+}
+
+int
+pl_model_get_eos_id (PlModel *self)
+{
+  g_return_val_if_fail (PL_IS_MODEL (self), -1);
+  return self->eos_id;
+}
+
+int
+pl_model_get_pad_id (PlModel *self)
+{
+  g_return_val_if_fail (PL_IS_MODEL (self), -1);
+  return self->pad_id;
+}
+
+const PlEncodingSpec *
+pl_model_get_encoding (PlModel *self)
+{
+  g_return_val_if_fail (PL_IS_MODEL (self), NULL);
+  return self->has_encoding ? &self->encoding : NULL;
+}
+
+gboolean
+pl_model_require_config (PlModel  *self,
+                         GError  **error)
+{
+  g_return_val_if_fail (PL_IS_MODEL (self), FALSE);
+
+  if (self->desc->family == PL_FAMILY_TABLE || self->desc->family == PL_FAMILY_ANALYTIC)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED,
+                   "%s is a position table, not a transformer Poslens can run",
+                   self->path ? self->path : self->name);
+      return FALSE;
+    }
+  if (self->n_layers == 0)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_NOT_FOUND,
+                   "%s: no %s layers found (expected names like “%s…”)",
+                   pl_checkpoint_get_path (self->checkpoint), self->desc->display_name,
+                   self->desc->layer_pattern);
+      return FALSE;
+    }
+  if (self->config_problem != NULL)
+    {
+      g_set_error_literal (error, PL_ERROR, PL_ERROR_NOT_FOUND, self->config_problem);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+check_rows (PlModel   *self,
+            PlMatrix  *m,
+            GError   **error)
+{
+  const char *where = self->checkpoint ? pl_checkpoint_get_path (self->checkpoint) : self->name;
+
+  for (gsize i = 0; i < m->rows; i++)
+    {
+      const float *row = pl_matrix_row (m, i);
+      gboolean zero = TRUE;
+
+      for (gsize j = 0; j < m->cols; j++)
+        {
+          if (!isfinite (row[j]))
+            {
+              g_set_error (error, PL_ERROR, PL_ERROR_BAD_VALUES,
+                           "%s: position %" G_GSIZE_FORMAT " (row %" G_GSIZE_FORMAT ") of “%s” holds %s",
+                           where, i, i + self->first_position, self->position_table,
+                           isnan (row[j]) ? "NaN" : "an infinity");
+              return FALSE;
+            }
+          if (row[j] != 0.0f)
+            zero = FALSE;
+        }
+      if (zero && m->cols > 0)
+        {
+          g_set_error (error, PL_ERROR, PL_ERROR_BAD_VALUES,
+                       "%s: position %" G_GSIZE_FORMAT " (row %" G_GSIZE_FORMAT ") of “%s” is all zeros, "
+                       "so it has no direction to compare",
+                       where, i, i + self->first_position, self->position_table);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+PlMatrix *
+pl_model_read_positions (PlModel  *self,
+                         GError  **error)
+{
+  g_autoptr(PlMatrix) rows = NULL;
+  guint n;
+
+  g_return_val_if_fail (PL_IS_MODEL (self), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (self->position_table == NULL)
+    {
+      if (self->has_encoding)
+        return pl_encoding_table (&self->encoding, error);
+      g_set_error (error, PL_ERROR, PL_ERROR_NOT_FOUND,
+                   "%s: no position table was recognised among its %u tensors; choose one (--dataset NAME)",
+                   self->path, pl_checkpoint_get_n_tensors (self->checkpoint));
+      return NULL;
+    }
+
+  n = pl_model_get_n_positions (self);
+  if (self->table != NULL)
+    rows = pl_matrix_slice_rows (self->table, self->first_position, n);
+  else
+    rows = pl_checkpoint_read_rows (self->checkpoint, self->position_table, self->first_position, n, error);
+  if (rows == NULL)
+    return NULL;
+  if (!check_rows (self, rows, error))
+    return NULL;
+  return g_steal_pointer (&rows);
+}
+
+static PlMatrix *
+transpose (const PlMatrix *m)
+{
+  PlMatrix *t = pl_matrix_new (m->cols, m->rows);
+
+  for (gsize i = 0; i < m->rows; i++)
+    for (gsize j = 0; j < m->cols; j++)
+      t->data[j * m->rows + i] = m->data[i * m->cols + j];
+  return t;
+}
+
+static PlMatrix *
+columns (const PlMatrix *m,
+         gsize           first,
+         gsize           n)
+{
+  PlMatrix *out = pl_matrix_new (m->rows, n);
+
+  for (gsize i = 0; i < m->rows; i++)
+    memcpy (pl_matrix_row (out, i), pl_matrix_row (m, i) + first, n * sizeof (float));
+  return out;
+}
+
+static gboolean
+is_linear_weight (PlWeight weight)
+{
+  switch (weight)
+    {
+    case PL_WEIGHT_Q_WEIGHT:
+    case PL_WEIGHT_K_WEIGHT:
+    case PL_WEIGHT_V_WEIGHT:
+    case PL_WEIGHT_ATTN_OUT_WEIGHT:
+    case PL_WEIGHT_FFN_IN_WEIGHT:
+    case PL_WEIGHT_FFN_OUT_WEIGHT:
+      return TRUE;
+    default:
+      return FALSE;
+    }
+}
+
+PlMatrix *
+pl_model_read_weight (PlModel   *self,
+                      PlWeight   weight,
+                      int        layer,
+                      GError   **error)
+{
+  g_autoptr(PlMatrix) m = NULL;
+  const PlTensorInfo *info;
+  gboolean per_layer = weight >= PL_WEIGHT_Q_WEIGHT && weight <= PL_WEIGHT_LN2_BIAS;
+  gboolean kernel = FALSE;
+  const char *path;
+
+  g_return_val_if_fail (PL_IS_MODEL (self), NULL);
+  g_return_val_if_fail ((guint) weight < PL_N_WEIGHTS, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (self->checkpoint == NULL || self->desc->family == PL_FAMILY_TABLE)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED,
+                   "%s is a position table without transformer weights",
+                   self->path ? self->path : self->name);
+      return NULL;
+    }
+  path = pl_checkpoint_get_path (self->checkpoint);
+  if (per_layer && (layer < 0 || (guint) layer >= self->n_layers))
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT,
+                   "%s: layer %d does not exist (the model has %u)", path, layer, self->n_layers);
+      return NULL;
+    }
+
+  info = find_role (self, weight, layer, &kernel);
+  if (info == NULL)
+    {
+      if (self->desc->roles[weight] == NULL)
+        g_set_error (error, PL_ERROR, PL_ERROR_NOT_FOUND,
+                     "%s: %s models have no weight of this kind", path, self->desc->display_name);
+      else if (per_layer)
+        g_set_error (error, PL_ERROR, PL_ERROR_NOT_FOUND,
+                     "%s: layer %d of this %s checkpoint has no “%s”", path, layer,
+                     self->desc->display_name, self->desc->roles[weight]);
+      else
+        g_set_error (error, PL_ERROR, PL_ERROR_NOT_FOUND,
+                     "%s: this %s checkpoint has no “%s”", path, self->desc->display_name,
+                     self->desc->roles[weight]);
+      return NULL;
+    }
+  m = pl_checkpoint_read (self->checkpoint, info->name, error);
+  if (m == NULL)
+    return NULL;
+
+  if (info->rank == 1 && !is_linear_weight (weight))
+    ; /* vectors come back as 1×n already */
+  else if (is_linear_weight (weight) && info->rank != 2)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT,
+                   "%s: “%s” should be a matrix but is %u-D", path, info->name, info->rank);
+      return NULL;
+    }
+
+  /* nn.Linear stores [out, in]; Keras kernels and GPT-2's Conv1D [in, out]. */
+  if (is_linear_weight (weight) && !kernel && !self->desc->conv1d)
+    {
+      PlMatrix *t = transpose (m);
+
+      pl_matrix_unref (m);
+      m = t;
+    }
+
+  if (self->desc->fused_qkv && weight >= PL_WEIGHT_Q_WEIGHT && weight <= PL_WEIGHT_V_BIAS)
+    {
+      guint part = (weight - PL_WEIGHT_Q_WEIGHT) / 2;
+      gsize width = m->cols / 3;
+
+      if (m->cols % 3 != 0 || (m->rows > 1 && m->rows * 3 != m->cols))
+        {
+          g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT,
+                       "%s: “%s” is %" G_GSIZE_FORMAT "×%" G_GSIZE_FORMAT ", not [hidden, 3 × hidden]",
+                       path, info->name, m->rows, m->cols);
+          return NULL;
+        }
+      return columns (m, part * width, width);
+    }
+  return g_steal_pointer (&m);
+}

@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "pl-checkpoint.h"
+#include "pl-error.h"
+#include "pl-model.h"
+#include "pl-test-util.h"
+
+#define GPT2_WPE "/transformer/tfgp_t2lm_head_model/transformer/wpe/embeddings:0"
+#define BERT_POS "/bert/tf_bert_for_masked_lm/bert/embeddings/position_embeddings/embeddings:0"
+#define ROBERTA_POS "/roberta/tf_roberta_for_masked_lm/roberta/embeddings/position_embeddings/embeddings:0"
+
+/* The demo checkpoints through PlModel: family, sizes from config.json, and
+ * the real-position rows equal to the raw dataset's rows bit for bit (the
+ * reference is read with the plain HDF5 API, not with PlCheckpoint). */
+typedef struct
+{
+  const char  *folder;
+  PlFamily     family;
+  const char  *family_name;
+  const char  *dataset;
+  guint        table_rows;
+  guint        first;
+  double       eps;
+  PlActivation activation;
+  gboolean     pre_ln;
+  gboolean     causal;
+} DemoCase;
+
+static const DemoCase demo_cases[] = {
+  { "mini-gpt2", PL_FAMILY_GPT2, "gpt2", GPT2_WPE, 512, 0, 1e-5, PL_ACTIVATION_GELU_TANH, TRUE, TRUE },
+  { "mini-bert", PL_FAMILY_BERT, "bert", BERT_POS, 512, 0, 1e-12, PL_ACTIVATION_GELU, FALSE, FALSE },
+  { "mini-roberta", PL_FAMILY_ROBERTA, "roberta", ROBERTA_POS, 514, 2, 1e-12, PL_ACTIVATION_GELU, FALSE, FALSE },
+};
+
+static void
+test_demo (gconstpointer data)
+{
+  const DemoCase *c = data;
+  g_autofree char *dir = pl_test_demo (c->folder, NULL);
+  g_autofree char *file = pl_test_demo (c->folder, "tf_model.h5", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PlModel) model = pl_model_open (dir, NULL, &error);
+  g_autoptr(PlMatrix) raw = NULL;
+  g_autoptr(PlMatrix) expect = NULL;
+  g_autoptr(PlMatrix) positions = NULL;
+
+  g_assert_no_error (error);
+  g_assert_nonnull (model);
+  g_assert_cmpint (pl_model_get_family (model), ==, c->family);
+  g_assert_cmpstr (pl_model_get_family_name (model), ==, c->family_name);
+  g_assert_cmpstr (pl_checkpoint_get_format (pl_model_get_checkpoint (model)), ==, "hdf5-tf");
+  g_assert_cmpstr (pl_model_get_name (model), ==, c->folder);
+  g_assert_cmpuint (pl_model_get_hidden_size (model), ==, 256);
+  g_assert_cmpuint (pl_model_get_n_layers (model), ==, 4);
+  g_assert_cmpuint (pl_model_get_n_heads (model), ==, 4);
+  g_assert_cmpuint (pl_model_get_ffn_size (model), ==, 1024);
+  g_assert_cmpuint (pl_model_get_vocab_size (model), ==, 260);
+  g_assert_cmpfloat (pl_model_get_layer_norm_eps (model), ==, c->eps);
+  g_assert_cmpint (pl_model_get_activation (model), ==, c->activation);
+  g_assert_cmpint (pl_model_get_pre_ln (model), ==, c->pre_ln);
+  g_assert_cmpint (pl_model_get_causal (model), ==, c->causal);
+  g_assert_cmpstr (pl_model_get_position_table_name (model), ==, c->dataset);
+  g_assert_cmpuint (pl_model_get_position_table_rows (model), ==, c->table_rows);
+  g_assert_cmpuint (pl_model_get_first_position (model), ==, c->first);
+  g_assert_cmpuint (pl_model_get_n_positions (model), ==, 512);
+  g_assert_true (pl_model_require_config (model, &error));
+  g_assert_no_error (error);
+
+  positions = pl_model_read_positions (model, &error);
+  g_assert_no_error (error);
+  raw = pl_test_read_h5 (file, c->dataset);
+  expect = pl_matrix_slice_rows (raw, c->first, 512);
+  g_assert_cmpuint (positions->rows, ==, 512);
+  g_assert_cmpuint (positions->cols, ==, 256);
+  g_assert_cmpmem (positions->data, 512 * 256 * sizeof (float), expect->data, 512 * 256 * sizeof (float));
+}
+
+/* RoBERTa's padding row is all zeros and must not be among the positions. */
+static void
+test_roberta_padding_row (void)
+{
+  g_autofree char *file = pl_test_demo ("mini-roberta", "tf_model.h5", NULL);
+  g_autoptr(PlMatrix) raw = pl_test_read_h5 (file, ROBERTA_POS);
+  gboolean zero = TRUE;
+
+  for (gsize j = 0; j < raw->cols; j++)
+    zero = zero && pl_matrix_get (raw, 1, j) == 0.0f;
+  g_assert_true (zero);
+}
+
+/* The checkpoint lists every dataset, and reads any row range. */
+static void
+test_checkpoint_rows (void)
+{
+  g_autofree char *file = pl_test_demo ("mini-bert", "tf_model.h5", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PlCheckpoint) ckpt = pl_checkpoint_open (file, &error);
+  g_autoptr(PlMatrix) raw = pl_test_read_h5 (file, BERT_POS);
+  g_autoptr(PlMatrix) some = NULL;
+  const PlTensorInfo *info;
+
+  g_assert_no_error (error);
+  /* 5 embedding tensors, 16 per layer, 5 in the MLM head (h5ls -r counts 74). */
+  g_assert_cmpuint (pl_checkpoint_get_n_tensors (ckpt), ==, 5 + 4 * 16 + 5);
+  info = pl_checkpoint_find_tensor (ckpt, BERT_POS + 1);
+  g_assert_nonnull (info);
+  g_assert_cmpuint (info->rank, ==, 2);
+  g_assert_cmpuint (info->shape[0], ==, 512);
+  g_assert_cmpuint (info->shape[1], ==, 256);
+  g_assert_cmpint (info->dtype, ==, PL_DTYPE_F32);
+  g_assert_nonnull (pl_checkpoint_get_config (ckpt));
+
+  some = pl_checkpoint_read_rows (ckpt, BERT_POS, 100, 7, &error);
+  g_assert_no_error (error);
+  g_assert_cmpmem (some->data, 7 * 256 * sizeof (float), pl_matrix_row (raw, 100), 7 * 256 * sizeof (float));
+
+  g_assert_null (pl_checkpoint_read_rows (ckpt, BERT_POS, 510, 3, &error));
+  g_assert_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+  g_assert_null (pl_checkpoint_read (ckpt, "/no/such/dataset", &error));
+  g_assert_error (error, PL_ERROR, PL_ERROR_NOT_FOUND);
+  g_assert_nonnull (strstr (error->message, "tf_model.h5"));
+}
+
+/* Any 2-D dataset of any HDF5 file, as a plain table. */
+static void
+test_plain_table (void)
+{
+  g_autofree char *file = pl_test_fixture ("sinusoid-512x768.h5", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PlModel) model = pl_model_open (file, "/position_embeddings", &error);
+  g_autoptr(PlMatrix) raw = pl_test_read_h5 (file, "/position_embeddings");
+  g_autoptr(PlMatrix) positions = NULL;
+
+  g_assert_no_error (error);
+  g_assert_cmpint (pl_model_get_family (model), ==, PL_FAMILY_TABLE);
+  g_assert_cmpuint (pl_model_get_first_position (model), ==, 0);
+  g_assert_cmpuint (pl_model_get_n_heads (model), ==, 0);
+  positions = pl_model_read_positions (model, &error);
+  g_assert_no_error (error);
+  g_assert_cmpfloat (pl_test_max_abs_diff (positions, raw), ==, 0.0);
+
+  g_assert_false (pl_model_require_config (model, &error));
+  g_assert_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED);
+}
+
+/* builtin: specs become analytic models whose table is the encoding's. */
+static void
+test_builtin (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PlModel) model = pl_model_open ("builtin:sinusoidal:64x32", NULL, &error);
+  g_autoptr(PlMatrix) positions = NULL;
+
+  g_assert_no_error (error);
+  g_assert_cmpint (pl_model_get_family (model), ==, PL_FAMILY_ANALYTIC);
+  g_assert_cmpuint (pl_model_get_n_positions (model), ==, 64);
+  g_assert_cmpuint (pl_model_get_hidden_size (model), ==, 32);
+  positions = pl_model_read_positions (model, &error);
+  g_assert_no_error (error);
+  /* PE[p, 2k] = sin(p / 10000^(2k/32)), PE[p, 2k+1] = cos(...) */
+  for (guint p = 0; p < 64; p += 7)
+    for (guint k = 0; k < 16; k++)
+      {
+        double angle = p / pow (10000.0, 2.0 * k / 32);
+
+        g_assert_cmpfloat_with_epsilon (pl_matrix_get (positions, p, 2 * k), sin (angle), 1e-5);
+        g_assert_cmpfloat_with_epsilon (pl_matrix_get (positions, p, 2 * k + 1), cos (angle), 1e-5);
+      }
+
+  g_clear_object (&model);
+  model = pl_model_open ("builtin:nonsense", NULL, &error);
+  g_assert_null (model);
+  g_assert_nonnull (error);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  for (guint i = 0; i < G_N_ELEMENTS (demo_cases); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/pl/checkpoint/demo/%s", demo_cases[i].folder);
+
+      g_test_add_data_func (path, &demo_cases[i], test_demo);
+    }
+  g_test_add_func ("/pl/checkpoint/roberta-padding-row", test_roberta_padding_row);
+  g_test_add_func ("/pl/checkpoint/rows", test_checkpoint_rows);
+  g_test_add_func ("/pl/checkpoint/plain-table", test_plain_table);
+  g_test_add_func ("/pl/checkpoint/builtin", test_builtin);
+
+  return g_test_run ();
+}
