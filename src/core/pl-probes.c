@@ -1,0 +1,657 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <cblas.h>
+#include <float.h>
+#include <lapacke.h>
+#include <math.h>
+#include <string.h>
+
+#include "pl-error.h"
+#include "pl-probes.h"
+
+/* Cholesky answers are trusted down to this reciprocal condition number;
+ * below it the pseudo-inverse decides which directions count. */
+#define CHOLESKY_MIN_RCOND 1e-10
+#define NEWTON_MAX_ITER    100
+#define MAX_PAIRS          100000u
+
+const char *
+pl_folds_to_string (PlFolds folds)
+{
+  switch (folds)
+    {
+    case PL_FOLDS_INTERLEAVED: return "interleaved";
+    case PL_FOLDS_SHUFFLED:    return "shuffled";
+    default:                   g_return_val_if_reached (NULL);
+    }
+}
+
+gboolean
+pl_folds_from_string (const char *name,
+                      PlFolds    *folds)
+{
+  for (PlFolds f = PL_FOLDS_INTERLEAVED; f <= PL_FOLDS_SHUFFLED; f++)
+    if (g_strcmp0 (name, pl_folds_to_string (f)) == 0)
+      {
+        *folds = f;
+        return TRUE;
+      }
+  return FALSE;
+}
+
+void
+pl_probe_options_init (PlProbeOptions *options)
+{
+  g_return_if_fail (options != NULL);
+
+  options->folds = PL_FOLDS_INTERLEAVED;
+  options->seed = 0;
+  options->n_folds = 5;
+  options->n_pairs = 512;
+}
+
+/* fold_of[i] for N items: i % k, or a seeded permutation cut into k parts
+ * whose sizes differ by at most one (the first n % k parts are longer). */
+static guint *
+assign_folds (gsize                 n,
+              const PlProbeOptions *options,
+              guint32               salt)
+{
+  guint *fold_of = g_new (guint, n);
+  guint k = options->n_folds;
+
+  if (options->folds == PL_FOLDS_INTERLEAVED)
+    {
+      for (gsize i = 0; i < n; i++)
+        fold_of[i] = i % k;
+    }
+  else
+    {
+      g_autofree gsize *perm = g_new (gsize, n);
+      GRand *rand = g_rand_new_with_seed (options->seed ^ salt);
+      gsize start = 0;
+
+      for (gsize i = 0; i < n; i++)
+        perm[i] = i;
+      for (gsize i = n - 1; i > 0; i--)
+        {
+          gsize j = g_rand_int_range (rand, 0, (gint32) (i + 1));
+          gsize t = perm[i];
+          perm[i] = perm[j];
+          perm[j] = t;
+        }
+      g_rand_free (rand);
+      for (guint f = 0; f < k; f++)
+        {
+          gsize size = n / k + (f < n % k ? 1 : 0);
+          for (gsize i = start; i < start + size; i++)
+            fold_of[perm[i]] = f;
+          start += size;
+        }
+    }
+  return fold_of;
+}
+
+/* The table in double, centred on its overall mean: the folds re-centre on
+ * their own means, this only keeps the cross-products well conditioned. */
+static double *
+centred_double (const PlMatrix *x)
+{
+  gsize n = x->rows, d = x->cols;
+  double *xd = g_new (double, n * d);
+  g_autofree double *mean = g_new0 (double, d);
+
+  for (gsize i = 0; i < n; i++)
+    for (gsize j = 0; j < d; j++)
+      mean[j] += x->data[i * d + j];
+  for (gsize j = 0; j < d; j++)
+    mean[j] /= n;
+  for (gsize i = 0; i < n; i++)
+    for (gsize j = 0; j < d; j++)
+      xd[i * d + j] = x->data[i * d + j] - mean[j];
+  return xd;
+}
+
+/* Solves A z = r for a symmetric positive semi-definite m×m A (lower
+ * triangle, column-major; destroyed) in the least-squares minimum-norm sense:
+ * Cholesky when A is well conditioned, else the pseudo-inverse that drops
+ * eigenvalues below (FLT_EPSILON)²·λmax, i.e. singular values of the data
+ * below FLT_EPSILON·σmax, as gelsd does for float32 input. ONES_NULL: the
+ * all-ones vector is a known null vector (a centred Gram matrix); it is
+ * lifted before Cholesky, which leaves the solution unchanged when r ⟂ 1. */
+static gboolean
+psd_solve (double        *a,
+           gsize          m,
+           gboolean       ones_null,
+           const double  *r,
+           double        *z,
+           GError       **error)
+{
+  g_autofree double *saved = g_new (double, m * m);
+  g_autofree double *w = NULL;
+  double anorm, rcond = 0, trace = 0, lambda_max, cut;
+  lapack_int info;
+
+  memcpy (saved, a, m * m * sizeof (double));
+  if (ones_null)
+    {
+      for (gsize i = 0; i < m; i++)
+        trace += a[i * m + i];
+      for (gsize j = 0; j < m; j++)
+        for (gsize i = j; i < m; i++)
+          a[j * m + i] += trace / m / m;
+    }
+  anorm = LAPACKE_dlansy (LAPACK_COL_MAJOR, '1', 'L', (lapack_int) m, a, (lapack_int) m);
+  info = LAPACKE_dpotrf (LAPACK_COL_MAJOR, 'L', (lapack_int) m, a, (lapack_int) m);
+  if (info == 0)
+    info = LAPACKE_dpocon (LAPACK_COL_MAJOR, 'L', (lapack_int) m, a, (lapack_int) m, anorm, &rcond);
+  if (info == 0 && rcond > CHOLESKY_MIN_RCOND)
+    {
+      memcpy (z, r, m * sizeof (double));
+      return LAPACKE_dpotrs (LAPACK_COL_MAJOR, 'L', (lapack_int) m, 1, a, (lapack_int) m,
+                             z, (lapack_int) m) == 0;
+    }
+
+  w = g_new (double, m);
+  info = LAPACKE_dsyevd (LAPACK_COL_MAJOR, 'V', 'L', (lapack_int) m, saved, (lapack_int) m, w);
+  if (info != 0)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_FAILED,
+                   "the least-squares eigensolver did not converge (LAPACK info %d)", (int) info);
+      return FALSE;
+    }
+  lambda_max = w[m - 1];
+  cut = lambda_max * FLT_EPSILON * FLT_EPSILON;
+  memset (z, 0, m * sizeof (double));
+  for (gsize k = 0; k < m; k++)
+    if (w[k] > cut && w[k] > 0)
+      {
+        const double *v = saved + k * m;
+        double proj = cblas_ddot ((blasint) m, v, 1, r, 1) / w[k];
+        cblas_daxpy ((blasint) m, proj, v, 1, z, 1);
+      }
+  return TRUE;
+}
+
+/* Mean |round(prediction) − y| over the rows of fold K, fitted on the others. */
+static gboolean
+absolute_fold (const double  *xd,
+               gsize          n,
+               gsize          d,
+               const guint   *fold_of,
+               guint          k,
+               double        *mae,
+               GError       **error)
+{
+  g_autofree double *a = NULL;
+  g_autofree double *yc = NULL;
+  g_autofree double *mu = g_new0 (double, d);
+  g_autofree double *w = g_new0 (double, d);
+  g_autofree double *cross = NULL;
+  gsize m = 0, t = 0, row = 0;
+  double ybar = 0, sum = 0;
+
+  for (gsize i = 0; i < n; i++)
+    m += fold_of[i] != k;
+  if (m < 2 || m == n)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT,
+                   "%" G_GSIZE_FORMAT " rows are too few for cross-validation", n);
+      return FALSE;
+    }
+
+  a = g_new (double, m * d);
+  yc = g_new (double, m);
+  for (gsize i = 0; i < n; i++)
+    if (fold_of[i] != k)
+      {
+        memcpy (a + row * d, xd + i * d, d * sizeof (double));
+        yc[row] = (double) i;
+        ybar += (double) i;
+        row++;
+      }
+  ybar /= m;
+  for (gsize i = 0; i < m; i++)
+    {
+      yc[i] -= ybar;
+      for (gsize j = 0; j < d; j++)
+        mu[j] += a[i * d + j];
+    }
+  for (gsize j = 0; j < d; j++)
+    mu[j] /= m;
+  for (gsize i = 0; i < m; i++)
+    for (gsize j = 0; j < d; j++)
+      a[i * d + j] -= mu[j];
+
+  /* The smaller normal equations: d×d covariance, or the m×m Gram matrix
+   * for the minimum-norm solution w = Aᵀ (AAᵀ)⁺ y. */
+  if (d < m)
+    {
+      g_autofree double *rhs = g_new (double, d);
+
+      cross = g_new (double, d * d);
+      cblas_dsyrk (CblasRowMajor, CblasUpper, CblasTrans, (blasint) d, (blasint) m,
+                   1.0, a, (blasint) d, 0.0, cross, (blasint) d);
+      cblas_dgemv (CblasRowMajor, CblasTrans, (blasint) m, (blasint) d, 1.0, a, (blasint) d,
+                   yc, 1, 0.0, rhs, 1);
+      if (!psd_solve (cross, d, FALSE, rhs, w, error))
+        return FALSE;
+    }
+  else
+    {
+      g_autofree double *alpha = g_new (double, m);
+
+      cross = g_new (double, m * m);
+      cblas_dsyrk (CblasRowMajor, CblasUpper, CblasNoTrans, (blasint) m, (blasint) d,
+                   1.0, a, (blasint) d, 0.0, cross, (blasint) m);
+      if (!psd_solve (cross, m, TRUE, yc, alpha, error))
+        return FALSE;
+      cblas_dgemv (CblasRowMajor, CblasTrans, (blasint) m, (blasint) d, 1.0, a, (blasint) d,
+                   alpha, 1, 0.0, w, 1);
+    }
+
+  for (gsize i = 0; i < n; i++)
+    if (fold_of[i] == k)
+      {
+        double pred = ybar;
+        for (gsize j = 0; j < d; j++)
+          pred += (xd[i * d + j] - mu[j]) * w[j];
+        /* nearbyint rounds half to even, as numpy's round. */
+        sum += fabs (nearbyint (pred) - (double) i);
+        t++;
+      }
+  *mae = sum / t;
+  return TRUE;
+}
+
+static gboolean
+check_input (const PlMatrix        *x,
+             const PlProbeOptions  *options,
+             GError               **error)
+{
+  if (options->n_folds < 2)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT,
+                   "cross-validation needs at least 2 folds, not %u", options->n_folds);
+      return FALSE;
+    }
+  if (x->rows < 2 * options->n_folds || x->cols == 0)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT,
+                   "a probe with %u folds needs at least %u positions; the table has %" G_GSIZE_FORMAT,
+                   options->n_folds, 2 * options->n_folds, x->rows);
+      return FALSE;
+    }
+  if (!pl_matrix_all_finite (x))
+    {
+      g_set_error_literal (error, PL_ERROR, PL_ERROR_BAD_VALUES,
+                           "the table holds NaN or infinite values");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+pl_probe_absolute (const PlMatrix        *x,
+                   const PlProbeOptions  *options,
+                   double                *mae,
+                   GError               **error)
+{
+  g_autofree double *xd = NULL;
+  g_autofree guint *fold_of = NULL;
+  double total = 0;
+
+  g_return_val_if_fail (x != NULL && options != NULL && mae != NULL, FALSE);
+
+  if (!check_input (x, options, error))
+    return FALSE;
+
+  xd = centred_double (x);
+  fold_of = assign_folds (x->rows, options, 0);
+  for (guint k = 0; k < options->n_folds; k++)
+    {
+      double fold_mae;
+
+      if (!absolute_fold (xd, x->rows, x->cols, fold_of, k, &fold_mae, error))
+        return FALSE;
+      total += fold_mae;
+    }
+  *mae = total / options->n_folds;
+  return TRUE;
+}
+
+static inline double
+sigmoid (double z)
+{
+  if (z >= 0)
+    return 1.0 / (1.0 + exp (-z));
+  else
+    {
+      double e = exp (z);
+      return e / (1.0 + e);
+    }
+}
+
+/* log(1 + e^z) − y z, without overflow. */
+static inline double
+log_loss (double z, guint8 y)
+{
+  return log1p (exp (-fabs (z))) + MAX (z, 0.0) - (y ? z : 0.0);
+}
+
+static double
+objective (const double *x,
+           const guint8 *y,
+           gsize         n,
+           gsize         p,
+           double        c,
+           const double *w,
+           double        b,
+           double       *z)
+{
+  double f = 0.5 * cblas_ddot ((blasint) p, w, 1, w, 1);
+
+  for (gsize i = 0; i < n; i++)
+    z[i] = b;
+  cblas_dgemv (CblasRowMajor, CblasNoTrans, (blasint) n, (blasint) p, 1.0, x, (blasint) p,
+               w, 1, 1.0, z, 1);
+  for (gsize i = 0; i < n; i++)
+    f += c * log_loss (z[i], y[i]);
+  return f;
+}
+
+/* out = A⁻¹ v with A = I + XᵀS²X, by Woodbury: v − XᵀS N⁻¹ S X v, where N =
+ * I + SKS is already Cholesky-factored. */
+static void
+woodbury_apply (const double *x,
+                gsize         n,
+                gsize         p,
+                const double *s,
+                const double *chol_n,
+                const double *v,
+                double       *out,
+                double       *tmp)
+{
+  cblas_dgemv (CblasRowMajor, CblasNoTrans, (blasint) n, (blasint) p, 1.0, x, (blasint) p,
+               v, 1, 0.0, tmp, 1);
+  for (gsize i = 0; i < n; i++)
+    tmp[i] *= s[i];
+  LAPACKE_dpotrs (LAPACK_COL_MAJOR, 'L', (lapack_int) n, 1, chol_n, (lapack_int) n,
+                  tmp, (lapack_int) n);
+  for (gsize i = 0; i < n; i++)
+    tmp[i] *= s[i];
+  memcpy (out, v, p * sizeof (double));
+  cblas_dgemv (CblasRowMajor, CblasTrans, (blasint) n, (blasint) p, -1.0, x, (blasint) p,
+               tmp, 1, 1.0, out, 1);
+}
+
+/* The Newton step (Δw, Δb) for the gradient (gw, gb) with curvature D. With
+ * fewer samples than features the p×p system goes through the n×n one. */
+static gboolean
+newton_step (const double *x,
+             gsize         n,
+             gsize         p,
+             double        c,
+             const double *dcurv,
+             const double *kernel,
+             const double *gw,
+             double        gb,
+             double       *dw,
+             double       *db)
+{
+  gsize q = p + 1;
+
+  if (kernel == NULL)
+    {
+      /* H = C X̃ᵀDX̃ + diag(1, …, 1, 0), X̃ = [X 1]: (p+1)×(p+1) Cholesky. */
+      g_autofree double *m = g_new (double, n * q);
+      g_autofree double *h = g_new (double, q * q);
+      g_autofree double *rhs = g_new (double, q);
+
+      for (gsize i = 0; i < n; i++)
+        {
+          double s = sqrt (c * dcurv[i]);
+          for (gsize j = 0; j < p; j++)
+            m[i * q + j] = s * x[i * p + j];
+          m[i * q + p] = s;
+        }
+      cblas_dsyrk (CblasRowMajor, CblasUpper, CblasTrans, (blasint) q, (blasint) n,
+                   1.0, m, (blasint) q, 0.0, h, (blasint) q);
+      for (gsize j = 0; j < p; j++)
+        h[j * q + j] += 1.0;
+      for (gsize j = 0; j < p; j++)
+        rhs[j] = -gw[j];
+      rhs[p] = -gb;
+      if (LAPACKE_dposv (LAPACK_COL_MAJOR, 'L', (lapack_int) q, 1, h, (lapack_int) q,
+                         rhs, (lapack_int) q) != 0)
+        return FALSE;
+      memcpy (dw, rhs, p * sizeof (double));
+      *db = rhs[p];
+      return TRUE;
+    }
+  else
+    {
+      /* Schur complement on the intercept, A⁻¹ by Woodbury. */
+      g_autofree double *s = g_new (double, n);
+      g_autofree double *nn = g_new (double, n * n);
+      g_autofree double *u = g_new (double, p);
+      g_autofree double *a1 = g_new (double, p);
+      g_autofree double *a2 = g_new (double, p);
+      g_autofree double *tmp = g_new (double, n);
+      g_autofree double *cd = g_new (double, n);
+      double c0 = 0, denom;
+
+      for (gsize i = 0; i < n; i++)
+        {
+          s[i] = sqrt (c * dcurv[i]);
+          cd[i] = c * dcurv[i];
+          c0 += cd[i];
+        }
+      for (gsize j = 0; j < n; j++)
+        for (gsize i = j; i < n; i++)
+          nn[j * n + i] = (i == j ? 1.0 : 0.0) + s[i] * kernel[i * n + j] * s[j];
+      if (LAPACKE_dpotrf (LAPACK_COL_MAJOR, 'L', (lapack_int) n, nn, (lapack_int) n) != 0)
+        return FALSE;
+      cblas_dgemv (CblasRowMajor, CblasTrans, (blasint) n, (blasint) p, 1.0, x, (blasint) p,
+                   cd, 1, 0.0, u, 1);
+      woodbury_apply (x, n, p, s, nn, gw, a1, tmp);
+      woodbury_apply (x, n, p, s, nn, u, a2, tmp);
+      denom = c0 - cblas_ddot ((blasint) p, u, 1, a2, 1);
+      *db = denom > 1e-300 ? (-gb + cblas_ddot ((blasint) p, u, 1, a1, 1)) / denom : 0.0;
+      for (gsize j = 0; j < p; j++)
+        dw[j] = -a1[j] - a2[j] * *db;
+      return TRUE;
+    }
+}
+
+gboolean
+pl_logistic_fit (const double  *x,
+                 const guint8  *y,
+                 gsize          n,
+                 gsize          p,
+                 double         c,
+                 double        *w,
+                 double        *b,
+                 GError       **error)
+{
+  g_autofree double *z = g_new (double, n);
+  g_autofree double *r = g_new (double, n);
+  g_autofree double *dcurv = g_new (double, n);
+  g_autofree double *gw = g_new (double, p);
+  g_autofree double *dw = g_new (double, p);
+  g_autofree double *w_try = g_new (double, p);
+  g_autofree double *kernel = NULL;
+  double f;
+
+  g_return_val_if_fail (x != NULL && y != NULL && w != NULL && b != NULL, FALSE);
+
+  if (p + 1 > n)
+    {
+      kernel = g_new (double, n * n);
+      cblas_dsyrk (CblasRowMajor, CblasUpper, CblasNoTrans, (blasint) n, (blasint) p,
+                   1.0, x, (blasint) p, 0.0, kernel, (blasint) n);
+      for (gsize i = 0; i < n; i++)
+        for (gsize j = 0; j < i; j++)
+          kernel[i * n + j] = kernel[j * n + i];
+    }
+
+  memset (w, 0, p * sizeof (double));
+  *b = 0;
+  f = objective (x, y, n, p, c, w, *b, z);
+  for (guint iter = 0; iter < NEWTON_MAX_ITER; iter++)
+    {
+      double gb = 0, db = 0, decrement, step = 1, f_try = f, b_try = *b;
+
+      for (gsize i = 0; i < n; i++)
+        {
+          double sg = sigmoid (z[i]);
+          r[i] = c * (sg - y[i]);
+          dcurv[i] = sg * (1 - sg);
+          gb += r[i];
+        }
+      memcpy (gw, w, p * sizeof (double));
+      cblas_dgemv (CblasRowMajor, CblasTrans, (blasint) n, (blasint) p, 1.0, x, (blasint) p,
+                   r, 1, 1.0, gw, 1);
+
+      if (!newton_step (x, n, p, c, dcurv, kernel, gw, gb, dw, &db))
+        break;
+      decrement = -(cblas_ddot ((blasint) p, gw, 1, dw, 1) + gb * db);
+      /* f − f* ≈ decrement / 2: this close, the full step lands on the
+       * optimum to double precision (quadratic convergence). */
+      if (!(decrement > 1e-13 * MAX (1.0, f)))
+        {
+          for (gsize j = 0; j < p; j++)
+            w[j] += dw[j];
+          *b += db;
+          return TRUE;
+        }
+      for (guint ls = 0; ls < 60; ls++, step *= 0.5)
+        {
+          for (gsize j = 0; j < p; j++)
+            w_try[j] = w[j] + step * dw[j];
+          b_try = *b + step * db;
+          f_try = objective (x, y, n, p, c, w_try, b_try, z);
+          if (f_try <= f - 1e-4 * step * decrement)
+            break;
+        }
+      if (!(f_try <= f - 1e-4 * step * decrement))
+        {
+          /* No decrease left at double precision: as good as it gets. */
+          objective (x, y, n, p, c, w, *b, z);
+          return TRUE;
+        }
+      memcpy (w, w_try, p * sizeof (double));
+      *b = b_try;
+      f = f_try;
+    }
+
+  g_set_error (error, PL_ERROR, PL_ERROR_FAILED,
+               "logistic regression did not converge in %u Newton steps", NEWTON_MAX_ITER);
+  return FALSE;
+}
+
+gboolean
+pl_probe_relative (const PlMatrix        *x,
+                   const PlProbeOptions  *options,
+                   double                *error_rate,
+                   GError               **error)
+{
+  g_autofree double *xd = NULL;
+  g_autofree double *features = NULL;
+  g_autofree guint8 *labels = NULL;
+  g_autofree guint *fold_of = NULL;
+  gsize n, d, p, np;
+  GRand *rand;
+  double total = 0;
+
+  g_return_val_if_fail (x != NULL && options != NULL && error_rate != NULL, FALSE);
+
+  if (!check_input (x, options, error))
+    return FALSE;
+  np = options->n_pairs;
+  if (np < 2 * options->n_folds || np > MAX_PAIRS)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT,
+                   "choose %u to %u pairs for the relative-order probe, not %u",
+                   2 * options->n_folds, MAX_PAIRS, options->n_pairs);
+      return FALSE;
+    }
+
+  n = x->rows;
+  d = x->cols;
+  p = 2 * d;
+  xd = centred_double (x);
+  features = g_new (double, np * p);
+  labels = g_new (guint8, np);
+
+  /* Ordered pairs i ≠ j, uniform, from the seed. */
+  rand = g_rand_new_with_seed (options->seed);
+  for (gsize s = 0; s < np; s++)
+    {
+      gsize i = g_rand_int_range (rand, 0, (gint32) n);
+      gsize j = g_rand_int_range (rand, 0, (gint32) n - 1);
+
+      if (j >= i)
+        j++;
+      memcpy (features + s * p, xd + i * d, d * sizeof (double));
+      memcpy (features + s * p + d, xd + j * d, d * sizeof (double));
+      labels[s] = j > i;
+    }
+  g_rand_free (rand);
+
+  fold_of = assign_folds (np, options, 0x9e3779b9u);
+  for (guint k = 0; k < options->n_folds; k++)
+    {
+      g_autofree double *train = NULL;
+      g_autofree guint8 *train_y = NULL;
+      g_autofree double *w = g_new (double, p);
+      gsize m = 0, row = 0, wrong = 0, t = 0, positives = 0;
+      double b;
+
+      for (gsize s = 0; s < np; s++)
+        m += fold_of[s] != k;
+      train = g_new (double, m * p);
+      train_y = g_new (guint8, m);
+      for (gsize s = 0; s < np; s++)
+        if (fold_of[s] != k)
+          {
+            memcpy (train + row * p, features + s * p, p * sizeof (double));
+            train_y[row] = labels[s];
+            positives += labels[s];
+            row++;
+          }
+      if (positives == 0 || positives == m)
+        {
+          g_set_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT,
+                       "fold %u trains on pairs of one order only; sample more pairs", k + 1);
+          return FALSE;
+        }
+      if (!pl_logistic_fit (train, train_y, m, p, 1.0, w, &b, error))
+        return FALSE;
+      for (gsize s = 0; s < np; s++)
+        if (fold_of[s] == k)
+          {
+            double zz = b + cblas_ddot ((blasint) p, features + s * p, 1, w, 1);
+            wrong += (zz > 0) != (labels[s] != 0);
+            t++;
+          }
+      total += (double) wrong / t;
+    }
+  *error_rate = total / options->n_folds;
+  return TRUE;
+}
+
+gboolean
+pl_probe_run (const PlMatrix        *x,
+              const PlProbeOptions  *options,
+              PlProbeResult         *result,
+              GError               **error)
+{
+  g_return_val_if_fail (x != NULL && options != NULL && result != NULL, FALSE);
+
+  result->rows = x->rows;
+  result->n_pairs = options->n_pairs;
+  return pl_probe_absolute (x, options, &result->absolute_mae, error) &&
+         pl_probe_relative (x, options, &result->relative_error, error);
+}

@@ -1,0 +1,239 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "pl-error.h"
+#include "pl-probes.h"
+#include "pl-test-util.h"
+
+/* fixtures/probes-sklearn.h5 was made by fixtures/make-probes-sklearn.py with Debian's /usr/bin/python3 and
+ * scikit-learn 1.2.1 (numpy default_rng(20201), float32 data):
+ *  - /tall (60×6) and /wide (20×40): x, 0/1 labels y = [x0+x1+x2 + 0.8·noise > 0],
+ *    and coef, intercept of LogisticRegression(C=1, solver="newton-cholesky",
+ *    tol=1e-14) fitted on x as float64 (gradient at the answer below 1e-14);
+ *  - /ols_wide: a 40×60 x and the mean over 5 interleaved folds (fold k = rows
+ *    i % 5 == k) of |round(prediction) − i|, the prediction from numpy's SVD
+ *    pseudo-inverse of the centred training rows (minimum-norm least squares).
+ *    LinearRegression gives 17.625 there instead of 17.575: LAPACK gelsd keeps
+ *    the ~1e-16 singular value that centring leaves and drifts off the
+ *    minimum-norm answer; on the fixture tables the two agree exactly. */
+
+#define MAE_TOL       1e-6
+#define COEF_TOL      1e-5
+
+typedef struct
+{
+  const char *reference;
+  const char *group;
+  const char *weights;
+  const char *dataset;
+  gsize       first, n;
+} Fixture;
+
+static const Fixture fixtures[] = {
+  { "mini-gpt2/reference.h5", "/position_table", "mini-gpt2/tf_model.h5",
+    "/transformer/tfgp_t2lm_head_model/transformer/wpe/embeddings:0", 0, 512 },
+  { "mini-bert/reference.h5", "/position_table", "mini-bert/tf_model.h5",
+    "/bert/tf_bert_for_masked_lm/bert/embeddings/position_embeddings/embeddings:0", 0, 512 },
+  { "mini-roberta/reference.h5", "/position_table", "mini-roberta/tf_model.h5",
+    "/roberta/tf_roberta_for_masked_lm/roberta/embeddings/position_embeddings/embeddings:0", 2, 512 },
+  { "sinusoid-512x768.h5", "/reference", NULL, "/position_embeddings", 0, 512 },
+};
+
+static PlMatrix *
+load_table (const Fixture *f)
+{
+  g_autofree char *path = f->weights ? pl_test_demo (f->weights, NULL)
+                                     : pl_test_fixture (f->reference, NULL);
+  g_autoptr(PlMatrix) all = pl_test_read_h5 (path, f->dataset);
+
+  return pl_matrix_slice_rows (all, f->first, f->n);
+}
+
+static void
+check_absolute_fixture (gconstpointer data)
+{
+  const Fixture *f = data;
+  g_autofree char *ref_path = pl_test_fixture (f->reference, NULL);
+  g_autofree char *name = g_strconcat (f->group, "/position_regression_mae_interleaved", NULL);
+  g_autoptr(PlMatrix) table = load_table (f);
+  g_autoptr(GError) error = NULL;
+  PlProbeOptions options;
+  double want = pl_test_read_h5_scalar (ref_path, name);
+  double mae = -1;
+
+  pl_probe_options_init (&options);
+  pl_probe_absolute (table, &options, &mae, &error);
+  g_assert_no_error (error);
+  g_test_message ("%s: MAE %.10g, reference %.10g", f->reference, mae, want);
+  g_assert_cmpfloat_with_epsilon (mae, want, MAE_TOL);
+}
+
+/* More dimensions than rows: only the minimum-norm solution matches. */
+static void
+test_absolute_wide (void)
+{
+  g_autofree char *path = pl_test_fixture ("probes-sklearn.h5", NULL);
+  g_autoptr(PlMatrix) x = pl_test_read_h5 (path, "/ols_wide/x");
+  double want = pl_test_read_h5_scalar (path, "/ols_wide/mae_interleaved");
+  PlProbeOptions options;
+  double mae = -1;
+
+  pl_probe_options_init (&options);
+  g_assert_true (pl_probe_absolute (x, &options, &mae, NULL));
+  g_assert_cmpfloat_with_epsilon (mae, want, MAE_TOL);
+}
+
+static void
+check_logistic (const char *group)
+{
+  g_autofree char *path = pl_test_fixture ("probes-sklearn.h5", NULL);
+  g_autofree char *xn = g_strdup_printf ("/%s/x", group);
+  g_autofree char *yn = g_strdup_printf ("/%s/y", group);
+  g_autofree char *cn = g_strdup_printf ("/%s/coef", group);
+  g_autofree char *bn = g_strdup_printf ("/%s/intercept", group);
+  g_autoptr(PlMatrix) x = pl_test_read_h5 (path, xn);
+  g_autoptr(PlMatrix) y = pl_test_read_h5 (path, yn);
+  g_autoptr(PlMatrix) coef = pl_test_read_h5 (path, cn);
+  g_autoptr(PlMatrix) intercept = pl_test_read_h5 (path, bn);
+  g_autofree double *xd = g_new (double, x->rows * x->cols);
+  g_autofree guint8 *labels = g_new (guint8, x->rows);
+  g_autofree double *w = g_new (double, x->cols);
+  g_autoptr(GError) error = NULL;
+  double b;
+
+  for (gsize i = 0; i < x->rows * x->cols; i++)
+    xd[i] = x->data[i];
+  for (gsize i = 0; i < x->rows; i++)
+    labels[i] = y->data[i] > 0.5f;
+  pl_logistic_fit (xd, labels, x->rows, x->cols, 1.0, w, &b, &error);
+  g_assert_no_error (error);
+  for (gsize j = 0; j < x->cols; j++)
+    g_assert_cmpfloat_with_epsilon (w[j], coef->data[j], COEF_TOL);
+  g_assert_cmpfloat_with_epsilon (b, intercept->data[0], COEF_TOL);
+}
+
+/* Fewer features than samples (Newton on the (p+1)² Hessian) ... */
+static void
+test_logistic_tall (void)
+{
+  check_logistic ("tall");
+}
+
+/* ... and more (through the n×n system by Woodbury). */
+static void
+test_logistic_wide (void)
+{
+  check_logistic ("wide");
+}
+
+/* The sinusoidal table orders positions almost perfectly; a random table
+ * carries no order, so the probe is at chance. */
+static void
+test_relative_sinusoid_and_random (void)
+{
+  g_autofree char *path = pl_test_fixture ("sinusoid-512x768.h5", NULL);
+  g_autoptr(PlMatrix) table = pl_test_read_h5 (path, "/position_embeddings");
+  g_autoptr(PlMatrix) noise = pl_matrix_new (512, 128);
+  g_autoptr(GError) error = NULL;
+  PlProbeOptions options;
+  double err_sin = -1, err_rand = -1, again = -1;
+  GRand *rand = g_rand_new_with_seed (5);
+
+  for (gsize i = 0; i < noise->rows * noise->cols; i++)
+    noise->data[i] = (float) g_rand_double_range (rand, -1, 1);
+  g_rand_free (rand);
+
+  pl_probe_options_init (&options);
+  pl_probe_relative (table, &options, &err_sin, &error);
+  g_assert_no_error (error);
+  pl_probe_relative (noise, &options, &err_rand, &error);
+  g_assert_no_error (error);
+  g_test_message ("relative-order error: sinusoid %.4f, random %.4f", err_sin, err_rand);
+  g_assert_cmpfloat (err_sin, <, 0.1);
+  g_assert_cmpfloat (err_rand, >, 0.4);
+  g_assert_cmpfloat (err_rand, <, 0.6);
+
+  /* Same seed, same answer. */
+  g_assert_true (pl_probe_relative (table, &options, &again, NULL));
+  g_assert_cmpfloat (again, ==, err_sin);
+}
+
+static void
+test_shuffled_folds (void)
+{
+  g_autofree char *path = pl_test_fixture ("sinusoid-512x768.h5", NULL);
+  g_autoptr(PlMatrix) table = pl_test_read_h5 (path, "/position_embeddings");
+  g_autoptr(PlMatrix) part = pl_matrix_slice_rows (table, 0, 200);
+  g_autoptr(GError) error = NULL;
+  PlProbeOptions options;
+  PlProbeResult a, b;
+
+  pl_probe_options_init (&options);
+  options.folds = PL_FOLDS_SHUFFLED;
+  options.seed = 42;
+  options.n_pairs = 300;
+  pl_probe_run (part, &options, &a, &error);
+  g_assert_no_error (error);
+  pl_probe_run (part, &options, &b, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (a.rows, ==, 200);
+  g_assert_cmpuint (a.n_pairs, ==, 300);
+  /* Interpolating a smooth table from random 80% of its rows is exact too. */
+  g_assert_cmpfloat (a.absolute_mae, ==, 0.0);
+  g_assert_cmpfloat (a.absolute_mae, ==, b.absolute_mae);
+  g_assert_cmpfloat (a.relative_error, ==, b.relative_error);
+  g_assert_cmpfloat (a.relative_error, <, 0.1);
+}
+
+static void
+test_bad_input (void)
+{
+  g_autoptr(PlMatrix) tiny = pl_matrix_new (6, 3);
+  g_autoptr(PlMatrix) x = pl_matrix_new (50, 3);
+  g_autoptr(GError) e1 = NULL;
+  g_autoptr(GError) e2 = NULL;
+  g_autoptr(GError) e3 = NULL;
+  PlProbeOptions options;
+  PlFolds folds;
+  double v;
+
+  pl_probe_options_init (&options);
+  g_assert_false (pl_probe_absolute (tiny, &options, &v, &e1));
+  g_assert_error (e1, PL_ERROR, PL_ERROR_INVALID_ARGUMENT);
+  options.n_pairs = 3;
+  g_assert_false (pl_probe_relative (x, &options, &v, &e2));
+  g_assert_error (e2, PL_ERROR, PL_ERROR_INVALID_ARGUMENT);
+  options.n_pairs = 512;
+  x->data[7] = INFINITY;
+  g_assert_false (pl_probe_absolute (x, &options, &v, &e3));
+  g_assert_error (e3, PL_ERROR, PL_ERROR_BAD_VALUES);
+
+  g_assert_true (pl_folds_from_string ("shuffled", &folds));
+  g_assert_cmpint (folds, ==, PL_FOLDS_SHUFFLED);
+  g_assert_false (pl_folds_from_string ("random", &folds));
+}
+
+int
+main (int argc, char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+  for (guint i = 0; i < G_N_ELEMENTS (fixtures); i++)
+    {
+      g_autofree char *name = g_strdup (fixtures[i].reference);
+      g_autofree char *path = NULL;
+
+      *strchr (name, strchr (name, '/') ? '/' : '.') = '\0';
+      path = g_strdup_printf ("/pl/probes/absolute/%s", name);
+      g_test_add_data_func (path, &fixtures[i], check_absolute_fixture);
+    }
+  g_test_add_func ("/pl/probes/absolute/wide", test_absolute_wide);
+  g_test_add_func ("/pl/probes/logistic/tall", test_logistic_tall);
+  g_test_add_func ("/pl/probes/logistic/wide", test_logistic_wide);
+  g_test_add_func ("/pl/probes/relative/sinusoid-and-random", test_relative_sinusoid_and_random);
+  g_test_add_func ("/pl/probes/shuffled-folds", test_shuffled_folds);
+  g_test_add_func ("/pl/probes/bad-input", test_bad_input);
+  return g_test_run ();
+}
