@@ -15,4 +15,6 @@ typedef int (*PlCliCommand) (int argc, char **argv);
 /* Prints "poslens-cli: MESSAGE" as one line on stderr and returns PL_CLI_EXIT_INPUT. */
 int pl_cli_fail (const GError *error);
 
+int pl_cli_info (int argc, char **argv);
+
 G_END_DECLS

@@ -16,6 +16,7 @@ typedef struct
 } Command;
 
 static const Command commands[] = {
+  { "info", pl_cli_info, N_("What a checkpoint holds: format, family, position table, sizes") },
   { NULL, NULL, NULL }
 };
 

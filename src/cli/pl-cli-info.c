@@ -1,0 +1,251 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <json-glib/json-glib.h>
+#include <stdio.h>
+
+#include "pl-cli.h"
+#include "pl-error.h"
+#include "pl-model.h"
+
+static const char *
+dtype_name (PlModel *model)
+{
+  PlCheckpoint *checkpoint = pl_model_get_checkpoint (model);
+  const PlTensorInfo *info;
+
+  if (checkpoint == NULL || pl_model_get_position_table_name (model) == NULL)
+    return "float32";
+  info = pl_checkpoint_find_tensor (checkpoint, pl_model_get_position_table_name (model));
+  return info ? info->dtype_name : "float32";
+}
+
+static const char *
+activation_name (PlModel *model)
+{
+  const char *name = pl_model_get_activation_name (model);
+
+  if (name != NULL)
+    return name;
+  switch (pl_model_get_activation (model))
+    {
+    case PL_ACTIVATION_GELU:
+      return "gelu";
+    case PL_ACTIVATION_GELU_TANH:
+      return "gelu_new";
+    case PL_ACTIVATION_RELU:
+      return "relu";
+    case PL_ACTIVATION_NONE:
+    default:
+      return NULL;
+    }
+}
+
+static void
+add_shape (JsonBuilder        *builder,
+           const PlTensorInfo *info)
+{
+  json_builder_begin_array (builder);
+  for (guint i = 0; i < info->rank; i++)
+    json_builder_add_int_value (builder, (gint64) info->shape[i]);
+  json_builder_end_array (builder);
+}
+
+static void
+print_json (PlModel  *model,
+            gboolean  list_tensors)
+{
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+  g_autoptr(JsonGenerator) generator = json_generator_new ();
+  g_autoptr(JsonNode) root = NULL;
+  g_autofree char *text = NULL;
+  PlCheckpoint *checkpoint = pl_model_get_checkpoint (model);
+  const char *activation = activation_name (model);
+
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "path");
+  json_builder_add_string_value (builder, pl_model_get_path (model));
+  json_builder_set_member_name (builder, "name");
+  json_builder_add_string_value (builder, pl_model_get_name (model));
+  json_builder_set_member_name (builder, "format");
+  json_builder_add_string_value (builder, checkpoint ? pl_checkpoint_get_format (checkpoint) : "builtin");
+  json_builder_set_member_name (builder, "family");
+  json_builder_add_string_value (builder, pl_model_get_family_name (model));
+
+  json_builder_set_member_name (builder, "position_table");
+  if (pl_model_get_position_table_name (model) != NULL)
+    {
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, "name");
+      json_builder_add_string_value (builder, pl_model_get_position_table_name (model));
+      json_builder_set_member_name (builder, "rows");
+      json_builder_add_int_value (builder, pl_model_get_position_table_rows (model));
+      json_builder_set_member_name (builder, "cols");
+      json_builder_add_int_value (builder, pl_model_get_position_table_cols (model));
+      json_builder_set_member_name (builder, "first_position");
+      json_builder_add_int_value (builder, pl_model_get_first_position (model));
+      json_builder_set_member_name (builder, "n_positions");
+      json_builder_add_int_value (builder, pl_model_get_n_positions (model));
+      json_builder_set_member_name (builder, "dtype");
+      json_builder_add_string_value (builder, dtype_name (model));
+      json_builder_end_object (builder);
+    }
+  else
+    json_builder_add_null_value (builder);
+
+  json_builder_set_member_name (builder, "hidden");
+  json_builder_add_int_value (builder, pl_model_get_hidden_size (model));
+  json_builder_set_member_name (builder, "layers");
+  json_builder_add_int_value (builder, pl_model_get_n_layers (model));
+  json_builder_set_member_name (builder, "heads");
+  json_builder_add_int_value (builder, pl_model_get_n_heads (model));
+  json_builder_set_member_name (builder, "ffn");
+  json_builder_add_int_value (builder, pl_model_get_ffn_size (model));
+  json_builder_set_member_name (builder, "vocab");
+  json_builder_add_int_value (builder, pl_model_get_vocab_size (model));
+  json_builder_set_member_name (builder, "layer_norm_eps");
+  if (pl_model_get_layer_norm_eps (model) > 0)
+    json_builder_add_double_value (builder, pl_model_get_layer_norm_eps (model));
+  else
+    json_builder_add_null_value (builder);
+  json_builder_set_member_name (builder, "activation");
+  if (activation != NULL)
+    json_builder_add_string_value (builder, activation);
+  else
+    json_builder_add_null_value (builder);
+  json_builder_set_member_name (builder, "pre_ln");
+  json_builder_add_boolean_value (builder, pl_model_get_pre_ln (model));
+  json_builder_set_member_name (builder, "causal");
+  json_builder_add_boolean_value (builder, pl_model_get_causal (model));
+  json_builder_set_member_name (builder, "tensor_count");
+  json_builder_add_int_value (builder, checkpoint ? pl_checkpoint_get_n_tensors (checkpoint) : 0);
+
+  if (list_tensors && checkpoint != NULL)
+    {
+      json_builder_set_member_name (builder, "tensors");
+      json_builder_begin_array (builder);
+      for (guint i = 0; i < pl_checkpoint_get_n_tensors (checkpoint); i++)
+        {
+          const PlTensorInfo *info = pl_checkpoint_get_tensor (checkpoint, i);
+
+          json_builder_begin_object (builder);
+          json_builder_set_member_name (builder, "name");
+          json_builder_add_string_value (builder, info->name);
+          json_builder_set_member_name (builder, "shape");
+          add_shape (builder, info);
+          json_builder_set_member_name (builder, "dtype");
+          json_builder_add_string_value (builder, info->dtype_name);
+          json_builder_end_object (builder);
+        }
+      json_builder_end_array (builder);
+    }
+  json_builder_end_object (builder);
+
+  root = json_builder_get_root (builder);
+  json_generator_set_root (generator, root);
+  json_generator_set_pretty (generator, TRUE);
+  text = json_generator_to_data (generator, NULL);
+  printf ("%s\n", text);
+}
+
+static void
+print_text (PlModel  *model,
+            gboolean  list_tensors)
+{
+  PlCheckpoint *checkpoint = pl_model_get_checkpoint (model);
+  const char *activation = activation_name (model);
+
+  printf ("%-16s %s\n", _("Model:"), pl_model_get_name (model));
+  printf ("%-16s %s\n", _("Format:"), checkpoint ? pl_checkpoint_get_format (checkpoint) : "builtin");
+  printf ("%-16s %s\n", _("Family:"), pl_model_get_family_display_name (model));
+  if (pl_model_get_position_table_name (model) != NULL)
+    {
+      printf ("%-16s %s\n", _("Position table:"), pl_model_get_position_table_name (model));
+      printf ("%-16s %u × %u %s, positions in rows %u–%u\n", "",
+              pl_model_get_position_table_rows (model), pl_model_get_position_table_cols (model),
+              dtype_name (model), pl_model_get_first_position (model),
+              pl_model_get_position_table_rows (model) - 1);
+    }
+  else
+    printf ("%-16s %s\n", _("Position table:"), _("none recognised (choose one with --dataset)"));
+  if (pl_model_get_n_layers (model) > 0)
+    {
+      printf ("%-16s %u\n", _("Hidden size:"), pl_model_get_hidden_size (model));
+      printf ("%-16s %u\n", _("Layers:"), pl_model_get_n_layers (model));
+      printf ("%-16s %u\n", _("Heads:"), pl_model_get_n_heads (model));
+      printf ("%-16s %u\n", _("FFN size:"), pl_model_get_ffn_size (model));
+      printf ("%-16s %u\n", _("Vocabulary:"), pl_model_get_vocab_size (model));
+      printf ("%-16s %g (%s)\n", _("Layer norm:"), pl_model_get_layer_norm_eps (model),
+              pl_model_get_pre_ln (model) ? "pre-LN" : "post-LN");
+      printf ("%-16s %s\n", _("Activation:"), activation ? activation : "?");
+      printf ("%-16s %s\n", _("Causal:"), pl_model_get_causal (model) ? _("yes") : _("no"));
+    }
+  if (checkpoint != NULL)
+    printf ("%-16s %u\n", _("Tensors:"), pl_checkpoint_get_n_tensors (checkpoint));
+  if (list_tensors && checkpoint != NULL)
+    for (guint i = 0; i < pl_checkpoint_get_n_tensors (checkpoint); i++)
+      {
+        const PlTensorInfo *info = pl_checkpoint_get_tensor (checkpoint, i);
+        g_autoptr(GString) shape = g_string_new (NULL);
+
+        for (guint d = 0; d < info->rank; d++)
+          g_string_append_printf (shape, "%s%" G_GUINT64_FORMAT, d ? " × " : "", info->shape[d]);
+        printf ("  %s  [%s] %s\n", info->name, shape->str, info->dtype_name);
+      }
+}
+
+int
+pl_cli_info (int    argc,
+             char **argv)
+{
+  g_autoptr(GOptionContext) context = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PlModel) model = NULL;
+  g_autoptr(PlMatrix) positions = NULL;
+  g_autofree char *dataset = NULL;
+  gboolean json = FALSE;
+  gboolean list_tensors = FALSE;
+  const GOptionEntry entries[] = {
+    { "dataset", 'd', 0, G_OPTION_ARG_STRING, &dataset, N_("Use this 2-D dataset as a plain position table"), N_("NAME") },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print JSON"), NULL },
+    { "tensors", 't', 0, G_OPTION_ARG_NONE, &list_tensors, N_("List every tensor"), NULL },
+    { NULL }
+  };
+
+  context = g_option_context_new (_("PATH — what a checkpoint holds"));
+  g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    {
+      fprintf (stderr, "poslens-cli info: %s\n", error->message);
+      return PL_CLI_EXIT_USAGE;
+    }
+  if (argc != 2)
+    {
+      fprintf (stderr, "poslens-cli info: expected one PATH (a file, a folder or builtin:…)\n");
+      return PL_CLI_EXIT_USAGE;
+    }
+
+  model = pl_model_open (argv[1], dataset, &error);
+  if (model == NULL)
+    return pl_cli_fail (error);
+  /* Reading the table checks what an analysis would trip on: truncated
+   * data, NaN, infinities, all-zero rows. Only those rows are read. */
+  if (pl_model_get_position_table_name (model) != NULL)
+    {
+      positions = pl_model_read_positions (model, &error);
+      if (positions == NULL)
+        return pl_cli_fail (error);
+    }
+  else if (pl_model_get_checkpoint (model) != NULL && !list_tensors && !json)
+    {
+      /* Nothing to show as positions: still useful as a listing. */
+      list_tensors = TRUE;
+    }
+
+  if (json)
+    print_json (model, list_tensors);
+  else
+    print_text (model, list_tensors);
+  return PL_CLI_EXIT_OK;
+}

@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <string.h>
+
+#include "pl-test-writers.h"
+
+static guint16
+to_half (float value)
+{
+  guint32 bits;
+  guint32 sign, mantissa;
+  int exponent;
+
+  memcpy (&bits, &value, 4);
+  sign = (bits >> 16) & 0x8000;
+  if ((bits & 0x7fffffff) == 0)
+    return sign;
+  exponent = (int) ((bits >> 23) & 0xff) - 127 + 15;
+  mantissa = bits & 0x7fffff;
+  /* Only normal numbers with 10 mantissa bits: the tests use exact values. */
+  g_assert_cmpint (exponent, >, 0);
+  g_assert_cmpint (exponent, <, 31);
+  g_assert_cmpuint (mantissa & 0x1fff, ==, 0);
+  return sign | (exponent << 10) | (mantissa >> 13);
+}
+
+static guint16
+to_bfloat16 (float value)
+{
+  guint32 bits;
+
+  memcpy (&bits, &value, 4);
+  g_assert_cmpuint (bits & 0xffff, ==, 0);
+  return bits >> 16;
+}
+
+static guint
+dtype_size (const char *dtype)
+{
+  if (g_str_equal (dtype, "F16") || g_str_equal (dtype, "BF16"))
+    return 2;
+  if (g_str_equal (dtype, "F64") || g_str_equal (dtype, "I64"))
+    return 8;
+  return 4;
+}
+
+void
+pl_test_write_safetensors (const char         *path,
+                           const PlTestTensor *tensors,
+                           guint               n_tensors)
+{
+  g_autoptr(GString) header = g_string_new ("{\"__metadata__\":{\"format\":\"pt\"}");
+  g_autoptr(GByteArray) data = g_byte_array_new ();
+  g_autoptr(GByteArray) file = g_byte_array_new ();
+  g_autoptr(GError) error = NULL;
+  guint64 len;
+
+  for (guint t = 0; t < n_tensors; t++)
+    {
+      const PlTestTensor *tensor = &tensors[t];
+      guint size = dtype_size (tensor->dtype);
+      guint64 count = 1;
+      guint64 begin = data->len;
+
+      g_string_append_printf (header, ",\"%s\":{\"dtype\":\"%s\",\"shape\":[", tensor->name, tensor->dtype);
+      for (guint d = 0; d < tensor->rank; d++)
+        {
+          g_string_append_printf (header, "%s%" G_GUINT64_FORMAT, d ? "," : "", tensor->shape[d]);
+          count *= tensor->shape[d];
+        }
+      for (guint64 i = 0; i < count; i++)
+        {
+          guint8 bytes[8];
+          float v = tensor->data[i];
+
+          if (size == 2)
+            {
+              guint16 h = g_str_equal (tensor->dtype, "F16") ? to_half (v) : to_bfloat16 (v);
+              bytes[0] = h & 0xff;
+              bytes[1] = h >> 8;
+            }
+          else if (g_str_equal (tensor->dtype, "F64"))
+            {
+              double d = v;
+              guint64 b;
+              memcpy (&b, &d, 8);
+              b = GUINT64_TO_LE (b);
+              memcpy (bytes, &b, 8);
+            }
+          else if (g_str_equal (tensor->dtype, "I64"))
+            {
+              gint64 n = (gint64) v;
+              n = GINT64_TO_LE (n);
+              memcpy (bytes, &n, 8);
+            }
+          else
+            {
+              guint32 b;
+              memcpy (&b, &v, 4);
+              b = GUINT32_TO_LE (b);
+              memcpy (bytes, &b, 4);
+            }
+          g_byte_array_append (data, bytes, size);
+        }
+      g_string_append_printf (header, "],\"data_offsets\":[%" G_GUINT64_FORMAT ",%u]}", begin, data->len);
+    }
+  g_string_append_c (header, '}');
+  while (header->len % 8 != 0)
+    g_string_append_c (header, ' ');
+
+  len = GUINT64_TO_LE ((guint64) header->len);
+  g_byte_array_append (file, (const guint8 *) &len, 8);
+  g_byte_array_append (file, (const guint8 *) header->str, header->len);
+  g_byte_array_append (file, data->data, data->len);
+  g_file_set_contents (path, (const char *) file->data, file->len, &error);
+  g_assert_no_error (error);
+}
+
+void
+pl_test_write_raw_safetensors (const char *path,
+                               guint64     claimed_header_len,
+                               const char *header,
+                               gsize       data_len)
+{
+  g_autoptr(GByteArray) file = g_byte_array_new ();
+  g_autoptr(GError) error = NULL;
+  guint64 len = GUINT64_TO_LE (claimed_header_len);
+  g_autofree guint8 *zeros = g_malloc0 (data_len + 1);
+
+  g_byte_array_append (file, (const guint8 *) &len, 8);
+  g_byte_array_append (file, (const guint8 *) header, strlen (header));
+  g_byte_array_append (file, zeros, data_len);
+  g_file_set_contents (path, (const char *) file->data, file->len, &error);
+  g_assert_no_error (error);
+}
+
+void
+pl_test_h5_put (hid_t          file,
+                const char    *path,
+                guint          rank,
+                const guint64 *dims,
+                const float   *data)
+{
+  hsize_t h_dims[4];
+  hid_t lcpl = H5Pcreate (H5P_LINK_CREATE);
+  hid_t space, dset;
+
+  g_assert_cmpuint (rank, <=, 4);
+  for (guint i = 0; i < rank; i++)
+    h_dims[i] = dims[i];
+  H5Pset_create_intermediate_group (lcpl, 1);
+  space = rank ? H5Screate_simple (rank, h_dims, NULL) : H5Screate (H5S_SCALAR);
+  dset = H5Dcreate2 (file, path, H5T_IEEE_F32LE, space, lcpl, H5P_DEFAULT, H5P_DEFAULT);
+  g_assert_cmpint (dset, >=, 0);
+  if (data != NULL)
+    g_assert_cmpint (H5Dwrite (dset, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), >=, 0);
+  H5Dclose (dset);
+  H5Sclose (space);
+  H5Pclose (lcpl);
+}
+
+void
+pl_test_write_text (const char *path,
+                    const char *text)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_file_set_contents (path, text, -1, &error);
+  g_assert_no_error (error);
+}
+
+float *
+pl_test_exact_values (gsize rows,
+                      gsize cols)
+{
+  float *v = g_new (float, MAX (rows * cols, 1));
+
+  for (gsize i = 0; i < rows; i++)
+    for (gsize j = 0; j < cols; j++)
+      v[i * cols + j] = (float) ((i * 7 + j * 3) % 17) / 8.0f - 1.0f;
+  return v;
+}
