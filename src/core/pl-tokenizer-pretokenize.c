@@ -1,0 +1,228 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <string.h>
+
+#include "pl-tokenizer-private.h"
+
+/* Character classes of the regular expressions Hugging Face uses, written
+ * out by hand: a hand-written scanner is several times faster than GRegex
+ * and has no backtracking to get wrong. */
+typedef enum
+{
+  CLASS_SPACE,    /* \s: the Unicode White_Space property */
+  CLASS_LETTER,   /* \p{L} */
+  CLASS_NUMBER,   /* \p{N} */
+  CLASS_OTHER,
+} CharClass;
+
+/* Unicode's White_Space property: what Rust's char::is_whitespace and
+ * Oniguruma's \s both mean. GLib's g_unichar_isspace misses U+000B and U+0085. */
+gboolean
+pl_unichar_is_white_space (gunichar c)
+{
+  if (c < 0x80)
+    return c == ' ' || (c >= 0x09 && c <= 0x0d);
+  switch (c)
+    {
+    case 0x85: case 0xa0: case 0x1680:
+    case 0x2028: case 0x2029: case 0x202f: case 0x205f: case 0x3000:
+      return TRUE;
+    default:
+      return c >= 0x2000 && c <= 0x200a;
+    }
+}
+
+static CharClass
+classify (gunichar c)
+{
+  if (c < 0x80)
+    {
+      if ((c | 0x20) >= 'a' && (c | 0x20) <= 'z')
+        return CLASS_LETTER;
+      if (c >= '0' && c <= '9')
+        return CLASS_NUMBER;
+      return pl_unichar_is_white_space (c) ? CLASS_SPACE : CLASS_OTHER;
+    }
+  if (pl_unichar_is_white_space (c))
+    return CLASS_SPACE;
+  switch (g_unichar_type (c))
+    {
+    case G_UNICODE_LOWERCASE_LETTER:
+    case G_UNICODE_MODIFIER_LETTER:
+    case G_UNICODE_OTHER_LETTER:
+    case G_UNICODE_TITLECASE_LETTER:
+    case G_UNICODE_UPPERCASE_LETTER:
+      return CLASS_LETTER;
+    case G_UNICODE_DECIMAL_NUMBER:
+    case G_UNICODE_LETTER_NUMBER:
+    case G_UNICODE_OTHER_NUMBER:
+      return CLASS_NUMBER;
+    default:
+      return CLASS_OTHER;
+    }
+}
+
+/* The class of the character at P (before END), and where the next one starts. */
+static inline CharClass
+next_class (const char *p, const char *end, const char **next)
+{
+  guchar b = (guchar) *p;
+
+  if (b < 0x80)
+    {
+      *next = p + 1;
+      return classify (b);
+    }
+  *next = g_utf8_next_char (p);
+  if (*next > end)
+    *next = end;
+  return classify (g_utf8_get_char (p));
+}
+
+/* Advances over characters of class CLS from P; returns where they end. */
+static const char *
+skip_class (const char *p, const char *end, CharClass cls)
+{
+  while (p < end)
+    {
+      const char *next;
+
+      if (next_class (p, end, &next) != cls)
+        break;
+      p = next;
+    }
+  return p;
+}
+
+static gsize
+match_contraction (const char *p, const char *end)
+{
+  static const char * const suffixes[] = { "s", "t", "re", "ve", "m", "ll", "d" };
+
+  if (*p != '\'')
+    return 0;
+  for (guint i = 0; i < G_N_ELEMENTS (suffixes); i++)
+    {
+      gsize n = strlen (suffixes[i]);
+
+      if ((gsize) (end - p - 1) >= n && memcmp (p + 1, suffixes[i], n) == 0)
+        return n + 1;
+    }
+  return 0;
+}
+
+void
+pl_pretokenize_gpt2 (const char *text,
+                     gsize       len,
+                     PlSpanFunc  func,
+                     gpointer    user_data)
+{
+  const char *p = text;
+  const char *end = text + len;
+
+  while (p < end)
+    {
+      const char *next;
+      const char *stop;
+      CharClass cls;
+      gsize n;
+
+      /* 's|'t|'re|'ve|'m|'ll|'d */
+      if ((n = match_contraction (p, end)) > 0)
+        {
+          func (p, n, user_data);
+          p += n;
+          continue;
+        }
+
+      cls = next_class (p, end, &next);
+
+      /* ` ?\p{L}+`, ` ?\p{N}+`, ` ?[^\s\p{L}\p{N}]+`: one space may lead */
+      if (*p == ' ' && next < end)
+        {
+          const char *after;
+          CharClass follow = next_class (next, end, &after);
+
+          if (follow != CLASS_SPACE)
+            {
+              stop = skip_class (after, end, follow);
+              func (p, stop - p, user_data);
+              p = stop;
+              continue;
+            }
+        }
+      if (cls != CLASS_SPACE)
+        {
+          stop = skip_class (next, end, cls);
+          func (p, stop - p, user_data);
+          p = stop;
+          continue;
+        }
+
+      /* \s+(?!\S) takes a run of whitespace but leaves its last character
+       * to lead the word after it; a lone one before a word is \s+. */
+      stop = skip_class (next, end, CLASS_SPACE);
+      if (stop < end && stop > next)
+        stop = g_utf8_find_prev_char (p, stop);
+      func (p, stop - p, user_data);
+      p = stop;
+    }
+}
+
+static gboolean
+is_bert_punctuation (gunichar c)
+{
+  if (c < 0x80)
+    return (c >= 33 && c <= 47) || (c >= 58 && c <= 64) ||
+           (c >= 91 && c <= 96) || (c >= 123 && c <= 126);
+  switch (g_unichar_type (c))
+    {
+    case G_UNICODE_CONNECT_PUNCTUATION:
+    case G_UNICODE_DASH_PUNCTUATION:
+    case G_UNICODE_CLOSE_PUNCTUATION:
+    case G_UNICODE_FINAL_PUNCTUATION:
+    case G_UNICODE_INITIAL_PUNCTUATION:
+    case G_UNICODE_OTHER_PUNCTUATION:
+    case G_UNICODE_OPEN_PUNCTUATION:
+      return TRUE;
+    default:
+      return FALSE;
+    }
+}
+
+void
+pl_pretokenize_bert (const char *text,
+                     gsize       len,
+                     PlSpanFunc  func,
+                     gpointer    user_data)
+{
+  const char *p = text;
+  const char *end = text + len;
+  const char *word = NULL;
+
+  while (p < end)
+    {
+      const char *next = g_utf8_next_char (p);
+      gunichar c = (guchar) *p < 0x80 ? (gunichar) *p : g_utf8_get_char (p);
+
+      if (pl_unichar_is_white_space (c))
+        {
+          if (word != NULL)
+            func (word, p - word, user_data);
+          word = NULL;
+        }
+      else if (is_bert_punctuation (c))
+        {
+          if (word != NULL)
+            func (word, p - word, user_data);
+          word = NULL;
+          func (p, next - p, user_data);
+        }
+      else if (word == NULL)
+        word = p;
+      p = next;
+    }
+  if (word != NULL)
+    func (word, end - word, user_data);
+}
