@@ -128,6 +128,11 @@ append_svg_text (PlDraw       *draw,
   const char *anchor = ax < 0.25 ? "start" : ax > 0.75 ? "end" : "middle";
   cairo_matrix_t m;
   char buf[6][G_ASCII_DTOSTR_BUF_SIZE];
+  char halo[96];
+
+  g_snprintf (halo, sizeof halo,
+              " stroke=\"#%02x%02x%02x\" stroke-width=\"2.5\" stroke-linejoin=\"round\" paint-order=\"stroke\"",
+              (guint) (draw->bg[0] * 255 + 0.5), (guint) (draw->bg[1] * 255 + 0.5), (guint) (draw->bg[2] * 255 + 0.5));
 
   /* The current cairo matrix maps the text's own frame to the page, whose
    * units are points, the SVG's user units. */
@@ -144,10 +149,11 @@ append_svg_text (PlDraw       *draw,
   g_ascii_formatd (buf[0], sizeof buf[0], "%.3f", baseline);
   g_ascii_formatd (buf[1], sizeof buf[1], "%.3f", size);
   g_string_append_printf (draw->svg_text,
-                          "y=\"%s\" font-family=\"%s, sans-serif\" font-size=\"%s\"%s "
+                          "y=\"%s\" font-family=\"%s, sans-serif\" font-size=\"%s\"%s%s "
                           "text-anchor=\"%s\" fill=\"#%02x%02x%02x\" xml:space=\"preserve\">%s</text>\n",
                           buf[0], family, buf[1],
                           (flags & PL_TEXT_BOLD) ? " font-weight=\"bold\"" : "",
+                          (flags & PL_TEXT_HALO) ? halo : "",
                           anchor,
                           (guint) (rgb[0] * 255 + 0.5), (guint) (rgb[1] * 255 + 0.5),
                           (guint) (rgb[2] * 255 + 0.5), escaped);
@@ -192,8 +198,19 @@ pl_draw_text (PlDraw       *draw,
   else
     {
       cairo_move_to (draw->cr, -ax * w - (double) logical.x / PANGO_SCALE, -ay * h);
-      pl_draw_set_rgb (draw, rgb);
       pango_cairo_update_layout (draw->cr, layout);
+      if (flags & PL_TEXT_HALO)
+        {
+          cairo_save (draw->cr);
+          pango_cairo_layout_path (draw->cr, layout);
+          pl_draw_set_rgb (draw, draw->bg);
+          cairo_set_line_width (draw->cr, 2.5);
+          cairo_set_line_join (draw->cr, CAIRO_LINE_JOIN_ROUND);
+          cairo_stroke (draw->cr);
+          cairo_restore (draw->cr);
+          cairo_move_to (draw->cr, -ax * w - (double) logical.x / PANGO_SCALE, -ay * h);
+        }
+      pl_draw_set_rgb (draw, rgb);
       pango_cairo_show_layout (draw->cr, layout);
     }
 
@@ -335,7 +352,7 @@ pl_draw_colorbar (PlDraw                  *draw,
 
   pl_draw_text_size (draw, "0", tick_size, 0, NULL, &label_h);
   max_ticks = (guint) CLAMP (bar->height / (label_h * 2.2), 2, 10);
-  step = pl_nice_ticks (lo, hi, max_ticks, FALSE, ticks);
+  step = pl_nice_ticks (lo, hi, max_ticks, self->integer_scale, ticks);
 
   for (guint i = 0; i < ticks->len; i++)
     {
@@ -394,4 +411,310 @@ pl_draw_colorbar (PlDraw                  *draw,
                   bar->x + used, bar->y + bar->height / 2, 0.5, 1, -G_PI / 2);
 
   return used;
+}
+
+/* ---- Numeric axes for trajectories, lines, scatter and bars --------------- */
+
+#define GAP 6.0
+
+void
+pl_rgb_from_hex (guint32 hex,
+                 double  rgb[3])
+{
+  rgb[0] = ((hex >> 16) & 0xff) / 255.0;
+  rgb[1] = ((hex >> 8) & 0xff) / 255.0;
+  rgb[2] = (hex & 0xff) / 255.0;
+}
+
+void
+pl_figure_series_rgb (PlFigure *self,
+                      guint     i,
+                      guint     n,
+                      double    rgb[3])
+{
+  /* Skip the end of the map that melts into the background. */
+  double lo = self->dark ? 0.2 : 0.0;
+  double hi = self->dark ? 1.0 : 0.85;
+  double t = n > 1 ? lo + (hi - lo) * i / (n - 1) : (lo + hi) / 2;
+
+  if (self->colormap == PL_COLORMAP_DIVERGING)
+    {
+      /* The pale centre of the diverging map is unreadable as a line. */
+      t = n > 1 ? (double) i / (n - 1) : 0;
+      t = t < 0.5 ? t * 0.7 : 0.65 + (t - 0.5) * 0.7;
+    }
+  pl_rgb_from_hex (pl_colormap_lookup (self->colormap, self->reversed, t), rgb);
+}
+
+void
+pl_axes_init (PlAxes *axes)
+{
+  memset (axes, 0, sizeof *axes);
+  axes->xticks = g_array_new (FALSE, FALSE, sizeof (double));
+  axes->yticks = g_array_new (FALSE, FALSE, sizeof (double));
+  axes->x1 = 1;
+  axes->y1 = 1;
+}
+
+void
+pl_axes_clear (PlAxes *axes)
+{
+  g_clear_pointer (&axes->xticks, g_array_unref);
+  g_clear_pointer (&axes->yticks, g_array_unref);
+}
+
+void
+pl_pad_range (double *lo,
+              double *hi,
+              double  margin)
+{
+  double span;
+
+  if (!isfinite (*lo) || !isfinite (*hi))
+    {
+      *lo = 0;
+      *hi = 1;
+      return;
+    }
+  span = *hi - *lo;
+  if (span <= 0)
+    {
+      double d = fabs (*lo) > 0 ? fabs (*lo) * 0.1 : 0.5;
+      *lo -= d;
+      *hi += d;
+      return;
+    }
+  *lo -= span * margin;
+  *hi += span * margin;
+}
+
+double
+pl_axes_px (const PlAxes *axes,
+            double        x)
+{
+  return axes->plot.x + (x - axes->x0) / (axes->x1 - axes->x0) * axes->plot.width;
+}
+
+double
+pl_axes_py (const PlAxes *axes,
+            double        y)
+{
+  return axes->plot.y + axes->plot.height - (y - axes->y0) / (axes->y1 - axes->y0) * axes->plot.height;
+}
+
+static char *
+x_tick_label (const PlAxes *axes,
+              double        v)
+{
+  if (axes->x_categories != NULL)
+    return g_strdup (axes->x_categories[(gsize) v]);
+  return pl_format_tick (v, axes->xstep);
+}
+
+static double
+widest_tick (PlDraw       *draw,
+             const PlAxes *axes,
+             GArray       *ticks,
+             gboolean      x)
+{
+  double size = pl_figure_tick_size (draw->figure);
+  double widest = 0;
+
+  for (guint i = 0; i < ticks->len; i++)
+    {
+      double v = g_array_index (ticks, double, i);
+      g_autofree char *label = x ? x_tick_label (axes, v) : pl_format_tick (v, axes->ystep);
+      double w;
+
+      pl_draw_text_size (draw, label, size, 0, &w, NULL);
+      widest = MAX (widest, w);
+    }
+
+  return widest;
+}
+
+static void
+make_x_ticks (PlDraw  *draw,
+              PlAxes  *axes,
+              double   width)
+{
+  double tick_h;
+
+  pl_draw_text_size (draw, "0", pl_figure_tick_size (draw->figure), 0, NULL, &tick_h);
+  if (axes->x_categories != NULL)
+    {
+      guint n = g_strv_length (axes->x_categories);
+      double widest, every;
+
+      g_array_set_size (axes->xticks, 0);
+      for (guint i = 0; i < n; i++)
+        {
+          double v = i;
+          g_array_append_val (axes->xticks, v);
+        }
+      /* Thin the labels out until they no longer touch. */
+      widest = widest_tick (draw, axes, axes->xticks, TRUE) + tick_h;
+      every = MAX (1, ceil (widest * n / MAX (width, 1)));
+      g_array_set_size (axes->xticks, 0);
+      for (guint i = 0; i < n; i += (guint) every)
+        {
+          double v = i;
+          g_array_append_val (axes->xticks, v);
+        }
+      axes->xstep = every;
+      return;
+    }
+
+  axes->xstep = pl_nice_ticks (axes->x0, axes->x1, 12, axes->x_integers, axes->xticks);
+  {
+    double widest = widest_tick (draw, axes, axes->xticks, TRUE);
+    guint max_ticks = (guint) CLAMP (width / (widest + tick_h * 2.5), 2, 12);
+
+    axes->xstep = pl_nice_ticks (axes->x0, axes->x1, max_ticks, axes->x_integers, axes->xticks);
+  }
+}
+
+static void
+make_y_ticks (PlDraw *draw,
+              PlAxes *axes,
+              double  height)
+{
+  double tick_h;
+
+  pl_draw_text_size (draw, "0", pl_figure_tick_size (draw->figure), 0, NULL, &tick_h);
+  axes->ystep = pl_nice_ticks (axes->y0, axes->y1, (guint) CLAMP (height / (tick_h * 3), 2, 10),
+                               axes->y_integers, axes->yticks);
+}
+
+double
+pl_draw_title_height (PlDraw *draw)
+{
+  PlFigure *self = draw->figure;
+  double h = 0;
+
+  if (self->title != NULL && self->title[0] != '\0')
+    pl_draw_text_size (draw, self->title, self->font_size * 1.2, PL_TEXT_BOLD, NULL, &h);
+  return h;
+}
+
+void
+pl_draw_title (PlDraw *draw,
+               double  center_x,
+               double  bottom_y)
+{
+  PlFigure *self = draw->figure;
+
+  if (self->title != NULL && self->title[0] != '\0')
+    pl_draw_text (draw, self->title, self->font_size * 1.2, PL_TEXT_BOLD, draw->fg,
+                  center_x, bottom_y, 0.5, 1, 0);
+}
+
+void
+pl_axes_layout (PlDraw                  *draw,
+                PlAxes                  *axes,
+                const cairo_rectangle_t *area,
+                double                   right)
+{
+  PlFigure *self = draw->figure;
+  const char *x_label = pl_figure_x_label (self);
+  const char *y_label = pl_figure_y_label (self);
+  double tick_h, label_h, title_h, left, bottom, top, w, h;
+
+  pl_draw_text_size (draw, "0", pl_figure_tick_size (self), 0, NULL, &tick_h);
+  pl_draw_text_size (draw, "Position", self->font_size, 0, NULL, &label_h);
+  title_h = pl_draw_title_height (draw);
+
+  top = GAP + (title_h > 0 ? title_h + GAP : tick_h / 2);
+  bottom = TICK_LENGTH + TICK_GAP + tick_h + (x_label ? GAP + label_h : 0) + GAP;
+  make_y_ticks (draw, axes, area->height - top - bottom);
+  left = GAP + (y_label ? label_h + GAP : 0) + widest_tick (draw, axes, axes->yticks, FALSE) + TICK_LENGTH + TICK_GAP;
+  /* Room for half of the last x label, which centres on the right edge. */
+  right = MAX (right, GAP + tick_h * 1.5);
+
+  w = MAX (area->width - left - right, 1);
+  h = MAX (area->height - top - bottom, 1);
+  axes->plot = (cairo_rectangle_t) { area->x + left, area->y + top, w, h };
+  axes->y_title_x = area->x + GAP;
+  make_y_ticks (draw, axes, h);
+  make_x_ticks (draw, axes, w);
+}
+
+void
+pl_axes_draw_grid (PlDraw *draw,
+                   PlAxes *axes)
+{
+  cairo_t *cr = draw->cr;
+  const cairo_rectangle_t *p = &axes->plot;
+
+  cairo_save (cr);
+  cairo_set_line_width (cr, 0.5);
+  pl_draw_set_rgb (draw, draw->muted);
+  for (guint i = 0; i < axes->yticks->len; i++)
+    {
+      double y = pl_axes_py (axes, g_array_index (axes->yticks, double, i));
+
+      cairo_move_to (cr, p->x, y);
+      cairo_line_to (cr, p->x + p->width, y);
+    }
+  if (axes->x_categories == NULL)
+    for (guint i = 0; i < axes->xticks->len; i++)
+      {
+        double x = pl_axes_px (axes, g_array_index (axes->xticks, double, i));
+
+        cairo_move_to (cr, x, p->y);
+        cairo_line_to (cr, x, p->y + p->height);
+      }
+  cairo_stroke (cr);
+  cairo_restore (cr);
+}
+
+void
+pl_axes_draw (PlDraw *draw,
+              PlAxes *axes)
+{
+  PlFigure *self = draw->figure;
+  cairo_t *cr = draw->cr;
+  const cairo_rectangle_t *p = &axes->plot;
+  double tick_size = pl_figure_tick_size (self);
+  const char *x_label = pl_figure_x_label (self);
+  const char *y_label = pl_figure_y_label (self);
+  double tick_h;
+
+  pl_draw_text_size (draw, "0", tick_size, 0, NULL, &tick_h);
+  pl_draw_frame (draw, p);
+
+  cairo_save (cr);
+  cairo_set_line_width (cr, LINE_WIDTH);
+  pl_draw_set_rgb (draw, draw->axis);
+  for (guint i = 0; i < axes->xticks->len; i++)
+    {
+      double v = g_array_index (axes->xticks, double, i);
+      double x = pl_axes_px (axes, v);
+      g_autofree char *label = x_tick_label (axes, v);
+
+      cairo_move_to (cr, x, p->y + p->height);
+      cairo_line_to (cr, x, p->y + p->height + TICK_LENGTH);
+      cairo_stroke (cr);
+      pl_draw_text (draw, label, tick_size, 0, draw->fg, x, p->y + p->height + TICK_LENGTH + TICK_GAP, 0.5, 0, 0);
+    }
+  for (guint i = 0; i < axes->yticks->len; i++)
+    {
+      double v = g_array_index (axes->yticks, double, i);
+      double y = pl_axes_py (axes, v);
+      g_autofree char *label = pl_format_tick (v, axes->ystep);
+
+      cairo_move_to (cr, p->x, y);
+      cairo_line_to (cr, p->x - TICK_LENGTH, y);
+      cairo_stroke (cr);
+      pl_draw_text (draw, label, tick_size, 0, draw->fg, p->x - TICK_LENGTH - TICK_GAP, y, 1, 0.5, 0);
+    }
+  cairo_restore (cr);
+
+  if (x_label != NULL)
+    pl_draw_text (draw, x_label, self->font_size, 0, draw->fg,
+                  p->x + p->width / 2, p->y + p->height + TICK_LENGTH + TICK_GAP + tick_h + GAP, 0.5, 0, 0);
+  if (y_label != NULL)
+    pl_draw_text (draw, y_label, self->font_size, 0, draw->fg,
+                  axes->y_title_x, p->y + p->height / 2, 0.5, 0, -G_PI / 2);
+  pl_draw_title (draw, p->x + p->width / 2, p->y - GAP);
 }

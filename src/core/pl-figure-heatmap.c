@@ -180,7 +180,7 @@ pl_figure_heatmap_render (PlFigure                *self,
   g_autoptr(GArray) xticks = g_array_new (FALSE, FALSE, sizeof (double));
   g_autoptr(GArray) yticks = g_array_new (FALSE, FALSE, sizeof (double));
   double lo, hi, vw, vh, tick_h, label_h, title_h = 0, title_w = 0;
-  double left, right, bottom, top, aw, ah, s, pw, ph, ox, oy, bar_w, ystep, xstep;
+  double left, right, bottom, top, aw, ah, s, pw, ph, ox, oy, bar_w = 0, ystep, xstep;
   double first = self->first_position;
   cairo_rectangle_t plot, bar;
   cairo_surface_t *image;
@@ -208,11 +208,14 @@ pl_figure_heatmap_render (PlFigure                *self,
   left = GAP + label_h + GAP + widest_label (draw, tick_size, yticks, ystep) + TICK_LENGTH + TICK_GAP;
   bottom = TICK_LENGTH + TICK_GAP + tick_h + GAP + label_h + GAP;
   top = GAP + (title_h > 0 ? title_h + GAP : tick_h / 2);
-  {
-    cairo_rectangle_t probe = { 0, 0, BAR_WIDTH, MAX (area->height - top - bottom, 10) };
-    bar_w = pl_draw_colorbar (draw, &probe, lo, hi, TRUE);
-  }
-  right = BAR_GAP + bar_w + GAP;
+  if (self->in_multiples)
+    right = GAP;    /* the multiples draw one bar for all */
+  else
+    {
+      cairo_rectangle_t probe = { 0, 0, BAR_WIDTH, MAX (area->height - top - bottom, 10) };
+      bar_w = pl_draw_colorbar (draw, &probe, lo, hi, TRUE);
+      right = BAR_GAP + bar_w + GAP;
+    }
 
   aw = MAX (area->width - left - right, 1);
   ah = MAX (area->height - top - bottom, 1);
@@ -296,8 +299,11 @@ pl_figure_heatmap_render (PlFigure                *self,
     pl_draw_text (draw, self->title, self->font_size * 1.2, PL_TEXT_BOLD, draw->fg,
                   plot.x + pw / 2, plot.y - GAP, 0.5, 1, 0);
 
-  bar = (cairo_rectangle_t) { plot.x + pw + BAR_GAP, plot.y, BAR_WIDTH, ph };
-  pl_draw_colorbar (draw, &bar, lo, hi, FALSE);
-  self->colorbar_area = bar;
-  self->has_colorbar = TRUE;
+  if (!self->in_multiples)
+    {
+      bar = (cairo_rectangle_t) { plot.x + pw + BAR_GAP, plot.y, BAR_WIDTH, ph };
+      pl_draw_colorbar (draw, &bar, lo, hi, FALSE);
+      self->colorbar_area = bar;
+      self->has_colorbar = TRUE;
+    }
 }

@@ -31,6 +31,8 @@ struct _PlFigure
   char              *x_label;
   char              *y_label;
   char              *value_label;
+  char              *auto_x_label;    /* the kind's defaults */
+  char              *auto_y_label;
   char              *font_family;
   double             font_size;
   PlColormapId       colormap;
@@ -44,6 +46,7 @@ struct _PlFigure
   cairo_rectangle_t  plot_area;
   cairo_rectangle_t  colorbar_area;
   gboolean           has_colorbar;
+  gboolean           integer_scale;   /* colour bar ticks on whole numbers */
 
   /* Heatmap */
   PlMatrix          *values;
@@ -61,13 +64,72 @@ struct _PlFigure
   cairo_surface_t   *bar_image;       /* 1 × 256 colour bar */
   PlColormapId       bar_colormap;
   gboolean           bar_reversed;
+
+  /* Trajectories (2-D and 3-D) */
+  PlMatrix          *projection;      /* positions × components */
+  double            *explained;       /* one ratio per component, or NULL */
+  guint              comp[3];
+  double             azimuth;         /* degrees */
+  double             elevation;
+  gboolean           perspective;
+  guint              label_every;     /* 0 = automatic */
+  double            *points;          /* x, y of each point in the last render */
+  gsize              n_points;
+
+  /* Lines, scatter, bars */
+  double            *xs;
+  gsize              n_xs;
+  GPtrArray         *series;          /* PlSeries */
+  double            *ys;              /* scatter y, bar heights */
+  double            *point_values;    /* scatter colours, or NULL */
+  char             **categories;      /* bar labels, or NULL */
+  gboolean           cumulative;
+
+  /* Probe table */
+  char             **columns;
+  GPtrArray         *rows;            /* PlTableRow */
+
+  /* Small multiples */
+  GPtrArray         *panels;          /* PlFigure */
+  guint              n_columns;
+  GArray            *panel_areas;     /* cairo_rectangle_t of each panel in the last render */
+  gboolean           in_multiples;    /* a panel: no colour bar of its own, shared range */
+  double             shared_lo;
+  double             shared_hi;
 };
+
+typedef struct
+{
+  char   *name;
+  double *y;
+} PlSeries;
+
+typedef struct
+{
+  char   *name;
+  double *values;
+} PlTableRow;
+
+/* A numeric frame: data limits mapped onto a plot rectangle with ticks. */
+typedef struct
+{
+  cairo_rectangle_t   plot;
+  double              x0, x1, y0, y1;     /* data values at the plot's edges */
+  gboolean            x_integers;
+  gboolean            y_integers;
+  char              **x_categories;       /* labels at x = 0 … n − 1, or NULL */
+  GArray             *xticks;
+  GArray             *yticks;
+  double              xstep, ystep;
+  double              y_title_x;          /* left edge of the rotated y title */
+} PlAxes;
 
 /* pl-figure-axes.c: text, ticks, frames, colour bar. */
 typedef enum
 {
   PL_TEXT_NORMAL = 0,
   PL_TEXT_BOLD   = 1 << 0,
+  PL_TEXT_HALO   = 1 << 1,   /* outlined in the background colour, to read over lines */
 } PlTextFlags;
 
 void     pl_draw_init            (PlDraw            *draw,
@@ -115,7 +177,55 @@ double   pl_draw_colorbar        (PlDraw            *draw,
                                   gboolean           measure_only);
 double   pl_figure_tick_size     (PlFigure          *self);
 
+void     pl_axes_init            (PlAxes            *axes);
+void     pl_axes_clear           (PlAxes            *axes);
+/* Pads [lo, hi] by MARGIN of its span on each side (a point range gets ±0.5). */
+void     pl_pad_range            (double            *lo,
+                                  double            *hi,
+                                  double             margin);
+/* Places the plot inside AREA, leaving RIGHT units free on its right for a
+ * legend or a colour bar, and room for ticks, axis titles and the title. */
+void     pl_axes_layout          (PlDraw            *draw,
+                                  PlAxes            *axes,
+                                  const cairo_rectangle_t *area,
+                                  double             right);
+/* Grid lines (under the data): call before drawing data. */
+void     pl_axes_draw_grid       (PlDraw            *draw,
+                                  PlAxes            *axes);
+/* Frame, ticks, tick labels, axis titles and the figure title. */
+void     pl_axes_draw            (PlDraw            *draw,
+                                  PlAxes            *axes);
+double   pl_axes_px              (const PlAxes      *axes,
+                                  double             x);
+double   pl_axes_py              (const PlAxes      *axes,
+                                  double             y);
+/* Title centred over a plot of the given x span; returns nothing, draws at TOP. */
+void     pl_draw_title           (PlDraw            *draw,
+                                  double             center_x,
+                                  double             bottom_y);
+double   pl_draw_title_height    (PlDraw            *draw);
+/* The default x / y axis titles, with the figure's own when set. */
+const char *pl_figure_x_label    (PlFigure          *self);
+const char *pl_figure_y_label    (PlFigure          *self);
+/* A colour for series I of N from the figure's map, readable on its background. */
+void     pl_figure_series_rgb    (PlFigure          *self,
+                                  guint              i,
+                                  guint              n,
+                                  double             rgb[3]);
+void     pl_rgb_from_hex         (guint32            hex,
+                                  double             rgb[3]);
+
 /* pl-figure.c */
+PlFigure *pl_figure_new_kind     (PlFigureKind       kind);
+/* Finite minimum and maximum of N values; FALSE when there are none. */
+gboolean pl_finite_range         (const double      *values,
+                                  gsize              n,
+                                  double            *lo,
+                                  double            *hi);
+/* The colour range of kinds that colour by value, after the requested limits. */
+void     pl_figure_value_range   (PlFigure          *self,
+                                  double            *lo,
+                                  double            *hi);
 void     pl_figure_render_full   (PlFigure          *self,
                                   cairo_t           *cr,
                                   double             width,
@@ -130,5 +240,33 @@ void     pl_figure_heatmap_auto_range (PlFigure     *self,
                                        double       *lo,
                                        double       *hi);
 void     pl_figure_heatmap_clear  (PlFigure         *self);
+
+/* pl-figure-trajectory.c */
+void     pl_figure_trajectory_render (PlFigure      *self,
+                                      PlDraw        *draw,
+                                      const cairo_rectangle_t *area);
+char    *pl_figure_component_label   (PlFigure      *self,
+                                      guint          k);
+
+/* pl-figure-lines.c: lines, scatter and bars */
+void     pl_figure_lines_render   (PlFigure         *self,
+                                   PlDraw           *draw,
+                                   const cairo_rectangle_t *area);
+void     pl_figure_scatter_render (PlFigure         *self,
+                                   PlDraw           *draw,
+                                   const cairo_rectangle_t *area);
+void     pl_figure_bars_render    (PlFigure         *self,
+                                   PlDraw           *draw,
+                                   const cairo_rectangle_t *area);
+
+/* pl-figure-table.c */
+void     pl_figure_table_render   (PlFigure         *self,
+                                   PlDraw           *draw,
+                                   const cairo_rectangle_t *area);
+
+/* pl-figure-multiples.c */
+void     pl_figure_multiples_render (PlFigure       *self,
+                                     PlDraw         *draw,
+                                     const cairo_rectangle_t *area);
 
 G_END_DECLS

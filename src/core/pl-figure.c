@@ -20,6 +20,20 @@ pl_figure_finalize (GObject *object)
   g_clear_pointer (&self->x_label, g_free);
   g_clear_pointer (&self->y_label, g_free);
   g_clear_pointer (&self->value_label, g_free);
+  g_clear_pointer (&self->auto_x_label, g_free);
+  g_clear_pointer (&self->auto_y_label, g_free);
+  g_clear_pointer (&self->projection, pl_matrix_unref);
+  g_clear_pointer (&self->explained, g_free);
+  g_clear_pointer (&self->points, g_free);
+  g_clear_pointer (&self->xs, g_free);
+  g_clear_pointer (&self->series, g_ptr_array_unref);
+  g_clear_pointer (&self->ys, g_free);
+  g_clear_pointer (&self->point_values, g_free);
+  g_clear_pointer (&self->categories, g_strfreev);
+  g_clear_pointer (&self->columns, g_strfreev);
+  g_clear_pointer (&self->rows, g_ptr_array_unref);
+  g_clear_pointer (&self->panels, g_ptr_array_unref);
+  g_clear_pointer (&self->panel_areas, g_array_unref);
   g_clear_pointer (&self->font_family, g_free);
   g_clear_pointer (&self->values, pl_matrix_unref);
   g_clear_pointer (&self->image, cairo_surface_destroy);
@@ -46,6 +60,49 @@ pl_figure_init (PlFigure *self)
   self->vmax = NAN;
   self->data_min = NAN;
   self->data_max = NAN;
+  self->perspective = TRUE;
+  self->shared_lo = NAN;
+  self->shared_hi = NAN;
+}
+
+PlFigure *
+pl_figure_new_kind (PlFigureKind kind)
+{
+  PlFigure *self = g_object_new (PL_TYPE_FIGURE, NULL);
+
+  self->kind = kind;
+  return self;
+}
+
+gboolean
+pl_finite_range (const double *values,
+                 gsize         n,
+                 double       *lo,
+                 double       *hi)
+{
+  double a = INFINITY, b = -INFINITY;
+
+  for (gsize i = 0; values != NULL && i < n; i++)
+    if (isfinite (values[i]))
+      {
+        a = MIN (a, values[i]);
+        b = MAX (b, values[i]);
+      }
+  *lo = a;
+  *hi = b;
+  return isfinite (a);
+}
+
+const char *
+pl_figure_x_label (PlFigure *self)
+{
+  return self->x_label != NULL ? self->x_label : self->auto_x_label;
+}
+
+const char *
+pl_figure_y_label (PlFigure *self)
+{
+  return self->y_label != NULL ? self->y_label : self->auto_y_label;
 }
 
 static void
@@ -76,8 +133,9 @@ pl_figure_new_heatmap (PlMatrix *values,
 
   g_return_val_if_fail (values != NULL, NULL);
 
-  self = g_object_new (PL_TYPE_FIGURE, NULL);
-  self->kind = PL_FIGURE_HEATMAP;
+  self = pl_figure_new_kind (PL_FIGURE_HEATMAP);
+  self->auto_x_label = g_strdup ("Position");
+  self->auto_y_label = g_strdup ("Position");
   pl_figure_set_values (self, values, first_position);
 
   return self;
@@ -217,6 +275,8 @@ pl_figure_get_range (PlFigure *self,
 
   if (self->kind == PL_FIGURE_HEATMAP)
     pl_figure_heatmap_auto_range (self, &lo, &hi);
+  else
+    pl_figure_value_range (self, &lo, &hi);
   if (vmin)
     *vmin = lo;
   if (vmax)
@@ -272,6 +332,25 @@ pl_figure_render_full (PlFigure *self,
     case PL_FIGURE_HEATMAP:
       pl_figure_heatmap_render (self, &draw, &area);
       break;
+    case PL_FIGURE_TRAJECTORY:
+    case PL_FIGURE_TRAJECTORY_3D:
+      pl_figure_trajectory_render (self, &draw, &area);
+      break;
+    case PL_FIGURE_LINES:
+      pl_figure_lines_render (self, &draw, &area);
+      break;
+    case PL_FIGURE_SCATTER:
+      pl_figure_scatter_render (self, &draw, &area);
+      break;
+    case PL_FIGURE_BARS:
+      pl_figure_bars_render (self, &draw, &area);
+      break;
+    case PL_FIGURE_TABLE:
+      pl_figure_table_render (self, &draw, &area);
+      break;
+    case PL_FIGURE_MULTIPLES:
+      pl_figure_multiples_render (self, &draw, &area);
+      break;
     default:
       g_assert_not_reached ();
     }
@@ -326,6 +405,13 @@ pl_figure_hit_cell (PlFigure *self,
 
   g_return_val_if_fail (PL_IS_FIGURE (self), FALSE);
 
+  if (self->kind == PL_FIGURE_MULTIPLES)
+    {
+      double px, py;
+      int i = pl_figure_get_panel_at (self, x, y, &px, &py);
+
+      return i >= 0 && pl_figure_hit_cell (g_ptr_array_index (self->panels, i), px, py, column, row);
+    }
   if (self->kind != PL_FIGURE_HEATMAP || !self->rendered || self->values == NULL)
     return FALSE;
   if (x < p->x || y < p->y || x >= p->x + p->width || y >= p->y + p->height)
@@ -341,4 +427,113 @@ pl_figure_hit_cell (PlFigure *self,
   if (row)
     *row = (guint) cy;
   return TRUE;
+}
+
+void
+pl_figure_value_range (PlFigure *self,
+                       double   *lo,
+                       double   *hi)
+{
+  double a = 0, b = 1;
+
+  switch (self->kind)
+    {
+    case PL_FIGURE_HEATMAP:
+      pl_figure_heatmap_auto_range (self, &a, &b);
+      return;
+    case PL_FIGURE_TRAJECTORY:
+    case PL_FIGURE_TRAJECTORY_3D:
+      /* Colour is position. */
+      a = self->first_position;
+      b = self->first_position + MAX (self->n_points, 2) - 1;
+      break;
+    case PL_FIGURE_SCATTER:
+      if (!pl_finite_range (self->point_values, self->n_xs, &a, &b))
+        a = 0, b = 1;
+      break;
+    case PL_FIGURE_TABLE:
+      a = INFINITY, b = -INFINITY;
+      for (guint i = 0; self->rows != NULL && i < self->rows->len; i++)
+        {
+          PlTableRow *row = g_ptr_array_index (self->rows, i);
+          double r0, r1;
+
+          if (pl_finite_range (row->values, g_strv_length (self->columns), &r0, &r1))
+            {
+              a = MIN (a, r0);
+              b = MAX (b, r1);
+            }
+        }
+      if (!isfinite (a))
+        a = 0, b = 1;
+      break;
+    case PL_FIGURE_MULTIPLES:
+      a = self->shared_lo;
+      b = self->shared_hi;
+      if (!isfinite (a) || !isfinite (b))
+        a = 0, b = 1;
+      break;
+    case PL_FIGURE_LINES:
+    case PL_FIGURE_BARS:
+    default:
+      break;
+    }
+  if (self->colormap == PL_COLORMAP_DIVERGING && self->kind != PL_FIGURE_TRAJECTORY &&
+      self->kind != PL_FIGURE_TRAJECTORY_3D)
+    {
+      double m = MAX (fabs (a), fabs (b));
+      a = -m;
+      b = m;
+    }
+  if (!isnan (self->vmin))
+    a = self->vmin;
+  if (!isnan (self->vmax))
+    b = self->vmax;
+  *lo = a;
+  *hi = b;
+}
+
+gboolean
+pl_figure_get_point (PlFigure *self,
+                     guint     index,
+                     double   *x,
+                     double   *y)
+{
+  g_return_val_if_fail (PL_IS_FIGURE (self), FALSE);
+
+  if (!self->rendered || self->points == NULL || index >= self->n_points ||
+      isnan (self->points[2 * index]))
+    return FALSE;
+  if (x)
+    *x = self->points[2 * index];
+  if (y)
+    *y = self->points[2 * index + 1];
+  return TRUE;
+}
+
+int
+pl_figure_hit_point (PlFigure *self,
+                     double    x,
+                     double    y,
+                     double    radius)
+{
+  double best = radius * radius;
+  int found = -1;
+
+  g_return_val_if_fail (PL_IS_FIGURE (self), -1);
+
+  if (!self->rendered || self->points == NULL)
+    return -1;
+  for (gsize i = 0; i < self->n_points; i++)
+    {
+      double dx = self->points[2 * i] - x, dy = self->points[2 * i + 1] - y;
+
+      /* Ties go to the later point, drawn on top. */
+      if (!isnan (dx) && dx * dx + dy * dy <= best)
+        {
+          best = dx * dx + dy * dy;
+          found = (int) i;
+        }
+    }
+  return found;
 }

@@ -16,6 +16,13 @@ G_BEGIN_DECLS
 typedef enum
 {
   PL_FIGURE_HEATMAP,
+  PL_FIGURE_TRAJECTORY,
+  PL_FIGURE_TRAJECTORY_3D,
+  PL_FIGURE_LINES,
+  PL_FIGURE_SCATTER,
+  PL_FIGURE_BARS,
+  PL_FIGURE_TABLE,
+  PL_FIGURE_MULTIPLES,
 } PlFigureKind;
 
 #define PL_TYPE_FIGURE (pl_figure_get_type ())
@@ -43,23 +50,127 @@ void        pl_figure_set_view        (PlFigure       *self,
                                        double          y1);
 /* Back to the whole matrix. */
 void        pl_figure_reset_view      (PlFigure       *self);
-/* Cell (column, row) under a point of the last render; FALSE outside the data. */
+/* Cell (column, row) under a point of the last render; FALSE outside the data.
+ * On small multiples, the cell of the heatmap panel under the point. */
 gboolean    pl_figure_hit_cell        (PlFigure       *self,
                                        double          x,
                                        double          y,
                                        guint          *column,
                                        guint          *row);
 
+/* ---- Trajectories of positions in PCA space -------------------------------- */
+
+/* PROJECTION is positions × components (row 0 is FIRST_POSITION);
+ * EXPLAINED_RATIO has one entry per component (NULL to leave it out of the
+ * axis titles). Components are counted from 0: 0 and 1 are "PC1" and "PC2".
+ * The line runs through the positions, coloured by position. */
+PlFigure   *pl_figure_new_trajectory    (PlMatrix     *projection,
+                                         guint         first_position,
+                                         const double *explained_ratio,
+                                         guint         comp_a,
+                                         guint         comp_b);
+/* Three components under a rotation, with perspective and depth cues. At
+ * azimuth 0 and elevation 0 the view looks down COMP_C: COMP_A to the right,
+ * COMP_B up, as in the 2-D view of COMP_A and COMP_B. */
+PlFigure   *pl_figure_new_trajectory_3d (PlMatrix     *projection,
+                                         guint         first_position,
+                                         const double *explained_ratio,
+                                         guint         comp_a,
+                                         guint         comp_b,
+                                         guint         comp_c);
+/* Degrees: azimuth turns about the vertical axis, elevation tilts towards the viewer. */
+void        pl_figure_set_rotation      (PlFigure     *self,
+                                         double        azimuth,
+                                         double        elevation);
+void        pl_figure_get_rotation      (PlFigure     *self,
+                                         double       *azimuth,
+                                         double       *elevation);
+/* Perspective on (default) or a parallel projection. */
+void        pl_figure_set_perspective   (PlFigure     *self,
+                                         gboolean      perspective);
+/* A labelled marker every K positions; 0 picks K for about ten labels. */
+void        pl_figure_set_label_every   (PlFigure     *self,
+                                         guint         k);
+/* Where point INDEX (a position of a trajectory, a point of a scatter) landed
+ * in the last render; FALSE when it was not drawn. */
+gboolean    pl_figure_get_point         (PlFigure     *self,
+                                         guint         index,
+                                         double       *x,
+                                         double       *y);
+/* The point nearest to (x, y) within RADIUS in the last render, or -1. */
+int         pl_figure_hit_point         (PlFigure     *self,
+                                         double        x,
+                                         double        y,
+                                         double        radius);
+
+/* ---- Lines, scatter, bars ------------------------------------------------- */
+
+/* Shared x values for every series (offsets, layers). */
+PlFigure   *pl_figure_new_lines         (const double *x,
+                                         gsize         n);
+/* One line of N values (NaN leaves a gap), with its name in the legend. */
+void        pl_figure_add_series        (PlFigure     *self,
+                                         const char   *name,
+                                         const double *y);
+/* Points (x[i], y[i]); pl_figure_set_point_values colours them with the map. */
+PlFigure   *pl_figure_new_scatter       (const double *x,
+                                         const double *y,
+                                         gsize         n);
+void        pl_figure_set_point_values  (PlFigure     *self,
+                                         const double *values);
+/* N bars; LABELS (N strings, or NULL for 1 … N) under them. */
+PlFigure   *pl_figure_new_bars          (const double *values,
+                                         gsize         n,
+                                         const char * const *labels);
+/* A running total over the bars, on the same axis (explained variance). */
+void        pl_figure_set_cumulative    (PlFigure     *self,
+                                         gboolean      cumulative);
+
+/* ---- Probe table ---------------------------------------------------------- */
+
+/* COLUMNS is NULL-terminated; each row gives one value per column (NaN = "—"),
+ * cells shaded with the colour map over the range. */
+PlFigure   *pl_figure_new_table         (const char * const *columns);
+void        pl_figure_add_row           (PlFigure     *self,
+                                         const char   *name,
+                                         const double *values);
+
+/* ---- Small multiples ---------------------------------------------------- */
+
+/* The same kind for several models or layers in a grid of COLUMNS (0 picks),
+ * heatmaps on one shared colour scale with one colour bar. Takes a reference
+ * to each panel; their titles name the panels. */
+PlFigure   *pl_figure_new_multiples     (PlFigure * const *panels,
+                                         guint         n_panels,
+                                         guint         columns);
+/* The panel under a point of the last render, or -1; PANEL_X / PANEL_Y get
+ * the point in that panel's own units, for its hit tests. */
+int         pl_figure_get_panel_at      (PlFigure     *self,
+                                         double        x,
+                                         double        y,
+                                         double       *panel_x,
+                                         double       *panel_y);
+PlFigure   *pl_figure_get_panel         (PlFigure     *self,
+                                         guint         index);
+guint       pl_figure_get_n_panels      (PlFigure     *self);
+/* Where panel INDEX landed in the last render; its own plot area and points
+ * are relative to this rectangle's corner. */
+gboolean    pl_figure_get_panel_area    (PlFigure     *self,
+                                         guint         index,
+                                         cairo_rectangle_t *area);
+
 /* ---- Common ------------------------------------------------------------- */
 
 PlFigureKind pl_figure_get_kind       (PlFigure       *self);
 void        pl_figure_set_title       (PlFigure       *self,
                                        const char     *title);
-/* Axis titles; NULL keeps the kind's default ("Position" for heatmaps). */
+/* Axis titles; NULL keeps the kind's default ("Position" for heatmaps,
+ * "PC1 (42.0 % of variance)" for trajectories). */
 void        pl_figure_set_axis_labels (PlFigure       *self,
                                        const char     *x_label,
                                        const char     *y_label);
-/* The title of the colour bar ("Cosine similarity"); NULL for none. */
+/* The title of the colour bar ("Cosine similarity"); NULL for none
+ * (trajectories label theirs "Position"). */
 void        pl_figure_set_value_label (PlFigure       *self,
                                        const char     *label);
 void        pl_figure_set_colormap    (PlFigure       *self,

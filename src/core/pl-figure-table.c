@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <math.h>
+
+#include "pl-figure-private.h"
+
+/* The probe table: one row per model or layer, one column per probe, each
+ * value printed in a cell shaded by the colour map over the range. */
+
+#define GAP     6.0
+#define PAD_X   8.0
+
+static void
+row_free (gpointer data)
+{
+  PlTableRow *row = data;
+
+  g_free (row->name);
+  g_free (row->values);
+  g_free (row);
+}
+
+PlFigure *
+pl_figure_new_table (const char * const *columns)
+{
+  PlFigure *self;
+
+  g_return_val_if_fail (columns != NULL, NULL);
+
+  self = pl_figure_new_kind (PL_FIGURE_TABLE);
+  self->columns = g_strdupv ((char **) columns);
+  self->rows = g_ptr_array_new_with_free_func (row_free);
+
+  return self;
+}
+
+void
+pl_figure_add_row (PlFigure     *self,
+                   const char   *name,
+                   const double *values)
+{
+  PlTableRow *row;
+
+  g_return_if_fail (PL_IS_FIGURE (self));
+  g_return_if_fail (self->kind == PL_FIGURE_TABLE);
+  g_return_if_fail (values != NULL);
+
+  row = g_new0 (PlTableRow, 1);
+  row->name = g_strdup (name != NULL ? name : "");
+  row->values = g_memdup2 (values, g_strv_length (self->columns) * sizeof (double));
+  g_ptr_array_add (self->rows, row);
+}
+
+static char *
+format_value (double v)
+{
+  if (isnan (v))
+    return g_strdup ("—");
+  if (v < 0)
+    return g_strdup_printf ("\xe2\x88\x92%.3f", -v);
+  return g_strdup_printf ("%.3f", v);
+}
+
+void
+pl_figure_table_render (PlFigure                *self,
+                        PlDraw                  *draw,
+                        const cairo_rectangle_t *area)
+{
+  cairo_t *cr = draw->cr;
+  guint n_cols = g_strv_length (self->columns), n_rows = self->rows->len;
+  g_autofree double *widths = g_new0 (double, n_cols + 1);
+  double size = self->font_size, text_h, row_h, total_w = 0, total_h, title_h, scale, x0, y0, lo, hi;
+
+  pl_figure_value_range (self, &lo, &hi);
+  pl_draw_text_size (draw, "Ag", size, 0, NULL, &text_h);
+  row_h = text_h * 1.7;
+  title_h = pl_draw_title_height (draw);
+
+  /* Column widths from their widest text: names, then one per probe. */
+  for (guint r = 0; r < n_rows; r++)
+    {
+      PlTableRow *row = g_ptr_array_index (self->rows, r);
+      double w;
+
+      pl_draw_text_size (draw, row->name, size, 0, &w, NULL);
+      widths[0] = MAX (widths[0], w);
+      for (guint c = 0; c < n_cols; c++)
+        {
+          g_autofree char *text = format_value (row->values[c]);
+
+          pl_draw_text_size (draw, text, size, 0, &w, NULL);
+          widths[c + 1] = MAX (widths[c + 1], w);
+        }
+    }
+  for (guint c = 0; c < n_cols; c++)
+    {
+      double w;
+
+      pl_draw_text_size (draw, self->columns[c], size, PL_TEXT_BOLD, &w, NULL);
+      widths[c + 1] = MAX (widths[c + 1], w);
+    }
+  for (guint c = 0; c <= n_cols; c++)
+    total_w += widths[c] += 2 * PAD_X;
+  total_h = row_h * (n_rows + 1) + (title_h > 0 ? title_h + GAP : 0);
+
+  /* Shrink to fit, never enlarge: the text stays at its size in points when there is room. */
+  scale = MIN (1, MIN ((area->width - 2 * GAP) / total_w, (area->height - 2 * GAP) / total_h));
+  scale = MAX (scale, 0.05);
+  x0 = area->x + (area->width - total_w * scale) / 2;
+  y0 = area->y + (area->height - total_h * scale) / 2;
+
+  cairo_save (cr);
+  cairo_translate (cr, x0, y0);
+  cairo_scale (cr, scale, scale);
+  if (title_h > 0)
+    {
+      pl_draw_title (draw, total_w / 2, title_h);
+      cairo_translate (cr, 0, title_h + GAP);
+    }
+
+  /* Header. */
+  {
+    double x = widths[0];
+
+    for (guint c = 0; c < n_cols; c++)
+      {
+        pl_draw_text (draw, self->columns[c], size, PL_TEXT_BOLD, draw->fg,
+                      x + widths[c + 1] / 2, row_h / 2, 0.5, 0.5, 0);
+        x += widths[c + 1];
+      }
+  }
+
+  for (guint r = 0; r < n_rows; r++)
+    {
+      PlTableRow *row = g_ptr_array_index (self->rows, r);
+      double y = row_h * (r + 1), x = widths[0];
+
+      pl_draw_text (draw, row->name, size, 0, draw->fg, PAD_X, y + row_h / 2, 0, 0.5, 0);
+      for (guint c = 0; c < n_cols; c++)
+        {
+          double v = row->values[c];
+          double t = hi > lo ? (v - lo) / (hi - lo) : 0.5;
+          double rgb[3], text_rgb[3], luma;
+          g_autofree char *text = format_value (v);
+
+          pl_rgb_from_hex (pl_colormap_lookup (self->colormap, self->reversed, isnan (v) ? NAN : t), rgb);
+          pl_draw_set_rgb (draw, rgb);
+          cairo_rectangle (cr, x + 1, y + 1, widths[c + 1] - 2, row_h - 2);
+          cairo_fill (cr);
+          /* Dark text on light cells and the other way round (Rec. 709 luma). */
+          luma = 0.2126 * rgb[0] + 0.7152 * rgb[1] + 0.0722 * rgb[2];
+          text_rgb[0] = text_rgb[1] = text_rgb[2] = luma > 0.5 ? 0.08 : 0.97;
+          pl_draw_text (draw, text, size, 0, text_rgb, x + widths[c + 1] / 2, y + row_h / 2, 0.5, 0.5, 0);
+          x += widths[c + 1];
+        }
+    }
+
+  /* A rule under the header, as in a printed table. */
+  cairo_set_line_width (cr, 0.75);
+  pl_draw_set_rgb (draw, draw->axis);
+  cairo_move_to (cr, 0, row_h);
+  cairo_line_to (cr, total_w, row_h);
+  cairo_stroke (cr);
+  cairo_restore (cr);
+
+  self->plot_area = (cairo_rectangle_t) { x0, y0 + (title_h > 0 ? (title_h + GAP) * scale : 0),
+                                          total_w * scale, row_h * (n_rows + 1) * scale };
+}
