@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "pl-error.h"
+#include "pl-matrix-io.h"
+#include "pl-test-util.h"
+
+static PlMatrix *
+sample (gsize rows, gsize cols)
+{
+  PlMatrix *m = pl_matrix_new (rows, cols);
+
+  for (gsize i = 0; i < rows * cols; i++)
+    m->data[i] = (float) (sin (i * 0.37) * pow (10, (double) (i % 7) - 3));
+  m->data[1] = NAN;
+  return m;
+}
+
+/* Both datasets land in one HDF5 file, read back by the raw HDF5 reader. */
+static void
+test_hdf5 (void)
+{
+  g_autofree char *dir = pl_test_tmpdir ();
+  g_autofree char *path = g_build_filename (dir, "out.h5", NULL);
+  g_autoptr(PlMatrix) a = sample (5, 3);
+  g_autoptr(PlMatrix) v = sample (1, 4);
+  g_autoptr(PlMatrix) ra = NULL;
+  g_autoptr(PlMatrix) rv = NULL;
+  g_autoptr(GError) error = NULL;
+  const PlNamedMatrix ds[] = { { "/projection", a, FALSE }, { "/explained_variance_ratio", v, TRUE } };
+
+  g_assert_true (pl_matrix_io_write (path, ds, 2, &error));
+  g_assert_no_error (error);
+  ra = pl_test_read_h5 (path, "/projection");
+  rv = pl_test_read_h5 (path, "/explained_variance_ratio");
+  g_assert_cmpuint (ra->rows, ==, 5);
+  g_assert_cmpuint (ra->cols, ==, 3);
+  g_assert_cmpuint (rv->cols, ==, 4);
+  g_assert_true (isnan (ra->data[1]));
+  ra->data[1] = a->data[1] = 0;
+  g_assert_cmpfloat (pl_test_max_abs_diff (ra, a), ==, 0.0);
+  rv->data[1] = v->data[1] = 0;
+  g_assert_cmpfloat (pl_test_max_abs_diff (rv, v), ==, 0.0);
+  /* Writing again replaces the file. */
+  g_assert_true (pl_matrix_io_write (path, ds, 1, &error));
+  g_assert_no_error (error);
+  pl_test_rmtree (dir);
+}
+
+/* CSV: one file per dataset, nine digits that read back to the same floats. */
+static void
+test_csv (void)
+{
+  g_autofree char *dir = pl_test_tmpdir ();
+  g_autofree char *path = g_build_filename (dir, "pca.csv", NULL);
+  g_autofree char *extra = g_build_filename (dir, "pca-explained_variance_ratio.csv", NULL);
+  g_autoptr(PlMatrix) a = sample (4, 3);
+  g_autoptr(PlMatrix) v = sample (1, 2);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  g_autofree char *text2 = NULL;
+  g_auto(GStrv) lines = NULL;
+  const PlNamedMatrix ds[] = { { "/projection", a, FALSE }, { "/explained_variance_ratio", v, TRUE } };
+  g_autofree char *named = pl_matrix_io_dataset_path (path, ds, 1);
+
+  g_assert_cmpstr (named, ==, extra);
+  g_assert_true (pl_matrix_io_write (path, ds, 2, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  lines = g_strsplit (text, "\n", -1);
+  g_assert_cmpuint (g_strv_length (lines), ==, 5);
+  for (gsize i = 0; i < 4; i++)
+    {
+      g_auto(GStrv) cells = g_strsplit (lines[i], ",", -1);
+
+      g_assert_cmpuint (g_strv_length (cells), ==, 3);
+      for (gsize j = 0; j < 3; j++)
+        {
+          float got = (float) g_ascii_strtod (cells[j], NULL);
+          if (i == 0 && j == 1)
+            g_assert_true (isnan (got));
+          else
+            g_assert_cmpfloat (got, ==, pl_matrix_get (a, i, j));
+        }
+    }
+  g_assert_true (g_file_get_contents (extra, &text2, NULL, NULL));
+  g_assert_cmpuint (strlen (text2), >, 0);
+  g_assert_nonnull (strchr (text2, '\n'));
+  g_assert_null (strchr (text2, ','));
+  pl_test_rmtree (dir);
+}
+
+/* NPY 1.0: magic, header on a 64-byte boundary, shape, little-endian f4. */
+static void
+test_npy (void)
+{
+  g_autofree char *dir = pl_test_tmpdir ();
+  g_autofree char *path = g_build_filename (dir, "sim.npy", NULL);
+  g_autoptr(PlMatrix) a = sample (6, 5);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *bytes = NULL;
+  g_autofree char *header = NULL;
+  gsize len;
+  guint header_len;
+  const PlNamedMatrix ds[] = { { "/similarity", a, FALSE } };
+
+  g_assert_true (pl_matrix_io_write (path, ds, 1, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_get_contents (path, &bytes, &len, NULL));
+  g_assert_cmpmem (bytes, 8, "\x93NUMPY\x01\x00", 8);
+  header_len = (guint8) bytes[8] | ((guint) (guint8) bytes[9] << 8);
+  g_assert_cmpuint ((10 + header_len) % 64, ==, 0);
+  g_assert_cmpuint (len, ==, 10 + header_len + 6 * 5 * 4);
+  header = g_strndup (bytes + 10, header_len);
+  g_assert_nonnull (strstr (header, "'descr': '<f4'"));
+  g_assert_nonnull (strstr (header, "'fortran_order': False"));
+  g_assert_nonnull (strstr (header, "'shape': (6, 5)"));
+  g_assert_cmpint (header[header_len - 1], ==, '\n');
+  for (gsize i = 0; i < 30; i++)
+    {
+      float f;
+      memcpy (&f, bytes + 10 + header_len + 4 * i, 4);
+      if (i == 1)
+        g_assert_true (isnan (f));
+      else
+        g_assert_cmpfloat (f, ==, a->data[i]);
+    }
+  pl_test_rmtree (dir);
+}
+
+static void
+test_errors (void)
+{
+  g_autoptr(PlMatrix) a = sample (2, 2);
+  const PlNamedMatrix ds[] = { { "/x", a, FALSE } };
+  g_autoptr(GError) e1 = NULL;
+  g_autoptr(GError) e2 = NULL;
+  g_autoptr(GError) e3 = NULL;
+
+  g_assert_false (pl_matrix_io_write ("/tmp/out.txt", ds, 1, &e1));
+  g_assert_error (e1, PL_ERROR, PL_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull (strstr (e1->message, "out.txt"));
+  g_assert_false (pl_matrix_io_write ("/nonexistent-dir/out.h5", ds, 1, &e2));
+  g_assert_nonnull (e2);
+  g_assert_nonnull (strstr (e2->message, "/nonexistent-dir/out.h5"));
+  g_assert_false (pl_matrix_io_write ("/nonexistent-dir/out.csv", ds, 1, &e3));
+  g_assert_nonnull (e3);
+}
+
+int
+main (int argc, char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/pl/matrix-io/hdf5", test_hdf5);
+  g_test_add_func ("/pl/matrix-io/csv", test_csv);
+  g_test_add_func ("/pl/matrix-io/npy", test_npy);
+  g_test_add_func ("/pl/matrix-io/errors", test_errors);
+  return g_test_run ();
+}
