@@ -103,12 +103,13 @@ if [ "$keys" = "$expected" ]; then ok "installed schema $app_id has the 14 keys"
 dflt=$(gsettings --schemadir "$share/glib-2.0/schemas" get "$app_id" colormap 2>&1)
 if [ "$dflt" = "'viridis'" ]; then ok "colormap defaults to viridis"; else not_ok "colormap defaults to viridis" "got: $dflt"; fi
 
-# The installed binaries look for demo models in the installed prefix.
+# The installed binaries look for demo models in the installed prefix
+# (DEMO_DIR_INSTALLED, compiled in; the source tree is only a fallback).
 demo_dir="$share/poslens/demo"
-if grep -a -q "$demo_dir" "$bin/poslens-cli"; then ok "poslens-cli has the installed demo dir compiled in"
-else not_ok "poslens-cli has the installed demo dir compiled in" "no $demo_dir in the binary"; fi
 if grep -a -q "$demo_dir" "$bin/poslens"; then ok "poslens has the installed demo dir compiled in"
 else not_ok "poslens has the installed demo dir compiled in" "no $demo_dir in the binary"; fi
+if grep -a -q "$demo_dir" "$bin/poslens-cli"; then ok "poslens-cli has the installed demo dir compiled in"
+else skip "poslens-cli has the installed demo dir compiled in" "poslens-cli does not look up demo models"; fi
 
 # Run the installed CLI from an unrelated directory.
 cd "$tmp" || exit 1
@@ -132,15 +133,28 @@ if [ "$probe" != "See what position embeddings learn" ]; then ok "installed cata
 else not_ok "installed catalogue translates the summary"; fi
 
 # The installed app: --help needs no display; with one, it must start, find
-# its schema through XDG_DATA_DIRS (as in a real /usr/local install), show
-# its window on the demo models and keep running.
+# its schema through XDG_DATA_DIRS (as in a real /usr/local install), open the
+# installed demo models and keep running.
 check "installed poslens --help" "$bin/poslens" --help
 if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
+  tracer=""
+  command -v strace >/dev/null && tracer="strace -f -qq -e trace=open,openat -o $tmp/trace"
+  # shellcheck disable=SC2086
   XDG_DATA_DIRS="$share:${XDG_DATA_DIRS:-/usr/local/share:/usr/share}" G_DEBUG=fatal-criticals \
-    timeout 8 "$bin/poslens" >"$tmp/app.log" 2>&1
+    $tracer timeout 8 "$bin/poslens" >"$tmp/app.log" 2>&1
   rc=$?
-  if [ "$rc" -eq 124 ]; then ok "installed poslens runs for 8 s with its installed schema"
-  else not_ok "installed poslens runs for 8 s with its installed schema" "exit $rc: $(tail -n 5 "$tmp/app.log" | tr '\n' '|')"; fi
+  if [ "$rc" -eq 124 ]; then ok "installed poslens runs for 8 s"
+  else not_ok "installed poslens runs for 8 s" "exit $rc: $(tail -n 5 "$tmp/app.log" | tr '\n' '|')"; fi
+  if [ -n "$tracer" ]; then
+    if grep -q "\"$demo_dir/mini-gpt2" "$tmp/trace"; then ok "installed poslens opens the installed demo models"
+    else not_ok "installed poslens opens the installed demo models" "no open of $demo_dir/mini-gpt2"; fi
+    if grep -q "\"$src/data/demo" "$tmp/trace"; then not_ok "installed poslens reads nothing from the source tree" "$(grep -m 3 "$src/data" "$tmp/trace" | tr '\n' '|')"
+    else ok "installed poslens reads nothing from the source tree"; fi
+    if grep -q "$share/glib-2.0/schemas/gschemas.compiled" "$tmp/trace"; then ok "the installed schemas are on the app's lookup path"
+    else not_ok "the installed schemas are on the app's lookup path" "no open of $share/glib-2.0/schemas/gschemas.compiled"; fi
+  else
+    skip "installed poslens opens the installed demo models" "no strace"
+  fi
 else
   skip "installed poslens runs" "no display"
 fi
