@@ -17,4 +17,6 @@ int pl_cli_fail (const GError *error);
 
 int pl_cli_info (int argc, char **argv);
 
+int pl_cli_tokenize (int argc, char **argv);
+
 G_END_DECLS

@@ -17,6 +17,7 @@ typedef struct
 
 static const Command commands[] = {
   { "info", pl_cli_info, N_("What a checkpoint holds: format, family, position table, sizes") },
+  { "tokenize", pl_cli_tokenize, N_("Split text into the ids and tokens a model sees") },
   { NULL, NULL, NULL }
 };
 

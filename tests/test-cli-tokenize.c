@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <json-glib/json-glib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "pl-test-util.h"
+
+/* `poslens-cli tokenize`, run as a user runs it ($POSLENS_CLI). */
+
+static int
+run_cli (const char * const *args,
+         char              **out,
+         char              **err)
+{
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr(GError) error = NULL;
+  int status;
+
+  g_ptr_array_add (argv, (gpointer) g_getenv ("POSLENS_CLI"));
+  g_assert_nonnull (g_ptr_array_index (argv, 0));
+  g_ptr_array_add (argv, (gpointer) "tokenize");
+  for (guint i = 0; args[i] != NULL; i++)
+    g_ptr_array_add (argv, (gpointer) args[i]);
+  g_ptr_array_add (argv, NULL);
+  g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, out, err, &status, &error);
+  g_assert_no_error (error);
+  g_assert_true (WIFEXITED (status));
+  return WEXITSTATUS (status);
+}
+
+/* Exit 2 and one line on stderr, naming the problem. */
+static void
+expect_input_error (const char * const *args,
+                    const char         *needle)
+{
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+
+  g_assert_cmpint (run_cli (args, &out, &err), ==, 2);
+  g_assert_cmpstr (out, ==, "");
+  g_assert_true (g_str_has_prefix (err, "poslens-cli: "));
+  g_assert_true (strchr (err, '\n') == err + strlen (err) - 1);
+  g_assert_nonnull (strstr (err, needle));
+}
+
+static void
+test_json (void)
+{
+  g_autofree char *vocab = pl_test_fixture ("tokenizers", "bert-base-uncased-vocab.txt", NULL);
+  const char *args[] = { vocab, "--text", "Hello, world!", "--json", NULL };
+  const int ids[] = { 101, 7592, 1010, 2088, 999, 102 };
+  const char *tokens[] = { "[CLS]", "hello", ",", "world", "!", "[SEP]" };
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  JsonObject *root;
+  JsonArray *a_ids;
+  JsonArray *a_tokens;
+
+  /* Hugging Face's ids for this sentence, from reference.json. */
+  g_assert_cmpint (run_cli (args, &out, &err), ==, 0);
+  g_assert_cmpstr (err, ==, "");
+  json_parser_load_from_data (parser, out, -1, &error);
+  g_assert_no_error (error);
+  root = json_node_get_object (json_parser_get_root (parser));
+  g_assert_cmpstr (json_object_get_string_member (root, "tokenizer"), ==, "wordpiece");
+  g_assert_cmpint (json_object_get_int_member (root, "vocab_size"), ==, 30522);
+  a_ids = json_object_get_array_member (root, "ids");
+  a_tokens = json_object_get_array_member (root, "tokens");
+  g_assert_cmpuint (json_array_get_length (a_ids), ==, G_N_ELEMENTS (ids));
+  for (guint i = 0; i < G_N_ELEMENTS (ids); i++)
+    {
+      g_assert_cmpint (json_array_get_int_element (a_ids, i), ==, ids[i]);
+      g_assert_cmpstr (json_array_get_string_element (a_tokens, i), ==, tokens[i]);
+    }
+}
+
+static void
+test_table (void)
+{
+  g_autofree char *demo = pl_test_demo ("mini-bert", NULL);
+  g_autofree char *weights = pl_test_demo ("mini-gpt2", "tf_model.h5", NULL);
+  const char *bert_args[] = { demo, "--text", "Hi", NULL };
+  const char *gpt2_args[] = { weights, "-t", "Hi", NULL };
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  g_autofree char *out2 = NULL;
+  g_autofree char *err2 = NULL;
+  g_auto(GStrv) lines = NULL;
+
+  /* Byte scheme: 'H' = 72 → 76, 'i' = 105 → 109, [CLS] = 1, [SEP] = 2. */
+  g_assert_cmpint (run_cli (bert_args, &out, &err), ==, 0);
+  lines = g_strsplit (out, "\n", -1);
+  g_assert_cmpuint (g_strv_length (lines), ==, 7);
+  g_assert_true (g_str_has_prefix (lines[0], "# bytes tokenizer"));
+  g_assert_cmpstr (lines[2], ==, "0\t1\t[CLS]");
+  g_assert_cmpstr (lines[3], ==, "1\t76\tH");
+  g_assert_cmpstr (lines[4], ==, "2\t109\ti");
+  g_assert_cmpstr (lines[5], ==, "3\t2\t[SEP]");
+
+  /* A checkpoint file: the tokenizer beside it; GPT-2 adds nothing. */
+  g_assert_cmpint (run_cli (gpt2_args, &out2, &err2), ==, 0);
+  g_assert_nonnull (strstr (out2, "\n0\t76\tH\n1\t109\ti\n"));
+}
+
+static void
+test_errors (void)
+{
+  g_autofree char *demo = pl_test_demo ("mini-bert", NULL);
+  g_autofree char *dir = pl_test_tmpdir ();
+  g_autofree char *bad_file = g_build_filename (dir, "latin1.txt", NULL);
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  const char *no_text[] = { demo, NULL };
+  const char *no_path[] = { "--text", "x", NULL };
+  const char *bad_utf8[] = { demo, "--text", "caf\xe9", NULL };
+  const char *bad_utf8_file[] = { demo, "--file", bad_file, NULL };
+  const char *missing[] = { "/nonexistent/checkpoint", "--text", "x", NULL };
+  const char *missing_file[] = { demo, "--file", "/nonexistent/text.txt", NULL };
+  const char *no_tokenizer[] = { dir, "--text", "x", NULL };
+
+  g_assert_true (g_file_set_contents (bad_file, "na\xefve", -1, NULL));
+  expect_input_error (bad_utf8, "UTF-8");
+  expect_input_error (bad_utf8_file, "UTF-8");
+  expect_input_error (missing, "/nonexistent/checkpoint");
+  expect_input_error (missing_file, "text.txt");
+  expect_input_error (no_tokenizer, "No tokenizer");
+
+  g_assert_cmpint (run_cli (no_text, &out, &err), ==, 1);
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (run_cli (no_path, &out, &err), ==, 1);
+  pl_test_rmtree (dir);
+}
+
+int
+main (int argc, char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/pl/cli/tokenize/json", test_json);
+  g_test_add_func ("/pl/cli/tokenize/table", test_table);
+  g_test_add_func ("/pl/cli/tokenize/errors", test_errors);
+  return g_test_run ();
+}
