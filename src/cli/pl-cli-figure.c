@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <math.h>
+#include <stdio.h>
+
+#include "pl-cli.h"
+#include "pl-cli-figure.h"
+
+/* Figure options shared by the analysis commands, and writing the figure. */
+
+#define DEFAULT_WIDTH_PT   432.0   /* 6 × 5 inches */
+#define DEFAULT_HEIGHT_PT  360.0
+
+void
+pl_cli_figure_add_options (GOptionContext     *context,
+                           PlCliFigureOptions *options)
+{
+  /* g_option_context_add_main_entries copies the entries, not the options. */
+  const GOptionEntry entries[] = {
+    { "colormap", 0, 0, G_OPTION_ARG_STRING, &options->colormap,
+      N_("Figure colour map: viridis, magma, inferno, cividis or diverging; “_r” reverses"), N_("NAME") },
+    { "size", 0, 0, G_OPTION_ARG_STRING, &options->size,
+      N_("Figure size in points (1/72 inch), default 432x360"), N_("WxH") },
+    { "dpi", 0, 0, G_OPTION_ARG_DOUBLE, &options->dpi, N_("PNG resolution, default 150"), N_("DPI") },
+    { "title", 0, 0, G_OPTION_ARG_STRING, &options->title, N_("Figure title"), N_("TEXT") },
+    { "azimuth", 0, 0, G_OPTION_ARG_DOUBLE, &options->azimuth,
+      N_("3-D view: turn about the vertical, in degrees"), N_("DEG") },
+    { "elevation", 0, 0, G_OPTION_ARG_DOUBLE, &options->elevation,
+      N_("3-D view: tilt towards the viewer, in degrees"), N_("DEG") },
+    { NULL }
+  };
+
+  g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+}
+
+void
+pl_cli_figure_options_clear (PlCliFigureOptions *options)
+{
+  g_clear_pointer (&options->colormap, g_free);
+  g_clear_pointer (&options->size, g_free);
+  g_clear_pointer (&options->title, g_free);
+}
+
+gboolean
+pl_cli_figure_is_figure_path (const char *path)
+{
+  g_autofree char *lower = NULL;
+
+  if (path == NULL)
+    return FALSE;
+  lower = g_ascii_strdown (path, -1);
+  return g_str_has_suffix (lower, ".png") || g_str_has_suffix (lower, ".svg") || g_str_has_suffix (lower, ".pdf");
+}
+
+static gboolean
+parse_size (const char *text,
+            double     *width,
+            double     *height)
+{
+  char *end = NULL;
+
+  *width = g_ascii_strtod (text, &end);
+  if (end == text || (*end != 'x' && *end != 'X'))
+    return FALSE;
+  text = end + 1;
+  *height = g_ascii_strtod (text, &end);
+  return end != text && *end == '\0' && *width > 0 && *height > 0 && isfinite (*width) && isfinite (*height);
+}
+
+static int
+usage (const char *message)
+{
+  fprintf (stderr, "poslens-cli: %s\n", message);
+  return PL_CLI_EXIT_USAGE;
+}
+
+int
+pl_cli_figure_write (PlFigure                 *figure,
+                     const char               *out,
+                     const PlCliFigureOptions *options)
+{
+  g_autoptr(GError) error = NULL;
+  double width = DEFAULT_WIDTH_PT, height = DEFAULT_HEIGHT_PT;
+
+  if (options->size != NULL && !parse_size (options->size, &width, &height))
+    {
+      g_autofree char *message = g_strdup_printf ("--size wants WIDTHxHEIGHT in points, like 432x360, not “%s”",
+                                                  options->size);
+      return usage (message);
+    }
+  if (!(options->dpi > 0) || !isfinite (options->dpi))
+    return usage ("--dpi must be a positive number, like 150 or 300");
+  if (options->colormap != NULL)
+    {
+      PlColormapId id;
+      gboolean reversed;
+
+      if (!pl_colormap_from_string (options->colormap, &id, &reversed))
+        {
+          g_autofree char *names = g_strjoinv (", ", (char **) pl_colormap_list_names ());
+          g_autofree char *message = g_strdup_printf ("unknown colour map “%s”; use one of %s (add _r to reverse)",
+                                                      options->colormap, names);
+          return usage (message);
+        }
+      pl_figure_set_colormap (figure, id);
+      pl_figure_set_reversed (figure, reversed);
+    }
+  if (options->title != NULL)
+    pl_figure_set_title (figure, options->title);
+  if (!isnan (options->azimuth) || !isnan (options->elevation))
+    pl_figure_set_rotation (figure,
+                            isnan (options->azimuth) ? 0 : options->azimuth,
+                            isnan (options->elevation) ? 0 : options->elevation);
+
+  if (!pl_figure_export (figure, out, width, height, options->dpi, &error))
+    return pl_cli_fail (error);
+  return PL_CLI_EXIT_OK;
+}
+
+int
+pl_cli_figure_write_heatmap (PlMatrix                 *values,
+                             guint                     first_position,
+                             const char               *title,
+                             const char               *value_label,
+                             const char               *out,
+                             const PlCliFigureOptions *options)
+{
+  g_autoptr(PlFigure) figure = pl_figure_new_heatmap (values, first_position);
+
+  pl_figure_set_title (figure, title);
+  pl_figure_set_value_label (figure, value_label);
+  return pl_cli_figure_write (figure, out, options);
+}
+
+int
+pl_cli_figure_write_pca (PlPca                    *pca,
+                         guint                     first_position,
+                         const char               *title,
+                         const char               *out,
+                         const PlCliFigureOptions *options)
+{
+  g_autoptr(PlFigure) figure = NULL;
+  g_autofree double *ratio = g_new (double, pca->n_components);
+
+  for (guint k = 0; k < pca->n_components; k++)
+    ratio[k] = pl_matrix_get (pca->explained_variance_ratio, 0, k);
+
+  if ((!isnan (options->azimuth) || !isnan (options->elevation)) && pca->n_components >= 3)
+    figure = pl_figure_new_trajectory_3d (pca->projection, first_position, ratio, 0, 1, 2);
+  else if (pca->n_components >= 2)
+    figure = pl_figure_new_trajectory (pca->projection, first_position, ratio, 0, 1);
+  else
+    {
+      /* One component: its share of the variance is all there is to draw. */
+      figure = pl_figure_new_bars (ratio, pca->n_components, NULL);
+      pl_figure_set_axis_labels (figure, "Component", "Ratio of variance");
+    }
+  pl_figure_set_title (figure, title);
+  return pl_cli_figure_write (figure, out, options);
+}
