@@ -353,10 +353,16 @@ check_table (PlModel             *self,
                    path, info->name, info->dtype_name);
       return FALSE;
     }
-  if (info->shape[0] == 0 || info->shape[1] == 0 || info->shape[0] > G_MAXINT || info->shape[1] > G_MAXINT)
+  if (info->shape[0] == 0 || info->shape[1] == 0)
     {
       g_set_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED,
-                   "%s: “%s” is %s, which cannot be a position table", path, info->name, shape->str);
+                   "%s: “%s” is %s, an empty table", path, info->name, shape->str);
+      return FALSE;
+    }
+  if (info->shape[0] > G_MAXINT || info->shape[1] > G_MAXINT)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_TOO_LARGE,
+                   "%s: “%s” is %s, too large to be a position table", path, info->name, shape->str);
       return FALSE;
     }
   return TRUE;
@@ -504,6 +510,8 @@ pl_model_open (const char  *path,
   table = guess_table (self->checkpoint);
   if (table != NULL)
     {
+      if (!check_table (self, table, error))
+        return NULL;
       set_table (self, table);
       self->hidden = self->table_cols;
     }

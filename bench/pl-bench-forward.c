@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <cblas.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "pl-model.h"
+#include "pl-transformer.h"
+
+/* Driver for bench-forward.py: times Poslens' forward pass on a checkpoint
+ * and OpenBLAS' SGEMM peak in the same process, prints one JSON object.
+ *   pl-bench-forward MODEL IDS.txt REPEATS [HIDDEN_OUT.f32] */
+
+static double
+best_of (int n, double (*run) (gpointer), gpointer data)
+{
+  double best = G_MAXDOUBLE;
+
+  for (int i = 0; i < n; i++)
+    best = MIN (best, run (data));
+  return best;
+}
+
+static double
+time_sgemm (gpointer data)
+{
+  PlMatrix **m = data;
+  gint64 start = g_get_monotonic_time ();
+
+  cblas_sgemm (CblasRowMajor, CblasNoTrans, CblasNoTrans, m[0]->rows, m[1]->cols, m[0]->cols,
+               1.0f, m[0]->data, m[0]->cols, m[1]->data, m[1]->cols, 0.0f, m[2]->data, m[2]->cols);
+  return (g_get_monotonic_time () - start) / 1e6;
+}
+
+typedef struct
+{
+  PlTransformer *transformer;
+  GArray        *ids;
+  gboolean       attentions;
+  PlMatrix      *last;
+} Forward;
+
+static gboolean
+keep_last (guint k, PlMatrix *attention, PlMatrix *hidden, gpointer user_data)
+{
+  Forward *f = user_data;
+
+  if (k == pl_transformer_get_config (f->transformer)->n_layers)
+    {
+      g_clear_pointer (&f->last, pl_matrix_unref);
+      f->last = pl_matrix_ref (hidden);
+    }
+  return TRUE;
+}
+
+static double
+time_forward (gpointer data)
+{
+  Forward *f = data;
+  g_autoptr(GError) error = NULL;
+  gint64 start = g_get_monotonic_time ();
+
+  if (!pl_transformer_run (f->transformer, (int *) f->ids->data, f->ids->len, f->attentions,
+                           keep_last, f, NULL, NULL, NULL, &error))
+    g_error ("%s", error->message);
+  return (g_get_monotonic_time () - start) / 1e6;
+}
+
+int
+main (int argc, char *argv[])
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PlModel) model = NULL;
+  g_autoptr(PlTransformer) transformer = NULL;
+  g_autofree char *text = NULL;
+  g_auto(GStrv) words = NULL;
+  g_autoptr(GArray) ids = g_array_new (FALSE, FALSE, sizeof (int));
+  const PlTransformerConfig *c;
+  PlMatrix *m[3];
+  Forward fwd = { 0, };
+  double gemm_s, plain_s, attn_s, flops, t, h, f;
+  int repeats;
+
+  if (argc < 4)
+    {
+      fprintf (stderr, "usage: pl-bench-forward MODEL IDS.txt REPEATS [HIDDEN_OUT.f32]\n");
+      return 1;
+    }
+  repeats = atoi (argv[3]);
+
+  if (!(model = pl_model_open (argv[1], NULL, &error)) ||
+      !(transformer = pl_transformer_new (model, &error)) ||
+      !g_file_get_contents (argv[2], &text, NULL, &error))
+    {
+      fprintf (stderr, "pl-bench-forward: %s\n", error->message);
+      return 2;
+    }
+  words = g_strsplit_set (g_strstrip (text), " \n,", -1);
+  for (guint i = 0; words[i] != NULL; i++)
+    if (*words[i])
+      {
+        int id = atoi (words[i]);
+        g_array_append_val (ids, id);
+      }
+
+  /* SGEMM peak: 2048³, best of 3 after a warm-up */
+  for (int i = 0; i < 3; i++)
+    {
+      m[i] = pl_matrix_new (2048, 2048);
+      for (gsize j = 0; j < 2048 * 2048; j++)
+        m[i]->data[j] = (float) ((j * 7919 % 1000) / 1000.0 - 0.5);
+    }
+  time_sgemm (m);
+  gemm_s = best_of (3, time_sgemm, m);
+
+  fwd.transformer = transformer;
+  fwd.ids = ids;
+  time_forward (&fwd);
+  plain_s = best_of (repeats, time_forward, &fwd);
+  fwd.attentions = TRUE;
+  attn_s = best_of (repeats, time_forward, &fwd);
+
+  c = pl_transformer_get_config (transformer);
+  t = ids->len;
+  h = c->hidden_size;
+  f = c->ffn_size;
+  flops = c->n_layers * (2 * t * h * 3 * h + 2 * 2 * t * t * h + 2 * t * h * h + 2 * 2 * t * h * f);
+
+  if (argc > 4)
+    {
+      FILE *out = fopen (argv[4], "wb");
+      fwrite (fwd.last->data, sizeof (float), fwd.last->rows * fwd.last->cols, out);
+      fclose (out);
+    }
+  printf ("{\"sgemm_gflops\": %.2f, \"forward_s\": %.4f, \"forward_attentions_s\": %.4f, "
+          "\"forward_gflop\": %.3f, \"forward_gflops\": %.2f}\n",
+          2.0 * 2048 * 2048 * 2048 / gemm_s / 1e9, plain_s, attn_s, flops / 1e9, flops / plain_s / 1e9);
+
+  g_clear_pointer (&fwd.last, pl_matrix_unref);
+  for (int i = 0; i < 3; i++)
+    pl_matrix_unref (m[i]);
+  return 0;
+}

@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Included twice by pl-transformer-kernels.c, once per instruction set, with
+ * PL_KERNEL (name) naming the copy. No include guard on purpose. Loops run in
+ * blocks of 8 with separate accumulators so GCC vectorises the reductions
+ * without reassociating float sums behind our back. */
+
+/* exp(x) for x in [−87, 88]: 2^n · p(r), r = x − n ln 2, |r| ≤ ln2 / 2, with
+ * Cephes' degree-6 polynomial (about 1 ulp). */
+static inline float
+PL_KERNEL (exp1) (float x)
+{
+  union { float f; int32_t i; } scale;
+  float n, r, p;
+
+  x = x < -87.0f ? -87.0f : x;
+  x = x > 88.0f ? 88.0f : x;
+  /* round to nearest without libm: the 1.5 · 2^23 trick */
+  n = (x * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
+  r = x - n * 0.693359375f;
+  r = r + n * 2.12194440e-4f;
+  p = 1.9875691500e-4f;
+  p = p * r + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f;
+  p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f;
+  p = p * r + 5.0000001201e-1f;
+  p = p * r * r + r + 1.0f;
+  scale.i = ((int32_t) n + 127) << 23;
+  return p * scale.f;
+}
+
+static void
+PL_KERNEL (exp_array) (float *data,
+                       gsize  n)
+{
+  for (gsize i = 0; i < n; i++)
+    data[i] = PL_KERNEL (exp1) (data[i]);
+}
+
+static float
+PL_KERNEL (row_max) (const float *row,
+                     gsize        n)
+{
+  float acc[8], m;
+  gsize j = 0;
+
+  for (int k = 0; k < 8; k++)
+    acc[k] = -INFINITY;
+  for (; j + 8 <= n; j += 8)
+    for (int k = 0; k < 8; k++)
+      acc[k] = row[j + k] > acc[k] ? row[j + k] : acc[k];
+  m = -INFINITY;
+  for (int k = 0; k < 8; k++)
+    m = acc[k] > m ? acc[k] : m;
+  for (; j < n; j++)
+    m = row[j] > m ? row[j] : m;
+  return m;
+}
+
+static float
+PL_KERNEL (exp_shift_sum) (float *row,
+                           gsize  n,
+                           float  shift)
+{
+  float acc[8] = { 0, };
+  float sum = 0;
+  gsize j = 0;
+
+  for (; j + 8 <= n; j += 8)
+    for (int k = 0; k < 8; k++)
+      {
+        row[j + k] = PL_KERNEL (exp1) (row[j + k] - shift);
+        acc[k] += row[j + k];
+      }
+  for (; j < n; j++)
+    {
+      row[j] = PL_KERNEL (exp1) (row[j] - shift);
+      sum += row[j];
+    }
+  for (int k = 0; k < 8; k++)
+    sum += acc[k];
+  return sum;
+}
+
+static void
+PL_KERNEL (scale_row) (float *row,
+                       gsize  n,
+                       float  s)
+{
+  for (gsize j = 0; j < n; j++)
+    row[j] *= s;
+}
+
+/* erf by Abramowitz & Stegun 7.1.26 (|error| ≤ 1.5e-7), odd extension. */
+static inline float
+PL_KERNEL (erf1) (float x)
+{
+  float a = fabsf (x);
+  float t = 1.0f / (1.0f + 0.3275911f * a);
+  float p = 1.061405429f;
+  float y;
+
+  p = p * t - 1.453152027f;
+  p = p * t + 1.421413741f;
+  p = p * t - 0.284496736f;
+  p = p * t + 0.254829592f;
+  y = 1.0f - p * t * PL_KERNEL (exp1) (-a * a);
+  return copysignf (y, x);
+}
+
+static void
+PL_KERNEL (gelu_erf) (float *data,
+                      gsize  n)
+{
+  for (gsize i = 0; i < n; i++)
+    {
+      float x = data[i];
+      data[i] = 0.5f * x * (1.0f + PL_KERNEL (erf1) (x * 0.70710678118654752f));
+    }
+}
+
+/* tanh(y) = 1 − 2 / (exp(2y) + 1); exp1 clamps, so large |y| give ±1. */
+static void
+PL_KERNEL (gelu_tanh) (float *data,
+                       gsize  n)
+{
+  for (gsize i = 0; i < n; i++)
+    {
+      float x = data[i];
+      float y = 0.7978845608028654f * (x + 0.044715f * x * x * x);
+      float th = 1.0f - 2.0f / (PL_KERNEL (exp1) (2.0f * y) + 1.0f);
+      data[i] = 0.5f * x * (1.0f + th);
+    }
+}
+
+static void
+PL_KERNEL (relu) (float *data,
+                  gsize  n)
+{
+  for (gsize i = 0; i < n; i++)
+    data[i] = data[i] > 0.0f ? data[i] : 0.0f;
+}
+
+static const Kernels PL_KERNEL (kernels) = {
+  PL_KERNEL (exp_array),
+  PL_KERNEL (row_max),
+  PL_KERNEL (exp_shift_sum),
+  PL_KERNEL (scale_row),
+  PL_KERNEL (gelu_erf),
+  PL_KERNEL (gelu_tanh),
+  PL_KERNEL (relu),
+};

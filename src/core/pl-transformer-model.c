@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include "pl-attention-stats.h"
+#include "pl-error.h"
+#include "pl-transformer.h"
+#include "pl-transformer-private.h"
+
+/* Kept apart from pl-transformer.c so the forward pass links (tests,
+ * benchmarks) with weights from anywhere, not only from a PlModel. */
+
+static PlMatrix *
+model_weight (PlWeight   weight,
+              int        layer,
+              gpointer   user_data,
+              GError   **error)
+{
+  return pl_model_read_weight (PL_MODEL (user_data), weight, layer, error);
+}
+
+PlTransformer *
+pl_transformer_new (PlModel  *model,
+                    GError  **error)
+{
+  PlTransformerConfig config = { 0, };
+
+  g_return_val_if_fail (PL_IS_MODEL (model), NULL);
+
+  /* heads, epsilon and activation must come from config.json */
+  if (!pl_model_require_config (model, error))
+    return NULL;
+  config.family = pl_model_get_family (model);
+  if (!pl_transformer_family_has_forward (config.family))
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED,
+                   "%s is a %s model: Poslens runs the forward pass of GPT-2, BERT, RoBERTa, "
+                   "XLM-R, DistilBERT and ELECTRA checkpoints only",
+                   pl_model_get_name (model), pl_model_get_family_name (model));
+      return NULL;
+    }
+  config.hidden_size = pl_model_get_hidden_size (model);
+  config.n_layers = pl_model_get_n_layers (model);
+  config.n_heads = pl_model_get_n_heads (model);
+  config.ffn_size = pl_model_get_ffn_size (model);
+  config.vocab_size = pl_model_get_vocab_size (model);
+  config.n_positions = pl_model_get_n_positions (model);
+  config.first_position = pl_model_get_first_position (model);
+  config.layer_norm_eps = pl_model_get_layer_norm_eps (model);
+  config.activation = pl_model_get_activation (model);
+  config.pre_ln = pl_model_get_pre_ln (model);
+  config.causal = pl_model_get_causal (model);
+  config.bos_id = pl_model_get_bos_id (model);
+  config.eos_id = pl_model_get_eos_id (model);
+  config.pad_id = pl_model_get_pad_id (model);
+
+  return pl_transformer_new_full (&config, model_weight, model, error);
+}
+
+PlMatrix *
+pl_attention_positional_component (PlModel        *model,
+                                   guint           layer,
+                                   guint           n_sequences,
+                                   guint           length,
+                                   guint64         seed,
+                                   GCancellable   *cancellable,
+                                   PlProgressFunc  progress,
+                                   gpointer        progress_data,
+                                   GError        **error)
+{
+  g_autoptr(PlTransformer) transformer = NULL;
+  g_autoptr(GPtrArray) tables = NULL;
+
+  g_return_val_if_fail (PL_IS_MODEL (model), NULL);
+
+  if (!(transformer = pl_transformer_new (model, error)))
+    return NULL;
+  if (!(tables = pl_attention_positional_components (transformer, layer, n_sequences, length, seed,
+                                                     cancellable, progress, progress_data, error)))
+    return NULL;
+  return pl_matrix_ref (g_ptr_array_index (tables, layer));
+}

@@ -1,0 +1,427 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <glib/gstdio.h>
+#include <math.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "pl-error.h"
+#include "pl-model.h"
+#include "pl-test-util.h"
+#include "pl-test-writers.h"
+
+/* Each bad input must give a clear error naming the file, through the
+ * library and through poslens-cli (exit 2, one line on stderr), quickly. */
+#define TIME_LIMIT_S 1.0
+
+typedef struct
+{
+  const char *file;      /* in the corpus folder */
+  const char *dataset;   /* --dataset, or NULL */
+  const char *why;       /* a word the message must contain, or NULL */
+} BadCase;
+
+static char *corpus;
+
+static void
+write_bytes (const char *name,
+             const void *data,
+             gsize       len)
+{
+  g_autofree char *path = g_build_filename (corpus, name, NULL);
+  g_autoptr(GError) error = NULL;
+
+  g_file_set_contents (path, data, len, &error);
+  g_assert_no_error (error);
+}
+
+static void
+write_prefix_of (const char *name,
+                 const char *source,
+                 gsize       len)
+{
+  g_autofree char *contents = NULL;
+  g_autoptr(GError) error = NULL;
+  gsize full;
+
+  g_file_get_contents (source, &contents, &full, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (len, <, full);
+  write_bytes (name, contents, len);
+}
+
+static hid_t
+create_h5 (const char *name)
+{
+  g_autofree char *path = g_build_filename (corpus, name, NULL);
+  hid_t file = H5Fcreate (path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+
+  g_assert_cmpint (file, >=, 0);
+  return file;
+}
+
+static void
+write_table_h5 (const char *name,
+                guint       bad_row,
+                float       bad_value)
+{
+  hid_t file = create_h5 (name);
+  guint64 dims[2] = { 16, 8 };
+  g_autofree float *v = pl_test_exact_values (16, 8);
+
+  for (guint j = 0; j < 8; j++)
+    v[bad_row * 8 + j] = isnan (bad_value) || isinf (bad_value) ? (j == 3 ? bad_value : v[bad_row * 8 + j]) : 0.0f;
+  pl_test_h5_put (file, "/position_embeddings", 2, dims, v);
+  H5Fclose (file);
+}
+
+static void
+write_safetensors_header (const char *name,
+                          const char *header,
+                          gsize       data_len)
+{
+  g_autofree char *path = g_build_filename (corpus, name, NULL);
+
+  pl_test_write_raw_safetensors (path, strlen (header), header, data_len);
+}
+
+static void
+build_corpus (void)
+{
+  g_autofree char *bert = pl_test_demo ("mini-bert", "tf_model.h5", NULL);
+  g_autofree char *gpt2 = pl_test_fixture ("mini-gpt2", "model.safetensors", NULL);
+  g_autofree char *outside = NULL;
+  g_autofree guint8 *random = g_malloc (4096);
+  GRand *rand = g_rand_new_with_seed (42);
+  hid_t file;
+
+  for (guint i = 0; i < 4096; i++)
+    random[i] = g_rand_int_range (rand, 0, 256);
+  g_rand_free (rand);
+
+  write_bytes ("empty.h5", "", 0);
+  write_bytes ("empty.safetensors", "", 0);
+  write_bytes ("random.bin", random, 4096);
+  write_bytes ("random.h5", random, 4096);
+  write_bytes ("random.safetensors", random, 4096);
+  /* HDF5's signature, then noise. */
+  memcpy (random, "\x89HDF\r\n\x1a\n", 8);
+  write_bytes ("signature-then-noise.h5", random, 4096);
+  write_prefix_of ("truncated-half.h5", bert, 13804568 / 2);
+  write_prefix_of ("truncated-head.h5", bert, 3000);
+  write_prefix_of ("truncated.safetensors", gpt2, 13434840 / 2);
+  write_prefix_of ("truncated-header.safetensors", gpt2, 2000);
+
+  /* Forged safetensors headers. */
+  {
+    g_autofree char *path = g_build_filename (corpus, "absurd-header-length.safetensors", NULL);
+    pl_test_write_raw_safetensors (path, G_GUINT64_CONSTANT (1) << 62, "{\"a\":{}}", 64);
+  }
+  {
+    g_autofree char *path = g_build_filename (corpus, "header-past-end.safetensors", NULL);
+    pl_test_write_raw_safetensors (path, 4096, "{\"a\":{\"dtype\":\"F32\",\"shape\":[2,2],\"data_offsets\":[0,16]}}", 16);
+  }
+  write_safetensors_header ("offsets-past-end.safetensors",
+                            "{\"t\":{\"dtype\":\"F32\",\"shape\":[64,64],\"data_offsets\":[0,16384]}}", 64);
+  write_safetensors_header ("overflowing-shape.safetensors",
+                            "{\"t\":{\"dtype\":\"F32\",\"shape\":[4611686018427387904,4611686018427387904],"
+                            "\"data_offsets\":[0,16]}}", 16);
+  write_safetensors_header ("shape-size-mismatch.safetensors",
+                            "{\"t\":{\"dtype\":\"F32\",\"shape\":[3,3],\"data_offsets\":[0,16]}}", 64);
+  write_safetensors_header ("overlapping.safetensors",
+                            "{\"a\":{\"dtype\":\"F32\",\"shape\":[4,4],\"data_offsets\":[0,64]},"
+                            "\"b\":{\"dtype\":\"F32\",\"shape\":[4,4],\"data_offsets\":[32,96]}}", 96);
+  write_safetensors_header ("negative-offset.safetensors",
+                            "{\"t\":{\"dtype\":\"F32\",\"shape\":[2,2],\"data_offsets\":[-16,0]}}", 16);
+  write_safetensors_header ("reversed-offsets.safetensors",
+                            "{\"t\":{\"dtype\":\"F32\",\"shape\":[2,2],\"data_offsets\":[16,0]}}", 16);
+  write_safetensors_header ("not-json.safetensors", "{\"t\": [1, 2", 16);
+  write_safetensors_header ("not-object.safetensors", "[1, 2, 3]", 16);
+  write_safetensors_header ("unknown-dtype.safetensors",
+                            "{\"t\":{\"dtype\":\"Q4\",\"shape\":[2,2],\"data_offsets\":[0,4]}}", 16);
+  write_safetensors_header ("no-tensors.safetensors", "{\"__metadata__\":{}}", 0);
+  write_safetensors_header ("too-many-dims.safetensors",
+                            "{\"t\":{\"dtype\":\"F32\",\"shape\":[1,1,1,1,1,1,1,1,1],\"data_offsets\":[0,4]}}", 4);
+  write_safetensors_header ("int-table.safetensors",
+                            "{\"t\":{\"dtype\":\"I32\",\"shape\":[2,2],\"data_offsets\":[0,16]}}", 16);
+  {
+    /* Some bytes that are not UTF-8 inside the header. */
+    static const char header[] = "{\"t\xff\xfe\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}";
+    g_autofree char *path = g_build_filename (corpus, "binary-header.safetensors", NULL);
+    pl_test_write_raw_safetensors (path, strlen (header), header, 4);
+  }
+
+  /* Tables with bad values: NaN, infinity, an all-zero row. */
+  write_table_h5 ("nan-row.h5", 5, NAN);
+  write_table_h5 ("inf-row.h5", 9, INFINITY);
+  write_table_h5 ("zero-row.h5", 3, 0.0f);
+
+  /* Wrong ranks and dtypes. */
+  file = create_h5 ("shapes.h5");
+  {
+    guint64 d1[1] = { 16 }, d3[3] = { 2, 4, 8 };
+    g_autofree float *v = pl_test_exact_values (8, 8);
+    hid_t space = H5Screate_simple (2, (hsize_t[]) { 4, 4 }, NULL);
+    hid_t dset = H5Dcreate2 (file, "/ints", H5T_STD_I32LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    int ints[16] = { 0 };
+
+    pl_test_h5_put (file, "/vector", 1, d1, v);
+    pl_test_h5_put (file, "/cube", 3, d3, v);
+    pl_test_h5_put (file, "/scalar", 0, NULL, v);
+    H5Dwrite (dset, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, ints);
+    H5Dclose (dset);
+    H5Sclose (space);
+  }
+  H5Fclose (file);
+
+  /* An absurdly large declared table (chunked, never written). */
+  file = create_h5 ("huge.h5");
+  {
+    hsize_t dims[2] = { G_GUINT64_CONSTANT (1) << 36, G_GUINT64_CONSTANT (1) << 20 };
+    hsize_t chunk[2] = { 16, 16 };
+    hid_t space = H5Screate_simple (2, dims, NULL);
+    hid_t dcpl = H5Pcreate (H5P_DATASET_CREATE);
+    hid_t dset;
+
+    H5Pset_chunk (dcpl, 2, chunk);
+    dset = H5Dcreate2 (file, "/position_embeddings", H5T_IEEE_F32LE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    g_assert_cmpint (dset, >=, 0);
+    H5Dclose (dset);
+    H5Pclose (dcpl);
+    H5Sclose (space);
+  }
+  H5Fclose (file);
+
+  /* Links that lead out of the file or round in circles. */
+  write_table_h5 ("target.h5", 0, 1.0f);
+  file = create_h5 ("external-link.h5");
+  g_assert_cmpint (H5Lcreate_external ("target.h5", "/position_embeddings", file,
+                                       "/position_embeddings", H5P_DEFAULT, H5P_DEFAULT), >=, 0);
+  H5Fclose (file);
+  file = create_h5 ("cycles.h5");
+  {
+    hid_t g = H5Gcreate2 (file, "/g", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+
+    H5Lcreate_soft ("/b", file, "/a", H5P_DEFAULT, H5P_DEFAULT);
+    H5Lcreate_soft ("/a", file, "/b", H5P_DEFAULT, H5P_DEFAULT);
+    H5Lcreate_soft ("/g", g, "loop", H5P_DEFAULT, H5P_DEFAULT);
+    H5Lcreate_hard (file, "/g", g, "self", H5P_DEFAULT, H5P_DEFAULT);
+    H5Gclose (g);
+  }
+  H5Fclose (file);
+
+  /* Data kept in a file beside the HDF5 file (external storage). */
+  file = create_h5 ("external-storage.h5");
+  {
+    hsize_t dims[2] = { 16, 8 };
+    hid_t space = H5Screate_simple (2, dims, NULL);
+    hid_t dcpl = H5Pcreate (H5P_DATASET_CREATE);
+    hid_t dset;
+    g_autofree char *raw = g_build_filename (corpus, "target.h5", NULL);
+
+    H5Pset_external (dcpl, raw, 0, 16 * 8 * 4);
+    dset = H5Dcreate2 (file, "/position_embeddings", H5T_IEEE_F32LE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    g_assert_cmpint (dset, >=, 0);
+    H5Dclose (dset);
+    H5Pclose (dcpl);
+    H5Sclose (space);
+  }
+  H5Fclose (file);
+
+  /* Sharded indexes naming shards elsewhere, or missing ones. */
+  outside = g_build_filename (corpus, "escape", NULL);
+  g_mkdir (outside, 0700);
+  {
+    g_autofree char *index = g_build_filename (outside, "model.safetensors.index.json", NULL);
+    pl_test_write_text (index, "{\"weight_map\": {\"a\": \"../random.safetensors\"}}");
+  }
+  {
+    g_autofree char *dir = g_build_filename (corpus, "missing-shard", NULL);
+    g_autofree char *index = g_build_filename (dir, "model.safetensors.index.json", NULL);
+
+    g_mkdir (dir, 0700);
+    pl_test_write_text (index, "{\"weight_map\": {\"a\": \"model-00001-of-00002.safetensors\"}}");
+  }
+  {
+    g_autofree char *dir = g_build_filename (corpus, "bad-config", NULL);
+    g_autofree char *config = g_build_filename (dir, "config.json", NULL);
+    g_autofree char *weights = g_build_filename (dir, "tf_model.h5", NULL);
+    g_autofree char *src = g_build_filename (corpus, "target.h5", NULL);
+    g_autofree char *contents = NULL;
+    gsize len;
+
+    g_mkdir (dir, 0700);
+    pl_test_write_text (config, "{\"num_attention_heads\": 4,");
+    g_file_get_contents (src, &contents, &len, NULL);
+    g_file_set_contents (weights, contents, len, NULL);
+  }
+  {
+    g_autofree char *dir = g_build_filename (corpus, "empty-folder", NULL);
+    g_mkdir (dir, 0700);
+  }
+}
+
+static const BadCase cases[] = {
+  { "empty.h5", NULL, "empty" },
+  { "empty.safetensors", NULL, "empty" },
+  { "random.bin", NULL, "neither" },
+  { "random.h5", NULL, "HDF5" },
+  { "random.safetensors", NULL, "header" },
+  { "signature-then-noise.h5", NULL, "HDF5" },
+  { "truncated-half.h5", NULL, NULL },
+  { "truncated-head.h5", NULL, NULL },
+  { "truncated.safetensors", NULL, "past the end" },
+  { "truncated-header.safetensors", NULL, "header" },
+  { "absurd-header-length.safetensors", NULL, "header" },
+  { "header-past-end.safetensors", NULL, "header" },
+  { "offsets-past-end.safetensors", NULL, "past the end" },
+  { "overflowing-shape.safetensors", NULL, "overflows" },
+  { "shape-size-mismatch.safetensors", NULL, "bytes" },
+  { "overlapping.safetensors", NULL, "overlap" },
+  { "negative-offset.safetensors", NULL, "malformed" },
+  { "reversed-offsets.safetensors", NULL, "malformed" },
+  { "not-json.safetensors", NULL, "JSON" },
+  { "not-object.safetensors", NULL, "object" },
+  { "unknown-dtype.safetensors", NULL, "Q4" },
+  { "no-tensors.safetensors", NULL, "no tensors" },
+  { "too-many-dims.safetensors", NULL, "dimensions" },
+  { "int-table.safetensors", "t", "I32" },
+  { "binary-header.safetensors", NULL, "UTF-8" },
+  { "nan-row.h5", NULL, "NaN" },
+  { "inf-row.h5", NULL, "infinity" },
+  { "zero-row.h5", NULL, "zeros" },
+  { "nan-row.h5", "/missing", "no dataset" },
+  { "shapes.h5", "/vector", "2-D" },
+  { "shapes.h5", "/cube", "2-D" },
+  { "shapes.h5", "/scalar", "2-D" },
+  { "shapes.h5", "/ints", "int32" },
+  { "huge.h5", NULL, "large" },
+  { "external-link.h5", NULL, "not followed" },
+  { "external-link.h5", "/position_embeddings", "not followed" },
+  { "cycles.h5", NULL, "no datasets" },
+  { "cycles.h5", "/a", "no dataset" },
+  { "external-storage.h5", NULL, "external files" },
+  { "escape/model.safetensors.index.json", NULL, "plain file name" },
+  { "missing-shard", NULL, "missing" },
+  { "bad-config", NULL, "config.json" },
+  { "empty-folder", NULL, "has no" },
+  { "does-not-exist.h5", NULL, "does not exist" },
+};
+
+static void
+test_library (gconstpointer data)
+{
+  const BadCase *c = data;
+  g_autofree char *path = g_build_filename (corpus, c->file, NULL);
+  g_autofree char *base = g_path_get_basename (c->file);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PlModel) model = NULL;
+  g_autoptr(PlMatrix) positions = NULL;
+  g_autoptr(GTimer) timer = g_timer_new ();
+
+  model = pl_model_open (path, c->dataset, &error);
+  if (model != NULL)
+    positions = pl_model_read_positions (model, &error);
+  g_assert_null (positions);
+  g_assert_nonnull (error);
+  g_assert_true (error->domain == PL_ERROR);
+  g_test_message ("%s: %s", c->file, error->message);
+  /* The file (or its folder) is named, and the reason. */
+  g_assert_nonnull (strstr (error->message, base));
+  if (c->why != NULL && strstr (error->message, c->why) == NULL)
+    g_error ("%s: “%s” does not say “%s”", c->file, error->message, c->why);
+  g_assert_cmpfloat (g_timer_elapsed (timer, NULL), <, TIME_LIMIT_S);
+}
+
+static void
+test_cli (gconstpointer data)
+{
+  const BadCase *c = data;
+  g_autofree char *path = g_build_filename (corpus, c->file, NULL);
+  g_autofree char *base = g_path_get_basename (c->file);
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GTimer) timer = g_timer_new ();
+  const char *cli = g_getenv ("POSLENS_CLI");
+  const char *argv[] = { cli, "info", path, c->dataset ? "--dataset" : NULL, c->dataset, NULL };
+  int status;
+
+  if (cli == NULL)
+    {
+      g_test_skip ("POSLENS_CLI is not set");
+      return;
+    }
+  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &status, &error);
+  g_assert_no_error (error);
+  g_assert_true (WIFEXITED (status));
+  g_assert_cmpint (WEXITSTATUS (status), ==, 2);
+  g_assert_cmpstr (out, ==, "");
+  /* One line: the only newline ends it. */
+  g_assert_true (g_str_has_suffix (err, "\n"));
+  g_assert_true (strchr (err, '\n') == err + strlen (err) - 1);
+  g_assert_nonnull (strstr (err, base));
+  g_assert_cmpfloat (g_timer_elapsed (timer, NULL), <, TIME_LIMIT_S);
+}
+
+/* A file with a hard-link cycle and a real table opens, and the table reads. */
+static void
+test_hard_link_cycle_with_table (void)
+{
+  g_autofree char *path = g_build_filename (corpus, "hard-cycle-ok.h5", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PlModel) model = NULL;
+  g_autoptr(PlMatrix) positions = NULL;
+  g_autofree float *v = pl_test_exact_values (16, 8);
+  guint64 dims[2] = { 16, 8 };
+  hid_t file = H5Fcreate (path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  hid_t g = H5Gcreate2 (file, "/g", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+
+  H5Lcreate_hard (file, "/g", g, "again", H5P_DEFAULT, H5P_DEFAULT);
+  H5Gclose (g);
+  pl_test_h5_put (file, "/g/position_embeddings", 2, dims, v);
+  H5Fclose (file);
+
+  model = pl_model_open (path, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (pl_checkpoint_get_n_tensors (pl_model_get_checkpoint (model)), ==, 1);
+  positions = pl_model_read_positions (model, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (positions->rows, ==, 16);
+  g_assert_cmpfloat (pl_matrix_get (positions, 3, 5), ==, v[3 * 8 + 5]);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  int ret;
+
+  g_test_init (&argc, &argv, NULL);
+
+  corpus = pl_test_tmpdir ();
+  H5Eset_auto2 (H5E_DEFAULT, NULL, NULL);
+  build_corpus ();
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *name = g_strdup_printf ("%s%s%s", cases[i].file,
+                                               cases[i].dataset ? "@" : "",
+                                               cases[i].dataset ? cases[i].dataset : "");
+      g_autofree char *lib = NULL;
+      g_autofree char *cli = NULL;
+
+      g_strdelimit (name, "/", '_');
+      lib = g_strdup_printf ("/pl/bad-files/library/%s", name);
+      cli = g_strdup_printf ("/pl/bad-files/cli/%s", name);
+      g_test_add_data_func (lib, &cases[i], test_library);
+      g_test_add_data_func (cli, &cases[i], test_cli);
+    }
+  g_test_add_func ("/pl/bad-files/hard-link-cycle-with-table", test_hard_link_cycle_with_table);
+
+  ret = g_test_run ();
+  pl_test_rmtree (corpus);
+  g_free (corpus);
+  return ret;
+}
