@@ -52,6 +52,26 @@ heatmap_ready (PlWindow *window)
          gtk_widget_get_width (view) > 100;
 }
 
+static gboolean
+count_frame (GtkWidget *widget, GdkFrameClock *clock, gpointer data)
+{
+  (*(guint *) data)++;
+  return G_SOURCE_CONTINUE;
+}
+
+/* Lets the window draw a few frames, so what it shows is what was asked for. */
+static void
+wait_frames (GtkWidget *widget, guint n)
+{
+  guint frames = 0;
+  guint id = gtk_widget_add_tick_callback (widget, count_frame, &frames, NULL);
+
+  gtk_widget_queue_draw (widget);
+  while (frames < n)
+    g_main_context_iteration (NULL, TRUE);
+  gtk_widget_remove_tick_callback (widget, id);
+}
+
 /* Renders the figure widget through the window's own renderer. */
 static GBytes *
 render_view (PlWindow *window, int *width, int *height)
@@ -65,6 +85,7 @@ render_view (PlWindow *window, int *width, int *height)
   GskRenderer *renderer = gtk_native_get_renderer (gtk_widget_get_native (view));
   guchar *pixels;
 
+  wait_frames (view, 3);
   *width = gtk_widget_get_width (view);
   *height = gtk_widget_get_height (view);
   gdk_paintable_snapshot (paintable, GDK_SNAPSHOT (snapshot), *width, *height);
@@ -122,8 +143,7 @@ test_heatmap_drawn (void)
   pl_window_select_model (window, 1);
   {
     g_autoptr(PlModel) bert = g_list_model_get_item (pl_window_get_models (window), 1);
-    PlSimilarityPage *page = PL_SIMILARITY_PAGE (pl_window_get_similarity_page (window));
-    g_assert_true (pl_similarity_page_get_model (page) == bert);
+    g_assert_true (pl_workspace_get_model (pl_window_get_workspace (window)) == bert);
   }
   wait_until (heatmap_ready, window, "the second heatmap");
   second = render_view (window, &w2, &h2);

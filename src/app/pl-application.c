@@ -3,13 +3,16 @@
 
 #include <glib/gi18n.h>
 
+#include "poslens-resources.h"
 #include "pl-application.h"
 #include "pl-paths.h"
+#include "pl-preferences-window.h"
 #include "pl-window.h"
 
 struct _PlApplication
 {
-  AdwApplication parent_instance;
+  AdwApplication  parent_instance;
+  GSettings      *settings;
 };
 
 G_DEFINE_FINAL_TYPE (PlApplication, pl_application, ADW_TYPE_APPLICATION)
@@ -22,6 +25,38 @@ pl_application_new (void)
                        "flags", G_APPLICATION_HANDLES_OPEN | G_APPLICATION_NON_UNIQUE,
                        "resource-base-path", "/org/poslens/Poslens",
                        NULL);
+}
+
+/* The installed schema, or the one compiled in the build tree, so the app
+ * also runs straight from its build folder. */
+static GSettings *
+load_settings (void)
+{
+  GSettingsSchemaSource *source = g_settings_schema_source_get_default ();
+  g_autoptr(GSettingsSchema) schema = NULL;
+  g_autoptr(GSettingsSchemaSource) build_source = NULL;
+
+  if (source != NULL)
+    schema = g_settings_schema_source_lookup (source, APP_ID, TRUE);
+  if (schema == NULL &&
+      (build_source = g_settings_schema_source_new_from_directory (SCHEMA_DIR_BUILD, source, FALSE, NULL)))
+    schema = g_settings_schema_source_lookup (build_source, APP_ID, TRUE);
+  if (schema == NULL)
+    {
+      g_message ("The settings schema %s is not installed: preferences will not be kept", APP_ID);
+      return NULL;
+    }
+  return g_settings_new_full (schema, NULL, NULL);
+}
+
+GSettings *
+pl_application_get_settings (PlApplication *self)
+{
+  g_return_val_if_fail (PL_IS_APPLICATION (self), NULL);
+
+  if (self->settings == NULL)
+    self->settings = load_settings ();
+  return self->settings;
 }
 
 static PlWindow *
@@ -83,6 +118,24 @@ about_action (GSimpleAction *action,
 }
 
 static void
+preferences_action (GSimpleAction *action,
+                    GVariant      *param,
+                    gpointer       user_data)
+{
+  PlApplication *self = user_data;
+  GSettings *settings = pl_application_get_settings (self);
+  GtkWindow *parent = gtk_application_get_active_window (GTK_APPLICATION (self));
+
+  if (settings == NULL)
+    {
+      if (PL_IS_WINDOW (parent))
+        pl_window_show_error (PL_WINDOW (parent), _("Preferences are unavailable: the settings schema is not installed"));
+      return;
+    }
+  gtk_window_present (GTK_WINDOW (pl_preferences_window_new (parent, settings)));
+}
+
+static void
 quit_action (GSimpleAction *action,
              GVariant      *param,
              gpointer       user_data)
@@ -92,6 +145,7 @@ quit_action (GSimpleAction *action,
 
 static const GActionEntry app_actions[] = {
   { "about", about_action },
+  { "preferences", preferences_action },
   { "quit", quit_action },
 };
 
@@ -101,6 +155,8 @@ pl_application_startup (GApplication *app)
   static const char *quit_accels[] = { "<Control>q", NULL };
   static const char *open_accels[] = { "<Control>o", NULL };
   static const char *close_accels[] = { "<Control>w", NULL };
+  static const char *export_accels[] = { "<Control>e", NULL };
+  static const char *preferences_accels[] = { "<Control>comma", NULL };
 
   G_APPLICATION_CLASS (pl_application_parent_class)->startup (app);
 
@@ -108,12 +164,27 @@ pl_application_startup (GApplication *app)
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "app.quit", quit_accels);
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.open", open_accels);
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "window.close", close_accels);
+  gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.export", export_accels);
+  gtk_application_set_accels_for_action (GTK_APPLICATION (app), "app.preferences", preferences_accels);
+}
+
+static void
+pl_application_dispose (GObject *object)
+{
+  PlApplication *self = PL_APPLICATION (object);
+
+  g_clear_object (&self->settings);
+  G_OBJECT_CLASS (pl_application_parent_class)->dispose (object);
 }
 
 static void
 pl_application_class_init (PlApplicationClass *klass)
 {
   GApplicationClass *app_class = G_APPLICATION_CLASS (klass);
+
+  poslens_register_resource ();
+
+  G_OBJECT_CLASS (klass)->dispose = pl_application_dispose;
 
   app_class->activate = pl_application_activate;
   app_class->open = pl_application_open;

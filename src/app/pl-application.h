@@ -9,6 +9,8 @@ G_BEGIN_DECLS
 
 G_DECLARE_FINAL_TYPE (PlApplication, pl_application, PL, APPLICATION, AdwApplication)
 
-PlApplication *pl_application_new (void);
+PlApplication *pl_application_new          (void);
+/* The app's settings; NULL only when its schema is nowhere to be found. */
+GSettings     *pl_application_get_settings (PlApplication *self);
 
 G_END_DECLS

@@ -22,6 +22,13 @@ struct _PlFigureView
   double     drag_x0, drag_y0;
   double     zoom_scale_start;
   double     pointer_x, pointer_y;
+
+  /* Shift-drag selects a range of cells [highlight_start, highlight_end),
+   * drawn over the figure as the rows and columns it covers. */
+  gboolean   selecting;
+  guint      select_anchor;
+  guint      highlight_start;
+  guint      highlight_end;
 };
 
 G_DEFINE_FINAL_TYPE (PlFigureView, pl_figure_view, GTK_TYPE_WIDGET)
@@ -34,6 +41,7 @@ enum {
 
 enum {
   HOVER,
+  SELECT,
   N_SIGNALS
 };
 
@@ -192,8 +200,19 @@ on_drag_begin (GtkGestureDrag *gesture,
                double          y,
                PlFigureView   *self)
 {
+  GdkModifierType state = gtk_event_controller_get_current_event_state (GTK_EVENT_CONTROLLER (gesture));
+  guint column, row;
+
   self->drag_x0 = self->x0;
   self->drag_y0 = self->y0;
+  self->selecting = (state & GDK_SHIFT_MASK) != 0 && self->figure != NULL && self->grid_columns > 0 &&
+                    pl_figure_hit_cell (self->figure, x, y, &column, &row);
+  if (self->selecting)
+    {
+      self->select_anchor = row;
+      pl_figure_view_set_highlight (self, row, row + 1);
+      g_signal_emit (self, signals[SELECT], 0, self->highlight_start, self->highlight_end);
+    }
 }
 
 static void
@@ -207,6 +226,18 @@ on_drag_update (GtkGestureDrag *gesture,
 
   if (self->figure == NULL || self->grid_columns == 0)
     return;
+  if (self->selecting)
+    {
+      double sx, sy, cx, cy;
+      guint row;
+
+      gtk_gesture_drag_get_start_point (gesture, &sx, &sy);
+      point_to_cell (self, sx + dx, sy + dy, &cx, &cy);
+      row = (guint) CLAMP (cy, 0, self->grid_rows - 1);
+      pl_figure_view_set_highlight (self, MIN (row, self->select_anchor), MAX (row, self->select_anchor) + 1);
+      g_signal_emit (self, signals[SELECT], 0, self->highlight_start, self->highlight_end);
+      return;
+    }
   pl_figure_get_plot_area (self->figure, &area);
   self->x0 = self->drag_x0 - dx / MAX (area.width, 1) * w;
   self->y0 = self->drag_y0 - dy / MAX (area.height, 1) * h;
@@ -251,6 +282,49 @@ on_leave (GtkEventControllerMotion *controller,
   g_signal_emit (self, signals[HOVER], 0, FALSE, 0, 0);
 }
 
+/* The selected range as bands over its rows and columns, clipped to the data. */
+static void
+draw_highlight (PlFigureView *self,
+                cairo_t      *cr)
+{
+  cairo_rectangle_t area;
+  double sx, sy, a, b;
+
+  pl_figure_get_plot_area (self->figure, &area);
+  sx = area.width / (self->x1 - self->x0);
+  sy = area.height / (self->y1 - self->y0);
+
+  cairo_save (cr);
+  cairo_rectangle (cr, area.x, area.y, area.width, area.height);
+  cairo_clip (cr);
+  cairo_set_source_rgba (cr, 0.21, 0.52, 0.89, 0.18);   /* Adwaita blue */
+  a = area.y + (self->highlight_start - self->y0) * sy;
+  b = area.y + (self->highlight_end - self->y0) * sy;
+  cairo_rectangle (cr, area.x, a, area.width, b - a);
+  if (self->grid_columns == self->grid_rows)
+    {
+      a = area.x + (self->highlight_start - self->x0) * sx;
+      b = area.x + (self->highlight_end - self->x0) * sx;
+      cairo_rectangle (cr, a, area.y, b - a, area.height);
+    }
+  cairo_fill (cr);
+  cairo_restore (cr);
+}
+
+void
+pl_figure_view_set_highlight (PlFigureView *self,
+                              guint         start,
+                              guint         end)
+{
+  g_return_if_fail (PL_IS_FIGURE_VIEW (self));
+
+  if (self->highlight_start == start && self->highlight_end == end)
+    return;
+  self->highlight_start = start;
+  self->highlight_end = end;
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
 static void
 pl_figure_view_snapshot (GtkWidget   *widget,
                          GtkSnapshot *snapshot)
@@ -265,6 +339,8 @@ pl_figure_view_snapshot (GtkWidget   *widget,
 
   cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, 0, width, height));
   pl_figure_render (self->figure, cr, width, height);
+  if (self->highlight_end > self->highlight_start && self->grid_columns > 0)
+    draw_highlight (self, cr);
   cairo_destroy (cr);
 }
 
@@ -317,6 +393,12 @@ pl_figure_view_class_init (PlFigureViewClass *klass)
                                  G_SIGNAL_RUN_LAST,
                                  0, NULL, NULL, NULL,
                                  G_TYPE_NONE, 3, G_TYPE_BOOLEAN, G_TYPE_UINT, G_TYPE_UINT);
+  /* PlFigureView::select (start, end): cells [start, end) chosen with Shift and a drag. */
+  signals[SELECT] = g_signal_new ("select",
+                                  G_TYPE_FROM_CLASS (klass),
+                                  G_SIGNAL_RUN_LAST,
+                                  0, NULL, NULL, NULL,
+                                  G_TYPE_NONE, 2, G_TYPE_UINT, G_TYPE_UINT);
 
   gtk_widget_class_set_css_name (widget_class, "plfigureview");
 }

@@ -19,6 +19,10 @@ void       pl_figure_view_set_figure  (PlFigureView *self,
                                        guint         grid_columns,
                                        guint         grid_rows);
 void       pl_figure_view_reset_zoom  (PlFigureView *self);
+/* Cells [START, END) drawn as selected (END == START: none). */
+void       pl_figure_view_set_highlight (PlFigureView *self,
+                                       guint         start,
+                                       guint         end);
 void       pl_figure_view_zoom        (PlFigureView *self,
                                        double        factor,
                                        double        x,

@@ -25,9 +25,9 @@ describe (PlModel *model)
   if (first > 0)
     /* Translators: family · positions × width · first table row that is a real position */
     return g_strdup_printf (_("%s · %u × %u · from row %u"),
-                            pl_model_get_family_name (model), rows, cols, first);
+                            pl_model_get_family_display_name (model), rows, cols, first);
   /* Translators: family · positions × width */
-  return g_strdup_printf (_("%s · %u × %u"), pl_model_get_family_name (model), rows, cols);
+  return g_strdup_printf (_("%s · %u × %u"), pl_model_get_family_display_name (model), rows, cols);
 }
 
 PlModelRow *

@@ -5,53 +5,52 @@
 #include <math.h>
 
 #include "pl-figure-view.h"
+#include "pl-layer-picker.h"
 #include "pl-similarity.h"
 #include "pl-similarity-page.h"
+#include "pl-view-style.h"
 
-/* The position-similarity heatmap of one model. The matrix is computed on a
- * worker thread; a new question cancels the one in flight, and answers are
- * kept per (model, metric, centring) so going back redraws at once. */
+/* The position-similarity heatmap of the workspace's model and layer. The
+ * table and the matrix are computed on workers; a new question cancels the
+ * one in flight, and answers stay in the workspace's cache, so stepping back
+ * to a layer or metric seen before redraws at once. */
 struct _PlSimilarityPage
 {
-  GtkWidget      parent_instance;
+  GtkWidget        parent_instance;
 
-  PlModel       *model;
-  GCancellable  *cancellable;
-  GHashTable    *cache;          /* key → PlMatrix */
+  PlWorkspace     *workspace;
+  GCancellable    *cancellable;
+  PlMatrix        *shown;          /* the matrix on screen, for the hover readout */
+  guint            shown_first;    /* its first position number */
 
   /* Template widgets */
-  GtkWidget     *toolbar;
-  GtkDropDown   *metric_dropdown;
+  GtkDropDown     *metric_dropdown;
   GtkToggleButton *center_button;
-  GtkLabel      *readout;
-  GtkStack      *stack;
-  AdwStatusPage *error_page;
-  PlFigureView  *figure_view;
-  GtkSpinner    *spinner;
+  PlLayerPicker   *layer_picker;
+  GtkLabel        *readout;
+  GtkStack        *stack;
+  AdwStatusPage   *error_page;
+  PlFigureView    *figure_view;
+  GtkSpinner      *spinner;
 };
 
-G_DEFINE_FINAL_TYPE (PlSimilarityPage, pl_similarity_page, GTK_TYPE_WIDGET)
+static void page_iface_init (PlPageInterface *iface);
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (PlSimilarityPage, pl_similarity_page, GTK_TYPE_WIDGET,
+                               G_IMPLEMENT_INTERFACE (PL_TYPE_PAGE, page_iface_init))
 
 typedef struct
 {
-  PlModel            *model;
+  PlMatrix           *table;
   PlSimilarityMetric  metric;
   gboolean            center;
-  char               *key;
-} Request;
+} Question;
 
 static void
-request_free (Request *request)
+question_free (Question *question)
 {
-  g_clear_object (&request->model);
-  g_free (request->key);
-  g_free (request);
-}
-
-static char *
-cache_key (PlModel *model, PlSimilarityMetric metric, gboolean center)
-{
-  return g_strdup_printf ("%p/%s/%d", model, pl_similarity_metric_to_string (metric), center);
+  g_clear_pointer (&question->table, pl_matrix_unref);
+  g_free (question);
 }
 
 static PlSimilarityMetric
@@ -60,136 +59,231 @@ get_metric (PlSimilarityPage *self)
   return (PlSimilarityMetric) gtk_drop_down_get_selected (self->metric_dropdown);
 }
 
-static void
-compute_thread (GTask        *task,
-                gpointer      source_object,
-                gpointer      task_data,
-                GCancellable *cancellable)
+static char *
+answer_key (PlSimilarityPage *self)
 {
-  Request *request = task_data;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(PlMatrix) table = NULL;
-  PlMatrix *result;
+  PlModel *model = pl_workspace_get_model (self->workspace);
 
-  if (!(table = pl_model_read_positions (request->model, &error)) ||
-      !(result = pl_similarity_compute (table, request->metric, request->center, &error)))
-    {
-      g_task_return_error (task, g_steal_pointer (&error));
-      return;
-    }
-  g_task_return_pointer (task, result, (GDestroyNotify) pl_matrix_unref);
+  return g_strdup_printf ("similarity/%s/%d/%s/%d",
+                          pl_workspace_model_key (model),
+                          pl_workspace_get_layer (self->workspace),
+                          pl_similarity_metric_to_string (get_metric (self)),
+                          gtk_toggle_button_get_active (self->center_button));
+}
+
+static gboolean
+compute_similarity (PlAnalysisJob  *job,
+                    gpointer        data,
+                    GValue         *result,
+                    GError        **error)
+{
+  Question *question = data;
+  PlMatrix *matrix = pl_similarity_compute (question->table, question->metric, question->center, error);
+
+  if (matrix == NULL)
+    return FALSE;
+  g_value_init (result, PL_TYPE_MATRIX);
+  g_value_take_boxed (result, matrix);
+  return TRUE;
+}
+
+static void
+set_busy (PlSimilarityPage *self,
+          gboolean          busy)
+{
+  gtk_widget_set_visible (GTK_WIDGET (self->spinner), busy);
+  gtk_spinner_set_spinning (self->spinner, busy);
+}
+
+static void
+show_error (PlSimilarityPage *self,
+            const GError     *error)
+{
+  set_busy (self, FALSE);
+  g_clear_object (&self->cancellable);
+  adw_status_page_set_description (self->error_page, error->message);
+  gtk_stack_set_visible_child_name (self->stack, "error");
 }
 
 static void
 show_matrix (PlSimilarityPage *self,
              PlMatrix         *matrix)
 {
-  g_autoptr(PlFigure) figure = pl_figure_new_heatmap (matrix, 0);
+  PlModel *model = pl_workspace_get_model (self->workspace);
   PlSimilarityMetric metric = get_metric (self);
-  AdwStyleManager *style = adw_style_manager_get_default ();
+  g_autoptr(PlFigure) figure = pl_figure_new_heatmap (matrix, 0);
+  g_autofree char *layer = pl_workspace_describe_layer (self->workspace, pl_workspace_get_layer (self->workspace));
   g_autofree char *title = NULL;
+  const char *metric_name = gtk_string_object_get_string (gtk_drop_down_get_selected_item (self->metric_dropdown));
 
+  set_busy (self, FALSE);
+  g_clear_object (&self->cancellable);
+
+  /* Cosine has a natural scale; the others take the data's. */
   if (metric == PL_SIMILARITY_COSINE)
     pl_figure_set_range (figure, -1.0, 1.0);
-  else
-    pl_figure_set_range (figure, NAN, NAN);
-  pl_figure_set_dark (figure, adw_style_manager_get_dark (style));
-  /* Translators: figure title, e.g. "mini-gpt2 — cosine similarity of positions" */
-  title = g_strdup_printf (_("%s — %s of positions"), pl_model_get_name (self->model),
-                           gtk_string_object_get_string (gtk_drop_down_get_selected_item (self->metric_dropdown)));
+  pl_view_style_apply (figure, self->workspace);
+  /* Translators: figure title: model — layer; the colour bar says what is shown */
+  title = g_strdup_printf (_("%s — %s"), pl_model_get_name (model), layer);
   pl_figure_set_title (figure, title);
+  pl_figure_set_value_label (figure, metric_name);
 
+  g_clear_pointer (&self->shown, pl_matrix_unref);
+  self->shown = pl_matrix_ref (matrix);
+  self->shown_first = 0;
   pl_figure_view_set_figure (self->figure_view, figure, matrix->cols, matrix->rows);
   gtk_stack_set_visible_child_name (self->stack, "figure");
 }
 
 static void
-compute_done (GObject      *object,
-              GAsyncResult *result,
-              gpointer      user_data)
+similarity_done (GObject      *object,
+                 GAsyncResult *result,
+                 gpointer      user_data)
 {
-  PlSimilarityPage *self = PL_SIMILARITY_PAGE (object);
-  Request *request = g_task_get_task_data (G_TASK (result));
+  g_autoptr(PlSimilarityPage) self = user_data;
   g_autoptr(GError) error = NULL;
-  g_autoptr(PlMatrix) matrix = g_task_propagate_pointer (G_TASK (result), &error);
+  const GValue *answer = pl_analysis_cache_run_finish (PL_ANALYSIS_CACHE (object), result, &error);
 
-  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) ||
-      g_task_get_cancellable (G_TASK (result)) != self->cancellable)
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) || self->workspace == NULL)
     return;
+  if (answer == NULL)
+    show_error (self, error);
+  else
+    show_matrix (self, g_value_get_boxed (answer));
+}
 
-  g_clear_object (&self->cancellable);
-  gtk_spinner_stop (self->spinner);
-  gtk_widget_set_visible (GTK_WIDGET (self->spinner), FALSE);
+static void
+table_done (GObject      *object,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  g_autoptr(PlSimilarityPage) self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PlMatrix) table = pl_workspace_get_table_finish (PL_WORKSPACE (object), result, &error);
+  g_autofree char *key = NULL;
+  Question *question;
 
-  if (matrix == NULL)
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) || self->workspace == NULL)
+    return;
+  if (table == NULL)
     {
-      adw_status_page_set_description (self->error_page, error->message);
-      gtk_stack_set_visible_child_name (self->stack, "error");
+      show_error (self, error);
       return;
     }
 
-  g_hash_table_replace (self->cache, g_strdup (request->key), pl_matrix_ref (matrix));
-  show_matrix (self, matrix);
+  question = g_new0 (Question, 1);
+  question->table = g_steal_pointer (&table);
+  question->metric = get_metric (self);
+  question->center = gtk_toggle_button_get_active (self->center_button);
+  key = answer_key (self);
+  pl_analysis_cache_run_async (pl_workspace_get_cache (self->workspace), key,
+                               compute_similarity, question, (GDestroyNotify) question_free,
+                               NULL, NULL, self->cancellable, similarity_done, g_object_ref (self));
 }
 
 static void
 refresh (PlSimilarityPage *self)
 {
-  g_autoptr(GTask) task = NULL;
   g_autofree char *key = NULL;
-  PlMatrix *cached;
-  Request *request;
+  const GValue *cached;
+  PlModel *model;
 
   g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
 
-  if (self->model == NULL)
+  model = self->workspace ? pl_workspace_get_model (self->workspace) : NULL;
+  if (model == NULL)
     {
+      set_busy (self, FALSE);
+      g_clear_pointer (&self->shown, pl_matrix_unref);
       pl_figure_view_set_figure (self->figure_view, NULL, 0, 0);
       gtk_stack_set_visible_child_name (self->stack, "empty");
       return;
     }
 
-  key = cache_key (self->model, get_metric (self), gtk_toggle_button_get_active (self->center_button));
-  if ((cached = g_hash_table_lookup (self->cache, key)))
+  key = answer_key (self);
+  if ((cached = pl_analysis_cache_lookup (pl_workspace_get_cache (self->workspace), key)))
     {
-      gtk_widget_set_visible (GTK_WIDGET (self->spinner), FALSE);
-      show_matrix (self, cached);
+      show_matrix (self, g_value_get_boxed (cached));
       return;
     }
 
-  request = g_new0 (Request, 1);
-  request->model = g_object_ref (self->model);
-  request->metric = get_metric (self);
-  request->center = gtk_toggle_button_get_active (self->center_button);
-  request->key = g_steal_pointer (&key);
-
   self->cancellable = g_cancellable_new ();
-  gtk_widget_set_visible (GTK_WIDGET (self->spinner), TRUE);
-  gtk_spinner_start (self->spinner);
-
-  task = g_task_new (self, self->cancellable, compute_done, NULL);
-  g_task_set_source_tag (task, refresh);
-  g_task_set_task_data (task, request, (GDestroyNotify) request_free);
-  g_task_run_in_thread (task, compute_thread);
+  set_busy (self, TRUE);
+  pl_workspace_get_table_async (self->workspace, model, pl_workspace_get_layer (self->workspace),
+                                self->cancellable, table_done, g_object_ref (self));
 }
 
-void
-pl_similarity_page_set_model (PlSimilarityPage *self,
-                              PlModel          *model)
+static void
+on_selection_changed (PlSimilarityPage *self)
 {
-  g_return_if_fail (PL_IS_SIMILARITY_PAGE (self));
-  g_return_if_fail (!model || PL_IS_MODEL (model));
+  guint start, end;
 
-  if (g_set_object (&self->model, model))
-    refresh (self);
+  pl_workspace_get_selection (self->workspace, &start, &end);
+  pl_figure_view_set_highlight (self->figure_view, start - MIN (start, self->shown_first),
+                                end - MIN (end, self->shown_first));
 }
 
-PlModel *
-pl_similarity_page_get_model (PlSimilarityPage *self)
+static void
+on_style_changed (PlSimilarityPage *self)
 {
-  g_return_val_if_fail (PL_IS_SIMILARITY_PAGE (self), NULL);
-  return self->model;
+  PlFigure *figure = pl_figure_view_get_figure (self->figure_view);
+
+  if (figure != NULL)
+    {
+      pl_view_style_apply (figure, self->workspace);
+      gtk_widget_queue_draw (GTK_WIDGET (self->figure_view));
+    }
+}
+
+static void
+page_set_workspace (PlPage      *page,
+                    PlWorkspace *workspace)
+{
+  PlSimilarityPage *self = PL_SIMILARITY_PAGE (page);
+
+  if (self->workspace != NULL)
+    g_signal_handlers_disconnect_by_data (self->workspace, self);
+  if (!g_set_object (&self->workspace, workspace))
+    return;
+
+  pl_layer_picker_set_workspace (self->layer_picker, workspace);
+  if (workspace != NULL)
+    {
+      g_signal_connect_object (workspace, "notify::model", G_CALLBACK (refresh), self, G_CONNECT_SWAPPED);
+      g_signal_connect_object (workspace, "notify::layer", G_CALLBACK (refresh), self, G_CONNECT_SWAPPED);
+      g_signal_connect_object (workspace, "notify::selection", G_CALLBACK (on_selection_changed), self, G_CONNECT_SWAPPED);
+      pl_view_style_connect (workspace, G_CALLBACK (on_style_changed), self);
+    }
+  refresh (self);
+}
+
+static PlFigure *
+page_get_figure (PlPage *page)
+{
+  return pl_similarity_page_get_figure (PL_SIMILARITY_PAGE (page));
+}
+
+static char *
+page_get_export_name (PlPage *page)
+{
+  PlSimilarityPage *self = PL_SIMILARITY_PAGE (page);
+  PlModel *model = pl_workspace_get_model (self->workspace);
+  int layer = pl_workspace_get_layer (self->workspace);
+  g_autofree char *layer_part = layer == PL_LAYER_TABLE ? g_strdup ("") : g_strdup_printf ("-layer-%d", layer);
+
+  return g_strdup_printf ("%s-%s%s%s", model ? pl_model_get_name (model) : "poslens",
+                          pl_similarity_metric_to_string (get_metric (self)),
+                          gtk_toggle_button_get_active (self->center_button) ? "-centred" : "",
+                          layer_part);
+}
+
+static void
+page_iface_init (PlPageInterface *iface)
+{
+  iface->set_workspace = page_set_workspace;
+  iface->get_figure = page_get_figure;
+  iface->get_export_name = page_get_export_name;
 }
 
 PlFigure *
@@ -227,27 +321,30 @@ on_hover (PlSimilarityPage *self,
           PlFigureView     *view)
 {
   g_autofree char *text = NULL;
-  g_autofree char *key = NULL;
-  PlMatrix *matrix;
+  float value;
 
-  key = cache_key (self->model, get_metric (self), gtk_toggle_button_get_active (self->center_button));
-  matrix = self->model ? g_hash_table_lookup (self->cache, key) : NULL;
-  if (!inside || matrix == NULL || row >= matrix->rows || column >= matrix->cols)
+  if (!inside || self->shown == NULL || row >= self->shown->rows || column >= self->shown->cols)
     {
       gtk_label_set_text (self->readout, "");
       return;
     }
-  {
-    guint first = pl_model_get_first_position (self->model);
-    float value = pl_matrix_get (matrix, row, column);
-
-    if (isnan (value))
-      /* Translators: hover readout when a value is undefined (a zero row has no cosine) */
-      text = g_strdup_printf (_("i = %u, j = %u: no value"), row + first, column + first);
-    else
-      text = g_strdup_printf ("i = %u, j = %u: %.4f", row + first, column + first, value);
-  }
+  value = pl_matrix_get (self->shown, row, column);
+  if (isnan (value))
+    /* Translators: hover readout for an undefined value (a zero row has no cosine) */
+    text = g_strdup_printf (_("i = %u, j = %u: no value"), row + self->shown_first, column + self->shown_first);
+  else
+    text = g_strdup_printf ("i = %u, j = %u: %.4f", row + self->shown_first, column + self->shown_first, value);
   gtk_label_set_text (self->readout, text);
+}
+
+static void
+on_select (PlSimilarityPage *self,
+           guint             start,
+           guint             end,
+           PlFigureView     *view)
+{
+  if (self->workspace != NULL)
+    pl_workspace_set_selection (self->workspace, start + self->shown_first, end + self->shown_first);
 }
 
 static void
@@ -257,27 +354,16 @@ on_reset_zoom (PlSimilarityPage *self)
 }
 
 static void
-on_dark_changed (PlSimilarityPage *self)
-{
-  PlFigure *figure = pl_figure_view_get_figure (self->figure_view);
-
-  if (figure != NULL)
-    {
-      pl_figure_set_dark (figure, adw_style_manager_get_dark (adw_style_manager_get_default ()));
-      gtk_widget_queue_draw (GTK_WIDGET (self->figure_view));
-    }
-}
-
-static void
 pl_similarity_page_dispose (GObject *object)
 {
   PlSimilarityPage *self = PL_SIMILARITY_PAGE (object);
 
   g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
-  g_clear_object (&self->model);
-  g_clear_pointer (&self->cache, g_hash_table_unref);
+  g_clear_object (&self->workspace);
+  g_clear_pointer (&self->shown, pl_matrix_unref);
   gtk_widget_dispose_template (GTK_WIDGET (self), PL_TYPE_SIMILARITY_PAGE);
+  pl_widget_unparent_children (GTK_WIDGET (self));
 
   G_OBJECT_CLASS (pl_similarity_page_parent_class)->dispose (object);
 }
@@ -291,12 +377,13 @@ pl_similarity_page_class_init (PlSimilarityPageClass *klass)
   object_class->dispose = pl_similarity_page_dispose;
 
   g_type_ensure (PL_TYPE_FIGURE_VIEW);
+  g_type_ensure (PL_TYPE_LAYER_PICKER);
 
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_template_from_resource (widget_class, "/org/poslens/Poslens/ui/pl-similarity-page.ui");
-  gtk_widget_class_bind_template_child (widget_class, PlSimilarityPage, toolbar);
   gtk_widget_class_bind_template_child (widget_class, PlSimilarityPage, metric_dropdown);
   gtk_widget_class_bind_template_child (widget_class, PlSimilarityPage, center_button);
+  gtk_widget_class_bind_template_child (widget_class, PlSimilarityPage, layer_picker);
   gtk_widget_class_bind_template_child (widget_class, PlSimilarityPage, readout);
   gtk_widget_class_bind_template_child (widget_class, PlSimilarityPage, stack);
   gtk_widget_class_bind_template_child (widget_class, PlSimilarityPage, error_page);
@@ -304,15 +391,12 @@ pl_similarity_page_class_init (PlSimilarityPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PlSimilarityPage, spinner);
   gtk_widget_class_bind_template_callback (widget_class, on_parameters_changed);
   gtk_widget_class_bind_template_callback (widget_class, on_hover);
+  gtk_widget_class_bind_template_callback (widget_class, on_select);
   gtk_widget_class_bind_template_callback (widget_class, on_reset_zoom);
 }
 
 static void
 pl_similarity_page_init (PlSimilarityPage *self)
 {
-  self->cache = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) pl_matrix_unref);
   gtk_widget_init_template (GTK_WIDGET (self));
-
-  g_signal_connect_object (adw_style_manager_get_default (), "notify::dark",
-                           G_CALLBACK (on_dark_changed), self, G_CONNECT_SWAPPED);
 }

@@ -5,6 +5,7 @@
 
 #include "pl-figure.h"
 #include "pl-model.h"
+#include "pl-page.h"
 
 G_BEGIN_DECLS
 
@@ -12,14 +13,11 @@ G_BEGIN_DECLS
 
 G_DECLARE_FINAL_TYPE (PlSimilarityPage, pl_similarity_page, PL, SIMILARITY_PAGE, GtkWidget)
 
-void      pl_similarity_page_set_model (PlSimilarityPage *self,
-                                        PlModel          *model);
-PlModel  *pl_similarity_page_get_model (PlSimilarityPage *self);
 /* The figure on screen, NULL while nothing is shown. */
-PlFigure *pl_similarity_page_get_figure (PlSimilarityPage *self);
+PlFigure  *pl_similarity_page_get_figure      (PlSimilarityPage *self);
 /* The widget the figure is drawn in. */
 GtkWidget *pl_similarity_page_get_figure_view (PlSimilarityPage *self);
 /* TRUE while a computation is in flight. */
-gboolean  pl_similarity_page_get_busy (PlSimilarityPage *self);
+gboolean   pl_similarity_page_get_busy        (PlSimilarityPage *self);
 
 G_END_DECLS

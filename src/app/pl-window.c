@@ -4,16 +4,20 @@
 #include <glib/gi18n.h>
 #include <string.h>
 
+#include "pl-export-dialog.h"
 #include "pl-model-row.h"
+#include "pl-page.h"
 #include "pl-paths.h"
 #include "pl-similarity-page.h"
 #include "pl-window.h"
+#include "pl-workspace.h"
 
 struct _PlWindow
 {
   AdwApplicationWindow  parent_instance;
 
   GListStore           *models;
+  PlWorkspace          *workspace;
 
   /* Template widgets */
   AdwToastOverlay      *toast_overlay;
@@ -215,6 +219,13 @@ pl_window_show_error (PlWindow   *self,
   adw_toast_overlay_add_toast (self->toast_overlay, toast);
 }
 
+PlWorkspace *
+pl_window_get_workspace (PlWindow *self)
+{
+  g_return_val_if_fail (PL_IS_WINDOW (self), NULL);
+  return self->workspace;
+}
+
 GtkWidget *
 pl_window_get_similarity_page (PlWindow *self)
 {
@@ -236,7 +247,10 @@ on_row_selected (PlWindow      *self,
 {
   PlModel *model = row ? pl_model_row_get_model (PL_MODEL_ROW (row)) : NULL;
 
-  pl_similarity_page_set_model (self->similarity_page, model);
+  /* Rows go away while the window is torn down. */
+  if (self->workspace == NULL)
+    return;
+  pl_workspace_set_model (self->workspace, model);
   if (row != NULL)
     adw_leaflet_navigate (self->leaflet, ADW_NAVIGATION_DIRECTION_FORWARD);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SELECTED_MODEL]);
@@ -299,6 +313,116 @@ load_demo_models (PlWindow *self)
   open_paths (self, (const char * const *) demos, (const char * const *) label_list, FALSE);
 }
 
+/* Each view follows the window's workspace. */
+static void
+connect_pages (PlWindow *self)
+{
+  g_autoptr(GtkSelectionModel) pages = adw_view_stack_get_pages (self->view_stack);
+
+  for (guint i = 0; i < g_list_model_get_n_items (G_LIST_MODEL (pages)); i++)
+    {
+      g_autoptr(AdwViewStackPage) page = g_list_model_get_item (G_LIST_MODEL (pages), i);
+      GtkWidget *child = adw_view_stack_page_get_child (page);
+
+      if (PL_IS_PAGE (child))
+        pl_page_set_workspace (PL_PAGE (child), self->workspace);
+    }
+}
+
+static PlPage *
+get_visible_page (PlWindow *self)
+{
+  GtkWidget *child = adw_view_stack_get_visible_child (self->view_stack);
+
+  return PL_IS_PAGE (child) ? PL_PAGE (child) : NULL;
+}
+
+static void
+export_action (GtkWidget  *widget,
+               const char *action_name,
+               GVariant   *param)
+{
+  PlWindow *self = PL_WINDOW (widget);
+  PlPage *page = get_visible_page (self);
+  PlFigure *figure = page ? pl_page_get_figure (page) : NULL;
+  g_autofree char *name = NULL;
+  PlExportDialog *dialog;
+
+  if (figure == NULL)
+    {
+      pl_window_show_error (self, _("There is no figure to export yet"));
+      return;
+    }
+  name = pl_page_get_export_name (page);
+  dialog = pl_export_dialog_new (GTK_WINDOW (self), figure, name, pl_workspace_get_settings (self->workspace));
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
+static void
+step_layer (GtkWidget  *widget,
+            const char *action_name,
+            GVariant   *param)
+{
+  PlWindow *self = PL_WINDOW (widget);
+
+  pl_workspace_set_layer (self->workspace, pl_workspace_get_layer (self->workspace) + g_variant_get_int32 (param));
+}
+
+static void
+step_head (GtkWidget  *widget,
+           const char *action_name,
+           GVariant   *param)
+{
+  PlWindow *self = PL_WINDOW (widget);
+  int head = (int) pl_workspace_get_head (self->workspace) + g_variant_get_int32 (param);
+
+  if (head >= 0)
+    pl_workspace_set_head (self->workspace, head);
+}
+
+static void
+pl_window_constructed (GObject *object)
+{
+  PlWindow *self = PL_WINDOW (object);
+  GtkApplication *app = gtk_window_get_application (GTK_WINDOW (self));
+  GSettings *settings = PL_IS_APPLICATION (app) ? pl_application_get_settings (PL_APPLICATION (app)) : NULL;
+
+  G_OBJECT_CLASS (pl_window_parent_class)->constructed (object);
+
+  self->workspace = pl_workspace_new (settings);
+  if (settings != NULL)
+    {
+      gtk_window_set_default_size (GTK_WINDOW (self),
+                                   g_settings_get_int (settings, "window-width"),
+                                   g_settings_get_int (settings, "window-height"));
+      if (g_settings_get_boolean (settings, "window-maximized"))
+        gtk_window_maximize (GTK_WINDOW (self));
+    }
+  connect_pages (self);
+  load_demo_models (self);
+}
+
+static gboolean
+pl_window_close_request (GtkWindow *window)
+{
+  PlWindow *self = PL_WINDOW (window);
+  GSettings *settings = pl_workspace_get_settings (self->workspace);
+
+  if (settings != NULL)
+    {
+      int width, height;
+
+      gtk_window_get_default_size (window, &width, &height);
+      g_settings_set_boolean (settings, "window-maximized", gtk_window_is_maximized (window));
+      if (!gtk_window_is_maximized (window))
+        {
+          g_settings_set_int (settings, "window-width", width);
+          g_settings_set_int (settings, "window-height", height);
+        }
+    }
+  return GTK_WINDOW_CLASS (pl_window_parent_class)->close_request (window);
+}
+
 static void
 pl_window_get_property (GObject    *object,
                         guint       prop_id,
@@ -324,6 +448,7 @@ pl_window_dispose (GObject *object)
 
   gtk_widget_dispose_template (GTK_WIDGET (self), PL_TYPE_WINDOW);
   g_clear_object (&self->models);
+  g_clear_object (&self->workspace);
 
   G_OBJECT_CLASS (pl_window_parent_class)->dispose (object);
 }
@@ -334,8 +459,10 @@ pl_window_class_init (PlWindowClass *klass)
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
+  object_class->constructed = pl_window_constructed;
   object_class->dispose = pl_window_dispose;
   object_class->get_property = pl_window_get_property;
+  GTK_WINDOW_CLASS (klass)->close_request = pl_window_close_request;
 
   properties[PROP_SELECTED_MODEL] =
     g_param_spec_object ("selected-model", NULL, NULL,
@@ -355,6 +482,13 @@ pl_window_class_init (PlWindowClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, on_row_selected);
 
   gtk_widget_class_install_action (widget_class, "win.open", NULL, open_action);
+  gtk_widget_class_install_action (widget_class, "win.export", NULL, export_action);
+  gtk_widget_class_install_action (widget_class, "win.step-layer", "i", step_layer);
+  gtk_widget_class_install_action (widget_class, "win.step-head", "i", step_head);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Page_Down, 0, "win.step-layer", "i", 1);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Page_Up, 0, "win.step-layer", "i", -1);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_bracketright, 0, "win.step-head", "i", 1);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_bracketleft, 0, "win.step-head", "i", -1);
 }
 
 static void
@@ -368,7 +502,6 @@ pl_window_init (PlWindow *self)
   self->models = g_list_store_new (PL_TYPE_MODEL);
   gtk_list_box_bind_model (self->model_list, G_LIST_MODEL (self->models),
                            create_model_row, self, NULL);
-  load_demo_models (self);
 }
 
 PlWindow *

@@ -5,6 +5,7 @@
 
 #include "pl-application.h"
 #include "pl-model.h"
+#include "pl-workspace.h"
 
 G_BEGIN_DECLS
 
@@ -23,6 +24,7 @@ void        pl_window_select_model   (PlWindow      *self,
                                       guint          position);
 void        pl_window_show_error     (PlWindow      *self,
                                       const char    *message);
+PlWorkspace *pl_window_get_workspace (PlWindow *self);
 /* The views, for tests and for actions that reach into them. */
 GtkWidget  *pl_window_get_similarity_page (PlWindow *self);
 

@@ -1,0 +1,32 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+# Takes the README's and the metainfo's screenshots of the real app in a real
+# window, under a private Xvfb: ./build-aux/screenshot.sh [OUT_DIR]
+# Needs xvfb and imagemagick (apt-get install xvfb imagemagick).
+set -eu
+cd "$(dirname "$0")/.."
+build_dir="${POSLENS_BUILD_DIR:-_build}"
+out="${1:-data/screenshots}"
+mkdir -p "$out"
+
+display=":$(( 90 + $$ % 9 ))"
+Xvfb "$display" -screen 0 1400x900x24 >/dev/null 2>&1 &
+xvfb=$!
+trap 'kill $xvfb 2>/dev/null || true' EXIT
+sleep 1
+
+shot() {
+  name="$1"; shift
+  DISPLAY="$display" GTK_A11Y=none GSETTINGS_BACKEND=memory \
+    GSETTINGS_SCHEMA_DIR="$build_dir/data" POSLENS_SCREENSHOT_VIEW="$name" \
+    "$build_dir/src/app/poslens" "$@" &
+  app=$!
+  sleep "${POSLENS_SCREENSHOT_WAIT:-6}"
+  DISPLAY="$display" import -window root "$out/$name.png"
+  kill "$app" 2>/dev/null || true
+  wait "$app" 2>/dev/null || true
+  echo "$out/$name.png"
+}
+
+shot similarity

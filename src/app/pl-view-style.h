@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include "pl-figure.h"
+#include "pl-workspace.h"
+
+G_BEGIN_DECLS
+
+/* The look every view shares: the colour map from the preferences, and the
+ * dark background when the desktop is dark. Exports keep their own choice. */
+void pl_view_style_apply   (PlFigure    *figure,
+                            PlWorkspace *workspace);
+/* Calls CALLBACK (swapped, on INSTANCE) when the shared look changes. */
+void pl_view_style_connect (PlWorkspace *workspace,
+                            GCallback    callback,
+                            gpointer     instance);
+
+G_END_DECLS
