@@ -69,6 +69,104 @@ def files_with_strings(source_root):
     return found
 
 
+# Properties and elements of GtkBuilder files that a user reads.
+UI_VISIBLE_PROPERTIES = {
+    'label', 'title', 'subtitle', 'tooltip-text', 'tooltip-markup', 'placeholder-text', 'description',
+    'heading', 'body', 'text', 'secondary-text', 'comments', 'copyright', 'application-name',
+}
+UI_VISIBLE_ELEMENTS = {'item', 'response'}
+# GTK/libadwaita/GIO calls whose string arguments a user reads.
+C_VISIBLE_CALLS = [
+    'gtk_label_new', 'gtk_label_set_text', 'gtk_label_set_label', 'gtk_label_set_markup',
+    'gtk_button_new_with_label', 'gtk_button_new_with_mnemonic', 'gtk_button_set_label',
+    'gtk_check_button_new_with_label', 'gtk_check_button_set_label', 'gtk_window_set_title',
+    'gtk_widget_set_tooltip_text', 'gtk_widget_set_tooltip_markup', 'gtk_file_filter_set_name',
+    'gtk_file_chooser_native_new', 'gtk_file_dialog_set_title', 'gtk_file_dialog_set_accept_label',
+    'gtk_string_list_append', 'gtk_entry_set_placeholder_text', 'gtk_text_set_placeholder_text',
+    'adw_toast_new', 'adw_toast_set_title', 'adw_toast_set_button_label',
+    'adw_status_page_set_title', 'adw_status_page_set_description',
+    'adw_window_title_new', 'adw_window_title_set_title', 'adw_window_title_set_subtitle',
+    'adw_preferences_row_set_title', 'adw_action_row_set_subtitle', 'adw_expander_row_set_subtitle',
+    'adw_preferences_group_set_title', 'adw_preferences_group_set_description',
+    'adw_preferences_page_set_title', 'adw_message_dialog_new', 'adw_message_dialog_set_heading',
+    'adw_message_dialog_set_body', 'adw_message_dialog_format_heading', 'adw_message_dialog_format_body',
+    'adw_message_dialog_add_response', 'adw_view_stack_add_titled', 'adw_tab_page_set_title',
+    'adw_combo_row_set_title', 'g_menu_append', 'g_menu_item_new', 'g_menu_insert', 'g_menu_prepend',
+]
+GETTEXT_CALLS = {'_', 'N_', 'C_', 'NC_', 'Q_', 'gettext', 'ngettext', 'g_dgettext', 'g_dngettext',
+                 'g_dpgettext2', 'dgettext', 'g_strip_context'}
+
+
+def reads_as_words(text):
+    """Text a translator would translate: has lower-case letters and is not an identifier
+    (action names like "win.export", response ids like "cancel")."""
+    text = text.strip()
+    if not re.search(r'[a-z]', text):
+        return False  # acronyms (PNG), numbers, symbols
+    if re.fullmatch(r'[a-z0-9_.:-]+', text):
+        return False
+    return True
+
+
+def untranslated_ui_strings(path, rel):
+    import xml.etree.ElementTree as ET
+    found = []
+    try:
+        root = ET.parse(path).getroot()
+    except ET.ParseError as e:
+        return [f'{rel}: not well-formed XML ({e})']
+    for el in root.iter():
+        name = el.get('name')
+        visible = ((el.tag == 'property' and name in UI_VISIBLE_PROPERTIES) or
+                   (el.tag == 'attribute' and name == 'label') or
+                   (el.tag in UI_VISIBLE_ELEMENTS and len(el) == 0))
+        if visible and el.text and reads_as_words(el.text) and el.get('translatable') not in ('yes', 'true', '1'):
+            found.append(f'{rel}: <{el.tag}{" name=" + repr(name) if name else ""}>{el.text.strip()[:40]}')
+    return found
+
+
+def untranslated_c_strings(path, rel):
+    text = open(path, encoding='utf-8', errors='replace').read()
+    code = re.sub(r'/\*.*?\*/|//[^\n]*', lambda m: re.sub(r'[^\n]', ' ', m.group(0)), text, flags=re.S)
+    token = re.compile(r'"(?:[^"\\\n]|\\.)*"|[A-Za-z_][A-Za-z0-9_]*|[()]|.', re.S)
+    found = []
+    for m in re.finditer(r'\b(' + '|'.join(C_VISIBLE_CALLS) + r')\s*\(', code):
+        stack = [m.group(1)]
+        last_ident = None
+        pos = m.end()
+        while stack and pos < len(code):
+            t = token.match(code, pos)
+            pos = t.end()
+            tok = t.group(0)
+            if tok == '(':
+                stack.append(last_ident)
+                last_ident = None
+            elif tok == ')':
+                stack.pop()
+            elif tok.startswith('"'):
+                if reads_as_words(tok[1:-1]) and not (GETTEXT_CALLS & set(stack)):
+                    line = code.count('\n', 0, t.start()) + 1
+                    found.append(f'{rel}:{line}: {m.group(1)} ({tok[:40]})')
+            elif not tok.isspace():
+                last_ident = tok if re.match(r'[A-Za-z_]', tok) else None
+    return found
+
+
+def untranslated_strings(source_root):
+    found = []
+    for top in SCANNED_DIRS:
+        for dirpath, dirnames, filenames in os.walk(os.path.join(source_root, top)):
+            dirnames.sort()
+            for name in sorted(filenames):
+                path = os.path.join(dirpath, name)
+                rel = os.path.relpath(path, source_root)
+                if name.endswith('.ui'):
+                    found += untranslated_ui_strings(path, rel)
+                elif name.endswith('.c') and rel.startswith(os.path.join('src', 'app')):
+                    found += untranslated_c_strings(path, rel)
+    return found
+
+
 def run(cmd, **kw):
     return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, **kw)
 
@@ -82,6 +180,9 @@ def main():
     missing = [f for f in files_with_strings(source_root) if f not in potfiles]
     check(not missing, 'every file under src/ and ui/ with translatable strings is in po/POTFILES.in',
           'missing: ' + ', '.join(missing))
+    plain = untranslated_strings(source_root)
+    check(not plain, 'every user-visible string in ui/*.ui and the window code (src/app) is marked translatable',
+          '\n'.join(plain[:20]))
     gone = [f for f in potfiles if not os.path.isfile(os.path.join(source_root, f))]
     check(not gone, 'every file in po/POTFILES.in exists', 'gone: ' + ', '.join(gone))
     check(potfiles == sorted(potfiles), 'po/POTFILES.in is sorted')
@@ -139,10 +240,12 @@ def main():
             check(out == samples[0][0], 'without LANGUAGE=de the English original is shown')
 
         # The merged desktop file and metainfo carry German.
-        desktop = [f for f in os.listdir(os.path.join(build_root, 'data')) if f.endswith('.desktop')]
+        data_dir = os.path.join(build_root, 'data')
+        built = sorted(os.listdir(data_dir)) if os.path.isdir(data_dir) else []
+        desktop = [f for f in built if f.endswith('.desktop')]
         dtext = ''.join(open(os.path.join(build_root, 'data', f), encoding='utf-8').read() for f in desktop)
         check('Comment[de]=' in dtext, 'the built desktop file has a German comment')
-        metainfo = [f for f in os.listdir(os.path.join(build_root, 'data')) if f.endswith('.metainfo.xml')]
+        metainfo = [f for f in built if f.endswith('.metainfo.xml')]
         mtext = ''.join(open(os.path.join(build_root, 'data', f), encoding='utf-8').read() for f in metainfo)
         check('xml:lang="de"' in mtext, 'the built metainfo has German text')
 
