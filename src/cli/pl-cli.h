@@ -3,6 +3,8 @@
 
 #include <glib.h>
 
+#include "pl-matrix.h"
+
 G_BEGIN_DECLS
 
 /* Exit codes: 0 success, 1 usage error, 2 a file or input that cannot be used. */
@@ -18,5 +20,28 @@ int pl_cli_fail (const GError *error);
 int pl_cli_info (int argc, char **argv);
 
 int pl_cli_tokenize (int argc, char **argv);
+
+/* Shared by the table analyses (pl-cli-table.c). */
+/* The real positions of PATH (DATASET as a plain table when given), rows
+ * "A:B" of them when ROWS is given. */
+PlMatrix *pl_cli_read_positions (const char  *path,
+                                 const char  *dataset,
+                                 const char  *rows,
+                                 GError     **error);
+gboolean  pl_cli_parse_rows     (const char  *spec,
+                                 gsize        n,
+                                 gsize       *first,
+                                 gsize       *count,
+                                 GError     **error);
+/* Prints "poslens-cli COMMAND: MESSAGE" on stderr and returns PL_CLI_EXIT_USAGE. */
+int       pl_cli_usage          (const char  *command,
+                                 const char  *message);
+
+int pl_cli_similarity (int argc, char **argv);
+int pl_cli_pca (int argc, char **argv);
+int pl_cli_probe (int argc, char **argv);
+
+int pl_cli_forward (int argc, char **argv);
+int pl_cli_attention (int argc, char **argv);
 
 G_END_DECLS

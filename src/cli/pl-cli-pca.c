@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <stdio.h>
+
+#include "pl-cli.h"
+#include "pl-error.h"
+#include "pl-matrix-io.h"
+#include "pl-pca.h"
+
+/* The one place results leave: by OUT's extension (figures can hook here). */
+static gboolean
+write_pca (const char   *out,
+           const PlPca  *pca,
+           GError      **error)
+{
+  const PlNamedMatrix datasets[] = {
+    { "/projection", pca->projection, FALSE },
+    { "/explained_variance_ratio", pca->explained_variance_ratio, TRUE },
+    { "/explained_variance", pca->explained_variance, TRUE },
+    { "/components", pca->components, FALSE },
+    { "/mean", pca->mean, TRUE },
+  };
+  PlMatrixFormat format = PL_MATRIX_FORMAT_HDF5;
+
+  pl_matrix_format_from_path (out, &format, NULL);
+  /* The one-matrix formats get the projection and the ratios only. */
+  return pl_matrix_io_write (out, datasets, format == PL_MATRIX_FORMAT_HDF5 ? G_N_ELEMENTS (datasets) : 2,
+                             error);
+}
+
+int
+pl_cli_pca (int    argc,
+            char **argv)
+{
+  g_autoptr(GOptionContext) context = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PlMatrix) table = NULL;
+  g_autoptr(PlPca) pca = NULL;
+  g_autofree char *rows = NULL;
+  g_autofree char *dataset = NULL;
+  g_autofree char *out = NULL;
+  int components = 3;
+  PlMatrixFormat format;
+  const GOptionEntry entries[] = {
+    { "components", 'k', 0, G_OPTION_ARG_INT, &components, N_("How many components, 1 to 16 (default 3)"), N_("K") },
+    { "rows", 'r', 0, G_OPTION_ARG_STRING, &rows, N_("Only positions FIRST to END − 1"), N_("FIRST:END") },
+    { "dataset", 'd', 0, G_OPTION_ARG_STRING, &dataset, N_("Use this 2-D dataset as a plain position table"), N_("NAME") },
+    { "out", 'o', 0, G_OPTION_ARG_FILENAME, &out, N_("Write /projection and /explained_variance_ratio here (.h5, .csv, .npy)"), N_("FILE") },
+    { NULL }
+  };
+
+  context = g_option_context_new (_("PATH — principal components of the positions of a table"));
+  g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    return pl_cli_usage ("pca", error->message);
+  if (argc != 2)
+    return pl_cli_usage ("pca", "expected one PATH (a file, a folder or builtin:…)");
+  if (out == NULL)
+    return pl_cli_usage ("pca", "--out FILE is required");
+  if (components < 1 || components > PL_PCA_MAX_COMPONENTS)
+    return pl_cli_usage ("pca", "--components must be 1 to 16");
+  if (!pl_matrix_format_from_path (out, &format, &error))
+    return pl_cli_usage ("pca", error->message);
+
+  if (!(table = pl_cli_read_positions (argv[1], dataset, rows, &error)) ||
+      !(pca = pl_pca_compute (table, (guint) components, &error)) ||
+      !write_pca (out, pca, &error))
+    return pl_cli_fail (error);
+  return PL_CLI_EXIT_OK;
+}

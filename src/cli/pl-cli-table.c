@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <stdio.h>
+
+#include "pl-cli.h"
+#include "pl-error.h"
+#include "pl-model.h"
+
+/* "A:B" → first = A, count = B − A over N rows; A or B may be left out
+ * ("100:", ":128"). Half-open, as a Python slice. */
+gboolean
+pl_cli_parse_rows (const char  *spec,
+                   gsize        n,
+                   gsize       *first,
+                   gsize       *count,
+                   GError     **error)
+{
+  g_auto(GStrv) parts = g_strsplit (spec, ":", -1);
+  guint64 a = 0, b = n;
+
+  if (g_strv_length (parts) != 2 ||
+      (parts[0][0] != '\0' && !g_ascii_string_to_unsigned (parts[0], 10, 0, G_MAXUINT32, &a, NULL)) ||
+      (parts[1][0] != '\0' && !g_ascii_string_to_unsigned (parts[1], 10, 0, G_MAXUINT32, &b, NULL)))
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT,
+                   "--rows “%s”: expected FIRST:END, e.g. 0:128 (END not included)", spec);
+      return FALSE;
+    }
+  if (a >= b || b > n)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT,
+                   "--rows %s: the table has %" G_GSIZE_FORMAT " positions, choose 0 ≤ FIRST < END ≤ %"
+                   G_GSIZE_FORMAT, spec, n, n);
+      return FALSE;
+    }
+  *first = a;
+  *count = b - a;
+  return TRUE;
+}
+
+PlMatrix *
+pl_cli_read_positions (const char  *path,
+                       const char  *dataset,
+                       const char  *rows,
+                       GError     **error)
+{
+  g_autoptr(PlModel) model = NULL;
+  g_autoptr(PlMatrix) positions = NULL;
+  gsize first, count;
+
+  if (!(model = pl_model_open (path, dataset, error)))
+    return NULL;
+  if (!(positions = pl_model_read_positions (model, error)))
+    return NULL;
+  if (rows == NULL)
+    return g_steal_pointer (&positions);
+  if (!pl_cli_parse_rows (rows, positions->rows, &first, &count, error))
+    return NULL;
+  return pl_matrix_slice_rows (positions, first, count);
+}
+
+int
+pl_cli_usage (const char *command,
+              const char *message)
+{
+  fprintf (stderr, "poslens-cli %s: %s\n", command, message);
+  return PL_CLI_EXIT_USAGE;
+}
