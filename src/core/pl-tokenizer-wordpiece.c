@@ -14,6 +14,8 @@
 /* Rust's order in BertNormalizer is clean text, CJK, strip accents, lower
  * case; these are the reference's, where Python's BertTokenizer differs. */
 
+/* Rust's unicode_categories is_other(): Cc, Cf and Co. Unassigned code
+ * points stay (Python's BertTokenizer drops them; the Rust reference not). */
 static gboolean
 is_control (gunichar c)
 {
@@ -23,9 +25,7 @@ is_control (gunichar c)
     {
     case G_UNICODE_CONTROL:
     case G_UNICODE_FORMAT:
-    case G_UNICODE_SURROGATE:
     case G_UNICODE_PRIVATE_USE:
-    case G_UNICODE_UNASSIGNED:
       return TRUE;
     default:
       return FALSE;
