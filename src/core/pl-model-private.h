@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #pragma once
 
+#include "pl-encodings.h"
 #include "pl-model.h"
 
 G_BEGIN_DECLS
@@ -47,5 +48,52 @@ gboolean            pl_family_recognise       (PlCheckpoint       *checkpoint,
                                                char              **prefix,
                                                const PlTensorInfo **table);
 PlActivation        pl_activation_from_name   (const char         *name);
+
+/* Shared by pl-model.c (opening, getters) and pl-model-weights.c (config,
+ * weights by role). */
+struct _PlModel
+{
+  GObject              parent_instance;
+
+  char                *name;
+  char                *path;
+  PlCheckpoint        *checkpoint;
+  PlMatrix            *table;          /* in-memory tables (analytic, new_for_table) */
+  gboolean             has_encoding;
+  PlEncodingSpec       encoding;
+  const PlFamilyDesc  *desc;
+  char                *prefix;         /* normalised prefix of the family's names */
+  GHashTable          *normalized;     /* normalised name -> PlNormalizedName */
+
+  char                *position_table;
+  guint                table_rows;
+  guint                table_cols;
+  guint                first_position;
+
+  guint                hidden;
+  guint                n_layers;
+  guint                n_heads;
+  guint                ffn;
+  guint                vocab;
+  double               eps;
+  PlActivation         activation;
+  char                *activation_name;
+  gboolean             pre_ln;
+  gboolean             causal;
+  int                  bos_id;
+  int                  eos_id;
+  int                  pad_id;
+
+  char                *config_problem; /* why heads/eps/activation are unknown */
+};
+
+const PlTensorInfo *pl_model_find_role        (PlModel            *self,
+                                               PlWeight            weight,
+                                               int                 layer,
+                                               gboolean           *kernel);
+guint               pl_model_count_layers     (PlModel            *self);
+/* Heads, epsilon, activation, special ids from config.json, and what is
+ * missing for running the model. */
+void                pl_model_read_config      (PlModel            *self);
 
 G_END_DECLS

@@ -8,41 +8,6 @@
 #include "pl-error.h"
 #include "pl-model-private.h"
 
-struct _PlModel
-{
-  GObject              parent_instance;
-
-  char                *name;
-  char                *path;
-  PlCheckpoint        *checkpoint;
-  PlMatrix            *table;          /* in-memory tables (analytic, new_for_table) */
-  gboolean             has_encoding;
-  PlEncodingSpec       encoding;
-  const PlFamilyDesc  *desc;
-  char                *prefix;         /* normalised prefix of the family's names */
-  GHashTable          *normalized;     /* normalised name -> PlNormalizedName */
-
-  char                *position_table;
-  guint                table_rows;
-  guint                table_cols;
-  guint                first_position;
-
-  guint                hidden;
-  guint                n_layers;
-  guint                n_heads;
-  guint                ffn;
-  guint                vocab;
-  double               eps;
-  PlActivation         activation;
-  char                *activation_name;
-  gboolean             pre_ln;
-  gboolean             causal;
-  int                  bos_id;
-  int                  eos_id;
-  int                  pad_id;
-
-  char                *config_problem; /* why heads/eps/activation are unknown */
-};
 
 G_DEFINE_FINAL_TYPE (PlModel, pl_model, G_TYPE_OBJECT)
 
@@ -110,191 +75,6 @@ name_for_path (const char *path)
         return g_path_get_basename (abs);
       }
   return g_steal_pointer (&base);
-}
-
-/* An integer from the first of KEYS that config.json has; -1 when none (or null). */
-static gint64
-config_int (JsonObject         *config,
-            const char * const *keys)
-{
-  if (config == NULL)
-    return -1;
-  for (guint i = 0; keys[i] != NULL; i++)
-    {
-      JsonNode *node = json_object_get_member (config, keys[i]);
-
-      if (node != NULL && JSON_NODE_HOLDS_VALUE (node) &&
-          json_node_get_value_type (node) == G_TYPE_INT64)
-        return json_node_get_int (node);
-    }
-  return -1;
-}
-
-static double
-config_double (JsonObject         *config,
-               const char * const *keys)
-{
-  if (config == NULL)
-    return 0;
-  for (guint i = 0; keys[i] != NULL; i++)
-    {
-      JsonNode *node = json_object_get_member (config, keys[i]);
-
-      if (node != NULL && JSON_NODE_HOLDS_VALUE (node) &&
-          (json_node_get_value_type (node) == G_TYPE_DOUBLE ||
-           json_node_get_value_type (node) == G_TYPE_INT64))
-        return json_node_get_double (node);
-    }
-  return 0;
-}
-
-static const char *
-config_string (JsonObject         *config,
-               const char * const *keys)
-{
-  if (config == NULL)
-    return NULL;
-  for (guint i = 0; keys[i] != NULL; i++)
-    {
-      JsonNode *node = json_object_get_member (config, keys[i]);
-
-      if (node != NULL && JSON_NODE_HOLDS_VALUE (node) &&
-          json_node_get_value_type (node) == G_TYPE_STRING)
-        return json_node_get_string (node);
-    }
-  return NULL;
-}
-
-static const PlTensorInfo *
-find_role (PlModel  *self,
-           PlWeight  weight,
-           int       layer,
-           gboolean *kernel)
-{
-  const char *role = self->desc->roles[weight];
-  g_autofree char *name = NULL;
-  const PlNormalizedName *stored;
-  gboolean per_layer = weight >= PL_WEIGHT_Q_WEIGHT && weight <= PL_WEIGHT_LN2_BIAS;
-
-  if (role == NULL || self->normalized == NULL)
-    return NULL;
-  if (per_layer)
-    {
-      g_autofree char *layer_base = NULL;
-
-      /* The pattern has one %u (or none for ALBERT's shared layer). */
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wformat-nonliteral"
-      layer_base = g_strdup_printf (self->desc->layer_pattern, (guint) MAX (layer, 0));
-#pragma GCC diagnostic pop
-      name = g_strconcat (self->prefix, layer_base, role, NULL);
-    }
-  else
-    name = g_strconcat (self->prefix, role, NULL);
-
-  stored = g_hash_table_lookup (self->normalized, name);
-  if (stored == NULL)
-    return NULL;
-  if (kernel != NULL)
-    *kernel = stored->kernel;
-  return pl_checkpoint_find_tensor (self->checkpoint, stored->stored);
-}
-
-static guint
-count_layers (PlModel *self)
-{
-  guint n = 0;
-
-  if (self->desc->shared_layers)
-    return find_role (self, PL_WEIGHT_Q_WEIGHT, 0, NULL) ? 1 : 0;
-  while (n < 100000 && (find_role (self, PL_WEIGHT_Q_WEIGHT, n, NULL) != NULL ||
-                        find_role (self, PL_WEIGHT_LN1_WEIGHT, n, NULL) != NULL))
-    n++;
-  return n;
-}
-
-static void
-read_config (PlModel *self)
-{
-  static const char * const heads_keys[] = { "num_attention_heads", "n_head", "n_heads", NULL };
-  static const char * const layers_keys[] = { "num_hidden_layers", "n_layer", "n_layers", NULL };
-  static const char * const eps_keys[] = { "layer_norm_eps", "layer_norm_epsilon", NULL };
-  static const char * const act_keys[] = { "hidden_act", "activation_function", "activation", NULL };
-  static const char * const bos_keys[] = { "bos_token_id", NULL };
-  static const char * const eos_keys[] = { "eos_token_id", NULL };
-  static const char * const pad_keys[] = { "pad_token_id", NULL };
-  static const char * const pre_ln_keys[] = { "do_layer_norm_before", NULL };
-  JsonObject *config = pl_checkpoint_get_config (self->checkpoint);
-  g_autoptr(GString) missing = g_string_new (NULL);
-  const char *act;
-  gint64 v;
-
-  v = config_int (config, heads_keys);
-  self->n_heads = v > 0 && v < G_MAXINT ? (guint) v : 0;
-  if (self->desc->shared_layers)
-    {
-      v = config_int (config, layers_keys);
-      if (v > 0 && v < 100000 && self->n_layers > 0)
-        self->n_layers = v;
-    }
-  self->eps = self->desc->fixed_eps;
-  if (self->eps == 0)
-    self->eps = config_double (config, eps_keys);
-  act = config_string (config, act_keys);
-  self->activation = pl_activation_from_name (act);
-  self->activation_name = g_strdup (act);
-  self->bos_id = CLAMP (config_int (config, bos_keys), -1, G_MAXINT);
-  self->eos_id = CLAMP (config_int (config, eos_keys), -1, G_MAXINT);
-  self->pad_id = CLAMP (config_int (config, pad_keys), -1, G_MAXINT);
-  if (config != NULL && self->desc->family == PL_FAMILY_OPT &&
-      json_object_has_member (config, "do_layer_norm_before") &&
-      JSON_NODE_HOLDS_VALUE (json_object_get_member (config, "do_layer_norm_before")))
-    self->pre_ln = json_object_get_boolean_member (config, pre_ln_keys[0]);
-
-  /* RoBERTa counts positions from padding_idx + 1. */
-  if ((self->desc->family == PL_FAMILY_ROBERTA || self->desc->family == PL_FAMILY_XLM_ROBERTA) &&
-      self->pad_id >= 0)
-    self->first_position = self->pad_id + 1;
-
-  if (self->n_heads == 0)
-    g_string_append (missing, "num_attention_heads");
-  if (self->eps <= 0)
-    g_string_append_printf (missing, "%s%s", missing->len ? ", " : "",
-                            self->desc->family == PL_FAMILY_GPT2 ? "layer_norm_epsilon" : "layer_norm_eps");
-  if (self->activation == PL_ACTIVATION_NONE && act == NULL)
-    g_string_append_printf (missing, "%s%s", missing->len ? ", " : "",
-                            self->desc->family == PL_FAMILY_GPT2 || self->desc->family == PL_FAMILY_OPT
-                              ? "activation_function" : "hidden_act");
-
-  if (config == NULL)
-    {
-      g_autofree char *dir = g_path_get_dirname (pl_checkpoint_get_path (self->checkpoint));
-
-      self->config_problem = g_strdup_printf ("no config.json beside %s: the number of attention heads, the "
-                                              "layer-norm epsilon and the activation cannot be read from the "
-                                              "weights; put the model’s config.json in %s",
-                                              pl_checkpoint_get_path (self->checkpoint), dir);
-    }
-  else if (missing->len > 0)
-    {
-      g_autofree char *dir = g_path_get_dirname (pl_checkpoint_get_path (self->checkpoint));
-
-      self->config_problem = g_strdup_printf ("%s/config.json has no %s", dir, missing->str);
-    }
-  else if (self->activation == PL_ACTIVATION_NONE)
-    {
-      g_autofree char *dir = g_path_get_dirname (pl_checkpoint_get_path (self->checkpoint));
-
-      self->config_problem = g_strdup_printf ("%s/config.json: the activation “%s” is not supported "
-                                              "(gelu, gelu_new, gelu_pytorch_tanh and relu are)", dir, act);
-    }
-  else if (self->n_heads > 0 && self->hidden % self->n_heads != 0)
-    {
-      g_autofree char *dir = g_path_get_dirname (pl_checkpoint_get_path (self->checkpoint));
-
-      self->config_problem = g_strdup_printf ("%s/config.json: %u heads do not divide the hidden size %u",
-                                              dir, self->n_heads, self->hidden);
-    }
 }
 
 static void
@@ -477,23 +257,23 @@ pl_model_open (const char  *path,
       self->causal = self->desc->causal;
       self->pre_ln = self->desc->pre_ln;
       self->first_position = self->desc->first_position;
-      self->n_layers = count_layers (self);
+      self->n_layers = pl_model_count_layers (self);
 
       /* Hidden size from the query projection's input when there is one:
        * ALBERT and small ELECTRAs embed narrower than they compute. */
-      q = find_role (self, PL_WEIGHT_Q_WEIGHT, 0, &kernel);
+      q = pl_model_find_role (self, PL_WEIGHT_Q_WEIGHT, 0, &kernel);
       if (q != NULL && q->rank == 2)
         self->hidden = (guint) ((kernel || self->desc->conv1d) ? q->shape[0] : q->shape[1]);
       else
         self->hidden = self->table_cols;
-      tok = find_role (self, PL_WEIGHT_TOKEN_EMBEDDING, 0, NULL);
+      tok = pl_model_find_role (self, PL_WEIGHT_TOKEN_EMBEDDING, 0, NULL);
       if (tok != NULL && tok->rank == 2)
         self->vocab = (guint) MIN (tok->shape[0], G_MAXUINT);
-      ffn = find_role (self, PL_WEIGHT_FFN_IN_WEIGHT, 0, &kernel);
+      ffn = pl_model_find_role (self, PL_WEIGHT_FFN_IN_WEIGHT, 0, &kernel);
       if (ffn != NULL && ffn->rank == 2)
         self->ffn = (guint) ((kernel || self->desc->conv1d) ? ffn->shape[1] : ffn->shape[0]);
 
-      read_config (self);
+      pl_model_read_config (self);
       if (self->first_position >= self->table_rows)
         {
           g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT,
@@ -712,35 +492,6 @@ pl_model_get_encoding (PlModel *self)
   return self->has_encoding ? &self->encoding : NULL;
 }
 
-gboolean
-pl_model_require_config (PlModel  *self,
-                         GError  **error)
-{
-  g_return_val_if_fail (PL_IS_MODEL (self), FALSE);
-
-  if (self->desc->family == PL_FAMILY_TABLE || self->desc->family == PL_FAMILY_ANALYTIC)
-    {
-      g_set_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED,
-                   "%s is a position table, not a transformer Poslens can run",
-                   self->path ? self->path : self->name);
-      return FALSE;
-    }
-  if (self->n_layers == 0)
-    {
-      g_set_error (error, PL_ERROR, PL_ERROR_NOT_FOUND,
-                   "%s: no %s layers found (expected names like “%s…”)",
-                   pl_checkpoint_get_path (self->checkpoint), self->desc->display_name,
-                   self->desc->layer_pattern);
-      return FALSE;
-    }
-  if (self->config_problem != NULL)
-    {
-      g_set_error_literal (error, PL_ERROR, PL_ERROR_NOT_FOUND, self->config_problem);
-      return FALSE;
-    }
-  return TRUE;
-}
-
 static gboolean
 check_rows (PlModel   *self,
             PlMatrix  *m,
@@ -808,130 +559,4 @@ pl_model_read_positions (PlModel  *self,
   if (!check_rows (self, rows, error))
     return NULL;
   return g_steal_pointer (&rows);
-}
-
-static PlMatrix *
-transpose (const PlMatrix *m)
-{
-  PlMatrix *t = pl_matrix_new (m->cols, m->rows);
-
-  for (gsize i = 0; i < m->rows; i++)
-    for (gsize j = 0; j < m->cols; j++)
-      t->data[j * m->rows + i] = m->data[i * m->cols + j];
-  return t;
-}
-
-static PlMatrix *
-columns (const PlMatrix *m,
-         gsize           first,
-         gsize           n)
-{
-  PlMatrix *out = pl_matrix_new (m->rows, n);
-
-  for (gsize i = 0; i < m->rows; i++)
-    memcpy (pl_matrix_row (out, i), pl_matrix_row (m, i) + first, n * sizeof (float));
-  return out;
-}
-
-static gboolean
-is_linear_weight (PlWeight weight)
-{
-  switch (weight)
-    {
-    case PL_WEIGHT_Q_WEIGHT:
-    case PL_WEIGHT_K_WEIGHT:
-    case PL_WEIGHT_V_WEIGHT:
-    case PL_WEIGHT_ATTN_OUT_WEIGHT:
-    case PL_WEIGHT_FFN_IN_WEIGHT:
-    case PL_WEIGHT_FFN_OUT_WEIGHT:
-      return TRUE;
-    default:
-      return FALSE;
-    }
-}
-
-PlMatrix *
-pl_model_read_weight (PlModel   *self,
-                      PlWeight   weight,
-                      int        layer,
-                      GError   **error)
-{
-  g_autoptr(PlMatrix) m = NULL;
-  const PlTensorInfo *info;
-  gboolean per_layer = weight >= PL_WEIGHT_Q_WEIGHT && weight <= PL_WEIGHT_LN2_BIAS;
-  gboolean kernel = FALSE;
-  const char *path;
-
-  g_return_val_if_fail (PL_IS_MODEL (self), NULL);
-  g_return_val_if_fail ((guint) weight < PL_N_WEIGHTS, NULL);
-  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
-
-  if (self->checkpoint == NULL || self->desc->family == PL_FAMILY_TABLE)
-    {
-      g_set_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED,
-                   "%s is a position table without transformer weights",
-                   self->path ? self->path : self->name);
-      return NULL;
-    }
-  path = pl_checkpoint_get_path (self->checkpoint);
-  if (per_layer && (layer < 0 || (guint) layer >= self->n_layers))
-    {
-      g_set_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT,
-                   "%s: layer %d does not exist (the model has %u)", path, layer, self->n_layers);
-      return NULL;
-    }
-
-  info = find_role (self, weight, layer, &kernel);
-  if (info == NULL)
-    {
-      if (self->desc->roles[weight] == NULL)
-        g_set_error (error, PL_ERROR, PL_ERROR_NOT_FOUND,
-                     "%s: %s models have no weight of this kind", path, self->desc->display_name);
-      else if (per_layer)
-        g_set_error (error, PL_ERROR, PL_ERROR_NOT_FOUND,
-                     "%s: layer %d of this %s checkpoint has no “%s”", path, layer,
-                     self->desc->display_name, self->desc->roles[weight]);
-      else
-        g_set_error (error, PL_ERROR, PL_ERROR_NOT_FOUND,
-                     "%s: this %s checkpoint has no “%s”", path, self->desc->display_name,
-                     self->desc->roles[weight]);
-      return NULL;
-    }
-  m = pl_checkpoint_read (self->checkpoint, info->name, error);
-  if (m == NULL)
-    return NULL;
-
-  if (info->rank == 1 && !is_linear_weight (weight))
-    ; /* vectors come back as 1×n already */
-  else if (is_linear_weight (weight) && info->rank != 2)
-    {
-      g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT,
-                   "%s: “%s” should be a matrix but is %u-D", path, info->name, info->rank);
-      return NULL;
-    }
-
-  /* nn.Linear stores [out, in]; Keras kernels and GPT-2's Conv1D [in, out]. */
-  if (is_linear_weight (weight) && !kernel && !self->desc->conv1d)
-    {
-      PlMatrix *t = transpose (m);
-
-      pl_matrix_unref (m);
-      m = t;
-    }
-
-  if (self->desc->fused_qkv && weight >= PL_WEIGHT_Q_WEIGHT && weight <= PL_WEIGHT_V_BIAS)
-    {
-      guint part = (weight - PL_WEIGHT_Q_WEIGHT) / 2;
-      gsize width = m->cols / 3;
-
-      if (m->cols % 3 != 0 || (m->rows > 1 && m->rows * 3 != m->cols))
-        {
-          g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT,
-                       "%s: “%s” is %" G_GSIZE_FORMAT "×%" G_GSIZE_FORMAT ", not [hidden, 3 × hidden]",
-                       path, info->name, m->rows, m->cols);
-          return NULL;
-        }
-      return columns (m, part * width, width);
-    }
-  return g_steal_pointer (&m);
 }
