@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include "pl-attention-stats.h"
 #include "pl-error.h"
@@ -321,6 +322,109 @@ test_positional_component_mean (void)
   g_assert_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT);
 }
 
+/* Through PlModel, as similarity / PCA / probe --layer L use it: the same
+ * table as the transformer's own components. */
+static void
+test_positional_component_model (void)
+{
+  g_autofree char *dir = pl_test_demo ("mini-bert", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PlModel) model = pl_model_open (dir, NULL, &error);
+  g_autoptr(PlTransformer) t = NULL;
+  g_autoptr(GPtrArray) all = NULL;
+  g_autoptr(PlMatrix) table = NULL;
+
+  g_assert_no_error (error);
+  table = pl_attention_positional_component (model, 2, 3, 24, 7, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (table->rows, ==, 24);
+  g_assert_cmpuint (table->cols, ==, 256);
+  t = pl_transformer_new (model, &error);
+  g_assert_no_error (error);
+  all = pl_attention_positional_components (t, 4, 3, 24, 7, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpfloat (pl_test_max_abs_diff (table, g_ptr_array_index (all, 2)), ==, 0);
+
+  g_assert_null (pl_attention_positional_component (model, 9, 3, 24, 7, NULL, NULL, NULL, &error));
+  g_assert_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT);
+}
+
+static int
+run_cli (const char *const *args)
+{
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr(GError) error = NULL;
+  int status = 0;
+
+  g_ptr_array_add (argv, (gpointer) g_getenv ("POSLENS_CLI"));
+  for (guint i = 0; args[i] != NULL; i++)
+    g_ptr_array_add (argv, (gpointer) args[i]);
+  g_ptr_array_add (argv, NULL);
+  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, NULL,
+                               G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL,
+                               NULL, NULL, NULL, NULL, &status, &error));
+  g_assert_no_error (error);
+  return WIFEXITED (status) ? WEXITSTATUS (status) : -1;
+}
+
+/* poslens-cli attention writes the library's numbers: one profile for
+ * --layer/--head (layers count from 1), the tables, the position-only term. */
+static void
+test_cli (void)
+{
+  g_autofree char *dir = pl_test_demo ("mini-gpt2", NULL);
+  g_autofree char *tmp = pl_test_tmpdir ();
+  g_autofree char *out = g_build_filename (tmp, "attention.h5", NULL);
+  g_autofree char *csv = g_build_filename (tmp, "attention.csv", NULL);
+  g_autofree char *csv_distance = g_build_filename (tmp, "attention-mean_distance.csv", NULL);
+  const char *args[] = { "attention", dir, "--layer", "2", "--head", "1", "--sequences", "2",
+                         "--length", "32", "--seed", "5", "--out", out, NULL };
+  const char *args_csv[] = { "attention", dir, "--sequences", "1", "--length", "16", "--out", csv, NULL };
+  const char *bad_layer[] = { "attention", dir, "--layer", "5", "--out", out, NULL };
+  const char *bad_ext[] = { "attention", dir, "--out", "attention.png.txt", NULL };
+  const char *bad_path[] = { "attention", "/nonexistent", "--out", out, NULL };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PlModel) model = NULL;
+  g_autoptr(PlTransformer) t = NULL;
+  g_autoptr(PlAttentionStats) stats = NULL;
+  g_autoptr(PlMatrix) expect = NULL;
+
+  if (g_getenv ("POSLENS_CLI") == NULL)
+    {
+      g_test_skip ("POSLENS_CLI is not set (run through meson test)");
+      return;
+    }
+  g_assert_cmpint (run_cli (args), ==, 0);
+  model = pl_model_open (dir, NULL, &error);
+  g_assert_no_error (error);
+  t = pl_transformer_new (model, &error);
+  g_assert_no_error (error);
+  stats = pl_attention_stats_compute (t, 2, 32, 5, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  expect = pl_attention_stats_get_profile (stats, 1, 1);
+  {
+    g_autoptr(PlMatrix) profile = pl_test_read_h5 (out, "/offset_profile");
+    g_autoptr(PlMatrix) offsets = pl_test_read_h5 (out, "/offsets");
+    g_autoptr(PlMatrix) distance = pl_test_read_h5 (out, "/mean_distance");
+    g_autoptr(PlMatrix) position_only = pl_test_read_h5 (out, "/position_only");
+
+    g_assert_cmpfloat (pl_test_max_abs_diff (profile, expect), <, 1e-6);
+    g_assert_cmpfloat (pl_test_max_abs_diff (distance, stats->mean_distance), <, 1e-6);
+    g_assert_cmpuint (offsets->cols, ==, 63);
+    g_assert_cmpfloat (offsets->data[0], ==, -31);
+    g_assert_cmpfloat (offsets->data[62], ==, 31);
+    g_assert_cmpuint (position_only->rows, ==, 32);
+    pl_test_check_rows (position_only, 32, TRUE);
+  }
+  g_assert_cmpint (run_cli (args_csv), ==, 0);
+  g_assert_true (g_file_test (csv, G_FILE_TEST_IS_REGULAR));
+  g_assert_true (g_file_test (csv_distance, G_FILE_TEST_IS_REGULAR));
+  g_assert_cmpint (run_cli (bad_layer), ==, 1);
+  g_assert_cmpint (run_cli (bad_ext), ==, 1);
+  g_assert_cmpint (run_cli (bad_path), ==, 2);
+  pl_test_rmtree (tmp);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -336,6 +440,8 @@ main (int   argc,
       g_test_add_data_func (pos, &pl_test_fixtures[i], test_position_only_fixtures);
     }
   g_test_add_func ("/pl/attention-stats/random-profiles", test_random_profiles);
+  g_test_add_func ("/pl/attention-stats/positional-component/model", test_positional_component_model);
+  g_test_add_func ("/pl/attention-stats/cli", test_cli);
   g_test_add_func ("/pl/attention-stats/cancel", test_cancel);
   g_test_add_func ("/pl/attention-stats/position-only/closed-form", test_position_only_closed_form);
   g_test_add_func ("/pl/attention-stats/positional-component/layer0", test_positional_component_layer0);

@@ -2,8 +2,11 @@
 #include "config.h"
 
 #include <math.h>
+#include <string.h>
+#include <sys/wait.h>
 
 #include "pl-error.h"
+#include "pl-model.h"
 #include "pl-transformer.h"
 #include "pl-transformer-kernels.h"
 #include "pl-test-util.h"
@@ -234,6 +237,132 @@ test_kernels (void)
   g_assert_cmpfloat (row[6], ==, 0);
 }
 
+/* The same references through PlModel: the checkpoint reader, config.json
+ * and the tokenizer's special ids, as the app and the CLI use them. */
+static void
+test_model (gconstpointer data)
+{
+  const PlTestFixture *fx = data;
+  g_autofree char *dir = pl_test_demo (fx->name, NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PlModel) model = pl_model_open (dir, NULL, &error);
+  g_autoptr(PlTransformer) t = NULL;
+  g_autoptr(GArray) ids = NULL;
+  const PlTransformerConfig *c;
+
+  g_assert_no_error (error);
+  t = pl_transformer_new (model, &error);
+  g_assert_no_error (error);
+  c = pl_transformer_get_config (t);
+  g_assert_cmpuint (c->n_heads, ==, fx->config.n_heads);
+  g_assert_cmpfloat (c->layer_norm_eps, ==, fx->config.layer_norm_eps);
+  g_assert_cmpint (c->activation, ==, fx->config.activation);
+  g_assert_cmpuint (c->first_position, ==, fx->config.first_position);
+  g_assert_cmpint (c->causal, ==, fx->config.causal);
+  pl_test_transformer_check_reference (t, fx->name);
+
+  /* Random inputs as the references were made: bytes (ids 4 … 259), with
+   * [CLS]/<s> first and [SEP]/</s> last for the masked-LM models. */
+  ids = pl_transformer_random_ids (t, 200, 5);
+  for (guint i = 0; i < ids->len; i++)
+    {
+      int id = g_array_index (ids, int, i);
+
+      if (!c->causal && i == 0)
+        g_assert_cmpint (id, ==, fx->config.bos_id);
+      else if (!c->causal && i + 1 == ids->len)
+        g_assert_cmpint (id, ==, fx->config.eos_id);
+      else
+        g_assert_cmpint (id, >=, 4);
+    }
+}
+
+/* Families without a forward pass are refused by name. */
+static void
+test_unsupported (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PlModel) model = pl_model_open ("builtin:sinusoidal:64x32", NULL, &error);
+
+  g_assert_no_error (error);
+  g_assert_null (pl_transformer_new (model, &error));
+  g_assert_nonnull (error);
+}
+
+static int
+run_cli (const char *const *args)
+{
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *err = NULL;
+  int status = 0;
+
+  g_ptr_array_add (argv, (gpointer) g_getenv ("POSLENS_CLI"));
+  for (guint i = 0; args[i] != NULL; i++)
+    g_ptr_array_add (argv, (gpointer) args[i]);
+  g_ptr_array_add (argv, NULL);
+  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_STDOUT_TO_DEV_NULL,
+                               NULL, NULL, NULL, &err, &status, &error));
+  g_assert_no_error (error);
+  if (!g_spawn_check_wait_status (status, NULL))
+    {
+      /* usage and input errors are one line on stderr */
+      g_assert_cmpuint (strlen (err), >, 0);
+      g_assert_true (strchr (err, '\n') == err + strlen (err) - 1);
+    }
+  return WIFEXITED (status) ? WEXITSTATUS (status) : -1;
+}
+
+/* poslens-cli forward writes Hugging Face's layout, streamed layer by layer,
+ * within the same tolerances. */
+static void
+test_cli_forward (void)
+{
+  g_autofree char *dir = pl_test_demo ("mini-roberta", NULL);
+  g_autofree char *ref = pl_test_fixture ("mini-roberta", "reference.h5", NULL);
+  g_autofree char *ids_from = g_strdup_printf ("%s:/hf/random/input_ids", ref);
+  g_autofree char *tmp = pl_test_tmpdir ();
+  g_autofree char *out = g_build_filename (tmp, "forward.h5", NULL);
+  g_autofree char *bad = g_build_filename (tmp, "forward.txt", NULL);
+  const char *args[] = { "forward", dir, "--ids-from", ids_from, "--out", out, NULL };
+  const char *usage1[] = { "forward", dir, "--random", "8", "--ids", "1,2", "--out", out, NULL };
+  const char *usage2[] = { "forward", dir, "--random", "8", "--out", bad, NULL };
+  const char *input1[] = { "forward", dir, "--ids", "0,300,2", "--out", out, NULL };
+  const char *input2[] = { "forward", dir, "--ids-from", "/nonexistent.h5:/ids", "--out", out, NULL };
+  const char *random[] = { "forward", dir, "--random", "20", "--seed", "4", "--no-attentions", "--out", out, NULL };
+
+  if (g_getenv ("POSLENS_CLI") == NULL)
+    {
+      g_test_skip ("POSLENS_CLI is not set (run through meson test)");
+      return;
+    }
+  g_assert_cmpint (run_cli (args), ==, 0);
+  {
+    g_autoptr(PlMatrix) att = pl_test_read_h5 (out, "/attentions");
+    g_autoptr(PlMatrix) hid = pl_test_read_h5 (out, "/hidden_states");
+    g_autoptr(PlMatrix) ref_att = pl_test_read_h5 (ref, "/hf/random/attentions");
+    g_autoptr(PlMatrix) ref_hid = pl_test_read_h5 (ref, "/hf/random/hidden_states");
+
+    g_assert_cmpfloat (pl_test_max_abs_diff (att, ref_att), <, 1e-4);
+    g_assert_cmpfloat (pl_test_max_abs_diff (hid, ref_hid), <, 1e-3);
+  }
+  g_assert_cmpint (run_cli (random), ==, 0);
+  {
+    g_autoptr(PlMatrix) ids = pl_test_read_h5 (out, "/input_ids");
+    g_autoptr(PlMatrix) hid = pl_test_read_h5 (out, "/hidden_states");
+
+    g_assert_cmpuint (ids->cols, ==, 20);
+    g_assert_cmpfloat (ids->data[0], ==, 0);     /* <s> */
+    g_assert_cmpfloat (ids->data[19], ==, 2);    /* </s> */
+    g_assert_cmpuint (hid->rows, ==, 5 * 20);
+  }
+  g_assert_cmpint (run_cli (usage1), ==, 1);
+  g_assert_cmpint (run_cli (usage2), ==, 1);
+  g_assert_cmpint (run_cli (input1), ==, 2);
+  g_assert_cmpint (run_cli (input2), ==, 2);
+  pl_test_rmtree (tmp);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -245,6 +374,13 @@ main (int   argc,
       g_autofree char *path = g_strdup_printf ("/pl/transformer/raw-weights/%s", pl_test_fixtures[i].name);
       g_test_add_data_func (path, &pl_test_fixtures[i], test_raw);
     }
+  for (guint i = 0; i < PL_TEST_N_FIXTURES; i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/pl/transformer/model/%s", pl_test_fixtures[i].name);
+      g_test_add_data_func (path, &pl_test_fixtures[i], test_model);
+    }
+  g_test_add_func ("/pl/transformer/unsupported", test_unsupported);
+  g_test_add_func ("/pl/transformer/cli/forward", test_cli_forward);
   g_test_add_func ("/pl/transformer/cancel", test_cancel);
   g_test_add_func ("/pl/transformer/progress-and-stop", test_progress_and_stop);
   g_test_add_func ("/pl/transformer/inputs", test_inputs);

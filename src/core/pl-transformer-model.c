@@ -3,6 +3,7 @@
 
 #include "pl-attention-stats.h"
 #include "pl-error.h"
+#include "pl-tokenizer.h"
 #include "pl-transformer.h"
 #include "pl-transformer-private.h"
 
@@ -18,11 +19,41 @@ model_weight (PlWeight   weight,
   return pl_model_read_weight (PL_MODEL (user_data), weight, layer, error);
 }
 
+/* config.json names no [CLS] / [SEP] for BERT, and says nothing of which ids
+ * are special: the tokenizer beside the checkpoint knows both. The ids it
+ * puts around an empty text are the ones inputs are wrapped in. */
+static void
+use_tokenizer (PlTransformer *transformer,
+               PlModel       *model)
+{
+  g_autoptr(PlTokenizer) tokenizer = NULL;
+  g_autoptr(GArray) empty = NULL;
+  g_autoptr(GArray) specials = g_array_new (FALSE, FALSE, sizeof (int));
+  const char *path = pl_model_get_path (model);
+  guint vocab;
+  int first = -1, last = -1;
+
+  if (path == NULL || !(tokenizer = pl_tokenizer_new_for_model_dir (path, NULL)) ||
+      !pl_tokenizer_encode (tokenizer, "", &empty, NULL, NULL))
+    return;
+  if (empty->len == 2)
+    {
+      first = g_array_index (empty, int, 0);
+      last = g_array_index (empty, int, 1);
+    }
+  vocab = MIN (pl_tokenizer_get_vocab_size (tokenizer), pl_transformer_get_config (transformer)->vocab_size);
+  for (guint id = 0; id < vocab; id++)
+    if (pl_tokenizer_is_special (tokenizer, id))
+      g_array_append_val (specials, id);
+  pl_transformer_set_special_ids (transformer, first, last, (int *) specials->data, specials->len);
+}
+
 PlTransformer *
 pl_transformer_new (PlModel  *model,
                     GError  **error)
 {
   PlTransformerConfig config = { 0, };
+  PlTransformer *transformer;
 
   g_return_val_if_fail (PL_IS_MODEL (model), NULL);
 
@@ -53,7 +84,10 @@ pl_transformer_new (PlModel  *model,
   config.eos_id = pl_model_get_eos_id (model);
   config.pad_id = pl_model_get_pad_id (model);
 
-  return pl_transformer_new_full (&config, model_weight, model, error);
+  if (!(transformer = pl_transformer_new_full (&config, model_weight, model, error)))
+    return NULL;
+  use_tokenizer (transformer, model);
+  return transformer;
 }
 
 PlMatrix *

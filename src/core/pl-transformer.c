@@ -39,6 +39,11 @@ struct _PlTransformer
   PlMatrix            *final_ln_w;
   PlMatrix            *final_ln_b;
   Layer               *layers;
+  /* from the tokenizer, when known */
+  gboolean             has_specials;
+  int                  start_id;
+  int                  end_id;
+  GHashTable          *specials;
 };
 
 G_DEFINE_FINAL_TYPE (PlTransformer, pl_transformer, G_TYPE_OBJECT)
@@ -89,6 +94,7 @@ pl_transformer_finalize (GObject *object)
         g_clear_pointer (&m[i], pl_matrix_unref);
     }
   g_clear_pointer (&self->layers, g_free);
+  g_clear_pointer (&self->specials, g_hash_table_unref);
 
   G_OBJECT_CLASS (pl_transformer_parent_class)->finalize (object);
 }
@@ -726,10 +732,44 @@ pl_transformer_forward (PlTransformer   *self,
 
 /* Inputs */
 
+void
+pl_transformer_set_special_ids (PlTransformer *self,
+                                int            start_id,
+                                int            end_id,
+                                const int     *special_ids,
+                                gsize          n_special_ids)
+{
+  g_return_if_fail (PL_IS_TRANSFORMER (self));
+
+  self->has_specials = TRUE;
+  self->start_id = start_id;
+  self->end_id = end_id;
+  g_clear_pointer (&self->specials, g_hash_table_unref);
+  self->specials = g_hash_table_new (NULL, NULL);
+  for (gsize i = 0; i < n_special_ids; i++)
+    g_hash_table_add (self->specials, GINT_TO_POINTER (special_ids[i]));
+}
+
+static int
+start_id (PlTransformer *self)
+{
+  if (self->has_specials)
+    return self->start_id;
+  return self->config.causal ? -1 : self->config.bos_id;
+}
+
+static int
+end_id (PlTransformer *self)
+{
+  if (self->has_specials)
+    return self->end_id;
+  return self->config.causal ? -1 : self->config.eos_id;
+}
+
 static gboolean
 wraps (PlTransformer *self)
 {
-  return !self->config.causal && self->config.bos_id >= 0 && self->config.eos_id >= 0;
+  return start_id (self) >= 0 && end_id (self) >= 0;
 }
 
 gboolean
@@ -748,6 +788,9 @@ pl_transformer_is_regular_id (PlTransformer *self,
   specials[2] = c->pad_id;
   if (id < 0 || (guint) id >= c->vocab_size)
     return FALSE;
+  if (self->has_specials)
+    return !g_hash_table_contains (self->specials, GINT_TO_POINTER (id)) &&
+           id != self->start_id && id != self->end_id;
   for (guint i = 0; i < G_N_ELEMENTS (specials); i++)
     {
       if (id == specials[i])
@@ -803,8 +846,8 @@ pl_transformer_repeated_ids (PlTransformer *self,
   v = (int *) ids->data;
   if (wrap)
     {
-      v[0] = self->config.bos_id;
-      v[length - 1] = self->config.eos_id;
+      v[0] = start_id (self);
+      v[length - 1] = end_id (self);
     }
   for (guint i = first; i < last; i++)
     {
@@ -833,9 +876,9 @@ pl_transformer_wrap_ids (PlTransformer *self,
   wrap = wraps (self);
   out = g_array_sized_new (FALSE, FALSE, sizeof (int), n_ids + 2);
   if (wrap)
-    g_array_append_val (out, self->config.bos_id);
+    g_array_append_vals (out, &(int) { start_id (self) }, 1);
   g_array_append_vals (out, ids, n_ids);
   if (wrap)
-    g_array_append_val (out, self->config.eos_id);
+    g_array_append_vals (out, &(int) { end_id (self) }, 1);
   return out;
 }

@@ -120,6 +120,15 @@ GArray                    *pl_transformer_repeated_ids (PlTransformer       *sel
 GArray                    *pl_transformer_wrap_ids    (PlTransformer        *self,
                                                        const int            *ids,
                                                        gsize                 n_ids);
+/* What the model's tokenizer says: the ids it puts around a text (START_ID
+ * and END_ID, −1 for none) and its special tokens, which random inputs avoid.
+ * Without this, BERT-style inputs are wrapped in the configuration's bos/eos
+ * ids and random ids avoid those, pad and any ids below them. */
+void                       pl_transformer_set_special_ids (PlTransformer    *self,
+                                                       int                   start_id,
+                                                       int                   end_id,
+                                                       const int            *special_ids,
+                                                       gsize                 n_special_ids);
 /* Whether ID may appear in a random input (not a special token). */
 gboolean                   pl_transformer_is_regular_id (PlTransformer      *self,
                                                        int                   id);
