@@ -16,11 +16,12 @@ xvfb=$!
 trap 'kill $xvfb 2>/dev/null || true' EXIT
 sleep 1
 
+# shot NAME VIEW [ARGS…]
 shot() {
-  name="$1"; shift
+  name="$1"; view="$2"; shift 2
   DISPLAY="$display" GTK_A11Y=none GSETTINGS_BACKEND=memory \
-    GSETTINGS_SCHEMA_DIR="$build_dir/data" POSLENS_SCREENSHOT_VIEW="$name" \
-    "$build_dir/src/app/poslens" "$@" &
+    GSETTINGS_SCHEMA_DIR="$build_dir/data" \
+    "$build_dir/src/app/poslens" --view "$view" "$@" &
   app=$!
   sleep "${POSLENS_SCREENSHOT_WAIT:-6}"
   DISPLAY="$display" import -window root "$out/$name.png"
@@ -29,4 +30,5 @@ shot() {
   echo "$out/$name.png"
 }
 
-shot similarity
+shot similarity similarity
+shot trajectory trajectory

@@ -13,6 +13,7 @@ struct _PlApplication
 {
   AdwApplication  parent_instance;
   GSettings      *settings;
+  char           *initial_view;   /* --view */
 };
 
 G_DEFINE_FINAL_TYPE (PlApplication, pl_application, ADW_TYPE_APPLICATION)
@@ -67,6 +68,8 @@ get_window (PlApplication *self)
   if (PL_IS_WINDOW (window))
     return PL_WINDOW (window);
   window = GTK_WINDOW (pl_window_new (self));
+  if (self->initial_view != NULL)
+    pl_window_show_view (PL_WINDOW (window), self->initial_view);
   return PL_WINDOW (window);
 }
 
@@ -168,11 +171,27 @@ pl_application_startup (GApplication *app)
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "app.preferences", preferences_accels);
 }
 
+static int
+pl_application_handle_local_options (GApplication *app,
+                                     GVariantDict *options)
+{
+  PlApplication *self = PL_APPLICATION (app);
+
+  g_variant_dict_lookup (options, "view", "s", &self->initial_view);
+  if (g_variant_dict_contains (options, "version"))
+    {
+      g_print ("poslens %s\n", PACKAGE_VERSION);
+      return 0;
+    }
+  return -1;
+}
+
 static void
 pl_application_dispose (GObject *object)
 {
   PlApplication *self = PL_APPLICATION (object);
 
+  g_clear_pointer (&self->initial_view, g_free);
   g_clear_object (&self->settings);
   G_OBJECT_CLASS (pl_application_parent_class)->dispose (object);
 }
@@ -189,9 +208,21 @@ pl_application_class_init (PlApplicationClass *klass)
   app_class->activate = pl_application_activate;
   app_class->open = pl_application_open;
   app_class->startup = pl_application_startup;
+  app_class->handle_local_options = pl_application_handle_local_options;
 }
+
+static const GOptionEntry options[] = {
+  { "view", 0, 0, G_OPTION_ARG_STRING, NULL,
+    N_("Start on a view: similarity, trajectory, attention, probes, compare or playground"), N_("VIEW") },
+  { "version", 0, 0, G_OPTION_ARG_NONE, NULL, N_("Show the version"), NULL },
+  { NULL }
+};
 
 static void
 pl_application_init (PlApplication *self)
 {
+  g_application_add_main_option_entries (G_APPLICATION (self), options);
+  g_application_set_option_context_parameter_string (G_APPLICATION (self), _("[CHECKPOINT…]"));
+  g_application_set_option_context_summary (G_APPLICATION (self),
+                                            _("See what position embeddings in transformer models learn."));
 }

@@ -16,6 +16,9 @@ struct _PlFigureView
   guint      grid_columns;
   guint      grid_rows;
 
+  /* The 3-D rotation when a drag began */
+  double     drag_azimuth, drag_elevation;
+
   /* The visible window, in cells */
   double     x0, y0, x1, y1;
   /* The window when a drag began */
@@ -205,6 +208,8 @@ on_drag_begin (GtkGestureDrag *gesture,
 
   self->drag_x0 = self->x0;
   self->drag_y0 = self->y0;
+  if (self->figure != NULL && pl_figure_get_kind (self->figure) == PL_FIGURE_TRAJECTORY_3D)
+    pl_figure_get_rotation (self->figure, &self->drag_azimuth, &self->drag_elevation);
   self->selecting = (state & GDK_SHIFT_MASK) != 0 && self->figure != NULL && self->grid_columns > 0 &&
                     pl_figure_hit_cell (self->figure, x, y, &column, &row);
   if (self->selecting)
@@ -224,6 +229,15 @@ on_drag_update (GtkGestureDrag *gesture,
   cairo_rectangle_t area;
   double w = self->x1 - self->x0, h = self->y1 - self->y0;
 
+  /* A 3-D trajectory turns under the pointer: half a degree per pixel. */
+  if (self->figure != NULL && pl_figure_get_kind (self->figure) == PL_FIGURE_TRAJECTORY_3D)
+    {
+      pl_figure_set_rotation (self->figure, self->drag_azimuth - dx * 0.5,
+                              CLAMP (self->drag_elevation + dy * 0.5, -90, 90));
+      gtk_widget_queue_draw (GTK_WIDGET (self));
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FIGURE]);
+      return;
+    }
   if (self->figure == NULL || self->grid_columns == 0)
     return;
   if (self->selecting)
@@ -266,13 +280,21 @@ on_motion (GtkEventControllerMotion *controller,
 {
   guint column, row;
   gboolean inside;
+  int point;
 
   self->pointer_x = x;
   self->pointer_y = y;
   if (self->figure == NULL)
     return;
-  inside = pl_figure_hit_cell (self->figure, x, y, &column, &row);
-  g_signal_emit (self, signals[HOVER], 0, inside, inside ? column : 0, inside ? row : 0);
+  if (pl_figure_get_kind (self->figure) == PL_FIGURE_HEATMAP)
+    {
+      inside = pl_figure_hit_cell (self->figure, x, y, &column, &row);
+      g_signal_emit (self, signals[HOVER], 0, inside, inside ? column : 0, inside ? row : 0);
+      return;
+    }
+  /* Trajectories and scatters: the point under the pointer, as column. */
+  point = pl_figure_hit_point (self->figure, x, y, 8.0);
+  g_signal_emit (self, signals[HOVER], 0, point >= 0, (guint) MAX (point, 0), 0u);
 }
 
 static void
@@ -311,6 +333,26 @@ draw_highlight (PlFigureView *self,
   cairo_restore (cr);
 }
 
+/* The selected positions of a trajectory, ringed. */
+static void
+draw_highlight_points (PlFigureView *self,
+                       cairo_t      *cr)
+{
+  double x, y;
+
+  cairo_save (cr);
+  cairo_set_line_width (cr, 1.5);
+  cairo_set_source_rgba (cr, 0.21, 0.52, 0.89, 0.9);
+  for (guint i = self->highlight_start; i < self->highlight_end; i++)
+    if (pl_figure_get_point (self->figure, i, &x, &y))
+      {
+        cairo_new_sub_path (cr);
+        cairo_arc (cr, x, y, 4.5, 0, 2 * G_PI);
+      }
+  cairo_stroke (cr);
+  cairo_restore (cr);
+}
+
 void
 pl_figure_view_set_highlight (PlFigureView *self,
                               guint         start,
@@ -341,6 +383,8 @@ pl_figure_view_snapshot (GtkWidget   *widget,
   pl_figure_render (self->figure, cr, width, height);
   if (self->highlight_end > self->highlight_start && self->grid_columns > 0)
     draw_highlight (self, cr);
+  else if (self->highlight_end > self->highlight_start)
+    draw_highlight_points (self, cr);
   cairo_destroy (cr);
 }
 

@@ -6,6 +6,7 @@
 
 #include "pl-figure-view.h"
 #include "pl-layer-picker.h"
+#include "pl-page-runner.h"
 #include "pl-similarity.h"
 #include "pl-similarity-page.h"
 #include "pl-view-style.h"
@@ -19,7 +20,7 @@ struct _PlSimilarityPage
   GtkWidget        parent_instance;
 
   PlWorkspace     *workspace;
-  GCancellable    *cancellable;
+  PlPageRunner    *runner;
   PlMatrix        *shown;          /* the matrix on screen, for the hover readout */
   guint            shown_first;    /* its first position number */
 
@@ -87,22 +88,19 @@ compute_similarity (PlAnalysisJob  *job,
   return TRUE;
 }
 
-static void
-set_busy (PlSimilarityPage *self,
-          gboolean          busy)
-{
-  gtk_widget_set_visible (GTK_WIDGET (self->spinner), busy);
-  gtk_spinner_set_spinning (self->spinner, busy);
-}
+static void on_selection_changed (PlSimilarityPage *self);
 
-static void
-show_error (PlSimilarityPage *self,
-            const GError     *error)
+static gpointer
+make_question (PlMatrix *table,
+               gpointer  page)
 {
-  set_busy (self, FALSE);
-  g_clear_object (&self->cancellable);
-  adw_status_page_set_description (self->error_page, error->message);
-  gtk_stack_set_visible_child_name (self->stack, "error");
+  PlSimilarityPage *self = page;
+  Question *question = g_new0 (Question, 1);
+
+  question->table = pl_matrix_ref (table);
+  question->metric = get_metric (self);
+  question->center = gtk_toggle_button_get_active (self->center_button);
+  return question;
 }
 
 static void
@@ -115,9 +113,6 @@ show_matrix (PlSimilarityPage *self,
   g_autofree char *layer = pl_workspace_describe_layer (self->workspace, pl_workspace_get_layer (self->workspace));
   g_autofree char *title = NULL;
   const char *metric_name = gtk_string_object_get_string (gtk_drop_down_get_selected_item (self->metric_dropdown));
-
-  set_busy (self, FALSE);
-  g_clear_object (&self->cancellable);
 
   /* Cosine has a natural scale; the others take the data's. */
   if (metric == PL_SIMILARITY_COSINE)
@@ -132,69 +127,35 @@ show_matrix (PlSimilarityPage *self,
   self->shown = pl_matrix_ref (matrix);
   self->shown_first = 0;
   pl_figure_view_set_figure (self->figure_view, figure, matrix->cols, matrix->rows);
+  on_selection_changed (self);
   gtk_stack_set_visible_child_name (self->stack, "figure");
 }
 
 static void
-similarity_done (GObject      *object,
-                 GAsyncResult *result,
-                 gpointer      user_data)
+on_answer (gpointer      page,
+           const GValue *answer,
+           const GError *error)
 {
-  g_autoptr(PlSimilarityPage) self = user_data;
-  g_autoptr(GError) error = NULL;
-  const GValue *answer = pl_analysis_cache_run_finish (PL_ANALYSIS_CACHE (object), result, &error);
+  PlSimilarityPage *self = page;
 
-  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) || self->workspace == NULL)
-    return;
   if (answer == NULL)
-    show_error (self, error);
-  else
-    show_matrix (self, g_value_get_boxed (answer));
-}
-
-static void
-table_done (GObject      *object,
-            GAsyncResult *result,
-            gpointer      user_data)
-{
-  g_autoptr(PlSimilarityPage) self = user_data;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(PlMatrix) table = pl_workspace_get_table_finish (PL_WORKSPACE (object), result, &error);
-  g_autofree char *key = NULL;
-  Question *question;
-
-  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) || self->workspace == NULL)
-    return;
-  if (table == NULL)
     {
-      show_error (self, error);
+      adw_status_page_set_description (self->error_page, error->message);
+      gtk_stack_set_visible_child_name (self->stack, "error");
       return;
     }
-
-  question = g_new0 (Question, 1);
-  question->table = g_steal_pointer (&table);
-  question->metric = get_metric (self);
-  question->center = gtk_toggle_button_get_active (self->center_button);
-  key = answer_key (self);
-  pl_analysis_cache_run_async (pl_workspace_get_cache (self->workspace), key,
-                               compute_similarity, question, (GDestroyNotify) question_free,
-                               NULL, NULL, self->cancellable, similarity_done, g_object_ref (self));
+  show_matrix (self, g_value_get_boxed (answer));
 }
 
 static void
 refresh (PlSimilarityPage *self)
 {
   g_autofree char *key = NULL;
-  const GValue *cached;
-  PlModel *model;
+  PlModel *model = self->workspace ? pl_workspace_get_model (self->workspace) : NULL;
 
-  g_cancellable_cancel (self->cancellable);
-  g_clear_object (&self->cancellable);
-
-  model = self->workspace ? pl_workspace_get_model (self->workspace) : NULL;
   if (model == NULL)
     {
-      set_busy (self, FALSE);
+      pl_page_runner_cancel (self->runner);
       g_clear_pointer (&self->shown, pl_matrix_unref);
       pl_figure_view_set_figure (self->figure_view, NULL, 0, 0);
       gtk_stack_set_visible_child_name (self->stack, "empty");
@@ -202,16 +163,8 @@ refresh (PlSimilarityPage *self)
     }
 
   key = answer_key (self);
-  if ((cached = pl_analysis_cache_lookup (pl_workspace_get_cache (self->workspace), key)))
-    {
-      show_matrix (self, g_value_get_boxed (cached));
-      return;
-    }
-
-  self->cancellable = g_cancellable_new ();
-  set_busy (self, TRUE);
-  pl_workspace_get_table_async (self->workspace, model, pl_workspace_get_layer (self->workspace),
-                                self->cancellable, table_done, g_object_ref (self));
+  pl_page_runner_ask (self->runner, self->workspace, key, model, pl_workspace_get_layer (self->workspace),
+                      make_question, compute_similarity, (GDestroyNotify) question_free, on_answer);
 }
 
 static void
@@ -248,6 +201,17 @@ page_set_workspace (PlPage      *page,
     return;
 
   pl_layer_picker_set_workspace (self->layer_picker, workspace);
+  if (workspace != NULL && pl_workspace_get_settings (workspace) != NULL)
+    {
+      GSettings *settings = pl_workspace_get_settings (workspace);
+      g_autofree char *metric_name = g_settings_get_string (settings, "similarity-metric");
+      PlSimilarityMetric metric;
+
+      /* The preferences give the starting question. */
+      if (pl_similarity_metric_from_string (metric_name, &metric))
+        gtk_drop_down_set_selected (self->metric_dropdown, metric);
+      gtk_toggle_button_set_active (self->center_button, g_settings_get_boolean (settings, "center"));
+    }
   if (workspace != NULL)
     {
       g_signal_connect_object (workspace, "notify::model", G_CALLBACK (refresh), self, G_CONNECT_SWAPPED);
@@ -304,7 +268,7 @@ gboolean
 pl_similarity_page_get_busy (PlSimilarityPage *self)
 {
   g_return_val_if_fail (PL_IS_SIMILARITY_PAGE (self), FALSE);
-  return self->cancellable != NULL;
+  return pl_page_runner_get_busy (self->runner);
 }
 
 static void
@@ -358,8 +322,7 @@ pl_similarity_page_dispose (GObject *object)
 {
   PlSimilarityPage *self = PL_SIMILARITY_PAGE (object);
 
-  g_cancellable_cancel (self->cancellable);
-  g_clear_object (&self->cancellable);
+  g_clear_pointer (&self->runner, pl_page_runner_free);
   g_clear_object (&self->workspace);
   g_clear_pointer (&self->shown, pl_matrix_unref);
   gtk_widget_dispose_template (GTK_WIDGET (self), PL_TYPE_SIMILARITY_PAGE);
@@ -399,4 +362,5 @@ static void
 pl_similarity_page_init (PlSimilarityPage *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
+  self->runner = pl_page_runner_new (self, self->spinner);
 }

@@ -9,6 +9,7 @@
 #include "pl-page.h"
 #include "pl-paths.h"
 #include "pl-similarity-page.h"
+#include "pl-trajectory-page.h"
 #include "pl-window.h"
 #include "pl-workspace.h"
 
@@ -217,6 +218,35 @@ pl_window_show_error (PlWindow   *self,
   toast = adw_toast_new (message);
   adw_toast_set_timeout (toast, 8);
   adw_toast_overlay_add_toast (self->toast_overlay, toast);
+}
+
+gboolean
+pl_window_show_view (PlWindow   *self,
+                     const char *name)
+{
+  g_return_val_if_fail (PL_IS_WINDOW (self), FALSE);
+
+  if (adw_view_stack_get_child_by_name (self->view_stack, name) == NULL)
+    return FALSE;
+  adw_view_stack_set_visible_child_name (self->view_stack, name);
+  return TRUE;
+}
+
+static void
+show_view_action (GtkWidget  *widget,
+                  const char *action_name,
+                  GVariant   *param)
+{
+  PlWindow *self = PL_WINDOW (widget);
+  g_autoptr(GtkSelectionModel) pages = adw_view_stack_get_pages (self->view_stack);
+  guint index = (guint) g_variant_get_int32 (param);
+
+  /* Alt+1 … Alt+6: the views in the order the switcher shows them. */
+  if (index < g_list_model_get_n_items (G_LIST_MODEL (pages)))
+    {
+      g_autoptr(AdwViewStackPage) page = g_list_model_get_item (G_LIST_MODEL (pages), index);
+      adw_view_stack_set_visible_child (self->view_stack, adw_view_stack_page_get_child (page));
+    }
 }
 
 PlWorkspace *
@@ -471,6 +501,7 @@ pl_window_class_init (PlWindowClass *klass)
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   g_type_ensure (PL_TYPE_SIMILARITY_PAGE);
+  g_type_ensure (PL_TYPE_TRAJECTORY_PAGE);
 
   gtk_widget_class_set_template_from_resource (widget_class, "/org/poslens/Poslens/ui/pl-window.ui");
   gtk_widget_class_bind_template_child (widget_class, PlWindow, toast_overlay);
@@ -483,6 +514,9 @@ pl_window_class_init (PlWindowClass *klass)
 
   gtk_widget_class_install_action (widget_class, "win.open", NULL, open_action);
   gtk_widget_class_install_action (widget_class, "win.export", NULL, export_action);
+  gtk_widget_class_install_action (widget_class, "win.show-view", "i", show_view_action);
+  for (int i = 0; i < 6; i++)
+    gtk_widget_class_add_binding_action (widget_class, GDK_KEY_1 + i, GDK_ALT_MASK, "win.show-view", "i", i);
   gtk_widget_class_install_action (widget_class, "win.step-layer", "i", step_layer);
   gtk_widget_class_install_action (widget_class, "win.step-head", "i", step_head);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Page_Down, 0, "win.step-layer", "i", 1);

@@ -25,6 +25,9 @@ void        pl_window_select_model   (PlWindow      *self,
 void        pl_window_show_error     (PlWindow      *self,
                                       const char    *message);
 PlWorkspace *pl_window_get_workspace (PlWindow *self);
+/* Shows the view named NAME ("similarity", "trajectory", …); FALSE when there is none. */
+gboolean     pl_window_show_view     (PlWindow   *self,
+                                      const char *name);
 /* The views, for tests and for actions that reach into them. */
 GtkWidget  *pl_window_get_similarity_page (PlWindow *self);
 
