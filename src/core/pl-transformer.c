@@ -140,7 +140,7 @@ load (PlWeightFunc   func,
   if (rows == 1 && m->rows * m->cols == cols && m->rows != 1)
     return pl_matrix_new_from (1, cols, m->data);
   /* rows == 0: any number of rows (tables) */
-  if ((rows != 0 && m->rows != rows) || m->cols != cols)
+  if ((rows != 0 && m->rows != rows) || (cols != 0 && m->cols != cols))
     {
       g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT,
                    "the %s%s is %" G_GSIZE_FORMAT "×%" G_GSIZE_FORMAT
@@ -305,8 +305,20 @@ pl_transformer_new_full (const PlTransformerConfig  *config,
   c = &self->config;
   h = c->hidden_size;
 
-  if (!(self->token_embedding = load (func, data, PL_WEIGHT_TOKEN_EMBEDDING, -1, c->vocab_size, h, FALSE, error)) ||
-      !(self->position_embedding = load (func, data, PL_WEIGHT_POSITION_EMBEDDING, -1, 0, h, FALSE, error)))
+  if (!(self->token_embedding = load (func, data, PL_WEIGHT_TOKEN_EMBEDDING, -1, 0, 0, FALSE, error)))
+    return NULL;
+  if (self->token_embedding->cols != h || self->token_embedding->rows != c->vocab_size)
+    {
+      /* ELECTRA-small and ALBERT embed in fewer dimensions and project up,
+       * a weight PlModel does not hand out. */
+      g_set_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED,
+                   "the token embedding is %" G_GSIZE_FORMAT "×%" G_GSIZE_FORMAT
+                   " but the model is %u×%" G_GSIZE_FORMAT "; models whose embedding size differs "
+                   "from the hidden size (an embedding projection) have no forward pass in Poslens",
+                   self->token_embedding->rows, self->token_embedding->cols, c->vocab_size, h);
+      return NULL;
+    }
+  if (!(self->position_embedding = load (func, data, PL_WEIGHT_POSITION_EMBEDDING, -1, 0, h, FALSE, error)))
     return NULL;
   if (self->position_embedding->rows < (gsize) c->first_position + c->n_positions)
     {
