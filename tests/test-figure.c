@@ -604,6 +604,24 @@ test_export_png_size (void)
       png = load_png (path);
       g_assert_cmpint (cairo_image_surface_get_width (png), ==, (int) round (sizes[k][0] * sizes[k][2] / 72));
       g_assert_cmpint (cairo_image_surface_get_height (png), ==, (int) round (sizes[k][1] * sizes[k][2] / 72));
+
+      /* The file holds exactly the pixels the renderer drew (our PNG encoder
+       * is lossless, read back by cairo's libpng). */
+      {
+        int w = cairo_image_surface_get_width (png), h = cairo_image_surface_get_height (png);
+        cairo_surface_t *direct = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, w, h);
+        cairo_t *cr = cairo_create (direct);
+
+        cairo_scale (cr, w / sizes[k][0], h / sizes[k][1]);
+        pl_figure_render (figure, cr, sizes[k][0], sizes[k][1]);
+        cairo_destroy (cr);
+        cairo_surface_flush (direct);
+        for (int y = 0; y < h; y++)
+          for (int x = 0; x < w; x++)
+            if (pixel (direct, x, y) != pixel (png, x, y))
+              g_error ("pixel (%d, %d): rendered #%06x, file #%06x", x, y, pixel (direct, x, y), pixel (png, x, y));
+        cairo_surface_destroy (direct);
+      }
       cairo_surface_destroy (png);
     }
   pl_test_rmtree (dir);

@@ -60,6 +60,14 @@ sink_write (void                *closure,
   return CAIRO_STATUS_SUCCESS;
 }
 
+static gboolean
+png_write (gpointer      closure,
+           const guint8 *data,
+           gsize         len)
+{
+  return sink_write (closure, data, (unsigned int) len) == CAIRO_STATUS_SUCCESS;
+}
+
 static cairo_status_t
 string_write (void                *closure,
               const unsigned char *data,
@@ -124,6 +132,8 @@ write_png (PlFigure    *self,
 {
   double w = round (width_pt * dpi / 72);
   double h = round (height_pt * dpi / 72);
+  g_autoptr(GError) local_error = NULL;
+  gboolean ok;
   cairo_surface_t *surface;
   cairo_t *cr;
   cairo_status_t status;
@@ -143,11 +153,23 @@ write_png (PlFigure    *self,
   pl_figure_render_full (self, cr, width_pt, height_pt, NULL);
   status = cairo_status (cr);
   cairo_destroy (cr);
-  if (status == CAIRO_STATUS_SUCCESS)
-    status = cairo_surface_write_to_png_stream (surface, sink_write, sink);
+  if (cairo_failed (status, sink, path, error))
+    {
+      cairo_surface_destroy (surface);
+      return FALSE;
+    }
+  ok = pl_figure_write_png (surface, dpi, png_write, sink, &local_error);
   cairo_surface_destroy (surface);
+  if (!ok)
+    {
+      if (sink->saved_errno != 0)
+        return !cairo_failed (CAIRO_STATUS_WRITE_ERROR, sink, path, error);
+      g_set_error (error, PL_ERROR, PL_ERROR_FAILED, "Could not encode the figure for “%s”: %s",
+                   path, local_error->message);
+      return FALSE;
+    }
 
-  return !cairo_failed (status, sink, path, error);
+  return TRUE;
 }
 
 static gboolean

@@ -232,6 +232,17 @@ void     pl_figure_render_full   (PlFigure          *self,
                                   double             height,
                                   GString           *svg_text);
 
+/* pl-figure-png.c: an opaque image as a PNG file with its DPI, streamed to
+ * WRITE (which returns FALSE on failure). */
+typedef gboolean (*PlFigureWriteFunc) (gpointer      closure,
+                                       const guint8 *data,
+                                       gsize         len);
+gboolean pl_figure_write_png     (cairo_surface_t   *image,
+                                  double             dpi,
+                                  PlFigureWriteFunc  write,
+                                  gpointer           closure,
+                                  GError           **error);
+
 /* pl-figure-heatmap.c */
 void     pl_figure_heatmap_render (PlFigure         *self,
                                    PlDraw           *draw,
