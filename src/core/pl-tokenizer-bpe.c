@@ -228,9 +228,9 @@ static void
 consider (PlTokenizer *self, Word *w, int pos)
 {
   const MergeSlot *slot;
-  int right = w->next[pos];
+  int right;
 
-  if (pos < 0 || right < 0)
+  if (pos < 0 || (right = w->next[pos]) < 0)
     return;
   slot = merges_lookup (self->merges, w->sym[pos], w->sym[right]);
   if (slot != NULL)
