@@ -44,7 +44,4 @@ int pl_cli_probe (int argc, char **argv);
 int pl_cli_forward (int argc, char **argv);
 int pl_cli_attention (int argc, char **argv);
 
-int pl_cli_forward (int argc, char **argv);
-int pl_cli_attention (int argc, char **argv);
-
 G_END_DECLS
