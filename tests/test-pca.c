@@ -149,6 +149,93 @@ test_rank_one (void)
   g_assert_cmpfloat (pl_matrix_get (pca->projection, 49, 0), >, pl_matrix_get (pca->projection, 0, 0));
 }
 
+/* (XcᵀXc) v in double. */
+static void
+apply_cov (const PlMatrix *x, const float *mean, const double *v, double *out)
+{
+  gsize n = x->rows, d = x->cols;
+
+  memset (out, 0, d * sizeof (double));
+  for (gsize i = 0; i < n; i++)
+    {
+      double t = 0;
+      for (gsize j = 0; j < d; j++)
+        t += ((double) x->data[i * d + j] - mean[j]) * v[j];
+      for (gsize j = 0; j < d; j++)
+        out[j] += t * ((double) x->data[i * d + j] - mean[j]);
+    }
+}
+
+/* A table large enough for the float32 route: each component must satisfy
+ * Cv = λv to float precision (checked in double), and no direction left
+ * over may carry more variance than the last one found (power iteration on
+ * the rest). */
+static void
+test_large_float_route (void)
+{
+  const gsize n = 2000, d = 600;
+  const guint kk = 5;
+  g_autoptr(PlMatrix) x = pl_matrix_new (n, d);
+  g_autoptr(PlPca) pca = NULL;
+  g_autofree double *v = g_new (double, d);
+  g_autofree double *cv = g_new (double, d);
+  GRand *rand = g_rand_new_with_seed (17);
+  double lambda1 = 0, lambda_last = 0, rest = 0;
+
+  for (gsize i = 0; i < n; i++)
+    for (gsize j = 0; j < d; j++)
+      x->data[i * d + j] = (float) (4 * sin (0.003 * i * (1 + j % 5)) + 2 * cos (0.01 * i + j) +
+                                    g_rand_double_range (rand, -1, 1));
+  pca = pl_pca_compute (x, kk, NULL);
+  g_assert_nonnull (pca);
+
+  for (guint c = 0; c < kk; c++)
+    {
+      double lambda = pca->explained_variance->data[c] * (n - 1), res = 0;
+
+      for (gsize j = 0; j < d; j++)
+        v[j] = pl_matrix_get (pca->components, c, j);
+      apply_cov (x, pca->mean->data, v, cv);
+      if (c == 0)
+        lambda1 = lambda;
+      lambda_last = lambda;
+      for (gsize j = 0; j < d; j++)
+        res += (cv[j] - lambda * v[j]) * (cv[j] - lambda * v[j]);
+      g_assert_cmpfloat (sqrt (res) / lambda1, <, 1e-4);
+    }
+
+  /* Power iteration orthogonal to the components found. */
+  for (gsize j = 0; j < d; j++)
+    v[j] = g_rand_double_range (rand, -1, 1);
+  g_rand_free (rand);
+  for (guint it = 0; it < 60; it++)
+    {
+      double norm = 0;
+
+      for (guint c = 0; c < kk; c++)
+        {
+          const float *comp = pl_matrix_row (pca->components, c);
+          double dot = 0;
+          for (gsize j = 0; j < d; j++)
+            dot += v[j] * comp[j];
+          for (gsize j = 0; j < d; j++)
+            v[j] -= dot * comp[j];
+        }
+      for (gsize j = 0; j < d; j++)
+        norm += v[j] * v[j];
+      norm = sqrt (norm);
+      for (gsize j = 0; j < d; j++)
+        v[j] /= norm;
+      apply_cov (x, pca->mean->data, v, cv);
+      rest = 0;
+      for (gsize j = 0; j < d; j++)
+        rest += v[j] * cv[j];
+      memcpy (v, cv, d * sizeof (double));
+    }
+  g_test_message ("lambda1 %.6g, lambda%u %.6g, largest left %.6g", lambda1, kk, lambda_last, rest);
+  g_assert_cmpfloat (rest, <=, lambda_last * (1 + 1e-4));
+}
+
 static void
 test_bad_input (void)
 {
@@ -181,6 +268,7 @@ main (int argc, char *argv[])
     }
   g_test_add_func ("/pl/pca/structure", test_structure);
   g_test_add_func ("/pl/pca/rank-one", test_rank_one);
+  g_test_add_func ("/pl/pca/large-float-route", test_large_float_route);
   g_test_add_func ("/pl/pca/bad-input", test_bad_input);
   return g_test_run ();
 }

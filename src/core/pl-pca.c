@@ -38,47 +38,71 @@ pl_pca_unref (PlPca *self)
     }
 }
 
-/* The m×m cross-product of the centred rows (Gram XXᵀ when GRAM, else XᵀX),
- * lower triangle in column-major order (= upper in row-major), as double. */
-static double *
-cross_product (const float *xc,
-               gsize        n,
-               gsize        d,
-               gboolean     gram)
+/* The top KK eigenpairs (W ascending, Z column-major m×kk, as double) of the
+ * m×m cross-product of the centred rows: the Gram matrix XXᵀ when GRAM, else
+ * XᵀX. Small problems run in double throughout; large ones in float32, where
+ * the halved memory traffic of the tridiagonal reduction pays. */
+static gboolean
+top_eigenpairs (const float  *xc,
+                gsize         n,
+                gsize         d,
+                gboolean      gram,
+                guint         kk,
+                double       *w,
+                double       *z,
+                GError      **error)
 {
   gsize m = gram ? n : d;
   gsize k = gram ? d : n;
-  double *s = g_try_new (double, m * m);
-
-  if (s == NULL)
-    return NULL;
+  g_autofree lapack_int *support = g_new (lapack_int, 2 * kk);
+  lapack_int found = 0, info;
 
   if ((double) m * m * k / 2 <= DOUBLE_WORK_LIMIT)
     {
       g_autofree double *xd = g_new (double, n * d);
+      g_autofree double *s = g_try_new (double, m * m);
 
+      if (s == NULL)
+        goto oom;
       for (gsize i = 0; i < n * d; i++)
         xd[i] = xc[i];
+      /* Row-major upper = column-major lower. */
       cblas_dsyrk (CblasRowMajor, CblasUpper, gram ? CblasNoTrans : CblasTrans,
                    (blasint) m, (blasint) k, 1.0, xd, (blasint) d, 0.0, s, (blasint) m);
+      info = LAPACKE_dsyevr (LAPACK_COL_MAJOR, 'V', 'I', 'L', (lapack_int) m, s, (lapack_int) m,
+                             0.0, 0.0, (lapack_int) (m - kk + 1), (lapack_int) m, 0.0,
+                             &found, w, z, (lapack_int) m, support);
     }
   else
     {
-      float *sf = g_try_new (float, m * m);
+      g_autofree float *s = g_try_new (float, m * m);
+      g_autofree float *wf = g_new (float, m);
+      g_autofree float *zf = g_try_new (float, m * kk);
 
-      if (sf == NULL)
-        {
-          g_free (s);
-          return NULL;
-        }
+      if (s == NULL || zf == NULL)
+        goto oom;
       cblas_ssyrk (CblasRowMajor, CblasUpper, gram ? CblasNoTrans : CblasTrans,
-                   (blasint) m, (blasint) k, 1.0f, xc, (blasint) d, 0.0f, sf, (blasint) m);
-      for (gsize i = 0; i < m; i++)
-        for (gsize j = i; j < m; j++)
-          s[i * m + j] = sf[i * m + j];
-      g_free (sf);
+                   (blasint) m, (blasint) k, 1.0f, xc, (blasint) d, 0.0f, s, (blasint) m);
+      info = LAPACKE_ssyevr (LAPACK_COL_MAJOR, 'V', 'I', 'L', (lapack_int) m, s, (lapack_int) m,
+                             0.0f, 0.0f, (lapack_int) (m - kk + 1), (lapack_int) m, 0.0f,
+                             &found, wf, zf, (lapack_int) m, support);
+      for (guint c = 0; c < kk; c++)
+        w[c] = wf[c];
+      for (gsize i = 0; i < m * kk; i++)
+        z[i] = zf[i];
     }
-  return s;
+  if (info != 0 || found != (lapack_int) kk)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_FAILED,
+                   "the eigensolver did not converge on this table (LAPACK info %d)", (int) info);
+      return FALSE;
+    }
+  return TRUE;
+
+oom:
+  g_set_error (error, PL_ERROR, PL_ERROR_TOO_LARGE,
+               "out of memory for a %" G_GSIZE_FORMAT "×%" G_GSIZE_FORMAT " cross-product", m, m);
+  return FALSE;
 }
 
 PlPca *
@@ -88,16 +112,13 @@ pl_pca_compute (const PlMatrix  *x,
 {
   g_autoptr(PlMatrix) xc = NULL;
   g_autofree double *mean = NULL;
-  g_autofree double *s = NULL;
   g_autofree double *w = NULL;
   g_autofree double *z = NULL;
-  g_autofree lapack_int *support = NULL;
   g_autoptr(PlPca) pca = NULL;
   gsize n, d, m;
   guint kk;
   gboolean gram;
   double total = 0;
-  lapack_int found = 0, info;
 
   g_return_val_if_fail (x != NULL, NULL);
 
@@ -154,26 +175,10 @@ pl_pca_compute (const PlMatrix  *x,
    * eigenvalues; only the top K are wanted (range 'I'). */
   gram = n < d;
   m = gram ? n : d;
-  s = cross_product (xc->data, n, d, gram);
-  if (s == NULL)
-    {
-      g_set_error (error, PL_ERROR, PL_ERROR_TOO_LARGE,
-                   "out of memory for a %" G_GSIZE_FORMAT "×%" G_GSIZE_FORMAT " cross-product",
-                   m, m);
-      return NULL;
-    }
-  w = g_new (double, m);
+  w = g_new (double, kk);
   z = g_new (double, m * kk);
-  support = g_new (lapack_int, 2 * kk);
-  info = LAPACKE_dsyevr (LAPACK_COL_MAJOR, 'V', 'I', 'L', (lapack_int) m, s, (lapack_int) m,
-                         0.0, 0.0, (lapack_int) (m - kk + 1), (lapack_int) m, 0.0,
-                         &found, w, z, (lapack_int) m, support);
-  if (info != 0 || found != (lapack_int) kk)
-    {
-      g_set_error (error, PL_ERROR, PL_ERROR_FAILED,
-                   "the eigensolver did not converge on this table (LAPACK info %d)", (int) info);
-      return NULL;
-    }
+  if (!top_eigenpairs (xc->data, n, d, gram, kk, w, z, error))
+    return NULL;
 
   pca = g_new0 (PlPca, 1);
   pca->ref_count = 1;

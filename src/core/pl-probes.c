@@ -174,82 +174,69 @@ psd_solve (double        *a,
   return TRUE;
 }
 
-/* Mean |round(prediction) − y| over the rows of fold K, fitted on the others. */
-static gboolean
-absolute_fold (const double  *xd,
-               gsize          n,
-               gsize          d,
-               const guint   *fold_of,
-               guint          k,
-               double        *mae,
-               GError       **error)
+/* The rows not in fold K into INDEX (returns how many), and the mean of
+ * their positions. */
+static gsize
+split_fold (gsize        n,
+            const guint *fold_of,
+            guint        k,
+            gsize       *index,
+            double      *ybar)
 {
-  g_autofree double *a = NULL;
-  g_autofree double *yc = NULL;
-  g_autofree double *mu = g_new0 (double, d);
-  g_autofree double *w = g_new0 (double, d);
-  g_autofree double *cross = NULL;
-  gsize m = 0, t = 0, row = 0;
-  double ybar = 0, sum = 0;
+  gsize m = 0;
+  double sum = 0;
 
-  for (gsize i = 0; i < n; i++)
-    m += fold_of[i] != k;
-  if (m < 2 || m == n)
-    {
-      g_set_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT,
-                   "%" G_GSIZE_FORMAT " rows are too few for cross-validation", n);
-      return FALSE;
-    }
-
-  a = g_new (double, m * d);
-  yc = g_new (double, m);
   for (gsize i = 0; i < n; i++)
     if (fold_of[i] != k)
       {
-        memcpy (a + row * d, xd + i * d, d * sizeof (double));
-        yc[row] = (double) i;
-        ybar += (double) i;
-        row++;
+        index[m++] = i;
+        sum += (double) i;
       }
-  ybar /= m;
-  for (gsize i = 0; i < m; i++)
+  *ybar = m > 0 ? sum / m : 0;
+  return m;
+}
+
+/* Fold K by the d×d normal equations (fewer dimensions than training rows). */
+static gboolean
+absolute_fold_covariance (const double  *xd,
+                          gsize          n,
+                          gsize          d,
+                          const guint   *fold_of,
+                          guint          k,
+                          double        *sum_abs,
+                          GError       **error)
+{
+  g_autofree gsize *index = g_new (gsize, n);
+  g_autofree double *mu = g_new0 (double, d);
+  g_autofree double *w = g_new0 (double, d);
+  g_autofree double *rhs = g_new (double, d);
+  g_autofree double *cross = g_new (double, d * d);
+  g_autofree double *a = NULL;
+  g_autofree double *yc = NULL;
+  double ybar;
+  gsize m = split_fold (n, fold_of, k, index, &ybar);
+
+  a = g_new (double, m * d);
+  yc = g_new (double, m);
+  for (gsize r = 0; r < m; r++)
     {
-      yc[i] -= ybar;
+      memcpy (a + r * d, xd + index[r] * d, d * sizeof (double));
+      yc[r] = (double) index[r] - ybar;
       for (gsize j = 0; j < d; j++)
-        mu[j] += a[i * d + j];
+        mu[j] += a[r * d + j];
     }
   for (gsize j = 0; j < d; j++)
     mu[j] /= m;
-  for (gsize i = 0; i < m; i++)
+  for (gsize r = 0; r < m; r++)
     for (gsize j = 0; j < d; j++)
-      a[i * d + j] -= mu[j];
+      a[r * d + j] -= mu[j];
 
-  /* The smaller normal equations: d×d covariance, or the m×m Gram matrix
-   * for the minimum-norm solution w = Aᵀ (AAᵀ)⁺ y. */
-  if (d < m)
-    {
-      g_autofree double *rhs = g_new (double, d);
-
-      cross = g_new (double, d * d);
-      cblas_dsyrk (CblasRowMajor, CblasUpper, CblasTrans, (blasint) d, (blasint) m,
-                   1.0, a, (blasint) d, 0.0, cross, (blasint) d);
-      cblas_dgemv (CblasRowMajor, CblasTrans, (blasint) m, (blasint) d, 1.0, a, (blasint) d,
-                   yc, 1, 0.0, rhs, 1);
-      if (!psd_solve (cross, d, FALSE, rhs, w, error))
-        return FALSE;
-    }
-  else
-    {
-      g_autofree double *alpha = g_new (double, m);
-
-      cross = g_new (double, m * m);
-      cblas_dsyrk (CblasRowMajor, CblasUpper, CblasNoTrans, (blasint) m, (blasint) d,
-                   1.0, a, (blasint) d, 0.0, cross, (blasint) m);
-      if (!psd_solve (cross, m, TRUE, yc, alpha, error))
-        return FALSE;
-      cblas_dgemv (CblasRowMajor, CblasTrans, (blasint) m, (blasint) d, 1.0, a, (blasint) d,
-                   alpha, 1, 0.0, w, 1);
-    }
+  cblas_dsyrk (CblasRowMajor, CblasUpper, CblasTrans, (blasint) d, (blasint) m,
+               1.0, a, (blasint) d, 0.0, cross, (blasint) d);
+  cblas_dgemv (CblasRowMajor, CblasTrans, (blasint) m, (blasint) d, 1.0, a, (blasint) d,
+               yc, 1, 0.0, rhs, 1);
+  if (!psd_solve (cross, d, FALSE, rhs, w, error))
+    return FALSE;
 
   for (gsize i = 0; i < n; i++)
     if (fold_of[i] == k)
@@ -258,10 +245,66 @@ absolute_fold (const double  *xd,
         for (gsize j = 0; j < d; j++)
           pred += (xd[i * d + j] - mu[j]) * w[j];
         /* nearbyint rounds half to even, as numpy's round. */
-        sum += fabs (nearbyint (pred) - (double) i);
-        t++;
+        *sum_abs += fabs (nearbyint (pred) - (double) i);
       }
-  *mae = sum / t;
+  return TRUE;
+}
+
+/* Fold K by the minimum-norm solution w = Aᵀ(AAᵀ)⁺y of the centred training
+ * rows A, through the Gram matrix G of all rows (n×n, full): centring is
+ * Kc = G − r1ᵀ − 1rᵀ + s on the training block, so no fold touches X. */
+static gboolean
+absolute_fold_gram (const double  *gram,
+                    gsize          n,
+                    const guint   *fold_of,
+                    guint          k,
+                    double        *sum_abs,
+                    GError       **error)
+{
+  g_autofree gsize *index = g_new (gsize, n);
+  g_autofree double *r = NULL;
+  g_autofree double *kc = NULL;
+  g_autofree double *yc = NULL;
+  g_autofree double *alpha = NULL;
+  double ybar, s = 0;
+  gsize m = split_fold (n, fold_of, k, index, &ybar);
+
+  r = g_new0 (double, m);
+  kc = g_new (double, m * m);
+  yc = g_new (double, m);
+  alpha = g_new (double, m);
+  for (gsize a = 0; a < m; a++)
+    {
+      const double *row = gram + index[a] * n;
+      for (gsize b = 0; b < m; b++)
+        r[a] += row[index[b]];
+      r[a] /= m;
+      s += r[a];
+      yc[a] = (double) index[a] - ybar;
+    }
+  s /= m;
+  for (gsize b = 0; b < m; b++)
+    {
+      const double *row = gram + index[b] * n;
+      for (gsize a = b; a < m; a++)
+        kc[b * m + a] = row[index[a]] - r[a] - r[b] + s;
+    }
+  if (!psd_solve (kc, m, TRUE, yc, alpha, error))
+    return FALSE;
+
+  for (gsize i = 0; i < n; i++)
+    if (fold_of[i] == k)
+      {
+        const double *row = gram + i * n;
+        double rt = 0, pred = ybar;
+
+        for (gsize a = 0; a < m; a++)
+          rt += row[index[a]];
+        rt /= m;
+        for (gsize a = 0; a < m; a++)
+          pred += (row[index[a]] - rt - r[a] + s) * alpha[a];
+        *sum_abs += fabs (nearbyint (pred) - (double) i);
+      }
   return TRUE;
 }
 
@@ -299,7 +342,10 @@ pl_probe_absolute (const PlMatrix        *x,
                    GError               **error)
 {
   g_autofree double *xd = NULL;
+  g_autofree double *gram = NULL;
   g_autofree guint *fold_of = NULL;
+  g_autofree gsize *fold_size = NULL;
+  gsize n, d, smallest_train;
   double total = 0;
 
   g_return_val_if_fail (x != NULL && options != NULL && mae != NULL, FALSE);
@@ -307,15 +353,38 @@ pl_probe_absolute (const PlMatrix        *x,
   if (!check_input (x, options, error))
     return FALSE;
 
+  n = x->rows;
+  d = x->cols;
   xd = centred_double (x);
-  fold_of = assign_folds (x->rows, options, 0);
+  fold_of = assign_folds (n, options, 0);
+  fold_size = g_new0 (gsize, options->n_folds);
+  for (gsize i = 0; i < n; i++)
+    fold_size[fold_of[i]]++;
+  smallest_train = n;
+  for (guint k = 0; k < options->n_folds; k++)
+    smallest_train = MIN (smallest_train, n - fold_size[k]);
+
+  /* As many dimensions as training rows or more: one Gram matrix serves
+   * every fold. */
+  if (d >= smallest_train)
+    {
+      gram = g_new (double, n * n);
+      cblas_dsyrk (CblasRowMajor, CblasUpper, CblasNoTrans, (blasint) n, (blasint) d,
+                   1.0, xd, (blasint) d, 0.0, gram, (blasint) n);
+      for (gsize i = 0; i < n; i++)
+        for (gsize j = 0; j < i; j++)
+          gram[i * n + j] = gram[j * n + i];
+    }
+
   for (guint k = 0; k < options->n_folds; k++)
     {
-      double fold_mae;
+      double sum_abs = 0;
+      gboolean ok = gram ? absolute_fold_gram (gram, n, fold_of, k, &sum_abs, error)
+                         : absolute_fold_covariance (xd, n, d, fold_of, k, &sum_abs, error);
 
-      if (!absolute_fold (xd, x->rows, x->cols, fold_of, k, &fold_mae, error))
+      if (!ok)
         return FALSE;
-      total += fold_mae;
+      total += sum_abs / fold_size[k];
     }
   *mae = total / options->n_folds;
   return TRUE;

@@ -33,15 +33,65 @@ pl_similarity_metric_from_string (const char         *name,
   return FALSE;
 }
 
-/* Fills the lower triangle from the upper one that SSYRK wrote. */
+/* Tiles keep the transposed writes of the mirror in cache. */
+#define TILE 64
+
+/* The final value of an entry from its Gram value. */
+static inline float
+finish_entry (PlSimilarityMetric  metric,
+              float               g,
+              const float        *sq,
+              gsize               i,
+              gsize               j)
+{
+  switch (metric)
+    {
+    case PL_SIMILARITY_COSINE:
+      /* Clamp rounding just past ±1; NaN rows stay NaN. */
+      return isnan (g) ? g : CLAMP (g, -1.0f, 1.0f);
+    case PL_SIMILARITY_L2:
+      /* |a-b|² = |a|² + |b|² - 2 a·b, from the Gram matrix's diagonal. */
+      return sqrtf (MAX (0.0f, sq[i] + sq[j] - 2.0f * g));
+    case PL_SIMILARITY_DOT:
+    default:
+      return g;
+    }
+}
+
+/* Turns the upper triangle that SSYRK wrote into the metric and mirrors it
+ * into the lower one, one pass, tile by tile. */
 static void
-mirror_upper (PlMatrix *g)
+finish_and_mirror (PlMatrix           *g,
+                   PlSimilarityMetric  metric)
 {
   gsize n = g->rows;
+  g_autofree float *sq = NULL;
+
+  if (metric == PL_SIMILARITY_L2)
+    {
+      sq = g_new (float, n);
+      for (gsize i = 0; i < n; i++)
+        sq[i] = g->data[i * n + i];
+    }
+
+  for (gsize bi = 0; bi < n; bi += TILE)
+    for (gsize bj = bi; bj < n; bj += TILE)
+      for (gsize i = bi; i < MIN (bi + TILE, n); i++)
+        for (gsize j = MAX (bj, i + 1); j < MIN (bj + TILE, n); j++)
+          {
+            float v = finish_entry (metric, g->data[i * n + j], sq, i, j);
+            g->data[i * n + j] = v;
+            g->data[j * n + i] = v;
+          }
 
   for (gsize i = 0; i < n; i++)
-    for (gsize j = 0; j < i; j++)
-      g->data[i * n + j] = g->data[j * n + i];
+    {
+      float *d = &g->data[i * n + i];
+      if (metric == PL_SIMILARITY_L2)
+        *d = 0.0f;
+      else if (metric == PL_SIMILARITY_COSINE && !isnan (*d))
+        *d = 1.0f;
+    }
 }
 
 PlMatrix *
@@ -117,35 +167,7 @@ pl_similarity_compute (const PlMatrix      *x,
   cblas_ssyrk (CblasRowMajor, CblasUpper, CblasNoTrans,
                (blasint) n, (blasint) d, 1.0f, work->data, (blasint) d,
                0.0f, g->data, (blasint) n);
-  mirror_upper (g);
-
-  if (metric == PL_SIMILARITY_COSINE)
-    {
-      for (gsize i = 0; i < n; i++)
-        {
-          float *gi = pl_matrix_row (g, i);
-          /* Clamp rounding just past ±1; NaN rows stay NaN. */
-          for (gsize j = 0; j < n; j++)
-            if (!isnan (gi[j]))
-              gi[j] = CLAMP (gi[j], -1.0f, 1.0f);
-          if (!isnan (gi[i]))
-            gi[i] = 1.0f;
-        }
-    }
-  else if (metric == PL_SIMILARITY_L2)
-    {
-      /* |a-b|² = |a|² + |b|² - 2 a·b, from the Gram matrix's diagonal. */
-      g_autofree float *sq = g_new (float, n);
-
-      for (gsize i = 0; i < n; i++)
-        sq[i] = g->data[i * n + i];
-      for (gsize i = 0; i < n; i++)
-        {
-          float *gi = pl_matrix_row (g, i);
-          for (gsize j = 0; j < n; j++)
-            gi[j] = i == j ? 0.0f : sqrtf (MAX (0.0f, sq[i] + sq[j] - 2.0f * gi[j]));
-        }
-    }
+  finish_and_mirror (g, metric);
 
   return g_steal_pointer (&g);
 }
