@@ -14,7 +14,7 @@
 #define BAR_GAP    12.0
 #define MARKER      2.6
 /* Camera distance in units of the data's radius: enough depth to read, little distortion. */
-#define CAMERA      3.5
+#define CAMERA      5.0
 
 typedef struct
 {
@@ -343,7 +343,7 @@ render_2d (PlFigure                *self,
 typedef struct
 {
   double cx, cy, cz;      /* data centre */
-  double radius;          /* half the bounding box's diagonal */
+  double radius;          /* the farthest point from the centre */
   double ca, sa, ce, se;  /* rotation */
   double scale;           /* data units to page units at the centre's depth */
   double ox, oy;          /* page centre */
@@ -527,7 +527,11 @@ render_3d (PlFigure                *self,
   v.cx = (lo[0] + hi[0]) / 2;
   v.cy = (lo[1] + hi[1]) / 2;
   v.cz = (lo[2] + hi[2]) / 2;
-  v.radius = n > 0 ? hypot (hypot (hi[0] - lo[0], hi[1] - lo[1]), hi[2] - lo[2]) / 2 : 1;
+  v.radius = 0;
+  for (gsize i = 0; i < n; i++)
+    v.radius = MAX (v.radius, hypot (hypot (pl_matrix_get (p, i, self->comp[0]) - v.cx,
+                                            pl_matrix_get (p, i, self->comp[1]) - v.cy),
+                                     pl_matrix_get (p, i, self->comp[2]) - v.cz));
   if (!(v.radius > 0))
     v.radius = 1;
   v.ca = cos (self->azimuth * G_PI / 180);
@@ -535,15 +539,20 @@ render_3d (PlFigure                *self,
   v.ce = cos (self->elevation * G_PI / 180);
   v.se = sin (self->elevation * G_PI / 180);
   v.perspective = self->perspective;
-  /* The whole bounding sphere fits at any rotation, so turning never rescales;
-   * with perspective its nearest point is the largest. */
+  /* Every point fits at any rotation, so turning never rescales; with
+   * perspective the nearest point is drawn largest. The bounding box's
+   * corners reach farther and are clipped to the plot. */
   v.scale = MIN (plot.width, plot.height) / 2 / v.radius * 0.96;
   if (v.perspective)
     v.scale *= (CAMERA - 1) / CAMERA;
   v.ox = plot.x + plot.width / 2;
   v.oy = plot.y + plot.height / 2;
 
+  cairo_save (cr);
+  cairo_rectangle (cr, plot.x, plot.y, plot.width, plot.height);
+  cairo_clip (cr);
   draw_box (draw, &v, lo, hi);
+  cairo_restore (cr);
 
   for (gsize i = 0; i < n; i++)
     project (&v, pl_matrix_get (p, i, self->comp[0]), pl_matrix_get (p, i, self->comp[1]),
