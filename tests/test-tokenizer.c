@@ -657,6 +657,44 @@ test_model_dir (void)
   pl_test_rmtree (dir);
 }
 
+/* The constructors others call directly, with explicit options. */
+static void
+test_constructors (void)
+{
+  g_autofree char *vocab = pl_test_fixture ("tokenizers", "bert-base-uncased-vocab.txt", NULL);
+  g_autofree char *bpe_vocab = pl_test_fixture ("tokenizers", "byte-bpe-vocab.json", NULL);
+  g_autofree char *bpe_merges = pl_test_fixture ("tokenizers", "byte-bpe-merges.txt", NULL);
+  const PlWordPieceOptions cased = { FALSE, FALSE, TRUE, TRUE, FALSE, 0 };
+  const char * const specials[] = { "[PAD]", "[CLS]", "[SEP]", "[MASK]", NULL };
+  const int hello_cased[] = { 100, 999, -1 };        /* no [CLS]/[SEP], "Hello" unknown */
+  const int bytes_ids[] = { 1, 'o' + 4, 'k' + 4, 3, 2, -1 };
+  g_autoptr(PlTokenizer) wp = NULL;
+  g_autoptr(PlTokenizer) roberta = NULL;
+  g_autoptr(PlTokenizer) bytes = pl_tokenizer_new_bytes (4, specials, 1, 2);
+  g_autoptr(GArray) ids = NULL;
+  g_autoptr(GArray) ids2 = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+
+  wp = pl_tokenizer_new_wordpiece (vocab, &cased, &error);
+  g_assert_no_error (error);
+  g_assert_true (pl_tokenizer_encode (wp, "Hello!", &ids, NULL, &error));
+  assert_ids (ids, hello_cased, "Hello! (cased, no specials)");
+
+  roberta = pl_tokenizer_new_bpe (bpe_vocab, bpe_merges, TRUE, &error);
+  g_assert_error (error, PL_ERROR, PL_ERROR_CORRUPT);   /* this vocabulary has no <s> */
+  g_assert_nonnull (strstr (error->message, "<s>"));
+  g_assert_null (roberta);
+
+  g_assert_true (pl_tokenizer_encode (bytes, "ok[MASK]", &ids2, NULL, NULL));
+  assert_ids (ids2, bytes_ids, "ok[MASK]");
+  text = pl_tokenizer_decode (bytes, (int *) ids2->data, ids2->len, TRUE);
+  g_assert_cmpstr (text, ==, "ok");
+  g_clear_pointer (&text, g_free);
+  text = pl_tokenizer_decode (bytes, (int *) ids2->data, ids2->len, FALSE);
+  g_assert_cmpstr (text, ==, "[CLS]ok[MASK][SEP]");
+}
+
 typedef struct
 {
   PlTokenizer *tok;
@@ -734,6 +772,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/pl/tokenizer/json/refused", test_json_refused);
   g_test_add_func ("/pl/tokenizer/bytes/reference", test_bytes_reference);
   g_test_add_func ("/pl/tokenizer/model-dir", test_model_dir);
+  g_test_add_func ("/pl/tokenizer/constructors", test_constructors);
   g_test_add_func ("/pl/tokenizer/threads", test_threads);
   return g_test_run ();
 }

@@ -291,23 +291,24 @@ new_wordpiece_with_config (const char  *vocab,
                            JsonObject  *tok_config,
                            GError     **error)
 {
-  g_autoptr(PlTokenizer) probe = NULL;
-  PlWordPieceOptions options;
+  g_autoptr(PlTokenizer) self = pl_tokenizer_alloc (PL_TOKENIZER_WORDPIECE, vocab);
+  PlWordPieceOptions *options = &self->wp;
 
-  /* The vocabulary decides what the config does not say. */
-  probe = pl_tokenizer_alloc (PL_TOKENIZER_WORDPIECE, vocab);
-  if (!pl_tokenizer_load_vocab_txt (probe, vocab, error))
+  if (!pl_tokenizer_load_vocab_txt (self, vocab, error))
     return NULL;
-  pl_wordpiece_default_options (probe, &options);
+  /* The vocabulary decides what the config does not say. */
+  pl_wordpiece_default_options (self, options);
   if (member_is (tok_config, "do_lower_case", G_TYPE_BOOLEAN))
-    options.lowercase = json_object_get_boolean_member (tok_config, "do_lower_case");
+    options->lowercase = json_object_get_boolean_member (tok_config, "do_lower_case");
   /* strip_accents null (the usual) follows lower-casing, as in BertTokenizer. */
-  options.strip_accents = options.lowercase;
+  options->strip_accents = options->lowercase;
   if (member_is (tok_config, "strip_accents", G_TYPE_BOOLEAN))
-    options.strip_accents = json_object_get_boolean_member (tok_config, "strip_accents");
+    options->strip_accents = json_object_get_boolean_member (tok_config, "strip_accents");
   if (member_is (tok_config, "tokenize_chinese_chars", G_TYPE_BOOLEAN))
-    options.chinese_chars = json_object_get_boolean_member (tok_config, "tokenize_chinese_chars");
-  return pl_tokenizer_new_wordpiece (vocab, &options, error);
+    options->chinese_chars = json_object_get_boolean_member (tok_config, "tokenize_chinese_chars");
+  if (!pl_tokenizer_finish_wordpiece (self, error))
+    return NULL;
+  return g_steal_pointer (&self);
 }
 
 static gboolean

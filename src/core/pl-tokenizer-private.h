@@ -74,6 +74,8 @@ gboolean     pl_tokenizer_add_affix        (PlTokenizer      *self,
                                             gboolean          prefix,
                                             const char       *token,
                                             GError          **error);
+gboolean     pl_tokenizer_finish_wordpiece (PlTokenizer      *self,
+                                            GError          **error);
 
 /* pl-tokenizer-load.c: the files beside real checkpoints */
 gboolean     pl_tokenizer_load_vocab_txt   (PlTokenizer      *self,

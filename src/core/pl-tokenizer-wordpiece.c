@@ -69,6 +69,7 @@ normalize (PlTokenizer *self,
   g_autofree char *nfd = NULL;
   const char *src;
   gsize src_len;
+  gboolean ascii = TRUE;
 
   g_string_truncate (tmp, 0);
   for (const char *p = text; p < end; p = g_utf8_next_char (p))
@@ -95,14 +96,17 @@ normalize (PlTokenizer *self,
           g_string_append_c (tmp, ' ');
           g_string_append_unichar (tmp, c);
           g_string_append_c (tmp, ' ');
+          ascii = FALSE;
           continue;
         }
       g_string_append_len (tmp, p, g_utf8_next_char (p) - p);
+      ascii = ascii && c < 0x80;
     }
 
   src = tmp->str;
   src_len = tmp->len;
-  if (wp->strip_accents)
+  /* ASCII is its own NFD: most text skips the decomposition. */
+  if (wp->strip_accents && !ascii)
     {
       nfd = g_utf8_normalize (tmp->str, tmp->len, G_NORMALIZE_NFD);
       src = nfd;

@@ -161,12 +161,26 @@ pl_tokenizer_add_affix (PlTokenizer  *self,
 
 /* Constructors for each kind ---------------------------------------------- */
 
+/* The rest of a WordPiece tokenizer once its vocabulary and options are in. */
+gboolean
+pl_tokenizer_finish_wordpiece (PlTokenizer  *self,
+                               GError      **error)
+{
+  static const char * const specials[] = { "[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", NULL };
+
+  if (!pl_wordpiece_prepare (self, error))
+    return FALSE;
+  pl_tokenizer_add_specials_from_vocab (self, specials);
+  return !self->wp.add_special ||
+         (pl_tokenizer_add_affix (self, TRUE, "[CLS]", error) &&
+          pl_tokenizer_add_affix (self, FALSE, "[SEP]", error));
+}
+
 PlTokenizer *
 pl_tokenizer_new_wordpiece (const char                *vocab_txt,
                             const PlWordPieceOptions  *options,
                             GError                   **error)
 {
-  static const char * const specials[] = { "[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", NULL };
   g_autoptr(PlTokenizer) self = NULL;
 
   g_return_val_if_fail (vocab_txt != NULL, NULL);
@@ -178,12 +192,7 @@ pl_tokenizer_new_wordpiece (const char                *vocab_txt,
     self->wp = *options;
   else
     pl_wordpiece_default_options (self, &self->wp);
-  if (!pl_wordpiece_prepare (self, error))
-    return NULL;
-  pl_tokenizer_add_specials_from_vocab (self, specials);
-  if (self->wp.add_special &&
-      (!pl_tokenizer_add_affix (self, TRUE, "[CLS]", error) ||
-       !pl_tokenizer_add_affix (self, FALSE, "[SEP]", error)))
+  if (!pl_tokenizer_finish_wordpiece (self, error))
     return NULL;
   return g_steal_pointer (&self);
 }
@@ -222,12 +231,13 @@ pl_tokenizer_new_bytes (guint              offset,
                         int                prefix_id,
                         int                suffix_id)
 {
-  PlTokenizer *self = pl_tokenizer_alloc (PL_TOKENIZER_BYTES, "bytes");
   guint n_specials = specials != NULL ? g_strv_length ((char **) specials) : 0;
+  PlTokenizer *self;
 
-  g_return_val_if_fail (n_specials <= offset, self);
-  g_return_val_if_fail (offset <= 65536, self);
+  g_return_val_if_fail (n_specials <= offset, NULL);
+  g_return_val_if_fail (offset <= 65536, NULL);
 
+  self = pl_tokenizer_alloc (PL_TOKENIZER_BYTES, "bytes");
   self->byte_offset = offset;
   pl_bpe_init_byte_map (self);
   /* Bytes are named like byte-level BPE's (Ġ for a space): one printable
