@@ -64,6 +64,9 @@ if ! meson install -C "$build" --no-rebuild >"$tmp/install.log" 2>&1; then
 fi
 ok "meson install into <tmp>/prefix"
 
+# As after a real install, the build tree is gone: the installed files must do.
+rm -rf "$build"
+
 share="$prefix/share"
 bin="$prefix/bin"
 for f in "$bin/poslens" "$bin/poslens-cli" \
@@ -140,16 +143,19 @@ if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
   tracer=""
   command -v strace >/dev/null && tracer="strace -f -qq -e trace=open,openat -o $tmp/trace"
   # shellcheck disable=SC2086
-  XDG_DATA_DIRS="$share:${XDG_DATA_DIRS:-/usr/local/share:/usr/share}" G_DEBUG=fatal-criticals \
+  XDG_DATA_DIRS="$share:${XDG_DATA_DIRS:-/usr/local/share:/usr/share}" G_DEBUG=fatal-criticals GTK_A11Y=none \
     $tracer timeout 8 "$bin/poslens" >"$tmp/app.log" 2>&1
   rc=$?
   if [ "$rc" -eq 124 ]; then ok "installed poslens runs for 8 s"
   else not_ok "installed poslens runs for 8 s" "exit $rc: $(tail -n 5 "$tmp/app.log" | tr '\n' '|')"; fi
+  if grep -q "schema.*not installed" "$tmp/app.log"; then not_ok "installed poslens finds its settings schema" "$(grep -m 1 schema "$tmp/app.log")"
+  else ok "installed poslens finds its settings schema"; fi
   if [ -n "$tracer" ]; then
     if grep -q "\"$demo_dir/mini-gpt2" "$tmp/trace"; then ok "installed poslens opens the installed demo models"
     else not_ok "installed poslens opens the installed demo models" "no open of $demo_dir/mini-gpt2"; fi
-    if grep -q "\"$src/data/demo" "$tmp/trace"; then not_ok "installed poslens reads nothing from the source tree" "$(grep -m 3 "$src/data" "$tmp/trace" | tr '\n' '|')"
-    else ok "installed poslens reads nothing from the source tree"; fi
+    if grep -q -e "\"$src/" -e "\"$build/" "$tmp/trace"; then
+      not_ok "installed poslens reads nothing from the source or build tree" "$(grep -m 3 -e "\"$src/" -e "\"$build/" "$tmp/trace" | tr '\n' '|')"
+    else ok "installed poslens reads nothing from the source or build tree"; fi
     if grep -q "$share/glib-2.0/schemas/gschemas.compiled" "$tmp/trace"; then ok "the installed schemas are on the app's lookup path"
     else not_ok "the installed schemas are on the app's lookup path" "no open of $share/glib-2.0/schemas/gschemas.compiled"; fi
   else
