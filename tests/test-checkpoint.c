@@ -178,6 +178,49 @@ test_builtin (void)
   g_assert_nonnull (error);
 }
 
+/* poslens-cli info --json on a demo checkpoint: the fields others rely on. */
+static void
+test_cli_info_json (void)
+{
+  g_autofree char *dir = pl_test_demo ("mini-roberta", NULL);
+  const char *cli = g_getenv ("POSLENS_CLI");
+  const char *argv[] = { cli, "info", dir, "--json", NULL };
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  JsonObject *root, *table;
+  int status;
+
+  if (cli == NULL)
+    {
+      g_test_skip ("POSLENS_CLI is not set");
+      return;
+    }
+  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &status, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  g_assert_cmpstr (err, ==, "");
+  json_parser_load_from_data (parser, out, -1, &error);
+  g_assert_no_error (error);
+  root = json_node_get_object (json_parser_get_root (parser));
+  g_assert_cmpstr (json_object_get_string_member (root, "format"), ==, "hdf5-tf");
+  g_assert_cmpstr (json_object_get_string_member (root, "family"), ==, "roberta");
+  g_assert_cmpint (json_object_get_int_member (root, "layers"), ==, 4);
+  g_assert_cmpint (json_object_get_int_member (root, "heads"), ==, 4);
+  g_assert_cmpint (json_object_get_int_member (root, "hidden"), ==, 256);
+  g_assert_cmpfloat (json_object_get_double_member (root, "layer_norm_eps"), ==, 1e-12);
+  g_assert_cmpstr (json_object_get_string_member (root, "activation"), ==, "gelu");
+  g_assert_false (json_object_get_boolean_member (root, "causal"));
+  g_assert_cmpint (json_object_get_int_member (root, "tensor_count"), ==, 74);
+  table = json_object_get_object_member (root, "position_table");
+  g_assert_cmpstr (json_object_get_string_member (table, "name"), ==, ROBERTA_POS);
+  g_assert_cmpint (json_object_get_int_member (table, "rows"), ==, 514);
+  g_assert_cmpint (json_object_get_int_member (table, "cols"), ==, 256);
+  g_assert_cmpint (json_object_get_int_member (table, "first_position"), ==, 2);
+  g_assert_cmpstr (json_object_get_string_member (table, "dtype"), ==, "float32");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -194,6 +237,7 @@ main (int   argc,
   g_test_add_func ("/pl/checkpoint/rows", test_checkpoint_rows);
   g_test_add_func ("/pl/checkpoint/plain-table", test_plain_table);
   g_test_add_func ("/pl/checkpoint/builtin", test_builtin);
+  g_test_add_func ("/pl/checkpoint/cli-info-json", test_cli_info_json);
 
   return g_test_run ();
 }

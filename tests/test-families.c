@@ -468,6 +468,58 @@ test_keras_and_sharded_h5 (void)
   pl_test_rmtree (tmp);
 }
 
+/* GPT-2 as other Keras versions name it: another model-class component and
+ * the token table as "wte/embeddings:0". */
+static void
+test_gpt2_keras_variant (void)
+{
+  g_autofree char *tmp = pl_test_tmpdir ();
+  g_autofree char *h5 = g_build_filename (tmp, "tf_model.h5", NULL);
+  g_autofree char *config = g_build_filename (tmp, "config.json", NULL);
+  g_autoptr(GPtrArray) list = g_ptr_array_new_with_free_func (syn_free);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PlModel) model = NULL;
+  const char *tf = "tfgpt2lm_head_model/transformer/";
+  hid_t file;
+
+  syn_add (list, g_strdup ("wte"), g_strconcat (tf, "wte/embeddings:0", NULL), 10, 6, FALSE);
+  syn_add (list, g_strdup ("wpe"), g_strconcat (tf, "wpe/embeddings:0", NULL), 16, 6, FALSE);
+  for (guint l = 0; l < 3; l++)
+    {
+      syn_add (list, g_strdup_printf ("c_attn.%u", l),
+               g_strdup_printf ("%sh_._%u/attn/c_attn/weight:0", tf, l), 6, 18, FALSE);
+      syn_add (list, g_strdup_printf ("c_attn_b.%u", l),
+               g_strdup_printf ("%sh_._%u/attn/c_attn/bias:0", tf, l), 1, 18, FALSE);
+      syn_add (list, g_strdup_printf ("ln_1.%u", l),
+               g_strdup_printf ("%sh_._%u/ln_1/gamma:0", tf, l), 6, 0, FALSE);
+    }
+  file = H5Fcreate (h5, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  write_syn_h5 (file, "/transformer/", list);
+  H5Fclose (file);
+  pl_test_write_text (config, "{\"n_head\": 3, \"layer_norm_epsilon\": 1e-5, \"activation_function\": \"gelu_new\"}");
+
+  model = pl_model_open (tmp, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (pl_model_get_family (model), ==, PL_FAMILY_GPT2);
+  g_assert_cmpuint (pl_model_get_n_layers (model), ==, 3);
+  g_assert_cmpuint (pl_model_get_vocab_size (model), ==, 10);
+  g_assert_cmpuint (pl_model_get_hidden_size (model), ==, 6);
+  assert_role (model, list, PL_WEIGHT_TOKEN_EMBEDDING, -1, "wte");
+  /* V is the last third of c_attn's columns. */
+  {
+    const Syn *c_attn = syn_find (list, "c_attn.2");
+    g_autoptr(PlMatrix) v = pl_model_read_weight (model, PL_WEIGHT_V_WEIGHT, 2, &error);
+
+    g_assert_no_error (error);
+    g_assert_cmpuint (v->rows, ==, 6);
+    g_assert_cmpuint (v->cols, ==, 6);
+    for (guint i = 0; i < 6; i++)
+      for (guint j = 0; j < 6; j++)
+        g_assert_cmpfloat (pl_matrix_get (v, i, j), ==, c_attn->values[i * 18 + 12 + j]);
+  }
+  pl_test_rmtree (tmp);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -475,6 +527,7 @@ main (int   argc,
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/pl/model/distilbert", test_distilbert);
+  g_test_add_func ("/pl/model/gpt2-keras-variant", test_gpt2_keras_variant);
   g_test_add_func ("/pl/model/unknown-architecture", test_unknown_architecture);
   g_test_add_func ("/pl/model/keras-and-sharded-h5", test_keras_and_sharded_h5);
   for (guint i = 0; i < G_N_ELEMENTS (family_cases); i++)

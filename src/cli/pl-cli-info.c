@@ -9,6 +9,7 @@
 #include "pl-error.h"
 #include "pl-model.h"
 
+/* One spelling whatever the format (HDF5 and safetensors name them differently). */
 static const char *
 dtype_name (PlModel *model)
 {
@@ -18,7 +19,22 @@ dtype_name (PlModel *model)
   if (checkpoint == NULL || pl_model_get_position_table_name (model) == NULL)
     return "float32";
   info = pl_checkpoint_find_tensor (checkpoint, pl_model_get_position_table_name (model));
-  return info ? info->dtype_name : "float32";
+  if (info == NULL)
+    return "float32";
+  switch (info->dtype)
+    {
+    case PL_DTYPE_F32:
+      return "float32";
+    case PL_DTYPE_F16:
+      return "float16";
+    case PL_DTYPE_BF16:
+      return "bfloat16";
+    case PL_DTYPE_F64:
+      return "float64";
+    case PL_DTYPE_OTHER:
+    default:
+      return info->dtype_name;
+    }
 }
 
 static const char *
