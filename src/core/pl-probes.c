@@ -534,15 +534,18 @@ newton_step (const double *x,
     }
 }
 
-gboolean
-pl_logistic_fit (const double  *x,
-                 const guint8  *y,
-                 gsize          n,
-                 gsize          p,
-                 double         c,
-                 double        *w,
-                 double        *b,
-                 GError       **error)
+/* KERNEL: XXᵀ (n×n, full) when p + 1 > n, which selects the Woodbury
+ * step; NULL for the (p+1)² Hessian. */
+static gboolean
+logistic_fit (const double  *x,
+              const guint8  *y,
+              gsize          n,
+              gsize          p,
+              double         c,
+              const double  *kernel,
+              double        *w,
+              double        *b,
+              GError       **error)
 {
   g_autofree double *z = g_new (double, n);
   g_autofree double *r = g_new (double, n);
@@ -550,20 +553,7 @@ pl_logistic_fit (const double  *x,
   g_autofree double *gw = g_new (double, p);
   g_autofree double *dw = g_new (double, p);
   g_autofree double *w_try = g_new (double, p);
-  g_autofree double *kernel = NULL;
   double f;
-
-  g_return_val_if_fail (x != NULL && y != NULL && w != NULL && b != NULL, FALSE);
-
-  if (p + 1 > n)
-    {
-      kernel = g_new (double, n * n);
-      cblas_dsyrk (CblasRowMajor, CblasUpper, CblasNoTrans, (blasint) n, (blasint) p,
-                   1.0, x, (blasint) p, 0.0, kernel, (blasint) n);
-      for (gsize i = 0; i < n; i++)
-        for (gsize j = 0; j < i; j++)
-          kernel[i * n + j] = kernel[j * n + i];
-    }
 
   memset (w, 0, p * sizeof (double));
   *b = 0;
@@ -621,6 +611,32 @@ pl_logistic_fit (const double  *x,
 }
 
 gboolean
+pl_logistic_fit (const double  *x,
+                 const guint8  *y,
+                 gsize          n,
+                 gsize          p,
+                 double         c,
+                 double        *w,
+                 double        *b,
+                 GError       **error)
+{
+  g_autofree double *kernel = NULL;
+
+  g_return_val_if_fail (x != NULL && y != NULL && w != NULL && b != NULL, FALSE);
+
+  if (p + 1 > n)
+    {
+      kernel = g_new (double, n * n);
+      cblas_dsyrk (CblasRowMajor, CblasUpper, CblasNoTrans, (blasint) n, (blasint) p,
+                   1.0, x, (blasint) p, 0.0, kernel, (blasint) n);
+      for (gsize i = 0; i < n; i++)
+        for (gsize j = 0; j < i; j++)
+          kernel[i * n + j] = kernel[j * n + i];
+    }
+  return logistic_fit (x, y, n, p, c, kernel, w, b, error);
+}
+
+gboolean
 pl_probe_relative (const PlMatrix        *x,
                    const PlProbeOptions  *options,
                    double                *error_rate,
@@ -630,6 +646,9 @@ pl_probe_relative (const PlMatrix        *x,
   g_autofree double *features = NULL;
   g_autofree guint8 *labels = NULL;
   g_autofree guint *fold_of = NULL;
+  g_autofree gsize *pair_i = NULL;
+  g_autofree gsize *pair_j = NULL;
+  g_autofree double *gram = NULL;
   gsize n, d, p, np;
   GRand *rand;
   double total = 0;
@@ -653,6 +672,8 @@ pl_probe_relative (const PlMatrix        *x,
   xd = centred_double (x);
   features = g_new (double, np * p);
   labels = g_new (guint8, np);
+  pair_i = g_new (gsize, np);
+  pair_j = g_new (gsize, np);
 
   /* Ordered pairs i ≠ j, uniform, from the seed. */
   rand = g_rand_new_with_seed (options->seed);
@@ -666,14 +687,19 @@ pl_probe_relative (const PlMatrix        *x,
       memcpy (features + s * p, xd + i * d, d * sizeof (double));
       memcpy (features + s * p + d, xd + j * d, d * sizeof (double));
       labels[s] = j > i;
+      pair_i[s] = i;
+      pair_j[s] = j;
     }
   g_rand_free (rand);
+
 
   fold_of = assign_folds (np, options, 0x9e3779b9u);
   for (guint k = 0; k < options->n_folds; k++)
     {
       g_autofree double *train = NULL;
       g_autofree guint8 *train_y = NULL;
+      g_autofree gsize *train_index = NULL;
+      g_autofree double *kernel = NULL;
       g_autofree double *w = g_new (double, p);
       gsize m = 0, row = 0, wrong = 0, t = 0, positives = 0;
       double b;
@@ -682,10 +708,12 @@ pl_probe_relative (const PlMatrix        *x,
         m += fold_of[s] != k;
       train = g_new (double, m * p);
       train_y = g_new (guint8, m);
+      train_index = g_new (gsize, m);
       for (gsize s = 0; s < np; s++)
         if (fold_of[s] != k)
           {
             memcpy (train + row * p, features + s * p, p * sizeof (double));
+            train_index[row] = s;
             train_y[row] = labels[s];
             positives += labels[s];
             row++;
@@ -696,7 +724,31 @@ pl_probe_relative (const PlMatrix        *x,
                        "fold %u trains on pairs of one order only; sample more pairs", k + 1);
           return FALSE;
         }
-      if (!pl_logistic_fit (train, train_y, m, p, 1.0, w, &b, error))
+      /* With fewer pairs than features the Newton steps go through the
+       * pairs' kernel, [p_i; p_j]·[p_k; p_l] = G_ik + G_jl: one Gram matrix
+       * of the positions serves every fold. */
+      if (p + 1 > m && gram == NULL)
+        {
+          gram = g_new (double, n * n);
+          cblas_dsyrk (CblasRowMajor, CblasUpper, CblasNoTrans, (blasint) n, (blasint) d,
+                       1.0, xd, (blasint) d, 0.0, gram, (blasint) n);
+          for (gsize i = 0; i < n; i++)
+            for (gsize j = 0; j < i; j++)
+              gram[i * n + j] = gram[j * n + i];
+        }
+      if (p + 1 > m)
+        {
+          kernel = g_new (double, m * m);
+          for (gsize a = 0; a < m; a++)
+            {
+              const double *gi = gram + pair_i[train_index[a]] * n;
+              const double *gj = gram + pair_j[train_index[a]] * n;
+
+              for (gsize c = 0; c < m; c++)
+                kernel[a * m + c] = gi[pair_i[train_index[c]]] + gj[pair_j[train_index[c]]];
+            }
+        }
+      if (!logistic_fit (train, train_y, m, p, 1.0, kernel, w, &b, error))
         return FALSE;
       for (gsize s = 0; s < np; s++)
         if (fold_of[s] == k)
