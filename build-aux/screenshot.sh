@@ -32,3 +32,4 @@ shot() {
 
 shot similarity similarity
 shot trajectory trajectory
+shot probes probes

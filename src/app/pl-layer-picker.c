@@ -76,7 +76,11 @@ pl_layer_picker_dispose (GObject *object)
 {
   PlLayerPicker *self = PL_LAYER_PICKER (object);
 
-  g_clear_pointer ((GtkWidget **) &self->dropdown, gtk_widget_unparent);
+  if (self->dropdown != NULL)
+    {
+      gtk_widget_unparent (GTK_WIDGET (self->dropdown));
+      self->dropdown = NULL;
+    }
   g_clear_object (&self->workspace);
   G_OBJECT_CLASS (pl_layer_picker_parent_class)->dispose (object);
 }

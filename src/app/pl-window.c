@@ -8,6 +8,7 @@
 #include "pl-model-row.h"
 #include "pl-page.h"
 #include "pl-paths.h"
+#include "pl-probes-page.h"
 #include "pl-similarity-page.h"
 #include "pl-trajectory-page.h"
 #include "pl-window.h"
@@ -420,6 +421,7 @@ pl_window_constructed (GObject *object)
   G_OBJECT_CLASS (pl_window_parent_class)->constructed (object);
 
   self->workspace = pl_workspace_new (settings);
+  pl_workspace_set_models (self->workspace, G_LIST_MODEL (self->models));
   if (settings != NULL)
     {
       gtk_window_set_default_size (GTK_WINDOW (self),
@@ -502,6 +504,7 @@ pl_window_class_init (PlWindowClass *klass)
 
   g_type_ensure (PL_TYPE_SIMILARITY_PAGE);
   g_type_ensure (PL_TYPE_TRAJECTORY_PAGE);
+  g_type_ensure (PL_TYPE_PROBES_PAGE);
 
   gtk_widget_class_set_template_from_resource (widget_class, "/org/poslens/Poslens/ui/pl-window.ui");
   gtk_widget_class_bind_template_child (widget_class, PlWindow, toast_overlay);

@@ -19,6 +19,7 @@ struct _PlWorkspace
 
   GSettings       *settings;
   PlAnalysisCache *cache;
+  GListModel      *models;
   PlModel         *model;
   int              layer;
   guint            head;
@@ -78,6 +79,21 @@ pl_workspace_model_key (PlModel *model)
       key = fresh;
     }
   return key;
+}
+
+GListModel *
+pl_workspace_get_models (PlWorkspace *self)
+{
+  g_return_val_if_fail (PL_IS_WORKSPACE (self), NULL);
+  return self->models;
+}
+
+void
+pl_workspace_set_models (PlWorkspace *self,
+                         GListModel  *models)
+{
+  g_return_if_fail (PL_IS_WORKSPACE (self));
+  g_set_object (&self->models, models);
 }
 
 PlModel *
@@ -387,6 +403,7 @@ pl_workspace_dispose (GObject *object)
   PlWorkspace *self = PL_WORKSPACE (object);
 
   g_clear_object (&self->model);
+  g_clear_object (&self->models);
   g_clear_object (&self->cache);
   g_clear_object (&self->settings);
   G_OBJECT_CLASS (pl_workspace_parent_class)->dispose (object);

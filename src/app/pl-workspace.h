@@ -23,6 +23,11 @@ PlWorkspace     *pl_workspace_new              (GSettings    *settings);
 GSettings       *pl_workspace_get_settings     (PlWorkspace  *self);
 PlAnalysisCache *pl_workspace_get_cache        (PlWorkspace  *self);
 
+/* Every model the window has open, in sidebar order. */
+GListModel      *pl_workspace_get_models       (PlWorkspace  *self);
+void             pl_workspace_set_models       (PlWorkspace  *self,
+                                                GListModel   *models);
+
 PlModel         *pl_workspace_get_model        (PlWorkspace  *self);
 void             pl_workspace_set_model        (PlWorkspace  *self,
                                                 PlModel      *model);
