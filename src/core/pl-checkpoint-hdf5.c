@@ -52,16 +52,37 @@ describe_type (hid_t     type,
       size_t spos, epos, esize, mpos, msize;
 
       H5Tget_fields (type, &spos, &epos, &esize, &mpos, &msize);
+      /* Named by their bit layout: HDF5 has no predefined half types. */
       if (size == 4 && esize == 8 && msize == 23)
-        *dtype = PL_DTYPE_F32, *name = g_strdup ("float32");
+        *dtype = PL_DTYPE_F32;
       else if (size == 8 && esize == 11 && msize == 52)
-        *dtype = PL_DTYPE_F64, *name = g_strdup ("float64");
+        *dtype = PL_DTYPE_F64;
       else if (size == 2 && esize == 5 && msize == 10)
-        *dtype = PL_DTYPE_F16, *name = g_strdup ("float16");
+        *dtype = PL_DTYPE_F16;
       else if (size == 2 && esize == 8 && msize == 7)
-        *dtype = PL_DTYPE_BF16, *name = g_strdup ("bfloat16");
+        *dtype = PL_DTYPE_BF16;
       else
-        *dtype = PL_DTYPE_OTHER, *name = g_strdup_printf ("float (%" G_GSIZE_FORMAT " bytes, unusual layout)", size);
+        *dtype = PL_DTYPE_OTHER;
+
+      switch (*dtype)
+        {
+        case PL_DTYPE_F32:
+          *name = g_strdup ("float32");
+          break;
+        case PL_DTYPE_F64:
+          *name = g_strdup ("float64");
+          break;
+        case PL_DTYPE_F16:
+          *name = g_strdup ("float16");
+          break;
+        case PL_DTYPE_BF16:
+          *name = g_strdup ("bfloat16");
+          break;
+        case PL_DTYPE_OTHER:
+        default:
+          *name = g_strdup_printf ("float (%" G_GSIZE_FORMAT " bytes, unusual layout)", size);
+          break;
+        }
     }
   else if (klass == H5T_INTEGER)
     {

@@ -36,7 +36,7 @@
 static const PlFamilyDesc families[] = {
   {
     .family = PL_FAMILY_GPT2, .name = "gpt2", .display_name = "GPT-2",
-    .position_suffix = "wpe.weight", .layer_pattern = "h.%u.",
+    .position_suffix = "wpe.weight", .layer_list = "h.",
     .roles = {
       [PL_WEIGHT_TOKEN_EMBEDDING] = "wte.weight",
       [PL_WEIGHT_POSITION_EMBEDDING] = "wpe.weight",
@@ -63,7 +63,7 @@ static const PlFamilyDesc families[] = {
   },
   {
     .family = PL_FAMILY_OPT, .name = "opt", .display_name = "OPT",
-    .position_suffix = "embed_positions.weight", .layer_pattern = "layers.%u.",
+    .position_suffix = "embed_positions.weight", .layer_list = "layers.",
     .roles = {
       [PL_WEIGHT_TOKEN_EMBEDDING] = "embed_tokens.weight",
       [PL_WEIGHT_POSITION_EMBEDDING] = "embed_positions.weight",
@@ -92,7 +92,7 @@ static const PlFamilyDesc families[] = {
   },
   {
     .family = PL_FAMILY_DISTILBERT, .name = "distilbert", .display_name = "DistilBERT",
-    .position_suffix = "embeddings.position_embeddings.weight", .layer_pattern = "transformer.layer.%u.",
+    .position_suffix = "embeddings.position_embeddings.weight", .layer_list = "transformer.layer.",
     .roles = {
       [PL_WEIGHT_TOKEN_EMBEDDING] = "embeddings.word_embeddings.weight",
       [PL_WEIGHT_POSITION_EMBEDDING] = "embeddings.position_embeddings.weight",
@@ -121,7 +121,7 @@ static const PlFamilyDesc families[] = {
   {
     .family = PL_FAMILY_ALBERT, .name = "albert", .display_name = "ALBERT",
     .position_suffix = "embeddings.position_embeddings.weight",
-    .layer_pattern = "encoder.albert_layer_groups.0.albert_layers.0.",
+    .layer_list = "encoder.albert_layer_groups.0.albert_layers.0.",
     .roles = {
       BERT_LIKE_ROLES ("attention.", "attention.dense", "attention.LayerNorm",
                        "ffn", "ffn_output", "full_layer_layer_norm"),
@@ -129,16 +129,16 @@ static const PlFamilyDesc families[] = {
     .shared_layers = TRUE,
   },
   { .family = PL_FAMILY_ROBERTA, .name = "roberta", .display_name = "RoBERTa",
-    .position_suffix = "embeddings.position_embeddings.weight", .layer_pattern = "encoder.layer.%u.",
+    .position_suffix = "embeddings.position_embeddings.weight", .layer_list = "encoder.layer.",
     .roles = { BERT_ROLES }, .first_position = 2 },
   { .family = PL_FAMILY_XLM_ROBERTA, .name = "xlm-roberta", .display_name = "XLM-RoBERTa",
-    .position_suffix = "embeddings.position_embeddings.weight", .layer_pattern = "encoder.layer.%u.",
+    .position_suffix = "embeddings.position_embeddings.weight", .layer_list = "encoder.layer.",
     .roles = { BERT_ROLES }, .first_position = 2 },
   { .family = PL_FAMILY_ELECTRA, .name = "electra", .display_name = "ELECTRA",
-    .position_suffix = "embeddings.position_embeddings.weight", .layer_pattern = "encoder.layer.%u.",
+    .position_suffix = "embeddings.position_embeddings.weight", .layer_list = "encoder.layer.",
     .roles = { BERT_ROLES } },
   { .family = PL_FAMILY_BERT, .name = "bert", .display_name = "BERT",
-    .position_suffix = "embeddings.position_embeddings.weight", .layer_pattern = "encoder.layer.%u.",
+    .position_suffix = "embeddings.position_embeddings.weight", .layer_list = "encoder.layer.",
     .roles = { BERT_ROLES } },
 };
 

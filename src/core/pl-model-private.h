@@ -17,7 +17,8 @@ typedef struct
   const char  *name;              /* "gpt2", as in config.json's model_type */
   const char  *display_name;      /* "GPT-2" */
   const char  *position_suffix;   /* what identifies the position table */
-  const char  *layer_pattern;     /* relative to the prefix, with one %u */
+  const char  *layer_list;        /* relative to the prefix; the layer number and a dot follow
+                                   * (not for shared layers, whose one set is at this path) */
   const char  *roles[PL_N_WEIGHTS];
   gboolean     conv1d;            /* linear weights stored [in, out] even as "weight" */
   gboolean     fused_qkv;         /* Q, K, V are thirds of one [hidden, 3 hidden] */

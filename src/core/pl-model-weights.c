@@ -76,11 +76,10 @@ pl_model_find_role (PlModel  *self,
     {
       g_autofree char *layer_base = NULL;
 
-      /* The pattern has one %u (or none for ALBERT's shared layer). */
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wformat-nonliteral"
-      layer_base = g_strdup_printf (self->desc->layer_pattern, (guint) MAX (layer, 0));
-#pragma GCC diagnostic pop
+      if (self->desc->shared_layers)
+        layer_base = g_strdup (self->desc->layer_list);
+      else
+        layer_base = g_strdup_printf ("%s%u.", self->desc->layer_list, (guint) MAX (layer, 0));
       name = g_strconcat (self->prefix, layer_base, role, NULL);
     }
   else
@@ -207,9 +206,9 @@ pl_model_require_config (PlModel  *self,
   if (self->n_layers == 0)
     {
       g_set_error (error, PL_ERROR, PL_ERROR_NOT_FOUND,
-                   "%s: no %s layers found (expected names like “%s…”)",
+                   "%s: no %s layers found (expected names like “%s0.…”)",
                    pl_checkpoint_get_path (self->checkpoint), self->desc->display_name,
-                   self->desc->layer_pattern);
+                   self->desc->layer_list);
       return FALSE;
     }
   if (self->config_problem != NULL)
