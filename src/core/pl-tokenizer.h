@@ -60,16 +60,21 @@ PlTokenizer     *pl_tokenizer_new_from_json     (const char                *toke
                                                  GError                   **error);
 
 /* Tokenises TEXT (UTF-8, NUL-terminated) into exactly the ids the model sees,
- * special tokens included (do not wrap them again). IDS: GArray of int;
- * TOKENS: the token strings (owned by the array). Special tokens written in
- * the text ("[MASK]", "<mask>") become their ids. Fails with
- * PL_ERROR_INVALID_ARGUMENT when TEXT is not valid UTF-8. Thread-safe. */
+ * special tokens included (do not wrap them again with
+ * pl_transformer_wrap_ids). IDS: GArray of int; TOKENS: the token strings
+ * (owned by the array); either may be NULL. Special tokens written in the
+ * text ("[MASK]", "<mask>") become their ids. Nothing is truncated: compare
+ * the length with the model's positions. Fails with
+ * PL_ERROR_INVALID_ARGUMENT when TEXT is not valid UTF-8. Thread-safe: one
+ * tokenizer may serve several threads. */
 gboolean         pl_tokenizer_encode            (PlTokenizer               *self,
                                                  const char                *text,
                                                  GArray                   **ids,
                                                  GPtrArray                **tokens,
                                                  GError                   **error);
-/* One call from a model path to ids, for `--text` options and text fields. */
+/* One call from a model path to ids, for `--text` options. It reads the
+ * tokenizer files each time (BERT's vocab.txt: about 20 ms): a window keeps
+ * the PlTokenizer instead. */
 GArray          *pl_tokenizer_encode_for_model  (const char                *path,
                                                  const char                *text,
                                                  GPtrArray                **tokens,
