@@ -3,6 +3,7 @@
 
 #include <math.h>
 
+#include "pl-model.h"
 #include "pl-similarity.h"
 #include "pl-test-util.h"
 
@@ -103,6 +104,66 @@ test_rejects_nan (void)
   g_assert_nonnull (error);
 }
 
+/* Every demo checkpoint, read as the app reads it (mini-roberta's real rows
+ * are 2..513 of its table), against its reference cosines. */
+static void
+check_cosine_model (gconstpointer data)
+{
+  const char *name = data;
+  g_autofree char *dir = pl_test_demo (name, NULL);
+  g_autofree char *reference = pl_test_fixture (name, "reference.h5", NULL);
+  g_autoptr(PlMatrix) ref = pl_test_read_h5 (reference, "/position_table/cosine");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PlModel) model = pl_model_open (dir, NULL, &error);
+  g_autoptr(PlMatrix) table = NULL;
+  g_autoptr(PlMatrix) cos = NULL;
+
+  g_assert_no_error (error);
+  table = pl_model_read_positions (model, &error);
+  g_assert_no_error (error);
+  cos = pl_similarity_compute (table, PL_SIMILARITY_COSINE, FALSE, &error);
+  g_assert_no_error (error);
+  g_assert_cmpfloat (pl_test_max_abs_diff (cos, ref), <, COSINE_TOL);
+}
+
+/* Centring: cosines of the rows minus their mean (a double loop), and the
+ * Euclidean distance, which no translation changes. */
+static void
+test_center (void)
+{
+  g_autoptr(PlMatrix) x = pl_matrix_new (23, 9);
+  g_autoptr(PlMatrix) cos = NULL;
+  g_autoptr(PlMatrix) l2 = NULL;
+  g_autoptr(PlMatrix) l2c = NULL;
+  double mean[9] = { 0 };
+  GRand *rand = g_rand_new_with_seed (9);
+
+  for (gsize i = 0; i < x->rows * x->cols; i++)
+    x->data[i] = (float) g_rand_double_range (rand, 3, 5);
+  g_rand_free (rand);
+  for (gsize i = 0; i < 23; i++)
+    for (gsize k = 0; k < 9; k++)
+      mean[k] += pl_matrix_get (x, i, k) / 23.0;
+
+  cos = pl_similarity_compute (x, PL_SIMILARITY_COSINE, TRUE, NULL);
+  l2 = pl_similarity_compute (x, PL_SIMILARITY_L2, FALSE, NULL);
+  l2c = pl_similarity_compute (x, PL_SIMILARITY_L2, TRUE, NULL);
+  for (gsize i = 0; i < 23; i++)
+    for (gsize j = 0; j < 23; j++)
+      {
+        double dot = 0, ni = 0, nj = 0;
+        for (gsize k = 0; k < 9; k++)
+          {
+            double a = pl_matrix_get (x, i, k) - mean[k], b = pl_matrix_get (x, j, k) - mean[k];
+            dot += a * b;
+            ni += a * a;
+            nj += b * b;
+          }
+        g_assert_cmpfloat_with_epsilon (pl_matrix_get (cos, i, j), dot / sqrt (ni * nj), 1e-5);
+        g_assert_cmpfloat_with_epsilon (pl_matrix_get (l2c, i, j), pl_matrix_get (l2, i, j), 1e-3);
+      }
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -112,5 +173,9 @@ main (int argc, char *argv[])
   g_test_add_func ("/pl/similarity/dot-and-l2", test_dot_and_l2);
   g_test_add_func ("/pl/similarity/cosine-zero-row", test_cosine_zero_row);
   g_test_add_func ("/pl/similarity/rejects-nan", test_rejects_nan);
+  g_test_add_func ("/pl/similarity/center", test_center);
+  g_test_add_data_func ("/pl/similarity/cosine-model/mini-gpt2", "mini-gpt2", check_cosine_model);
+  g_test_add_data_func ("/pl/similarity/cosine-model/mini-bert", "mini-bert", check_cosine_model);
+  g_test_add_data_func ("/pl/similarity/cosine-model/mini-roberta", "mini-roberta", check_cosine_model);
   return g_test_run ();
 }
