@@ -3,10 +3,10 @@
 
 #include <glib/gi18n.h>
 #include <math.h>
-#include <stdio.h>
 
 #include "pl-cli.h"
 #include "pl-cli-figure.h"
+#include "pl-error.h"
 
 /* Figure options shared by the analysis commands, and writing the figure. */
 
@@ -69,41 +69,53 @@ parse_size (const char *text,
   return end != text && *end == '\0' && *width > 0 && *height > 0 && isfinite (*width) && isfinite (*height);
 }
 
-static int
-usage (const char *message)
+gboolean
+pl_cli_figure_check_options (const PlCliFigureOptions *options,
+                             GError                  **error)
 {
-  fprintf (stderr, "poslens-cli: %s\n", message);
-  return PL_CLI_EXIT_USAGE;
-}
+  double w, h;
 
-int
-pl_cli_figure_write (PlFigure                 *figure,
-                     const char               *out,
-                     const PlCliFigureOptions *options)
-{
-  g_autoptr(GError) error = NULL;
-  double width = DEFAULT_WIDTH_PT, height = DEFAULT_HEIGHT_PT;
-
-  if (options->size != NULL && !parse_size (options->size, &width, &height))
+  if (options->size != NULL && !parse_size (options->size, &w, &h))
     {
-      g_autofree char *message = g_strdup_printf ("--size wants WIDTHxHEIGHT in points, like 432x360, not “%s”",
-                                                  options->size);
-      return usage (message);
+      g_set_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT,
+                   "--size wants WIDTHxHEIGHT in points, like 432x360, not “%s”", options->size);
+      return FALSE;
     }
   if (!(options->dpi > 0) || !isfinite (options->dpi))
-    return usage ("--dpi must be a positive number, like 150 or 300");
+    {
+      g_set_error_literal (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT,
+                           "--dpi must be a positive number, like 150 or 300");
+      return FALSE;
+    }
+  if (options->colormap != NULL && !pl_colormap_from_string (options->colormap, NULL, NULL))
+    {
+      g_autofree char *names = g_strjoinv (", ", (char **) pl_colormap_list_names ());
+
+      g_set_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT,
+                   "--colormap “%s” is not one of %s (add _r to reverse)", options->colormap, names);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+pl_cli_figure_write (PlFigure                 *figure,
+                     const char               *out,
+                     const PlCliFigureOptions *options,
+                     GError                  **error)
+{
+  double width = DEFAULT_WIDTH_PT, height = DEFAULT_HEIGHT_PT;
+
+  if (!pl_cli_figure_check_options (options, error))
+    return FALSE;
+  if (options->size != NULL)
+    parse_size (options->size, &width, &height);
   if (options->colormap != NULL)
     {
       PlColormapId id;
       gboolean reversed;
 
-      if (!pl_colormap_from_string (options->colormap, &id, &reversed))
-        {
-          g_autofree char *names = g_strjoinv (", ", (char **) pl_colormap_list_names ());
-          g_autofree char *message = g_strdup_printf ("unknown colour map “%s”; use one of %s (add _r to reverse)",
-                                                      options->colormap, names);
-          return usage (message);
-        }
+      pl_colormap_from_string (options->colormap, &id, &reversed);
       pl_figure_set_colormap (figure, id);
       pl_figure_set_reversed (figure, reversed);
     }
@@ -114,49 +126,68 @@ pl_cli_figure_write (PlFigure                 *figure,
                             isnan (options->azimuth) ? 0 : options->azimuth,
                             isnan (options->elevation) ? 0 : options->elevation);
 
-  if (!pl_figure_export (figure, out, width, height, options->dpi, &error))
-    return pl_cli_fail (error);
-  return PL_CLI_EXIT_OK;
+  return pl_figure_export (figure, out, width, height, options->dpi, error);
 }
 
-int
-pl_cli_figure_write_heatmap (PlMatrix                 *values,
-                             guint                     first_position,
-                             const char               *title,
-                             const char               *value_label,
-                             const char               *out,
-                             const PlCliFigureOptions *options)
+static guint
+first_position (const char *rows)
 {
-  g_autoptr(PlFigure) figure = pl_figure_new_heatmap (values, first_position);
+  gsize first = 0, count;
 
-  pl_figure_set_title (figure, title);
-  pl_figure_set_value_label (figure, value_label);
-  return pl_cli_figure_write (figure, out, options);
+  /* The command has read the rows already, so the spec is known to be good. */
+  if (rows == NULL || !pl_cli_parse_rows (rows, G_MAXUINT32, &first, &count, NULL))
+    return 0;
+  return (guint) first;
 }
 
-int
+gboolean
+pl_cli_figure_write_similarity (PlMatrix                 *similarity,
+                                PlSimilarityMetric        metric,
+                                const char               *rows,
+                                const char               *out,
+                                const PlCliFigureOptions *options,
+                                GError                  **error)
+{
+  g_autoptr(PlFigure) figure = pl_figure_new_heatmap (similarity, first_position (rows));
+
+  switch (metric)
+    {
+    case PL_SIMILARITY_DOT:
+      pl_figure_set_value_label (figure, "Dot product");
+      break;
+    case PL_SIMILARITY_L2:
+      pl_figure_set_value_label (figure, "Euclidean distance");
+      break;
+    case PL_SIMILARITY_COSINE:
+    default:
+      pl_figure_set_value_label (figure, "Cosine similarity");
+      break;
+    }
+  return pl_cli_figure_write (figure, out, options, error);
+}
+
+gboolean
 pl_cli_figure_write_pca (PlPca                    *pca,
-                         guint                     first_position,
-                         const char               *title,
+                         const char               *rows,
                          const char               *out,
-                         const PlCliFigureOptions *options)
+                         const PlCliFigureOptions *options,
+                         GError                  **error)
 {
   g_autoptr(PlFigure) figure = NULL;
   g_autofree double *ratio = g_new (double, pca->n_components);
+  guint first = first_position (rows);
 
   for (guint k = 0; k < pca->n_components; k++)
     ratio[k] = pl_matrix_get (pca->explained_variance_ratio, 0, k);
 
   if ((!isnan (options->azimuth) || !isnan (options->elevation)) && pca->n_components >= 3)
-    figure = pl_figure_new_trajectory_3d (pca->projection, first_position, ratio, 0, 1, 2);
+    figure = pl_figure_new_trajectory_3d (pca->projection, first, ratio, 0, 1, 2);
   else if (pca->n_components >= 2)
-    figure = pl_figure_new_trajectory (pca->projection, first_position, ratio, 0, 1);
+    figure = pl_figure_new_trajectory (pca->projection, first, ratio, 0, 1);
   else
     {
-      /* One component: its share of the variance is all there is to draw. */
       figure = pl_figure_new_bars (ratio, pca->n_components, NULL);
       pl_figure_set_axis_labels (figure, "Component", "Ratio of variance");
     }
-  pl_figure_set_title (figure, title);
-  return pl_cli_figure_write (figure, out, options);
+  return pl_cli_figure_write (figure, out, options, error);
 }

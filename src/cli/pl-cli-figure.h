@@ -2,22 +2,26 @@
 #pragma once
 
 #include <glib.h>
+#include <math.h>   /* NAN in PL_CLI_FIGURE_OPTIONS_INIT */
 
 #include "pl-figure.h"
 #include "pl-pca.h"
+#include "pl-similarity.h"
 
 G_BEGIN_DECLS
 
 /* The figure options every analysis command shares: --colormap, --size WxH
- * (points), --dpi, --title, --azimuth, --elevation. A command keeps one of
- * these on its stack, adds the options to its context before parsing, and
- * writes a figure when --out ends in .png, .svg or .pdf:
+ * (points), --dpi, --title, --azimuth, --elevation, and writing the figure
+ * when --out ends in .png, .svg or .pdf. In a command:
  *
- *   PlCliFigureOptions figure = PL_CLI_FIGURE_OPTIONS_INIT;
- *   pl_cli_figure_add_options (context, &figure);
+ *   g_auto(PlCliFigureOptions) figure = PL_CLI_FIGURE_OPTIONS_INIT;
+ *   pl_cli_figure_add_options (context, &figure);             before parsing
+ *   if (!pl_cli_figure_check_options (&figure, &error))       after parsing
+ *     return pl_cli_usage ("similarity", error->message);
  *   ...
- *   if (pl_cli_figure_is_figure_path (out))
- *     return pl_cli_figure_write_heatmap (sim, first_position, title, "Cosine similarity", out, &figure);
+ *   pl_cli_figure_is_figure_path (out)
+ *     ? pl_cli_figure_write_similarity (similarity, metric, rows, out, &figure, &error)
+ *     : write_similarity (...)
  */
 typedef struct
 {
@@ -31,30 +35,37 @@ typedef struct
 
 #define PL_CLI_FIGURE_OPTIONS_INIT { NULL, NULL, 150.0, NULL, NAN, NAN }
 
-void     pl_cli_figure_add_options     (GOptionContext           *context,
-                                        PlCliFigureOptions       *options);
-void     pl_cli_figure_options_clear   (PlCliFigureOptions       *options);
+void     pl_cli_figure_add_options      (GOptionContext           *context,
+                                         PlCliFigureOptions       *options);
+void     pl_cli_figure_options_clear    (PlCliFigureOptions       *options);
+/* The values make sense (a size like 432x360, a known colour map, a positive DPI);
+ * the error is a usage message. */
+gboolean pl_cli_figure_check_options    (const PlCliFigureOptions *options,
+                                         GError                  **error);
 /* TRUE when PATH names a figure: it ends in .png, .svg or .pdf (any case). */
-gboolean pl_cli_figure_is_figure_path  (const char               *path);
+gboolean pl_cli_figure_is_figure_path   (const char               *path);
 /* Applies the options to FIGURE (colour map, title when given, rotation) and
- * writes it to OUT. Returns the command's exit code: 0, 1 for a bad option
- * value or 2 for a file that cannot be written, with one line on stderr. */
-int      pl_cli_figure_write           (PlFigure                 *figure,
-                                        const char               *out,
-                                        const PlCliFigureOptions *options);
-/* The usual figures of the analyses, built and written in one call. TITLE is
- * the default, replaced by --title. */
-int      pl_cli_figure_write_heatmap   (PlMatrix                 *values,
-                                        guint                     first_position,
-                                        const char               *title,
-                                        const char               *value_label,
-                                        const char               *out,
-                                        const PlCliFigureOptions *options);
-/* PC1 against PC2, or PC1–PC3 in 3-D when --azimuth or --elevation is given. */
-int      pl_cli_figure_write_pca       (PlPca                    *pca,
-                                        guint                     first_position,
-                                        const char               *title,
-                                        const char               *out,
-                                        const PlCliFigureOptions *options);
+ * writes it to OUT (temporary file, then renamed). */
+gboolean pl_cli_figure_write            (PlFigure                 *figure,
+                                         const char               *out,
+                                         const PlCliFigureOptions *options,
+                                         GError                  **error);
+/* The analyses' figures in one call each. ROWS is the command's --rows
+ * ("FIRST:END" or NULL), so the axes count positions from FIRST. */
+gboolean pl_cli_figure_write_similarity (PlMatrix                 *similarity,
+                                         PlSimilarityMetric        metric,
+                                         const char               *rows,
+                                         const char               *out,
+                                         const PlCliFigureOptions *options,
+                                         GError                  **error);
+/* PC1 against PC2, or PC1–PC3 in 3-D when --azimuth or --elevation is given;
+ * the explained variance as bars when there is one component. */
+gboolean pl_cli_figure_write_pca        (PlPca                    *pca,
+                                         const char               *rows,
+                                         const char               *out,
+                                         const PlCliFigureOptions *options,
+                                         GError                  **error);
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (PlCliFigureOptions, pl_cli_figure_options_clear)
 
 G_END_DECLS

@@ -232,10 +232,18 @@ labelled_points (PlFigure *self)
 {
   GArray *which = g_array_new (FALSE, FALSE, sizeof (guint));
   guint k = label_every (self);
+  guint n = self->n_points;
 
-  for (guint i = 0; i < self->n_points; i++)
-    if ((self->first_position + i) % k == 0)
-      g_array_append_val (which, i);
+  for (guint i = 0; i < n; i++)
+    {
+      guint p = self->first_position + i;
+      /* Where the path starts and ends matters too, unless the next (or
+       * last) round label is close by. */
+      gboolean end = (i == 0 && k - p % k > k / 3) || (i + 1 == n && n > 1 && p % k > k / 3);
+
+      if (p % k == 0 || end)
+        g_array_append_val (which, i);
+    }
   return which;
 }
 

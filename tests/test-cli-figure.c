@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "pl-cli-figure.h"
+#include "pl-error.h"
+#include "pl-test-util.h"
+
+/* The figure options of poslens-cli and the figures they write. */
+
+static void
+test_figure_paths (void)
+{
+  g_assert_true (pl_cli_figure_is_figure_path ("out/sim.png"));
+  g_assert_true (pl_cli_figure_is_figure_path ("Sim.SVG"));
+  g_assert_true (pl_cli_figure_is_figure_path ("a.pdf"));
+  g_assert_false (pl_cli_figure_is_figure_path ("a.h5"));
+  g_assert_false (pl_cli_figure_is_figure_path ("png"));
+  g_assert_false (pl_cli_figure_is_figure_path (NULL));
+}
+
+static void
+test_check_options (void)
+{
+  PlCliFigureOptions options = PL_CLI_FIGURE_OPTIONS_INIT;
+  const char *bad_sizes[] = { "432", "432x", "x360", "0x360", "432x-1", "432x360pt", "axb" };
+
+  g_assert_true (pl_cli_figure_check_options (&options, NULL));
+  for (guint i = 0; i < G_N_ELEMENTS (bad_sizes); i++)
+    {
+      g_autoptr(GError) error = NULL;
+
+      options.size = (char *) bad_sizes[i];
+      g_assert_false (pl_cli_figure_check_options (&options, &error));
+      g_assert_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT);
+      g_assert_nonnull (strstr (error->message, "--size"));
+    }
+  options.size = (char *) "300.5X200";
+  g_assert_true (pl_cli_figure_check_options (&options, NULL));
+  options.dpi = 0;
+  g_assert_false (pl_cli_figure_check_options (&options, NULL));
+  options.dpi = 300;
+  options.colormap = (char *) "jet";
+  g_assert_false (pl_cli_figure_check_options (&options, NULL));
+  options.colormap = (char *) "Inferno_r";
+  g_assert_true (pl_cli_figure_check_options (&options, NULL));
+}
+
+static guint
+count_colour (cairo_surface_t *png,
+              guint32          rgb)
+{
+  const guint8 *data = cairo_image_surface_get_data (png);
+  int stride = cairo_image_surface_get_stride (png);
+  guint n = 0;
+
+  for (int y = 0; y < cairo_image_surface_get_height (png); y++)
+    for (int x = 0; x < cairo_image_surface_get_width (png); x++)
+      n += (*(const guint32 *) (gconstpointer) (data + (gsize) y * stride + 4 * x) & 0xffffff) == rgb;
+  return n;
+}
+
+/* --size, --dpi and --colormap reach the file: 200 × 100 pt at 144 DPI is
+ * 400 × 200 pixels, and reversed magma puts magma's light end on the zeros
+ * and its dark end on the diagonal's ones. */
+static void
+test_write_similarity (void)
+{
+  g_autofree char *dir = pl_test_tmpdir ();
+  g_autofree char *path = g_build_filename (dir, "sim.png", NULL);
+  g_autoptr(PlMatrix) m = pl_matrix_new (6, 6);
+  g_autoptr(GError) error = NULL;
+  PlCliFigureOptions options = PL_CLI_FIGURE_OPTIONS_INIT;
+  cairo_surface_t *png;
+
+  for (guint i = 0; i < 6; i++)
+    m->data[i * 6 + i] = 1;
+  options.size = (char *) "200x100";
+  options.dpi = 144;
+  options.colormap = (char *) "magma_r";
+  g_assert_true (pl_cli_figure_write_similarity (m, PL_SIMILARITY_COSINE, "100:106", path, &options, &error));
+  g_assert_no_error (error);
+
+  png = cairo_image_surface_create_from_png (path);
+  g_assert_cmpint (cairo_surface_status (png), ==, CAIRO_STATUS_SUCCESS);
+  g_assert_cmpint (cairo_image_surface_get_width (png), ==, 400);
+  g_assert_cmpint (cairo_image_surface_get_height (png), ==, 200);
+  g_assert_cmpuint (count_colour (png, 0xfcfdbf), >, 1000);
+  g_assert_cmpuint (count_colour (png, 0x000004), >, 100);
+  g_assert_cmpuint (count_colour (png, 0x440154), ==, 0);     /* not viridis */
+  cairo_surface_destroy (png);
+
+  /* A bad option is reported as such. */
+  options.size = (char *) "big";
+  g_assert_false (pl_cli_figure_write_similarity (m, PL_SIMILARITY_COSINE, NULL, path, &options, &error));
+  g_assert_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT);
+  pl_test_rmtree (dir);
+}
+
+/* PCA: 2-D with the explained variance on the axes; 3-D once a rotation is asked for. */
+static void
+test_write_pca (void)
+{
+  g_autofree char *dir = pl_test_tmpdir ();
+  g_autofree char *flat = g_build_filename (dir, "flat.svg", NULL);
+  g_autofree char *deep = g_build_filename (dir, "deep.svg", NULL);
+  g_autofree char *flat_text = NULL;
+  g_autofree char *deep_text = NULL;
+  g_autoptr(PlMatrix) x = pl_matrix_new (40, 6);
+  g_autoptr(PlPca) pca = NULL;
+  g_autoptr(GError) error = NULL;
+  PlCliFigureOptions options = PL_CLI_FIGURE_OPTIONS_INIT;
+  g_autofree char *pc1 = NULL;
+
+  for (guint i = 0; i < 40; i++)
+    for (guint j = 0; j < 6; j++)
+      x->data[i * 6 + j] = (float) (sin (0.3 * i * (j + 1)) + 0.1 * j);
+  pca = pl_pca_compute (x, 3, &error);
+  g_assert_no_error (error);
+
+  options.title = (char *) "Demo & <friends>";
+  g_assert_true (pl_cli_figure_write_pca (pca, "7:47", flat, &options, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_get_contents (flat, &flat_text, NULL, NULL));
+  pc1 = g_strdup_printf (">PC1 (%.1f %% of variance)</text>", 100 * pl_matrix_get (pca->explained_variance_ratio, 0, 0));
+  g_assert_nonnull (strstr (flat_text, pc1));
+  g_assert_nonnull (strstr (flat_text, ">Demo &amp; &lt;friends&gt;</text>"));
+  g_assert_nonnull (strstr (flat_text, ">7</text>"));        /* the first position's label */
+  g_assert_null (strstr (flat_text, "azimuth"));
+
+  options.azimuth = 30;
+  g_assert_true (pl_cli_figure_write_pca (pca, NULL, deep, &options, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_get_contents (deep, &deep_text, NULL, NULL));
+  g_assert_nonnull (strstr (deep_text, ">azimuth 30°, elevation 0°</text>"));
+  pl_test_rmtree (dir);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/pl/cli-figure/paths", test_figure_paths);
+  g_test_add_func ("/pl/cli-figure/check-options", test_check_options);
+  g_test_add_func ("/pl/cli-figure/similarity", test_write_similarity);
+  g_test_add_func ("/pl/cli-figure/pca", test_write_pca);
+
+  return g_test_run ();
+}
