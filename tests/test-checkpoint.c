@@ -221,6 +221,65 @@ test_cli_info_json (void)
   g_assert_cmpstr (json_object_get_string_member (table, "dtype"), ==, "float32");
 }
 
+/* Models opened and read on several threads at once (as the app's workers
+ * do) give exactly what one thread reads. The readers serialise HDF5 on the
+ * global lock; this machine's libhdf5 happens to be built thread-safe too
+ * (H5_HAVE_THREADSAFE), so this checks our own state, not HDF5's. */
+static gpointer
+open_and_read (gpointer data)
+{
+  const char *folder = data;
+  g_autofree char *dir = pl_test_demo (folder, NULL);
+  PlMatrix *last = NULL;
+
+  for (guint i = 0; i < 4; i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(PlModel) model = pl_model_open (dir, NULL, &error);
+      PlCheckpoint *ckpt;
+      PlMatrix *positions;
+
+      g_assert_no_error (error);
+      ckpt = pl_model_get_checkpoint (model);
+      /* Many small reads, so the threads' HDF5 calls interleave. */
+      for (guint r = 0; r < 150; r++)
+        {
+          g_autoptr(PlMatrix) rows = pl_checkpoint_read_rows (ckpt, pl_model_get_position_table_name (model),
+                                                              (r * 37) % 500, 4, &error);
+
+          g_assert_no_error (error);
+          g_assert_cmpuint (rows->rows, ==, 4);
+        }
+      positions = pl_model_read_positions (model, &error);
+      g_assert_no_error (error);
+      g_clear_pointer (&last, pl_matrix_unref);
+      last = positions;
+    }
+  return last;
+}
+
+static void
+test_threads (void)
+{
+  static const char * const folders[] = { "mini-gpt2", "mini-bert", "mini-roberta", "mini-gpt2" };
+  GThread *threads[G_N_ELEMENTS (folders)];
+
+  for (guint i = 0; i < G_N_ELEMENTS (folders); i++)
+    threads[i] = g_thread_new ("reader", open_and_read, (gpointer) folders[i]);
+  for (guint i = 0; i < G_N_ELEMENTS (folders); i++)
+    {
+      g_autoptr(PlMatrix) got = g_thread_join (threads[i]);
+      g_autofree char *file = pl_test_demo (folders[i], "tf_model.h5", NULL);
+      const char *dataset = g_str_equal (folders[i], "mini-gpt2") ? GPT2_WPE
+                            : g_str_equal (folders[i], "mini-bert") ? BERT_POS : ROBERTA_POS;
+      guint first = g_str_equal (folders[i], "mini-roberta") ? 2 : 0;
+      g_autoptr(PlMatrix) raw = pl_test_read_h5 (file, dataset);
+      g_autoptr(PlMatrix) expect = pl_matrix_slice_rows (raw, first, 512);
+
+      g_assert_cmpfloat (pl_test_max_abs_diff (got, expect), ==, 0.0);
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -238,6 +297,7 @@ main (int   argc,
   g_test_add_func ("/pl/checkpoint/plain-table", test_plain_table);
   g_test_add_func ("/pl/checkpoint/builtin", test_builtin);
   g_test_add_func ("/pl/checkpoint/cli-info-json", test_cli_info_json);
+  g_test_add_func ("/pl/checkpoint/threads", test_threads);
 
   return g_test_run ();
 }
