@@ -466,6 +466,48 @@ test_missing_config (void)
   pl_test_rmtree (tmp);
 }
 
+/* float16 in HDF5, as h5py writes numpy's float16: an IEEE half type that
+ * HDF5 converts on read. Exact values come back exactly. */
+static void
+test_hdf5_half (void)
+{
+  g_autofree char *tmp = pl_test_tmpdir ();
+  g_autofree char *path = g_build_filename (tmp, "half.h5", NULL);
+  g_autofree float *values = pl_test_exact_values (40, 24);
+  g_autoptr(PlMatrix) expect = pl_matrix_new_from (40, 24, values);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PlModel) model = NULL;
+  g_autoptr(PlMatrix) positions = NULL;
+  hsize_t dims[2] = { 40, 24 };
+  hid_t file, space, type, dset;
+  const PlTensorInfo *info;
+
+  file = H5Fcreate (path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  type = H5Tcopy (H5T_IEEE_F32LE);
+  H5Tset_fields (type, 15, 10, 5, 0, 10);
+  H5Tset_precision (type, 16);
+  H5Tset_size (type, 2);
+  H5Tset_ebias (type, 15);
+  space = H5Screate_simple (2, dims, NULL);
+  dset = H5Dcreate2 (file, "/position_embeddings", type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  g_assert_cmpint (H5Dwrite (dset, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, values), >=, 0);
+  H5Dclose (dset);
+  H5Sclose (space);
+  H5Tclose (type);
+  H5Fclose (file);
+
+  model = pl_model_open (path, NULL, &error);
+  g_assert_no_error (error);
+  info = pl_checkpoint_find_tensor (pl_model_get_checkpoint (model), "/position_embeddings");
+  g_assert_cmpint (info->dtype, ==, PL_DTYPE_F16);
+  g_assert_cmpstr (info->dtype_name, ==, "float16");
+  positions = pl_model_read_positions (model, &error);
+  g_assert_no_error (error);
+  g_assert_cmpfloat (pl_test_max_abs_diff (positions, expect), ==, 0.0);
+  g_clear_object (&model);
+  pl_test_rmtree (tmp);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -477,6 +519,7 @@ main (int   argc,
   g_test_add_func ("/pl/model/bert/safetensors", test_bert_safetensors);
   g_test_add_func ("/pl/model/roberta/sharded", test_roberta_sharded);
   g_test_add_func ("/pl/model/dtypes", test_dtypes);
+  g_test_add_func ("/pl/model/hdf5-half", test_hdf5_half);
   g_test_add_func ("/pl/model/missing-config", test_missing_config);
 
   return g_test_run ();
