@@ -152,6 +152,29 @@ build_corpus (void)
     pl_test_write_raw_safetensors (path, strlen (header), header, 4);
   }
 
+  {
+    /* Nesting that would overflow a recursive JSON parser's stack. */
+    gsize depth = 200000;
+    g_autofree char *deep = g_malloc (2 * depth + 1);
+
+    memset (deep, '[', depth);
+    memset (deep + depth, ']', depth);
+    deep[2 * depth] = '\0';
+    write_safetensors_header ("deep-header.safetensors", deep, 0);
+  }
+  {
+    g_autofree char *dir = g_build_filename (corpus, "deep-config", NULL);
+    g_autofree char *config = g_build_filename (dir, "config.json", NULL);
+    g_autofree char *weights = g_build_filename (dir, "model.safetensors", NULL);
+    g_autofree char *text = g_strnfill (100000, '{');
+    g_autofree float *v = pl_test_exact_values (4, 4);
+    const PlTestTensor table = { "position_embeddings", "F32", 2, { 4, 4 }, v };
+
+    g_mkdir (dir, 0700);
+    pl_test_write_text (config, text);
+    pl_test_write_safetensors (weights, &table, 1);
+  }
+
   /* Tables with bad values: NaN, infinity, an all-zero row. */
   write_table_h5 ("nan-row.h5", 5, NAN);
   write_table_h5 ("inf-row.h5", 9, INFINITY);
@@ -288,6 +311,8 @@ static const BadCase cases[] = {
   { "too-many-dims.safetensors", NULL, "dimensions" },
   { "int-table.safetensors", "t", "I32" },
   { "binary-header.safetensors", NULL, "UTF-8" },
+  { "deep-header.safetensors", NULL, "nests deeper" },
+  { "deep-config", NULL, "nests deeper" },
   { "nan-row.h5", NULL, "NaN" },
   { "inf-row.h5", NULL, "infinity" },
   { "zero-row.h5", NULL, "zeros" },

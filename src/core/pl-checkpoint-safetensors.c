@@ -279,8 +279,7 @@ parse_header (PlCheckpointSafetensors  *self,
               GError                  **error)
 {
   Shard *shard = &g_array_index (self->shards, Shard, shard_index);
-  g_autoptr(JsonParser) parser = json_parser_new_immutable ();
-  g_autoptr(GError) local_error = NULL;
+  g_autoptr(JsonParser) parser = NULL;
   g_autoptr(GArray) ranges = g_array_new (FALSE, FALSE, sizeof (Range));
   g_autofree char *header = NULL;
   const char *path = shard->path;
@@ -334,12 +333,13 @@ parse_header (PlCheckpointSafetensors  *self,
                    "%s: the safetensors header is not UTF-8 text", path);
       return FALSE;
     }
-  if (!json_parser_load_from_data (parser, header, header_len, &local_error))
-    {
-      g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT,
-                   "%s: the safetensors header is not valid JSON: %s", path, local_error->message);
+  {
+    g_autofree char *what = g_strdup_printf ("%s: the safetensors header", path);
+
+    parser = pl_checkpoint_parse_json (header, header_len, what, error);
+    if (parser == NULL)
       return FALSE;
-    }
+  }
   root = json_parser_get_root (parser);
   if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
     {

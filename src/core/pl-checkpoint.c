@@ -133,6 +133,89 @@ pl_checkpoint_add_tensor (PlCheckpoint  *self,
   return entry;
 }
 
+/* Deeper than any real config or header; json-glib recurses per level. */
+#define MAX_JSON_DEPTH 64
+
+JsonParser *
+pl_checkpoint_parse_json (const char  *text,
+                          gsize        len,
+                          const char  *what,
+                          GError     **error)
+{
+  g_autoptr(JsonParser) parser = json_parser_new_immutable ();
+  g_autoptr(GError) local_error = NULL;
+  gboolean in_string = FALSE;
+  guint depth = 0;
+
+  for (gsize i = 0; i < len; i++)
+    {
+      char c = text[i];
+
+      if (in_string)
+        {
+          if (c == '\\')
+            i++;
+          else if (c == '"')
+            in_string = FALSE;
+          continue;
+        }
+      if (c == '"')
+        in_string = TRUE;
+      else if (c == '[' || c == '{')
+        {
+          if (++depth > MAX_JSON_DEPTH)
+            {
+              g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT,
+                           "%s nests deeper than %d levels, which no real file does", what, MAX_JSON_DEPTH);
+              return NULL;
+            }
+        }
+      else if ((c == ']' || c == '}') && depth > 0)
+        depth--;
+    }
+
+  if (!json_parser_load_from_data (parser, text, len, &local_error))
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT,
+                   "%s is not valid JSON: %s", what, local_error->message);
+      return NULL;
+    }
+  return g_steal_pointer (&parser);
+}
+
+JsonParser *
+pl_checkpoint_parse_json_file (const char  *path,
+                               gsize        max_bytes,
+                               GError     **error)
+{
+  g_autofree char *text = NULL;
+  g_autoptr(GError) local_error = NULL;
+  GStatBuf st;
+  gsize len;
+
+  if (g_stat (path, &st) != 0)
+    {
+      int saved = errno;
+
+      g_set_error (error, PL_ERROR, saved == ENOENT ? PL_ERROR_NOT_FOUND : PL_ERROR_FAILED,
+                   "%s: %s", path, g_strerror (saved));
+      return NULL;
+    }
+  if ((guint64) st.st_size > max_bytes)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_TOO_LARGE,
+                   "%s is %" G_GUINT64_FORMAT " bytes, far more than such a file holds",
+                   path, (guint64) st.st_size);
+      return NULL;
+    }
+  if (!g_file_get_contents (path, &text, &len, &local_error))
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_FAILED, "%s", local_error->message);
+      return NULL;
+    }
+  return pl_checkpoint_parse_json (text, len, path, error);
+}
+
 gboolean
 pl_checkpoint_load_config (PlCheckpoint  *self,
                            const char    *weights_file,
@@ -142,19 +225,14 @@ pl_checkpoint_load_config (PlCheckpoint  *self,
   g_autofree char *dir = g_path_get_dirname (weights_file);
   g_autofree char *config_path = g_build_filename (dir, "config.json", NULL);
   g_autoptr(JsonParser) parser = NULL;
-  g_autoptr(GError) local_error = NULL;
   JsonNode *root;
 
   if (!g_file_test (config_path, G_FILE_TEST_IS_REGULAR))
     return TRUE;
 
-  parser = json_parser_new_immutable ();
-  if (!json_parser_load_from_mapped_file (parser, config_path, &local_error))
-    {
-      g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT,
-                   "%s is not valid JSON: %s", config_path, local_error->message);
-      return FALSE;
-    }
+  parser = pl_checkpoint_parse_json_file (config_path, 16 << 20, error);
+  if (parser == NULL)
+    return FALSE;
   root = json_parser_get_root (parser);
   if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
     {
@@ -171,8 +249,7 @@ GStrv
 pl_checkpoint_read_shard_index (const char  *index_path,
                                 GError     **error)
 {
-  g_autoptr(JsonParser) parser = json_parser_new_immutable ();
-  g_autoptr(GError) local_error = NULL;
+  g_autoptr(JsonParser) parser = NULL;
   g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
   g_autoptr(GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
   g_autofree char *dir = g_path_get_dirname (index_path);
@@ -182,12 +259,9 @@ pl_checkpoint_read_shard_index (const char  *index_path,
   JsonNode *root;
   JsonObject *map;
 
-  if (!json_parser_load_from_mapped_file (parser, index_path, &local_error))
-    {
-      g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT,
-                   "%s is not a valid shard index: %s", index_path, local_error->message);
-      return NULL;
-    }
+  parser = pl_checkpoint_parse_json_file (index_path, 256 << 20, error);
+  if (parser == NULL)
+    return NULL;
   root = json_parser_get_root (parser);
   if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root) ||
       !json_object_has_member (json_node_get_object (root), "weight_map") ||
