@@ -33,3 +33,4 @@ shot() {
 shot similarity similarity
 shot trajectory trajectory
 shot probes probes
+shot compare compare

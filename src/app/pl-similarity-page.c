@@ -7,6 +7,7 @@
 #include "pl-figure-view.h"
 #include "pl-layer-picker.h"
 #include "pl-page-runner.h"
+#include "pl-questions.h"
 #include "pl-similarity.h"
 #include "pl-similarity-page.h"
 #include "pl-view-style.h"
@@ -40,20 +41,6 @@ static void page_iface_init (PlPageInterface *iface);
 G_DEFINE_FINAL_TYPE_WITH_CODE (PlSimilarityPage, pl_similarity_page, GTK_TYPE_WIDGET,
                                G_IMPLEMENT_INTERFACE (PL_TYPE_PAGE, page_iface_init))
 
-typedef struct
-{
-  PlMatrix           *table;
-  PlSimilarityMetric  metric;
-  gboolean            center;
-} Question;
-
-static void
-question_free (Question *question)
-{
-  g_clear_pointer (&question->table, pl_matrix_unref);
-  g_free (question);
-}
-
 static PlSimilarityMetric
 get_metric (PlSimilarityPage *self)
 {
@@ -63,29 +50,10 @@ get_metric (PlSimilarityPage *self)
 static char *
 answer_key (PlSimilarityPage *self)
 {
-  PlModel *model = pl_workspace_get_model (self->workspace);
-
-  return g_strdup_printf ("similarity/%s/%d/%s/%d",
-                          pl_workspace_model_key (model),
-                          pl_workspace_get_layer (self->workspace),
-                          pl_similarity_metric_to_string (get_metric (self)),
-                          gtk_toggle_button_get_active (self->center_button));
-}
-
-static gboolean
-compute_similarity (PlAnalysisJob  *job,
-                    gpointer        data,
-                    GValue         *result,
-                    GError        **error)
-{
-  Question *question = data;
-  PlMatrix *matrix = pl_similarity_compute (question->table, question->metric, question->center, error);
-
-  if (matrix == NULL)
-    return FALSE;
-  g_value_init (result, PL_TYPE_MATRIX);
-  g_value_take_boxed (result, matrix);
-  return TRUE;
+  return pl_similarity_question_key (pl_workspace_get_model (self->workspace),
+                                     pl_workspace_get_layer (self->workspace),
+                                     get_metric (self),
+                                     gtk_toggle_button_get_active (self->center_button));
 }
 
 static void on_selection_changed (PlSimilarityPage *self);
@@ -95,12 +63,8 @@ make_question (PlMatrix *table,
                gpointer  page)
 {
   PlSimilarityPage *self = page;
-  Question *question = g_new0 (Question, 1);
 
-  question->table = pl_matrix_ref (table);
-  question->metric = get_metric (self);
-  question->center = gtk_toggle_button_get_active (self->center_button);
-  return question;
+  return pl_similarity_question_new (table, get_metric (self), gtk_toggle_button_get_active (self->center_button));
 }
 
 static void
@@ -164,7 +128,8 @@ refresh (PlSimilarityPage *self)
 
   key = answer_key (self);
   pl_page_runner_ask (self->runner, self->workspace, key, model, pl_workspace_get_layer (self->workspace),
-                      make_question, compute_similarity, (GDestroyNotify) question_free, on_answer);
+                      make_question, pl_similarity_question_run, (GDestroyNotify) pl_similarity_question_free,
+                      on_answer);
 }
 
 static void

@@ -7,6 +7,7 @@
 #include "pl-layer-picker.h"
 #include "pl-page-runner.h"
 #include "pl-pca.h"
+#include "pl-questions.h"
 #include "pl-trajectory-page.h"
 #include "pl-view-style.h"
 
@@ -40,35 +41,11 @@ static void page_iface_init (PlPageInterface *iface);
 G_DEFINE_FINAL_TYPE_WITH_CODE (PlTrajectoryPage, pl_trajectory_page, GTK_TYPE_WIDGET,
                                G_IMPLEMENT_INTERFACE (PL_TYPE_PAGE, page_iface_init))
 
-static char *
-answer_key (PlTrajectoryPage *self)
-{
-  return g_strdup_printf ("pca/%s/%d", pl_workspace_model_key (pl_workspace_get_model (self->workspace)),
-                          pl_workspace_get_layer (self->workspace));
-}
-
 static gpointer
 make_input (PlMatrix *table,
             gpointer  page)
 {
   return pl_matrix_ref (table);
-}
-
-static gboolean
-compute_pca (PlAnalysisJob  *job,
-             gpointer        data,
-             GValue         *result,
-             GError        **error)
-{
-  PlMatrix *table = data;
-  guint k = MIN (PL_PCA_MAX_COMPONENTS, MIN (table->rows, table->cols));
-  PlPca *pca = pl_pca_compute (table, k, error);
-
-  if (pca == NULL)
-    return FALSE;
-  g_value_init (result, PL_TYPE_PCA);
-  g_value_take_boxed (result, pca);
-  return TRUE;
 }
 
 static void
@@ -164,9 +141,9 @@ refresh (PlTrajectoryPage *self)
       gtk_stack_set_visible_child_name (self->stack, "empty");
       return;
     }
-  key = answer_key (self);
+  key = pl_pca_question_key (model, pl_workspace_get_layer (self->workspace));
   pl_page_runner_ask (self->runner, self->workspace, key, model, pl_workspace_get_layer (self->workspace),
-                      make_input, compute_pca, (GDestroyNotify) pl_matrix_unref, on_answer);
+                      make_input, pl_pca_question_run, (GDestroyNotify) pl_matrix_unref, on_answer);
 }
 
 static void

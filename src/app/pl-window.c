@@ -4,6 +4,7 @@
 #include <glib/gi18n.h>
 #include <string.h>
 
+#include "pl-compare-page.h"
 #include "pl-export-dialog.h"
 #include "pl-model-row.h"
 #include "pl-page.h"
@@ -505,6 +506,7 @@ pl_window_class_init (PlWindowClass *klass)
   g_type_ensure (PL_TYPE_SIMILARITY_PAGE);
   g_type_ensure (PL_TYPE_TRAJECTORY_PAGE);
   g_type_ensure (PL_TYPE_PROBES_PAGE);
+  g_type_ensure (PL_TYPE_COMPARE_PAGE);
 
   gtk_widget_class_set_template_from_resource (widget_class, "/org/poslens/Poslens/ui/pl-window.ui");
   gtk_widget_class_bind_template_child (widget_class, PlWindow, toast_overlay);

@@ -1,0 +1,341 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "pl-compare-page.h"
+#include "pl-figure-view.h"
+#include "pl-page-runner.h"
+#include "pl-questions.h"
+#include "pl-view-style.h"
+
+/* Two models' position similarities side by side on one colour scale, and
+ * their difference where the shapes agree. Each side is its own question, so
+ * what the similarity view computed before is reused. */
+struct _PlComparePage
+{
+  GtkWidget      parent_instance;
+
+  PlWorkspace   *workspace;
+  PlPageRunner  *runners[2];
+  PlMatrix      *answers[2];
+  PlMatrix      *difference;
+  gboolean       rebuilding_names;
+
+  /* Template widgets */
+  GtkStringList *names;
+  GtkDropDown   *first_dropdown;
+  GtkDropDown   *second_dropdown;
+  GtkDropDown   *metric_dropdown;
+  GtkSpinner    *spinner;
+  GtkLabel      *status_label;
+  PlFigureView  *pair_view;
+  PlFigureView  *difference_view;
+};
+
+static void page_iface_init (PlPageInterface *iface);
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (PlComparePage, pl_compare_page, GTK_TYPE_WIDGET,
+                               G_IMPLEMENT_INTERFACE (PL_TYPE_PAGE, page_iface_init))
+
+static PlModel *
+get_model (PlComparePage *self,
+           guint          side)
+{
+  GListModel *models = pl_workspace_get_models (self->workspace);
+  guint i = gtk_drop_down_get_selected (side == 0 ? self->first_dropdown : self->second_dropdown);
+
+  if (i >= g_list_model_get_n_items (models))
+    return NULL;
+  return g_list_model_get_item (models, i);
+}
+
+static PlSimilarityMetric
+get_metric (PlComparePage *self)
+{
+  return (PlSimilarityMetric) gtk_drop_down_get_selected (self->metric_dropdown);
+}
+
+static PlFigure *
+make_heatmap (PlComparePage *self,
+              PlMatrix      *values,
+              const char    *title)
+{
+  PlFigure *figure = pl_figure_new_heatmap (values, 0);
+
+  pl_view_style_apply (figure, self->workspace);
+  pl_figure_set_title (figure, title);
+  return figure;
+}
+
+static void
+show_answers (PlComparePage *self)
+{
+  g_autoptr(PlModel) first = get_model (self, 0);
+  g_autoptr(PlModel) second = get_model (self, 1);
+  PlFigure *panels[2];
+  g_autoptr(PlFigure) pair = NULL;
+  g_autoptr(PlFigure) difference = NULL;
+  const char *metric_name = gtk_string_object_get_string (gtk_drop_down_get_selected_item (self->metric_dropdown));
+
+  if (self->answers[0] == NULL || self->answers[1] == NULL || first == NULL || second == NULL)
+    return;
+
+  panels[0] = make_heatmap (self, self->answers[0], pl_model_get_name (first));
+  panels[1] = make_heatmap (self, self->answers[1], pl_model_get_name (second));
+  pair = pl_figure_new_multiples ((PlFigure * const *) panels, 2, 2);
+  /* The multiples hold their own references. */
+  g_object_unref (panels[0]);
+  g_object_unref (panels[1]);
+  if (get_metric (self) == PL_SIMILARITY_COSINE)
+    pl_figure_set_range (pair, -1, 1);
+  pl_view_style_apply (pair, self->workspace);
+  pl_figure_set_value_label (pair, metric_name);
+  pl_figure_view_set_figure (self->pair_view, pair, 0, 0);
+
+  g_clear_pointer (&self->difference, pl_matrix_unref);
+  if (self->answers[0]->rows == self->answers[1]->rows && self->answers[0]->cols == self->answers[1]->cols)
+    {
+      g_autofree char *title = NULL;
+      gsize n = self->answers[0]->rows * self->answers[0]->cols;
+
+      self->difference = pl_matrix_new (self->answers[0]->rows, self->answers[0]->cols);
+      for (gsize i = 0; i < n; i++)
+        self->difference->data[i] = self->answers[0]->data[i] - self->answers[1]->data[i];
+      /* Translators: title of the difference of two models' similarities: "A − B" */
+      title = g_strdup_printf (_("%s − %s"), pl_model_get_name (first), pl_model_get_name (second));
+      difference = make_heatmap (self, self->difference, title);
+      /* Signed values: white is no difference. */
+      pl_figure_set_colormap (difference, PL_COLORMAP_DIVERGING);
+      pl_figure_set_reversed (difference, FALSE);
+      pl_figure_set_value_label (difference, _("Difference"));
+      pl_figure_view_set_figure (self->difference_view, difference, self->difference->cols, self->difference->rows);
+      gtk_label_set_text (self->status_label, "");
+    }
+  else
+    {
+      g_autofree char *status = g_strdup_printf (_("No difference: %u and %u positions"),
+                                                 (guint) self->answers[0]->rows, (guint) self->answers[1]->rows);
+      pl_figure_view_set_figure (self->difference_view, NULL, 0, 0);
+      gtk_label_set_text (self->status_label, status);
+    }
+}
+
+static gpointer
+make_question (PlMatrix *table,
+               gpointer  page)
+{
+  return pl_similarity_question_new (table, get_metric (page), FALSE);
+}
+
+static void
+on_answer (PlComparePage *self,
+           guint          side,
+           const GValue  *answer,
+           const GError  *error)
+{
+  g_clear_pointer (&self->answers[side], pl_matrix_unref);
+  if (answer == NULL)
+    {
+      gtk_label_set_text (self->status_label, error->message);
+      return;
+    }
+  self->answers[side] = pl_matrix_ref (g_value_get_boxed (answer));
+  show_answers (self);
+}
+
+static void
+on_first_answer (gpointer page, const GValue *answer, const GError *error)
+{
+  on_answer (page, 0, answer, error);
+}
+
+static void
+on_second_answer (gpointer page, const GValue *answer, const GError *error)
+{
+  on_answer (page, 1, answer, error);
+}
+
+static void
+refresh (PlComparePage *self)
+{
+  const PlPageAnswerFunc answered[2] = { on_first_answer, on_second_answer };
+
+  if (self->workspace == NULL || self->rebuilding_names)
+    return;
+
+  for (guint side = 0; side < 2; side++)
+    {
+      g_autoptr(PlModel) model = get_model (self, side);
+      g_autofree char *key = NULL;
+
+      g_clear_pointer (&self->answers[side], pl_matrix_unref);
+      if (model == NULL)
+        {
+          pl_page_runner_cancel (self->runners[side]);
+          continue;
+        }
+      key = pl_similarity_question_key (model, PL_LAYER_TABLE, get_metric (self), FALSE);
+      pl_page_runner_ask (self->runners[side], self->workspace, key, model, PL_LAYER_TABLE,
+                          make_question, pl_similarity_question_run,
+                          (GDestroyNotify) pl_similarity_question_free, answered[side]);
+    }
+}
+
+/* The dropdowns list the sidebar's models by name. */
+static void
+rebuild_names (PlComparePage *self)
+{
+  GListModel *models = pl_workspace_get_models (self->workspace);
+  guint n = g_list_model_get_n_items (models);
+  guint first = gtk_drop_down_get_selected (self->first_dropdown);
+  guint second = gtk_drop_down_get_selected (self->second_dropdown);
+  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+  g_auto(GStrv) names = NULL;
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(PlModel) model = g_list_model_get_item (models, i);
+      g_strv_builder_add (builder, pl_model_get_name (model));
+    }
+  names = g_strv_builder_end (builder);
+
+  self->rebuilding_names = TRUE;
+  gtk_string_list_splice (self->names, 0, g_list_model_get_n_items (G_LIST_MODEL (self->names)),
+                          (const char * const *) names);
+  /* Start with the first two models: GPT-2 against BERT in the demo. */
+  gtk_drop_down_set_selected (self->first_dropdown, first < n ? first : 0);
+  gtk_drop_down_set_selected (self->second_dropdown, second < n && second != GTK_INVALID_LIST_POSITION &&
+                                                     !(second == 0 && n > 1) ? second : MIN (1, n - 1));
+  self->rebuilding_names = FALSE;
+  refresh (self);
+}
+
+void
+pl_compare_page_set_models (PlComparePage *self,
+                            guint          first,
+                            guint          second)
+{
+  g_return_if_fail (PL_IS_COMPARE_PAGE (self));
+
+  self->rebuilding_names = TRUE;
+  gtk_drop_down_set_selected (self->first_dropdown, first);
+  gtk_drop_down_set_selected (self->second_dropdown, second);
+  self->rebuilding_names = FALSE;
+  refresh (self);
+}
+
+gboolean
+pl_compare_page_get_busy (PlComparePage *self)
+{
+  g_return_val_if_fail (PL_IS_COMPARE_PAGE (self), FALSE);
+  return pl_page_runner_get_busy (self->runners[0]) || pl_page_runner_get_busy (self->runners[1]);
+}
+
+PlMatrix *
+pl_compare_page_get_difference (PlComparePage *self)
+{
+  g_return_val_if_fail (PL_IS_COMPARE_PAGE (self), NULL);
+  return self->difference;
+}
+
+static void
+on_parameters_changed (PlComparePage *self)
+{
+  refresh (self);
+}
+
+static void
+on_style_changed (PlComparePage *self)
+{
+  show_answers (self);
+}
+
+static void
+page_set_workspace (PlPage      *page,
+                    PlWorkspace *workspace)
+{
+  PlComparePage *self = PL_COMPARE_PAGE (page);
+
+  if (!g_set_object (&self->workspace, workspace))
+    return;
+  g_signal_connect_object (pl_workspace_get_models (workspace), "items-changed",
+                           G_CALLBACK (rebuild_names), self, G_CONNECT_SWAPPED);
+  pl_view_style_connect (workspace, G_CALLBACK (on_style_changed), self);
+  rebuild_names (self);
+}
+
+static PlFigure *
+page_get_figure (PlPage *page)
+{
+  return pl_figure_view_get_figure (PL_COMPARE_PAGE (page)->pair_view);
+}
+
+static char *
+page_get_export_name (PlPage *page)
+{
+  PlComparePage *self = PL_COMPARE_PAGE (page);
+  g_autoptr(PlModel) first = get_model (self, 0);
+  g_autoptr(PlModel) second = get_model (self, 1);
+
+  return g_strdup_printf ("%s-vs-%s-%s", first ? pl_model_get_name (first) : "model",
+                          second ? pl_model_get_name (second) : "model",
+                          pl_similarity_metric_to_string (get_metric (self)));
+}
+
+static void
+page_iface_init (PlPageInterface *iface)
+{
+  iface->set_workspace = page_set_workspace;
+  iface->get_figure = page_get_figure;
+  iface->get_export_name = page_get_export_name;
+}
+
+static void
+pl_compare_page_dispose (GObject *object)
+{
+  PlComparePage *self = PL_COMPARE_PAGE (object);
+
+  for (guint side = 0; side < 2; side++)
+    {
+      g_clear_pointer (&self->runners[side], pl_page_runner_free);
+      g_clear_pointer (&self->answers[side], pl_matrix_unref);
+    }
+  g_clear_pointer (&self->difference, pl_matrix_unref);
+  g_clear_object (&self->workspace);
+  gtk_widget_dispose_template (GTK_WIDGET (self), PL_TYPE_COMPARE_PAGE);
+  pl_widget_unparent_children (GTK_WIDGET (self));
+  G_OBJECT_CLASS (pl_compare_page_parent_class)->dispose (object);
+}
+
+static void
+pl_compare_page_class_init (PlComparePageClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = pl_compare_page_dispose;
+
+  g_type_ensure (PL_TYPE_FIGURE_VIEW);
+
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+  gtk_widget_class_set_template_from_resource (widget_class, "/org/poslens/Poslens/ui/pl-compare-page.ui");
+  gtk_widget_class_bind_template_child (widget_class, PlComparePage, names);
+  gtk_widget_class_bind_template_child (widget_class, PlComparePage, first_dropdown);
+  gtk_widget_class_bind_template_child (widget_class, PlComparePage, second_dropdown);
+  gtk_widget_class_bind_template_child (widget_class, PlComparePage, metric_dropdown);
+  gtk_widget_class_bind_template_child (widget_class, PlComparePage, spinner);
+  gtk_widget_class_bind_template_child (widget_class, PlComparePage, status_label);
+  gtk_widget_class_bind_template_child (widget_class, PlComparePage, pair_view);
+  gtk_widget_class_bind_template_child (widget_class, PlComparePage, difference_view);
+  gtk_widget_class_bind_template_callback (widget_class, on_parameters_changed);
+}
+
+static void
+pl_compare_page_init (PlComparePage *self)
+{
+  gtk_widget_init_template (GTK_WIDGET (self));
+  /* One spinner for both sides: the first runner drives it. */
+  self->runners[0] = pl_page_runner_new (self, self->spinner);
+  self->runners[1] = pl_page_runner_new (self, NULL);
+}

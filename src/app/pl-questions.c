@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include "pl-questions.h"
+
+char *
+pl_similarity_question_key (PlModel            *model,
+                            int                 layer,
+                            PlSimilarityMetric  metric,
+                            gboolean            center)
+{
+  return g_strdup_printf ("similarity/%s/%d/%s/%d", pl_workspace_model_key (model), layer,
+                          pl_similarity_metric_to_string (metric), center);
+}
+
+PlSimilarityQuestion *
+pl_similarity_question_new (PlMatrix           *table,
+                            PlSimilarityMetric  metric,
+                            gboolean            center)
+{
+  PlSimilarityQuestion *question = g_new0 (PlSimilarityQuestion, 1);
+
+  question->table = pl_matrix_ref (table);
+  question->metric = metric;
+  question->center = center;
+  return question;
+}
+
+void
+pl_similarity_question_free (PlSimilarityQuestion *question)
+{
+  g_clear_pointer (&question->table, pl_matrix_unref);
+  g_free (question);
+}
+
+gboolean
+pl_similarity_question_run (PlAnalysisJob  *job,
+                            gpointer        data,
+                            GValue         *result,
+                            GError        **error)
+{
+  PlSimilarityQuestion *question = data;
+  PlMatrix *matrix = pl_similarity_compute (question->table, question->metric, question->center, error);
+
+  if (matrix == NULL)
+    return FALSE;
+  g_value_init (result, PL_TYPE_MATRIX);
+  g_value_take_boxed (result, matrix);
+  return TRUE;
+}
+
+char *
+pl_pca_question_key (PlModel *model,
+                     int      layer)
+{
+  return g_strdup_printf ("pca/%s/%d", pl_workspace_model_key (model), layer);
+}
+
+gboolean
+pl_pca_question_run (PlAnalysisJob  *job,
+                     gpointer        data,
+                     GValue         *result,
+                     GError        **error)
+{
+  PlMatrix *table = data;
+  guint k = MIN (PL_PCA_MAX_COMPONENTS, MIN (table->rows, table->cols));
+  PlPca *pca = pl_pca_compute (table, k, error);
+
+  if (pca == NULL)
+    return FALSE;
+  g_value_init (result, PL_TYPE_PCA);
+  g_value_take_boxed (result, pca);
+  return TRUE;
+}
