@@ -216,6 +216,24 @@ build_corpus (void)
   }
   H5Fclose (file);
 
+  /* Chunks so large that reading one row would inflate gigabytes. */
+  file = create_h5 ("huge-chunks.h5");
+  {
+    hsize_t dims[2] = { 1 << 20, 1 << 10 };
+    hsize_t chunk[2] = { 300000, 1 << 10 };
+    hid_t space = H5Screate_simple (2, dims, NULL);
+    hid_t dcpl = H5Pcreate (H5P_DATASET_CREATE);
+    hid_t dset;
+
+    H5Pset_chunk (dcpl, 2, chunk);
+    dset = H5Dcreate2 (file, "/position_embeddings", H5T_IEEE_F32LE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    g_assert_cmpint (dset, >=, 0);
+    H5Dclose (dset);
+    H5Pclose (dcpl);
+    H5Sclose (space);
+  }
+  H5Fclose (file);
+
   /* Links that lead out of the file or round in circles. */
   write_table_h5 ("target.h5", 0, 1.0f);
   file = create_h5 ("external-link.h5");
@@ -322,6 +340,7 @@ static const BadCase cases[] = {
   { "shapes.h5", "/scalar", "2-D" },
   { "shapes.h5", "/ints", "int32" },
   { "huge.h5", NULL, "large" },
+  { "huge-chunks.h5", NULL, "chunks" },
   { "external-link.h5", NULL, "not followed" },
   { "external-link.h5", "/position_embeddings", "not followed" },
   { "cycles.h5", NULL, "no datasets" },

@@ -10,7 +10,9 @@
 
 /* Limits that keep a hostile file from making a listing slow. */
 #define MAX_DEPTH   64
-#define MAX_OBJECTS 200000
+#define MAX_OBJECTS 50000
+/* HDF5 inflates a whole chunk to read any of it. */
+#define MAX_CHUNK_BYTES ((guint64) 1 << 30)
 
 struct _PlCheckpointHdf5
 {
@@ -344,16 +346,35 @@ pl_checkpoint_hdf5_read_rows (PlCheckpoint        *checkpoint,
     hid_t dcpl = H5Dget_create_plist (dataset);
     const char *refusal = NULL;
 
+    guint64 chunk_bytes = 0;
+
     if (dcpl >= 0 && H5Pget_layout (dcpl) == H5D_VIRTUAL)
       refusal = "is a virtual dataset made of other files";
     else if (dcpl >= 0 && H5Pget_external_count (dcpl) > 0)
       refusal = "keeps its data in external files";
+    else if (dcpl >= 0 && H5Pget_layout (dcpl) == H5D_CHUNKED)
+      {
+        hsize_t chunk[H5S_MAX_RANK];
+        int chunk_rank = H5Pget_chunk (dcpl, H5S_MAX_RANK, chunk);
+
+        chunk_bytes = MAX (entry->elem_size, 1);
+        for (int i = 0; i < chunk_rank; i++)
+          chunk_bytes = chunk[i] > MAX_CHUNK_BYTES ? MAX_CHUNK_BYTES + 1
+                        : MIN (chunk_bytes * chunk[i], MAX_CHUNK_BYTES + 1);
+      }
     if (dcpl >= 0)
       H5Pclose (dcpl);
     if (refusal != NULL)
       {
         g_set_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED,
                      "%s: “%s” %s; Poslens reads only inside the opened file", file_path, info->name, refusal);
+        goto out;
+      }
+    if (chunk_bytes > MAX_CHUNK_BYTES)
+      {
+        g_set_error (error, PL_ERROR, PL_ERROR_TOO_LARGE,
+                     "%s: “%s” is stored in chunks of more than 1 GiB, which would all be inflated to read a row",
+                     file_path, info->name);
         goto out;
       }
   }
