@@ -122,6 +122,22 @@ cairo_failed (cairo_status_t   status,
 }
 
 static gboolean
+png_failed (const Sink  *sink,
+            const char  *path,
+            GError      *local_error,
+            GError     **error)
+{
+  if (sink->saved_errno != 0)
+    return !cairo_failed (CAIRO_STATUS_WRITE_ERROR, sink, path, error);
+  g_set_error (error, PL_ERROR, PL_ERROR_FAILED, "Could not encode the figure for “%s”: %s",
+               path, local_error ? local_error->message : "unknown error");
+  return FALSE;
+}
+
+/* Drawn a band of rows at a time, each band a translated render of the whole
+ * figure (cheap: the heatmap image is cached), and streamed out: memory stays
+ * at one band, whatever the size of the PNG. */
+static gboolean
 write_png (PlFigure    *self,
            Sink        *sink,
            const char  *path,
@@ -133,10 +149,9 @@ write_png (PlFigure    *self,
   double w = round (width_pt * dpi / 72);
   double h = round (height_pt * dpi / 72);
   g_autoptr(GError) local_error = NULL;
-  gboolean ok;
-  cairo_surface_t *surface;
-  cairo_t *cr;
-  cairo_status_t status;
+  g_autoptr(PlPngWriter) writer = NULL;
+  cairo_surface_t *band;
+  int band_rows;
 
   if (w < 1 || h < 1 || w > MAX_SIDE_PX || h > MAX_SIDE_PX || w * h > MAX_PIXELS)
     {
@@ -146,29 +161,47 @@ write_png (PlFigure    *self,
       return FALSE;
     }
 
-  surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, (int) w, (int) h);
-  cr = cairo_create (surface);
-  /* Fill the pixel grid exactly, whatever the rounding of the size. */
-  cairo_scale (cr, w / width_pt, h / height_pt);
-  pl_figure_render_full (self, cr, width_pt, height_pt, NULL);
-  status = cairo_status (cr);
-  cairo_destroy (cr);
-  if (cairo_failed (status, sink, path, error))
+  /* About 256 KiB of pixels a band. */
+  band_rows = (int) CLAMP (65536 / w, 16, h);
+  band = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, (int) w, band_rows);
+  if (cairo_failed (cairo_surface_status (band), sink, path, error))
     {
-      cairo_surface_destroy (surface);
+      cairo_surface_destroy (band);
       return FALSE;
     }
-  ok = pl_figure_write_png (surface, dpi, png_write, sink, &local_error);
-  cairo_surface_destroy (surface);
-  if (!ok)
+  writer = pl_png_writer_new ((int) w, (int) h, dpi, png_write, sink, &local_error);
+  if (writer == NULL)
     {
-      if (sink->saved_errno != 0)
-        return !cairo_failed (CAIRO_STATUS_WRITE_ERROR, sink, path, error);
-      g_set_error (error, PL_ERROR, PL_ERROR_FAILED, "Could not encode the figure for “%s”: %s",
-                   path, local_error->message);
-      return FALSE;
+      cairo_surface_destroy (band);
+      return png_failed (sink, path, local_error, error);
     }
 
+  for (int y0 = 0; y0 < (int) h; y0 += band_rows)
+    {
+      cairo_t *cr = cairo_create (band);
+      cairo_status_t status;
+
+      cairo_translate (cr, 0, -y0);
+      /* Fill the pixel grid exactly, whatever the rounding of the size. */
+      cairo_scale (cr, w / width_pt, h / height_pt);
+      pl_figure_render_full (self, cr, width_pt, height_pt, NULL);
+      status = cairo_status (cr);
+      cairo_destroy (cr);
+      if (cairo_failed (status, sink, path, error))
+        {
+          cairo_surface_destroy (band);
+          return FALSE;
+        }
+      if (!pl_png_writer_add_rows (writer, band, MIN (band_rows, (int) h - y0), &local_error))
+        {
+          cairo_surface_destroy (band);
+          return png_failed (sink, path, local_error, error);
+        }
+    }
+  cairo_surface_destroy (band);
+
+  if (!pl_png_writer_finish (writer, &local_error))
+    return png_failed (sink, path, local_error, error);
   return TRUE;
 }
 

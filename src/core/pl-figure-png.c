@@ -131,30 +131,47 @@ filter_row (const guint32 *px,
   memcpy (prev, cur, row_len);
 }
 
-typedef struct
+struct _PlPngWriter
 {
-  GConverter      *zlib;
-  GByteArray      *chunk;      /* reused for every chunk */
-  guint8           out[65536];
+  GZlibCompressor  *zlib;
+  GByteArray       *chunk;      /* reused for every chunk */
   PlFigureWriteFunc write;
-  gpointer         closure;
-} Encoder;
+  gpointer          closure;
+  int               width;
+  int               height;
+  int               rows_done;
+  guint8           *prev;
+  guint8           *cur;
+  guint8           *sub;
+  guint8           *up;
+  guint8           *band;
+  gsize             band_rows;
+  guint8            out[65536];
+};
 
 static gboolean
-emit_chunk (Encoder      *enc,
+write_failed (GError **error)
+{
+  if (error != NULL && *error == NULL)
+    g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_FAILED, "write failed");
+  return FALSE;
+}
+
+static gboolean
+emit_chunk (PlPngWriter  *self,
             const char   *type,
             const guint8 *data,
             gsize         len)
 {
-  g_byte_array_set_size (enc->chunk, 0);
-  append_chunk (enc->chunk, type, data, len);
-  return enc->write (enc->closure, enc->chunk->data, enc->chunk->len);
+  g_byte_array_set_size (self->chunk, 0);
+  append_chunk (self->chunk, type, data, len);
+  return self->write (self->closure, self->chunk->data, self->chunk->len);
 }
 
 /* Feeds DATA to deflate; every full output buffer leaves as an IDAT chunk,
  * so neither the filtered image nor the compressed file is ever held whole. */
 static gboolean
-compress (Encoder       *enc,
+compress (PlPngWriter   *self,
           const guint8  *data,
           gsize          len,
           gboolean       at_end,
@@ -163,7 +180,7 @@ compress (Encoder       *enc,
   for (;;)
     {
       gsize read = 0, written = 0;
-      GConverterResult r = g_converter_convert (enc->zlib, data, len, enc->out, sizeof enc->out,
+      GConverterResult r = g_converter_convert (G_CONVERTER (self->zlib), data, len, self->out, sizeof self->out,
                                                 at_end ? G_CONVERTER_INPUT_AT_END : G_CONVERTER_NO_FLAGS,
                                                 &read, &written, error);
 
@@ -171,55 +188,56 @@ compress (Encoder       *enc,
         return FALSE;
       data += read;
       len -= read;
-      if (written > 0 && !emit_chunk (enc, "IDAT", enc->out, written))
-        {
-          g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_FAILED, "write failed");
-          return FALSE;
-        }
+      if (written > 0 && !emit_chunk (self, "IDAT", self->out, written))
+        return write_failed (error);
       if (r == G_CONVERTER_FINISHED || (!at_end && len == 0))
         return TRUE;
     }
 }
 
-gboolean
-pl_figure_write_png (cairo_surface_t    *image,
-                     double              dpi,
-                     PlFigureWriteFunc   write,
-                     gpointer            closure,
-                     GError            **error)
+void
+pl_png_writer_free (PlPngWriter *self)
+{
+  g_clear_object (&self->zlib);
+  g_clear_pointer (&self->chunk, g_byte_array_unref);
+  g_free (self->prev);
+  g_free (self->cur);
+  g_free (self->sub);
+  g_free (self->up);
+  g_free (self->band);
+  g_free (self);
+}
+
+PlPngWriter *
+pl_png_writer_new (int                width,
+                   int                height,
+                   double             dpi,
+                   PlFigureWriteFunc  write,
+                   gpointer           closure,
+                   GError           **error)
 {
   static GOnce once = G_ONCE_INIT;
   static const guint8 signature[8] = { 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n' };
-  int w, h, stride;
-  const guint8 *data;
-  gsize row_len;
-  g_autofree guint8 *prev = NULL;
-  g_autofree guint8 *cur = NULL;
-  g_autofree guint8 *sub = NULL;
-  g_autofree guint8 *up = NULL;
-  g_autofree guint8 *band = NULL;
-  g_autoptr(GByteArray) chunk = g_byte_array_new ();
-  g_autofree Encoder *enc = g_new0 (Encoder, 1);
-  g_autoptr(GZlibCompressor) zlib = g_zlib_compressor_new (G_ZLIB_COMPRESSOR_FORMAT_ZLIB, DEFLATE_LEVEL);
-  guint8 ihdr[13], phys[9];
+  g_autoptr(PlPngWriter) self = g_new0 (PlPngWriter, 1);
   guint32 ppm = (guint32) round (dpi / 0.0254);
-  const int band_rows = 32;
+  gsize row_len = (gsize) width * 3;
+  guint8 ihdr[13], phys[9];
 
   g_once (&once, make_crc_table, NULL);
-  cairo_surface_flush (image);
-  w = cairo_image_surface_get_width (image);
-  h = cairo_image_surface_get_height (image);
-  stride = cairo_image_surface_get_stride (image);
-  data = cairo_image_surface_get_data (image);
-  row_len = (gsize) w * 3;
 
-  enc->zlib = G_CONVERTER (zlib);
-  enc->chunk = chunk;
-  enc->write = write;
-  enc->closure = closure;
+  self->zlib = g_zlib_compressor_new (G_ZLIB_COMPRESSOR_FORMAT_ZLIB, DEFLATE_LEVEL);
+  self->chunk = g_byte_array_new ();
+  self->write = write;
+  self->closure = closure;
+  self->width = width;
+  self->height = height;
+  self->prev = g_malloc0 (row_len);
+  self->cur = g_malloc (row_len);
+  self->sub = g_malloc (row_len);
+  self->up = g_malloc (row_len);
 
-  put_be32 (ihdr, w);
-  put_be32 (ihdr + 4, h);
+  put_be32 (ihdr, width);
+  put_be32 (ihdr + 4, height);
   ihdr[8] = 8;      /* bits per channel */
   ihdr[9] = 2;      /* RGB */
   ihdr[10] = ihdr[11] = ihdr[12] = 0;
@@ -228,34 +246,56 @@ pl_figure_write_png (cairo_surface_t    *image,
   put_be32 (phys + 4, ppm);
   phys[8] = 1;
   if (!write (closure, signature, sizeof signature) ||
-      !emit_chunk (enc, "IHDR", ihdr, sizeof ihdr) ||
-      !emit_chunk (enc, "pHYs", phys, sizeof phys))
+      !emit_chunk (self, "IHDR", ihdr, sizeof ihdr) ||
+      !emit_chunk (self, "pHYs", phys, sizeof phys))
     {
-      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_FAILED, "write failed");
-      return FALSE;
+      write_failed (error);
+      return NULL;
     }
 
-  prev = g_malloc0 (row_len);
-  cur = g_malloc (row_len);
-  sub = g_malloc (row_len);
-  up = g_malloc (row_len);
-  band = g_malloc ((row_len + 1) * band_rows);
-  for (int y0 = 0; y0 < h; y0 += band_rows)
-    {
-      int n = MIN (band_rows, h - y0);
+  return g_steal_pointer (&self);
+}
 
-      for (int k = 0; k < n; k++)
-        filter_row ((const guint32 *) (gconstpointer) (data + (gsize) (y0 + k) * stride), w, y0 + k == 0,
-                    prev, cur, sub, up, band + (row_len + 1) * k);
-      if (!compress (enc, band, (row_len + 1) * n, FALSE, error))
-        return FALSE;
-    }
-  if (!compress (enc, NULL, 0, TRUE, error) || !emit_chunk (enc, "IEND", NULL, 0))
-    {
-      if (error != NULL && *error == NULL)
-        g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_FAILED, "write failed");
-      return FALSE;
-    }
+gboolean
+pl_png_writer_add_rows (PlPngWriter      *self,
+                        cairo_surface_t  *image,
+                        int               n_rows,
+                        GError          **error)
+{
+  int stride = cairo_image_surface_get_stride (image);
+  const guint8 *data;
+  gsize row_len = (gsize) self->width * 3;
 
+  g_return_val_if_fail (cairo_image_surface_get_width (image) == self->width, FALSE);
+  g_return_val_if_fail (n_rows <= cairo_image_surface_get_height (image), FALSE);
+  g_return_val_if_fail (self->rows_done + n_rows <= self->height, FALSE);
+
+  cairo_surface_flush (image);
+  data = cairo_image_surface_get_data (image);
+  if (self->band_rows < (gsize) n_rows)
+    {
+      g_free (self->band);
+      self->band = g_malloc ((row_len + 1) * n_rows);
+      self->band_rows = n_rows;
+    }
+  for (int k = 0; k < n_rows; k++)
+    filter_row ((const guint32 *) (gconstpointer) (data + (gsize) k * stride), self->width,
+                self->rows_done + k == 0, self->prev, self->cur, self->sub, self->up,
+                self->band + (row_len + 1) * k);
+  self->rows_done += n_rows;
+
+  return compress (self, self->band, (row_len + 1) * n_rows, FALSE, error);
+}
+
+gboolean
+pl_png_writer_finish (PlPngWriter  *self,
+                      GError      **error)
+{
+  g_return_val_if_fail (self->rows_done == self->height, FALSE);
+
+  if (!compress (self, NULL, 0, TRUE, error))
+    return FALSE;
+  if (!emit_chunk (self, "IEND", NULL, 0))
+    return write_failed (error);
   return TRUE;
 }

@@ -232,16 +232,27 @@ void     pl_figure_render_full   (PlFigure          *self,
                                   double             height,
                                   GString           *svg_text);
 
-/* pl-figure-png.c: an opaque image as a PNG file with its DPI, streamed to
- * WRITE (which returns FALSE on failure). */
+/* pl-figure-png.c: an opaque image as a PNG file with its DPI, taken in
+ * bands of rows from the top and streamed to WRITE (FALSE on failure). */
 typedef gboolean (*PlFigureWriteFunc) (gpointer      closure,
                                        const guint8 *data,
                                        gsize         len);
-gboolean pl_figure_write_png     (cairo_surface_t   *image,
+typedef struct _PlPngWriter PlPngWriter;
+PlPngWriter *pl_png_writer_new   (int                width,
+                                  int                height,
                                   double             dpi,
                                   PlFigureWriteFunc  write,
                                   gpointer           closure,
                                   GError           **error);
+/* The first N_ROWS rows of IMAGE (as wide as the PNG) are the next rows. */
+gboolean pl_png_writer_add_rows  (PlPngWriter      *self,
+                                  cairo_surface_t  *image,
+                                  int               n_rows,
+                                  GError          **error);
+gboolean pl_png_writer_finish    (PlPngWriter      *self,
+                                  GError          **error);
+void     pl_png_writer_free      (PlPngWriter      *self);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PlPngWriter, pl_png_writer_free)
 
 /* pl-figure-heatmap.c */
 void     pl_figure_heatmap_render (PlFigure         *self,
