@@ -329,7 +329,8 @@ test_cli_forward (void)
   const char *usage2[] = { "forward", dir, "--random", "8", "--out", bad, NULL };
   const char *input1[] = { "forward", dir, "--ids", "0,300,2", "--out", out, NULL };
   const char *input2[] = { "forward", dir, "--ids-from", "/nonexistent.h5:/ids", "--out", out, NULL };
-  const char *random[] = { "forward", dir, "--random", "20", "--seed", "4", "--no-attentions", "--out", out, NULL };
+  const char *random[] = { "forward", dir, "--random", "20", "--seed", "4", "--period", "5",
+                           "--no-attentions", "--out", out, NULL };
 
   if (g_getenv ("POSLENS_CLI") == NULL)
     {
@@ -354,6 +355,8 @@ test_cli_forward (void)
     g_assert_cmpuint (ids->cols, ==, 20);
     g_assert_cmpfloat (ids->data[0], ==, 0);     /* <s> */
     g_assert_cmpfloat (ids->data[19], ==, 2);    /* </s> */
+    for (guint i = 6; i < 19; i++)
+      g_assert_cmpfloat (ids->data[i], ==, ids->data[i - 5]);
     g_assert_cmpuint (hid->rows, ==, 5 * 20);
   }
   g_assert_cmpint (run_cli (usage1), ==, 1);

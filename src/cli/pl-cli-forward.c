@@ -189,7 +189,7 @@ pl_cli_forward (int    argc,
   g_autofree char *out = NULL;
   g_autofree char *tmp = NULL;
   const PlTransformerConfig *c;
-  int random_n = 0;
+  int random_n = 0, period = 0;
   gint64 seed = 0;
   gboolean wrap = FALSE, no_attentions = FALSE, no_hidden = FALSE;
   Writer w = { NULL, -1, -1, -1, 0, 0, 0, NULL };
@@ -199,6 +199,7 @@ pl_cli_forward (int    argc,
     { "ids-from", 0, 0, G_OPTION_ARG_FILENAME, &ids_from, N_("Token ids from an integer dataset"), N_("FILE.h5:/DATASET") },
     { "random", 0, 0, G_OPTION_ARG_INT, &random_n, N_("N random ids (no special tokens; start and end ids included for BERT-style models)"), N_("N") },
     { "seed", 0, 0, G_OPTION_ARG_INT64, &seed, N_("Seed of --random (default 0)"), N_("S") },
+    { "period", 0, 0, G_OPTION_ARG_INT, &period, N_("With --random: one random segment of P ids, repeated"), N_("P") },
     { "wrap", 0, 0, G_OPTION_ARG_NONE, &wrap, N_("Put the model’s start and end ids around --ids / --ids-from"), NULL },
     { "no-attentions", 0, 0, G_OPTION_ARG_NONE, &no_attentions, N_("Do not write /attentions"), NULL },
     { "no-hidden-states", 0, 0, G_OPTION_ARG_NONE, &no_hidden, N_("Do not write /hidden_states"), NULL },
@@ -222,6 +223,8 @@ pl_cli_forward (int    argc,
     return usage ("--random N needs N ≥ 1");
   if (seed < 0)
     return usage ("--seed must be ≥ 0");
+  if (period < 0 || (period > 0 && random_n == 0))
+    return usage ("--period P needs P ≥ 1 and --random N");
   if (out == NULL)
     return usage ("--out FILE.h5 is required");
   if (!g_str_has_suffix (out, ".h5") && !g_str_has_suffix (out, ".hdf5"))
@@ -240,7 +243,7 @@ pl_cli_forward (int    argc,
   c = pl_transformer_get_config (transformer);
 
   if (random_n > 0)
-    ids = pl_transformer_random_ids (transformer, random_n, seed);
+    ids = pl_transformer_repeated_ids (transformer, random_n, period, seed);
   else if (wrap)
     {
       GArray *wrapped = pl_transformer_wrap_ids (transformer, (int *) ids->data, ids->len);
