@@ -34,3 +34,4 @@ shot similarity similarity
 shot trajectory trajectory
 shot probes probes
 shot compare compare
+shot playground playground

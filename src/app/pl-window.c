@@ -9,6 +9,7 @@
 #include "pl-model-row.h"
 #include "pl-page.h"
 #include "pl-paths.h"
+#include "pl-playground-page.h"
 #include "pl-probes-page.h"
 #include "pl-similarity-page.h"
 #include "pl-trajectory-page.h"
@@ -507,6 +508,7 @@ pl_window_class_init (PlWindowClass *klass)
   g_type_ensure (PL_TYPE_TRAJECTORY_PAGE);
   g_type_ensure (PL_TYPE_PROBES_PAGE);
   g_type_ensure (PL_TYPE_COMPARE_PAGE);
+  g_type_ensure (PL_TYPE_PLAYGROUND_PAGE);
 
   gtk_widget_class_set_template_from_resource (widget_class, "/org/poslens/Poslens/ui/pl-window.ui");
   gtk_widget_class_bind_template_child (widget_class, PlWindow, toast_overlay);

@@ -1,0 +1,297 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <math.h>
+
+#include "pl-encodings.h"
+#include "pl-figure-view.h"
+#include "pl-pca.h"
+#include "pl-playground-page.h"
+#include "pl-similarity.h"
+#include "pl-view-style.h"
+
+/* The sinusoidal encoding with its knobs out: length, width and base change
+ * the heatmap and the trajectory as the user turns them. Each change cancels
+ * the computation in flight; only the latest answer is kept. */
+struct _PlPlaygroundPage
+{
+  GtkWidget       parent_instance;
+
+  PlWorkspace    *workspace;
+  GCancellable   *cancellable;
+  PlMatrix       *matrix;
+
+  /* Template widgets */
+  GtkSpinButton  *length_spin;
+  GtkSpinButton  *width_spin;
+  GtkScale       *base_scale;
+  GtkLabel       *base_label;
+  GtkSpinner     *spinner;
+  PlFigureView   *heatmap_view;
+  PlFigureView   *trajectory_view;
+};
+
+static void page_iface_init (PlPageInterface *iface);
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (PlPlaygroundPage, pl_playground_page, GTK_TYPE_WIDGET,
+                               G_IMPLEMENT_INTERFACE (PL_TYPE_PAGE, page_iface_init))
+
+typedef struct
+{
+  guint  length;
+  guint  width;
+  double base;
+} Spec;
+
+static double
+get_base (PlPlaygroundPage *self)
+{
+  return pow (10.0, gtk_range_get_value (GTK_RANGE (self->base_scale)));
+}
+
+/* The answer: [cosine, projection (3 components), explained ratios]. */
+static gboolean
+compute (PlAnalysisJob  *job,
+         gpointer        data,
+         GValue         *result,
+         GError        **error)
+{
+  Spec *spec = data;
+  g_autoptr(PlMatrix) table = pl_encoding_sinusoidal (spec->length, spec->width, spec->base);
+  g_autoptr(PlMatrix) cosine = NULL;
+  g_autoptr(PlPca) pca = NULL;
+  GPtrArray *answer;
+
+  if (!(cosine = pl_similarity_compute (table, PL_SIMILARITY_COSINE, FALSE, error)))
+    return FALSE;
+  if (g_cancellable_set_error_if_cancelled (pl_analysis_job_get_cancellable (job), error))
+    return FALSE;
+  if (!(pca = pl_pca_compute (table, MIN (3, MIN (table->rows, table->cols)), error)))
+    return FALSE;
+
+  answer = g_ptr_array_new_with_free_func ((GDestroyNotify) pl_matrix_unref);
+  g_ptr_array_add (answer, g_steal_pointer (&cosine));
+  g_ptr_array_add (answer, pl_matrix_ref (pca->projection));
+  g_ptr_array_add (answer, pl_matrix_ref (pca->explained_variance_ratio));
+  g_value_init (result, G_TYPE_PTR_ARRAY);
+  g_value_take_boxed (result, answer);
+  return TRUE;
+}
+
+static void
+show_answer (PlPlaygroundPage *self,
+             GPtrArray        *answer)
+{
+  PlMatrix *cosine = g_ptr_array_index (answer, 0);
+  PlMatrix *projection = g_ptr_array_index (answer, 1);
+  PlMatrix *ratios = g_ptr_array_index (answer, 2);
+  double explained[3] = { 0, 0, 0 };
+  g_autoptr(PlFigure) heatmap = pl_figure_new_heatmap (cosine, 0);
+  g_autoptr(PlFigure) trajectory = NULL;
+  g_autofree char *title = NULL;
+
+  for (guint i = 0; i < MIN (3, ratios->cols); i++)
+    explained[i] = ratios->data[i];
+
+  title = g_strdup_printf (_("Sinusoidal %u × %u, base %.0f"),
+                           (guint) gtk_spin_button_get_value (self->length_spin),
+                           (guint) gtk_spin_button_get_value (self->width_spin), get_base (self));
+  pl_figure_set_range (heatmap, -1, 1);
+  pl_view_style_apply (heatmap, self->workspace);
+  pl_figure_set_title (heatmap, title);
+  pl_figure_set_value_label (heatmap, _("cosine similarity"));
+  pl_figure_view_set_figure (self->heatmap_view, heatmap, cosine->cols, cosine->rows);
+
+  if (projection->cols >= 2)
+    {
+      trajectory = pl_figure_new_trajectory (projection, 0, explained, 0, 1);
+      pl_view_style_apply (trajectory, self->workspace);
+      pl_figure_set_title (trajectory, _("First two principal components"));
+      pl_figure_set_value_label (trajectory, _("Position"));
+    }
+  pl_figure_view_set_figure (self->trajectory_view, trajectory, 0, 0);
+
+  g_clear_pointer (&self->matrix, pl_matrix_unref);
+  self->matrix = pl_matrix_ref (cosine);
+}
+
+static void
+compute_done (GObject      *object,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  g_autoptr(PlPlaygroundPage) self = user_data;
+  g_autoptr(GError) error = NULL;
+  const GValue *answer = pl_analysis_cache_run_finish (PL_ANALYSIS_CACHE (object), result, &error);
+
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) || self->workspace == NULL)
+    return;
+  g_clear_object (&self->cancellable);
+  gtk_widget_set_visible (GTK_WIDGET (self->spinner), FALSE);
+  gtk_spinner_set_spinning (self->spinner, FALSE);
+  if (answer == NULL)
+    {
+      g_warning ("The sinusoid playground failed: %s", error->message);
+      return;
+    }
+  show_answer (self, g_value_get_boxed (answer));
+}
+
+static void
+refresh (PlPlaygroundPage *self)
+{
+  PlAnalysisCache *cache;
+  g_autofree char *key = NULL;
+  g_autofree char *base_text = NULL;
+  Spec *spec;
+
+  base_text = g_strdup_printf ("%.0f", get_base (self));
+  gtk_label_set_text (self->base_label, base_text);
+  if (self->workspace == NULL)
+    return;
+
+  g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
+  cache = pl_workspace_get_cache (self->workspace);
+  /* The knobs make endless questions: keep no answers but the next. */
+  pl_analysis_cache_forget (cache, "playground/");
+
+  spec = g_new0 (Spec, 1);
+  spec->length = (guint) gtk_spin_button_get_value (self->length_spin);
+  spec->width = (guint) gtk_spin_button_get_value (self->width_spin) & ~1u;
+  spec->base = get_base (self);
+  key = g_strdup_printf ("playground/%u/%u/%g", spec->length, spec->width, spec->base);
+
+  self->cancellable = g_cancellable_new ();
+  gtk_widget_set_visible (GTK_WIDGET (self->spinner), TRUE);
+  gtk_spinner_set_spinning (self->spinner, TRUE);
+  pl_analysis_cache_run_async (cache, key, compute, spec, g_free, NULL, NULL,
+                               self->cancellable, compute_done, g_object_ref (self));
+}
+
+void
+pl_playground_page_set_encoding (PlPlaygroundPage *self,
+                                 guint             length,
+                                 guint             width,
+                                 double            base)
+{
+  g_return_if_fail (PL_IS_PLAYGROUND_PAGE (self));
+
+  gtk_spin_button_set_value (self->length_spin, length);
+  gtk_spin_button_set_value (self->width_spin, width);
+  gtk_range_set_value (GTK_RANGE (self->base_scale), log10 (base));
+  refresh (self);
+}
+
+gboolean
+pl_playground_page_get_busy (PlPlaygroundPage *self)
+{
+  g_return_val_if_fail (PL_IS_PLAYGROUND_PAGE (self), FALSE);
+  return self->cancellable != NULL;
+}
+
+PlMatrix *
+pl_playground_page_get_matrix (PlPlaygroundPage *self)
+{
+  g_return_val_if_fail (PL_IS_PLAYGROUND_PAGE (self), NULL);
+  return self->matrix;
+}
+
+static void
+on_parameters_changed (PlPlaygroundPage *self)
+{
+  refresh (self);
+}
+
+static void
+on_style_changed (PlPlaygroundPage *self)
+{
+  PlFigureView *views[] = { self->heatmap_view, self->trajectory_view };
+
+  for (guint i = 0; i < G_N_ELEMENTS (views); i++)
+    if (pl_figure_view_get_figure (views[i]) != NULL)
+      {
+        pl_view_style_apply (pl_figure_view_get_figure (views[i]), self->workspace);
+        gtk_widget_queue_draw (GTK_WIDGET (views[i]));
+      }
+}
+
+static void
+page_set_workspace (PlPage      *page,
+                    PlWorkspace *workspace)
+{
+  PlPlaygroundPage *self = PL_PLAYGROUND_PAGE (page);
+
+  if (!g_set_object (&self->workspace, workspace))
+    return;
+  pl_view_style_connect (workspace, G_CALLBACK (on_style_changed), self);
+  refresh (self);
+}
+
+static PlFigure *
+page_get_figure (PlPage *page)
+{
+  return pl_figure_view_get_figure (PL_PLAYGROUND_PAGE (page)->heatmap_view);
+}
+
+static char *
+page_get_export_name (PlPage *page)
+{
+  PlPlaygroundPage *self = PL_PLAYGROUND_PAGE (page);
+
+  return g_strdup_printf ("sinusoidal-%ux%u-base-%.0f",
+                          (guint) gtk_spin_button_get_value (self->length_spin),
+                          (guint) gtk_spin_button_get_value (self->width_spin), get_base (self));
+}
+
+static void
+page_iface_init (PlPageInterface *iface)
+{
+  iface->set_workspace = page_set_workspace;
+  iface->get_figure = page_get_figure;
+  iface->get_export_name = page_get_export_name;
+}
+
+static void
+pl_playground_page_dispose (GObject *object)
+{
+  PlPlaygroundPage *self = PL_PLAYGROUND_PAGE (object);
+
+  g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
+  g_clear_pointer (&self->matrix, pl_matrix_unref);
+  g_clear_object (&self->workspace);
+  gtk_widget_dispose_template (GTK_WIDGET (self), PL_TYPE_PLAYGROUND_PAGE);
+  pl_widget_unparent_children (GTK_WIDGET (self));
+  G_OBJECT_CLASS (pl_playground_page_parent_class)->dispose (object);
+}
+
+static void
+pl_playground_page_class_init (PlPlaygroundPageClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = pl_playground_page_dispose;
+
+  g_type_ensure (PL_TYPE_FIGURE_VIEW);
+
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+  gtk_widget_class_set_template_from_resource (widget_class, "/org/poslens/Poslens/ui/pl-playground-page.ui");
+  gtk_widget_class_bind_template_child (widget_class, PlPlaygroundPage, length_spin);
+  gtk_widget_class_bind_template_child (widget_class, PlPlaygroundPage, width_spin);
+  gtk_widget_class_bind_template_child (widget_class, PlPlaygroundPage, base_scale);
+  gtk_widget_class_bind_template_child (widget_class, PlPlaygroundPage, base_label);
+  gtk_widget_class_bind_template_child (widget_class, PlPlaygroundPage, spinner);
+  gtk_widget_class_bind_template_child (widget_class, PlPlaygroundPage, heatmap_view);
+  gtk_widget_class_bind_template_child (widget_class, PlPlaygroundPage, trajectory_view);
+  gtk_widget_class_bind_template_callback (widget_class, on_parameters_changed);
+}
+
+static void
+pl_playground_page_init (PlPlaygroundPage *self)
+{
+  gtk_widget_init_template (GTK_WIDGET (self));
+  gtk_scale_set_draw_value (self->base_scale, FALSE);
+}
