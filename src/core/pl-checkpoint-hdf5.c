@@ -316,14 +316,6 @@ pl_checkpoint_hdf5_read_rows (PlCheckpoint        *checkpoint,
   gboolean ok = FALSE;
 
   pl_tensor_info_get_matrix_shape (info, &rows, &cols);
-  matrix = pl_matrix_try_new (n, cols, error);
-  if (matrix == NULL)
-    {
-      g_prefix_error (error, "%s: “%s”: ", file_path, info->name);
-      return NULL;
-    }
-  if (n == 0 || cols == 0)
-    return g_steal_pointer (&matrix);
   if (info->rank > 2 && (first != 0 || n != rows))
     {
       g_set_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED,
@@ -378,6 +370,18 @@ pl_checkpoint_hdf5_read_rows (PlCheckpoint        *checkpoint,
         goto out;
       }
   }
+  /* Allocated only once the storage is known to be readable. */
+  matrix = pl_matrix_try_new (n, cols, error);
+  if (matrix == NULL)
+    {
+      g_prefix_error (error, "%s: “%s”: ", file_path, info->name);
+      goto out;
+    }
+  if (n == 0 || cols == 0)
+    {
+      ok = TRUE;
+      goto out;
+    }
   file_space = H5Dget_space (dataset);
   if (file_space < 0)
     {
