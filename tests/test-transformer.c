@@ -366,6 +366,53 @@ test_cli_forward (void)
   pl_test_rmtree (tmp);
 }
 
+/* RoBERTa numbers positions over non-padding tokens from pad + 1 and gives
+ * padding the padding row (Hugging Face's create_position_ids_from_input_ids):
+ * ids <s> a <pad> b </s> use rows 2 3 1 4 5. Checked on the embedding output,
+ * LayerNorm(word + position + type 0) recomputed here in double. */
+static void
+test_roberta_padding_positions (void)
+{
+  const PlTestFixture *fx = &pl_test_fixtures[2];
+  g_autoptr(PlTransformer) t = pl_test_raw_transformer (fx);
+  g_autofree char *file = pl_test_demo (fx->name, "tf_model.h5", NULL);
+  g_autofree char *prefix = g_strdup (fx->prefix);
+  g_autofree char *word_path = g_strdup_printf ("%s/embeddings/word_embeddings/weight:0", prefix);
+  g_autofree char *pos_path = g_strdup_printf ("%s/embeddings/position_embeddings/embeddings:0", prefix);
+  g_autofree char *type_path = g_strdup_printf ("%s/embeddings/token_type_embeddings/embeddings:0", prefix);
+  g_autofree char *gamma_path = g_strdup_printf ("%s/embeddings/LayerNorm/gamma:0", prefix);
+  g_autofree char *beta_path = g_strdup_printf ("%s/embeddings/LayerNorm/beta:0", prefix);
+  g_autoptr(PlMatrix) word = pl_test_read_h5 (file, word_path);
+  g_autoptr(PlMatrix) pos = pl_test_read_h5 (file, pos_path);
+  g_autoptr(PlMatrix) type = pl_test_read_h5 (file, type_path);
+  g_autoptr(PlMatrix) gamma = pl_test_read_h5 (file, gamma_path);
+  g_autoptr(PlMatrix) beta = pl_test_read_h5 (file, beta_path);
+  const int ids[] = { 0, 10, 1, 11, 2 };
+  const int rows[] = { 2, 3, 1, 4, 5 };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PlForwardResult) r = pl_transformer_forward (t, ids, 5, PL_FORWARD_HIDDEN_STATES,
+                                                         NULL, NULL, NULL, &error);
+
+  g_assert_no_error (error);
+  for (guint i = 0; i < 5; i++)
+    {
+      double x[256], mean = 0, var = 0;
+
+      for (guint j = 0; j < 256; j++)
+        {
+          x[j] = (double) pl_matrix_get (word, ids[i], j) + pl_matrix_get (pos, rows[i], j) + type->data[j];
+          mean += x[j] / 256;
+        }
+      for (guint j = 0; j < 256; j++)
+        var += (x[j] - mean) * (x[j] - mean) / 256;
+      for (guint j = 0; j < 256; j++)
+        {
+          double expect = (x[j] - mean) / sqrt (var + 1e-12) * gamma->data[j] + beta->data[j];
+          g_assert_cmpfloat (fabs (pl_matrix_get (r->hidden_states[0], i, j) - expect), <, 1e-5);
+        }
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -384,6 +431,7 @@ main (int   argc,
     }
   g_test_add_func ("/pl/transformer/unsupported", test_unsupported);
   g_test_add_func ("/pl/transformer/cli/forward", test_cli_forward);
+  g_test_add_func ("/pl/transformer/roberta-padding-positions", test_roberta_padding_positions);
   g_test_add_func ("/pl/transformer/cancel", test_cancel);
   g_test_add_func ("/pl/transformer/progress-and-stop", test_progress_and_stop);
   g_test_add_func ("/pl/transformer/inputs", test_inputs);
