@@ -436,6 +436,74 @@ test_hard_link_cycle_with_table (void)
   g_assert_cmpfloat (pl_matrix_get (positions, 3, 5), ==, v[3 * 8 + 5]);
 }
 
+/* Bit-flipped copies of small valid files: each opens to a table or fails
+ * with an error, none crashes or hangs. Deterministic seeds. */
+static void
+test_mutations (gconstpointer data)
+{
+  gboolean hdf5 = GPOINTER_TO_INT (data);
+  g_autofree char *source = g_build_filename (corpus, hdf5 ? "mutate-src.h5" : "mutate-src.safetensors", NULL);
+  g_autofree char *target = g_build_filename (corpus, hdf5 ? "mutated.h5" : "mutated.safetensors", NULL);
+  g_autofree float *v = pl_test_exact_values (16, 8);
+  g_autofree char *contents = NULL;
+  g_autoptr(GError) error = NULL;
+  GRand *rand = g_rand_new_with_seed (hdf5 ? 11 : 12);
+  guint opened = 0, refused = 0;
+  gsize len;
+
+  if (hdf5)
+    {
+      hid_t file = H5Fcreate (source, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+      guint64 dims[2] = { 16, 8 };
+
+      pl_test_h5_put (file, "/model/tf_model/model/wpe/embeddings:0", 2, dims, v);
+      pl_test_h5_put (file, "/model/tf_model/model/h_._0/ln_1/gamma:0", 1, dims + 1, v);
+      H5Fclose (file);
+    }
+  else
+    {
+      const PlTestTensor tensors[] = {
+        { "transformer.wpe.weight", "F32", 2, { 16, 8 }, v },
+        { "transformer.h.0.ln_1.weight", "BF16", 1, { 8 }, v },
+      };
+
+      pl_test_write_safetensors (source, tensors, G_N_ELEMENTS (tensors));
+    }
+  g_file_get_contents (source, &contents, &len, &error);
+  g_assert_no_error (error);
+
+  for (guint k = 0; k < 150; k++)
+    {
+      g_autofree char *mutated = g_memdup2 (contents, len);
+      g_autoptr(PlModel) model = NULL;
+      g_autoptr(PlMatrix) positions = NULL;
+      g_autoptr(GError) local_error = NULL;
+      g_autoptr(GTimer) timer = g_timer_new ();
+      guint flips = g_rand_int_range (rand, 1, 8);
+
+      for (guint f = 0; f < flips; f++)
+        mutated[g_rand_int_range (rand, 0, len)] ^= 1 << g_rand_int_range (rand, 0, 8);
+      g_file_set_contents_full (target, mutated, len, G_FILE_SET_CONTENTS_NONE, 0600, &error);
+      g_assert_no_error (error);
+
+      model = pl_model_open (target, NULL, &local_error);
+      if (model != NULL)
+        positions = pl_model_read_positions (model, &local_error);
+      if (positions != NULL)
+        opened++;
+      else
+        {
+          g_assert_nonnull (local_error);
+          g_assert_true (local_error->domain == PL_ERROR);
+          refused++;
+        }
+      g_assert_cmpfloat (g_timer_elapsed (timer, NULL), <, TIME_LIMIT_S);
+    }
+  g_rand_free (rand);
+  g_test_message ("%u opened, %u refused", opened, refused);
+  g_assert_cmpuint (refused, >, 0);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -463,6 +531,8 @@ main (int   argc,
       g_test_add_data_func (cli, &cases[i], test_cli);
     }
   g_test_add_func ("/pl/bad-files/hard-link-cycle-with-table", test_hard_link_cycle_with_table);
+  g_test_add_data_func ("/pl/bad-files/mutations/hdf5", GINT_TO_POINTER (TRUE), test_mutations);
+  g_test_add_data_func ("/pl/bad-files/mutations/safetensors", GINT_TO_POINTER (FALSE), test_mutations);
 
   ret = g_test_run ();
   pl_test_rmtree (corpus);
