@@ -11,6 +11,7 @@
 #include "pl-transformer-kernels.h"
 #include "pl-test-util.h"
 #include "pl-test-transformer.h"
+#include "pl-test-writers.h"
 
 static void
 test_raw (gconstpointer data)
@@ -413,6 +414,107 @@ test_roberta_padding_positions (void)
     }
 }
 
+/* DistilBERT through PlModel: mini-bert's weights renamed to DistilBERT's
+ * PyTorch layout (linear weights [out, in]), with the token type 0 row folded
+ * into the position table since DistilBERT has none. It must reproduce
+ * Hugging Face's BERT references. */
+static void
+test_distilbert (void)
+{
+  const PlTestFixture *fx = &pl_test_fixtures[1];
+  g_autofree char *file = pl_test_demo (fx->name, "tf_model.h5", NULL);
+  g_autofree char *tmp = pl_test_tmpdir ();
+  g_autofree char *st = g_build_filename (tmp, "model.safetensors", NULL);
+  g_autofree char *config = g_build_filename (tmp, "config.json", NULL);
+  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) mats = g_ptr_array_new_with_free_func ((GDestroyNotify) pl_matrix_unref);
+  g_autoptr(GArray) tensors = g_array_new (FALSE, TRUE, sizeof (PlTestTensor));
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PlModel) model = NULL;
+  g_autoptr(PlTransformer) t = NULL;
+  static const struct { const char *bert; const char *distil; gboolean linear; } map[] = {
+    { "attention/self/query/kernel:0", "attention.q_lin.weight", TRUE },
+    { "attention/self/query/bias:0", "attention.q_lin.bias", FALSE },
+    { "attention/self/key/kernel:0", "attention.k_lin.weight", TRUE },
+    { "attention/self/key/bias:0", "attention.k_lin.bias", FALSE },
+    { "attention/self/value/kernel:0", "attention.v_lin.weight", TRUE },
+    { "attention/self/value/bias:0", "attention.v_lin.bias", FALSE },
+    { "attention/output/dense/kernel:0", "attention.out_lin.weight", TRUE },
+    { "attention/output/dense/bias:0", "attention.out_lin.bias", FALSE },
+    { "attention/output/LayerNorm/gamma:0", "sa_layer_norm.weight", FALSE },
+    { "attention/output/LayerNorm/beta:0", "sa_layer_norm.bias", FALSE },
+    { "intermediate/dense/kernel:0", "ffn.lin1.weight", TRUE },
+    { "intermediate/dense/bias:0", "ffn.lin1.bias", FALSE },
+    { "output/dense/kernel:0", "ffn.lin2.weight", TRUE },
+    { "output/dense/bias:0", "ffn.lin2.bias", FALSE },
+    { "output/LayerNorm/gamma:0", "output_layer_norm.weight", FALSE },
+    { "output/LayerNorm/beta:0", "output_layer_norm.bias", FALSE },
+  };
+
+#define ADD(name_, m_, vector_) \
+  G_STMT_START { \
+    PlMatrix *m__ = (m_); \
+    PlTestTensor tt = { NULL, "F32", (vector_) ? 1 : 2, { 0, }, NULL }; \
+    g_ptr_array_add (names, (name_)); \
+    g_ptr_array_add (mats, m__); \
+    tt.name = g_ptr_array_index (names, names->len - 1); \
+    tt.data = m__->data; \
+    if (vector_) tt.shape[0] = m__->rows * m__->cols; \
+    else { tt.shape[0] = m__->rows; tt.shape[1] = m__->cols; } \
+    g_array_append_val (tensors, tt); \
+  } G_STMT_END
+
+  {
+    g_autofree char *p_word = g_strdup_printf ("%s/embeddings/word_embeddings/weight:0", fx->prefix);
+    g_autofree char *p_pos = g_strdup_printf ("%s/embeddings/position_embeddings/embeddings:0", fx->prefix);
+    g_autofree char *p_type = g_strdup_printf ("%s/embeddings/token_type_embeddings/embeddings:0", fx->prefix);
+    g_autofree char *p_gamma = g_strdup_printf ("%s/embeddings/LayerNorm/gamma:0", fx->prefix);
+    g_autofree char *p_beta = g_strdup_printf ("%s/embeddings/LayerNorm/beta:0", fx->prefix);
+    PlMatrix *pos = pl_test_read_h5 (file, p_pos);
+    g_autoptr(PlMatrix) type = pl_test_read_h5 (file, p_type);
+
+    for (gsize i = 0; i < pos->rows; i++)
+      for (gsize j = 0; j < pos->cols; j++)
+        pl_matrix_row (pos, i)[j] += type->data[j];
+    ADD (g_strdup ("distilbert.embeddings.word_embeddings.weight"), pl_test_read_h5 (file, p_word), FALSE);
+    ADD (g_strdup ("distilbert.embeddings.position_embeddings.weight"), pos, FALSE);
+    ADD (g_strdup ("distilbert.embeddings.LayerNorm.weight"), pl_test_read_h5 (file, p_gamma), TRUE);
+    ADD (g_strdup ("distilbert.embeddings.LayerNorm.bias"), pl_test_read_h5 (file, p_beta), TRUE);
+  }
+  for (guint l = 0; l < 4; l++)
+    for (guint i = 0; i < G_N_ELEMENTS (map); i++)
+      {
+        g_autofree char *path = g_strdup_printf ("%s/encoder/layer_._%u/%s", fx->prefix, l, map[i].bert);
+        PlMatrix *m = pl_test_read_h5 (file, path);
+
+        if (map[i].linear)
+          {
+            PlMatrix *tr = pl_matrix_new (m->cols, m->rows);
+
+            for (gsize r = 0; r < m->rows; r++)
+              for (gsize c = 0; c < m->cols; c++)
+                tr->data[c * m->rows + r] = m->data[r * m->cols + c];
+            pl_matrix_unref (m);
+            m = tr;
+          }
+        ADD (g_strdup_printf ("distilbert.transformer.layer.%u.%s", l, map[i].distil), m, !map[i].linear);
+      }
+#undef ADD
+
+  pl_test_write_safetensors (st, (PlTestTensor *) tensors->data, tensors->len);
+  pl_test_write_text (config, "{\"model_type\": \"distilbert\", \"dim\": 256, \"n_layers\": 4, "
+                              "\"n_heads\": 4, \"hidden_dim\": 1024, \"activation\": \"gelu\", "
+                              "\"vocab_size\": 260, \"max_position_embeddings\": 512, \"pad_token_id\": 0}");
+  model = pl_model_open (tmp, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (pl_model_get_family (model), ==, PL_FAMILY_DISTILBERT);
+  t = pl_transformer_new (model, &error);
+  g_assert_no_error (error);
+  g_assert_null (pl_transformer_get_token_type (t));
+  pl_test_transformer_check_reference (t, fx->name);
+  pl_test_rmtree (tmp);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -429,6 +531,7 @@ main (int   argc,
       g_autofree char *path = g_strdup_printf ("/pl/transformer/model/%s", pl_test_fixtures[i].name);
       g_test_add_data_func (path, &pl_test_fixtures[i], test_model);
     }
+  g_test_add_func ("/pl/transformer/model/distilbert", test_distilbert);
   g_test_add_func ("/pl/transformer/unsupported", test_unsupported);
   g_test_add_func ("/pl/transformer/cli/forward", test_cli_forward);
   g_test_add_func ("/pl/transformer/roberta-padding-positions", test_roberta_padding_positions);
