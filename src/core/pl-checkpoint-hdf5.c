@@ -171,7 +171,7 @@ visit_link (hid_t              group,
 {
   Walk *walk = data;
   gsize saved_len = walk->path->len;
-  H5O_info_t oinfo;
+  hid_t object;
   herr_t ret = 0;
 
   if (walk->n_objects++ >= MAX_OBJECTS)
@@ -205,47 +205,34 @@ visit_link (hid_t              group,
     goto out;
   g_hash_table_add (walk->visited, g_memdup2 (&info->u.address, sizeof info->u.address));
 
-  if (H5Oget_info_by_name2 (group, name, &oinfo, H5O_INFO_BASIC, pl_hdf5_link_access ()) < 0)
+  /* One open tells a group from a dataset; the link is hard, so this
+   * stays inside the file. */
+  object = H5Oopen (group, name, pl_hdf5_link_access ());
+  if (object < 0)
     {
       pl_hdf5_set_error (&walk->error, PL_ERROR_CORRUPT, walk->file_path,
-                         "cannot read object %s", walk->path->str);
+                         "cannot open object %s", walk->path->str);
       ret = -1;
       goto out;
     }
 
-  if (oinfo.type == H5O_TYPE_GROUP)
+  switch (H5Iget_type (object))
     {
-      hid_t child;
-
-      if (walk->depth >= MAX_DEPTH)
-        goto out;
-      child = H5Gopen2 (group, name, H5P_DEFAULT);
-      if (child < 0)
+    case H5I_GROUP:
+      if (walk->depth < MAX_DEPTH)
         {
-          pl_hdf5_set_error (&walk->error, PL_ERROR_CORRUPT, walk->file_path,
-                             "cannot open group %s", walk->path->str);
-          ret = -1;
-          goto out;
+          walk->depth++;
+          ret = walk_group (object, walk);
+          walk->depth--;
         }
-      walk->depth++;
-      ret = walk_group (child, walk);
-      walk->depth--;
-      H5Gclose (child);
+      break;
+    case H5I_DATASET:
+      add_dataset (walk, object);
+      break;
+    default:
+      break;
     }
-  else if (oinfo.type == H5O_TYPE_DATASET)
-    {
-      hid_t dataset = H5Dopen2 (group, name, pl_hdf5_dataset_access ());
-
-      if (dataset < 0)
-        {
-          pl_hdf5_set_error (&walk->error, PL_ERROR_CORRUPT, walk->file_path,
-                             "cannot open dataset %s", walk->path->str);
-          ret = -1;
-          goto out;
-        }
-      add_dataset (walk, dataset);
-      H5Dclose (dataset);
-    }
+  H5Oclose (object);
 
 out:
   g_string_truncate (walk->path, saved_len);
