@@ -217,30 +217,18 @@ pl_draw_text (PlDraw       *draw,
   cairo_restore (draw->cr);
 }
 
-double
-pl_nice_ticks (double    lo,
-               double    hi,
-               guint     max_ticks,
-               gboolean  integers,
-               GArray   *ticks)
+static double
+ticks_at_step (double   lo,
+               double   hi,
+               guint    max_ticks,
+               gboolean integers,
+               GArray  *ticks)
 {
-  double range, raw, mag, norm, step, first;
+  double range = hi - lo, raw, mag, norm, step, first;
 
-  g_array_set_size (ticks, 0);
-  if (!isfinite (lo) || !isfinite (hi))
-    return 1;
-  if (hi < lo)
-    {
-      double t = lo;
-      lo = hi;
-      hi = t;
-    }
-
-  range = hi - lo;
   if (range <= 0)
     range = fabs (lo) > 0 ? fabs (lo) : 1;
-  max_ticks = MAX (max_ticks, 2);
-  raw = range / max_ticks;
+  raw = range / MAX (max_ticks, 1);
   mag = pow (10, floor (log10 (raw)));
   norm = raw / mag;
   if (norm <= 1)
@@ -254,6 +242,7 @@ pl_nice_ticks (double    lo,
   if (integers && step < 1)
     step = 1;
 
+  g_array_set_size (ticks, 0);
   first = ceil (lo / step - 1e-9) * step;
   for (double v = first; v <= hi + step * 1e-9; v += step)
     {
@@ -270,12 +259,84 @@ pl_nice_ticks (double    lo,
   return step;
 }
 
+double
+pl_nice_ticks (double    lo,
+               double    hi,
+               guint     max_ticks,
+               gboolean  integers,
+               GArray   *ticks)
+{
+  double step;
+
+  g_array_set_size (ticks, 0);
+  if (!isfinite (lo) || !isfinite (hi))
+    return 1;
+  if (hi < lo)
+    {
+      double t = lo;
+      lo = hi;
+      hi = t;
+    }
+
+  max_ticks = MAX (max_ticks, 2);
+  step = ticks_at_step (lo, hi, max_ticks, integers, ticks);
+  /* An axis needs two labels to be read; ask for finer steps until it has them. */
+  for (guint more = max_ticks + 1; ticks->len < 2 && hi > lo && more <= max_ticks + 8; more++)
+    step = ticks_at_step (lo, hi, more, integers, ticks);
+
+  return step;
+}
+
+static const char * const superscripts[] = {
+  "\xe2\x81\xb0", "\xc2\xb9", "\xc2\xb2", "\xc2\xb3", "\xe2\x81\xb4",
+  "\xe2\x81\xb5", "\xe2\x81\xb6", "\xe2\x81\xb7", "\xe2\x81\xb8", "\xe2\x81\xb9",
+};
+
+/* "2.5×10⁶", for numbers too large or too small to print plainly. */
+static char *
+format_scientific (double value,
+                   double step)
+{
+  int exponent = (int) floor (log10 (fabs (value)));
+  double mantissa = value / pow (10, exponent);
+  int decimals = CLAMP ((int) ceil (log10 (fabs (value)) - log10 (step) - 1e-9) - 1, 0, 4);
+  GString *out = g_string_new (NULL);
+  g_autofree char *digits = NULL;
+  g_autofree char *expo = g_strdup_printf ("%d", ABS (exponent));
+
+  /* Round-trip "9.99×10²" to "1×10³". */
+  digits = g_strdup_printf ("%.*f", decimals, fabs (mantissa));
+  if (g_ascii_strtod (digits, NULL) >= 10)
+    {
+      exponent++;
+      mantissa /= 10;
+      g_free (digits);
+      g_free (expo);
+      digits = g_strdup_printf ("%.*f", decimals, fabs (mantissa));
+      expo = g_strdup_printf ("%d", ABS (exponent));
+    }
+  if (mantissa < 0)
+    g_string_append (out, "\xe2\x88\x92");
+  if (!g_str_equal (digits, "1"))
+    g_string_append_printf (out, "%s\xc3\x97", digits);     /* × */
+  g_string_append (out, "10");
+  if (exponent < 0)
+    g_string_append (out, "\xe2\x81\xbb");                  /* superscript minus */
+  for (const char *d = expo; *d; d++)
+    g_string_append (out, superscripts[*d - '0']);
+
+  return g_string_free (out, FALSE);
+}
+
 char *
 pl_format_tick (double value,
                 double step)
 {
   int decimals = 0;
   g_autofree char *plain = NULL;
+
+  if (fabs (value) >= 1e5 || (step < 1e-3 && step > 0))
+    return value == 0 ? g_strdup ("0") : format_scientific (value, step);
 
   if (step > 0 && step < 1)
     decimals = (int) ceil (-log10 (step) - 1e-9);
@@ -407,8 +468,9 @@ pl_draw_colorbar (PlDraw                  *draw,
   cairo_restore (cr);
 
   if (self->value_label != NULL && self->value_label[0] != '\0')
-    pl_draw_text (draw, self->value_label, self->font_size, 0, draw->fg,
-                  bar->x + used, bar->y + bar->height / 2, 0.5, 1, -G_PI / 2);
+    pl_draw_text (draw, self->value_label,
+                  pl_draw_fit_size (draw, self->value_label, self->font_size, 0, bar->height + 2 * TICK_GAP),
+                  0, draw->fg, bar->x + used, bar->y + bar->height / 2, 0.5, 1, -G_PI / 2);
 
   return used;
 }
@@ -597,16 +659,38 @@ pl_draw_title_height (PlDraw *draw)
   return h;
 }
 
+double
+pl_draw_fit_size (PlDraw      *draw,
+                  const char  *text,
+                  double       size,
+                  PlTextFlags  flags,
+                  double       max_width)
+{
+  double w;
+
+  pl_draw_text_size (draw, text, size, flags, &w, NULL);
+  if (w <= max_width || w <= 0)
+    return size;
+  return MAX (size * 0.6, size * max_width / w);
+}
+
 void
 pl_draw_title (PlDraw *draw,
                double  center_x,
-               double  bottom_y)
+               double  bottom_y,
+               double  min_x,
+               double  max_x)
 {
   PlFigure *self = draw->figure;
+  double size, w;
 
-  if (self->title != NULL && self->title[0] != '\0')
-    pl_draw_text (draw, self->title, self->font_size * 1.2, PL_TEXT_BOLD, draw->fg,
-                  center_x, bottom_y, 0.5, 1, 0);
+  if (self->title == NULL || self->title[0] == '\0')
+    return;
+  size = pl_draw_fit_size (draw, self->title, self->font_size * 1.2, PL_TEXT_BOLD, max_x - min_x);
+  pl_draw_text_size (draw, self->title, size, PL_TEXT_BOLD, &w, NULL);
+  /* Over the plot when it fits there, else slid sideways to stay on the page. */
+  center_x = CLAMP (center_x, min_x + w / 2, MAX (min_x + w / 2, max_x - w / 2));
+  pl_draw_text (draw, self->title, size, PL_TEXT_BOLD, draw->fg, center_x, bottom_y, 0.5, 1, 0);
 }
 
 void
@@ -711,10 +795,11 @@ pl_axes_draw (PlDraw *draw,
   cairo_restore (cr);
 
   if (x_label != NULL)
-    pl_draw_text (draw, x_label, self->font_size, 0, draw->fg,
-                  p->x + p->width / 2, p->y + p->height + TICK_LENGTH + TICK_GAP + tick_h + GAP, 0.5, 0, 0);
+    pl_draw_text (draw, x_label, pl_draw_fit_size (draw, x_label, self->font_size, 0, draw->width - 2 * GAP),
+                  0, draw->fg, p->x + p->width / 2, p->y + p->height + TICK_LENGTH + TICK_GAP + tick_h + GAP,
+                  0.5, 0, 0);
   if (y_label != NULL)
-    pl_draw_text (draw, y_label, self->font_size, 0, draw->fg,
-                  axes->y_title_x, p->y + p->height / 2, 0.5, 0, -G_PI / 2);
-  pl_draw_title (draw, p->x + p->width / 2, p->y - GAP);
+    pl_draw_text (draw, y_label, pl_draw_fit_size (draw, y_label, self->font_size, 0, p->height + 2 * GAP),
+                  0, draw->fg, axes->y_title_x, p->y + p->height / 2, 0.5, 0, -G_PI / 2);
+  pl_draw_title (draw, p->x + p->width / 2, p->y - GAP, GAP, draw->width - GAP);
 }

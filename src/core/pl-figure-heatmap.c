@@ -43,6 +43,13 @@ pl_figure_heatmap_auto_range (PlFigure *self,
     a = 0;
   if (!isfinite (b))
     b = 1;
+  if (b <= a && isnan (self->vmin) && isnan (self->vmax))
+    {
+      /* One value everywhere: a scale around it, so the bar still reads. */
+      double d = a != 0 ? fabs (a) * 0.5 : 0.5;
+      a -= d;
+      b += d;
+    }
   *lo = a;
   *hi = b;
 }
@@ -219,9 +226,20 @@ pl_figure_heatmap_render (PlFigure                *self,
 
   aw = MAX (area->width - left - right, 1);
   ah = MAX (area->height - top - bottom, 1);
-  s = MIN (aw / vw, ah / vh);
-  pw = vw * s;
-  ph = vh * s;
+  /* Square cells, as a position-by-position matrix should have, unless the
+   * matrix is so far from square (heads × positions) that it would be a sliver. */
+  if (vw / vh <= 3 && vh / vw <= 3)
+    {
+      s = MIN (aw / vw, ah / vh);
+      pw = vw * s;
+      ph = vh * s;
+    }
+  else
+    {
+      pw = aw;
+      ph = ah;
+      s = MIN (aw / vw, ah / vh);
+    }
   ox = area->x + left + (aw - pw) / 2;
   oy = area->y + top + (ah - ph) / 2;
   plot = (cairo_rectangle_t) { ox, oy, pw, ph };
@@ -291,13 +309,11 @@ pl_figure_heatmap_render (PlFigure                *self,
   cairo_restore (cr);
 
   /* Axis titles and the figure title hug the plot, wherever it was centred. */
-  pl_draw_text (draw, x_label, self->font_size, 0, draw->fg,
-                plot.x + pw / 2, plot.y + ph + TICK_LENGTH + TICK_GAP + tick_h + GAP, 0.5, 0, 0);
-  pl_draw_text (draw, y_label, self->font_size, 0, draw->fg,
-                plot.x - left + GAP, plot.y + ph / 2, 0.5, 0, -G_PI / 2);
-  if (title_h > 0)
-    pl_draw_text (draw, self->title, self->font_size * 1.2, PL_TEXT_BOLD, draw->fg,
-                  plot.x + pw / 2, plot.y - GAP, 0.5, 1, 0);
+  pl_draw_text (draw, x_label, pl_draw_fit_size (draw, x_label, self->font_size, 0, area->width - 2 * GAP),
+                0, draw->fg, plot.x + pw / 2, plot.y + ph + TICK_LENGTH + TICK_GAP + tick_h + GAP, 0.5, 0, 0);
+  pl_draw_text (draw, y_label, pl_draw_fit_size (draw, y_label, self->font_size, 0, ph + 2 * GAP),
+                0, draw->fg, plot.x - left + GAP, plot.y + ph / 2, 0.5, 0, -G_PI / 2);
+  pl_draw_title (draw, plot.x + pw / 2, plot.y - GAP, area->x + GAP, area->x + area->width - GAP);
 
   if (!self->in_multiples)
     {

@@ -207,7 +207,8 @@ pl_figure_multiples_render (PlFigure                *self,
       double y1 = rl->y + last_row->plot_area.y + last_row->plot_area.height;
 
       self->plot_area = (cairo_rectangle_t) { area->x, y0, columns * cell_w, y1 - y0 };
-      pl_draw_title (draw, area->x + columns * cell_w / 2, area->y + GAP + title_h);
+      pl_draw_title (draw, area->x + columns * cell_w / 2, area->y + GAP + title_h,
+                     area->x + GAP, area->x + area->width - GAP);
       if (has_bar)
         {
           cairo_rectangle_t bar = { area->x + columns * cell_w + BAR_GAP - GAP, y0, BAR_WIDTH, y1 - y0 };

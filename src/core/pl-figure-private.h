@@ -20,6 +20,8 @@ typedef struct
   double        axis[3];      /* frames, ticks */
   double        muted[3];     /* grid, secondary lines */
   double        bg[3];
+  double        width;        /* the whole figure, for text that must stay inside */
+  double        height;
 } PlDraw;
 
 struct _PlFigure
@@ -199,10 +201,19 @@ double   pl_axes_px              (const PlAxes      *axes,
                                   double             x);
 double   pl_axes_py              (const PlAxes      *axes,
                                   double             y);
-/* Title centred over a plot of the given x span; returns nothing, draws at TOP. */
+/* The title, its bottom at BOTTOM_Y, centred on CENTER_X but kept (and
+ * shrunk if need be) within [MIN_X, MAX_X]. */
 void     pl_draw_title           (PlDraw            *draw,
                                   double             center_x,
-                                  double             bottom_y);
+                                  double             bottom_y,
+                                  double             min_x,
+                                  double             max_x);
+/* SIZE, or smaller (down to 60 %) so that TEXT is at most MAX_WIDTH wide. */
+double   pl_draw_fit_size        (PlDraw            *draw,
+                                  const char        *text,
+                                  double             size,
+                                  PlTextFlags        flags,
+                                  double             max_width);
 double   pl_draw_title_height    (PlDraw            *draw);
 /* The default x / y axis titles, with the figure's own when set. */
 const char *pl_figure_x_label    (PlFigure          *self);

@@ -70,7 +70,7 @@ pl_figure_table_render (PlFigure                *self,
   cairo_t *cr = draw->cr;
   guint n_cols = g_strv_length (self->columns), n_rows = self->rows->len;
   g_autofree double *widths = g_new0 (double, n_cols + 1);
-  double size = self->font_size, text_h, row_h, total_w = 0, total_h, title_h, scale, x0, y0, lo, hi;
+  double size = self->font_size, text_h, row_h, total_w = 0, table_w, total_h, title_h, scale, x0, y0, lo, hi;
 
   pl_figure_value_range (self, &lo, &hi);
   pl_draw_text_size (draw, "Ag", size, 0, NULL, &text_h);
@@ -103,6 +103,16 @@ pl_figure_table_render (PlFigure                *self,
   for (guint c = 0; c <= n_cols; c++)
     total_w += widths[c] += 2 * PAD_X;
   total_h = row_h * (n_rows + 1) + (title_h > 0 ? title_h + GAP : 0);
+  if (title_h > 0)
+    {
+      double title_w;
+
+      pl_draw_text_size (draw, self->title, self->font_size * 1.2, PL_TEXT_BOLD, &title_w, NULL);
+      table_w = total_w;
+      total_w = MAX (total_w, title_w);
+    }
+  else
+    table_w = total_w;
 
   /* Shrink to fit, never enlarge: the text stays at its size in points when there is room. */
   scale = MIN (1, MIN ((area->width - 2 * GAP) / total_w, (area->height - 2 * GAP) / total_h));
@@ -115,8 +125,8 @@ pl_figure_table_render (PlFigure                *self,
   cairo_scale (cr, scale, scale);
   if (title_h > 0)
     {
-      pl_draw_title (draw, total_w / 2, title_h);
-      cairo_translate (cr, 0, title_h + GAP);
+      pl_draw_title (draw, total_w / 2, title_h, 0, total_w);
+      cairo_translate (cr, (total_w - table_w) / 2, title_h + GAP);
     }
 
   /* Header. */
@@ -160,10 +170,11 @@ pl_figure_table_render (PlFigure                *self,
   cairo_set_line_width (cr, 0.75);
   pl_draw_set_rgb (draw, draw->axis);
   cairo_move_to (cr, 0, row_h);
-  cairo_line_to (cr, total_w, row_h);
+  cairo_line_to (cr, table_w, row_h);
   cairo_stroke (cr);
   cairo_restore (cr);
 
-  self->plot_area = (cairo_rectangle_t) { x0, y0 + (title_h > 0 ? (title_h + GAP) * scale : 0),
-                                          total_w * scale, row_h * (n_rows + 1) * scale };
+  self->plot_area = (cairo_rectangle_t) { x0 + (total_w - table_w) / 2 * scale,
+                                          y0 + (title_h > 0 ? (title_h + GAP) * scale : 0),
+                                          table_w * scale, row_h * (n_rows + 1) * scale };
 }

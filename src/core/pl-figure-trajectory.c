@@ -612,7 +612,7 @@ render_3d (PlFigure                *self,
   caption = g_strdup_printf ("azimuth %.0f°, elevation %.0f°", self->azimuth, self->elevation);
   pl_draw_text (draw, caption, pl_figure_tick_size (self), 0, draw->axis,
                 plot.x + plot.width, plot.y + plot.height + GAP, 1, 0, 0);
-  pl_draw_title (draw, plot.x + plot.width / 2, plot.y - GAP);
+  pl_draw_title (draw, plot.x + plot.width / 2, plot.y - GAP, area->x + GAP, area->x + area->width - GAP);
   draw_position_bar (draw, &plot);
 }
 

@@ -320,6 +320,8 @@ pl_figure_render_full (PlFigure *self,
   cairo_rectangle_t area = { 0, 0, width, height };
 
   pl_draw_init (&draw, self, cr, svg_text);
+  draw.width = width;
+  draw.height = height;
 
   cairo_save (cr);
   pl_draw_set_rgb (&draw, draw.bg);
