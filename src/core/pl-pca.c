@@ -8,10 +8,19 @@
 
 #include "pl-error.h"
 #include "pl-pca.h"
+#include "pl-pca-private.h"
 
 /* Below this many multiply-adds the cross-product is formed in double: cheap,
  * and it keeps the small trailing eigenvalues of small tables exact. */
 #define DOUBLE_WORK_LIMIT ((double) (1u << 28))
+/* Large float32 problems try block Lanczos first, accepted when every
+ * residual ‖Cv − λv‖ is below this fraction of λmax (float32 rounding of C
+ * itself is of that order). Below LANCZOS_MIN_SIZE the dense solver
+ * takes a tenth of a second at most, and a flat spectrum (random data)
+ * would only add Lanczos's failed attempt to it. */
+#define LANCZOS_MIN_SIZE  1280
+#define LANCZOS_TOLERANCE 1e-6
+#define LANCZOS_MAX_BASIS 192
 
 G_DEFINE_BOXED_TYPE (PlPca, pl_pca, pl_pca_ref, pl_pca_unref)
 
@@ -83,6 +92,8 @@ top_eigenpairs (const float  *xc,
         goto oom;
       cblas_ssyrk (CblasRowMajor, CblasUpper, gram ? CblasNoTrans : CblasTrans,
                    (blasint) m, (blasint) k, 1.0f, xc, (blasint) d, 0.0f, s, (blasint) m);
+      if (m >= LANCZOS_MIN_SIZE && pl_pca_lanczos_top (s, m, kk, LANCZOS_TOLERANCE, LANCZOS_MAX_BASIS, w, z))
+        return TRUE;
       info = LAPACKE_ssyevr (LAPACK_COL_MAJOR, 'V', 'I', 'L', (lapack_int) m, s, (lapack_int) m,
                              0.0f, 0.0f, (lapack_int) (m - kk + 1), (lapack_int) m, 0.0f,
                              &found, wf, zf, (lapack_int) m, support);
