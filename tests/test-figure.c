@@ -8,6 +8,7 @@
 
 #include "pl-error.h"
 #include "pl-figure.h"
+#include "pl-figure-private.h"   /* tick choice and labels, tested directly */
 #include "pl-pca.h"
 #include "pl-similarity.h"
 #include "pl-test-util.h"
@@ -583,6 +584,68 @@ test_every_kind_exports (void)
   pl_test_rmtree (dir);
 }
 
+/* ---- axes --------------------------------------------------------------- */
+
+static void
+test_ticks_and_labels (void)
+{
+  g_autoptr(GArray) ticks = g_array_new (FALSE, FALSE, sizeof (double));
+  const struct { double value, step; const char *text; } labels[] = {
+    { 0.3, 0.1, "0.3" }, { -0.5, 0.25, "\xe2\x88\x92" "0.50" }, { -0.0, 0.5, "0.0" }, { 500, 100, "500" },
+    { 2e6, 1e6, "2\xc3\x97" "10\xe2\x81\xb6" }, { 1e6, 5e5, "10\xe2\x81\xb6" },
+    { 2e-4, 1e-4, "2\xc3\x97" "10\xe2\x81\xbb\xe2\x81\xb4" }, { 0, 1e-4, "0" },
+  };
+  double step;
+
+  step = pl_nice_ticks (0, 1, 5, FALSE, ticks);
+  g_assert_cmpfloat (step, ==, 0.2);
+  g_assert_cmpuint (ticks->len, ==, 6);
+  g_assert_cmpfloat_with_epsilon (g_array_index (ticks, double, 3), 0.6, 1e-12);
+
+  /* Positions: whole numbers only, even when zoomed in to three cells. */
+  step = pl_nice_ticks (10.5, 13.5, 10, TRUE, ticks);
+  g_assert_cmpfloat (step, ==, 1);
+  g_assert_cmpuint (ticks->len, ==, 3);
+
+  /* Never fewer than two ticks on a real range. */
+  pl_nice_ticks (-1.2e-4, 3.2e-4, 2, FALSE, ticks);
+  g_assert_cmpuint (ticks->len, >=, 2);
+
+  for (guint i = 0; i < G_N_ELEMENTS (labels); i++)
+    {
+      g_autofree char *text = pl_format_tick (labels[i].value, labels[i].step);
+      g_assert_cmpstr (text, ==, labels[i].text);
+    }
+}
+
+/* A heads × positions matrix fills the plot instead of becoming a sliver;
+ * a constant one still gets a colour scale with ticks around its value. */
+static void
+test_heatmap_shapes (void)
+{
+  g_autoptr(PlMatrix) wide = pl_matrix_new (12, 300);
+  g_autoptr(PlMatrix) flat = pl_matrix_new (5, 5);
+  g_autoptr(PlFigure) a = NULL;
+  g_autoptr(PlFigure) b = NULL;
+  cairo_surface_t *surface;
+  cairo_rectangle_t plot;
+  double lo, hi;
+
+  for (guint i = 0; i < 25; i++)
+    flat->data[i] = 0.5f;
+  a = pl_figure_new_heatmap (wide, 0);
+  surface = render (a, 600, 400);
+  pl_figure_get_plot_area (a, &plot);
+  g_assert_cmpfloat (plot.height, >, 200);
+  cairo_surface_destroy (surface);
+
+  b = pl_figure_new_heatmap (flat, 0);
+  pl_figure_get_range (b, &lo, &hi);
+  g_assert_cmpfloat (lo, <, 0.5);
+  g_assert_cmpfloat (hi, >, 0.5);
+  g_assert_cmpfloat (0.5 - lo, ==, hi - 0.5);
+}
+
 /* ---- export ------------------------------------------------------------- */
 
 static void
@@ -814,6 +877,8 @@ main (int argc, char **argv)
   g_test_add_func ("/pl/figure/heatmap/cell-colours", test_heatmap_cell_colours);
   g_test_add_func ("/pl/figure/heatmap/colorbar-ends", test_heatmap_colorbar_ends);
   g_test_add_func ("/pl/figure/heatmap/gpt2-diagonal", test_heatmap_gpt2_diagonal);
+  g_test_add_func ("/pl/figure/heatmap/shapes", test_heatmap_shapes);
+  g_test_add_func ("/pl/figure/axes/ticks-and-labels", test_ticks_and_labels);
   g_test_add_func ("/pl/figure/trajectory/3d-at-rest-is-2d", test_trajectory_3d_at_rest_is_2d);
   g_test_add_func ("/pl/figure/trajectory/markers", test_trajectory_markers);
   g_test_add_func ("/pl/figure/lines/positions", test_lines_positions);
