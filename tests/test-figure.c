@@ -646,6 +646,30 @@ test_heatmap_shapes (void)
   g_assert_cmpfloat (0.5 - lo, ==, hi - 0.5);
 }
 
+/* Dark mode: the libadwaita dark view background and light text. */
+static void
+test_dark_mode (void)
+{
+  g_autoptr(PlMatrix) m = ramp (4, 4);
+  g_autoptr(PlFigure) figure = pl_figure_new_heatmap (m, 0);
+  cairo_surface_t *light, *dark;
+  guint bright = 0;
+
+  pl_figure_set_title (figure, "Title");
+  light = render (figure, 300, 200);
+  pl_figure_set_dark (figure, TRUE);
+  dark = render (figure, 300, 200);
+  g_assert_cmphex (pixel (light, 1, 1), ==, 0xffffff);
+  g_assert_cmphex (pixel (dark, 1, 1), ==, 0x1e1e1e);
+  /* Somewhere in the title row there is light text on the dark background. */
+  for (int x = 0; x < 300; x++)
+    for (int y = 0; y < 30; y++)
+      bright += (pixel (dark, x, y) & 0xff) > 0xc0;
+  g_assert_cmpuint (bright, >, 20);
+  cairo_surface_destroy (light);
+  cairo_surface_destroy (dark);
+}
+
 /* ---- export ------------------------------------------------------------- */
 
 static void
@@ -710,9 +734,10 @@ test_export_vectors_match_png (void)
   pca = gpt2_pca ();
   for (guint k = 0; k < 3; k++)
     ratio[k] = pca->explained_variance_ratio->data[k];
-  /* A heatmap with large cells, the real one, a trajectory (halo labels) and
-   * small multiples (text in translated panels). */
-  for (guint k = 0; k < 4; k++)
+  /* A heatmap with large cells, the real one, a trajectory (halo labels),
+   * small multiples (text in translated panels), the 3-D view (rotated text
+   * and depth) and bars. */
+  for (guint k = 0; k < 6; k++)
     {
       g_autoptr(PlFigure) figure = NULL;
       g_autofree char *png = g_build_filename (dir, "f.png", NULL);
@@ -730,6 +755,17 @@ test_export_vectors_match_png (void)
         figure = pl_figure_new_heatmap (k == 0 ? small : cos, 0);
       else if (k == 2)
         figure = pl_figure_new_trajectory (pca->projection, 0, ratio, 0, 1);
+      else if (k == 4)
+        {
+          figure = pl_figure_new_trajectory_3d (pca->projection, 0, ratio, 0, 1, 2);
+          pl_figure_set_rotation (figure, 40, 25);
+        }
+      else if (k == 5)
+        {
+          figure = pl_figure_new_bars (ratio, 3, NULL);
+          pl_figure_set_cumulative (figure, TRUE);
+          pl_figure_set_axis_labels (figure, "Component", "Ratio");
+        }
       else
         {
           g_autoptr(PlFigure) left = pl_figure_new_heatmap (small, 0);
@@ -750,7 +786,7 @@ test_export_vectors_match_png (void)
       /* Text is text, not glyph outlines. */
       g_assert_true (g_file_get_contents (svg, &svg_text, NULL, NULL));
       g_assert_nonnull (strstr (svg_text, ">Cosine similarity</text>"));
-      if (k != 2)
+      if (k < 2 || k == 3)
         g_assert_nonnull (strstr (svg_text, "<image image-rendering=\"optimizeSpeed\""));
 
       run ((const char * const[]) { "rsvg-convert", "-w", "600", "-h", "480", "-o", svg_png, svg, NULL });
@@ -878,6 +914,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pl/figure/heatmap/colorbar-ends", test_heatmap_colorbar_ends);
   g_test_add_func ("/pl/figure/heatmap/gpt2-diagonal", test_heatmap_gpt2_diagonal);
   g_test_add_func ("/pl/figure/heatmap/shapes", test_heatmap_shapes);
+  g_test_add_func ("/pl/figure/heatmap/dark", test_dark_mode);
   g_test_add_func ("/pl/figure/axes/ticks-and-labels", test_ticks_and_labels);
   g_test_add_func ("/pl/figure/trajectory/3d-at-rest-is-2d", test_trajectory_3d_at_rest_is_2d);
   g_test_add_func ("/pl/figure/trajectory/markers", test_trajectory_markers);
