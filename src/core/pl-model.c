@@ -501,23 +501,31 @@ check_rows (PlModel   *self,
 
   for (gsize i = 0; i < m->rows; i++)
     {
-      const float *row = pl_matrix_row (m, i);
-      gboolean zero = TRUE;
+      const guint32 *bits = (const guint32 *) pl_matrix_row (m, i);
+      guint32 non_finite = 0, any = 0;
 
+      /* Integer tests on the bit patterns, which the compiler vectorises:
+       * an all-ones exponent is NaN or infinity; any bit but the sign is
+       * a non-zero value. */
       for (gsize j = 0; j < m->cols; j++)
         {
-          if (!isfinite (row[j]))
-            {
-              g_set_error (error, PL_ERROR, PL_ERROR_BAD_VALUES,
-                           "%s: position %" G_GSIZE_FORMAT " (row %" G_GSIZE_FORMAT ") of “%s” holds %s",
-                           where, i, i + self->first_position, self->position_table,
-                           isnan (row[j]) ? "NaN" : "an infinity");
-              return FALSE;
-            }
-          if (row[j] != 0.0f)
-            zero = FALSE;
+          non_finite |= (bits[j] & 0x7f800000u) == 0x7f800000u;
+          any |= bits[j] & 0x7fffffffu;
         }
-      if (zero && m->cols > 0)
+      if (non_finite)
+        {
+          const float *row = pl_matrix_row (m, i);
+          gboolean has_nan = FALSE;
+
+          for (gsize j = 0; j < m->cols; j++)
+            has_nan = has_nan || isnan (row[j]);
+          g_set_error (error, PL_ERROR, PL_ERROR_BAD_VALUES,
+                       "%s: position %" G_GSIZE_FORMAT " (row %" G_GSIZE_FORMAT ") of “%s” holds %s",
+                       where, i, i + self->first_position, self->position_table,
+                       has_nan ? "NaN" : "an infinity");
+          return FALSE;
+        }
+      if (!any && m->cols > 0)
         {
           g_set_error (error, PL_ERROR, PL_ERROR_BAD_VALUES,
                        "%s: position %" G_GSIZE_FORMAT " (row %" G_GSIZE_FORMAT ") of “%s” is all zeros, "
