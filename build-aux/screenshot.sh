@@ -32,6 +32,7 @@ shot() {
 
 shot similarity similarity
 shot trajectory trajectory
+shot attention attention
 shot probes probes
 shot compare compare
 shot playground playground

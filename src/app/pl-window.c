@@ -4,6 +4,7 @@
 #include <glib/gi18n.h>
 #include <string.h>
 
+#include "pl-attention-page.h"
 #include "pl-compare-page.h"
 #include "pl-export-dialog.h"
 #include "pl-model-row.h"
@@ -506,6 +507,7 @@ pl_window_class_init (PlWindowClass *klass)
 
   g_type_ensure (PL_TYPE_SIMILARITY_PAGE);
   g_type_ensure (PL_TYPE_TRAJECTORY_PAGE);
+  g_type_ensure (PL_TYPE_ATTENTION_PAGE);
   g_type_ensure (PL_TYPE_PROBES_PAGE);
   g_type_ensure (PL_TYPE_COMPARE_PAGE);
   g_type_ensure (PL_TYPE_PLAYGROUND_PAGE);

@@ -255,8 +255,9 @@ pl_workspace_get_dark (PlWorkspace *self)
 
 typedef struct
 {
-  PlModel *model;
-  int      layer;
+  PlModel       *model;
+  PlTransformer *transformer;   /* for layers */
+  int            layer;
 } TableInput;
 
 static TableInput *
@@ -274,6 +275,7 @@ static void
 table_input_free (TableInput *input)
 {
   g_clear_object (&input->model);
+  g_clear_object (&input->transformer);
   g_free (input);
 }
 
@@ -290,7 +292,6 @@ read_table (PlAnalysisJob  *job,
             GError        **error)
 {
   TableInput *input = data;
-  g_autoptr(PlTransformer) transformer = NULL;
   g_autoptr(GPtrArray) layers = NULL;
   PlMatrix *table;
 
@@ -304,8 +305,7 @@ read_table (PlAnalysisJob  *job,
     }
 
   /* Every layer at once: stepping through layers afterwards is instant. */
-  if (!(transformer = pl_transformer_new (input->model, error)) ||
-      !(layers = pl_attention_positional_components (transformer,
+  if (!(layers = pl_attention_positional_components (input->transformer,
                                                      pl_model_get_n_layers (input->model),
                                                      COMPONENT_SEQUENCES, 0, COMPONENT_SEED,
                                                      pl_analysis_job_get_cancellable (job),
@@ -349,6 +349,33 @@ table_done (GObject      *object,
   g_task_return_pointer (task, pl_matrix_ref (table), (GDestroyNotify) pl_matrix_unref);
 }
 
+/* Every layer is one answer (one set of forward passes over random inputs). */
+static void
+layers_transformer_done (GObject      *object,
+                         GAsyncResult *result,
+                         gpointer      user_data)
+{
+  PlWorkspace *self = PL_WORKSPACE (object);
+  GTask *task = user_data;
+  TableInput *wanted = g_task_get_task_data (task);
+  GError *error = NULL;
+  PlTransformer *transformer = pl_workspace_get_transformer_finish (self, result, &error);
+  g_autofree char *key = NULL;
+  TableInput *input;
+
+  if (transformer == NULL)
+    {
+      g_task_return_error (task, error);
+      g_object_unref (task);
+      return;
+    }
+  input = table_input_new (wanted->model, wanted->layer);
+  input->transformer = transformer;
+  key = g_strdup_printf ("layers/%s", pl_workspace_model_key (wanted->model));
+  pl_analysis_cache_run_async (self->cache, key, read_table, input, (GDestroyNotify) table_input_free,
+                               NULL, NULL, g_task_get_cancellable (task), table_done, task);
+}
+
 void
 pl_workspace_get_table_async (PlWorkspace         *self,
                               PlModel             *model,
@@ -368,20 +395,85 @@ pl_workspace_get_table_async (PlWorkspace         *self,
   g_task_set_task_data (task, table_input_new (model, layer), (GDestroyNotify) table_input_free);
 
   if (layer == PL_LAYER_TABLE)
-    key = g_strdup_printf ("table/%s", pl_workspace_model_key (model));
-  else
-    key = g_strdup_printf ("layers/%s", pl_workspace_model_key (model));
+    {
+      key = g_strdup_printf ("table/%s", pl_workspace_model_key (model));
+      pl_analysis_cache_run_async (self->cache, key, read_table,
+                                   table_input_new (model, layer), (GDestroyNotify) table_input_free,
+                                   NULL, NULL, cancellable, table_done, task);
+      return;
+    }
 
-  /* Every layer is one answer (one set of forward passes); the table is another. */
-  pl_analysis_cache_run_async (self->cache, key, read_table,
-                               table_input_new (model, layer), (GDestroyNotify) table_input_free,
-                               NULL, NULL, cancellable, table_done, task);
+  /* Layers need the forward pass first. */
+  pl_workspace_get_transformer_async (self, model, cancellable, layers_transformer_done, task);
 }
 
 PlMatrix *
 pl_workspace_get_table_finish (PlWorkspace   *self,
                                GAsyncResult  *result,
                                GError       **error)
+{
+  g_return_val_if_fail (PL_IS_WORKSPACE (self), NULL);
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/* ---- The forward pass ------------------------------------------------------ */
+
+static gboolean
+build_transformer (PlAnalysisJob  *job,
+                   gpointer        data,
+                   GValue         *result,
+                   GError        **error)
+{
+  PlTransformer *transformer = pl_transformer_new (PL_MODEL (data), error);
+
+  if (transformer == NULL)
+    return FALSE;
+  g_value_init (result, PL_TYPE_TRANSFORMER);
+  g_value_take_object (result, transformer);
+  return TRUE;
+}
+
+static void
+transformer_done (GObject      *object,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  GError *error = NULL;
+  const GValue *answer = pl_analysis_cache_run_finish (PL_ANALYSIS_CACHE (object), result, &error);
+
+  if (answer == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, g_value_dup_object (answer), g_object_unref);
+}
+
+void
+pl_workspace_get_transformer_async (PlWorkspace         *self,
+                                    PlModel             *model,
+                                    GCancellable        *cancellable,
+                                    GAsyncReadyCallback  callback,
+                                    gpointer             user_data)
+{
+  GTask *task;
+  g_autofree char *key = NULL;
+
+  g_return_if_fail (PL_IS_WORKSPACE (self));
+  g_return_if_fail (PL_IS_MODEL (model));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, pl_workspace_get_transformer_async);
+  key = g_strdup_printf ("transformer/%s", pl_workspace_model_key (model));
+  pl_analysis_cache_run_async (self->cache, key, build_transformer, g_object_ref (model), g_object_unref,
+                               NULL, NULL, cancellable, transformer_done, task);
+}
+
+PlTransformer *
+pl_workspace_get_transformer_finish (PlWorkspace   *self,
+                                     GAsyncResult  *result,
+                                     GError       **error)
 {
   g_return_val_if_fail (PL_IS_WORKSPACE (self), NULL);
   g_return_val_if_fail (g_task_is_valid (result, self), NULL);

@@ -6,6 +6,7 @@
 #include "pl-analysis-cache.h"
 #include "pl-matrix.h"
 #include "pl-model.h"
+#include "pl-transformer.h"
 
 G_BEGIN_DECLS
 
@@ -68,5 +69,15 @@ void             pl_workspace_get_table_async  (PlWorkspace         *self,
 PlMatrix        *pl_workspace_get_table_finish (PlWorkspace         *self,
                                                 GAsyncResult        *result,
                                                 GError             **error);
+
+/* The model's forward pass, its weights read once per model, from the cache or a worker. */
+void             pl_workspace_get_transformer_async  (PlWorkspace         *self,
+                                                      PlModel             *model,
+                                                      GCancellable        *cancellable,
+                                                      GAsyncReadyCallback  callback,
+                                                      gpointer             user_data);
+PlTransformer   *pl_workspace_get_transformer_finish (PlWorkspace         *self,
+                                                      GAsyncResult        *result,
+                                                      GError             **error);
 
 G_END_DECLS

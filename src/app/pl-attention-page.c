@@ -1,0 +1,529 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "pl-attention-page.h"
+#include "pl-figure-view.h"
+#include "pl-view-style.h"
+
+/* How attention depends on position, for the workspace's model: the mass by
+ * offset per head of a layer, every head's mean distance, and the first
+ * layer's position-only term from the weights. The statistics average the
+ * forward passes of several random inputs, computed once per model on a
+ * worker with a progress bar. */
+
+#define STATS_SEQUENCES 8
+#define STATS_SEED      1
+
+struct _PlAttentionPage
+{
+  GtkWidget          parent_instance;
+
+  PlWorkspace       *workspace;
+  GCancellable      *cancellable;
+  PlModel           *model;          /* what stats and position_only belong to */
+  PlAttentionStats  *stats;
+  PlMatrix          *position_only;  /* [heads × T, T] */
+  PlMatrix          *head_term;      /* the chosen head's rows, on screen */
+  gboolean           updating;
+
+  /* Template widgets */
+  GtkStringList     *layer_names;
+  GtkStringList     *head_names;
+  GtkDropDown       *layer_dropdown;
+  GtkDropDown       *head_dropdown;
+  GtkSpinButton     *window_spin;
+  GtkProgressBar    *progress;
+  GtkLabel          *readout;
+  GtkStack          *content;
+  AdwStatusPage     *empty_page;
+  GtkStack          *views;
+  PlFigureView      *offsets_view;
+  PlFigureView      *distances_view;
+  PlFigureView      *position_view;
+};
+
+static void page_iface_init (PlPageInterface *iface);
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (PlAttentionPage, pl_attention_page, GTK_TYPE_WIDGET,
+                               G_IMPLEMENT_INTERFACE (PL_TYPE_PAGE, page_iface_init))
+
+/* The attention layer shown, 0-based, from the workspace's layer (1 … L). */
+static guint
+get_layer (PlAttentionPage *self)
+{
+  guint n = self->stats ? self->stats->n_layers : pl_workspace_get_n_layers (self->workspace);
+  int layer = pl_workspace_get_layer (self->workspace);
+
+  return (guint) CLAMP (layer, 1, (int) MAX (n, 1)) - 1;
+}
+
+static guint
+get_head (PlAttentionPage *self)
+{
+  return pl_workspace_get_head (self->workspace);
+}
+
+static void
+show_offsets (PlAttentionPage *self)
+{
+  PlAttentionStats *stats = self->stats;
+  guint t = stats->n_tokens;
+  guint w = MIN ((guint) gtk_spin_button_get_value (self->window_spin), t - 1);
+  guint layer = get_layer (self);
+  g_autofree double *x = g_new (double, 2 * w + 1);
+  g_autofree double *y = g_new (double, 2 * w + 1);
+  g_autoptr(PlFigure) figure = NULL;
+  g_autofree char *title = NULL;
+
+  for (guint i = 0; i <= 2 * w; i++)
+    x[i] = (double) i - w;
+  figure = pl_figure_new_lines (x, 2 * w + 1);
+  for (guint h = 0; h < stats->n_heads; h++)
+    {
+      const float *row = pl_matrix_row (stats->offset_profile, layer * stats->n_heads + h);
+      g_autofree char *name = g_strdup_printf (_("Head %u"), h + 1);
+
+      for (guint i = 0; i <= 2 * w; i++)
+        y[i] = row[(t - 1) - w + i];
+      pl_figure_add_series (figure, name, y);
+    }
+  pl_view_style_apply (figure, self->workspace);
+  /* Translators: figure title: model — layer: what is plotted */
+  title = g_strdup_printf (_("%s — layer %u: attention by offset"), pl_model_get_name (self->model), layer + 1);
+  pl_figure_set_title (figure, title);
+  pl_figure_set_axis_labels (figure, _("Offset j − i (key − query)"), _("Attention mass"));
+  pl_figure_view_set_figure (self->offsets_view, figure, 0, 0);
+}
+
+static void
+show_distances (PlAttentionPage *self)
+{
+  PlAttentionStats *stats = self->stats;
+  guint n = stats->n_layers * stats->n_heads;
+  g_autofree double *x = g_new (double, n);
+  g_autofree double *y = g_new (double, n);
+  g_autofree double *mass = g_new (double, n);
+  g_autoptr(PlFigure) figure = NULL;
+  g_autofree char *title = NULL;
+
+  for (guint l = 0; l < stats->n_layers; l++)
+    for (guint h = 0; h < stats->n_heads; h++)
+      {
+        guint i = l * stats->n_heads + h;
+
+        /* Heads of one layer side by side around the layer's number. */
+        x[i] = l + 1 + 0.3 * ((h + 0.5) / stats->n_heads - 0.5);
+        y[i] = pl_matrix_get (stats->mean_distance, l, h);
+        mass[i] = pl_matrix_get (stats->first_token, l, h);
+      }
+  figure = pl_figure_new_scatter (x, y, n);
+  pl_figure_set_point_values (figure, mass);
+  pl_view_style_apply (figure, self->workspace);
+  title = g_strdup_printf (_("%s — mean attention distance per head"), pl_model_get_name (self->model));
+  pl_figure_set_title (figure, title);
+  pl_figure_set_axis_labels (figure, _("Layer"), _("Mean distance |j − i|"));
+  pl_figure_set_value_label (figure, _("Mass on the first token"));
+  pl_figure_view_set_figure (self->distances_view, figure, 0, 0);
+}
+
+static void
+show_position_only (PlAttentionPage *self)
+{
+  guint heads = self->stats ? self->stats->n_heads : pl_workspace_get_n_heads (self->workspace);
+  guint t = self->position_only->rows / MAX (heads, 1);
+  guint head = MIN (get_head (self), heads - 1);
+  g_autoptr(PlFigure) figure = NULL;
+  g_autofree char *title = NULL;
+
+  g_clear_pointer (&self->head_term, pl_matrix_unref);
+  self->head_term = pl_matrix_slice_rows (self->position_only, (gsize) head * t, t);
+  figure = pl_figure_new_heatmap (self->head_term, 0);
+  pl_view_style_apply (figure, self->workspace);
+  title = g_strdup_printf (_("%s — layer 1, head %u: attention from positions alone"),
+                           pl_model_get_name (self->model), head + 1);
+  pl_figure_set_title (figure, title);
+  pl_figure_set_axis_labels (figure, _("Key position"), _("Query position"));
+  pl_figure_set_value_label (figure, _("Attention"));
+  pl_figure_view_set_figure (self->position_view, figure, t, t);
+}
+
+static void
+redraw (PlAttentionPage *self)
+{
+  if (self->stats != NULL)
+    {
+      show_offsets (self);
+      show_distances (self);
+    }
+  if (self->position_only != NULL)
+    show_position_only (self);
+}
+
+/* Fills the layer and head pickers for the model and follows the workspace. */
+static void
+sync_pickers (PlAttentionPage *self)
+{
+  guint n_layers = pl_workspace_get_n_layers (self->workspace);
+  guint n_heads = pl_workspace_get_n_heads (self->workspace);
+
+  self->updating = TRUE;
+  if (g_list_model_get_n_items (G_LIST_MODEL (self->layer_names)) != n_layers)
+    {
+      gtk_string_list_splice (self->layer_names, 0, g_list_model_get_n_items (G_LIST_MODEL (self->layer_names)), NULL);
+      for (guint l = 0; l < n_layers; l++)
+        {
+          g_autofree char *name = g_strdup_printf (_("Layer %u"), l + 1);
+          gtk_string_list_append (self->layer_names, name);
+        }
+    }
+  if (g_list_model_get_n_items (G_LIST_MODEL (self->head_names)) != n_heads)
+    {
+      gtk_string_list_splice (self->head_names, 0, g_list_model_get_n_items (G_LIST_MODEL (self->head_names)), NULL);
+      for (guint h = 0; h < n_heads; h++)
+        {
+          g_autofree char *name = g_strdup_printf (_("Head %u"), h + 1);
+          gtk_string_list_append (self->head_names, name);
+        }
+    }
+  if (n_layers > 0)
+    gtk_drop_down_set_selected (self->layer_dropdown, get_layer (self));
+  if (n_heads > 0)
+    gtk_drop_down_set_selected (self->head_dropdown, MIN (get_head (self), n_heads - 1));
+  self->updating = FALSE;
+}
+
+static void
+set_progress (double   fraction,
+              gpointer data)
+{
+  PlAttentionPage *self = data;
+
+  gtk_progress_bar_set_fraction (self->progress, fraction);
+}
+
+static gboolean
+compute_stats (PlAnalysisJob  *job,
+               gpointer        data,
+               GValue         *result,
+               GError        **error)
+{
+  PlAttentionStats *stats;
+
+  stats = pl_attention_stats_compute (PL_TRANSFORMER (data), STATS_SEQUENCES, 0, STATS_SEED,
+                                      pl_analysis_job_get_cancellable (job),
+                                      (PlProgressFunc) pl_analysis_job_set_progress, job, error);
+  if (stats == NULL)
+    return FALSE;
+  g_value_init (result, PL_TYPE_ATTENTION_STATS);
+  g_value_take_boxed (result, stats);
+  return TRUE;
+}
+
+static gboolean
+compute_position_only (PlAnalysisJob  *job,
+                       gpointer        data,
+                       GValue         *result,
+                       GError        **error)
+{
+  PlMatrix *term = pl_attention_position_only (PL_TRANSFORMER (data), 0, error);
+
+  if (term == NULL)
+    return FALSE;
+  g_value_init (result, PL_TYPE_MATRIX);
+  g_value_take_boxed (result, term);
+  return TRUE;
+}
+
+static void
+show_error (PlAttentionPage *self,
+            const GError    *error)
+{
+  adw_status_page_set_title (self->empty_page, _("Cannot Run This Model"));
+  adw_status_page_set_description (self->empty_page, error->message);
+  gtk_stack_set_visible_child_name (self->content, "empty");
+}
+
+static void
+stop (PlAttentionPage *self)
+{
+  g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
+  gtk_widget_set_visible (GTK_WIDGET (self->progress), FALSE);
+}
+
+static void
+answer_done (GObject      *object,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  g_autoptr(PlAttentionPage) self = user_data;
+  g_autoptr(GError) error = NULL;
+  const GValue *answer = pl_analysis_cache_run_finish (PL_ANALYSIS_CACHE (object), result, &error);
+
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) || self->workspace == NULL)
+    return;
+  if (answer == NULL)
+    {
+      stop (self);
+      show_error (self, error);
+      return;
+    }
+  if (G_VALUE_HOLDS (answer, PL_TYPE_ATTENTION_STATS))
+    {
+      g_clear_pointer (&self->stats, pl_attention_stats_unref);
+      self->stats = pl_attention_stats_ref (g_value_get_boxed (answer));
+      /* Both answers are in: the position-only term comes first. */
+      stop (self);
+    }
+  else
+    {
+      g_clear_pointer (&self->position_only, pl_matrix_unref);
+      self->position_only = pl_matrix_ref (g_value_get_boxed (answer));
+    }
+  redraw (self);
+}
+
+static void
+transformer_done (GObject      *object,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  g_autoptr(PlAttentionPage) self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PlTransformer) transformer = pl_workspace_get_transformer_finish (PL_WORKSPACE (object), result, &error);
+  PlAnalysisCache *cache;
+  g_autofree char *stats_key = NULL;
+  g_autofree char *term_key = NULL;
+
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) || self->workspace == NULL)
+    return;
+  if (transformer == NULL)
+    {
+      stop (self);
+      show_error (self, error);
+      return;
+    }
+  cache = pl_workspace_get_cache (self->workspace);
+  term_key = g_strdup_printf ("position-only/%s", pl_workspace_model_key (self->model));
+  stats_key = g_strdup_printf ("attention-stats/%s/%u/%u", pl_workspace_model_key (self->model),
+                               STATS_SEQUENCES, STATS_SEED);
+  pl_analysis_cache_run_async (cache, term_key, compute_position_only, g_object_ref (transformer), g_object_unref,
+                               NULL, NULL, self->cancellable, answer_done, g_object_ref (self));
+  pl_analysis_cache_run_async (cache, stats_key, compute_stats, g_object_ref (transformer), g_object_unref,
+                               set_progress, self, self->cancellable, answer_done, g_object_ref (self));
+}
+
+static void
+refresh (PlAttentionPage *self)
+{
+  PlModel *model = pl_workspace_get_model (self->workspace);
+
+  sync_pickers (self);
+  if (model == self->model)
+    {
+      redraw (self);
+      return;
+    }
+
+  stop (self);
+  g_set_object (&self->model, model);
+  g_clear_pointer (&self->stats, pl_attention_stats_unref);
+  g_clear_pointer (&self->position_only, pl_matrix_unref);
+  pl_figure_view_set_figure (self->offsets_view, NULL, 0, 0);
+  pl_figure_view_set_figure (self->distances_view, NULL, 0, 0);
+  pl_figure_view_set_figure (self->position_view, NULL, 0, 0);
+
+  if (model == NULL || pl_workspace_get_n_layers (self->workspace) == 0)
+    {
+      adw_status_page_set_title (self->empty_page, _("No Attention to Show"));
+      adw_status_page_set_description (self->empty_page,
+                                       _("Attention needs a model Poslens can run: GPT-2, BERT, RoBERTa, XLM-RoBERTa, "
+                                         "ELECTRA or DistilBERT, with its config.json. Tables and analytic encodings "
+                                         "have no attention."));
+      gtk_stack_set_visible_child_name (self->content, "empty");
+      return;
+    }
+
+  gtk_stack_set_visible_child_name (self->content, "views");
+  self->cancellable = g_cancellable_new ();
+  gtk_progress_bar_set_fraction (self->progress, 0);
+  gtk_widget_set_visible (GTK_WIDGET (self->progress), TRUE);
+  pl_workspace_get_transformer_async (self->workspace, model, self->cancellable,
+                                      transformer_done, g_object_ref (self));
+}
+
+static void
+on_layer_selected (PlAttentionPage *self)
+{
+  guint selected = gtk_drop_down_get_selected (self->layer_dropdown);
+
+  if (!self->updating && self->workspace != NULL && selected != GTK_INVALID_LIST_POSITION)
+    pl_workspace_set_layer (self->workspace, (int) selected + 1);
+}
+
+static void
+on_head_selected (PlAttentionPage *self)
+{
+  guint selected = gtk_drop_down_get_selected (self->head_dropdown);
+
+  if (!self->updating && self->workspace != NULL && selected != GTK_INVALID_LIST_POSITION)
+    pl_workspace_set_head (self->workspace, selected);
+}
+
+static void
+on_view_changed (PlAttentionPage *self)
+{
+  if (self->workspace != NULL)
+    redraw (self);
+}
+
+static void
+on_hover (PlAttentionPage *self,
+          gboolean         inside,
+          guint            a,
+          guint            b,
+          PlFigureView    *view)
+{
+  g_autofree char *text = NULL;
+
+  if (inside && view == self->distances_view && self->stats != NULL &&
+      a < self->stats->n_layers * self->stats->n_heads)
+    {
+      guint l = a / self->stats->n_heads, h = a % self->stats->n_heads;
+
+      text = g_strdup_printf (_("layer %u, head %u: mean distance %.1f, first token %.2f"), l + 1, h + 1,
+                              pl_matrix_get (self->stats->mean_distance, l, h),
+                              pl_matrix_get (self->stats->first_token, l, h));
+    }
+  else if (inside && view == self->position_view && self->head_term != NULL &&
+           b < self->head_term->rows && a < self->head_term->cols)
+    text = g_strdup_printf (_("query %u, key %u: %.4f"), b, a, pl_matrix_get (self->head_term, b, a));
+  gtk_label_set_text (self->readout, text ? text : "");
+}
+
+static void
+page_set_workspace (PlPage      *page,
+                    PlWorkspace *workspace)
+{
+  PlAttentionPage *self = PL_ATTENTION_PAGE (page);
+
+  if (!g_set_object (&self->workspace, workspace))
+    return;
+  g_signal_connect_object (workspace, "notify::model", G_CALLBACK (refresh), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (workspace, "notify::layer", G_CALLBACK (refresh), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (workspace, "notify::head", G_CALLBACK (refresh), self, G_CONNECT_SWAPPED);
+  pl_view_style_connect (workspace, G_CALLBACK (redraw), self);
+  refresh (self);
+}
+
+static PlFigureView *
+visible_view (PlAttentionPage *self)
+{
+  return PL_FIGURE_VIEW (gtk_stack_get_visible_child (self->views));
+}
+
+static PlFigure *
+page_get_figure (PlPage *page)
+{
+  return pl_figure_view_get_figure (visible_view (PL_ATTENTION_PAGE (page)));
+}
+
+static char *
+page_get_export_name (PlPage *page)
+{
+  PlAttentionPage *self = PL_ATTENTION_PAGE (page);
+  const char *view = gtk_stack_get_visible_child_name (self->views);
+  const char *name = self->model ? pl_model_get_name (self->model) : "poslens";
+
+  if (g_strcmp0 (view, "offsets") == 0)
+    return g_strdup_printf ("%s-attention-offsets-layer-%u", name, get_layer (self) + 1);
+  if (g_strcmp0 (view, "position-only") == 0)
+    return g_strdup_printf ("%s-position-only-head-%u", name, get_head (self) + 1);
+  return g_strdup_printf ("%s-attention-distance", name);
+}
+
+static void
+page_iface_init (PlPageInterface *iface)
+{
+  iface->set_workspace = page_set_workspace;
+  iface->get_figure = page_get_figure;
+  iface->get_export_name = page_get_export_name;
+}
+
+gboolean
+pl_attention_page_get_busy (PlAttentionPage *self)
+{
+  g_return_val_if_fail (PL_IS_ATTENTION_PAGE (self), FALSE);
+  return self->cancellable != NULL;
+}
+
+PlAttentionStats *
+pl_attention_page_get_stats (PlAttentionPage *self)
+{
+  g_return_val_if_fail (PL_IS_ATTENTION_PAGE (self), NULL);
+  return self->stats;
+}
+
+void
+pl_attention_page_show (PlAttentionPage *self,
+                        const char      *view)
+{
+  g_return_if_fail (PL_IS_ATTENTION_PAGE (self));
+  gtk_stack_set_visible_child_name (self->views, view);
+}
+
+static void
+pl_attention_page_dispose (GObject *object)
+{
+  PlAttentionPage *self = PL_ATTENTION_PAGE (object);
+
+  g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
+  g_clear_object (&self->model);
+  g_clear_pointer (&self->stats, pl_attention_stats_unref);
+  g_clear_pointer (&self->position_only, pl_matrix_unref);
+  g_clear_pointer (&self->head_term, pl_matrix_unref);
+  g_clear_object (&self->workspace);
+  gtk_widget_dispose_template (GTK_WIDGET (self), PL_TYPE_ATTENTION_PAGE);
+  pl_widget_unparent_children (GTK_WIDGET (self));
+  G_OBJECT_CLASS (pl_attention_page_parent_class)->dispose (object);
+}
+
+static void
+pl_attention_page_class_init (PlAttentionPageClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = pl_attention_page_dispose;
+
+  g_type_ensure (PL_TYPE_FIGURE_VIEW);
+
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+  gtk_widget_class_set_template_from_resource (widget_class, "/org/poslens/Poslens/ui/pl-attention-page.ui");
+  gtk_widget_class_bind_template_child (widget_class, PlAttentionPage, layer_names);
+  gtk_widget_class_bind_template_child (widget_class, PlAttentionPage, head_names);
+  gtk_widget_class_bind_template_child (widget_class, PlAttentionPage, layer_dropdown);
+  gtk_widget_class_bind_template_child (widget_class, PlAttentionPage, head_dropdown);
+  gtk_widget_class_bind_template_child (widget_class, PlAttentionPage, window_spin);
+  gtk_widget_class_bind_template_child (widget_class, PlAttentionPage, progress);
+  gtk_widget_class_bind_template_child (widget_class, PlAttentionPage, readout);
+  gtk_widget_class_bind_template_child (widget_class, PlAttentionPage, content);
+  gtk_widget_class_bind_template_child (widget_class, PlAttentionPage, empty_page);
+  gtk_widget_class_bind_template_child (widget_class, PlAttentionPage, views);
+  gtk_widget_class_bind_template_child (widget_class, PlAttentionPage, offsets_view);
+  gtk_widget_class_bind_template_child (widget_class, PlAttentionPage, distances_view);
+  gtk_widget_class_bind_template_child (widget_class, PlAttentionPage, position_view);
+  gtk_widget_class_bind_template_callback (widget_class, on_layer_selected);
+  gtk_widget_class_bind_template_callback (widget_class, on_head_selected);
+  gtk_widget_class_bind_template_callback (widget_class, on_view_changed);
+  gtk_widget_class_bind_template_callback (widget_class, on_hover);
+}
+
+static void
+pl_attention_page_init (PlAttentionPage *self)
+{
+  gtk_widget_init_template (GTK_WIDGET (self));
+}
