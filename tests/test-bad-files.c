@@ -100,6 +100,8 @@ build_corpus (void)
     random[i] = g_rand_int_range (rand, 0, 256);
   g_rand_free (rand);
 
+  write_bytes ("pytorch_model.bin", "PK\x03\x04 not really a zip", 24);
+  write_bytes ("model.gguf", "GGUF\x03\0\0\0", 8);
   write_bytes ("empty.h5", "", 0);
   write_bytes ("empty.safetensors", "", 0);
   write_bytes ("random.bin", random, 4096);
@@ -304,6 +306,8 @@ build_corpus (void)
 }
 
 static const BadCase cases[] = {
+  { "pytorch_model.bin", NULL, "safetensors" },
+  { "model.gguf", NULL, "GGUF" },
   { "empty.h5", NULL, "empty" },
   { "empty.safetensors", NULL, "empty" },
   { "random.bin", NULL, "neither" },

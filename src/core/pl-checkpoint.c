@@ -372,6 +372,20 @@ sniff (const char  *path,
 
   got = pread (fd, head, sizeof head, 0);
   close (fd);
+  /* Formats people will try, named so they know what to do. */
+  if (got >= 4 && memcmp (head, "PK\x03\x04", 4) == 0)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED,
+                   "%s is a PyTorch (zip/pickle) checkpoint, which Poslens does not unpickle; "
+                   "save it as safetensors (model.save_pretrained (dir, safe_serialization=True))", path);
+      return SNIFF_UNKNOWN;
+    }
+  if (got >= 4 && memcmp (head, "GGUF", 4) == 0)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED,
+                   "%s is a GGUF file; Poslens reads HDF5 and safetensors checkpoints", path);
+      return SNIFF_UNKNOWN;
+    }
   if ((got == sizeof head && head[8] == '{') || g_str_has_suffix (path, ".safetensors"))
     return SNIFF_SAFETENSORS;
   if (g_str_has_suffix (path, ".h5") || g_str_has_suffix (path, ".hdf5") ||
@@ -466,9 +480,16 @@ pl_checkpoint_open (const char  *path,
         }
       if (weights == NULL)
         {
-          g_set_error (error, PL_ERROR, PL_ERROR_NOT_FOUND,
-                       "%s has no model.safetensors, tf_model.h5 or a sharded index of either",
-                       path);
+          g_autofree char *bin = g_build_filename (path, "pytorch_model.bin", NULL);
+
+          if (g_file_test (bin, G_FILE_TEST_IS_REGULAR))
+            g_set_error (error, PL_ERROR, PL_ERROR_NOT_FOUND,
+                         "%s has only pytorch_model.bin, which Poslens does not unpickle; save the model "
+                         "as safetensors (save_pretrained with safe_serialization=True)", path);
+          else
+            g_set_error (error, PL_ERROR, PL_ERROR_NOT_FOUND,
+                         "%s has no model.safetensors, tf_model.h5 or a sharded index of either",
+                         path);
           return NULL;
         }
     }
