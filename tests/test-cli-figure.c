@@ -138,6 +138,95 @@ test_write_pca (void)
   pl_test_rmtree (dir);
 }
 
+static char *
+write_and_read (gboolean (*write) (gpointer data, const char *out, GError **error),
+                gpointer   data)
+{
+  g_autofree char *dir = pl_test_tmpdir ();
+  g_autofree char *path = g_build_filename (dir, "figure.svg", NULL);
+  g_autoptr(GError) error = NULL;
+  char *text = NULL;
+
+  g_assert_true (write (data, path, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  pl_test_rmtree (dir);
+  return text;
+}
+
+typedef struct
+{
+  PlAttentionStats *stats;
+  int               layer;
+  int               head;
+} AttentionCase;
+
+static gboolean
+write_attention (gpointer     data,
+                 const char  *out,
+                 GError     **error)
+{
+  AttentionCase *c = data;
+  PlCliFigureOptions options = PL_CLI_FIGURE_OPTIONS_INIT;
+
+  return pl_cli_figure_write_attention (c->stats, c->layer, c->head, out, &options, error);
+}
+
+static gboolean
+write_probe (gpointer     data,
+             const char  *out,
+             GError     **error)
+{
+  PlCliFigureOptions options = PL_CLI_FIGURE_OPTIONS_INIT;
+
+  return pl_cli_figure_write_probe (data, "mini-gpt2", out, &options, error);
+}
+
+/* Attention: a layer gives its heads' profiles by offset, no layer the mean
+ * distance of every head against its layer. */
+static void
+test_write_attention (void)
+{
+  g_autoptr(PlMatrix) profile = pl_matrix_new (2 * 3, 2 * 5 - 1);
+  g_autoptr(PlMatrix) distance = pl_matrix_new (2, 3);
+  PlAttentionStats stats = { .n_layers = 2, .n_heads = 3, .n_tokens = 5, .n_sequences = 1,
+                             .offset_profile = profile, .mean_distance = distance };
+  AttentionCase cases[] = { { &stats, 2, -1 }, { &stats, 1, 2 }, { &stats, 0, -1 } };
+  g_autofree char *layer = NULL;
+  g_autofree char *one = NULL;
+  g_autofree char *all = NULL;
+
+  for (gsize i = 0; i < profile->rows * profile->cols; i++)
+    profile->data[i] = 1.0f / profile->cols;
+  for (gsize i = 0; i < 6; i++)
+    distance->data[i] = (float) i;
+
+  layer = write_and_read (write_attention, &cases[0]);
+  g_assert_nonnull (strstr (layer, ">Layer 2</text>"));
+  g_assert_nonnull (strstr (layer, ">Head 0</text>"));
+  g_assert_nonnull (strstr (layer, ">Head 2</text>"));
+  g_assert_nonnull (strstr (layer, ">Offset (key − query)</text>"));
+
+  one = write_and_read (write_attention, &cases[1]);
+  g_assert_nonnull (strstr (one, ">Layer 1, head 2</text>"));
+  g_assert_null (strstr (one, ">Head 0</text>"));
+
+  all = write_and_read (write_attention, &cases[2]);
+  g_assert_nonnull (strstr (all, ">Mean attention distance (positions)</text>"));
+}
+
+static void
+test_write_probe (void)
+{
+  PlProbeResult result = { .rows = 512, .absolute_mae = 3.25, .relative_error = 0.125, .n_pairs = 512 };
+  g_autofree char *text = write_and_read (write_probe, &result);
+
+  g_assert_nonnull (strstr (text, ">mini-gpt2</text>"));
+  g_assert_nonnull (strstr (text, ">Absolute position, MAE</text>"));
+  g_assert_nonnull (strstr (text, ">3.250</text>"));
+  g_assert_nonnull (strstr (text, ">0.125</text>"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -147,6 +236,8 @@ main (int argc, char **argv)
   g_test_add_func ("/pl/cli-figure/check-options", test_check_options);
   g_test_add_func ("/pl/cli-figure/similarity", test_write_similarity);
   g_test_add_func ("/pl/cli-figure/pca", test_write_pca);
+  g_test_add_func ("/pl/cli-figure/attention", test_write_attention);
+  g_test_add_func ("/pl/cli-figure/probe", test_write_probe);
 
   return g_test_run ();
 }

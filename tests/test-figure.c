@@ -429,12 +429,13 @@ test_bars_heights (void)
   cairo_surface_destroy (surface);
 }
 
-/* Each cell of the probe table is shaded with its value's colour. */
+/* Each cell of the probe table is shaded with its value's colour, over its
+ * column's range (the columns measure different things). */
 static void
 test_table_cells (void)
 {
   const char * const columns[] = { "Absolute", "Relative", NULL };
-  const double row0[] = { 0.2, 0.9 }, row1[] = { 0.5, NAN };
+  const double row0[] = { 0.2, 0.9 }, row1[] = { 0.5, NAN }, row2[] = { 30, 0.4 };
   g_autoptr(PlFigure) figure = pl_figure_new_table (columns);
   cairo_surface_t *surface;
   cairo_rectangle_t plot;
@@ -442,13 +443,14 @@ test_table_cells (void)
 
   pl_figure_add_row (figure, "model a", row0);
   pl_figure_add_row (figure, "model b", row1);
+  pl_figure_add_row (figure, "model c", row2);
   surface = render (figure, 400, 200);
   pl_figure_get_plot_area (figure, &plot);
-  row_h = plot.height / 3;
+  row_h = plot.height / 4;
   x = plot.x + plot.width - 4;      /* inside the last column, clear of its centred text */
-  g_assert_cmphex (pixel (surface, x, plot.y + row_h * 1.5), ==,
-                   pl_colormap_lookup (PL_COLORMAP_VIRIDIS, FALSE, (0.9 - 0.2) / 0.7));
+  g_assert_cmphex (pixel (surface, x, plot.y + row_h * 1.5), ==, pl_colormap_lookup (PL_COLORMAP_VIRIDIS, FALSE, 1));
   g_assert_cmphex (pixel (surface, x, plot.y + row_h * 2.5), ==, PL_COLORMAP_NO_VALUE);
+  g_assert_cmphex (pixel (surface, x, plot.y + row_h * 3.5), ==, pl_colormap_lookup (PL_COLORMAP_VIRIDIS, FALSE, 0));
   cairo_surface_destroy (surface);
 }
 

@@ -191,3 +191,85 @@ pl_cli_figure_write_pca (PlPca                    *pca,
     }
   return pl_cli_figure_write (figure, out, options, error);
 }
+
+/* Offsets shown in the line plot: attention mass is near the diagonal, and a
+ * thousand offsets would squeeze that into a spike. The files hold them all. */
+#define MAX_OFFSET 64
+
+gboolean
+pl_cli_figure_write_attention (PlAttentionStats         *stats,
+                               int                       layer,
+                               int                       head,
+                               const char               *out,
+                               const PlCliFigureOptions *options,
+                               GError                  **error)
+{
+  g_autoptr(PlFigure) figure = NULL;
+
+  if (layer > 0)
+    {
+      guint t = stats->n_tokens;
+      guint reach = MIN (t - 1, MAX_OFFSET);
+      guint n = 2 * reach + 1;
+      g_autofree double *x = g_new (double, n);
+      g_autofree double *y = g_new (double, n);
+      g_autofree char *title = NULL;
+
+      for (guint k = 0; k < n; k++)
+        x[k] = (double) k - reach;
+      figure = pl_figure_new_lines (x, n);
+      for (guint h = 0; h < stats->n_heads; h++)
+        {
+          const float *profile = pl_matrix_row (stats->offset_profile, (gsize) (layer - 1) * stats->n_heads + h);
+          g_autofree char *name = g_strdup_printf ("Head %u", h);
+
+          if (head >= 0 && (guint) head != h)
+            continue;
+          /* Column o + T − 1 holds offset o. */
+          for (guint k = 0; k < n; k++)
+            y[k] = profile[(t - 1) - reach + k];
+          pl_figure_add_series (figure, name, y);
+        }
+      title = head >= 0 ? g_strdup_printf ("Layer %d, head %d", layer, head) : g_strdup_printf ("Layer %d", layer);
+      pl_figure_set_title (figure, title);
+      pl_figure_set_axis_labels (figure, "Offset (key − query)", "Attention mass");
+    }
+  else
+    {
+      gsize n = (gsize) stats->n_layers * stats->n_heads;
+      g_autofree double *x = g_new (double, n);
+      g_autofree double *y = g_new (double, n);
+      g_autofree double *c = g_new (double, n);
+
+      for (guint l = 0; l < stats->n_layers; l++)
+        for (guint h = 0; h < stats->n_heads; h++)
+          {
+            gsize i = (gsize) l * stats->n_heads + h;
+
+            x[i] = l + 1;
+            y[i] = pl_matrix_get (stats->mean_distance, l, h);
+            c[i] = h;
+          }
+      figure = pl_figure_new_scatter (x, y, n);
+      pl_figure_set_point_values (figure, c);
+      pl_figure_set_value_label (figure, "Head");
+      pl_figure_set_axis_labels (figure, "Layer", "Mean attention distance (positions)");
+    }
+
+  return pl_cli_figure_write (figure, out, options, error);
+}
+
+gboolean
+pl_cli_figure_write_probe (const PlProbeResult      *result,
+                           const char               *name,
+                           const char               *out,
+                           const PlCliFigureOptions *options,
+                           GError                  **error)
+{
+  const char * const columns[] = { "Absolute position, MAE", "Relative order, error rate", NULL };
+  const double values[] = { result->absolute_mae, result->relative_error };
+  g_autoptr(PlFigure) figure = pl_figure_new_table (columns);
+
+  pl_figure_add_row (figure, name, values);
+  return pl_cli_figure_write (figure, out, options, error);
+}

@@ -4,8 +4,10 @@
 #include <glib.h>
 #include <math.h>   /* NAN in PL_CLI_FIGURE_OPTIONS_INIT */
 
+#include "pl-attention-stats.h"
 #include "pl-figure.h"
 #include "pl-pca.h"
+#include "pl-probes.h"
 #include "pl-similarity.h"
 
 G_BEGIN_DECLS
@@ -62,6 +64,24 @@ gboolean pl_cli_figure_write_similarity (PlMatrix                 *similarity,
  * the explained variance as bars when there is one component. */
 gboolean pl_cli_figure_write_pca        (PlPca                    *pca,
                                          const char               *rows,
+                                         const char               *out,
+                                         const PlCliFigureOptions *options,
+                                         GError                  **error);
+
+/* Attention by position. LAYER is 1-based (0: all), HEAD 0-based (−1: all),
+ * as the attention command takes them: with a layer, the attention mass by
+ * offset, one line per head (or the one head); without, the mean attention
+ * distance of every head against its layer, coloured by head. */
+gboolean pl_cli_figure_write_attention  (PlAttentionStats         *stats,
+                                         int                       layer,
+                                         int                       head,
+                                         const char               *out,
+                                         const PlCliFigureOptions *options,
+                                         GError                  **error);
+/* The probe results of one table as a one-row probe table; NAME labels the
+ * row (the model's name). */
+gboolean pl_cli_figure_write_probe      (const PlProbeResult      *result,
+                                         const char               *name,
                                          const char               *out,
                                          const PlCliFigureOptions *options,
                                          GError                  **error);

@@ -6,7 +6,9 @@
 #include "pl-figure-private.h"
 
 /* The probe table: one row per model or layer, one column per probe, each
- * value printed in a cell shaded by the colour map over the range. */
+ * value printed in a cell shaded by the colour map. Columns are different
+ * measures (an error in positions, an error rate), so each is shaded over its
+ * own range unless pl_figure_set_range fixes one for all. */
 
 #define GAP     6.0
 #define PAD_X   8.0
@@ -70,9 +72,30 @@ pl_figure_table_render (PlFigure                *self,
   cairo_t *cr = draw->cr;
   guint n_cols = g_strv_length (self->columns), n_rows = self->rows->len;
   g_autofree double *widths = g_new0 (double, n_cols + 1);
-  double size = self->font_size, text_h, row_h, total_w = 0, table_w, total_h, title_h, scale, x0, y0, lo, hi;
+  double size = self->font_size, text_h, row_h, total_w = 0, table_w, total_h, title_h, scale, x0, y0;
+  g_autofree double *col_lo = g_new (double, n_cols + 1);
+  g_autofree double *col_hi = g_new (double, n_cols + 1);
 
-  pl_figure_value_range (self, &lo, &hi);
+  for (guint c = 0; c < n_cols; c++)
+    {
+      col_lo[c] = INFINITY;
+      col_hi[c] = -INFINITY;
+      for (guint r = 0; r < n_rows; r++)
+        {
+          double v = ((PlTableRow *) g_ptr_array_index (self->rows, r))->values[c];
+
+          if (isfinite (v))
+            {
+              col_lo[c] = MIN (col_lo[c], v);
+              col_hi[c] = MAX (col_hi[c], v);
+            }
+        }
+      if (!isnan (self->vmin))
+        col_lo[c] = self->vmin;
+      if (!isnan (self->vmax))
+        col_hi[c] = self->vmax;
+    }
+
   pl_draw_text_size (draw, "Ag", size, 0, NULL, &text_h);
   row_h = text_h * 1.7;
   title_h = pl_draw_title_height (draw);
@@ -150,7 +173,7 @@ pl_figure_table_render (PlFigure                *self,
       for (guint c = 0; c < n_cols; c++)
         {
           double v = row->values[c];
-          double t = hi > lo ? (v - lo) / (hi - lo) : 0.5;
+          double t = col_hi[c] > col_lo[c] ? (v - col_lo[c]) / (col_hi[c] - col_lo[c]) : 0.5;
           double rgb[3], text_rgb[3], luma;
           g_autofree char *text = format_value (v);
 

@@ -129,7 +129,8 @@ void        pl_figure_set_cumulative    (PlFigure     *self,
 /* ---- Probe table ---------------------------------------------------------- */
 
 /* COLUMNS is NULL-terminated; each row gives one value per column (NaN = "—"),
- * cells shaded with the colour map over the range. */
+ * cells shaded with the colour map over their column's range (the columns
+ * are different measures), or over pl_figure_set_range's for all. */
 PlFigure   *pl_figure_new_table         (const char * const *columns);
 void        pl_figure_add_row           (PlFigure     *self,
                                          const char   *name,
