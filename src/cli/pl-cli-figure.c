@@ -209,14 +209,32 @@ pl_cli_figure_write_attention (PlAttentionStats         *stats,
   if (layer > 0)
     {
       guint t = stats->n_tokens;
-      guint reach = MIN (t - 1, MAX_OFFSET);
-      guint n = 2 * reach + 1;
-      g_autofree double *x = g_new (double, n);
-      g_autofree double *y = g_new (double, n);
+      int reach = (int) MIN (t - 1, MAX_OFFSET);
+      int first = reach, last = -reach, n;
+      g_autofree double *x = NULL;
+      g_autofree double *y = NULL;
       g_autofree char *title = NULL;
 
-      for (guint k = 0; k < n; k++)
-        x[k] = (double) k - reach;
+      /* Only the offsets that get any attention: a causal model's future is empty. */
+      for (guint h = 0; h < stats->n_heads; h++)
+        {
+          const float *profile = pl_matrix_row (stats->offset_profile, (gsize) (layer - 1) * stats->n_heads + h);
+
+          /* Column o + T − 1 holds offset o. */
+          for (int o = -reach; o <= reach; o++)
+            if (profile[(int) t - 1 + o] != 0 && (head < 0 || (guint) head == h))
+              {
+                first = MIN (first, o);
+                last = MAX (last, o);
+              }
+        }
+      if (first > last)
+        first = -reach, last = reach;
+      n = last - first + 1;
+      x = g_new (double, n);
+      y = g_new (double, n);
+      for (int k = 0; k < n; k++)
+        x[k] = first + k;
       figure = pl_figure_new_lines (x, n);
       for (guint h = 0; h < stats->n_heads; h++)
         {
@@ -225,9 +243,8 @@ pl_cli_figure_write_attention (PlAttentionStats         *stats,
 
           if (head >= 0 && (guint) head != h)
             continue;
-          /* Column o + T − 1 holds offset o. */
-          for (guint k = 0; k < n; k++)
-            y[k] = profile[(t - 1) - reach + k];
+          for (int k = 0; k < n; k++)
+            y[k] = profile[(int) t - 1 + first + k];
           pl_figure_add_series (figure, name, y);
         }
       title = head >= 0 ? g_strdup_printf ("Layer %d, head %d", layer, head) : g_strdup_printf ("Layer %d", layer);

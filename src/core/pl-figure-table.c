@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "pl-figure-private.h"
 
@@ -178,6 +179,9 @@ pl_figure_table_render (PlFigure                *self,
           g_autofree char *text = format_value (v);
 
           pl_rgb_from_hex (pl_colormap_lookup (self->colormap, self->reversed, isnan (v) ? NAN : t), rgb);
+          /* One value in the column: nothing to compare, so no colour either. */
+          if (!(col_hi[c] > col_lo[c]) && !isnan (v))
+            memcpy (rgb, draw->muted, sizeof rgb);
           pl_draw_set_rgb (draw, rgb);
           cairo_rectangle (cr, x + 1, y + 1, widths[c + 1] - 2, row_h - 2);
           cairo_fill (cr);
