@@ -10,7 +10,10 @@
 
 /* Driver for bench-forward.py: times Poslens' forward pass on a checkpoint
  * and OpenBLAS' SGEMM peak in the same process, prints one JSON object.
- *   pl-bench-forward MODEL IDS.txt REPEATS [HIDDEN_OUT.f32] */
+ *   pl-bench-forward MODEL IDS.txt REPEATS [HIDDEN_OUT.f32]
+ * With REPEATS 0 it answers commands on stdin instead, one line each, so the
+ * script can alternate it with PyTorch on a shared machine: "sgemm",
+ * "forward", "attentions" print seconds; "save" writes HIDDEN_OUT; "quit". */
 
 static double
 best_of (int n, double (*run) (gpointer), gpointer data)
@@ -82,7 +85,7 @@ main (int argc, char *argv[])
   double gemm_s, plain_s, attn_s, flops, t, h, f;
   int repeats;
 
-  if (argc < 4)
+  if (argc < 4 || (atoi (argv[3]) == 0 && argc < 5))
     {
       fprintf (stderr, "usage: pl-bench-forward MODEL IDS.txt REPEATS [HIDDEN_OUT.f32]\n");
       return 1;
@@ -111,21 +114,53 @@ main (int argc, char *argv[])
       for (gsize j = 0; j < 2048 * 2048; j++)
         m[i]->data[j] = (float) ((j * 7919 % 1000) / 1000.0 - 0.5);
     }
-  time_sgemm (m);
-  gemm_s = best_of (3, time_sgemm, m);
-
   fwd.transformer = transformer;
   fwd.ids = ids;
-  time_forward (&fwd);
-  plain_s = best_of (repeats, time_forward, &fwd);
-  fwd.attentions = TRUE;
-  attn_s = best_of (repeats, time_forward, &fwd);
-
   c = pl_transformer_get_config (transformer);
   t = ids->len;
   h = c->hidden_size;
   f = c->ffn_size;
   flops = c->n_layers * (2 * t * h * 3 * h + 2 * 2 * t * t * h + 2 * t * h * h + 2 * 2 * t * h * f);
+
+  if (repeats == 0)
+    {
+      char line[64];
+
+      printf ("{\"forward_gflop\": %.3f}\n", flops / 1e9);
+      fflush (stdout);
+      while (fgets (line, sizeof line, stdin) != NULL)
+        {
+          g_strstrip (line);
+          if (g_str_equal (line, "sgemm"))
+            printf ("%.6f\n", time_sgemm (m));
+          else if (g_str_equal (line, "forward") || g_str_equal (line, "attentions"))
+            {
+              fwd.attentions = g_str_equal (line, "attentions");
+              printf ("%.6f\n", time_forward (&fwd));
+            }
+          else if (g_str_equal (line, "save"))
+            {
+              FILE *out = fopen (argv[4], "wb");
+              fwrite (fwd.last->data, sizeof (float), fwd.last->rows * fwd.last->cols, out);
+              fclose (out);
+              printf ("saved\n");
+            }
+          else
+            break;
+          fflush (stdout);
+        }
+      g_clear_pointer (&fwd.last, pl_matrix_unref);
+      for (int i = 0; i < 3; i++)
+        pl_matrix_unref (m[i]);
+      return 0;
+    }
+
+  time_sgemm (m);
+  gemm_s = best_of (3, time_sgemm, m);
+  time_forward (&fwd);
+  plain_s = best_of (repeats, time_forward, &fwd);
+  fwd.attentions = TRUE;
+  attn_s = best_of (repeats, time_forward, &fwd);
 
   if (argc > 4)
     {
