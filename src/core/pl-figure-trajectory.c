@@ -160,11 +160,15 @@ static gboolean
 overlaps (GArray    *boxes,
           const Box *b)
 {
+  /* Labels closer than this read as one number ("500100"). */
+  const double pad = 2.5;
+
   for (guint i = 0; i < boxes->len; i++)
     {
       const Box *o = &g_array_index (boxes, Box, i);
 
-      if (b->x < o->x + o->w && o->x < b->x + b->w && b->y < o->y + o->h && o->y < b->y + b->h)
+      if (b->x < o->x + o->w + pad && o->x < b->x + b->w + pad &&
+          b->y < o->y + o->h && o->y < b->y + b->h)
         return TRUE;
     }
   return FALSE;
