@@ -214,6 +214,11 @@ def main():
             fuzzy = [e['id'] for e in entries if e['fuzzy']]
             check(not fuzzy, f'{lang}.po has no fuzzy translations', f'{len(fuzzy)} fuzzy: ' + '; '.join(fuzzy[:5]))
 
+            # Translations of markup must stay markup GTK can parse.
+            broken = [e['id'][:50] for e in entries if markup_ok(e['id']) is True and
+                      any(markup_ok(t) is False for t in e['strs'].values() if t)]
+            check(not broken, f'{lang}.po keeps the Pango markup of marked-up messages well-formed', '; '.join(broken[:5]))
+
             # Complete: every message of the current template translated.
             translated = translated_keys(entries)
             untranslated = sorted(k[1] for k in template - translated)
@@ -301,6 +306,18 @@ def parse_po(path):
                 cur[name] = (cur[name] or '') + text if m is None else text
     flush()
     return [e for e in entries if e['id'] != '' or e['ctxt'] is not None]
+
+
+def markup_ok(text):
+    """True when text has tags and is well-formed, False when it has tags and is not, None without tags."""
+    import xml.etree.ElementTree as ET
+    if not re.search(r'</?[a-z]+[ >]', text):
+        return None
+    try:
+        ET.fromstring('<markup>' + text + '</markup>')
+        return True
+    except ET.ParseError:
+        return False
 
 
 def key(e):
