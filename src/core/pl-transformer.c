@@ -10,42 +10,6 @@
 #include "pl-transformer-kernels.h"
 #include "pl-transformer-private.h"
 
-typedef struct
-{
-  PlMatrix *qkv_w;      /* [hidden, 3 hidden]: Q, K and V side by side */
-  PlMatrix *qkv_b;
-  PlMatrix *out_w;
-  PlMatrix *out_b;
-  PlMatrix *ln1_w;
-  PlMatrix *ln1_b;
-  PlMatrix *ffn_in_w;
-  PlMatrix *ffn_in_b;
-  PlMatrix *ffn_out_w;
-  PlMatrix *ffn_out_b;
-  PlMatrix *ln2_w;
-  PlMatrix *ln2_b;
-} Layer;
-
-struct _PlTransformer
-{
-  GObject              parent_instance;
-
-  PlTransformerConfig  config;
-  PlMatrix            *token_embedding;
-  PlMatrix            *position_embedding;  /* every row, as stored */
-  PlMatrix            *token_type;          /* row 0 of the type table, or NULL */
-  PlMatrix            *embed_ln_w;
-  PlMatrix            *embed_ln_b;
-  PlMatrix            *final_ln_w;
-  PlMatrix            *final_ln_b;
-  Layer               *layers;
-  /* from the tokenizer, when known */
-  gboolean             has_specials;
-  int                  start_id;
-  int                  end_id;
-  GHashTable          *specials;
-};
-
 G_DEFINE_FINAL_TYPE (PlTransformer, pl_transformer, G_TYPE_OBJECT)
 
 static const char *weight_names[] = {
@@ -90,7 +54,7 @@ pl_transformer_finalize (GObject *object)
     {
       PlMatrix **m = (PlMatrix **) &self->layers[l];
 
-      for (guint i = 0; i < sizeof (Layer) / sizeof (PlMatrix *); i++)
+      for (guint i = 0; i < sizeof (PlTransformerLayer) / sizeof (PlMatrix *); i++)
         g_clear_pointer (&m[i], pl_matrix_unref);
     }
   g_clear_pointer (&self->layers, g_free);
@@ -176,7 +140,7 @@ load_layer (PlTransformer  *self,
             GError        **error)
 {
   const PlTransformerConfig *c = &self->config;
-  Layer *w = &self->layers[l];
+  PlTransformerLayer *w = &self->layers[l];
   gsize h = c->hidden_size, f = c->ffn_size;
   PlMatrix *part[6] = { NULL, };
   static const PlWeight qkv[6] = {
@@ -357,7 +321,7 @@ pl_transformer_new_full (const PlTransformerConfig  *config,
         return NULL;
     }
 
-  self->layers = g_new0 (Layer, c->n_layers);
+  self->layers = g_new0 (PlTransformerLayer, c->n_layers);
   for (guint l = 0; l < c->n_layers; l++)
     if (!load_layer (self, func, data, l, error))
       return NULL;
@@ -460,7 +424,7 @@ pl_transformer_first_qk (PlTransformer  *self,
                          PlMatrix       *k)
 {
   gsize h = self->config.hidden_size;
-  const Layer *w;
+  const PlTransformerLayer *w;
 
   g_return_if_fail (PL_IS_TRANSFORMER (self));
   g_return_if_fail (x->cols == h && q->rows == x->rows && k->rows == x->rows);
@@ -623,7 +587,7 @@ pl_transformer_run (PlTransformer   *self,
 
   for (guint l = 0; l < c->n_layers; l++)
     {
-      const Layer *w = &self->layers[l];
+      const PlTransformerLayer *w = &self->layers[l];
       g_autoptr(PlMatrix) probs = NULL;
       g_autoptr(PlMatrix) next = NULL;
 
@@ -740,157 +704,4 @@ pl_transformer_forward (PlTransformer   *self,
                            collect, result, cancellable, progress, progress_data, error))
     return NULL;
   return g_steal_pointer (&result);
-}
-
-/* Inputs */
-
-void
-pl_transformer_set_special_ids (PlTransformer *self,
-                                int            start_id,
-                                int            end_id,
-                                const int     *special_ids,
-                                gsize          n_special_ids)
-{
-  g_return_if_fail (PL_IS_TRANSFORMER (self));
-
-  self->has_specials = TRUE;
-  self->start_id = start_id;
-  self->end_id = end_id;
-  g_clear_pointer (&self->specials, g_hash_table_unref);
-  self->specials = g_hash_table_new (NULL, NULL);
-  for (gsize i = 0; i < n_special_ids; i++)
-    g_hash_table_add (self->specials, GINT_TO_POINTER (special_ids[i]));
-}
-
-static int
-start_id (PlTransformer *self)
-{
-  if (self->has_specials)
-    return self->start_id;
-  return self->config.causal ? -1 : self->config.bos_id;
-}
-
-static int
-end_id (PlTransformer *self)
-{
-  if (self->has_specials)
-    return self->end_id;
-  return self->config.causal ? -1 : self->config.eos_id;
-}
-
-static gboolean
-wraps (PlTransformer *self)
-{
-  return start_id (self) >= 0 && end_id (self) >= 0;
-}
-
-gboolean
-pl_transformer_is_regular_id (PlTransformer *self,
-                              int            id)
-{
-  const PlTransformerConfig *c;
-  int specials[3];
-  int low = -1;
-
-  g_return_val_if_fail (PL_IS_TRANSFORMER (self), FALSE);
-
-  c = &self->config;
-  specials[0] = c->bos_id;
-  specials[1] = c->eos_id;
-  specials[2] = c->pad_id;
-  if (id < 0 || (guint) id >= c->vocab_size)
-    return FALSE;
-  if (self->has_specials)
-    return !g_hash_table_contains (self->specials, GINT_TO_POINTER (id)) &&
-           id != self->start_id && id != self->end_id;
-  for (guint i = 0; i < G_N_ELEMENTS (specials); i++)
-    {
-      if (id == specials[i])
-        return FALSE;
-      /* Vocabularies that start with their special tokens (BERT's [PAD] …
-       * [MASK], RoBERTa's <s> <pad> </s>) keep them in one block there. */
-      if (specials[i] >= 0 && (guint) specials[i] < c->vocab_size / 2)
-        low = MAX (low, specials[i]);
-    }
-  return id > low;
-}
-
-static GArray *
-new_ids (gsize n)
-{
-  GArray *ids = g_array_sized_new (FALSE, TRUE, sizeof (int), n);
-
-  g_array_set_size (ids, n);
-  return ids;
-}
-
-GArray *
-pl_transformer_random_ids (PlTransformer *self,
-                           guint          length,
-                           guint64        seed)
-{
-  g_return_val_if_fail (PL_IS_TRANSFORMER (self), NULL);
-  return pl_transformer_repeated_ids (self, length, 0, seed);
-}
-
-GArray *
-pl_transformer_repeated_ids (PlTransformer *self,
-                             guint          length,
-                             guint          period,
-                             guint64        seed)
-{
-  guint32 words[2] = { (guint32) seed, (guint32) (seed >> 32) };
-  g_autoptr(GRand) rand = g_rand_new_with_seed_array (words, 2);
-  gboolean wrap;
-  guint first, last;
-  GArray *ids;
-  int *v;
-  gboolean any = FALSE;
-
-  g_return_val_if_fail (PL_IS_TRANSFORMER (self), NULL);
-
-  for (guint id = 0; id < self->config.vocab_size && !any; id++)
-    any = pl_transformer_is_regular_id (self, id);
-  wrap = wraps (self) && length >= 2;
-  first = wrap ? 1 : 0;
-  last = wrap ? length - 1 : length;   /* one past the content */
-  ids = new_ids (length);
-  v = (int *) ids->data;
-  if (wrap)
-    {
-      v[0] = start_id (self);
-      v[length - 1] = end_id (self);
-    }
-  for (guint i = first; i < last; i++)
-    {
-      if (period > 0 && i - first >= period)
-        {
-          v[i] = v[i - period];
-          continue;
-        }
-      do
-        v[i] = g_rand_int_range (rand, 0, self->config.vocab_size);
-      while (any && !pl_transformer_is_regular_id (self, v[i]));
-    }
-  return ids;
-}
-
-GArray *
-pl_transformer_wrap_ids (PlTransformer *self,
-                         const int     *ids,
-                         gsize          n_ids)
-{
-  gboolean wrap;
-  GArray *out;
-
-  g_return_val_if_fail (PL_IS_TRANSFORMER (self), NULL);
-
-  wrap = wraps (self);
-  out = g_array_sized_new (FALSE, FALSE, sizeof (int), n_ids + 2);
-  if (wrap)
-    g_array_append_vals (out, &(int) { start_id (self) }, 1);
-  g_array_append_vals (out, ids, n_ids);
-  if (wrap)
-    g_array_append_vals (out, &(int) { end_id (self) }, 1);
-  return out;
 }
