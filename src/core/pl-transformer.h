@@ -134,7 +134,9 @@ gboolean                   pl_transformer_is_regular_id (PlTransformer      *sel
                                                        int                   id);
 
 /* The forward pass over IDS, as given. Memory: one layer's activations plus
- * what LAYER_FUNC keeps. Fails with G_IO_ERROR_CANCELLED when cancelled. */
+ * what LAYER_FUNC keeps. Fails with G_IO_ERROR_CANCELLED when cancelled
+ * (checked before each layer and each head). The weights are read-only once
+ * built, so several threads may run one transformer at once. */
 gboolean                   pl_transformer_run         (PlTransformer        *self,
                                                        const int            *ids,
                                                        gsize                 n_ids,
