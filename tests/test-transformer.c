@@ -515,6 +515,55 @@ test_distilbert (void)
   pl_test_rmtree (tmp);
 }
 
+typedef struct
+{
+  PlTransformer   *transformer;
+  GArray          *ids;
+  PlForwardResult *result;
+} ThreadRun;
+
+static gpointer
+run_in_thread (gpointer data)
+{
+  ThreadRun *run = data;
+
+  run->result = pl_transformer_forward (run->transformer, (int *) run->ids->data, run->ids->len,
+                                        PL_FORWARD_ATTENTIONS | PL_FORWARD_HIDDEN_STATES,
+                                        NULL, NULL, NULL, NULL);
+  return NULL;
+}
+
+/* Two workers sharing one transformer (as the app's pages do) get what a
+ * lone run gets. */
+static void
+test_threads (void)
+{
+  g_autoptr(PlTransformer) t = pl_test_raw_transformer (&pl_test_fixtures[0]);
+  g_autoptr(GArray) a = pl_transformer_random_ids (t, 96, 1);
+  g_autoptr(GArray) b = pl_transformer_random_ids (t, 80, 2);
+  ThreadRun runs[2] = { { t, a, NULL }, { t, b, NULL } };
+  GThread *threads[2];
+
+  for (guint i = 0; i < 2; i++)
+    threads[i] = g_thread_new ("forward", run_in_thread, &runs[i]);
+  for (guint i = 0; i < 2; i++)
+    g_thread_join (threads[i]);
+  for (guint i = 0; i < 2; i++)
+    {
+      g_autoptr(PlForwardResult) alone = NULL;
+
+      g_assert_nonnull (runs[i].result);
+      alone = pl_transformer_forward (t, (int *) runs[i].ids->data, runs[i].ids->len,
+                                      PL_FORWARD_ATTENTIONS | PL_FORWARD_HIDDEN_STATES,
+                                      NULL, NULL, NULL, NULL);
+      for (guint l = 0; l < 4; l++)
+        g_assert_cmpfloat (pl_test_max_abs_diff (alone->attentions[l], runs[i].result->attentions[l]), <, 1e-6);
+      for (guint l = 0; l <= 4; l++)
+        g_assert_cmpfloat (pl_test_max_abs_diff (alone->hidden_states[l], runs[i].result->hidden_states[l]), <, 1e-5);
+      pl_forward_result_free (runs[i].result);
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -535,6 +584,7 @@ main (int   argc,
   g_test_add_func ("/pl/transformer/unsupported", test_unsupported);
   g_test_add_func ("/pl/transformer/cli/forward", test_cli_forward);
   g_test_add_func ("/pl/transformer/roberta-padding-positions", test_roberta_padding_positions);
+  g_test_add_func ("/pl/transformer/threads", test_threads);
   g_test_add_func ("/pl/transformer/cancel", test_cancel);
   g_test_add_func ("/pl/transformer/progress-and-stop", test_progress_and_stop);
   g_test_add_func ("/pl/transformer/inputs", test_inputs);
