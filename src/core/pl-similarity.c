@@ -74,15 +74,33 @@ finish_and_mirror (PlMatrix           *g,
         sq[i] = g->data[i * n + i];
     }
 
+  /* Each upper tile goes through a small buffer, so both the tile and its
+   * mirror image are written row by row (strided stores thrash the TLB). */
   for (gsize bi = 0; bi < n; bi += TILE)
     for (gsize bj = bi; bj < n; bj += TILE)
-      for (gsize i = bi; i < MIN (bi + TILE, n); i++)
-        for (gsize j = MAX (bj, i + 1); j < MIN (bj + TILE, n); j++)
+      {
+        float buf[TILE][TILE];
+        gsize ni = MIN (TILE, n - bi), nj = MIN (TILE, n - bj);
+
+        for (gsize a = 0; a < ni; a++)
           {
-            float v = finish_entry (metric, g->data[i * n + j], sq, i, j);
-            g->data[i * n + j] = v;
-            g->data[j * n + i] = v;
+            float *row = g->data + (bi + a) * n + bj;
+            for (gsize c = 0; c < nj; c++)
+              {
+                /* The diagonal tile's lower half is filled from its upper half. */
+                if (bi == bj && c <= a)
+                  continue;
+                buf[a][c] = row[c] = finish_entry (metric, row[c], sq, bi + a, bj + c);
+              }
           }
+        for (gsize c = 0; c < nj; c++)
+          {
+            float *row = g->data + (bj + c) * n + bi;
+            for (gsize a = 0; a < ni; a++)
+              if (bi != bj || a < c)
+                row[a] = buf[a][c];
+          }
+      }
 
   for (gsize i = 0; i < n; i++)
     {
