@@ -78,8 +78,10 @@ show_matrix (PlSimilarityPage *self,
   g_autofree char *title = NULL;
   const char *metric_name = gtk_string_object_get_string (gtk_drop_down_get_selected_item (self->metric_dropdown));
 
-  /* Cosine has a natural scale; the others take the data's. */
-  if (metric == PL_SIMILARITY_COSINE)
+  /* Cosine of a table has a natural scale. Layers' mean hidden states share
+   * a large common vector, so there the scale follows the data, or every
+   * cell would look the same. */
+  if (metric == PL_SIMILARITY_COSINE && pl_workspace_get_layer (self->workspace) == PL_LAYER_TABLE)
     pl_figure_set_range (figure, -1.0, 1.0);
   pl_view_style_apply (figure, self->workspace);
   /* Translators: figure title: model — layer; the colour bar says what is shown */

@@ -10,7 +10,7 @@
 
 /* Random inputs averaged for a layer's positional component: enough for the
  * token identity to wash out of the mean at each position. */
-#define COMPONENT_SEQUENCES 16
+#define COMPONENT_SEQUENCES 8
 #define COMPONENT_SEED      1
 
 struct _PlWorkspace
