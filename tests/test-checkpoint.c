@@ -8,6 +8,7 @@
 #include "pl-error.h"
 #include "pl-model.h"
 #include "pl-test-util.h"
+#include "pl-test-writers.h"
 
 #define GPT2_WPE "/transformer/tfgp_t2lm_head_model/transformer/wpe/embeddings:0"
 #define BERT_POS "/bert/tf_bert_for_masked_lm/bert/embeddings/position_embeddings/embeddings:0"
@@ -280,6 +281,52 @@ test_threads (void)
     }
 }
 
+/* Tensors of rank 3 read whole as [d0 × d1, d2]; HDF5 row ranges of them are
+ * refused, safetensors ones (contiguous) are served. */
+static void
+test_rank3 (void)
+{
+  g_autofree char *tmp = pl_test_tmpdir ();
+  g_autofree char *h5 = g_build_filename (tmp, "cube.h5", NULL);
+  g_autofree char *st = g_build_filename (tmp, "cube.safetensors", NULL);
+  g_autofree float *v = pl_test_exact_values (6, 5);
+  g_autoptr(PlMatrix) expect = pl_matrix_new_from (6, 5, v);
+  g_autoptr(PlMatrix) expect_rows = pl_matrix_slice_rows (expect, 2, 3);
+  const PlTestTensor tensor = { "cube", "F32", 3, { 2, 3, 5 }, v };
+  guint64 dims[3] = { 2, 3, 5 };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PlCheckpoint) a = NULL;
+  g_autoptr(PlCheckpoint) b = NULL;
+  g_autoptr(PlMatrix) ma = NULL;
+  g_autoptr(PlMatrix) mb = NULL;
+  g_autoptr(PlMatrix) rows = NULL;
+  hid_t file = H5Fcreate (h5, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+
+  pl_test_h5_put (file, "/cube", 3, dims, v);
+  H5Fclose (file);
+  pl_test_write_safetensors (st, &tensor, 1);
+
+  a = pl_checkpoint_open (h5, &error);
+  g_assert_no_error (error);
+  b = pl_checkpoint_open (st, &error);
+  g_assert_no_error (error);
+  ma = pl_checkpoint_read (a, "/cube", &error);
+  g_assert_no_error (error);
+  mb = pl_checkpoint_read (b, "cube", &error);
+  g_assert_no_error (error);
+  g_assert_cmpfloat (pl_test_max_abs_diff (ma, expect), ==, 0.0);
+  g_assert_cmpfloat (pl_test_max_abs_diff (mb, expect), ==, 0.0);
+  rows = pl_checkpoint_read_rows (b, "cube", 2, 3, &error);
+  g_assert_no_error (error);
+  g_assert_cmpfloat (pl_test_max_abs_diff (rows, expect_rows), ==, 0.0);
+  g_assert_null (pl_checkpoint_read_rows (a, "/cube", 2, 3, &error));
+  g_assert_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED);
+
+  g_clear_object (&a);
+  g_clear_object (&b);
+  pl_test_rmtree (tmp);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -298,6 +345,7 @@ main (int   argc,
   g_test_add_func ("/pl/checkpoint/builtin", test_builtin);
   g_test_add_func ("/pl/checkpoint/cli-info-json", test_cli_info_json);
   g_test_add_func ("/pl/checkpoint/threads", test_threads);
+  g_test_add_func ("/pl/checkpoint/rank3", test_rank3);
 
   return g_test_run ();
 }

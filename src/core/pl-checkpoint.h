@@ -57,6 +57,9 @@ struct _PlCheckpointClass
 PlCheckpoint       *pl_checkpoint_open          (const char    *path,
                                                  GError       **error);
 const char         *pl_checkpoint_get_path      (PlCheckpoint  *self);
+/* "hdf5-tf" (Keras save_weights, as HF writes tf_model.h5), "hdf5-keras"
+ * (Keras model.save), "hdf5-sharded", "hdf5" (any other HDF5 file),
+ * "safetensors", "safetensors-sharded". */
 const char         *pl_checkpoint_get_format    (PlCheckpoint  *self);
 guint               pl_checkpoint_get_n_tensors (PlCheckpoint  *self);
 const PlTensorInfo *pl_checkpoint_get_tensor    (PlCheckpoint  *self,
