@@ -508,6 +508,74 @@ test_hdf5_half (void)
   pl_test_rmtree (tmp);
 }
 
+static gint64
+bytes_read_so_far (void)
+{
+  g_autofree char *io = NULL;
+  const char *p;
+
+  if (!g_file_get_contents ("/proc/self/io", &io, NULL, NULL))
+    return -1;
+  p = strstr (io, "rchar:");
+  return p ? g_ascii_strtoll (p + 6, NULL, 10) : -1;
+}
+
+/* Opening a checkpoint and reading its position table reads the table and
+ * metadata, not the other 32 MB of weights (counted by the kernel, rchar). */
+static void
+test_reads_only_the_table (void)
+{
+  g_autofree char *tmp = pl_test_tmpdir ();
+  g_autofree char *h5_dir = g_build_filename (tmp, "h5", NULL);
+  g_autofree char *st_dir = g_build_filename (tmp, "st", NULL);
+  g_autofree char *h5 = g_build_filename (h5_dir, "tf_model.h5", NULL);
+  g_autofree char *st = g_build_filename (st_dir, "model.safetensors", NULL);
+  g_autofree float *big = g_new0 (float, 4096 * 2048);
+  g_autofree float *table = pl_test_exact_values (512, 64);
+  const PlTestTensor tensors[] = {
+    { "bert.embeddings.word_embeddings.weight", "F32", 2, { 4096, 2048 }, big },
+    { "bert.embeddings.position_embeddings.weight", "F32", 2, { 512, 64 }, table },
+  };
+  guint64 big_dims[2] = { 4096, 2048 }, table_dims[2] = { 512, 64 };
+  const char * const dirs[] = { h5_dir, st_dir };
+  hid_t file;
+
+  if (bytes_read_so_far () < 0)
+    {
+      g_test_skip ("no /proc/self/io");
+      return;
+    }
+  g_mkdir (h5_dir, 0700);
+  g_mkdir (st_dir, 0700);
+  file = H5Fcreate (h5, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  pl_test_h5_put (file, "/bert/tf_bert_model/bert/embeddings/word_embeddings/weight:0", 2, big_dims, big);
+  pl_test_h5_put (file, "/bert/tf_bert_model/bert/embeddings/position_embeddings/embeddings:0", 2, table_dims, table);
+  H5Fclose (file);
+  pl_test_write_safetensors (st, tensors, G_N_ELEMENTS (tensors));
+
+  for (guint i = 0; i < G_N_ELEMENTS (dirs); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(PlModel) model = NULL;
+      g_autoptr(PlMatrix) positions = NULL;
+      gint64 before = bytes_read_so_far ();
+      gint64 used;
+
+      model = pl_model_open (dirs[i], NULL, &error);
+      g_assert_no_error (error);
+      g_assert_cmpint (pl_model_get_family (model), ==, PL_FAMILY_BERT);
+      positions = pl_model_read_positions (model, &error);
+      g_assert_no_error (error);
+      used = bytes_read_so_far () - before;
+      g_test_message ("%s: read %" G_GINT64_FORMAT " bytes for a 128 KiB table in a 32 MiB file",
+                      dirs[i], used);
+      /* The table is 128 KiB; allow 256 KiB more for headers and metadata. */
+      g_assert_cmpint (used, <, 512 * 64 * 4 + 256 * 1024);
+      g_assert_cmpmem (positions->data, 512 * 64 * 4, table, 512 * 64 * 4);
+    }
+  pl_test_rmtree (tmp);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -520,6 +588,7 @@ main (int   argc,
   g_test_add_func ("/pl/model/roberta/sharded", test_roberta_sharded);
   g_test_add_func ("/pl/model/dtypes", test_dtypes);
   g_test_add_func ("/pl/model/hdf5-half", test_hdf5_half);
+  g_test_add_func ("/pl/model/reads-only-the-table", test_reads_only_the_table);
   g_test_add_func ("/pl/model/missing-config", test_missing_config);
 
   return g_test_run ();
