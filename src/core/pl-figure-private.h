@@ -126,7 +126,8 @@ typedef struct
   double              y_title_x;          /* left edge of the rotated y title */
 } PlAxes;
 
-/* pl-figure-axes.c: text, ticks, frames, colour bar. */
+/* pl-figure-draw.c: colours, text, titles; pl-figure-axes.c: ticks, frames,
+ * the colour bar and numeric axes. */
 typedef enum
 {
   PL_TEXT_NORMAL = 0,

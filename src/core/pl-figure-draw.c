@@ -1,0 +1,289 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "pl-figure-private.h"
+
+/* Drawing helpers every figure kind shares: colours for light and dark,
+ * text through pango (or, for SVG, as <text> elements), titles. */
+
+static const double light_fg[3]    = { 0.13, 0.13, 0.13 };
+static const double light_axis[3]  = { 0.30, 0.30, 0.30 };
+static const double light_muted[3] = { 0.82, 0.82, 0.82 };
+static const double light_bg[3]    = { 1.00, 1.00, 1.00 };
+/* libadwaita's dark view background, so the figure sits in the window. */
+static const double dark_fg[3]     = { 0.93, 0.93, 0.93 };
+static const double dark_axis[3]   = { 0.72, 0.72, 0.72 };
+static const double dark_muted[3]  = { 0.30, 0.30, 0.30 };
+static const double dark_bg[3]     = { 0.118, 0.118, 0.118 };
+
+static void
+copy3 (double dst[3], const double src[3])
+{
+  dst[0] = src[0];
+  dst[1] = src[1];
+  dst[2] = src[2];
+}
+
+void
+pl_draw_init (PlDraw   *draw,
+              PlFigure *figure,
+              cairo_t  *cr,
+              GString  *svg_text)
+{
+  cairo_font_options_t *options;
+
+  draw->figure = figure;
+  draw->cr = cr;
+  draw->svg_text = svg_text;
+  draw->pango = pango_cairo_create_context (cr);
+  /* Sizes are in points and one cairo unit is one point. */
+  pango_cairo_context_set_resolution (draw->pango, 72);
+  /* No hinting: the same layout on screen, in PNG, SVG and PDF. */
+  options = cairo_font_options_create ();
+  cairo_font_options_set_hint_metrics (options, CAIRO_HINT_METRICS_OFF);
+  cairo_font_options_set_hint_style (options, CAIRO_HINT_STYLE_NONE);
+  cairo_font_options_set_antialias (options, CAIRO_ANTIALIAS_GRAY);
+  pango_cairo_context_set_font_options (draw->pango, options);
+  cairo_font_options_destroy (options);
+
+  copy3 (draw->fg, figure->dark ? dark_fg : light_fg);
+  copy3 (draw->axis, figure->dark ? dark_axis : light_axis);
+  copy3 (draw->muted, figure->dark ? dark_muted : light_muted);
+  copy3 (draw->bg, figure->dark ? dark_bg : light_bg);
+}
+
+void
+pl_draw_clear (PlDraw *draw)
+{
+  g_clear_object (&draw->pango);
+}
+
+void
+pl_draw_set_rgb (PlDraw       *draw,
+                 const double  rgb[3])
+{
+  cairo_set_source_rgb (draw->cr, rgb[0], rgb[1], rgb[2]);
+}
+
+double
+pl_figure_tick_size (PlFigure *self)
+{
+  return self->font_size * 0.85;
+}
+
+static PangoLayout *
+make_layout (PlDraw      *draw,
+             const char  *text,
+             double       size,
+             PlTextFlags  flags)
+{
+  PangoLayout *layout = pango_layout_new (draw->pango);
+  PangoFontDescription *desc = pango_font_description_from_string (draw->figure->font_family);
+
+  pango_font_description_set_size (desc, (int) (size * PANGO_SCALE + 0.5));
+  if (flags & PL_TEXT_BOLD)
+    pango_font_description_set_weight (desc, PANGO_WEIGHT_BOLD);
+  pango_layout_set_font_description (layout, desc);
+  pango_layout_set_text (layout, text, -1);
+  pango_font_description_free (desc);
+
+  return layout;
+}
+
+void
+pl_draw_text_size (PlDraw      *draw,
+                   const char  *text,
+                   double       size,
+                   PlTextFlags  flags,
+                   double      *width,
+                   double      *height)
+{
+  g_autoptr(PangoLayout) layout = make_layout (draw, text, size, flags);
+  PangoRectangle logical;
+
+  pango_layout_get_extents (layout, NULL, &logical);
+  if (width)
+    *width = (double) logical.width / PANGO_SCALE;
+  if (height)
+    *height = (double) logical.height / PANGO_SCALE;
+}
+
+static void
+append_svg_text (PlDraw       *draw,
+                 const char   *text,
+                 double        size,
+                 PlTextFlags   flags,
+                 const double  rgb[3],
+                 double        ax,
+                 double        baseline)
+{
+  g_autofree char *escaped = g_markup_escape_text (text, -1);
+  g_autofree char *family = g_markup_escape_text (draw->figure->font_family, -1);
+  const char *anchor = ax < 0.25 ? "start" : ax > 0.75 ? "end" : "middle";
+  cairo_matrix_t m;
+  char buf[6][G_ASCII_DTOSTR_BUF_SIZE];
+  char halo[96];
+
+  g_snprintf (halo, sizeof halo,
+              " stroke=\"#%02x%02x%02x\" stroke-width=\"2.5\" stroke-linejoin=\"round\" paint-order=\"stroke\"",
+              (guint) (draw->bg[0] * 255 + 0.5), (guint) (draw->bg[1] * 255 + 0.5), (guint) (draw->bg[2] * 255 + 0.5));
+
+  /* The current cairo matrix maps the text's own frame to the page, whose
+   * units are points, the SVG's user units. */
+  cairo_get_matrix (draw->cr, &m);
+  g_ascii_formatd (buf[0], sizeof buf[0], "%.4f", m.xx);
+  g_ascii_formatd (buf[1], sizeof buf[1], "%.4f", m.yx);
+  g_ascii_formatd (buf[2], sizeof buf[2], "%.4f", m.xy);
+  g_ascii_formatd (buf[3], sizeof buf[3], "%.4f", m.yy);
+  g_ascii_formatd (buf[4], sizeof buf[4], "%.3f", m.x0);
+  g_ascii_formatd (buf[5], sizeof buf[5], "%.3f", m.y0);
+  g_string_append_printf (draw->svg_text,
+                          "<text transform=\"matrix(%s %s %s %s %s %s)\" x=\"0\" ",
+                          buf[0], buf[1], buf[2], buf[3], buf[4], buf[5]);
+  g_ascii_formatd (buf[0], sizeof buf[0], "%.3f", baseline);
+  g_ascii_formatd (buf[1], sizeof buf[1], "%.3f", size);
+  g_string_append_printf (draw->svg_text,
+                          "y=\"%s\" font-family=\"%s, sans-serif\" font-size=\"%s\"%s%s "
+                          "text-anchor=\"%s\" fill=\"#%02x%02x%02x\" xml:space=\"preserve\">%s</text>\n",
+                          buf[0], family, buf[1],
+                          (flags & PL_TEXT_BOLD) ? " font-weight=\"bold\"" : "",
+                          (flags & PL_TEXT_HALO) ? halo : "",
+                          anchor,
+                          (guint) (rgb[0] * 255 + 0.5), (guint) (rgb[1] * 255 + 0.5),
+                          (guint) (rgb[2] * 255 + 0.5), escaped);
+}
+
+void
+pl_draw_text (PlDraw       *draw,
+              const char   *text,
+              double        size,
+              PlTextFlags   flags,
+              const double  rgb[3],
+              double        x,
+              double        y,
+              double        ax,
+              double        ay,
+              double        angle)
+{
+  g_autoptr(PangoLayout) layout = NULL;
+  PangoRectangle logical;
+  double w, h, baseline;
+
+  if (text == NULL || text[0] == '\0')
+    return;
+
+  layout = make_layout (draw, text, size, flags);
+  pango_layout_get_extents (layout, NULL, &logical);
+  w = (double) logical.width / PANGO_SCALE;
+  h = (double) logical.height / PANGO_SCALE;
+  baseline = (double) pango_layout_get_baseline (layout) / PANGO_SCALE;
+
+  cairo_save (draw->cr);
+  cairo_translate (draw->cr, x, y);
+  if (angle != 0)
+    cairo_rotate (draw->cr, angle);
+
+  if (draw->svg_text != NULL)
+    {
+      /* Anchored at the left, centre or right of the baseline, so a viewer
+       * with slightly different metrics still aligns it the same way. */
+      append_svg_text (draw, text, size, flags, rgb, ax, -ay * h + baseline);
+    }
+  else
+    {
+      cairo_move_to (draw->cr, -ax * w - (double) logical.x / PANGO_SCALE, -ay * h);
+      pango_cairo_update_layout (draw->cr, layout);
+      if (flags & PL_TEXT_HALO)
+        {
+          cairo_save (draw->cr);
+          pango_cairo_layout_path (draw->cr, layout);
+          pl_draw_set_rgb (draw, draw->bg);
+          cairo_set_line_width (draw->cr, 2.5);
+          cairo_set_line_join (draw->cr, CAIRO_LINE_JOIN_ROUND);
+          cairo_stroke (draw->cr);
+          cairo_restore (draw->cr);
+          cairo_move_to (draw->cr, -ax * w - (double) logical.x / PANGO_SCALE, -ay * h);
+        }
+      pl_draw_set_rgb (draw, rgb);
+      pango_cairo_show_layout (draw->cr, layout);
+    }
+
+  cairo_restore (draw->cr);
+}
+
+void
+pl_rgb_from_hex (guint32 hex,
+                 double  rgb[3])
+{
+  rgb[0] = ((hex >> 16) & 0xff) / 255.0;
+  rgb[1] = ((hex >> 8) & 0xff) / 255.0;
+  rgb[2] = (hex & 0xff) / 255.0;
+}
+
+void
+pl_figure_series_rgb (PlFigure *self,
+                      guint     i,
+                      guint     n,
+                      double    rgb[3])
+{
+  /* Skip the end of the map that melts into the background. */
+  double lo = self->dark ? 0.2 : 0.0;
+  double hi = self->dark ? 1.0 : 0.85;
+  double t = n > 1 ? lo + (hi - lo) * i / (n - 1) : (lo + hi) / 2;
+
+  if (self->colormap == PL_COLORMAP_DIVERGING)
+    {
+      /* The pale centre of the diverging map is unreadable as a line. */
+      t = n > 1 ? (double) i / (n - 1) : 0;
+      t = t < 0.5 ? t * 0.7 : 0.65 + (t - 0.5) * 0.7;
+    }
+  pl_rgb_from_hex (pl_colormap_lookup (self->colormap, self->reversed, t), rgb);
+}
+
+double
+pl_draw_title_height (PlDraw *draw)
+{
+  PlFigure *self = draw->figure;
+  double h = 0;
+
+  if (self->title != NULL && self->title[0] != '\0')
+    pl_draw_text_size (draw, self->title, self->font_size * 1.2, PL_TEXT_BOLD, NULL, &h);
+  return h;
+}
+
+double
+pl_draw_fit_size (PlDraw      *draw,
+                  const char  *text,
+                  double       size,
+                  PlTextFlags  flags,
+                  double       max_width)
+{
+  double w;
+
+  pl_draw_text_size (draw, text, size, flags, &w, NULL);
+  if (w <= max_width || w <= 0)
+    return size;
+  return MAX (size * 0.6, size * max_width / w);
+}
+
+void
+pl_draw_title (PlDraw *draw,
+               double  center_x,
+               double  bottom_y,
+               double  min_x,
+               double  max_x)
+{
+  PlFigure *self = draw->figure;
+  double size, w;
+
+  if (self->title == NULL || self->title[0] == '\0')
+    return;
+  size = pl_draw_fit_size (draw, self->title, self->font_size * 1.2, PL_TEXT_BOLD, max_x - min_x);
+  pl_draw_text_size (draw, self->title, size, PL_TEXT_BOLD, &w, NULL);
+  /* Over the plot when it fits there, else slid sideways to stay on the page. */
+  center_x = CLAMP (center_x, min_x + w / 2, MAX (min_x + w / 2, max_x - w / 2));
+  pl_draw_text (draw, self->title, size, PL_TEXT_BOLD, draw->fg, center_x, bottom_y, 0.5, 1, 0);
+}
