@@ -303,6 +303,15 @@ build_corpus (void)
     g_autofree char *dir = g_build_filename (corpus, "empty-folder", NULL);
     g_mkdir (dir, 0700);
   }
+  {
+    g_autofree char *dir = g_build_filename (corpus, "two-files", NULL);
+    g_autofree char *a = g_build_filename (dir, "a.h5", NULL);
+    g_autofree char *b = g_build_filename (dir, "b.safetensors", NULL);
+
+    g_mkdir (dir, 0700);
+    pl_test_write_text (a, "x");
+    pl_test_write_text (b, "y");
+  }
 }
 
 static const BadCase cases[] = {
@@ -354,6 +363,7 @@ static const BadCase cases[] = {
   { "missing-shard", NULL, "missing" },
   { "bad-config", NULL, "config.json" },
   { "empty-folder", NULL, "has no" },
+  { "two-files", NULL, "several" },
   { "does-not-exist.h5", NULL, "does not exist" },
 };
 

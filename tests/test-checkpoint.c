@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
 
+#include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
 
@@ -321,9 +322,23 @@ test_rank3 (void)
   g_assert_cmpfloat (pl_test_max_abs_diff (rows, expect_rows), ==, 0.0);
   g_assert_null (pl_checkpoint_read_rows (a, "/cube", 2, 3, &error));
   g_assert_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED);
+  g_clear_error (&error);
 
   g_clear_object (&a);
   g_clear_object (&b);
+
+  /* A folder with one weight file of any name opens as that file. */
+  {
+    g_autofree char *dir = g_build_filename (tmp, "one", NULL);
+    g_autofree char *inside = g_build_filename (dir, "weights.safetensors", NULL);
+    g_autoptr(PlCheckpoint) c = NULL;
+
+    g_mkdir (dir, 0700);
+    pl_test_write_safetensors (inside, &tensor, 1);
+    c = pl_checkpoint_open (dir, &error);
+    g_assert_no_error (error);
+    g_assert_cmpstr (pl_checkpoint_get_path (c), ==, inside);
+  }
   pl_test_rmtree (tmp);
 }
 

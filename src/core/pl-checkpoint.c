@@ -451,6 +451,42 @@ open_file (const char  *path,
     }
 }
 
+static int
+compare_names (gconstpointer a,
+               gconstpointer b)
+{
+  return strcmp (*(char * const *) a, *(char * const *) b);
+}
+
+/* A folder without Hugging Face's file names: its one HDF5 or safetensors
+ * file, if it has exactly one. NULL without error when it has none. */
+static char *
+single_weights_file (const char  *dir,
+                     GError     **error)
+{
+  g_autoptr(GDir) folder = g_dir_open (dir, 0, NULL);
+  g_autoptr(GPtrArray) found = g_ptr_array_new_with_free_func (g_free);
+  const char *name;
+
+  if (folder == NULL)
+    return NULL;
+  while ((name = g_dir_read_name (folder)) != NULL)
+    if (g_str_has_suffix (name, ".safetensors") || g_str_has_suffix (name, ".h5") ||
+        g_str_has_suffix (name, ".hdf5"))
+      g_ptr_array_add (found, g_strdup (name));
+  if (found->len == 1)
+    return g_build_filename (dir, g_ptr_array_index (found, 0), NULL);
+  if (found->len > 1)
+    {
+      g_ptr_array_sort (found, compare_names);
+      g_set_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT,
+                   "%s holds several weight files (%s, %s%s); open one of them",
+                   dir, (char *) g_ptr_array_index (found, 0), (char *) g_ptr_array_index (found, 1),
+                   found->len > 2 ? ", …" : "");
+    }
+  return NULL;
+}
+
 PlCheckpoint *
 pl_checkpoint_open (const char  *path,
                     GError     **error)
@@ -477,6 +513,17 @@ pl_checkpoint_open (const char  *path,
 
           if (g_file_test (candidate, G_FILE_TEST_IS_REGULAR))
             weights = g_steal_pointer (&candidate);
+        }
+      if (weights == NULL)
+        {
+          g_autoptr(GError) several = NULL;
+
+          weights = single_weights_file (path, &several);
+          if (several != NULL)
+            {
+              g_propagate_error (error, g_steal_pointer (&several));
+              return NULL;
+            }
         }
       if (weights == NULL)
         {
