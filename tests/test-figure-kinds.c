@@ -1,0 +1,353 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "pl-error.h"
+#include "test-figure-util.h"
+
+/* The other figure kinds: trajectories in 2-D and 3-D, lines, bars, the
+ * probe table and small multiples. */
+
+static double *
+normalised_points (PlFigure *figure,
+                   gsize     n)
+{
+  double *xy = g_new (double, 2 * n);
+  double lo[2] = { INFINITY, INFINITY }, hi[2] = { -INFINITY, -INFINITY };
+
+  for (gsize i = 0; i < n; i++)
+    {
+      g_assert_true (pl_figure_get_point (figure, i, &xy[2 * i], &xy[2 * i + 1]));
+      for (guint k = 0; k < 2; k++)
+        {
+          lo[k] = MIN (lo[k], xy[2 * i + k]);
+          hi[k] = MAX (hi[k], xy[2 * i + k]);
+        }
+    }
+  for (gsize i = 0; i < 2 * n; i++)
+    xy[i] = (xy[i] - lo[i % 2]) / (hi[i % 2] - lo[i % 2]);
+  return xy;
+}
+
+static double
+max_diff (const double *a,
+          const double *b,
+          gsize         n)
+{
+  double worst = 0;
+
+  for (gsize i = 0; i < n; i++)
+    worst = MAX (worst, fabs (a[i] - b[i]));
+  return worst;
+}
+
+/* At azimuth 0 and elevation 0 the 3-D view looks down PC3 and shows exactly
+ * the 2-D view of PC1 (right) and PC2 (up). Perspective enlarges near points,
+ * so the exact check is on the parallel projection; with perspective the
+ * picture stays within the depth's few percent; turning it moves points. */
+static void
+test_trajectory_3d_at_rest_is_2d (void)
+{
+  g_autoptr(PlPca) pca = fig_gpt2_pca ();
+  gsize n = pca->projection->rows;
+  const double *ratio = NULL;
+  g_autoptr(PlFigure) flat = pl_figure_new_trajectory (pca->projection, 0, ratio, 0, 1);
+  g_autoptr(PlFigure) deep = pl_figure_new_trajectory_3d (pca->projection, 0, ratio, 0, 1, 2);
+  g_autofree double *a = NULL;
+  g_autofree double *b = NULL;
+  g_autofree double *c = NULL;
+  g_autofree double *d = NULL;
+  cairo_surface_t *surface;
+  double x0, y0, x1, y1;
+
+  surface = fig_render (flat, 500, 400);
+  cairo_surface_destroy (surface);
+  a = normalised_points (flat, n);
+
+  pl_figure_set_perspective (deep, FALSE);
+  pl_figure_set_rotation (deep, 0, 0);
+  surface = fig_render (deep, 500, 400);
+  cairo_surface_destroy (surface);
+  b = normalised_points (deep, n);
+  g_assert_cmpfloat (max_diff (a, b, 2 * n), <, 1e-9);
+
+  /* Orientation, not only shape: PC1 grows to the right and PC2 upwards in both. */
+  for (guint k = 0; k < 2; k++)
+    {
+      PlFigure *f = k == 0 ? flat : deep;
+      gsize i_max = 0, j_max = 0;
+
+      for (gsize i = 1; i < n; i++)
+        {
+          if (pl_matrix_get (pca->projection, i, 0) > pl_matrix_get (pca->projection, i_max, 0))
+            i_max = i;
+          if (pl_matrix_get (pca->projection, i, 1) > pl_matrix_get (pca->projection, j_max, 1))
+            j_max = i;
+        }
+      g_assert_true (pl_figure_get_point (f, i_max, &x0, NULL));
+      for (gsize i = 0; i < n; i++)
+        {
+          g_assert_true (pl_figure_get_point (f, i, &x1, &y1));
+          g_assert_cmpfloat (x1, <=, x0 + 1e-9);
+        }
+      g_assert_true (pl_figure_get_point (f, j_max, NULL, &y0));
+      for (gsize i = 0; i < n; i++)
+        {
+          g_assert_true (pl_figure_get_point (f, i, NULL, &y1));
+          g_assert_cmpfloat (y1, >=, y0 - 1e-9);
+        }
+    }
+
+  pl_figure_set_perspective (deep, TRUE);
+  surface = fig_render (deep, 500, 400);
+  cairo_surface_destroy (surface);
+  c = normalised_points (deep, n);
+  g_assert_cmpfloat (max_diff (a, c, 2 * n), <, 0.15);
+  g_assert_cmpfloat (max_diff (a, c, 2 * n), >, 1e-4);
+
+  pl_figure_set_rotation (deep, 90, 0);
+  surface = fig_render (deep, 500, 400);
+  cairo_surface_destroy (surface);
+  d = normalised_points (deep, n);
+  g_assert_cmpfloat (max_diff (a, d, 2 * n), >, 0.2);
+}
+
+/* The line is coloured by position: position 0's marker has the map's first
+ * colour, the last labelled one its colour; hit tests find the points. */
+static void
+test_trajectory_markers (void)
+{
+  g_autoptr(PlPca) pca = fig_gpt2_pca ();
+  double ratio[3];
+  g_autoptr(PlFigure) figure = NULL;
+  cairo_surface_t *surface;
+  cairo_rectangle_t plot;
+  gsize n = pca->projection->rows;
+  double x, y;
+
+  for (guint k = 0; k < 3; k++)
+    ratio[k] = pca->explained_variance_ratio->data[k];
+  figure = pl_figure_new_trajectory (pca->projection, 0, ratio, 0, 1);
+  pl_figure_set_label_every (figure, 100);
+  pl_figure_set_colormap (figure, PL_COLORMAP_CIVIDIS);
+  surface = fig_render (figure, 600, 450);
+  pl_figure_get_plot_area (figure, &plot);
+
+  for (guint i = 0; i < n; i += 100)
+    {
+      g_assert_true (pl_figure_get_point (figure, i, &x, &y));
+      g_assert_cmpfloat (x, >=, plot.x);
+      g_assert_cmpfloat (x, <=, plot.x + plot.width);
+      g_assert_cmphex (fig_pixel (surface, x, y), ==,
+                       pl_colormap_lookup (PL_COLORMAP_CIVIDIS, FALSE, (double) i / (n - 1)));
+      g_assert_cmpint (pl_figure_hit_point (figure, x + 0.5, y - 0.5, 3), ==, (int) i);
+    }
+  g_assert_cmpint (pl_figure_hit_point (figure, plot.x - 50, plot.y - 50, 3), ==, -1);
+  g_assert_false (pl_figure_get_point (figure, n, NULL, NULL));
+  cairo_surface_destroy (surface);
+}
+
+/* ---- lines, scatter, bars, table, multiples ----------------------------- */
+
+/* Bars stand on zero with their tops at their values. */
+static void
+test_bars_heights (void)
+{
+  const double values[] = { 0.5, 0.25, 0.125, 0.0625 };
+  g_autoptr(PlFigure) figure = pl_figure_new_bars (values, 4, NULL);
+  cairo_surface_t *surface = fig_render (figure, 400, 300);
+  cairo_rectangle_t plot;
+  guint32 bar_colour;
+
+  pl_figure_get_plot_area (figure, &plot);
+  /* Axis from 0 to 0.5 plus 5 % headroom; bar i centred at i on [−0.6, 3.6]. */
+  for (guint i = 0; i < 4; i++)
+    {
+      double x = plot.x + (i + 0.6) / 4.2 * plot.width;
+      double top = plot.y + plot.height - values[i] / (0.5 * 1.05) * plot.height;
+      guint32 inside = fig_pixel (surface, x, top + (plot.y + plot.height - top) / 2);
+      guint32 above = fig_pixel (surface, x, top - 3);
+
+      if (i == 0)
+        bar_colour = inside;
+      g_assert_cmphex (inside, ==, bar_colour);
+      g_assert_cmphex (fig_pixel (surface, x, top + 1.5), ==, bar_colour);
+      g_assert_cmphex (above, !=, bar_colour);
+    }
+  cairo_surface_destroy (surface);
+}
+
+/* Each cell of the probe table is shaded with its value's colour, over its
+ * column's range (the columns measure different things). */
+static void
+test_table_cells (void)
+{
+  const char * const columns[] = { "Absolute", "Relative", NULL };
+  const double row0[] = { 0.2, 0.9 }, row1[] = { 0.5, NAN }, row2[] = { 30, 0.4 };
+  g_autoptr(PlFigure) figure = pl_figure_new_table (columns);
+  cairo_surface_t *surface;
+  cairo_rectangle_t plot;
+  double row_h, x;
+
+  pl_figure_add_row (figure, "model a", row0);
+  pl_figure_add_row (figure, "model b", row1);
+  pl_figure_add_row (figure, "model c", row2);
+  surface = fig_render (figure, 400, 200);
+  pl_figure_get_plot_area (figure, &plot);
+  row_h = plot.height / 4;
+  x = plot.x + plot.width - 4;      /* inside the last column, clear of its centred text */
+  g_assert_cmphex (fig_pixel (surface, x, plot.y + row_h * 1.5), ==, pl_colormap_lookup (PL_COLORMAP_VIRIDIS, FALSE, 1));
+  g_assert_cmphex (fig_pixel (surface, x, plot.y + row_h * 2.5), ==, PL_COLORMAP_NO_VALUE);
+  g_assert_cmphex (fig_pixel (surface, x, plot.y + row_h * 3.5), ==, pl_colormap_lookup (PL_COLORMAP_VIRIDIS, FALSE, 0));
+  cairo_surface_destroy (surface);
+}
+
+/* Lines: a constant series is a horizontal line at its value. */
+static void
+test_lines_positions (void)
+{
+  const double x[] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20,
+                       21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40,
+                       41, 42, 43, 44, 45, 46, 47, 48, 49 };
+  double low[50], high[50];
+  g_autoptr(PlFigure) figure = pl_figure_new_lines (x, 50);
+  cairo_surface_t *surface;
+  cairo_rectangle_t plot;
+  guint32 bg, a, b;
+
+  for (guint i = 0; i < 50; i++)
+    {
+      low[i] = 1;
+      high[i] = 3;
+    }
+  pl_figure_add_series (figure, "low", low);
+  pl_figure_add_series (figure, "high", high);
+  surface = fig_render (figure, 500, 300);
+  pl_figure_get_plot_area (figure, &plot);
+  /* y from 1 to 3 padded by 5 %: 1 sits at 1/22 of the height above the bottom. */
+  {
+    double xm = plot.x + plot.width * 0.37;
+    double y_low = plot.y + plot.height * (1 - 1.0 / 22);
+    double y_high = plot.y + plot.height * (1.0 / 22);
+
+    bg = fig_pixel (surface, xm, plot.y + plot.height / 3 + 2.5);
+    a = fig_pixel (surface, xm, y_low);
+    b = fig_pixel (surface, xm, y_high);
+    g_assert_cmphex (a, !=, bg);
+    g_assert_cmphex (b, !=, bg);
+    g_assert_cmphex (a, !=, b);
+    g_assert_cmphex (fig_pixel (surface, xm, y_low - 4), !=, a);
+  }
+  cairo_surface_destroy (surface);
+}
+
+/* Small multiples share one colour scale: equal values, equal colours,
+ * whichever panel they are in. */
+static void
+test_multiples_shared_scale (void)
+{
+  g_autoptr(PlMatrix) a = pl_matrix_new (4, 4);
+  g_autoptr(PlMatrix) b = pl_matrix_new (4, 4);
+  g_autoptr(PlFigure) pa = NULL;
+  g_autoptr(PlFigure) pb = NULL;
+  g_autoptr(PlFigure) figure = NULL;
+  PlFigure *panels[2];
+  cairo_surface_t *surface;
+  double lo, hi;
+
+  for (guint i = 0; i < 16; i++)
+    {
+      a->data[i] = (float) (i % 2);          /* 0 … 1 */
+      b->data[i] = (float) (i % 3);          /* 0 … 2 */
+    }
+  pa = panels[0] = pl_figure_new_heatmap (a, 0);
+  pb = panels[1] = pl_figure_new_heatmap (b, 0);
+  figure = pl_figure_new_multiples (panels, 2, 0);
+  surface = fig_render (figure, 600, 300);
+  pl_figure_get_range (figure, &lo, &hi);
+  g_assert_cmpfloat (lo, ==, 0);
+  g_assert_cmpfloat (hi, ==, 2);
+  g_assert_cmpuint (pl_figure_get_n_panels (figure), ==, 2);
+  g_assert_true (pl_figure_get_colorbar_area (figure, NULL));
+  g_assert_false (pl_figure_get_colorbar_area (pa, NULL));
+
+  for (guint k = 0; k < 2; k++)
+    {
+      PlFigure *panel = pl_figure_get_panel (figure, k);
+      PlMatrix *m = k == 0 ? a : b;
+      cairo_rectangle_t cell, plot;
+
+      g_assert_true (pl_figure_get_panel_area (figure, k, &cell));
+      pl_figure_get_plot_area (panel, &plot);
+      for (guint i = 0; i < 4; i++)
+        for (guint j = 0; j < 4; j++)
+          {
+            double x = cell.x + plot.x + (j + 0.5) / 4 * plot.width;
+            double y = cell.y + plot.y + (i + 0.5) / 4 * plot.height;
+            guint col, row;
+
+            g_assert_cmphex (fig_pixel (surface, x, y), ==,
+                             pl_colormap_lookup (PL_COLORMAP_VIRIDIS, FALSE, pl_matrix_get (m, i, j) / 2));
+            g_assert_true (pl_figure_hit_cell (figure, x, y, &col, &row));
+            g_assert_cmpuint (col, ==, j);
+            g_assert_cmpuint (row, ==, i);
+          }
+    }
+  cairo_surface_destroy (surface);
+}
+
+/* Every kind draws without cairo errors to each format (light and dark). */
+static void
+test_every_kind_exports (void)
+{
+  g_autoptr(PlPca) pca = fig_gpt2_pca ();
+  g_autofree char *dir = pl_test_tmpdir ();
+  const double xs[] = { 0, 1, 2, 3 }, ys[] = { 3, 1, 4, 1 };
+  const char * const columns[] = { "R²", NULL };
+  g_autoptr(GPtrArray) figures = g_ptr_array_new_with_free_func (g_object_unref);
+  const char * const exts[] = { "png", "svg", "pdf" };
+
+  g_ptr_array_add (figures, pl_figure_new_trajectory (pca->projection, 0, NULL, 0, 1));
+  g_ptr_array_add (figures, pl_figure_new_trajectory_3d (pca->projection, 0, NULL, 0, 1, 2));
+  g_ptr_array_add (figures, pl_figure_new_lines (xs, 4));
+  pl_figure_add_series (g_ptr_array_index (figures, 2), "a", ys);
+  g_ptr_array_add (figures, pl_figure_new_scatter (xs, ys, 4));
+  g_ptr_array_add (figures, pl_figure_new_bars (ys, 4, NULL));
+  g_ptr_array_add (figures, pl_figure_new_table (columns));
+  pl_figure_add_row (g_ptr_array_index (figures, 5), "a", ys);
+  g_ptr_array_add (figures, pl_figure_new_multiples ((PlFigure **) figures->pdata, 2, 2));
+
+  for (guint f = 0; f < figures->len; f++)
+    for (guint e = 0; e < G_N_ELEMENTS (exts); e++)
+      {
+        PlFigure *figure = g_ptr_array_index (figures, f);
+        g_autofree char *name = g_strdup_printf ("kind-%u.%s", f, exts[e]);
+        g_autofree char *path = g_build_filename (dir, name, NULL);
+        g_autoptr(GError) error = NULL;
+
+        pl_figure_set_title (figure, "A title");
+        pl_figure_set_dark (figure, e == 1);
+        g_assert_true (pl_figure_export (figure, path, 300, 200, 72, &error));
+        g_assert_no_error (error);
+        g_assert_true (g_file_test (path, G_FILE_TEST_IS_REGULAR));
+      }
+  pl_test_rmtree (dir);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/pl/figure/trajectory/3d-at-rest-is-2d", test_trajectory_3d_at_rest_is_2d);
+  g_test_add_func ("/pl/figure/trajectory/markers", test_trajectory_markers);
+  g_test_add_func ("/pl/figure/lines/positions", test_lines_positions);
+  g_test_add_func ("/pl/figure/bars/heights", test_bars_heights);
+  g_test_add_func ("/pl/figure/table/cells", test_table_cells);
+  g_test_add_func ("/pl/figure/multiples/shared-scale", test_multiples_shared_scale);
+  g_test_add_func ("/pl/figure/export/every-kind", test_every_kind_exports);
+
+  return g_test_run ();
+}
