@@ -493,7 +493,15 @@ pl_checkpoint_hdf5_open (const char          *path,
       hid_t file;
       gboolean keras_full = FALSE;
 
-      file = H5Fopen (shards[i], H5F_ACC_RDONLY, H5P_DEFAULT);
+      {
+        hid_t fapl = H5Pcreate (H5P_FILE_ACCESS);
+
+        /* Lock where the file system can, but still open checkpoints on
+         * ones that cannot (NFS and friends), as h5py users expect. */
+        H5Pset_file_locking (fapl, TRUE, TRUE);
+        file = H5Fopen (shards[i], H5F_ACC_RDONLY, fapl);
+        H5Pclose (fapl);
+      }
       if (file < 0)
         {
           pl_hdf5_set_error (error, PL_ERROR_CORRUPT, shards[i], "cannot open as HDF5");
