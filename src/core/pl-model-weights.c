@@ -61,9 +61,9 @@ config_string (JsonObject         *config,
 
 const PlTensorInfo *
 pl_model_find_role (PlModel  *self,
-           PlWeight  weight,
-           int       layer,
-           gboolean *kernel)
+                    PlWeight  weight,
+                    int       layer,
+                    gboolean *kernel)
 {
   const char *role = self->desc->roles[weight];
   g_autofree char *name = NULL;
@@ -149,15 +149,19 @@ pl_model_read_config (PlModel *self)
       self->pad_id >= 0)
     self->first_position = self->pad_id + 1;
 
+  /* Missing keys are named as this family's config.json spells them. */
   if (self->n_heads == 0)
-    g_string_append (missing, "num_attention_heads");
+    g_string_append (missing, self->desc->family == PL_FAMILY_GPT2 ? "n_head"
+                              : self->desc->family == PL_FAMILY_DISTILBERT ? "n_heads"
+                              : "num_attention_heads");
   if (self->eps <= 0)
     g_string_append_printf (missing, "%s%s", missing->len ? ", " : "",
                             self->desc->family == PL_FAMILY_GPT2 ? "layer_norm_epsilon" : "layer_norm_eps");
   if (self->activation == PL_ACTIVATION_NONE && act == NULL)
     g_string_append_printf (missing, "%s%s", missing->len ? ", " : "",
                             self->desc->family == PL_FAMILY_GPT2 || self->desc->family == PL_FAMILY_OPT
-                              ? "activation_function" : "hidden_act");
+                              ? "activation_function"
+                              : self->desc->family == PL_FAMILY_DISTILBERT ? "activation" : "hidden_act");
 
   if (config == NULL)
     {
