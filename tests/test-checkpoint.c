@@ -150,6 +150,33 @@ test_plain_table (void)
   g_assert_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED);
 }
 
+/* Naming a model's own position table keeps its real-position rows (RoBERTa:
+ * 2..513, not the zero padding row); naming another 2-D tensor makes a plain
+ * table of all its rows. */
+static void
+test_dataset_choice (void)
+{
+  g_autofree char *dir = pl_test_demo ("mini-roberta", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PlModel) own = pl_model_open (dir, ROBERTA_POS, &error);
+  g_autoptr(PlModel) other = NULL;
+  g_autoptr(PlMatrix) positions = NULL;
+
+  g_assert_no_error (error);
+  g_assert_cmpint (pl_model_get_family (own), ==, PL_FAMILY_ROBERTA);
+  g_assert_cmpuint (pl_model_get_first_position (own), ==, 2);
+  positions = pl_model_read_positions (own, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (positions->rows, ==, 512);
+
+  other = pl_model_open (dir, "/roberta/tf_roberta_for_masked_lm/roberta/embeddings/word_embeddings/weight:0", &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (pl_model_get_family (other), ==, PL_FAMILY_TABLE);
+  g_assert_cmpuint (pl_model_get_first_position (other), ==, 0);
+  g_assert_cmpuint (pl_model_get_n_positions (other), ==, 260);
+  g_assert_cmpuint (pl_model_get_n_layers (other), ==, 0);
+}
+
 /* builtin: specs become analytic models whose table is the encoding's. */
 static void
 test_builtin (void)
@@ -357,6 +384,7 @@ main (int   argc,
   g_test_add_func ("/pl/checkpoint/roberta-padding-row", test_roberta_padding_row);
   g_test_add_func ("/pl/checkpoint/rows", test_checkpoint_rows);
   g_test_add_func ("/pl/checkpoint/plain-table", test_plain_table);
+  g_test_add_func ("/pl/checkpoint/dataset-choice", test_dataset_choice);
   g_test_add_func ("/pl/checkpoint/builtin", test_builtin);
   g_test_add_func ("/pl/checkpoint/cli-info-json", test_cli_info_json);
   g_test_add_func ("/pl/checkpoint/threads", test_threads);

@@ -199,15 +199,39 @@ open_builtin (const char  *spec,
   return g_steal_pointer (&self);
 }
 
+static PlModel *
+open_plain_table (PlModel             *self,
+                  const PlTensorInfo  *info,
+                  GError             **error)
+{
+  g_autoptr(PlModel) owned = self;
+  const char *slash = strrchr (info->name, '/');
+  char *named;
+
+  if (!check_table (self, info, error))
+    return NULL;
+  /* Recognition may have set these; a plain table has no architecture. */
+  self->desc = pl_family_desc (PL_FAMILY_TABLE);
+  g_clear_pointer (&self->prefix, g_free);
+  set_table (self, info);
+  self->hidden = self->table_cols;
+  named = g_strdup_printf ("%s · %s", self->name, slash ? slash + 1 : info->name);
+  g_free (self->name);
+  self->name = named;
+  return g_steal_pointer (&owned);
+}
+
 PlModel *
 pl_model_open (const char  *path,
                const char  *dataset,
                GError     **error)
 {
   g_autoptr(PlModel) self = NULL;
+  const PlFamilyDesc *desc = NULL;
   const PlTensorInfo *table = NULL;
   const PlTensorInfo *info;
-  gboolean kernel;
+  gboolean recognised;
+  gboolean kernel = FALSE;
 
   g_return_val_if_fail (path != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
@@ -222,6 +246,11 @@ pl_model_open (const char  *path,
   self->path = g_strdup (path);
   self->name = name_for_path (path);
 
+  build_normalized (self);
+  recognised = pl_family_recognise (self->checkpoint, self->normalized, &desc, &self->prefix, &table);
+
+  /* A dataset other than the model's own position table is a plain table;
+   * naming the model's own keeps what is known about its rows. */
   if (dataset != NULL)
     {
       info = pl_checkpoint_find_tensor (self->checkpoint, dataset);
@@ -232,25 +261,15 @@ pl_model_open (const char  *path,
                        pl_checkpoint_get_path (self->checkpoint), dataset);
           return NULL;
         }
-      if (!check_table (self, info, error))
-        return NULL;
-      set_table (self, info);
-      self->hidden = self->table_cols;
-      {
-        const char *slash = strrchr (info->name, '/');
-        char *named = g_strdup_printf ("%s · %s", self->name, slash ? slash + 1 : info->name);
-
-        g_free (self->name);
-        self->name = named;
-      }
-      return g_steal_pointer (&self);
+      if (!recognised || info != table)
+        return open_plain_table (g_steal_pointer (&self), info, error);
     }
 
-  build_normalized (self);
-  if (pl_family_recognise (self->checkpoint, self->normalized, &self->desc, &self->prefix, &table))
+  if (recognised)
     {
       const PlTensorInfo *q, *tok, *ffn;
 
+      self->desc = desc;
       if (!check_table (self, table, error))
         return NULL;
       set_table (self, table);
