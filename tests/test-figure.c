@@ -432,6 +432,30 @@ test_export_failure_keeps_old_file (void)
   pl_test_rmtree (dir);
 }
 
+/* Exporting renders at another size, but hit tests afterwards still answer
+ * for the picture on screen. */
+static void
+test_export_keeps_screen_geometry (void)
+{
+  g_autoptr(PlMatrix) m = fig_ramp (8, 8);
+  g_autoptr(PlFigure) figure = pl_figure_new_heatmap (m, 0);
+  g_autofree char *dir = pl_test_tmpdir ();
+  g_autofree char *path = g_build_filename (dir, "f.png", NULL);
+  cairo_surface_t *surface = fig_render (figure, 500, 400);
+  cairo_rectangle_t before, after;
+  guint col, row;
+
+  pl_figure_get_plot_area (figure, &before);
+  g_assert_true (pl_figure_export (figure, path, 100, 60, 300, NULL));
+  pl_figure_get_plot_area (figure, &after);
+  g_assert_cmpmem (&before, sizeof before, &after, sizeof after);
+  g_assert_true (pl_figure_hit_cell (figure, before.x + before.width - 1, before.y + 1, &col, &row));
+  g_assert_cmpuint (col, ==, 7);
+  g_assert_cmpuint (row, ==, 0);
+  cairo_surface_destroy (surface);
+  pl_test_rmtree (dir);
+}
+
 static void
 test_export_bad_extension (void)
 {
@@ -458,6 +482,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pl/figure/export/vectors-match-png", test_export_vectors_match_png);
   g_test_add_func ("/pl/figure/export/failure-keeps-old-file", test_export_failure_keeps_old_file);
   g_test_add_func ("/pl/figure/export/bad-extension", test_export_bad_extension);
+  g_test_add_func ("/pl/figure/export/keeps-screen-geometry", test_export_keeps_screen_geometry);
 
   return g_test_run ();
 }

@@ -325,6 +325,8 @@ pl_figure_export (PlFigure    *self,
       return FALSE;
     }
 
+  /* The screen's hit tests keep answering for what the screen shows. */
+  pl_figure_save_render_state (self);
   switch (format)
     {
     case FORMAT_PNG:
@@ -338,6 +340,7 @@ pl_figure_export (PlFigure    *self,
       ok = write_pdf (self, &sink, path, width_pt, height_pt, error);
       break;
     }
+  pl_figure_restore_render_state (self);
 
   /* Replacing a file: make the new content durable before the rename makes it
    * the only copy, as g_file_replace does. */

@@ -48,6 +48,7 @@ struct _PlFigure
   cairo_rectangle_t  plot_area;
   cairo_rectangle_t  colorbar_area;
   gboolean           has_colorbar;
+  struct _PlRenderState *saved;       /* during an export */
   gboolean           integer_scale;   /* colour bar ticks on whole numbers */
 
   /* Heatmap */
@@ -229,6 +230,10 @@ void     pl_rgb_from_hex         (guint32            hex,
 
 /* pl-figure.c */
 PlFigure *pl_figure_new_kind     (PlFigureKind       kind);
+/* An export renders at another size; these keep what the last on-screen
+ * render left (areas, points, panels) across it. */
+void     pl_figure_save_render_state    (PlFigure   *self);
+void     pl_figure_restore_render_state (PlFigure   *self);
 /* Finite minimum and maximum of N values; FALSE when there are none. */
 gboolean pl_finite_range         (const double      *values,
                                   gsize              n,

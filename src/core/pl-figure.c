@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "pl-figure-private.h"
 
@@ -538,4 +539,58 @@ pl_figure_hit_point (PlFigure *self,
         }
     }
   return found;
+}
+
+typedef struct _PlRenderState
+{
+  gboolean           rendered;
+  cairo_rectangle_t  plot_area;
+  cairo_rectangle_t  colorbar_area;
+  gboolean           has_colorbar;
+  double            *points;
+  GArray            *panel_areas;
+} PlRenderState;
+
+void
+pl_figure_save_render_state (PlFigure *self)
+{
+  PlRenderState *state = g_new0 (PlRenderState, 1);
+
+  g_assert (self->saved == NULL);
+  state->rendered = self->rendered;
+  state->plot_area = self->plot_area;
+  state->colorbar_area = self->colorbar_area;
+  state->has_colorbar = self->has_colorbar;
+  if (self->points != NULL)
+    state->points = g_memdup2 (self->points, 2 * MAX (self->n_points, 1) * sizeof (double));
+  if (self->panel_areas != NULL)
+    state->panel_areas = g_array_copy (self->panel_areas);
+  self->saved = state;
+  for (guint i = 0; self->panels != NULL && i < self->panels->len; i++)
+    pl_figure_save_render_state (g_ptr_array_index (self->panels, i));
+}
+
+void
+pl_figure_restore_render_state (PlFigure *self)
+{
+  PlRenderState *state = g_steal_pointer (&self->saved);
+
+  g_assert (state != NULL);
+  self->rendered = state->rendered;
+  self->plot_area = state->plot_area;
+  self->colorbar_area = state->colorbar_area;
+  self->has_colorbar = state->has_colorbar;
+  if (state->points != NULL)
+    {
+      memcpy (self->points, state->points, 2 * MAX (self->n_points, 1) * sizeof (double));
+      g_free (state->points);
+    }
+  if (state->panel_areas != NULL)
+    {
+      g_array_unref (self->panel_areas);
+      self->panel_areas = state->panel_areas;
+    }
+  g_free (state);
+  for (guint i = 0; self->panels != NULL && i < self->panels->len; i++)
+    pl_figure_restore_render_state (g_ptr_array_index (self->panels, i));
 }
