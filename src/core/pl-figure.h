@@ -11,7 +11,9 @@ G_BEGIN_DECLS
 
 /* One renderer for the screen and for PNG / SVG / PDF: what the window
  * shows is what gets exported. Sizes are in points (1/72 inch): one cairo
- * unit of pl_figure_render is one point in an export, one pixel on screen. */
+ * unit of pl_figure_render is one point in an export, one pixel on screen.
+ * A figure keeps a cache (the heatmap's coloured image) and the geometry of
+ * its last render, so use it from one thread at a time. */
 
 typedef enum
 {
@@ -204,7 +206,11 @@ void        pl_figure_get_plot_area   (PlFigure       *self,
 /* Where the colour bar landed in the last render; FALSE when there is none. */
 gboolean    pl_figure_get_colorbar_area (PlFigure     *self,
                                        cairo_rectangle_t *area);
-/* PNG, SVG or PDF by the extension; written to a temporary file then renamed. */
+/* PNG, SVG or PDF by the extension, WIDTH_PT × HEIGHT_PT points; a PNG is
+ * round (points × DPI / 72) pixels and records its DPI, SVG and PDF are
+ * vectors with text as text and heatmaps as images at one pixel per cell.
+ * Written to a temporary file in the same folder and renamed over PATH, so a
+ * failure leaves no partial file and an existing file untouched. */
 gboolean    pl_figure_export          (PlFigure       *self,
                                        const char     *path,
                                        double          width_pt,
