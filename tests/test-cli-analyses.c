@@ -68,6 +68,21 @@ test_similarity (void)
     for (gsize j = 0; j < 128; j++)
       worst = MAX (worst, fabs (pl_matrix_get (sub, i, j) - pl_matrix_get (ref, 100 + i, 100 + j)));
   g_assert_cmpfloat (worst, <, 1e-5);
+
+  /* Open-ended ranges, as Python slices. */
+  {
+    g_autoptr(PlMatrix) head = NULL;
+    g_autoptr(PlMatrix) tail = NULL;
+
+    g_assert_cmpint (run_cli (NULL, NULL, "similarity", model, "--rows", ":64", "--out", part, NULL), ==, 0);
+    head = pl_test_read_h5 (part, "/similarity");
+    g_assert_cmpuint (head->rows, ==, 64);
+    g_assert_cmpfloat_with_epsilon (pl_matrix_get (head, 3, 60), pl_matrix_get (ref, 3, 60), 1e-5);
+    g_assert_cmpint (run_cli (NULL, NULL, "similarity", model, "--rows", "500:", "--out", part, NULL), ==, 0);
+    tail = pl_test_read_h5 (part, "/similarity");
+    g_assert_cmpuint (tail->rows, ==, 12);
+    g_assert_cmpfloat_with_epsilon (pl_matrix_get (tail, 0, 11), pl_matrix_get (ref, 500, 511), 1e-5);
+  }
   pl_test_rmtree (dir);
 }
 
