@@ -377,9 +377,13 @@ test_cli (void)
   g_autofree char *out = g_build_filename (tmp, "attention.h5", NULL);
   g_autofree char *csv = g_build_filename (tmp, "attention.csv", NULL);
   g_autofree char *csv_distance = g_build_filename (tmp, "attention-mean_distance.csv", NULL);
+  g_autofree char *png = g_build_filename (tmp, "attention.png", NULL);
+  g_autofree char *png_bytes = NULL;
   const char *args[] = { "attention", dir, "--layer", "2", "--head", "1", "--sequences", "2",
                          "--length", "32", "--seed", "5", "--out", out, NULL };
   const char *args_csv[] = { "attention", dir, "--sequences", "1", "--length", "16", "--out", csv, NULL };
+  const char *args_png[] = { "attention", dir, "--layer", "1", "--sequences", "1", "--length", "16",
+                             "--out", png, NULL };
   const char *bad_layer[] = { "attention", dir, "--layer", "5", "--out", out, NULL };
   const char *bad_ext[] = { "attention", dir, "--out", "attention.png.txt", NULL };
   const char *bad_path[] = { "attention", "/nonexistent", "--out", out, NULL };
@@ -419,6 +423,10 @@ test_cli (void)
   g_assert_cmpint (run_cli (args_csv), ==, 0);
   g_assert_true (g_file_test (csv, G_FILE_TEST_IS_REGULAR));
   g_assert_true (g_file_test (csv_distance, G_FILE_TEST_IS_REGULAR));
+  /* a figure by extension */
+  g_assert_cmpint (run_cli (args_png), ==, 0);
+  g_assert_true (g_file_get_contents (png, &png_bytes, NULL, NULL));
+  g_assert_cmpmem (png_bytes, 4, "\x89PNG", 4);
   g_assert_cmpint (run_cli (bad_layer), ==, 1);
   g_assert_cmpint (run_cli (bad_ext), ==, 1);
   g_assert_cmpint (run_cli (bad_path), ==, 2);

@@ -7,6 +7,7 @@
 
 #include "pl-attention-stats.h"
 #include "pl-cli.h"
+#include "pl-cli-figure.h"
 #include "pl-error.h"
 #include "pl-matrix-io.h"
 #include "pl-model.h"
@@ -59,7 +60,9 @@ pl_cli_attention (int    argc,
   g_autoptr(PlMatrix) offsets = NULL;
   g_autoptr(PlMatrix) position_only = NULL;
   g_autofree char *out = NULL;
+  g_auto(PlCliFigureOptions) figure = PL_CLI_FIGURE_OPTIONS_INIT;
   const PlTransformerConfig *c;
+  gboolean is_figure;
   PlMatrixFormat format;
   int layer = 0, head = -1, sequences = 8, length = 0;
   gint64 seed = 0;
@@ -70,7 +73,7 @@ pl_cli_attention (int    argc,
     { "sequences", 'n', 0, G_OPTION_ARG_INT, &sequences, N_("Random inputs to average over (default 8)"), N_("N") },
     { "length", 0, 0, G_OPTION_ARG_INT, &length, N_("Tokens per input (default: the model’s positions)"), N_("T") },
     { "seed", 0, 0, G_OPTION_ARG_INT64, &seed, N_("Seed of the random inputs (default 0)"), N_("S") },
-    { "out", 'o', 0, G_OPTION_ARG_FILENAME, &out, N_("Output file: .h5, .csv or .npy"), N_("FILE") },
+    { "out", 'o', 0, G_OPTION_ARG_FILENAME, &out, N_("Output file: .h5, .csv, .npy, or a figure: .png, .svg, .pdf"), N_("FILE") },
     { NULL }
   };
 
@@ -85,15 +88,20 @@ pl_cli_attention (int    argc,
       "  position_only     [heads × T, T] (or [T, T] with --head): the first layer’s\n"
       "                    softmax(LN(P) Wq · (LN(P) Wk)ᵀ / √d_head) from the weights alone\n"
       "An .h5 file holds them all; .csv and .npy write the first at FILE and the others\n"
-      "beside it as FILE-NAME.csv / .npy."));
+      "beside it as FILE-NAME.csv / .npy. A .png, .svg or .pdf FILE draws, with --layer,\n"
+      "the mass by offset (one line per head, or --head's), else the mean distance of every head."));
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  pl_cli_figure_add_options (context, &figure);
   if (!g_option_context_parse (context, &argc, &argv, &error))
+    return usage (error->message);
+  if (!pl_cli_figure_check_options (&figure, &error))
     return usage (error->message);
   if (argc != 2)
     return usage ("expected one PATH (a checkpoint file or folder)");
   if (out == NULL)
     return usage ("--out FILE is required (.h5, .csv or .npy)");
-  if (!pl_matrix_format_from_path (out, &format, &error))
+  is_figure = pl_cli_figure_is_figure_path (out);
+  if (!is_figure && !pl_matrix_format_from_path (out, &format, &error))
     return usage (error->message);
   if (sequences < 1)
     return usage ("--sequences needs N ≥ 1");
@@ -122,8 +130,17 @@ pl_cli_attention (int    argc,
       return usage (m);
     }
 
-  if (!(stats = pl_attention_stats_compute (transformer, sequences, length, seed, NULL, NULL, NULL, &error)) ||
-      !(position_only = pl_attention_position_only (transformer, length, &error)))
+  if (!(stats = pl_attention_stats_compute (transformer, sequences, length, seed, NULL, NULL, NULL, &error)))
+    return pl_cli_fail (error);
+  if (is_figure)
+    {
+      if (!pl_cli_figure_write_attention (stats, layer, head, out, &figure, &error))
+        return pl_cli_fail (error);
+      printf ("%s: attention of %u layers × %u heads over %u random inputs of %u tokens\n",
+              out, c->n_layers, c->n_heads, stats->n_sequences, stats->n_tokens);
+      return PL_CLI_EXIT_OK;
+    }
+  if (!(position_only = pl_attention_position_only (transformer, length, &error)))
     return pl_cli_fail (error);
   t = stats->n_tokens;
 
