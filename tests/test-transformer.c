@@ -198,9 +198,9 @@ test_bad_inputs (void)
   g_assert_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT);
 }
 
-/* The vectorised kernels against libm in double. */
+/* The vectorised kernels against libm in double, both instruction sets. */
 static void
-test_kernels (void)
+check_kernels (void)
 {
   float x[2001], y[2001], row[7] = { 1000, 999, -5, 0, 3, 1e-3f, -1e30f };
   double worst = 0, sum = 0;
@@ -236,6 +236,23 @@ test_kernels (void)
   g_assert_cmpfloat_with_epsilon (sum, 1.0, 1e-6);
   g_assert_cmpfloat_with_epsilon (row[0], 1 / (1 + exp (-1.0)), 1e-6);
   g_assert_cmpfloat (row[6], ==, 0);
+}
+
+static void
+test_kernels (void)
+{
+  check_kernels ();
+  pl_kernel_force_generic (TRUE);
+  check_kernels ();
+  {
+    /* and a whole forward pass on the plain loops, tanh and erf GELU */
+    g_autoptr(PlTransformer) gpt2 = pl_test_raw_transformer (&pl_test_fixtures[0]);
+    g_autoptr(PlTransformer) bert = pl_test_raw_transformer (&pl_test_fixtures[1]);
+
+    pl_test_transformer_check_reference (gpt2, pl_test_fixtures[0].name);
+    pl_test_transformer_check_reference (bert, pl_test_fixtures[1].name);
+  }
+  pl_kernel_force_generic (FALSE);
 }
 
 /* The same references through PlModel: the checkpoint reader, config.json

@@ -34,11 +34,21 @@ typedef struct
 #endif
 #pragma GCC pop_options
 
+static gint force_generic;
+
+void
+pl_kernel_force_generic (gboolean generic)
+{
+  g_atomic_int_set (&force_generic, generic);
+}
+
 static const Kernels *
 kernels (void)
 {
   static gsize chosen = 0;
 
+  if (g_atomic_int_get (&force_generic))
+    return &kernels_generic;
   if (g_once_init_enter (&chosen))
     {
       const Kernels *k = &kernels_generic;

@@ -26,6 +26,8 @@ void  pl_kernel_softmax_row  (float        *row,
 void  pl_kernel_activate     (float        *data,
                               gsize         n,
                               PlActivation  activation);
+/* Tests: run the plain x86-64 loops even where AVX2 + FMA exist. */
+void  pl_kernel_force_generic (gboolean     generic);
 /* exp over an array, in place (used by the tests against libm). */
 void  pl_kernel_exp          (float        *data,
                               gsize         n);
