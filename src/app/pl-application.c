@@ -5,6 +5,7 @@
 
 #include "poslens-resources.h"
 #include "pl-application.h"
+#include "pl-blas.h"
 #include "pl-paths.h"
 #include "pl-preferences-window.h"
 #include "pl-window.h"
@@ -162,6 +163,11 @@ pl_application_startup (GApplication *app)
   static const char *preferences_accels[] = { "<Control>comma", NULL };
 
   G_APPLICATION_CLASS (pl_application_parent_class)->startup (app);
+
+  /* OpenBLAS threads spin while they wait: leave one core to the window so
+   * it keeps drawing while a forward pass runs. */
+  if (g_strcmp0 (g_getenv ("OPENBLAS_NUM_THREADS"), "") <= 0)
+    pl_blas_set_threads ((int) g_get_num_processors () - 1);
 
   g_action_map_add_action_entries (G_ACTION_MAP (app), app_actions, G_N_ELEMENTS (app_actions), app);
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "app.quit", quit_accels);

@@ -233,6 +233,28 @@ pl_probes_page_get_busy (PlProbesPage *self)
   return self->cancellable != NULL;
 }
 
+gboolean
+pl_probes_page_get_result (PlProbesPage *self,
+                           PlModel      *model,
+                           double       *absolute_mae,
+                           double       *relative_error)
+{
+  g_autofree char *key = NULL;
+  const GValue *answer;
+  PlMatrix *m;
+
+  g_return_val_if_fail (PL_IS_PROBES_PAGE (self), FALSE);
+  g_return_val_if_fail (PL_IS_MODEL (model), FALSE);
+
+  key = answer_key (self, model);
+  if (!(answer = pl_analysis_cache_lookup (pl_workspace_get_cache (self->workspace), key)))
+    return FALSE;
+  m = g_value_get_boxed (answer);
+  *absolute_mae = m->data[1];
+  *relative_error = m->data[2];
+  return TRUE;
+}
+
 static void
 on_run_clicked (PlProbesPage *self)
 {

@@ -14,5 +14,10 @@ G_DECLARE_FINAL_TYPE (PlProbesPage, pl_probes_page, PL, PROBES_PAGE, GtkWidget)
 /* Fits both probes on every model that has no answer yet. */
 void     pl_probes_page_run      (PlProbesPage *self);
 gboolean pl_probes_page_get_busy (PlProbesPage *self);
+/* The numbers shown for MODEL under the current options; FALSE while unknown. */
+gboolean pl_probes_page_get_result (PlProbesPage *self,
+                                    PlModel      *model,
+                                    double       *absolute_mae,
+                                    double       *relative_error);
 
 G_END_DECLS

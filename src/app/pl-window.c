@@ -29,7 +29,6 @@ struct _PlWindow
   AdwLeaflet           *leaflet;
   GtkListBox           *model_list;
   AdwViewStack         *view_stack;
-  PlSimilarityPage     *similarity_page;
   GtkStack             *content_stack;
 };
 
@@ -261,10 +260,11 @@ pl_window_get_workspace (PlWindow *self)
 }
 
 GtkWidget *
-pl_window_get_similarity_page (PlWindow *self)
+pl_window_get_page (PlWindow   *self,
+                    const char *name)
 {
   g_return_val_if_fail (PL_IS_WINDOW (self), NULL);
-  return GTK_WIDGET (self->similarity_page);
+  return adw_view_stack_get_child_by_name (self->view_stack, name);
 }
 
 static GtkWidget *
@@ -517,7 +517,6 @@ pl_window_class_init (PlWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PlWindow, leaflet);
   gtk_widget_class_bind_template_child (widget_class, PlWindow, model_list);
   gtk_widget_class_bind_template_child (widget_class, PlWindow, view_stack);
-  gtk_widget_class_bind_template_child (widget_class, PlWindow, similarity_page);
   gtk_widget_class_bind_template_child (widget_class, PlWindow, content_stack);
   gtk_widget_class_bind_template_callback (widget_class, on_row_selected);
 

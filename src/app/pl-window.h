@@ -28,7 +28,8 @@ PlWorkspace *pl_window_get_workspace (PlWindow *self);
 /* Shows the view named NAME ("similarity", "trajectory", …); FALSE when there is none. */
 gboolean     pl_window_show_view     (PlWindow   *self,
                                       const char *name);
-/* The views, for tests and for actions that reach into them. */
-GtkWidget  *pl_window_get_similarity_page (PlWindow *self);
+/* The view named NAME, for tests and for actions that reach into them. */
+GtkWidget  *pl_window_get_page       (PlWindow      *self,
+                                      const char    *name);
 
 G_END_DECLS

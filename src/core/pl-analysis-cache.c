@@ -1,6 +1,10 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
 
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include "pl-analysis-cache.h"
 
 struct _PlAnalysisCache
@@ -123,6 +127,22 @@ pl_analysis_cache_lookup (PlAnalysisCache *self,
   return g_hash_table_lookup (self->answers, key);
 }
 
+/* Analyses yield to the thread that draws: a worker runs at a lower priority
+ * than the main loop, so a forward pass never makes the window stutter. */
+static void
+lower_thread_priority (void)
+{
+#if defined(__linux__) && defined(SYS_gettid)
+  static GPrivate lowered;
+
+  if (g_private_get (&lowered) == NULL)
+    {
+      setpriority (PRIO_PROCESS, (id_t) syscall (SYS_gettid), 10);
+      g_private_set (&lowered, GINT_TO_POINTER (1));
+    }
+#endif
+}
+
 static void
 run_thread (GTask        *task,
             gpointer      source_object,
@@ -132,6 +152,7 @@ run_thread (GTask        *task,
   PlAnalysisJob *job = task_data;
   GError *error = NULL;
 
+  lower_thread_priority ();
   if (g_cancellable_set_error_if_cancelled (cancellable, &error) ||
       !job->func (job, job->input, &job->result, &error))
     {

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include "pl-test-window.h"
+
+static gboolean
+timed_out (gpointer data)
+{
+  *(gboolean *) data = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+void
+pl_test_wait_until (gboolean   (*check) (gpointer data),
+                    gpointer     data,
+                    const char  *what)
+{
+  gboolean expired = FALSE;
+  guint id = g_timeout_add_seconds (120, timed_out, &expired);
+
+  while (!check (data) && !expired)
+    g_main_context_iteration (NULL, TRUE);
+  if (expired)
+    g_error ("timed out waiting for %s", what);
+  g_source_remove (id);
+}
+
+static gboolean
+count_frame (GtkWidget *widget, GdkFrameClock *clock, gpointer data)
+{
+  (*(guint *) data)++;
+  return G_SOURCE_CONTINUE;
+}
+
+void
+pl_test_wait_frames (GtkWidget *widget,
+                     guint      n)
+{
+  guint frames = 0;
+  guint id = gtk_widget_add_tick_callback (widget, count_frame, &frames, NULL);
+
+  gtk_widget_queue_draw (widget);
+  while (frames < n)
+    g_main_context_iteration (NULL, TRUE);
+  gtk_widget_remove_tick_callback (widget, id);
+}
+
+GBytes *
+pl_test_render (GtkWidget *widget,
+                int       *width,
+                int       *height)
+{
+  g_autoptr(GdkPaintable) paintable = NULL;
+  g_autoptr(GtkSnapshot) snapshot = gtk_snapshot_new ();
+  g_autoptr(GskRenderNode) node = NULL;
+  g_autoptr(GdkTexture) texture = NULL;
+  GskRenderer *renderer;
+  guchar *pixels;
+
+  pl_test_wait_frames (widget, 3);
+  paintable = gtk_widget_paintable_new (widget);
+  renderer = gtk_native_get_renderer (gtk_widget_get_native (widget));
+  *width = gtk_widget_get_width (widget);
+  *height = gtk_widget_get_height (widget);
+  g_assert_cmpint (*width, >, 0);
+  g_assert_cmpint (*height, >, 0);
+  gdk_paintable_snapshot (paintable, GDK_SNAPSHOT (snapshot), *width, *height);
+  node = gtk_snapshot_free_to_node (g_steal_pointer (&snapshot));
+  g_assert_nonnull (node);
+  texture = gsk_renderer_render_texture (renderer, node, &GRAPHENE_RECT_INIT (0, 0, *width, *height));
+  pixels = g_malloc ((gsize) *width * *height * 4);
+  gdk_texture_download (texture, pixels, (gsize) *width * 4);
+  return g_bytes_new_take (pixels, (gsize) *width * *height * 4);
+}
+
+guint
+pl_test_count_colours (GBytes *image)
+{
+  gsize size;
+  const guint32 *px = g_bytes_get_data (image, &size);
+  g_autoptr(GHashTable) seen = g_hash_table_new (NULL, NULL);
+
+  for (gsize i = 0; i < size / 4; i += 7)
+    g_hash_table_add (seen, GUINT_TO_POINTER (px[i]));
+  return g_hash_table_size (seen);
+}
+
+double
+pl_test_mean_luminance (GBytes *image)
+{
+  gsize size;
+  const guchar *px = g_bytes_get_data (image, &size);
+  double sum = 0;
+
+  /* gdk_texture_download gives B, G, R, A on little-endian machines. */
+  for (gsize i = 0; i < size; i += 4)
+    sum += (0.0722 * px[i] + 0.7152 * px[i + 1] + 0.2126 * px[i + 2]) / 255.0;
+  return sum / (size / 4);
+}

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include <adwaita.h>
+
+#include "pl-window.h"
+
+G_BEGIN_DECLS
+
+/* Helpers for tests that drive the real window. */
+
+/* Turns the main loop until CHECK (DATA) holds; fails the test after 120 s. */
+void     pl_test_wait_until  (gboolean   (*check) (gpointer data),
+                              gpointer     data,
+                              const char  *what);
+/* Lets WIDGET draw N frames. */
+void     pl_test_wait_frames (GtkWidget   *widget,
+                              guint        n);
+/* WIDGET as drawn, through its window's renderer: RGBA bytes, 4 per pixel. */
+GBytes  *pl_test_render      (GtkWidget   *widget,
+                              int         *width,
+                              int         *height);
+/* How many different colours a sample of the image holds. */
+guint    pl_test_count_colours (GBytes    *image);
+/* The mean luminance (0 … 1) of the image. */
+double   pl_test_mean_luminance (GBytes   *image);
+
+G_END_DECLS

@@ -1,0 +1,414 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <adwaita.h>
+#include <glib/gstdio.h>
+#include <math.h>
+
+#include "pl-application.h"
+#include "pl-attention-page.h"
+#include "pl-compare-page.h"
+#include "pl-export-dialog.h"
+#include "pl-playground-page.h"
+#include "pl-probes-page.h"
+#include "pl-similarity-page.h"
+#include "pl-test-util.h"
+#include "pl-test-window.h"
+#include "pl-trajectory-page.h"
+#include "pl-window.h"
+
+/* Drives every view of the real window through its actions, and checks what
+ * it draws and the numbers behind it against independent references. */
+
+static PlApplication *app;
+static PlWindow *window;
+
+static gboolean
+demos_loaded (gpointer data)
+{
+  return g_list_model_get_n_items (pl_window_get_models (window)) >= 4;
+}
+
+static void
+activate (const char *action, GVariant *param)
+{
+  g_assert_true (gtk_widget_activate_action_variant (GTK_WIDGET (window), action, param));
+}
+
+static gboolean
+similarity_ready (gpointer page)
+{
+  return !pl_similarity_page_get_busy (page) && pl_similarity_page_get_figure (page) != NULL;
+}
+
+static gboolean
+trajectory_ready (gpointer page)
+{
+  return !pl_trajectory_page_get_busy (page) && pl_page_get_figure (page) != NULL;
+}
+
+static gboolean
+attention_ready (gpointer page)
+{
+  return !pl_attention_page_get_busy (page) && pl_attention_page_get_stats (page) != NULL;
+}
+
+static gboolean
+probes_ready (gpointer page)
+{
+  return !pl_probes_page_get_busy (page);
+}
+
+static gboolean
+compare_ready (gpointer page)
+{
+  return !pl_compare_page_get_busy (page) && pl_compare_page_get_difference (page) != NULL;
+}
+
+static gboolean
+playground_ready (gpointer page)
+{
+  return !pl_playground_page_get_busy (page) && pl_playground_page_get_matrix (page) != NULL;
+}
+
+/* The figure widget of a view, drawn, has the many colours of real data. */
+static void
+assert_drawn (GtkWidget *view, guint min_colours)
+{
+  int w, h;
+  g_autoptr(GBytes) image = pl_test_render (view, &w, &h);
+
+  g_assert_cmpuint (pl_test_count_colours (image), >, min_colours);
+}
+
+static GtkWidget *
+page (const char *name)
+{
+  GtkWidget *widget = pl_window_get_page (window, name);
+
+  g_assert_nonnull (widget);
+  return widget;
+}
+
+static void
+test_views_switch_and_draw (void)
+{
+  /* Alt+1 … Alt+6 through the same action the key bindings use. */
+  activate ("win.show-view", g_variant_new_int32 (1));
+  pl_test_wait_until (trajectory_ready, page ("trajectory"), "the trajectory");
+  assert_drawn (pl_trajectory_page_get_figure_view (PL_TRAJECTORY_PAGE (page ("trajectory"))), 50);
+
+  pl_trajectory_page_set_3d (PL_TRAJECTORY_PAGE (page ("trajectory")), TRUE);
+  g_assert_cmpint (pl_figure_get_kind (pl_page_get_figure (PL_PAGE (page ("trajectory")))), ==,
+                   PL_FIGURE_TRAJECTORY_3D);
+  assert_drawn (pl_trajectory_page_get_figure_view (PL_TRAJECTORY_PAGE (page ("trajectory"))), 50);
+
+  activate ("win.show-view", g_variant_new_int32 (2));
+  pl_test_wait_until (attention_ready, page ("attention"), "the attention statistics");
+  for (guint i = 0; i < 3; i++)
+    {
+      const char *views[] = { "offsets", "distances", "position-only" };
+      PlFigure *figure;
+
+      pl_attention_page_show (PL_ATTENTION_PAGE (page ("attention")), views[i]);
+      figure = pl_page_get_figure (PL_PAGE (page ("attention")));
+      g_assert_nonnull (figure);
+    }
+
+  activate ("win.show-view", g_variant_new_int32 (0));
+  pl_test_wait_until (similarity_ready, page ("similarity"), "the heatmap");
+}
+
+/* Offset profiles are distributions over offsets; GPT-2 is causal, so no
+ * mass lies ahead of the query. */
+static void
+test_attention_numbers (void)
+{
+  PlAttentionStats *stats = pl_attention_page_get_stats (PL_ATTENTION_PAGE (page ("attention")));
+  guint t = stats->n_tokens;
+
+  for (guint r = 0; r < stats->offset_profile->rows; r++)
+    {
+      const float *row = pl_matrix_row (stats->offset_profile, r);
+      double sum = 0, ahead = 0;
+
+      for (guint c = 0; c < stats->offset_profile->cols; c++)
+        {
+          sum += row[c];
+          if (c > t - 1)
+            ahead += row[c];
+        }
+      g_assert_cmpfloat_with_epsilon (sum, 1.0, 1e-4);
+      g_assert_cmpfloat (ahead, <, 1e-6);
+    }
+}
+
+static void
+test_layers_step (void)
+{
+  PlWorkspace *workspace = pl_window_get_workspace (window);
+  PlSimilarityPage *similarity = PL_SIMILARITY_PAGE (page ("similarity"));
+  g_autoptr(PlFigure) table_figure = g_object_ref (pl_similarity_page_get_figure (similarity));
+
+  g_assert_cmpint (pl_workspace_get_layer (workspace), ==, PL_LAYER_TABLE);
+  activate ("win.step-layer", g_variant_new_int32 (1));
+  activate ("win.step-layer", g_variant_new_int32 (1));
+  g_assert_cmpint (pl_workspace_get_layer (workspace), ==, 1);
+  pl_test_wait_until (similarity_ready, similarity, "layer 1's heatmap");
+  g_assert_true (pl_similarity_page_get_figure (similarity) != table_figure);
+  assert_drawn (pl_similarity_page_get_figure_view (similarity), 100);
+
+  /* Every layer's table came with the first; only the heatmap is new. */
+  activate ("win.step-layer", g_variant_new_int32 (1));
+  g_assert_cmpint (pl_workspace_get_layer (workspace), ==, 2);
+  pl_test_wait_until (similarity_ready, similarity, "layer 2's heatmap");
+  /* Back to layer 1: answered from the cache at once, no worker. */
+  activate ("win.step-layer", g_variant_new_int32 (-1));
+  g_assert_false (pl_similarity_page_get_busy (similarity));
+  activate ("win.step-layer", g_variant_new_int32 (1));
+
+  activate ("win.step-head", g_variant_new_int32 (1));
+  g_assert_cmpuint (pl_workspace_get_head (workspace), ==, 1);
+  activate ("win.step-head", g_variant_new_int32 (-1));
+  g_assert_cmpuint (pl_workspace_get_head (workspace), ==, 0);
+
+  /* Past the last layer stays on the last; before the table stays on the table. */
+  for (int i = 0; i < 10; i++)
+    activate ("win.step-layer", g_variant_new_int32 (1));
+  g_assert_cmpint (pl_workspace_get_layer (workspace), ==, (int) pl_workspace_get_n_layers (workspace));
+  for (int i = 0; i < 10; i++)
+    activate ("win.step-layer", g_variant_new_int32 (-1));
+  g_assert_cmpint (pl_workspace_get_layer (workspace), ==, PL_LAYER_TABLE);
+  pl_test_wait_until (similarity_ready, similarity, "the table's heatmap again");
+}
+
+static void
+test_probes_match_reference (void)
+{
+  PlProbesPage *probes = PL_PROBES_PAGE (page ("probes"));
+  g_autoptr(PlModel) gpt2 = g_list_model_get_item (pl_window_get_models (window), 0);
+  g_autofree char *reference = pl_test_fixture ("mini-gpt2", "reference.h5", NULL);
+  double mae, rel, expected;
+
+  activate ("win.show-view", g_variant_new_int32 (3));
+  pl_probes_page_run (probes);
+  pl_test_wait_until (probes_ready, probes, "the probes");
+  g_assert_true (pl_probes_page_get_result (probes, gpt2, &mae, &rel));
+  expected = pl_test_read_h5_scalar (reference, "/position_table/position_regression_mae_interleaved");
+  /* scikit-learn's number, kept as float32 for the table. */
+  g_assert_cmpfloat_with_epsilon (mae, expected, 1e-5 * MAX (1, expected));
+  g_assert_cmpfloat (rel, >=, 0);
+  g_assert_cmpfloat (rel, <, 0.5);
+  assert_drawn (GTK_WIDGET (probes), 10);
+}
+
+/* GPT-2 against the sinusoid: the difference is the reference cosine minus
+ * the sinusoid's closed form. */
+static void
+test_compare_difference (void)
+{
+  PlComparePage *compare = PL_COMPARE_PAGE (page ("compare"));
+  g_autofree char *reference = pl_test_fixture ("mini-gpt2", "reference.h5", NULL);
+  g_autoptr(PlMatrix) cosine = pl_test_read_h5 (reference, "/position_table/cosine");
+  PlMatrix *difference;
+
+  activate ("win.show-view", g_variant_new_int32 (4));
+  pl_compare_page_set_models (compare, 0, 3);
+  pl_test_wait_until (compare_ready, compare, "the comparison");
+  difference = pl_compare_page_get_difference (compare);
+  g_assert_cmpuint (difference->rows, ==, 512);
+  for (guint i = 0; i < 512; i += 37)
+    for (guint j = 0; j < 512; j += 41)
+      {
+        double sinusoid = 0;
+        for (guint k = 0; k < 384; k++)
+          sinusoid += cos (((double) i - j) * pow (10000.0, -2.0 * k / 768));
+        sinusoid /= 384;
+        g_assert_cmpfloat_with_epsilon (pl_matrix_get (difference, i, j),
+                                        pl_matrix_get (cosine, i, j) - sinusoid, 2e-5);
+      }
+}
+
+static void
+test_playground_closed_form (void)
+{
+  PlPlaygroundPage *playground = PL_PLAYGROUND_PAGE (page ("playground"));
+  PlMatrix *m;
+
+  activate ("win.show-view", g_variant_new_int32 (5));
+  pl_playground_page_set_encoding (playground, 64, 16, 100.0);
+  pl_test_wait_until (playground_ready, playground, "the playground");
+  m = pl_playground_page_get_matrix (playground);
+  g_assert_cmpuint (m->rows, ==, 64);
+  for (guint i = 0; i < 64; i += 5)
+    for (guint j = 0; j < 64; j += 3)
+      {
+        double expect = 0;
+        for (guint k = 0; k < 8; k++)
+          expect += cos (((double) i - j) * pow (100.0, -2.0 * k / 16));
+        g_assert_cmpfloat_with_epsilon (pl_matrix_get (m, i, j), expect / 8, 1e-5);
+      }
+}
+
+static void
+test_export (void)
+{
+  g_autofree char *dir = pl_test_tmpdir ();
+  PlFigure *figure = pl_similarity_page_get_figure (PL_SIMILARITY_PAGE (page ("similarity")));
+  PlExportDialog *dialog = pl_export_dialog_new (GTK_WINDOW (window), figure, "test", NULL);
+  const char *names[] = { "figure.png", "figure.svg", "figure.pdf" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autofree char *path = g_build_filename (dir, names[i], NULL);
+      g_autoptr(GError) error = NULL;
+      g_autofree char *contents = NULL;
+      gsize length;
+
+      g_assert_true (pl_export_dialog_export (dialog, path, &error));
+      g_assert_no_error (error);
+      g_assert_true (g_file_get_contents (path, &contents, &length, NULL));
+      g_assert_cmpuint (length, >, 1000);
+    }
+  {
+    /* 360 × 300 points at 300 dpi, the dialog's defaults. */
+    g_autofree char *png = g_build_filename (dir, "figure.png", NULL);
+    g_autoptr(GdkTexture) texture = gdk_texture_new_from_filename (png, NULL);
+
+    g_assert_cmpint (gdk_texture_get_width (texture), ==, 1500);
+    g_assert_cmpint (gdk_texture_get_height (texture), ==, 1250);
+  }
+  gtk_window_destroy (GTK_WINDOW (dialog));
+  pl_test_rmtree (dir);
+}
+
+static void
+test_dark_mode (void)
+{
+  AdwStyleManager *style = adw_style_manager_get_default ();
+  GtkWidget *view = pl_similarity_page_get_figure_view (PL_SIMILARITY_PAGE (page ("similarity")));
+  g_autoptr(GBytes) light = NULL;
+  g_autoptr(GBytes) dark = NULL;
+  int w, h;
+
+  activate ("win.show-view", g_variant_new_int32 (0));
+  light = pl_test_render (view, &w, &h);
+  adw_style_manager_set_color_scheme (style, ADW_COLOR_SCHEME_FORCE_DARK);
+  dark = pl_test_render (view, &w, &h);
+  adw_style_manager_set_color_scheme (style, ADW_COLOR_SCHEME_DEFAULT);
+  /* The figure's background follows the desktop. */
+  g_assert_cmpfloat (pl_test_mean_luminance (dark), <, pl_test_mean_luminance (light) - 0.1);
+}
+
+static gboolean
+models_at_least_five (gpointer data)
+{
+  return g_list_model_get_n_items (pl_window_get_models (window)) >= 5;
+}
+
+static gboolean
+toast_shown (gpointer data)
+{
+  return *(gboolean *) data;
+}
+
+static GLogWriterOutput
+catch_message (GLogLevelFlags log_level, const GLogField *fields, gsize n_fields, gpointer data)
+{
+  for (gsize i = 0; i < n_fields; i++)
+    if (g_strcmp0 (fields[i].key, "MESSAGE") == 0 && strstr (fields[i].value, "broken.h5") != NULL)
+      *(gboolean *) data = TRUE;
+  return G_LOG_WRITER_HANDLED;
+}
+
+/* A good file joins the list; a bad one is reported and the window lives on. */
+static void
+test_open_files (void)
+{
+  g_autofree char *safetensors = pl_test_fixture ("mini-gpt2", "model.safetensors", NULL);
+  g_autofree char *dir = pl_test_tmpdir ();
+  g_autofree char *broken = g_build_filename (dir, "broken.h5", NULL);
+  g_autoptr(GFile) good = g_file_new_for_path (safetensors);
+  g_autoptr(GFile) bad = g_file_new_for_path (broken);
+  gboolean reported = FALSE;
+
+  g_assert_true (g_file_set_contents (broken, "\x89HDF\r\n\x1a\nnot really", -1, NULL));
+  pl_window_open_file (window, good, TRUE);
+  pl_test_wait_until (models_at_least_five, NULL, "the safetensors file");
+  g_assert_cmpuint (g_list_model_get_n_items (pl_window_get_models (window)), ==, 5);
+
+  g_log_set_writer_func (catch_message, &reported, NULL);
+  pl_window_open_file (window, bad, FALSE);
+  pl_test_wait_until (toast_shown, &reported, "the error about broken.h5");
+  g_assert_cmpuint (g_list_model_get_n_items (pl_window_get_models (window)), ==, 5);
+  pl_test_rmtree (dir);
+}
+
+typedef struct
+{
+  gint64 last;
+  gint64 worst;
+} Gaps;
+
+static gboolean
+measure_gap (gpointer data)
+{
+  Gaps *gaps = data;
+  gint64 now = g_get_monotonic_time ();
+
+  gaps->worst = MAX (gaps->worst, now - gaps->last);
+  gaps->last = now;
+  return G_SOURCE_CONTINUE;
+}
+
+/* While a new model's forward passes run, the main loop keeps turning. */
+static void
+test_responsive_during_forward (void)
+{
+  PlAttentionPage *attention = PL_ATTENTION_PAGE (page ("attention"));
+  Gaps gaps = { g_get_monotonic_time (), 0 };
+  guint id;
+
+  activate ("win.show-view", g_variant_new_int32 (2));
+  pl_window_select_model (window, 2);   /* RoBERTa: not computed yet */
+  g_assert_true (pl_attention_page_get_busy (attention));
+  id = g_timeout_add (5, measure_gap, &gaps);
+  gaps.last = g_get_monotonic_time ();
+  pl_test_wait_until (attention_ready, attention, "RoBERTa's attention");
+  g_source_remove (id);
+  g_test_message ("longest main-loop gap during the forward passes: %.1f ms", gaps.worst / 1000.0);
+  g_assert_cmpint (gaps.worst, <, 50000);
+}
+
+int
+main (int argc, char *argv[])
+{
+  int status;
+
+  g_setenv ("GTK_A11Y", "none", TRUE);
+  gtk_test_init (&argc, &argv, NULL);
+  adw_init ();
+
+  app = pl_application_new ();
+  g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
+  g_application_activate (G_APPLICATION (app));
+  window = PL_WINDOW (gtk_application_get_active_window (GTK_APPLICATION (app)));
+  pl_test_wait_until (demos_loaded, NULL, "the demo models");
+  pl_test_wait_until (similarity_ready, pl_window_get_page (window, "similarity"), "the first heatmap");
+
+  g_test_add_func ("/pl/window/views-switch-and-draw", test_views_switch_and_draw);
+  g_test_add_func ("/pl/window/attention-numbers", test_attention_numbers);
+  g_test_add_func ("/pl/window/layers-step", test_layers_step);
+  g_test_add_func ("/pl/window/probes-match-reference", test_probes_match_reference);
+  g_test_add_func ("/pl/window/compare-difference", test_compare_difference);
+  g_test_add_func ("/pl/window/playground-closed-form", test_playground_closed_form);
+  g_test_add_func ("/pl/window/export", test_export);
+  g_test_add_func ("/pl/window/dark-mode", test_dark_mode);
+  g_test_add_func ("/pl/window/open-files", test_open_files);
+  g_test_add_func ("/pl/window/responsive-during-forward", test_responsive_during_forward);
+  status = g_test_run ();
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  g_clear_object (&app);
+  return status;
+}
