@@ -4,6 +4,7 @@
 #include <glib/gi18n.h>
 
 #include "pl-export-dialog.h"
+#include "pl-view-style.h"
 
 struct _PlExportDialog
 {
@@ -42,15 +43,17 @@ pl_export_dialog_export (PlExportDialog  *self,
   g_return_val_if_fail (PL_IS_EXPORT_DIALOG (self), FALSE);
   g_return_val_if_fail (path != NULL, FALSE);
 
-  /* The screen may be dark; a paper figure is white unless asked otherwise.
-   * Afterwards the figure follows the desktop again, as every view does. */
+  /* The screen may be dark; a paper figure is white unless asked otherwise,
+   * with text sized for print. Afterwards the figure looks as on screen again. */
   pl_figure_set_dark (self->figure, gtk_switch_get_active (self->dark_switch));
+  pl_figure_set_font (self->figure, NULL, PL_VIEW_PAPER_FONT_SIZE);
   ok = pl_figure_export (self->figure, path,
                          gtk_spin_button_get_value (self->width_spin),
                          gtk_spin_button_get_value (self->height_spin),
                          gtk_spin_button_get_value (self->dpi_spin),
                          error);
   pl_figure_set_dark (self->figure, adw_style_manager_get_dark (adw_style_manager_get_default ()));
+  pl_figure_set_font (self->figure, NULL, PL_VIEW_SCREEN_FONT_SIZE);
   return ok;
 }
 

@@ -26,6 +26,7 @@ pl_view_style_apply (PlFigure    *figure,
   pl_figure_set_colormap (figure, colormap);
   pl_figure_set_reversed (figure, reversed);
   pl_figure_set_dark (figure, pl_workspace_get_dark (workspace));
+  pl_figure_set_font (figure, NULL, PL_VIEW_SCREEN_FONT_SIZE);
 }
 
 void

@@ -6,6 +6,11 @@
 
 G_BEGIN_DECLS
 
+/* Text sizes: on screen one figure unit is a pixel, where 10 would be small;
+ * on paper one unit is a point, and 10 pt is what journals ask for. */
+#define PL_VIEW_SCREEN_FONT_SIZE 12.0
+#define PL_VIEW_PAPER_FONT_SIZE  10.0
+
 /* The look every view shares: the colour map from the preferences, and the
  * dark background when the desktop is dark. Exports keep their own choice. */
 void pl_view_style_apply   (PlFigure    *figure,
