@@ -144,6 +144,160 @@ widest_label (PlDraw  *draw,
   return widest;
 }
 
+/* Long cell names are cut to this many characters. */
+#define LABEL_MAX_CHARS 14
+
+/* A cell name as drawn: blanks and control characters made visible, since a
+ * token that is only a space or a newline must still show, and long names
+ * shortened. */
+static char *
+display_label (const char *label)
+{
+  g_autofree char *valid = g_utf8_make_valid (label, -1);
+  g_autofree char *trimmed = g_strstrip (g_strdup (valid));
+  GString *out = g_string_new (NULL);
+  guint n = 0;
+
+  if (trimmed[0] == '\0')
+    {
+      /* Only blanks: one symbol for each. */
+      for (const char *p = valid; *p != '\0' && n < LABEL_MAX_CHARS; p = g_utf8_next_char (p), n++)
+        g_string_append (out, *p == '\n' || *p == '\r' ? "↵" : *p == '\t' ? "⇥" : "␣");
+      if (out->len == 0)
+        g_string_append (out, "∅");
+      return g_string_free (out, FALSE);
+    }
+  for (const char *p = trimmed; *p != '\0'; p = g_utf8_next_char (p))
+    {
+      gunichar c = g_utf8_get_char (p);
+
+      if (n == LABEL_MAX_CHARS - 1 && *g_utf8_next_char (p) != '\0')
+        {
+          g_string_append (out, "…");
+          break;
+        }
+      if (c == '\n' || c == '\r')
+        g_string_append (out, "↵");
+      else if (c == '\t')
+        g_string_append (out, "⇥");
+      else if (g_unichar_iscntrl (c))
+        g_string_append (out, "·");
+      else
+        g_string_append_unichar (out, c);
+      n++;
+    }
+  return g_string_free (out, FALSE);
+}
+
+/* The cells [*FIRST, *LAST] whose centres lie in the view [V0, V1), of N. */
+static gboolean
+visible_cells (double  v0,
+               double  v1,
+               gsize   n,
+               guint  *first,
+               guint  *last)
+{
+  double a = MAX (ceil (v0 - 0.5), 0);
+  double b = MIN (ceil (v1 - 0.5) - 1, (double) n - 1);
+
+  if (n == 0 || b < a)
+    return FALSE;
+  *first = (guint) a;
+  *last = (guint) b;
+  return TRUE;
+}
+
+static double
+widest_named (PlDraw  *draw,
+              double   size,
+              char   **shown,
+              double   v0,
+              double   v1,
+              gsize    n)
+{
+  double widest = 0;
+  guint first, last;
+
+  if (!visible_cells (v0, v1, n, &first, &last))
+    return 0;
+  for (guint i = first; i <= last; i++)
+    {
+      double w;
+
+      pl_draw_text_size (draw, shown[i], size, 0, &w, NULL);
+      widest = MAX (widest, w);
+    }
+  return widest;
+}
+
+/* Every k-th cell's name, k the smallest step that keeps the names a line
+ * apart: columns' names rotated to read upwards under the plot, rows' names
+ * level on its left. Records where each one went. */
+static void
+draw_named_ticks (PlFigure                *self,
+                  PlDraw                  *draw,
+                  const cairo_rectangle_t *plot,
+                  char                   **shown,
+                  double                   size,
+                  double                   text_h)
+{
+  cairo_t *cr = draw->cr;
+  double cw = plot->width / (self->view_x1 - self->view_x0);
+  double ch = plot->height / (self->view_y1 - self->view_y0);
+  gsize n_cols = MIN (self->values->cols, self->n_tick_labels);
+  gsize n_rows = MIN (self->values->rows, self->n_tick_labels);
+  /* A third of a line between names, so they never touch and still read apart. */
+  guint kx = (guint) MAX (1, ceil (text_h * 1.3 / cw));
+  guint ky = (guint) MAX (1, ceil (text_h * 1.3 / ch));
+  guint first, last;
+
+  if (self->label_boxes == NULL)
+    self->label_boxes = g_array_new (FALSE, FALSE, sizeof (PlLabelBox));
+  g_array_set_size (self->label_boxes, 0);
+
+  cairo_save (cr);
+  cairo_set_line_width (cr, 0.75);
+  if (visible_cells (self->view_x0, self->view_x1, n_cols, &first, &last))
+    for (guint c = first; c <= last; c++)
+      {
+        double x = plot->x + (c + 0.5 - self->view_x0) * cw;
+        double y = plot->y + plot->height + TICK_LENGTH + TICK_GAP;
+        PlLabelBox box = { 0, c, { 0, 0, 0, 0 } };
+        double w, h;
+
+        if (c % kx != 0)
+          continue;
+        pl_draw_set_rgb (draw, draw->axis);
+        cairo_move_to (cr, x, plot->y + plot->height);
+        cairo_line_to (cr, x, plot->y + plot->height + TICK_LENGTH);
+        cairo_stroke (cr);
+        pl_draw_text (draw, shown[c], size, 0, draw->fg, x, y, 1, 0.5, -G_PI / 2);
+        pl_draw_text_size (draw, shown[c], size, 0, &w, &h);
+        box.box = (cairo_rectangle_t) { x - h / 2, y, h, w };
+        g_array_append_val (self->label_boxes, box);
+      }
+  if (visible_cells (self->view_y0, self->view_y1, n_rows, &first, &last))
+    for (guint r = first; r <= last; r++)
+      {
+        double x = plot->x - TICK_LENGTH - TICK_GAP;
+        double y = plot->y + (r + 0.5 - self->view_y0) * ch;
+        PlLabelBox box = { 1, r, { 0, 0, 0, 0 } };
+        double w, h;
+
+        if (r % ky != 0)
+          continue;
+        pl_draw_set_rgb (draw, draw->axis);
+        cairo_move_to (cr, plot->x, y);
+        cairo_line_to (cr, plot->x - TICK_LENGTH, y);
+        cairo_stroke (cr);
+        pl_draw_text (draw, shown[r], size, 0, draw->fg, x, y, 1, 0.5, 0);
+        pl_draw_text_size (draw, shown[r], size, 0, &w, &h);
+        box.box = (cairo_rectangle_t) { x - w, y - h / 2, w, h };
+        g_array_append_val (self->label_boxes, box);
+      }
+  cairo_restore (cr);
+}
+
 static void
 draw_grid (PlFigure                *self,
            PlDraw                  *draw,
@@ -175,6 +329,58 @@ draw_grid (PlFigure                *self,
   cairo_restore (cr);
 }
 
+/* Ticks at round positions; position p is the centre of cell p − first. */
+static void
+draw_numeric_ticks (PlFigure                *self,
+                    PlDraw                  *draw,
+                    const cairo_rectangle_t *plot,
+                    double                   tick_size,
+                    double                   tick_h)
+{
+  cairo_t *cr = draw->cr;
+  g_autoptr(GArray) xticks = g_array_new (FALSE, FALSE, sizeof (double));
+  g_autoptr(GArray) yticks = g_array_new (FALSE, FALSE, sizeof (double));
+  double first = self->first_position;
+  double vw = self->view_x1 - self->view_x0;
+  double vh = self->view_y1 - self->view_y0;
+  double pw = plot->width, ph = plot->height;
+  double xstep, ystep, xw;
+
+  ystep = pl_nice_ticks (first + self->view_y0 - 0.5, first + self->view_y1 - 0.5,
+                         (guint) CLAMP (ph / (tick_h * 2.5), 2, 12), TRUE, yticks);
+  pl_nice_ticks (first + self->view_x0 - 0.5, first + self->view_x1 - 0.5, 12, TRUE, xticks);
+  xw = widest_label (draw, tick_size, xticks, 1);
+  xstep = pl_nice_ticks (first + self->view_x0 - 0.5, first + self->view_x1 - 0.5,
+                         (guint) CLAMP (pw / (xw + tick_h * 2.5), 2, 12), TRUE, xticks);
+
+  cairo_save (cr);
+  cairo_set_line_width (cr, 0.75);
+  pl_draw_set_rgb (draw, draw->axis);
+  for (guint i = 0; i < xticks->len; i++)
+    {
+      double p = g_array_index (xticks, double, i);
+      double x = plot->x + (p - first + 0.5 - self->view_x0) / vw * pw;
+      g_autofree char *label = pl_format_tick (p, xstep);
+
+      cairo_move_to (cr, x, plot->y + ph);
+      cairo_line_to (cr, x, plot->y + ph + TICK_LENGTH);
+      cairo_stroke (cr);
+      pl_draw_text (draw, label, tick_size, 0, draw->fg, x, plot->y + ph + TICK_LENGTH + TICK_GAP, 0.5, 0, 0);
+    }
+  for (guint i = 0; i < yticks->len; i++)
+    {
+      double p = g_array_index (yticks, double, i);
+      double y = plot->y + (p - first + 0.5 - self->view_y0) / vh * ph;
+      g_autofree char *label = pl_format_tick (p, ystep);
+
+      cairo_move_to (cr, plot->x, y);
+      cairo_line_to (cr, plot->x - TICK_LENGTH, y);
+      cairo_stroke (cr);
+      pl_draw_text (draw, label, tick_size, 0, draw->fg, plot->x - TICK_LENGTH - TICK_GAP, y, 1, 0.5, 0);
+    }
+  cairo_restore (cr);
+}
+
 void
 pl_figure_heatmap_render (PlFigure                *self,
                           PlDraw                  *draw,
@@ -184,13 +390,14 @@ pl_figure_heatmap_render (PlFigure                *self,
   double tick_size = pl_figure_tick_size (self);
   const char *x_label = self->x_label ? self->x_label : "Position";
   const char *y_label = self->y_label ? self->y_label : "Position";
-  g_autoptr(GArray) xticks = g_array_new (FALSE, FALSE, sizeof (double));
   g_autoptr(GArray) yticks = g_array_new (FALSE, FALSE, sizeof (double));
   double lo, hi, vw, vh, tick_h, label_h, title_h = 0, title_w = 0;
-  double left, right, bottom, top, aw, ah, s, pw, ph, ox, oy, bar_w = 0, ystep, xstep;
+  double left, right, bottom, top, aw, ah, s, pw, ph, ox, oy, bar_w = 0, ystep;
   double first = self->first_position;
   cairo_rectangle_t plot, bar;
   cairo_surface_t *image;
+  g_auto(GStrv) shown = NULL;
+  double named_w = 0;
 
   pl_figure_heatmap_auto_range (self, &lo, &hi);
   if (!self->has_view && self->values != NULL)
@@ -210,10 +417,29 @@ pl_figure_heatmap_render (PlFigure                *self,
 
   /* Reserve the margins from the labels the ticks will need at about this
    * size, then fit square cells in what is left. */
-  ystep = pl_nice_ticks (first + self->view_y0 - 0.5, first + self->view_y1 - 0.5,
-                         (guint) CLAMP (area->height / (tick_h * 3), 2, 12), TRUE, yticks);
-  left = GAP + label_h + GAP + widest_label (draw, tick_size, yticks, ystep) + TICK_LENGTH + TICK_GAP;
-  bottom = TICK_LENGTH + TICK_GAP + tick_h + GAP + label_h + GAP;
+  if (self->tick_labels != NULL && self->values != NULL)
+    {
+      /* Named cells: room for the longest name in view on each axis, but
+       * never so much that the plot vanishes. */
+      shown = g_new0 (char *, self->n_tick_labels + 1);
+      for (gsize i = 0; i < self->n_tick_labels; i++)
+        shown[i] = display_label (self->tick_labels[i]);
+      named_w = MIN (widest_named (draw, tick_size, shown, self->view_x0, self->view_x1,
+                                   MIN (self->values->cols, self->n_tick_labels)),
+                     area->height * 0.35);
+      left = GAP + label_h + GAP + TICK_LENGTH + TICK_GAP +
+             MIN (widest_named (draw, tick_size, shown, self->view_y0, self->view_y1,
+                                MIN (self->values->rows, self->n_tick_labels)),
+                  area->width * 0.3);
+      bottom = TICK_LENGTH + TICK_GAP + named_w + GAP + label_h + GAP;
+    }
+  else
+    {
+      ystep = pl_nice_ticks (first + self->view_y0 - 0.5, first + self->view_y1 - 0.5,
+                             (guint) CLAMP (area->height / (tick_h * 3), 2, 12), TRUE, yticks);
+      left = GAP + label_h + GAP + widest_label (draw, tick_size, yticks, ystep) + TICK_LENGTH + TICK_GAP;
+      bottom = TICK_LENGTH + TICK_GAP + tick_h + GAP + label_h + GAP;
+    }
   top = GAP + (title_h > 0 ? title_h + GAP : tick_h / 2);
   if (self->in_multiples)
     right = GAP;    /* the multiples draw one bar for all */
@@ -269,48 +495,18 @@ pl_figure_heatmap_render (PlFigure                *self,
     }
   pl_draw_frame (draw, &plot);
 
-  /* Ticks at round positions; position p is the centre of cell p − first. */
-  ystep = pl_nice_ticks (first + self->view_y0 - 0.5, first + self->view_y1 - 0.5,
-                         (guint) CLAMP (ph / (tick_h * 2.5), 2, 12), TRUE, yticks);
-  {
-    double xw;
-
-    pl_nice_ticks (first + self->view_x0 - 0.5, first + self->view_x1 - 0.5, 12, TRUE, xticks);
-    xw = widest_label (draw, tick_size, xticks, 1);
-    xstep = pl_nice_ticks (first + self->view_x0 - 0.5, first + self->view_x1 - 0.5,
-                           (guint) CLAMP (pw / (xw + tick_h * 2.5), 2, 12), TRUE, xticks);
-  }
-
-  cairo_save (cr);
-  cairo_set_line_width (cr, 0.75);
-  pl_draw_set_rgb (draw, draw->axis);
-  for (guint i = 0; i < xticks->len; i++)
+  if (shown != NULL)
+    draw_named_ticks (self, draw, &plot, shown, tick_size, tick_h);
+  else
     {
-      double p = g_array_index (xticks, double, i);
-      double x = plot.x + (p - first + 0.5 - self->view_x0) / vw * pw;
-      g_autofree char *label = pl_format_tick (p, xstep);
-
-      cairo_move_to (cr, x, plot.y + ph);
-      cairo_line_to (cr, x, plot.y + ph + TICK_LENGTH);
-      cairo_stroke (cr);
-      pl_draw_text (draw, label, tick_size, 0, draw->fg, x, plot.y + ph + TICK_LENGTH + TICK_GAP, 0.5, 0, 0);
+      g_clear_pointer (&self->label_boxes, g_array_unref);
+      draw_numeric_ticks (self, draw, &plot, tick_size, tick_h);
     }
-  for (guint i = 0; i < yticks->len; i++)
-    {
-      double p = g_array_index (yticks, double, i);
-      double y = plot.y + (p - first + 0.5 - self->view_y0) / vh * ph;
-      g_autofree char *label = pl_format_tick (p, ystep);
-
-      cairo_move_to (cr, plot.x, y);
-      cairo_line_to (cr, plot.x - TICK_LENGTH, y);
-      cairo_stroke (cr);
-      pl_draw_text (draw, label, tick_size, 0, draw->fg, plot.x - TICK_LENGTH - TICK_GAP, y, 1, 0.5, 0);
-    }
-  cairo_restore (cr);
 
   /* Axis titles and the figure title hug the plot, wherever it was centred. */
   pl_draw_text (draw, x_label, pl_draw_fit_size (draw, x_label, self->font_size, 0, area->width - 2 * GAP),
-                0, draw->fg, plot.x + pw / 2, plot.y + ph + TICK_LENGTH + TICK_GAP + tick_h + GAP, 0.5, 0, 0);
+                0, draw->fg, plot.x + pw / 2,
+                plot.y + ph + TICK_LENGTH + TICK_GAP + (shown != NULL ? named_w : tick_h) + GAP, 0.5, 0, 0);
   pl_draw_text (draw, y_label, pl_draw_fit_size (draw, y_label, self->font_size, 0, ph + 2 * GAP),
                 0, draw->fg, plot.x - left + GAP, plot.y + ph / 2, 0.5, 0, -G_PI / 2);
   pl_draw_title (draw, plot.x + pw / 2, plot.y - GAP, area->x + GAP, area->x + area->width - GAP);

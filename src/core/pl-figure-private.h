@@ -64,6 +64,9 @@ struct _PlFigure
   gboolean           image_reversed;
   double             image_lo;
   double             image_hi;
+  char             **tick_labels;     /* names of cells on both axes, or NULL */
+  gsize              n_tick_labels;
+  GArray            *label_boxes;     /* PlLabelBox of the last render */
   cairo_surface_t   *bar_image;       /* 1 × 256 colour bar */
   PlColormapId       bar_colormap;
   gboolean           bar_reversed;
@@ -100,6 +103,14 @@ struct _PlFigure
   double             shared_lo;
   double             shared_hi;
 };
+
+/* A tick label drawn by the last render: axis 0 = columns, 1 = rows. */
+typedef struct
+{
+  guint              axis;
+  guint              index;
+  cairo_rectangle_t  box;
+} PlLabelBox;
 
 typedef struct
 {

@@ -39,6 +39,8 @@ pl_figure_finalize (GObject *object)
   g_clear_pointer (&self->values, pl_matrix_unref);
   g_clear_pointer (&self->image, cairo_surface_destroy);
   g_clear_pointer (&self->bar_image, cairo_surface_destroy);
+  g_clear_pointer (&self->tick_labels, g_strfreev);
+  g_clear_pointer (&self->label_boxes, g_array_unref);
 
   G_OBJECT_CLASS (pl_figure_parent_class)->finalize (object);
 }
@@ -192,6 +194,48 @@ pl_figure_set_view (PlFigure *self,
   self->view_x1 = x1;
   self->view_y1 = y1;
   self->has_view = TRUE;
+}
+
+void
+pl_figure_set_tick_labels (PlFigure           *self,
+                           const char * const *labels,
+                           gsize               n)
+{
+  g_return_if_fail (PL_IS_FIGURE (self));
+  g_return_if_fail (labels != NULL || n == 0);
+
+  g_clear_pointer (&self->tick_labels, g_strfreev);
+  self->n_tick_labels = 0;
+  if (labels == NULL || n == 0)
+    return;
+  self->tick_labels = g_new0 (char *, n + 1);
+  for (gsize i = 0; i < n; i++)
+    self->tick_labels[i] = g_strdup (labels[i] != NULL ? labels[i] : "");
+  self->n_tick_labels = n;
+}
+
+gboolean
+pl_figure_get_tick_label_box (PlFigure          *self,
+                              gboolean           x_axis,
+                              guint              index,
+                              cairo_rectangle_t *box)
+{
+  g_return_val_if_fail (PL_IS_FIGURE (self), FALSE);
+
+  if (self->label_boxes == NULL)
+    return FALSE;
+  for (guint i = 0; i < self->label_boxes->len; i++)
+    {
+      const PlLabelBox *b = &g_array_index (self->label_boxes, PlLabelBox, i);
+
+      if (b->axis == (x_axis ? 0u : 1u) && b->index == index)
+        {
+          if (box != NULL)
+            *box = b->box;
+          return TRUE;
+        }
+    }
+  return FALSE;
 }
 
 void
@@ -549,6 +593,7 @@ typedef struct _PlRenderState
   gboolean           has_colorbar;
   double            *points;
   GArray            *panel_areas;
+  GArray            *label_boxes;
 } PlRenderState;
 
 void
@@ -565,6 +610,8 @@ pl_figure_save_render_state (PlFigure *self)
     state->points = g_memdup2 (self->points, 2 * MAX (self->n_points, 1) * sizeof (double));
   if (self->panel_areas != NULL)
     state->panel_areas = g_array_copy (self->panel_areas);
+  if (self->label_boxes != NULL)
+    state->label_boxes = g_array_copy (self->label_boxes);
   self->saved = state;
   for (guint i = 0; self->panels != NULL && i < self->panels->len; i++)
     pl_figure_save_render_state (g_ptr_array_index (self->panels, i));
@@ -590,6 +637,8 @@ pl_figure_restore_render_state (PlFigure *self)
       g_array_unref (self->panel_areas);
       self->panel_areas = state->panel_areas;
     }
+  g_clear_pointer (&self->label_boxes, g_array_unref);
+  self->label_boxes = state->label_boxes;
   g_free (state);
   for (guint i = 0; self->panels != NULL && i < self->panels->len; i++)
     pl_figure_restore_render_state (g_ptr_array_index (self->panels, i));

@@ -52,6 +52,22 @@ void        pl_figure_set_view        (PlFigure       *self,
                                        double          y1);
 /* Back to the whole matrix. */
 void        pl_figure_reset_view      (PlFigure       *self);
+/* Names for the cells instead of position numbers, on both axes (the tokens
+ * of a sentence): LABELS[i] names column i and row i. Column labels stand
+ * rotated under the columns, row labels level beside the rows; when cells are
+ * too small for all of them, only every k-th is drawn, so none overlap, and
+ * zooming in with pl_figure_set_view shows more. Blank and control
+ * characters are shown as visible symbols (␣, ↵, ⇥), long labels shortened
+ * with "…". LABELS NULL or N 0: position numbers again. */
+void        pl_figure_set_tick_labels (PlFigure       *self,
+                                       const char * const *labels,
+                                       gsize           n);
+/* Where label INDEX of the columns (X_AXIS) or of the rows was drawn in the
+ * last render, as the box its text takes up; FALSE when it was not drawn. */
+gboolean    pl_figure_get_tick_label_box (PlFigure    *self,
+                                       gboolean        x_axis,
+                                       guint           index,
+                                       cairo_rectangle_t *box);
 /* Cell (column, row) under a point of the last render; FALSE outside the data.
  * On small multiples, the cell of the heatmap panel under the point. */
 gboolean    pl_figure_hit_cell        (PlFigure       *self,
