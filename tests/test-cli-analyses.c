@@ -6,6 +6,8 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "pl-colormap.h"
+#include "pl-figure.h"
 #include "pl-test-util.h"
 
 /* Runs poslens-cli (POSLENS_CLI) with the NULL-terminated arguments; returns
@@ -182,6 +184,341 @@ test_probe (void)
   g_assert_cmpfloat (json_object_get_double_member (obj, "relative_error"), <=, 1);
 }
 
+/* ---- Figures (issue 6): poslens-cli writes one when --out ends in .png, .svg or .pdf ---- */
+
+static cairo_surface_t *
+load_png (const char *path)
+{
+  cairo_surface_t *png = cairo_image_surface_create_from_png (path);
+
+  g_assert_cmpint (cairo_surface_status (png), ==, CAIRO_STATUS_SUCCESS);
+  return png;
+}
+
+static guint32
+png_pixel (cairo_surface_t *png,
+           int              x,
+           int              y)
+{
+  const guint8 *data = cairo_image_surface_get_data (png);
+
+  return *(const guint32 *) (gconstpointer) (data + (gsize) y * cairo_image_surface_get_stride (png) + 4 * x)
+         & 0xffffff;
+}
+
+static gboolean
+have_program (const char *name)
+{
+  g_autofree char *path = g_find_program_in_path (name);
+  return path != NULL;
+}
+
+static void
+run_tool (const char * const *argv)
+{
+  g_autoptr(GError) error = NULL;
+  int status = 0;
+
+  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL,
+                NULL, NULL, NULL, NULL, &status, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+}
+
+/* Mean absolute channel difference (0–255) of two same-sized images, and the
+ * share of pixels where a channel is off by more than 64. */
+static void
+compare_pngs (cairo_surface_t         *a,
+              cairo_surface_t         *b,
+              const cairo_rectangle_t *skip,
+              double                  *mean,
+              double                  *bad)
+{
+  int w = cairo_image_surface_get_width (a), h = cairo_image_surface_get_height (a);
+  double sum = 0;
+  gsize off = 0, n = 0;
+
+  g_assert_cmpint (cairo_image_surface_get_width (b), ==, w);
+  g_assert_cmpint (cairo_image_surface_get_height (b), ==, h);
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++)
+      {
+        guint32 p = png_pixel (a, x, y), q = png_pixel (b, x, y);
+        int worst = 0;
+
+        if (skip != NULL && x >= skip->x && x < skip->x + skip->width &&
+            y >= skip->y && y < skip->y + skip->height)
+          continue;
+        n++;
+
+        for (int shift = 0; shift < 24; shift += 8)
+          {
+            int d = ABS ((int) ((p >> shift) & 0xff) - (int) ((q >> shift) & 0xff));
+            sum += d;
+            worst = MAX (worst, d);
+          }
+        off += worst > 64;
+      }
+  *mean = sum / (3.0 * n);
+  *bad = (double) off / n;
+}
+
+/* The SVG and PDF of a figure draw what its PNG (WIDTH × HEIGHT pt at 144 DPI)
+ * shows: both render back (rsvg-convert, pdftoppm) to within anti-aliasing and
+ * font rasteriser differences of it. HEATMAP (PNG pixels, or NULL) is left
+ * out of the SVG comparison: librsvg 2.54 smooths embedded images whatever
+ * their image-rendering says, so there the file's own attribute is checked. */
+static void
+assert_vectors_match_png (const char              *png,
+                          const char              *svg,
+                          const char              *pdf,
+                          int                      width_pt,
+                          int                      height_pt,
+                          const cairo_rectangle_t *heatmap)
+{
+  g_autofree char *dir = g_path_get_dirname (png);
+  g_autofree char *svg_png = g_build_filename (dir, "svg-back.png", NULL);
+  g_autofree char *pdf_base = g_build_filename (dir, "pdf-back", NULL);
+  g_autofree char *pdf_png = g_build_filename (dir, "pdf-back.png", NULL);
+  g_autofree char *w = g_strdup_printf ("%d", width_pt * 2);
+  g_autofree char *h = g_strdup_printf ("%d", height_pt * 2);
+  g_autofree char *pdf_bytes = NULL;
+  cairo_surface_t *a, *b, *c;
+  double mean, bad;
+
+  g_assert_true (g_file_get_contents (pdf, &pdf_bytes, NULL, NULL));
+  g_assert_true (g_str_has_prefix (pdf_bytes, "%PDF-"));
+  if (!have_program ("rsvg-convert") || !have_program ("pdftoppm"))
+    {
+      g_test_message ("rsvg-convert or pdftoppm is not installed: SVG and PDF not rendered back");
+      return;
+    }
+  run_tool ((const char * const[]) { "rsvg-convert", "-w", w, "-h", h, "-o", svg_png, svg, NULL });
+  run_tool ((const char * const[]) { "pdftoppm", "-r", "144", "-png", "-singlefile", pdf, pdf_base, NULL });
+  a = load_png (png);
+  b = load_png (svg_png);
+  c = load_png (pdf_png);
+  compare_pngs (a, b, heatmap, &mean, &bad);
+  g_test_message ("SVG vs PNG: mean %.2f/255, %.2f %% of pixels off", mean, bad * 100);
+  g_assert_cmpfloat (mean, <, 6);
+  g_assert_cmpfloat (bad, <, 0.03);
+  compare_pngs (a, c, NULL, &mean, &bad);
+  g_test_message ("PDF vs PNG: mean %.2f/255, %.2f %% of pixels off", mean, bad * 100);
+  g_assert_cmpfloat (mean, <, 6);
+  g_assert_cmpfloat (bad, <, 0.03);
+  cairo_surface_destroy (a);
+  cairo_surface_destroy (b);
+  cairo_surface_destroy (c);
+}
+
+/* similarity to a PNG: its size is --size × --dpi / 72 pixels, and inside
+ * every cell of the heatmap the pixel has the colour map's colour of that
+ * cell's value, as the command wrote it to .h5 (the cell under a pixel comes
+ * from the renderer's own hit test on the same layout). SVG and PDF draw the same. */
+static void
+test_similarity_figure (void)
+{
+  g_autofree char *dir = pl_test_tmpdir ();
+  g_autofree char *h5 = g_build_filename (dir, "sim.h5", NULL);
+  g_autofree char *png = g_build_filename (dir, "sim.png", NULL);
+  g_autofree char *svg = g_build_filename (dir, "sim.svg", NULL);
+  g_autofree char *pdf = g_build_filename (dir, "sim.pdf", NULL);
+  g_autofree char *odd = g_build_filename (dir, "odd.png", NULL);
+  g_autofree char *svg_text = NULL;
+  const char *table = "builtin:sinusoidal:16x8";
+  g_autoptr(PlMatrix) values = NULL;
+  g_autoptr(PlFigure) layout = NULL;
+  cairo_surface_t *image, *surface;
+  cairo_t *cr;
+  cairo_rectangle_t area;
+  guint32 lut[PL_COLORMAP_N_ENTRIES];
+  gboolean seen[16 * 16] = { FALSE };
+  double vmin, vmax;
+  guint checked = 0;
+
+  g_assert_cmpint (run_cli (NULL, NULL, "similarity", table, "--out", h5, NULL), ==, 0);
+  g_assert_cmpint (run_cli (NULL, NULL, "similarity", table, "--size", "300x240", "--dpi", "144",
+                            "--colormap", "magma", "--title", "Sinusoid", "--out", png, NULL), ==, 0);
+  values = pl_test_read_h5 (h5, "/similarity");
+  image = load_png (png);
+  g_assert_cmpint (cairo_image_surface_get_width (image), ==, 600);
+  g_assert_cmpint (cairo_image_surface_get_height (image), ==, 480);
+
+  /* The same figure laid out in-process at the PNG's scale, for its geometry. */
+  layout = pl_figure_new_heatmap (values, 0);
+  pl_figure_set_title (layout, "Sinusoid");
+  pl_figure_set_value_label (layout, "Cosine similarity");
+  surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 600, 480);
+  cr = cairo_create (surface);
+  cairo_scale (cr, 2, 2);
+  pl_figure_render (layout, cr, 300, 240);
+  cairo_destroy (cr);
+  cairo_surface_destroy (surface);
+  pl_figure_get_plot_area (layout, &area);
+  pl_figure_get_range (layout, &vmin, &vmax);
+  g_assert_cmpfloat (vmax, >, vmin);
+  pl_colormap_fill_argb (PL_COLORMAP_MAGMA, FALSE, lut);
+
+  for (int py = (int) (2 * area.y); py < (int) (2 * (area.y + area.height)); py++)
+    for (int px = (int) (2 * area.x); px < (int) (2 * (area.x + area.width)); px++)
+      {
+        double x = (px + 0.5) / 2, y = (py + 0.5) / 2;
+        guint col, row, c2, r2;
+        double t;
+        guint entry;
+        guint32 want;
+        gboolean interior = pl_figure_hit_cell (layout, x, y, &col, &row);
+
+        /* Only pixels well inside a cell: edges are anti-aliased. */
+        for (int dy = -2; dy <= 2 && interior; dy += 4)
+          for (int dx = -2; dx <= 2 && interior; dx += 4)
+            interior = pl_figure_hit_cell (layout, x + dx, y + dy, &c2, &r2) && c2 == col && r2 == row;
+        if (!interior)
+          continue;
+        t = (pl_matrix_get (values, row, col) - vmin) / (vmax - vmin);
+        entry = (guint) CLAMP (floor (t * PL_COLORMAP_N_ENTRIES), 0, PL_COLORMAP_N_ENTRIES - 1);
+        want = lut[entry] & 0xffffff;
+        /* A value on an entry's edge may round into its neighbour. */
+        if (png_pixel (image, px, py) != want && fabs (t * PL_COLORMAP_N_ENTRIES - round (t * PL_COLORMAP_N_ENTRIES)) < 0.01)
+          {
+            guint other = t * PL_COLORMAP_N_ENTRIES - entry < 0.5 ? MAX (entry, 1) - 1 : MIN (entry + 1, 255);
+            if (png_pixel (image, px, py) == (lut[other] & 0xffffff))
+              want = lut[other] & 0xffffff;
+          }
+        g_assert_cmphex (png_pixel (image, px, py), ==, want);
+        seen[row * 16 + col] = TRUE;
+        checked++;
+      }
+  for (guint i = 0; i < 16 * 16; i++)
+    g_assert_true (seen[i]);
+  g_assert_cmpuint (checked, >, 16 * 16 * 50);
+  cairo_surface_destroy (image);
+
+  /* Sizes that do not divide: round (250 × 96 / 72) × round (200 × 96 / 72). */
+  g_assert_cmpint (run_cli (NULL, NULL, "similarity", table, "--size", "250x200", "--dpi", "96",
+                            "--out", odd, NULL), ==, 0);
+  image = load_png (odd);
+  g_assert_cmpint (cairo_image_surface_get_width (image), ==, 333);
+  g_assert_cmpint (cairo_image_surface_get_height (image), ==, 267);
+  cairo_surface_destroy (image);
+
+  g_assert_cmpint (run_cli (NULL, NULL, "similarity", table, "--size", "300x240", "--colormap", "magma",
+                            "--title", "Sinusoid", "--out", svg, NULL), ==, 0);
+  g_assert_cmpint (run_cli (NULL, NULL, "similarity", table, "--size", "300x240", "--colormap", "magma",
+                            "--title", "Sinusoid", "--out", pdf, NULL), ==, 0);
+  g_assert_true (g_file_get_contents (svg, &svg_text, NULL, NULL));
+  g_assert_nonnull (strstr (svg_text, ">Sinusoid</text>"));
+  g_assert_nonnull (strstr (svg_text, ">Cosine similarity</text>"));
+  g_assert_nonnull (strstr (svg_text, "image-rendering:pixelated"));
+  {
+    cairo_rectangle_t pixels = { 2 * area.x - 2, 2 * area.y - 2, 2 * area.width + 4, 2 * area.height + 4 };
+    assert_vectors_match_png (png, svg, pdf, 300, 240, &pixels);
+  }
+  pl_test_rmtree (dir);
+}
+
+/* pca to a figure: PC1 against PC2 with the explained variance on the axes;
+ * 3-D (PC1–PC3) once --azimuth or --elevation is given. */
+static void
+test_pca_figure (void)
+{
+  g_autofree char *dir = pl_test_tmpdir ();
+  g_autofree char *model = pl_test_demo ("mini-gpt2", NULL);
+  g_autofree char *h5 = g_build_filename (dir, "pca.h5", NULL);
+  g_autofree char *png = g_build_filename (dir, "pca.png", NULL);
+  g_autofree char *svg = g_build_filename (dir, "pca.svg", NULL);
+  g_autofree char *pdf = g_build_filename (dir, "pca.pdf", NULL);
+  g_autofree char *deep = g_build_filename (dir, "deep.svg", NULL);
+  g_autofree char *deep_png = g_build_filename (dir, "deep.png", NULL);
+  g_autofree char *text = NULL;
+  g_autofree char *deep_text = NULL;
+  g_autofree char *pc1 = NULL;
+  g_autofree char *pc2 = NULL;
+  g_autoptr(PlMatrix) ratio = NULL;
+  cairo_surface_t *flat_image, *deep_image;
+  double mean, bad;
+
+  g_assert_cmpint (run_cli (NULL, NULL, "pca", model, "--out", h5, NULL), ==, 0);
+  ratio = pl_test_read_h5 (h5, "/explained_variance_ratio");
+  g_assert_cmpint (run_cli (NULL, NULL, "pca", model, "--size", "320x240", "--dpi", "144", "--out", png, NULL), ==, 0);
+  g_assert_cmpint (run_cli (NULL, NULL, "pca", model, "--size", "320x240", "--out", svg, NULL), ==, 0);
+  g_assert_cmpint (run_cli (NULL, NULL, "pca", model, "--size", "320x240", "--out", pdf, NULL), ==, 0);
+  flat_image = load_png (png);
+  g_assert_cmpint (cairo_image_surface_get_width (flat_image), ==, 640);
+  g_assert_cmpint (cairo_image_surface_get_height (flat_image), ==, 480);
+  g_assert_true (g_file_get_contents (svg, &text, NULL, NULL));
+  pc1 = g_strdup_printf (">PC1 (%.1f %% of variance)</text>", 100 * ratio->data[0]);
+  pc2 = g_strdup_printf (">PC2 (%.1f %% of variance)</text>", 100 * ratio->data[1]);
+  g_assert_nonnull (strstr (text, pc1));
+  g_assert_nonnull (strstr (text, pc2));
+  g_assert_null (strstr (text, "azimuth"));
+  assert_vectors_match_png (png, svg, pdf, 320, 240, NULL);
+
+  g_assert_cmpint (run_cli (NULL, NULL, "pca", model, "--azimuth", "30", "--elevation", "20",
+                            "--size", "320x240", "--out", deep, NULL), ==, 0);
+  g_assert_cmpint (run_cli (NULL, NULL, "pca", model, "--elevation", "20", "--size", "320x240",
+                            "--dpi", "144", "--out", deep_png, NULL), ==, 0);
+  g_assert_true (g_file_get_contents (deep, &deep_text, NULL, NULL));
+  g_assert_nonnull (strstr (deep_text, ">azimuth 30°, elevation 20°</text>"));
+  g_assert_nonnull (strstr (deep_text, ">PC3</text>"));
+  deep_image = load_png (deep_png);
+  g_assert_cmpint (cairo_image_surface_get_width (deep_image), ==, 640);
+  compare_pngs (flat_image, deep_image, NULL, &mean, &bad);
+  g_assert_cmpfloat (bad, >, 0.01);   /* another picture, not the 2-D one */
+  cairo_surface_destroy (flat_image);
+  cairo_surface_destroy (deep_image);
+
+  g_assert_cmpint (run_cli (NULL, NULL, "pca", model, "--azimuth", "north", "--out", deep, NULL), ==, 1);
+  g_assert_cmpint (run_cli (NULL, NULL, "pca", model, "--dpi", "0", "--out", png, NULL), ==, 1);
+  pl_test_rmtree (dir);
+}
+
+/* probe --out: the numbers it prints, as a one-row table named after the
+ * model; --out must name a figure. */
+static void
+test_probe_figure (void)
+{
+  g_autofree char *dir = pl_test_tmpdir ();
+  g_autofree char *model = pl_test_demo ("mini-roberta", NULL);
+  g_autofree char *slashed = g_strconcat (model, "/", NULL);
+  g_autofree char *svg = g_build_filename (dir, "probe.svg", NULL);
+  g_autofree char *png = g_build_filename (dir, "probe.png", NULL);
+  g_autofree char *pdf = g_build_filename (dir, "probe.pdf", NULL);
+  g_autofree char *out = NULL;
+  g_autofree char *text = NULL;
+  g_autofree char *mae = NULL;
+  g_autofree char *rel = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  JsonObject *obj;
+  cairo_surface_t *image;
+
+  g_assert_cmpint (run_cli (&out, NULL, "probe", slashed, "--json", "--out", svg, NULL), ==, 0);
+  json_parser_load_from_data (parser, out, -1, &error);
+  g_assert_no_error (error);
+  obj = json_node_get_object (json_parser_get_root (parser));
+  mae = g_strdup_printf (">%.3f</text>", json_object_get_double_member (obj, "absolute_mae"));
+  rel = g_strdup_printf (">%.3f</text>", json_object_get_double_member (obj, "relative_error"));
+  g_assert_true (g_file_get_contents (svg, &text, NULL, NULL));
+  g_assert_nonnull (strstr (text, ">mini-roberta</text>"));
+  g_assert_nonnull (strstr (text, ">Absolute position, MAE</text>"));
+  g_assert_nonnull (strstr (text, mae));
+  g_assert_nonnull (strstr (text, rel));
+
+  /* Without --size a strip of 432 × 90 pt; with it, as asked. */
+  g_assert_cmpint (run_cli (NULL, NULL, "probe", model, "--dpi", "144", "--out", png, NULL), ==, 0);
+  image = load_png (png);
+  g_assert_cmpint (cairo_image_surface_get_width (image), ==, 864);
+  g_assert_cmpint (cairo_image_surface_get_height (image), ==, 180);
+  cairo_surface_destroy (image);
+  g_assert_cmpint (run_cli (NULL, NULL, "probe", model, "--size", "432x90", "--out", pdf, NULL), ==, 0);
+  g_assert_cmpint (run_cli (NULL, NULL, "probe", model, "--size", "432x90", "--out", svg, NULL), ==, 0);
+  assert_vectors_match_png (png, svg, pdf, 432, 90, NULL);
+
+  g_assert_cmpint (run_cli (NULL, NULL, "probe", model, "--out", "probe.h5", NULL), ==, 1);
+  pl_test_rmtree (dir);
+}
+
 /* Usage errors exit 1, unusable input 2, each with one line on stderr. */
 static void
 test_errors (void)
@@ -219,5 +556,8 @@ main (int argc, char *argv[])
   g_test_add_func ("/pl/cli-analyses/pca", test_pca);
   g_test_add_func ("/pl/cli-analyses/probe", test_probe);
   g_test_add_func ("/pl/cli-analyses/errors", test_errors);
+  g_test_add_func ("/pl/cli-analyses/similarity-figure", test_similarity_figure);
+  g_test_add_func ("/pl/cli-analyses/pca-figure", test_pca_figure);
+  g_test_add_func ("/pl/cli-analyses/probe-figure", test_probe_figure);
   return g_test_run ();
 }

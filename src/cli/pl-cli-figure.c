@@ -12,6 +12,7 @@
 
 #define DEFAULT_WIDTH_PT   432.0   /* 6 × 5 inches */
 #define DEFAULT_HEIGHT_PT  360.0
+#define PROBE_SIZE         "432x90"
 
 void
 pl_cli_figure_add_options (GOptionContext     *context,
@@ -286,7 +287,11 @@ pl_cli_figure_write_probe (const PlProbeResult      *result,
   const char * const columns[] = { "Absolute position, MAE", "Relative order, error rate", NULL };
   const double values[] = { result->absolute_mae, result->relative_error };
   g_autoptr(PlFigure) figure = pl_figure_new_table (columns);
+  PlCliFigureOptions fitted = *options;
 
   pl_figure_add_row (figure, name, values);
-  return pl_cli_figure_write (figure, out, options, error);
+  /* One row needs no 5-inch page: without --size, a strip that fits it. */
+  if (fitted.size == NULL)
+    fitted.size = (char *) PROBE_SIZE;
+  return pl_cli_figure_write (figure, out, &fitted, error);
 }

@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "pl-cli.h"
+#include "pl-cli-figure.h"
 #include "pl-error.h"
 #include "pl-matrix-io.h"
 #include "pl-pca.h"
@@ -43,6 +44,7 @@ pl_cli_pca (int    argc,
   g_autofree char *out = NULL;
   int components = 3;
   PlMatrixFormat format;
+  g_auto(PlCliFigureOptions) figure = PL_CLI_FIGURE_OPTIONS_INIT;
   const GOptionEntry entries[] = {
     { "components", 'k', 0, G_OPTION_ARG_INT, &components, N_("How many components, 1 to 16 (default 3)"), N_("K") },
     { "rows", 'r', 0, G_OPTION_ARG_STRING, &rows, N_("Only positions FIRST to END − 1"), N_("FIRST:END") },
@@ -53,7 +55,9 @@ pl_cli_pca (int    argc,
 
   context = g_option_context_new (_("PATH — principal components of the positions of a table"));
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
-  if (!g_option_context_parse (context, &argc, &argv, &error))
+  pl_cli_figure_add_options (context, &figure);
+  if (!g_option_context_parse (context, &argc, &argv, &error) ||
+      !pl_cli_figure_check_options (&figure, &error))
     return pl_cli_usage ("pca", error->message);
   if (argc != 2)
     return pl_cli_usage ("pca", "expected one PATH (a file, a folder or builtin:…)");
@@ -61,12 +65,14 @@ pl_cli_pca (int    argc,
     return pl_cli_usage ("pca", "--out FILE is required");
   if (components < 1 || components > PL_PCA_MAX_COMPONENTS)
     return pl_cli_usage ("pca", "--components must be 1 to 16");
-  if (!pl_matrix_format_from_path (out, &format, &error))
+  if (!pl_cli_figure_is_figure_path (out) && !pl_matrix_format_from_path (out, &format, &error))
     return pl_cli_usage ("pca", error->message);
 
   if (!(table = pl_cli_read_positions (argv[1], dataset, rows, &error)) ||
       !(pca = pl_pca_compute (table, (guint) components, &error)) ||
-      !write_pca (out, pca, &error))
+      !(pl_cli_figure_is_figure_path (out)
+        ? pl_cli_figure_write_pca (pca, rows, out, &figure, &error)
+        : write_pca (out, pca, &error)))
     return pl_cli_fail (error);
   return PL_CLI_EXIT_OK;
 }

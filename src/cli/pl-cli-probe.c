@@ -4,8 +4,10 @@
 #include <glib/gi18n.h>
 #include <json-glib/json-glib.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "pl-cli.h"
+#include "pl-cli-figure.h"
 #include "pl-error.h"
 #include "pl-probes.h"
 
@@ -56,6 +58,21 @@ print_result (const PlProbeResult  *result,
     }
 }
 
+/* The table's row label: a folder or file by its name ("mini-roberta"),
+ * a builtin encoding as written. */
+static char *
+model_name (const char *path)
+{
+  g_autofree char *trimmed = g_strdup (path);
+  gsize len = strlen (trimmed);
+
+  if (g_str_has_prefix (path, "builtin:"))
+    return g_steal_pointer (&trimmed);
+  while (len > 1 && G_IS_DIR_SEPARATOR (trimmed[len - 1]))
+    trimmed[--len] = '\0';
+  return g_path_get_basename (trimmed);
+}
+
 int
 pl_cli_probe (int    argc,
               char **argv)
@@ -69,6 +86,8 @@ pl_cli_probe (int    argc,
   gint64 seed = 0;
   int pairs = 512;
   gboolean json = FALSE;
+  g_autofree char *out = NULL;
+  g_auto(PlCliFigureOptions) figure = PL_CLI_FIGURE_OPTIONS_INIT;
   PlProbeOptions options;
   PlProbeResult result;
   const GOptionEntry entries[] = {
@@ -78,13 +97,18 @@ pl_cli_probe (int    argc,
     { "rows", 'r', 0, G_OPTION_ARG_STRING, &rows, N_("Only positions FIRST to END − 1"), N_("FIRST:END") },
     { "dataset", 'd', 0, G_OPTION_ARG_STRING, &dataset, N_("Use this 2-D dataset as a plain position table"), N_("NAME") },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print JSON"), NULL },
+    { "out", 'o', 0, G_OPTION_ARG_FILENAME, &out, N_("Also draw the results as a table: .png, .svg or .pdf"), N_("FILE") },
     { NULL }
   };
 
   context = g_option_context_new (_("PATH — how well a linear probe recovers position (Wang & Chen 2020)"));
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
-  if (!g_option_context_parse (context, &argc, &argv, &error))
+  pl_cli_figure_add_options (context, &figure);
+  if (!g_option_context_parse (context, &argc, &argv, &error) ||
+      !pl_cli_figure_check_options (&figure, &error))
     return pl_cli_usage ("probe", error->message);
+  if (out != NULL && !pl_cli_figure_is_figure_path (out))
+    return pl_cli_usage ("probe", "--out must end in .png, .svg or .pdf");
   if (argc != 2)
     return pl_cli_usage ("probe", "expected one PATH (a file, a folder or builtin:…)");
 
@@ -102,5 +126,12 @@ pl_cli_probe (int    argc,
       !pl_probe_run (table, &options, &result, &error))
     return pl_cli_fail (error);
   print_result (&result, &options, json);
+  if (out != NULL)
+    {
+      g_autofree char *name = model_name (argv[1]);
+
+      if (!pl_cli_figure_write_probe (&result, name, out, &figure, &error))
+        return pl_cli_fail (error);
+    }
   return PL_CLI_EXIT_OK;
 }

@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "pl-cli.h"
+#include "pl-cli-figure.h"
 #include "pl-error.h"
 #include "pl-matrix-io.h"
 #include "pl-similarity.h"
@@ -36,6 +37,7 @@ pl_cli_similarity (int    argc,
   gboolean center = FALSE;
   PlSimilarityMetric metric = PL_SIMILARITY_COSINE;
   PlMatrixFormat format;
+  g_auto(PlCliFigureOptions) figure = PL_CLI_FIGURE_OPTIONS_INIT;
   const GOptionEntry entries[] = {
     { "metric", 'm', 0, G_OPTION_ARG_STRING, &metric_name, N_("cosine (default), dot or l2 (Euclidean distance)"), N_("METRIC") },
     { "center", 'c', 0, G_OPTION_ARG_NONE, &center, N_("Subtract the mean row first"), NULL },
@@ -47,7 +49,9 @@ pl_cli_similarity (int    argc,
 
   context = g_option_context_new (_("PATH — similarity between the positions of a table"));
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
-  if (!g_option_context_parse (context, &argc, &argv, &error))
+  pl_cli_figure_add_options (context, &figure);
+  if (!g_option_context_parse (context, &argc, &argv, &error) ||
+      !pl_cli_figure_check_options (&figure, &error))
     return pl_cli_usage ("similarity", error->message);
   if (argc != 2)
     return pl_cli_usage ("similarity", "expected one PATH (a file, a folder or builtin:…)");
@@ -55,12 +59,14 @@ pl_cli_similarity (int    argc,
     return pl_cli_usage ("similarity", "--out FILE is required");
   if (metric_name != NULL && !pl_similarity_metric_from_string (metric_name, &metric))
     return pl_cli_usage ("similarity", "--metric must be cosine, dot or l2");
-  if (!pl_matrix_format_from_path (out, &format, &error))
+  if (!pl_cli_figure_is_figure_path (out) && !pl_matrix_format_from_path (out, &format, &error))
     return pl_cli_usage ("similarity", error->message);
 
   if (!(table = pl_cli_read_positions (argv[1], dataset, rows, &error)) ||
       !(similarity = pl_similarity_compute (table, metric, center, &error)) ||
-      !write_similarity (out, similarity, metric, &error))
+      !(pl_cli_figure_is_figure_path (out)
+        ? pl_cli_figure_write_similarity (similarity, metric, rows, out, &figure, &error)
+        : write_similarity (out, similarity, metric, &error)))
     return pl_cli_fail (error);
   return PL_CLI_EXIT_OK;
 }
