@@ -11,6 +11,7 @@
 #include "pl-error.h"
 #include "pl-matrix-io.h"
 #include "pl-model.h"
+#include "pl-text-attention.h"
 #include "pl-transformer.h"
 
 /* poslens-cli attention: how attention depends on position, as numbers. */
@@ -47,6 +48,98 @@ select_profiles (PlAttentionStats *stats,
   return out;
 }
 
+/* --text: one forward pass over the sentence. A figure is the attention map
+ * of one head with the tokens on its axes; numbers are the maps of the
+ * chosen layers and heads stacked, the ids, and the statistics over the
+ * sentence alone, laid out as for random inputs. */
+static int
+run_text (const char               *path,
+          PlModel                  *model,
+          PlTransformer            *transformer,
+          const char               *text,
+          int                       layer,
+          int                       head,
+          const char               *out,
+          gboolean                  is_figure,
+          const PlCliFigureOptions *options)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PlTokenizer) tokenizer = NULL;
+  g_autoptr(PlTextAttention) sentence = NULL;
+  g_autoptr(PlAttentionStats) stats = NULL;
+  g_autoptr(PlMatrix) maps = NULL;
+  g_autoptr(PlMatrix) ids = NULL;
+  g_autoptr(PlMatrix) profiles = NULL;
+  g_autoptr(PlMatrix) offsets = NULL;
+  g_autoptr(GPtrArray) sequences = NULL;
+  guint t, n_maps = 0;
+
+  if (!(tokenizer = pl_tokenizer_new_for_model_dir (path, &error)) ||
+      !(sentence = pl_text_attention_compute (transformer, tokenizer, text, NULL, NULL, NULL, &error)))
+    return pl_cli_fail (error);
+  t = sentence->n_tokens;
+
+  if (is_figure)
+    {
+      guint l = layer > 0 ? (guint) layer - 1 : 0, h = head >= 0 ? (guint) head : 0;
+      g_autoptr(PlMatrix) map = pl_text_attention_get_map (sentence, l, h);
+      g_autoptr(PlFigure) figure = pl_figure_new_heatmap (map, 0);
+      g_autofree char *title = g_strdup_printf ("%s — layer %u, head %u", pl_model_get_name (model), l + 1, h);
+
+      pl_figure_set_tick_labels (figure, (const char * const *) sentence->labels, t);
+      pl_figure_set_title (figure, title);
+      pl_figure_set_axis_labels (figure, "Key token", "Query token");
+      pl_figure_set_value_label (figure, "Attention");
+      if (!pl_cli_figure_write (figure, out, options, &error))
+        return pl_cli_fail (error);
+      printf ("%s: attention of layer %u, head %u over %u tokens\n", out, l + 1, h, t);
+      return PL_CLI_EXIT_OK;
+    }
+
+  for (guint l = 0; l < sentence->n_layers; l++)
+    for (guint h = 0; h < sentence->n_heads; h++)
+      n_maps += (layer == 0 || (guint) layer == l + 1) && (head < 0 || (guint) head == h);
+  maps = pl_matrix_new ((gsize) n_maps * t, t);
+  n_maps = 0;
+  for (guint l = 0; l < sentence->n_layers; l++)
+    for (guint h = 0; h < sentence->n_heads; h++)
+      if ((layer == 0 || (guint) layer == l + 1) && (head < 0 || (guint) head == h))
+        {
+          memcpy (pl_matrix_row (maps, (gsize) n_maps * t), pl_matrix_row (sentence->attentions[l], (gsize) h * t),
+                  (gsize) t * t * sizeof (float));
+          n_maps++;
+        }
+  ids = pl_matrix_new (1, t);
+  for (guint i = 0; i < t; i++)
+    ids->data[i] = (float) g_array_index (sentence->ids, int, i);
+
+  sequences = g_ptr_array_new ();
+  g_ptr_array_add (sequences, sentence->ids);
+  if (!(stats = pl_attention_stats_compute_for_ids (transformer, sequences, NULL, NULL, NULL, &error)))
+    return pl_cli_fail (error);
+  profiles = select_profiles (stats, layer, head);
+  offsets = pl_matrix_new (1, 2 * t - 1);
+  for (guint o = 0; o < 2 * t - 1; o++)
+    offsets->data[o] = (float) o - (float) (t - 1);
+
+  {
+    const PlNamedMatrix datasets[] = {
+      { "/attention", maps, FALSE },
+      { "/input_ids", ids, TRUE },
+      { "/offset_profile", profiles, profiles->rows == 1 },
+      { "/offsets", offsets, TRUE },
+      { "/mean_distance", stats->mean_distance, FALSE },
+      { "/first_token_mass", stats->first_token, FALSE },
+    };
+
+    if (!pl_matrix_io_write (out, datasets, G_N_ELEMENTS (datasets), &error))
+      return pl_cli_fail (error);
+  }
+  printf ("%s: attention of %u layers × %u heads over %u tokens of text\n",
+          out, sentence->n_layers, sentence->n_heads, t);
+  return PL_CLI_EXIT_OK;
+}
+
 int
 pl_cli_attention (int    argc,
                   char **argv)
@@ -60,6 +153,7 @@ pl_cli_attention (int    argc,
   g_autoptr(PlMatrix) offsets = NULL;
   g_autoptr(PlMatrix) position_only = NULL;
   g_autofree char *out = NULL;
+  g_autofree char *text = NULL;
   g_auto(PlCliFigureOptions) figure = PL_CLI_FIGURE_OPTIONS_INIT;
   const PlTransformerConfig *c;
   gboolean is_figure;
@@ -70,6 +164,7 @@ pl_cli_attention (int    argc,
   const GOptionEntry entries[] = {
     { "layer", 'l', 0, G_OPTION_ARG_INT, &layer, N_("Only the offset profiles of layer L (1 … layers; default all)"), N_("L") },
     { "head", 0, 0, G_OPTION_ARG_INT, &head, N_("Only head H (0 … heads − 1; default all)"), N_("H") },
+    { "text", 0, 0, G_OPTION_ARG_STRING, &text, N_("Attention of this sentence instead of random inputs (needs the tokenizer beside the checkpoint)"), N_("TEXT") },
     { "sequences", 'n', 0, G_OPTION_ARG_INT, &sequences, N_("Random inputs to average over (default 8)"), N_("N") },
     { "length", 0, 0, G_OPTION_ARG_INT, &length, N_("Tokens per input (default: the model’s positions)"), N_("T") },
     { "seed", 0, 0, G_OPTION_ARG_INT64, &seed, N_("Seed of the random inputs (default 0)"), N_("S") },
@@ -89,7 +184,16 @@ pl_cli_attention (int    argc,
       "                    softmax(LN(P) Wq · (LN(P) Wk)ᵀ / √d_head) from the weights alone\n"
       "An .h5 file holds them all; .csv and .npy write the first at FILE and the others\n"
       "beside it as FILE-NAME.csv / .npy. A .png, .svg or .pdf FILE draws, with --layer,\n"
-      "the mass by offset (one line per head, or --head's), else the mean distance of every head."));
+      "the mass by offset (one line per head, or --head's), else the mean distance of every head.\n"
+      "\n"
+      "With --text, one forward pass over the sentence (its T tokens, special tokens included):\n"
+      "  attention         [maps × T, T]: the attention map of each chosen (layer, head),\n"
+      "                    layer by layer, head by head; row query i, column key j; [T, T]\n"
+      "                    with --layer and --head\n"
+      "  input_ids         [T]: the tokens\n"
+      "  offset_profile, offsets, mean_distance, first_token_mass: as above, over the sentence\n"
+      "A figure is the map of --layer (default 1) and --head (default 0) with the tokens on\n"
+      "both axes. --text excludes --sequences, --length and --seed."));
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
   pl_cli_figure_add_options (context, &figure);
   if (!g_option_context_parse (context, &argc, &argv, &error))
@@ -109,6 +213,8 @@ pl_cli_attention (int    argc,
     return usage ("--length and --seed must be ≥ 0");
   if (layer < 0)
     return usage ("--layer counts from 1 (the first transformer block)");
+  if (text != NULL && (length != 0 || seed != 0 || sequences != 8))
+    return usage ("--text is the input: it excludes --sequences, --length and --seed");
 
   if (!(model = pl_model_open (argv[1], NULL, &error)) ||
       !(transformer = pl_transformer_new (model, &error)))
@@ -124,6 +230,8 @@ pl_cli_attention (int    argc,
       g_autofree char *m = g_strdup_printf ("--head %d: the model has heads 0 to %u", head, c->n_heads - 1);
       return usage (m);
     }
+  if (text != NULL)
+    return run_text (argv[1], model, transformer, text, layer, head, out, is_figure, &figure);
   if ((guint) length > c->n_positions)
     {
       g_autofree char *m = g_strdup_printf ("--length %d: the model takes at most %u tokens", length, c->n_positions);

@@ -12,6 +12,7 @@
 #include "pl-error.h"
 #include "pl-hdf5.h"
 #include "pl-model.h"
+#include "pl-tokenizer.h"
 #include "pl-transformer.h"
 
 /* poslens-cli forward: attentions and hidden states of one input, written
@@ -186,6 +187,7 @@ pl_cli_forward (int    argc,
   g_autoptr(GArray) ids = NULL;
   g_autofree char *ids_text = NULL;
   g_autofree char *ids_from = NULL;
+  g_autofree char *text = NULL;
   g_autofree char *out = NULL;
   g_autofree char *tmp = NULL;
   const PlTransformerConfig *c;
@@ -197,6 +199,7 @@ pl_cli_forward (int    argc,
   const GOptionEntry entries[] = {
     { "ids", 0, 0, G_OPTION_ARG_STRING, &ids_text, N_("Token ids, comma-separated, used as given"), N_("1,2,3") },
     { "ids-from", 0, 0, G_OPTION_ARG_FILENAME, &ids_from, N_("Token ids from an integer dataset"), N_("FILE.h5:/DATASET") },
+    { "text", 0, 0, G_OPTION_ARG_STRING, &text, N_("A sentence, tokenised by the tokenizer beside the checkpoint (special tokens included)"), N_("TEXT") },
     { "random", 0, 0, G_OPTION_ARG_INT, &random_n, N_("N random ids (no special tokens; start and end ids included for BERT-style models)"), N_("N") },
     { "seed", 0, 0, G_OPTION_ARG_INT64, &seed, N_("Seed of --random (default 0)"), N_("S") },
     { "period", 0, 0, G_OPTION_ARG_INT, &period, N_("With --random: one random segment of P ids, repeated"), N_("P") },
@@ -211,14 +214,18 @@ pl_cli_forward (int    argc,
   g_option_context_set_description (context,
     _("Writes /input_ids [T], /attentions [layers, heads, T, T] and /hidden_states [layers + 1, T, hidden]\n"
       "(hidden_states[0] is the embedding output; GPT-2's last is after ln_f), float32, as Hugging Face's\n"
-      "output_attentions and output_hidden_states."));
+      "output_attentions and output_hidden_states.\n"
+      "--text needs the model’s tokenizer files beside it (tokenizer.json, vocab.txt, vocab.json + merges.txt,\n"
+      "or Poslens’ byte tokenizer in tokenizer_config.json); its ids already hold [CLS]/[SEP] or <s>/</s>."));
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
   if (!g_option_context_parse (context, &argc, &argv, &error))
     return usage (error->message);
   if (argc != 2)
     return usage ("expected one PATH (a checkpoint file or folder)");
-  if ((ids_text != NULL) + (ids_from != NULL) + (random_n != 0) != 1)
-    return usage ("give the input with one of --ids, --ids-from or --random N");
+  if ((ids_text != NULL) + (ids_from != NULL) + (text != NULL) + (random_n != 0) != 1)
+    return usage ("give the input with one of --ids, --ids-from, --text or --random N");
+  if (wrap && text != NULL)
+    return usage ("--wrap applies to --ids and --ids-from: --text already has the tokenizer’s special tokens");
   if (random_n < 0)
     return usage ("--random N needs N ≥ 1");
   if (seed < 0)
@@ -242,7 +249,18 @@ pl_cli_forward (int    argc,
     return pl_cli_fail (error);
   c = pl_transformer_get_config (transformer);
 
-  if (random_n > 0)
+  if (text != NULL)
+    {
+      if (!(ids = pl_tokenizer_encode_for_model (argv[1], text, NULL, &error)))
+        return pl_cli_fail (error);
+      if (ids->len == 0 || ids->len > c->n_positions)
+        {
+          g_set_error (&error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT,
+                       "--text gives %u tokens; %s reads 1 to %u", ids->len, argv[1], c->n_positions);
+          return pl_cli_fail (error);
+        }
+    }
+  else if (random_n > 0)
     ids = pl_transformer_repeated_ids (transformer, random_n, period, seed);
   else if (wrap)
     {
