@@ -4,6 +4,8 @@
 # Sets Poslens up on Debian 12 / Ubuntu and then runs it or its tests:
 #   ./build-aux/setup.sh run     install what is missing, build, start the app on its demo models
 #   ./build-aux/setup.sh test    install what is missing, build, run every test
+#   ./build-aux/setup.sh sanitize   the same tests built with AddressSanitizer and
+#                                UBSan in _build-sanitize (slower: not part of test)
 # Both are idempotent: the second time they only rebuild what changed.
 set -eu
 
@@ -19,9 +21,20 @@ test_packages="xvfb xauth dbus librsvg2-bin poppler-utils hdf5-tools"
 
 case "$mode" in
   run) packages="$build_packages" ;;
-  test) packages="$build_packages $test_packages" ;;
-  *) echo "usage: $0 run|test" >&2; exit 1 ;;
+  test|sanitize) packages="$build_packages $test_packages" ;;
+  *) echo "usage: $0 run|test|sanitize" >&2; exit 1 ;;
 esac
+
+# Sanitizers: any leak, invalid access or undefined behaviour fails its test;
+# suppressions only for system libraries' one-time caches.
+setup_args=""
+if [ "$mode" = sanitize ]; then
+  build_dir="${POSLENS_SANITIZE_BUILD_DIR:-_build-sanitize}"
+  setup_args="-Db_sanitize=address,undefined -Db_lundef=false"
+  export ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:abort_on_error=1:print_summary=1"
+  export LSAN_OPTIONS="suppressions=$PWD/tests/sanitizers/lsan.supp:print_suppressions=0"
+  export UBSAN_OPTIONS="halt_on_error=1:abort_on_error=1:print_stacktrace=1"
+fi
 
 missing=""
 for p in $packages; do
@@ -37,7 +50,8 @@ if [ -n "$missing" ]; then
 fi
 
 if [ ! -f "$build_dir/build.ninja" ]; then
-  meson setup "$build_dir"
+  # shellcheck disable=SC2086
+  meson setup "$build_dir" $setup_args
 fi
 ninja -C "$build_dir"
 
@@ -48,6 +62,10 @@ fi
 # The window tests need a display and a session bus: give them private ones
 # when there is none (CI, a console).
 set -- meson test -C "$build_dir" --print-errorlogs --num-processes 2
+if [ "$mode" = sanitize ]; then
+  # The install test builds the tree again, without sanitizers.
+  set -- "$@" --no-suite install --timeout-multiplier 4
+fi
 if [ -z "${DISPLAY:-}" ] && [ -z "${WAYLAND_DISPLAY:-}" ]; then
   set -- xvfb-run -a -s "-screen 0 1600x1000x24" "$@"
 fi

@@ -50,6 +50,13 @@ gboolean            pl_family_recognise       (PlCheckpoint       *checkpoint,
                                                const PlTensorInfo **table);
 PlActivation        pl_activation_from_name   (const char         *name);
 
+/* pl_model_open's recognition on an opened CHECKPOINT (taken over), named
+ * after PATH: the entry point of the model recogniser's fuzz target. */
+PlModel            *pl_model_open_checkpoint  (PlCheckpoint       *checkpoint,
+                                               const char         *path,
+                                               const char         *dataset,
+                                               GError            **error);
+
 /* Shared by pl-model.c (opening, getters) and pl-model-weights.c (config,
  * weights by role). */
 struct _PlModel

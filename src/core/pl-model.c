@@ -226,12 +226,7 @@ pl_model_open (const char  *path,
                const char  *dataset,
                GError     **error)
 {
-  g_autoptr(PlModel) self = NULL;
-  const PlFamilyDesc *desc = NULL;
-  const PlTensorInfo *table = NULL;
-  const PlTensorInfo *info;
-  gboolean recognised;
-  gboolean kernel = FALSE;
+  PlCheckpoint *checkpoint;
 
   g_return_val_if_fail (path != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
@@ -239,10 +234,30 @@ pl_model_open (const char  *path,
   if (g_str_has_prefix (path, "builtin:"))
     return open_builtin (path, error);
 
-  self = g_object_new (PL_TYPE_MODEL, NULL);
-  self->checkpoint = pl_checkpoint_open (path, error);
-  if (self->checkpoint == NULL)
+  checkpoint = pl_checkpoint_open (path, error);
+  if (checkpoint == NULL)
     return NULL;
+  return pl_model_open_checkpoint (checkpoint, path, dataset, error);
+}
+
+PlModel *
+pl_model_open_checkpoint (PlCheckpoint  *checkpoint,
+                          const char    *path,
+                          const char    *dataset,
+                          GError       **error)
+{
+  g_autoptr(PlModel) self = NULL;
+  const PlFamilyDesc *desc = NULL;
+  const PlTensorInfo *table = NULL;
+  const PlTensorInfo *info;
+  gboolean recognised;
+  gboolean kernel = FALSE;
+
+  g_return_val_if_fail (PL_IS_CHECKPOINT (checkpoint), NULL);
+  g_return_val_if_fail (path != NULL, NULL);
+
+  self = g_object_new (PL_TYPE_MODEL, NULL);
+  self->checkpoint = checkpoint;
   self->path = g_strdup (path);
   self->name = name_for_path (path);
 

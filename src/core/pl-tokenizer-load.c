@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "pl-checkpoint-private.h"
 #include "pl-error.h"
 #include "pl-tokenizer-private.h"
 
@@ -103,20 +104,20 @@ JsonNode *
 pl_tokenizer_read_json (const char  *path,
                         GError     **error)
 {
-  g_autoptr(JsonParser) parser = json_parser_new_immutable ();
-  g_autoptr(GError) local_error = NULL;
+  g_autoptr(JsonParser) parser = NULL;
   g_autofree char *contents = NULL;
+  JsonNode *root;
   gsize len;
 
   if ((contents = read_text (path, &len, error)) == NULL)
     return NULL;
-  if (!json_parser_load_from_data (parser, contents, len, &local_error))
-    {
-      g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT,
-                   "%s is not valid JSON: %s", path, local_error->message);
-      return NULL;
-    }
-  if (!JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
+  /* The checkpoint's parser refuses nesting deep enough to overflow the
+   * stack in json-glib's recursive descent. */
+  if ((parser = pl_checkpoint_parse_json (contents, len, path, error)) == NULL)
+    return NULL;
+  root = json_parser_get_root (parser);
+  /* An empty file parses to no root at all. */
+  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
     {
       g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT,
                    "%s does not hold a JSON object", path);

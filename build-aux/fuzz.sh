@@ -1,0 +1,38 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+# Builds the libFuzzer targets (clang, AddressSanitizer + UBSan) in
+# _build-fuzz and runs one of them for a while on a copy of its seed corpus:
+#   build-aux/fuzz.sh TARGET [SECONDS] [extra libFuzzer options]
+# TARGET: safetensors, hdf5, config, model or tokenizer. SECONDS defaults to 60.
+# Crashes are written to _build-fuzz/findings/TARGET/; keep each one, once
+# fixed, as tests/fuzz/regressions/TARGET/<name>: the normal test suite
+# replays it (fuzz-replay-TARGET).
+set -eu
+
+cd "$(dirname "$0")/.."
+target="${1:?usage: $0 safetensors|hdf5|config|model|tokenizer [SECONDS]}"
+seconds="${2:-60}"
+[ $# -ge 2 ] && shift 2 || shift $#
+build_dir="${POSLENS_FUZZ_BUILD_DIR:-_build-fuzz}"
+
+if ! command -v clang >/dev/null; then
+  echo "fuzzing needs clang with libFuzzer: apt-get install clang" >&2
+  exit 1
+fi
+if [ ! -f "$build_dir/build.ninja" ]; then
+  CC=clang CFLAGS="-fsanitize=fuzzer-no-link" \
+    meson setup "$build_dir" -Dfuzzing=true -Db_sanitize=address,undefined -Db_lundef=false
+fi
+ninja -C "$build_dir" -j 2 "tests/fuzz/fuzz-$target"
+
+work="$build_dir/fuzz-corpus/$target"
+findings="$build_dir/findings/$target"
+mkdir -p "$work" "$findings"
+# Leaks are checked by the ASan test suite; here they would stop the run on
+# GLib's and HDF5's one-time allocations.
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=1}"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}"
+exec "$build_dir/tests/fuzz/fuzz-$target" "$work" "tests/fuzz/corpus/$target" \
+  -max_total_time="$seconds" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
+  -artifact_prefix="$findings/" -print_final_stats=1 "$@"

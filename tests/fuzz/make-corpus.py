@@ -1,0 +1,159 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Writes the fuzz targets' seed corpus (tests/fuzz/corpus/<target>/): small
+valid inputs of each kind, from which libFuzzer mutates. Run from anywhere;
+needs Debian's numpy and h5py (/usr/bin/python3)."""
+import json
+import os
+import struct
+import sys
+
+import h5py
+import numpy as np
+
+here = os.path.dirname(os.path.abspath(__file__))
+root = os.path.dirname(os.path.dirname(here))
+corpus = os.path.join(here, 'corpus')
+
+
+def out(target, name, data):
+    d = os.path.join(corpus, target)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, name), 'wb') as f:
+        f.write(data)
+
+
+# Tiny models: names as Hugging Face writes them, shapes a few wide.
+H, P, V, F = 4, 6, 8, 8
+gpt2 = {
+    'transformer.wte.weight': (V, H), 'transformer.wpe.weight': (P, H),
+    'transformer.h.0.ln_1.weight': (H,), 'transformer.h.0.ln_1.bias': (H,),
+    'transformer.h.0.attn.c_attn.weight': (H, 3 * H), 'transformer.h.0.attn.c_attn.bias': (3 * H,),
+    'transformer.h.0.attn.c_proj.weight': (H, H), 'transformer.h.0.mlp.c_fc.weight': (H, F),
+    'transformer.ln_f.weight': (H,),
+}
+bert = {
+    'bert.embeddings.word_embeddings.weight': (V, H),
+    'bert.embeddings.position_embeddings.weight': (P, H),
+    'bert.embeddings.token_type_embeddings.weight': (2, H),
+    'bert.embeddings.LayerNorm.weight': (H,),
+    'bert.encoder.layer.0.attention.self.query.weight': (H, H),
+    'bert.encoder.layer.0.attention.self.query.bias': (H,),
+    'bert.encoder.layer.0.intermediate.dense.weight': (F, H),
+}
+
+
+def safetensors(tensors, dtype='F32', meta=True):
+    header, blobs, off = {}, [], 0
+    np_dtype = {'F32': np.float32, 'F16': np.float16, 'F64': np.float64}.get(dtype)
+    for i, (name, shape) in enumerate(tensors.items()):
+        a = (np.arange(int(np.prod(shape))) * 0.25 + i).astype(np_dtype or np.float32)
+        raw = a.tobytes()
+        if dtype == 'BF16':
+            raw = (a.view(np.uint32) >> 16).astype(np.uint16).tobytes()
+        header[name] = {'dtype': dtype, 'shape': list(shape), 'data_offsets': [off, off + len(raw)]}
+        blobs.append(raw)
+        off += len(raw)
+    if meta:
+        header['__metadata__'] = {'format': 'pt'}
+    h = json.dumps(header).encode()
+    h += b' ' * (-len(h) % 8)
+    return struct.pack('<Q', len(h)) + h + b''.join(blobs)
+
+
+out('safetensors', 'gpt2-f32', safetensors(gpt2))
+out('safetensors', 'bert-f16', safetensors(bert, 'F16'))
+out('safetensors', 'gpt2-bf16', safetensors({k: v for k, v in list(gpt2.items())[:3]}, 'BF16', False))
+out('safetensors', 'table-f64', safetensors({'position_embeddings': (P, H)}, 'F64'))
+
+
+def h5(name, build):
+    path = '/tmp/poslens-corpus.h5'
+    with h5py.File(path, 'w', libver='earliest') as f:
+        build(f)
+    with open(path, 'rb') as f:
+        out('hdf5', name, f.read())
+    os.unlink(path)
+
+
+def tf_gpt2(f):
+    # As transformers' save_weights lays out tf_model.h5.
+    base = 'transformer/tfgp_t2lm_head_model/transformer/'
+    f.attrs['layer_names'] = [b'transformer']
+    g = f.require_group('transformer')
+    g.attrs['weight_names'] = [(base + n).encode() for n in ('wpe/embeddings:0', 'wte/weight:0')]
+    f[base + 'wpe/embeddings:0'] = np.arange(P * H, dtype=np.float32).reshape(P, H)
+    f[base + 'wte/weight:0'] = np.ones((V, H), np.float32)
+    f[base + 'h_._0/attn/c_attn/weight:0'] = np.ones((H, 3 * H), np.float32)
+    f[base + 'h_._0/attn/c_attn/bias:0'] = np.ones((1, 3 * H), np.float32)
+    f[base + 'h_._0/ln_1/gamma:0'] = np.ones((H,), np.float32)
+
+
+def table(f):
+    f['position_embeddings'] = np.arange(P * H, dtype=np.float32).reshape(P, H)
+    f['reference/cos'] = np.ones((P, P), np.float64)
+
+
+def chunked(f):
+    f.create_dataset('position_embeddings', data=np.arange(P * H, dtype=np.float16).reshape(P, H),
+                     chunks=(2, H), compression='gzip')
+
+
+h5('tf-gpt2', tf_gpt2)
+h5('table', table)
+h5('chunked-gzip', chunked)
+
+# config.json: the first byte picks the tensors' family (0 gpt2, 1 bert,
+# 2 roberta, 3 distilbert).
+for i, family in enumerate(('mini-gpt2', 'mini-bert', 'mini-roberta')):
+    with open(os.path.join(root, 'data', 'demo', family, 'config.json'), 'rb') as f:
+        out('config', family, bytes([i if i < 2 else 2]) + f.read())
+out('config', 'distilbert', bytes([3]) + json.dumps(
+    {'model_type': 'distilbert', 'n_heads': 2, 'activation': 'gelu', 'dim': 16}).encode())
+
+
+def listing(tensors, path=None, dtype=None):
+    lines = (['@' + path] if path else []) + [
+        '%s %s%s' % (n, ','.join(map(str, s)), ' ' + dtype if dtype else '') for n, s in tensors.items()]
+    return '\n'.join(lines).encode()
+
+
+out('model', 'gpt2', listing(gpt2))
+out('model', 'bert', listing(bert, '/models/bert-tiny/model.safetensors', 'F16'))
+tf = {'transformer/tfgp_t2lm_head_model/transformer/wpe/embeddings:0': (P, H),
+      'transformer/tfgp_t2lm_head_model/transformer/h_._0/attn/c_attn/weight:0': (H, 3 * H),
+      'transformer/tfgp_t2lm_head_model/transformer/h_._1/attn/c_attn/weight:0': (H, 3 * H)}
+out('model', 'tf-gpt2', listing(tf))
+out('model', 'plain-table', listing({'position_embeddings': (P, H), 'other': (2, 2, 2)}))
+
+# tokenizer.json: first byte * 4 = length of the text that follows.
+text = 'Hello, wörld! 你好 [MASK] <s>'.encode()
+assert len(text) % 4 == 0 or True
+pad = text + b' ' * (-len(text) % 4)
+wordpiece = {
+    'version': '1.0', 'added_tokens': [{'id': 0, 'content': '[PAD]', 'special': True},
+                                       {'id': 1, 'content': '[UNK]', 'special': True},
+                                       {'id': 2, 'content': '[CLS]', 'special': True},
+                                       {'id': 3, 'content': '[SEP]', 'special': True},
+                                       {'id': 4, 'content': '[MASK]', 'special': True}],
+    'normalizer': {'type': 'BertNormalizer', 'clean_text': True, 'handle_chinese_chars': True,
+                   'strip_accents': None, 'lowercase': True},
+    'pre_tokenizer': {'type': 'BertPreTokenizer'},
+    'model': {'type': 'WordPiece', 'unk_token': '[UNK]', 'continuing_subword_prefix': '##',
+              'max_input_chars_per_word': 100,
+              'vocab': {'[PAD]': 0, '[UNK]': 1, '[CLS]': 2, '[SEP]': 3, '[MASK]': 4, 'hello': 5,
+                        ',': 6, 'w': 7, '##or': 8, '##ld': 9, '!': 10, '你': 11, '好': 12}},
+}
+bpe = {
+    'version': '1.0', 'added_tokens': [{'id': 9, 'content': '<s>', 'special': True}],
+    'normalizer': None,
+    'pre_tokenizer': {'type': 'ByteLevel', 'add_prefix_space': False, 'trim_offsets': True, 'use_regex': True},
+    'decoder': {'type': 'ByteLevel'},
+    'model': {'type': 'BPE', 'dropout': None, 'unk_token': None,
+              'vocab': {'H': 0, 'e': 1, 'l': 2, 'o': 3, 'He': 4, 'll': 5, 'Hell': 6, 'Ġ': 7, ',': 8},
+              'merges': ['H e', 'l l', 'He ll']},
+}
+bpe_pairs = json.loads(json.dumps(bpe))
+bpe_pairs['model']['merges'] = [m.split(' ') for m in bpe['model']['merges']]
+for name, tok in (('wordpiece', wordpiece), ('bpe', bpe), ('bpe-pairs', bpe_pairs)):
+    out('tokenizer', name, bytes([len(pad) // 4]) + pad + json.dumps(tok).encode())

@@ -1,0 +1,311 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <adwaita.h>
+#include <glib/gstdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pl-application.h"
+#include "pl-attention-page.h"
+#include "pl-compare-page.h"
+#include "pl-playground-page.h"
+#include "pl-probes-page.h"
+#include "pl-similarity-page.h"
+#include "pl-test-util.h"
+#include "pl-test-window.h"
+#include "pl-trajectory-page.h"
+#include "pl-window.h"
+
+/* The thousandth click in a row (issue 9): models, layers, heads and views
+ * switched while workers are in flight, the same file opened twice, a file
+ * truncated while open, the window closed during a forward pass. Run under
+ * AddressSanitizer (build-aux/setup.sh sanitize) this also checks for uses
+ * after free and leaks. */
+
+#define N_SWITCHES 1000
+
+static PlApplication *app;
+static PlWindow *window;
+
+static GtkWidget *
+page (const char *name)
+{
+  GtkWidget *widget = pl_window_get_page (window, name);
+
+  g_assert_nonnull (widget);
+  return widget;
+}
+
+static void
+activate (const char *action, GVariant *param)
+{
+  g_assert_true (gtk_widget_activate_action_variant (GTK_WIDGET (window), action, param));
+}
+
+static guint
+n_models (void)
+{
+  return g_list_model_get_n_items (pl_window_get_models (window));
+}
+
+static gboolean
+models_at_least (gpointer data)
+{
+  return n_models () >= GPOINTER_TO_UINT (data);
+}
+
+static gboolean
+all_idle (gpointer data)
+{
+  return !pl_similarity_page_get_busy (PL_SIMILARITY_PAGE (page ("similarity"))) &&
+         !pl_trajectory_page_get_busy (PL_TRAJECTORY_PAGE (page ("trajectory"))) &&
+         !pl_attention_page_get_busy (PL_ATTENTION_PAGE (page ("attention"))) &&
+         !pl_probes_page_get_busy (PL_PROBES_PAGE (page ("probes"))) &&
+         !pl_compare_page_get_busy (PL_COMPARE_PAGE (page ("compare"))) &&
+         !pl_playground_page_get_busy (PL_PLAYGROUND_PAGE (page ("playground")));
+}
+
+static gboolean
+similarity_ready (gpointer data)
+{
+  return !pl_similarity_page_get_busy (PL_SIMILARITY_PAGE (page ("similarity"))) &&
+         pl_similarity_page_get_figure (PL_SIMILARITY_PAGE (page ("similarity"))) != NULL;
+}
+
+/* Lets workers start (and be cancelled by the next click) without waiting
+ * for them: what a user leaning on a key does. */
+static void
+spin (void)
+{
+  for (guint i = 0; i < 4 && g_main_context_iteration (NULL, FALSE); i++)
+    ;
+}
+
+static void
+test_switch_a_thousand_times (void)
+{
+  g_autoptr(GRand) rand = g_rand_new_with_seed (9);
+  guint models = n_models ();   /* the demo checkpoints and the built-in table */
+  g_autoptr(PlModel) expected = NULL;
+  guint last_model = 0;
+  gint64 start = g_get_monotonic_time ();
+
+  for (guint i = 0; i < N_SWITCHES; i++)
+    {
+      switch (g_rand_int_range (rand, 0, 4))
+        {
+        case 0:
+          last_model = g_rand_int_range (rand, 0, models);
+          pl_window_select_model (window, last_model);
+          break;
+        case 1:
+          activate ("win.show-view", g_variant_new_int32 (g_rand_int_range (rand, 0, 6)));
+          break;
+        case 2:
+          activate ("win.step-layer", g_variant_new_int32 (g_rand_boolean (rand) ? 1 : -1));
+          break;
+        default:
+          activate ("win.step-head", g_variant_new_int32 (g_rand_boolean (rand) ? 1 : -1));
+          break;
+        }
+      spin ();
+    }
+  /* Every cancelled question settles, and the last one asked is answered. */
+  activate ("win.show-view", g_variant_new_int32 (0));
+  pl_test_wait_until (all_idle, NULL, "every view to settle");
+  pl_test_wait_until (similarity_ready, NULL, "the last heatmap");
+  expected = g_list_model_get_item (pl_window_get_models (window), last_model);
+  g_assert_true (pl_window_get_selected_model (window) == expected);
+  g_test_message ("%u switches in %.1f s", N_SWITCHES, (g_get_monotonic_time () - start) / 1e6);
+}
+
+/* The same file twice: each open succeeds or is refused cleanly, and the
+ * list grows by at most one entry per open. */
+static void
+test_open_same_file_twice (void)
+{
+  g_autofree char *path = pl_test_fixture ("mini-gpt2", "model.safetensors", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  guint before = n_models ();
+
+  pl_window_open_file (window, file, FALSE);
+  pl_window_open_file (window, file, TRUE);
+  pl_test_wait_until (models_at_least, GUINT_TO_POINTER (before + 1), "the safetensors file");
+  /* Give the second open the time to land too. */
+  for (guint i = 0; i < 50; i++)
+    {
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (10000);
+    }
+  g_assert_cmpuint (n_models (), >=, before + 1);
+  g_assert_cmpuint (n_models (), <=, before + 2);
+  activate ("win.show-view", g_variant_new_int32 (0));
+  pl_window_select_model (window, n_models () - 1);
+  pl_test_wait_until (similarity_ready, NULL, "the safetensors heatmap");
+}
+
+/* The GtkStack of a view shows its "error" child. */
+static gboolean
+shows_error (GtkWidget *widget)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      if (GTK_IS_STACK (child) &&
+          g_strcmp0 (gtk_stack_get_visible_child_name (GTK_STACK (child)), "error") == 0)
+        return TRUE;
+      if (shows_error (child))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+static gboolean
+similarity_error_shown (gpointer data)
+{
+  return !pl_similarity_page_get_busy (PL_SIMILARITY_PAGE (page ("similarity"))) &&
+         shows_error (page ("similarity"));
+}
+
+static void
+copy_file (const char *from, const char *dir, const char *name)
+{
+  g_autofree char *contents = NULL;
+  g_autofree char *to = g_build_filename (dir, name, NULL);
+  g_autoptr(GError) error = NULL;
+  gsize len;
+
+  g_file_get_contents (from, &contents, &len, &error);
+  g_assert_no_error (error);
+  g_file_set_contents (to, contents, len, &error);
+  g_assert_no_error (error);
+}
+
+/* A checkpoint cut short after it was opened (a download still running, a
+ * disk that filled up): asking for its analyses gives an error on the view,
+ * the window lives on and the other models still work. */
+static void
+open_then_damage (const char *fixture_dir, const char *file_name, gboolean remove)
+{
+  g_autofree char *dir = pl_test_tmpdir ();
+  g_autofree char *weights = g_build_filename (dir, file_name, NULL);
+  g_autofree char *source = pl_test_fixture (fixture_dir, file_name, NULL);
+  g_autoptr(GFile) file = NULL;
+  guint before = n_models ();
+
+  if (!g_file_test (source, G_FILE_TEST_EXISTS))
+    {
+      g_free (source);
+      source = pl_test_demo (fixture_dir, file_name, NULL);
+    }
+  copy_file (source, dir, file_name);
+  file = g_file_new_for_path (weights);
+  activate ("win.show-view", g_variant_new_int32 (0));
+  pl_window_open_file (window, file, FALSE);
+  pl_test_wait_until (models_at_least, GUINT_TO_POINTER (before + 1), "the copied checkpoint");
+
+  if (remove)
+    g_assert_cmpint (g_unlink (weights), ==, 0);
+  else
+    g_assert_cmpint (truncate (weights, 4096), ==, 0);
+
+  pl_window_select_model (window, n_models () - 1);
+  if (remove)
+    {
+      /* An open file outlives its name on Unix: either its table or an error. */
+      pl_test_wait_until (all_idle, NULL, "the removed file's views");
+    }
+  else
+    pl_test_wait_until (similarity_error_shown, NULL, "the error about the truncated file");
+
+  /* The demos still work. */
+  pl_window_select_model (window, 0);
+  pl_test_wait_until (similarity_ready, NULL, "the first demo again");
+  pl_test_rmtree (dir);
+}
+
+static void
+test_truncated_hdf5 (void)
+{
+  open_then_damage ("mini-gpt2", "tf_model.h5", FALSE);
+}
+
+static void
+test_truncated_safetensors (void)
+{
+  open_then_damage ("mini-gpt2", "model.safetensors", FALSE);
+}
+
+static void
+test_removed_safetensors (void)
+{
+  open_then_damage ("mini-gpt2", "model.safetensors", TRUE);
+}
+
+static gboolean
+attention_busy (gpointer data)
+{
+  return pl_attention_page_get_busy (PL_ATTENTION_PAGE (page ("attention")));
+}
+
+/* Closing the window while a forward pass runs: the workers' answers must
+ * not reach freed views. Last, as the window is gone afterwards. */
+static void
+test_close_during_forward (void)
+{
+  gint64 until;
+
+  activate ("win.show-view", g_variant_new_int32 (2));
+  for (guint i = 0; i < 3; i++)
+    {
+      pl_window_select_model (window, i);
+      activate ("win.step-layer", g_variant_new_int32 (1));
+    }
+  g_assert_true (attention_busy (NULL));
+  gtk_window_destroy (GTK_WINDOW (window));
+  window = NULL;
+  /* Let the workers finish and their answers arrive. */
+  until = g_get_monotonic_time () + 3 * G_USEC_PER_SEC;
+  while (g_get_monotonic_time () < until)
+    {
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (5000);
+    }
+}
+
+static gboolean
+demos_loaded (gpointer data)
+{
+  return n_models () >= 4;
+}
+
+int
+main (int argc, char *argv[])
+{
+  int status;
+
+  g_setenv ("GTK_A11Y", "none", TRUE);
+  gtk_test_init (&argc, &argv, NULL);
+  adw_init ();
+
+  app = pl_application_new ();
+  g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
+  g_application_activate (G_APPLICATION (app));
+  window = PL_WINDOW (gtk_application_get_active_window (GTK_APPLICATION (app)));
+  pl_test_wait_until (demos_loaded, NULL, "the demo models");
+  pl_test_wait_until (similarity_ready, NULL, "the first heatmap");
+
+  g_test_add_func ("/pl/stress/switch-a-thousand-times", test_switch_a_thousand_times);
+  g_test_add_func ("/pl/stress/open-same-file-twice", test_open_same_file_twice);
+  g_test_add_func ("/pl/stress/truncated-hdf5", test_truncated_hdf5);
+  g_test_add_func ("/pl/stress/truncated-safetensors", test_truncated_safetensors);
+  g_test_add_func ("/pl/stress/removed-safetensors", test_removed_safetensors);
+  g_test_add_func ("/pl/stress/close-during-forward", test_close_during_forward);
+  status = g_test_run ();
+
+  if (window != NULL)
+    gtk_window_destroy (GTK_WINDOW (window));
+  g_clear_object (&app);
+  return status;
+}
