@@ -4,6 +4,7 @@
 #include <glib/gi18n.h>
 
 #include "pl-attention-page.h"
+#include "pl-attention-text.h"
 #include "pl-figure-view.h"
 #include "pl-view-style.h"
 
@@ -11,7 +12,8 @@
  * offset per head of a layer, every head's mean distance, and the first
  * layer's position-only term from the weights. The statistics average the
  * forward passes of several random inputs, computed once per model on a
- * worker with a progress bar. */
+ * worker with a progress bar; and the attention map of a sentence the user
+ * types (PlAttentionText). */
 
 #define STATS_SEQUENCES 8
 #define STATS_SEED      1
@@ -42,6 +44,7 @@ struct _PlAttentionPage
   PlFigureView      *offsets_view;
   PlFigureView      *distances_view;
   PlFigureView      *position_view;
+  PlAttentionText   *text_view;
 };
 
 static void page_iface_init (PlPageInterface *iface);
@@ -159,6 +162,7 @@ redraw (PlAttentionPage *self)
     }
   if (self->position_only != NULL)
     show_position_only (self);
+  pl_attention_text_redraw (self->text_view);
 }
 
 /* Fills the layer and head pickers for the model and follows the workspace. */
@@ -329,6 +333,8 @@ refresh (PlAttentionPage *self)
 
   stop (self);
   g_set_object (&self->model, model);
+  pl_attention_text_set_model (self->text_view, self->workspace,
+                               pl_workspace_get_n_layers (self->workspace) > 0 ? model : NULL);
   g_clear_pointer (&self->stats, pl_attention_stats_unref);
   g_clear_pointer (&self->position_only, pl_matrix_unref);
   pl_figure_view_set_figure (self->offsets_view, NULL, 0, 0);
@@ -397,6 +403,8 @@ on_hover (PlAttentionPage *self,
                               pl_matrix_get (self->stats->mean_distance, l, h),
                               pl_matrix_get (self->stats->first_token, l, h));
     }
+  else if (inside && view == pl_attention_text_get_view (self->text_view))
+    text = pl_attention_text_describe (self->text_view, a, b);
   else if (inside && view == self->position_view && self->head_term != NULL &&
            b < self->head_term->rows && a < self->head_term->cols)
     text = g_strdup_printf (_("query %u, key %u: %.4f"), b, a, pl_matrix_get (self->head_term, b, a));
@@ -418,16 +426,15 @@ page_set_workspace (PlPage      *page,
   refresh (self);
 }
 
-static PlFigureView *
-visible_view (PlAttentionPage *self)
-{
-  return PL_FIGURE_VIEW (gtk_stack_get_visible_child (self->views));
-}
-
 static PlFigure *
 page_get_figure (PlPage *page)
 {
-  return pl_figure_view_get_figure (visible_view (PL_ATTENTION_PAGE (page)));
+  PlAttentionPage *self = PL_ATTENTION_PAGE (page);
+  GtkWidget *child = gtk_stack_get_visible_child (self->views);
+
+  if (PL_IS_ATTENTION_TEXT (child))
+    return pl_attention_text_get_figure (PL_ATTENTION_TEXT (child));
+  return pl_figure_view_get_figure (PL_FIGURE_VIEW (child));
 }
 
 static char *
@@ -441,6 +448,13 @@ page_get_export_name (PlPage *page)
     return g_strdup_printf ("%s-attention-offsets-layer-%u", name, get_layer (self) + 1);
   if (g_strcmp0 (view, "position-only") == 0)
     return g_strdup_printf ("%s-position-only-head-%u", name, get_head (self) + 1);
+  if (g_strcmp0 (view, "text") == 0)
+    {
+      guint layer, head;
+
+      pl_attention_text_get_shown (self->text_view, &layer, &head);
+      return g_strdup_printf ("%s-text-layer-%u-head-%u", name, layer, head);
+    }
   return g_strdup_printf ("%s-attention-distance", name);
 }
 
@@ -500,6 +514,7 @@ pl_attention_page_class_init (PlAttentionPageClass *klass)
   object_class->dispose = pl_attention_page_dispose;
 
   g_type_ensure (PL_TYPE_FIGURE_VIEW);
+  g_type_ensure (PL_TYPE_ATTENTION_TEXT);
 
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_template_from_resource (widget_class, "/org/poslens/Poslens/ui/pl-attention-page.ui");
@@ -516,6 +531,7 @@ pl_attention_page_class_init (PlAttentionPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PlAttentionPage, offsets_view);
   gtk_widget_class_bind_template_child (widget_class, PlAttentionPage, distances_view);
   gtk_widget_class_bind_template_child (widget_class, PlAttentionPage, position_view);
+  gtk_widget_class_bind_template_child (widget_class, PlAttentionPage, text_view);
   gtk_widget_class_bind_template_callback (widget_class, on_layer_selected);
   gtk_widget_class_bind_template_callback (widget_class, on_head_selected);
   gtk_widget_class_bind_template_callback (widget_class, on_view_changed);
@@ -526,4 +542,6 @@ static void
 pl_attention_page_init (PlAttentionPage *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
+  g_signal_connect_object (pl_attention_text_get_view (self->text_view), "hover",
+                           G_CALLBACK (on_hover), self, G_CONNECT_SWAPPED);
 }

@@ -1,0 +1,511 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <string.h>
+
+#include "pl-attention-text.h"
+#include "pl-view-style.h"
+
+/* A sentence typed by the user, through the model's own tokenizer and
+ * forward pass on a worker, shown as the attention map of one head with its
+ * tokens on both axes. The tokenizer is read once per model and kept in the
+ * workspace's cache; only the latest sentence is kept, since a long one holds
+ * layers × heads × T² numbers. */
+
+/* Typing pauses this long before the model runs; Enter runs it at once. */
+#define DEBOUNCE_MS 400
+/* Titles quote the sentence up to this many characters. */
+#define TITLE_CHARS 40
+
+struct _PlAttentionText
+{
+  GtkWidget        parent_instance;
+
+  PlWorkspace     *workspace;
+  PlModel         *model;
+  PlTokenizer     *tokenizer;
+  PlTransformer   *transformer;
+  PlTextAttention *result;
+  PlMatrix        *map;              /* the head on screen, [T, T] */
+  guint            shown_layer;      /* 0-based */
+  guint            shown_head;
+  GCancellable    *load_cancellable; /* tokenizer and weights of the model */
+  GCancellable    *run_cancellable;  /* the latest sentence */
+  guint            serial;
+  guint            debounce_id;
+
+  GtkWidget       *box;
+  GtkEntry        *entry;
+  GtkLabel        *count;
+  GtkStack        *stack;
+  AdwStatusPage   *status;
+  PlFigureView    *view;
+};
+
+G_DEFINE_FINAL_TYPE (PlAttentionText, pl_attention_text, GTK_TYPE_WIDGET)
+
+static void
+show_status (PlAttentionText *self,
+             const char      *icon,
+             const char      *title,
+             const char      *description)
+{
+  adw_status_page_set_icon_name (self->status, icon);
+  adw_status_page_set_title (self->status, title);
+  adw_status_page_set_description (self->status, description);
+  gtk_stack_set_visible_child_name (self->stack, "status");
+}
+
+static void
+show_hint (PlAttentionText *self)
+{
+  show_status (self, "edit-symbolic", _("Type a Sentence"),
+               _("Its tokens go along both axes: each row is a token (the query) and shows how much "
+                 "it attends to every token of the sentence (the keys) in the chosen layer and head. "
+                 "Press Enter, or pause typing, to run the model."));
+}
+
+/* A token as the readout quotes it: blanks made visible. */
+static char *
+readable (const char *label)
+{
+  g_autofree char *trimmed = g_strstrip (g_strdup (label));
+
+  if (trimmed[0] != '\0')
+    return g_steal_pointer (&trimmed);
+  if (strchr (label, '\n') != NULL)
+    return g_strdup ("↵");
+  return g_strdup ("␣");
+}
+
+void
+pl_attention_text_redraw (PlAttentionText *self)
+{
+  PlTextAttention *r = self->result;
+  g_autoptr(PlFigure) figure = NULL;
+  g_autofree char *title = NULL;
+  g_autofree char *quoted = NULL;
+  g_autofree char *count = NULL;
+  int layer;
+
+  g_return_if_fail (PL_IS_ATTENTION_TEXT (self));
+
+  if (r == NULL || self->workspace == NULL)
+    return;
+  layer = pl_workspace_get_layer (self->workspace);
+  self->shown_layer = (guint) CLAMP (layer, 1, (int) r->n_layers) - 1;
+  self->shown_head = MIN (pl_workspace_get_head (self->workspace), r->n_heads - 1);
+
+  g_clear_pointer (&self->map, pl_matrix_unref);
+  self->map = pl_text_attention_get_map (r, self->shown_layer, self->shown_head);
+  figure = pl_figure_new_heatmap (self->map, 0);
+  pl_figure_set_tick_labels (figure, (const char * const *) r->labels, r->n_tokens);
+  pl_view_style_apply (figure, self->workspace);
+  if (g_utf8_strlen (r->text, -1) > TITLE_CHARS)
+    {
+      g_autofree char *start = g_utf8_substring (r->text, 0, TITLE_CHARS - 1);
+      quoted = g_strconcat (start, "…", NULL);
+    }
+  else
+    quoted = g_strdup (r->text);
+  g_strdelimit (quoted, "\r\n\t", ' ');
+  /* Translators: figure title: model — layer and head: “the sentence” */
+  title = g_strdup_printf (_("%s — layer %u, head %u: “%s”"), pl_model_get_name (self->model),
+                           self->shown_layer + 1, self->shown_head + 1, quoted);
+  pl_figure_set_title (figure, title);
+  pl_figure_set_axis_labels (figure, _("Key token (attended to)"), _("Query token"));
+  pl_figure_set_value_label (figure, _("Attention"));
+  pl_figure_view_set_figure (self->view, figure, r->n_tokens, r->n_tokens);
+  gtk_stack_set_visible_child_name (self->stack, "figure");
+
+  count = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u token", "%u tokens", r->n_tokens), r->n_tokens);
+  gtk_label_set_text (self->count, count);
+}
+
+typedef struct
+{
+  PlTransformer *transformer;
+  PlTokenizer   *tokenizer;
+  char          *text;
+} TextInput;
+
+static void
+text_input_free (gpointer data)
+{
+  TextInput *input = data;
+
+  g_clear_object (&input->transformer);
+  g_clear_object (&input->tokenizer);
+  g_free (input->text);
+  g_free (input);
+}
+
+static gboolean
+compute_text (PlAnalysisJob  *job,
+              gpointer        data,
+              GValue         *result,
+              GError        **error)
+{
+  TextInput *input = data;
+  PlTextAttention *sentence;
+
+  sentence = pl_text_attention_compute (input->transformer, input->tokenizer, input->text,
+                                        pl_analysis_job_get_cancellable (job),
+                                        (PlProgressFunc) pl_analysis_job_set_progress, job, error);
+  if (sentence == NULL)
+    return FALSE;
+  g_value_init (result, PL_TYPE_TEXT_ATTENTION);
+  g_value_take_boxed (result, sentence);
+  return TRUE;
+}
+
+/* What a run needs to know when it ends: whether a newer one replaced it. */
+typedef struct
+{
+  PlAttentionText *self;
+  GCancellable    *cancellable;
+} RunData;
+
+static void
+text_done (GObject      *object,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  RunData *run = user_data;
+  g_autoptr(PlAttentionText) self = run->self;
+  g_autoptr(GCancellable) cancellable = run->cancellable;
+  g_autoptr(GError) error = NULL;
+  const GValue *answer = pl_analysis_cache_run_finish (PL_ANALYSIS_CACHE (object), result, &error);
+
+  g_free (run);
+  /* A run that finished just as a newer one started is stale too. */
+  if (g_cancellable_is_cancelled (cancellable) || self->workspace == NULL)
+    return;
+  g_clear_object (&self->run_cancellable);
+  g_clear_pointer (&self->result, pl_text_attention_unref);
+  if (answer == NULL)
+    {
+      gtk_label_set_text (self->count, "");
+      show_status (self, "dialog-warning-symbolic", _("Cannot Show This Text"), error->message);
+      return;
+    }
+  self->result = pl_text_attention_ref (g_value_get_boxed (answer));
+  pl_attention_text_redraw (self);
+}
+
+static void
+run (PlAttentionText *self)
+{
+  PlAnalysisCache *cache;
+  g_autofree char *text = g_strdup (gtk_editable_get_text (GTK_EDITABLE (self->entry)));
+  g_autofree char *stripped = g_strstrip (g_strdup (text));
+  g_autofree char *key = NULL;
+  TextInput *input;
+  RunData *data;
+
+  g_clear_handle_id (&self->debounce_id, g_source_remove);
+  if (self->tokenizer == NULL || self->transformer == NULL)
+    return;   /* the model's message is on screen; it runs when both arrive */
+
+  g_cancellable_cancel (self->run_cancellable);
+  g_clear_object (&self->run_cancellable);
+  cache = pl_workspace_get_cache (self->workspace);
+  pl_analysis_cache_forget (cache, "attention-text/");
+  if (stripped[0] == '\0')
+    {
+      g_clear_pointer (&self->result, pl_text_attention_unref);
+      g_clear_pointer (&self->map, pl_matrix_unref);
+      pl_figure_view_set_figure (self->view, NULL, 0, 0);
+      gtk_label_set_text (self->count, "");
+      show_hint (self);
+      return;
+    }
+
+  self->run_cancellable = g_cancellable_new ();
+  if (self->result == NULL)
+    show_status (self, "content-loading-symbolic", _("Running the Model…"), NULL);
+  input = g_new0 (TextInput, 1);
+  input->transformer = g_object_ref (self->transformer);
+  input->tokenizer = g_object_ref (self->tokenizer);
+  input->text = g_steal_pointer (&text);
+  data = g_new0 (RunData, 1);
+  data->self = g_object_ref (self);
+  data->cancellable = g_object_ref (self->run_cancellable);
+  /* A key of its own per run, so a stale answer is never taken for this one. */
+  key = g_strdup_printf ("attention-text/%s/%u", pl_workspace_model_key (self->model), ++self->serial);
+  pl_analysis_cache_run_async (cache, key, compute_text, input, text_input_free, NULL, NULL,
+                               self->run_cancellable, text_done, data);
+}
+
+static gboolean
+on_debounce (gpointer data)
+{
+  PlAttentionText *self = data;
+
+  self->debounce_id = 0;
+  run (self);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+on_changed (PlAttentionText *self)
+{
+  g_clear_handle_id (&self->debounce_id, g_source_remove);
+  self->debounce_id = g_timeout_add (DEBOUNCE_MS, on_debounce, self);
+}
+
+static void
+maybe_ready (PlAttentionText *self)
+{
+  if (self->tokenizer == NULL || self->transformer == NULL)
+    return;
+  g_clear_object (&self->load_cancellable);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->entry), TRUE);
+  run (self);
+}
+
+static gboolean
+load_tokenizer (PlAnalysisJob  *job,
+                gpointer        data,
+                GValue         *result,
+                GError        **error)
+{
+  PlTokenizer *tokenizer = pl_tokenizer_new_for_model_dir (data, error);
+
+  if (tokenizer == NULL)
+    return FALSE;
+  g_value_init (result, PL_TYPE_TOKENIZER);
+  g_value_take_object (result, tokenizer);
+  return TRUE;
+}
+
+static void
+tokenizer_done (GObject      *object,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  g_autoptr(PlAttentionText) self = user_data;
+  g_autoptr(GError) error = NULL;
+  const GValue *answer = pl_analysis_cache_run_finish (PL_ANALYSIS_CACHE (object), result, &error);
+
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) || self->workspace == NULL)
+    return;
+  if (answer == NULL)
+    {
+      /* The model still runs on random ids in the other views; its weights
+       * are not needed here. */
+      g_cancellable_cancel (self->load_cancellable);
+      g_clear_object (&self->load_cancellable);
+      show_status (self, "text-x-generic-symbolic", _("Text Input Is Off"), error->message);
+      return;
+    }
+  self->tokenizer = g_object_ref (g_value_get_object (answer));
+  maybe_ready (self);
+}
+
+static void
+transformer_done (GObject      *object,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  g_autoptr(PlAttentionText) self = user_data;
+  g_autoptr(GError) error = NULL;
+  PlTransformer *transformer = pl_workspace_get_transformer_finish (PL_WORKSPACE (object), result, &error);
+
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) || self->workspace == NULL)
+    return;
+  if (transformer == NULL)
+    {
+      g_cancellable_cancel (self->load_cancellable);
+      g_clear_object (&self->load_cancellable);
+      show_status (self, "dialog-warning-symbolic", _("Cannot Run This Model"), error->message);
+      return;
+    }
+  self->transformer = transformer;
+  maybe_ready (self);
+}
+
+static void
+stop (PlAttentionText *self)
+{
+  g_clear_handle_id (&self->debounce_id, g_source_remove);
+  g_cancellable_cancel (self->load_cancellable);
+  g_clear_object (&self->load_cancellable);
+  g_cancellable_cancel (self->run_cancellable);
+  g_clear_object (&self->run_cancellable);
+}
+
+void
+pl_attention_text_set_model (PlAttentionText *self,
+                             PlWorkspace     *workspace,
+                             PlModel         *model)
+{
+  g_autofree char *key = NULL;
+
+  g_return_if_fail (PL_IS_ATTENTION_TEXT (self));
+
+  g_set_object (&self->workspace, workspace);
+  if (model == self->model)
+    return;
+
+  stop (self);
+  g_set_object (&self->model, model);
+  g_clear_object (&self->tokenizer);
+  g_clear_object (&self->transformer);
+  g_clear_pointer (&self->result, pl_text_attention_unref);
+  g_clear_pointer (&self->map, pl_matrix_unref);
+  pl_figure_view_set_figure (self->view, NULL, 0, 0);
+  gtk_label_set_text (self->count, "");
+  gtk_widget_set_sensitive (GTK_WIDGET (self->entry), FALSE);
+  if (model == NULL || workspace == NULL)
+    return;
+
+  show_status (self, "content-loading-symbolic", _("Reading the Tokenizer…"), NULL);
+  self->load_cancellable = g_cancellable_new ();
+  key = g_strdup_printf ("tokenizer/%s", pl_workspace_model_key (model));
+  pl_analysis_cache_run_async (pl_workspace_get_cache (workspace), key, load_tokenizer,
+                               g_strdup (pl_model_get_path (model)), g_free, NULL, NULL,
+                               self->load_cancellable, tokenizer_done, g_object_ref (self));
+  pl_workspace_get_transformer_async (workspace, model, self->load_cancellable,
+                                      transformer_done, g_object_ref (self));
+}
+
+PlFigureView *
+pl_attention_text_get_view (PlAttentionText *self)
+{
+  g_return_val_if_fail (PL_IS_ATTENTION_TEXT (self), NULL);
+  return self->view;
+}
+
+PlFigure *
+pl_attention_text_get_figure (PlAttentionText *self)
+{
+  g_return_val_if_fail (PL_IS_ATTENTION_TEXT (self), NULL);
+
+  if (g_strcmp0 (gtk_stack_get_visible_child_name (self->stack), "figure") != 0)
+    return NULL;
+  return pl_figure_view_get_figure (self->view);
+}
+
+char *
+pl_attention_text_describe (PlAttentionText *self,
+                            guint            column,
+                            guint            row)
+{
+  g_autofree char *query = NULL;
+  g_autofree char *key = NULL;
+
+  g_return_val_if_fail (PL_IS_ATTENTION_TEXT (self), NULL);
+
+  if (self->map == NULL || self->result == NULL || row >= self->map->rows || column >= self->map->cols)
+    return NULL;
+  query = readable (self->result->labels[row]);
+  key = readable (self->result->labels[column]);
+  /* Translators: readout: “query token” (its position) → “key token” (its position): attention weight */
+  return g_strdup_printf (_("“%s” (%u) → “%s” (%u): %.3f"), query, row, key, column,
+                          pl_matrix_get (self->map, row, column));
+}
+
+void
+pl_attention_text_get_shown (PlAttentionText *self,
+                             guint           *layer,
+                             guint           *head)
+{
+  g_return_if_fail (PL_IS_ATTENTION_TEXT (self));
+
+  *layer = self->shown_layer + 1;
+  *head = self->shown_head + 1;
+}
+
+GtkEditable *
+pl_attention_text_get_entry (PlAttentionText *self)
+{
+  g_return_val_if_fail (PL_IS_ATTENTION_TEXT (self), NULL);
+  return GTK_EDITABLE (self->entry);
+}
+
+PlTextAttention *
+pl_attention_text_get_result (PlAttentionText *self)
+{
+  g_return_val_if_fail (PL_IS_ATTENTION_TEXT (self), NULL);
+  return self->result;
+}
+
+AdwStatusPage *
+pl_attention_text_get_status (PlAttentionText *self)
+{
+  g_return_val_if_fail (PL_IS_ATTENTION_TEXT (self), NULL);
+  return self->status;
+}
+
+gboolean
+pl_attention_text_get_busy (PlAttentionText *self)
+{
+  g_return_val_if_fail (PL_IS_ATTENTION_TEXT (self), FALSE);
+  return self->load_cancellable != NULL || self->run_cancellable != NULL || self->debounce_id != 0;
+}
+
+static void
+pl_attention_text_dispose (GObject *object)
+{
+  PlAttentionText *self = PL_ATTENTION_TEXT (object);
+
+  stop (self);
+  g_clear_object (&self->workspace);
+  g_clear_object (&self->model);
+  g_clear_object (&self->tokenizer);
+  g_clear_object (&self->transformer);
+  g_clear_pointer (&self->result, pl_text_attention_unref);
+  g_clear_pointer (&self->map, pl_matrix_unref);
+  g_clear_pointer (&self->box, gtk_widget_unparent);
+  G_OBJECT_CLASS (pl_attention_text_parent_class)->dispose (object);
+}
+
+static void
+pl_attention_text_class_init (PlAttentionTextClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = pl_attention_text_dispose;
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+}
+
+static void
+pl_attention_text_init (PlAttentionText *self)
+{
+  GtkWidget *row = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
+
+  self->box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+  gtk_widget_set_parent (self->box, GTK_WIDGET (self));
+
+  gtk_widget_set_margin_start (row, 12);
+  gtk_widget_set_margin_end (row, 12);
+  gtk_widget_set_margin_bottom (row, 6);
+  self->entry = GTK_ENTRY (gtk_entry_new ());
+  gtk_widget_set_hexpand (GTK_WIDGET (self->entry), TRUE);
+  gtk_entry_set_placeholder_text (self->entry, _("Type a sentence…"));
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->entry),
+                               _("A sentence for the model’s tokenizer; Enter runs the model"));
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->entry), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                  _("Sentence"), -1);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->entry), FALSE);
+  g_signal_connect_swapped (self->entry, "changed", G_CALLBACK (on_changed), self);
+  g_signal_connect_swapped (self->entry, "activate", G_CALLBACK (run), self);
+  gtk_box_append (GTK_BOX (row), GTK_WIDGET (self->entry));
+  self->count = GTK_LABEL (gtk_label_new (NULL));
+  gtk_widget_add_css_class (GTK_WIDGET (self->count), "dim-label");
+  gtk_widget_add_css_class (GTK_WIDGET (self->count), "numeric");
+  gtk_box_append (GTK_BOX (row), GTK_WIDGET (self->count));
+  gtk_box_append (GTK_BOX (self->box), row);
+
+  self->stack = GTK_STACK (gtk_stack_new ());
+  gtk_widget_set_vexpand (GTK_WIDGET (self->stack), TRUE);
+  self->status = ADW_STATUS_PAGE (adw_status_page_new ());
+  gtk_stack_add_named (self->stack, GTK_WIDGET (self->status), "status");
+  self->view = PL_FIGURE_VIEW (pl_figure_view_new ());
+  gtk_stack_add_named (self->stack, GTK_WIDGET (self->view), "figure");
+  gtk_box_append (GTK_BOX (self->box), GTK_WIDGET (self->stack));
+  show_hint (self);
+}

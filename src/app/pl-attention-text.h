@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include <adwaita.h>
+
+#include "pl-figure-view.h"
+#include "pl-text-attention.h"
+#include "pl-workspace.h"
+
+G_BEGIN_DECLS
+
+/* The Attention view's Text sub-view: the user types a sentence, the model's
+ * tokenizer and forward pass run on a worker, and the attention map of the
+ * workspace's layer and head is drawn with the tokens along both axes. */
+
+#define PL_TYPE_ATTENTION_TEXT (pl_attention_text_get_type ())
+
+G_DECLARE_FINAL_TYPE (PlAttentionText, pl_attention_text, PL, ATTENTION_TEXT, GtkWidget)
+
+/* Follows MODEL of WORKSPACE: reads its tokenizer (kept in the workspace's
+ * cache, one per model) and its forward pass; NULL for none. */
+void             pl_attention_text_set_model    (PlAttentionText *self,
+                                                 PlWorkspace     *workspace,
+                                                 PlModel         *model);
+/* Draws the map again for the workspace's layer, head and style. */
+void             pl_attention_text_redraw       (PlAttentionText *self);
+PlFigureView    *pl_attention_text_get_view     (PlAttentionText *self);
+/* The figure on screen, or NULL when a message is shown instead. */
+PlFigure        *pl_attention_text_get_figure   (PlAttentionText *self);
+/* The readout for the cell at COLUMN (key) and ROW (query), or NULL. */
+char            *pl_attention_text_describe     (PlAttentionText *self,
+                                                 guint            column,
+                                                 guint            row);
+/* For export names: the 1-based layer and head shown. */
+void             pl_attention_text_get_shown    (PlAttentionText *self,
+                                                 guint           *layer,
+                                                 guint           *head);
+/* For tests and screenshots: the sentence's entry, what was computed, the
+ * message shown, and whether a worker is still running. */
+GtkEditable     *pl_attention_text_get_entry    (PlAttentionText *self);
+PlTextAttention *pl_attention_text_get_result   (PlAttentionText *self);
+AdwStatusPage   *pl_attention_text_get_status   (PlAttentionText *self);
+gboolean         pl_attention_text_get_busy     (PlAttentionText *self);
+
+G_END_DECLS

@@ -1,0 +1,362 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <adwaita.h>
+#include <math.h>
+#include <string.h>
+
+#include "pl-application.h"
+#include "pl-attention-page.h"
+#include "pl-attention-text.h"
+#include "pl-export-dialog.h"
+#include "pl-test-util.h"
+#include "pl-test-window.h"
+#include "pl-window.h"
+
+/* The Attention view's Text sub-view in the real window: a sentence typed for
+ * the demo GPT-2 is tokenised as its byte tokenizer says (id = byte + 4, no
+ * special tokens), and the map shown is the forward pass run here directly on
+ * those ids; hover, export, empty and over-long text, and a model without
+ * tokenizer files. */
+
+#define SENTENCE "The quick brown fox jumps over the lazy dog."
+
+static PlApplication *app;
+static PlWindow *window;
+
+static gboolean
+demos_loaded (gpointer data)
+{
+  return g_list_model_get_n_items (pl_window_get_models (window)) >= 4;
+}
+
+static void
+activate (const char *action, GVariant *param)
+{
+  g_assert_true (gtk_widget_activate_action_variant (GTK_WIDGET (window), action, param));
+}
+
+static GtkWidget *
+attention_page (void)
+{
+  GtkWidget *page = pl_window_get_page (window, "attention");
+
+  g_assert_nonnull (page);
+  return page;
+}
+
+/* The first descendant of WIDGET of TYPE, depth first. */
+static GtkWidget *
+find_descendant (GtkWidget *widget,
+                 GType      type)
+{
+  if (G_TYPE_CHECK_INSTANCE_TYPE (widget, type))
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_descendant (child, type);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* A label under WIDGET whose text holds NEEDLE. */
+static GtkLabel *
+find_label (GtkWidget  *widget,
+            const char *needle)
+{
+  if (GTK_IS_LABEL (widget) && strstr (gtk_label_get_text (GTK_LABEL (widget)), needle) != NULL)
+    return GTK_LABEL (widget);
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkLabel *found = find_label (child, needle);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+static PlAttentionText *
+text_view (void)
+{
+  GtkWidget *text = find_descendant (attention_page (), PL_TYPE_ATTENTION_TEXT);
+
+  g_assert_nonnull (text);
+  return PL_ATTENTION_TEXT (text);
+}
+
+static void
+select_model_named (const char *name)
+{
+  GListModel *models = pl_window_get_models (window);
+
+  for (guint i = 0; i < g_list_model_get_n_items (models); i++)
+    {
+      g_autoptr(PlModel) model = g_list_model_get_item (models, i);
+
+      if (g_str_equal (pl_model_get_name (model), name))
+        {
+          pl_window_select_model (window, i);
+          return;
+        }
+    }
+  g_assert_not_reached ();
+}
+
+static gboolean
+text_idle (gpointer data)
+{
+  return !pl_attention_text_get_busy (PL_ATTENTION_TEXT (data));
+}
+
+static void
+type_and_run (const char *text)
+{
+  GtkEditable *entry = pl_attention_text_get_entry (text_view ());
+
+  g_assert_true (gtk_widget_get_sensitive (GTK_WIDGET (entry)));
+  gtk_editable_set_text (entry, text);
+  /* Enter, as the user presses it; the debounce would run it too. */
+  g_signal_emit_by_name (entry, "activate");
+  pl_test_wait_until (text_idle, text_view (), "the sentence's forward pass");
+}
+
+static void
+show_text_view_of (const char *model)
+{
+  activate ("win.show-view", g_variant_new_int32 (2));
+  pl_attention_page_show (PL_ATTENTION_PAGE (attention_page ()), "text");
+  select_model_named (model);
+  pl_test_wait_until (text_idle, text_view (), "the tokenizer and the weights");
+}
+
+/* The demo GPT-2's attention of SENTENCE, from the forward pass run here on
+ * ids made from the bytes, without the window's tokenizer or cache. */
+static PlForwardResult *
+direct_forward (void)
+{
+  g_autofree char *path = pl_test_demo ("mini-gpt2", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PlModel) model = pl_model_open (path, NULL, &error);
+  g_autoptr(PlTransformer) transformer = NULL;
+  int ids[sizeof SENTENCE];
+  PlForwardResult *result;
+
+  g_assert_no_error (error);
+  transformer = pl_transformer_new (model, &error);
+  g_assert_no_error (error);
+  for (gsize i = 0; i < strlen (SENTENCE); i++)
+    ids[i] = (guchar) SENTENCE[i] + 4;
+  result = pl_transformer_forward (transformer, ids, strlen (SENTENCE), PL_FORWARD_ATTENTIONS, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  return result;
+}
+
+static void
+test_sentence_matches_forward (void)
+{
+  g_autoptr(PlForwardResult) expected = direct_forward ();
+  PlTextAttention *result;
+  gsize t = strlen (SENTENCE);
+
+  show_text_view_of ("mini-gpt2");
+  /* Layer 2, head 2 (1-based) of the workspace every view follows. */
+  pl_workspace_set_layer (pl_window_get_workspace (window), 2);
+  pl_workspace_set_head (pl_window_get_workspace (window), 1);
+  type_and_run (SENTENCE);
+
+  result = pl_attention_text_get_result (text_view ());
+  g_assert_nonnull (result);
+  /* The byte tokenizer: one token per byte, id = byte + 4, nothing added. */
+  g_assert_cmpuint (result->n_tokens, ==, t);
+  for (gsize i = 0; i < t; i++)
+    g_assert_cmpint (g_array_index (result->ids, int, i), ==, (guchar) SENTENCE[i] + 4);
+  g_assert_cmpstr (result->labels[4], ==, "q");
+
+  for (guint l = 0; l < expected->n_layers; l++)
+    for (guint h = 0; h < expected->n_heads; h++)
+      {
+        g_autoptr(PlMatrix) map = pl_text_attention_get_map (result, l, h);
+
+        for (gsize i = 0; i < t; i++)
+          {
+            double sum = 0;
+
+            for (gsize j = 0; j < t; j++)
+              {
+                double v = pl_matrix_get (map, i, j);
+
+                sum += v;
+                /* Causal: nothing above the diagonal. */
+                if (j > i)
+                  g_assert_cmpfloat (v, ==, 0);
+                g_assert_cmpfloat (fabs (v - pl_matrix_get (expected->attentions[l], h * t + i, j)), <, 1e-6);
+              }
+            g_assert_cmpfloat (fabs (sum - 1), <, 1e-5);
+          }
+      }
+
+  {
+    guint layer, head;
+    PlFigure *figure = pl_page_get_figure (PL_PAGE (attention_page ()));
+    g_autofree char *name = pl_page_get_export_name (PL_PAGE (attention_page ()));
+
+    pl_attention_text_get_shown (text_view (), &layer, &head);
+    g_assert_cmpuint (layer, ==, 2);
+    g_assert_cmpuint (head, ==, 2);
+    g_assert_nonnull (figure);
+    g_assert_true (figure == pl_attention_text_get_figure (text_view ()));
+    g_assert_cmpstr (name, ==, "mini-gpt2-text-layer-2-head-2");
+  }
+}
+
+/* Hovering a cell names the query and key tokens and the weight shown. */
+static void
+test_hover_readout (void)
+{
+  g_autoptr(PlForwardResult) expected = direct_forward ();
+  PlFigureView *view = pl_attention_text_get_view (text_view ());
+  gsize t = strlen (SENTENCE);
+  const guint query = 10, key = 4;   /* “b” of brown → “q” of quick */
+  g_autofree char *want = g_strdup_printf ("“b” (10) → “q” (4): %.3f",
+                                           pl_matrix_get (expected->attentions[1], 1 * t + query, key));
+  GtkLabel *readout;
+
+  g_signal_emit_by_name (view, "hover", TRUE, key, query);
+  readout = find_label (attention_page (), "→");
+  g_assert_nonnull (readout);
+  g_assert_cmpstr (gtk_label_get_text (readout), ==, want);
+  g_signal_emit_by_name (view, "hover", FALSE, 0, 0);
+  g_assert_cmpstr (gtk_label_get_text (readout), ==, "");
+}
+
+/* The map draws, with the many colours of real data, and exports. */
+static void
+test_draw_and_export (void)
+{
+  PlFigure *figure = pl_page_get_figure (PL_PAGE (attention_page ()));
+  g_autofree char *name = pl_page_get_export_name (PL_PAGE (attention_page ()));
+  PlExportDialog *dialog = pl_export_dialog_new (GTK_WINDOW (window), figure, name, NULL);
+  g_autofree char *dir = pl_test_tmpdir ();
+  g_autofree char *png = g_build_filename (dir, "text.png", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GdkTexture) texture = NULL;
+  g_autoptr(GBytes) image = NULL;
+  int w, h;
+
+  image = pl_test_render (GTK_WIDGET (pl_attention_text_get_view (text_view ())), &w, &h);
+  g_assert_cmpuint (pl_test_count_colours (image), >, 20);
+
+  g_assert_true (pl_export_dialog_export (dialog, png, &error));
+  g_assert_no_error (error);
+  texture = gdk_texture_new_from_filename (png, &error);
+  g_assert_no_error (error);
+  /* 360 × 300 points at 300 dpi, the dialog's defaults. */
+  g_assert_cmpint (gdk_texture_get_width (texture), ==, 1500);
+  g_assert_cmpint (gdk_texture_get_height (texture), ==, 1250);
+  gtk_window_destroy (GTK_WINDOW (dialog));
+  pl_test_rmtree (dir);
+}
+
+/* Empty text computes nothing and says what to do; text beyond the model's
+ * positions says how long it is. */
+static void
+test_empty_and_too_long (void)
+{
+  AdwStatusPage *status = pl_attention_text_get_status (text_view ());
+  g_autofree char *long_text = g_strnfill (600, 'a');
+
+  type_and_run ("");
+  g_assert_null (pl_attention_text_get_result (text_view ()));
+  g_assert_null (pl_page_get_figure (PL_PAGE (attention_page ())));
+  g_assert_cmpstr (adw_status_page_get_title (status), ==, "Type a Sentence");
+
+  type_and_run (long_text);
+  g_assert_null (pl_attention_text_get_result (text_view ()));
+  g_assert_null (pl_page_get_figure (PL_PAGE (attention_page ())));
+  g_assert_cmpstr (adw_status_page_get_title (status), ==, "Cannot Show This Text");
+  g_assert_nonnull (strstr (adw_status_page_get_description (status), "600 tokens"));
+  g_assert_nonnull (strstr (adw_status_page_get_description (status), "512"));
+
+  /* And back. */
+  type_and_run ("Hi");
+  g_assert_cmpuint (pl_attention_text_get_result (text_view ())->n_tokens, ==, 2);
+}
+
+static gboolean
+models_at_least_five (gpointer data)
+{
+  return g_list_model_get_n_items (pl_window_get_models (window)) >= 5;
+}
+
+/* A checkpoint without tokenizer files: the Text view says why text is off,
+ * the entry is off, and the rest of the view still works on random ids. */
+static void
+test_no_tokenizer (void)
+{
+  g_autofree char *dir = pl_test_tmpdir ();
+  g_autofree char *weights = g_build_filename (dir, "tf_model.h5", NULL);
+  const char *files[] = { "config.json", "tf_model.h5" };
+  g_autoptr(GFile) file = NULL;
+  AdwStatusPage *status = pl_attention_text_get_status (text_view ());
+
+  for (guint i = 0; i < G_N_ELEMENTS (files); i++)
+    {
+      g_autofree char *from = pl_test_demo ("mini-gpt2", files[i], NULL);
+      g_autofree char *to = g_build_filename (dir, files[i], NULL);
+      g_autofree char *contents = NULL;
+      gsize length;
+
+      g_assert_true (g_file_get_contents (from, &contents, &length, NULL));
+      g_assert_true (g_file_set_contents (to, contents, length, NULL));
+    }
+  file = g_file_new_for_path (weights);
+  pl_window_open_file (window, file, TRUE);
+  pl_test_wait_until (models_at_least_five, NULL, "the copy without a tokenizer");
+  pl_window_select_model (window, g_list_model_get_n_items (pl_window_get_models (window)) - 1);
+  pl_test_wait_until (text_idle, text_view (), "the tokenizer's answer");
+
+  g_assert_cmpstr (adw_status_page_get_title (status), ==, "Text Input Is Off");
+  g_assert_nonnull (strstr (adw_status_page_get_description (status), "text input is off"));
+  g_assert_false (gtk_widget_get_sensitive (GTK_WIDGET (pl_attention_text_get_entry (text_view ()))));
+  g_assert_null (pl_page_get_figure (PL_PAGE (attention_page ())));
+  g_assert_null (pl_attention_text_get_result (text_view ()));
+
+  /* Back on a model with a tokenizer, text input is on again. */
+  select_model_named ("mini-gpt2");
+  pl_test_wait_until (text_idle, text_view (), "mini-gpt2 again");
+  g_assert_true (gtk_widget_get_sensitive (GTK_WIDGET (pl_attention_text_get_entry (text_view ()))));
+  pl_test_rmtree (dir);
+}
+
+int
+main (int argc, char *argv[])
+{
+  int status;
+
+  g_setenv ("GTK_A11Y", "none", TRUE);
+  gtk_test_init (&argc, &argv, NULL);
+  adw_init ();
+
+  app = pl_application_new ();
+  g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
+  g_application_activate (G_APPLICATION (app));
+  window = PL_WINDOW (gtk_application_get_active_window (GTK_APPLICATION (app)));
+  pl_test_wait_until (demos_loaded, NULL, "the demo models");
+
+  g_test_add_func ("/pl/window-text/sentence-matches-forward", test_sentence_matches_forward);
+  g_test_add_func ("/pl/window-text/hover-readout", test_hover_readout);
+  g_test_add_func ("/pl/window-text/draw-and-export", test_draw_and_export);
+  g_test_add_func ("/pl/window-text/empty-and-too-long", test_empty_and_too_long);
+  g_test_add_func ("/pl/window-text/no-tokenizer", test_no_tokenizer);
+  status = g_test_run ();
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  g_clear_object (&app);
+  return status;
+}
