@@ -8,11 +8,13 @@
 #include "pl-application.h"
 #include "pl-attention-page.h"
 #include "pl-compare-page.h"
+#include "pl-dataset-dialog.h"
 #include "pl-export-dialog.h"
 #include "pl-playground-page.h"
 #include "pl-probes-page.h"
 #include "pl-similarity-page.h"
 #include "pl-test-util.h"
+#include "pl-test-writers.h"
 #include "pl-test-window.h"
 #include "pl-trajectory-page.h"
 #include "pl-window.h"
@@ -312,13 +314,17 @@ toast_shown (gpointer data)
   return *(gboolean *) data;
 }
 
+/* Notes the window's message about broken.h5, and logs everything as usual. */
 static GLogWriterOutput
 catch_message (GLogLevelFlags log_level, const GLogField *fields, gsize n_fields, gpointer data)
 {
   for (gsize i = 0; i < n_fields; i++)
     if (g_strcmp0 (fields[i].key, "MESSAGE") == 0 && strstr (fields[i].value, "broken.h5") != NULL)
-      *(gboolean *) data = TRUE;
-  return G_LOG_WRITER_HANDLED;
+      {
+        *(gboolean *) data = TRUE;
+        return G_LOG_WRITER_HANDLED;
+      }
+  return g_log_writer_default (log_level, fields, n_fields, NULL);
 }
 
 /* A good file joins the list; a bad one is reported and the window lives on. */
@@ -341,6 +347,70 @@ test_open_files (void)
   pl_window_open_file (window, bad, FALSE);
   pl_test_wait_until (toast_shown, &reported, "the error about broken.h5");
   g_assert_cmpuint (g_list_model_get_n_items (pl_window_get_models (window)), ==, 5);
+  pl_test_rmtree (dir);
+}
+
+static PlDatasetDialog *
+find_dataset_dialog (void)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();   /* owned by GTK */
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GObject) item = g_list_model_get_item (toplevels, i);
+      if (PL_IS_DATASET_DIALOG (item))
+        return PL_DATASET_DIALOG (item);
+    }
+  return NULL;
+}
+
+static gboolean
+dataset_dialog_shown (gpointer data)
+{
+  return find_dataset_dialog () != NULL;
+}
+
+static gboolean
+models_more_than (gpointer n)
+{
+  return g_list_model_get_n_items (pl_window_get_models (window)) > GPOINTER_TO_UINT (n);
+}
+
+/* Any HDF5 file: the user picks the table from a tree of its datasets, and
+ * the file joins the recent list. */
+static void
+test_generic_hdf5 (void)
+{
+  g_autofree char *dir = pl_test_tmpdir ();
+  g_autofree char *path = g_build_filename (dir, "runs.h5", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autofree float *values = pl_test_exact_values (40, 12);
+  const guint64 dims[2] = { 40, 12 };
+  g_autoptr(PlModel) model = NULL;
+  g_auto(GStrv) recent = NULL;
+  GSettings *settings = pl_workspace_get_settings (pl_window_get_workspace (window));
+  guint before = g_list_model_get_n_items (pl_window_get_models (window));
+  hid_t h5 = H5Fcreate (path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+
+  /* Names that say nothing, so Poslens cannot guess and has to ask. */
+  pl_test_h5_put (h5, "/experiments/run1/table", 2, dims, values);
+  pl_test_h5_put (h5, "/experiments/run1/other", 2, dims, values);
+  pl_test_h5_put (h5, "/experiments/run1/bias", 1, dims + 1, values);
+  H5Fclose (h5);
+
+  pl_window_open_file (window, file, TRUE);
+  pl_test_wait_until (dataset_dialog_shown, NULL, "the dataset picker");
+  /* A vector is no table; the 2-D dataset is. */
+  g_assert_false (pl_dataset_dialog_choose (find_dataset_dialog (), "/experiments/run1/bias"));
+  g_assert_true (pl_dataset_dialog_choose (find_dataset_dialog (), "/experiments/run1/table"));
+  pl_test_wait_until (models_more_than, GUINT_TO_POINTER (before), "the chosen table");
+  model = g_list_model_get_item (pl_window_get_models (window), before);
+  g_assert_cmpuint (pl_model_get_n_positions (model), ==, 40);
+  g_assert_cmpuint (pl_model_get_hidden_size (model), ==, 12);
+
+  g_assert_nonnull (settings);
+  recent = g_settings_get_strv (settings, "recent-files");
+  g_assert_cmpstr (recent[0], ==, path);
   pl_test_rmtree (dir);
 }
 
@@ -405,6 +475,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/pl/window/export", test_export);
   g_test_add_func ("/pl/window/dark-mode", test_dark_mode);
   g_test_add_func ("/pl/window/open-files", test_open_files);
+  g_test_add_func ("/pl/window/generic-hdf5", test_generic_hdf5);
   g_test_add_func ("/pl/window/responsive-during-forward", test_responsive_during_forward);
   status = g_test_run ();
 

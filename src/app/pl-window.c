@@ -6,6 +6,7 @@
 
 #include "pl-attention-page.h"
 #include "pl-compare-page.h"
+#include "pl-dataset-dialog.h"
 #include "pl-export-dialog.h"
 #include "pl-model-row.h"
 #include "pl-page.h"
@@ -22,7 +23,9 @@ struct _PlWindow
   AdwApplicationWindow  parent_instance;
 
   GListStore           *models;
+  GSettings            *settings;     /* construct-only, may be NULL */
   PlWorkspace          *workspace;
+  GMenu                *recent_menu;
 
   /* Template widgets */
   AdwToastOverlay      *toast_overlay;
@@ -37,6 +40,7 @@ G_DEFINE_FINAL_TYPE (PlWindow, pl_window, ADW_TYPE_APPLICATION_WINDOW)
 enum {
   PROP_0,
   PROP_SELECTED_MODEL,
+  PROP_SETTINGS,
   N_PROPS
 };
 
@@ -48,7 +52,9 @@ typedef struct
 {
   GStrv      paths;       /* file paths or builtin: specs */
   GStrv      labels;      /* for messages */
+  char      *dataset;     /* the table, for files that hold no model */
   gboolean   select;
+  gboolean   remember;    /* a file the user opened: goes to the recent list */
   GPtrArray *models;      /* PlModel or NULL, per path */
   GPtrArray *errors;      /* GError or NULL, per path */
 } OpenRequest;
@@ -70,6 +76,7 @@ open_request_free (OpenRequest *request)
 {
   g_strfreev (request->paths);
   g_strfreev (request->labels);
+  g_free (request->dataset);
   g_clear_pointer (&request->models, g_ptr_array_unref);
   g_clear_pointer (&request->errors, g_ptr_array_unref);
   g_free (request);
@@ -86,12 +93,71 @@ open_models_thread (GTask        *task,
   for (guint i = 0; request->paths[i] != NULL; i++)
     {
       GError *error = NULL;
-      PlModel *model = pl_model_open (request->paths[i], NULL, &error);
+      PlModel *model = pl_model_open (request->paths[i], request->dataset, &error);
 
       g_ptr_array_add (request->models, model);
       g_ptr_array_add (request->errors, error);
     }
   g_task_return_boolean (task, TRUE);
+}
+
+#define MAX_RECENT 10
+
+static void open_paths (PlWindow           *self,
+                        const char * const *paths,
+                        const char * const *labels,
+                        const char         *dataset,
+                        gboolean            select,
+                        gboolean            remember);
+
+/* The recent list lives in GSettings, newest first, without duplicates. */
+static void
+remember_recent (PlWindow   *self,
+                 const char *path)
+{
+  GSettings *settings = self->workspace ? pl_workspace_get_settings (self->workspace) : NULL;
+  g_auto(GStrv) old = NULL;
+  g_autoptr(GStrvBuilder) builder = NULL;
+  g_auto(GStrv) recent = NULL;
+  guint n = 1;
+
+  if (settings == NULL || g_str_has_prefix (path, "builtin:"))
+    return;
+  old = g_settings_get_strv (settings, "recent-files");
+  builder = g_strv_builder_new ();
+  g_strv_builder_add (builder, path);
+  for (guint i = 0; old[i] != NULL && n < MAX_RECENT; i++)
+    if (g_strcmp0 (old[i], path) != 0)
+      {
+        g_strv_builder_add (builder, old[i]);
+        n++;
+      }
+  recent = g_strv_builder_end (builder);
+  g_settings_set_strv (settings, "recent-files", (const char * const *) recent);
+}
+
+static void
+on_dataset_chosen (PlDatasetDialog *dialog,
+                   const char      *dataset,
+                   PlWindow        *self)
+{
+  PlModel *model = pl_dataset_dialog_get_model (dialog);
+  const char *path = pl_model_get_path (model);
+
+  open_paths (self,
+              (const char * const[]) { path, NULL },
+              (const char * const[]) { path, NULL },
+              dataset, TRUE, FALSE);
+}
+
+static void
+choose_dataset (PlWindow *self,
+                PlModel  *model)
+{
+  PlDatasetDialog *dialog = pl_dataset_dialog_new (GTK_WINDOW (self), model);
+
+  g_signal_connect_object (dialog, "chosen", G_CALLBACK (on_dataset_chosen), self, 0);
+  gtk_window_present (GTK_WINDOW (dialog));
 }
 
 static void
@@ -121,6 +187,14 @@ open_models_done (GObject      *object,
           continue;
         }
 
+      if (request->remember)
+        remember_recent (self, request->paths[i]);
+      if (pl_model_get_position_table_name (model) == NULL && pl_model_get_checkpoint (model) != NULL)
+        {
+          /* A file of any kind: let the user say which dataset is the table. */
+          choose_dataset (self, model);
+          continue;
+        }
       g_list_store_append (self->models, model);
       gtk_stack_set_visible_child_name (self->content_stack, "views");
       if ((request->select && !selected) || gtk_list_box_get_selected_row (self->model_list) == NULL)
@@ -135,14 +209,18 @@ static void
 open_paths (PlWindow           *self,
             const char * const *paths,
             const char * const *labels,
-            gboolean            select)
+            const char         *dataset,
+            gboolean            select,
+            gboolean            remember)
 {
   g_autoptr(GTask) task = g_task_new (self, NULL, open_models_done, NULL);
   OpenRequest *request = g_new0 (OpenRequest, 1);
 
   request->paths = g_strdupv ((char **) paths);
   request->labels = g_strdupv ((char **) labels);
+  request->dataset = g_strdup (dataset);
   request->select = select;
+  request->remember = remember;
   request->models = g_ptr_array_new_with_free_func (clear_object);
   request->errors = g_ptr_array_new_with_free_func (clear_error);
   g_task_set_task_data (task, request, (GDestroyNotify) open_request_free);
@@ -173,7 +251,7 @@ pl_window_open_file (PlWindow *self,
   open_paths (self,
               (const char * const[]) { path, NULL },
               (const char * const[]) { path, NULL },
-              select);
+              NULL, select, TRUE);
 }
 
 GListModel *
@@ -332,6 +410,52 @@ open_action (GtkWidget  *widget,
 }
 
 static void
+open_recent_action (GtkWidget  *widget,
+                    const char *action_name,
+                    GVariant   *param)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (g_variant_get_string (param, NULL));
+
+  pl_window_open_file (PL_WINDOW (widget), file, TRUE);
+}
+
+/* The "Open Recent" menu, rebuilt when the list changes. */
+static void
+update_recent_menu (PlWindow *self)
+{
+  GSettings *settings = pl_workspace_get_settings (self->workspace);
+  g_auto(GStrv) recent = settings ? g_settings_get_strv (settings, "recent-files") : NULL;
+
+  g_menu_remove_all (self->recent_menu);
+  for (guint i = 0; recent != NULL && recent[i] != NULL; i++)
+    {
+      g_autofree char *label = g_path_get_basename (recent[i]);
+      g_autoptr(GMenuItem) item = g_menu_item_new (label, NULL);
+
+      g_menu_item_set_action_and_target_value (item, "win.open-recent", g_variant_new_string (recent[i]));
+      g_menu_append_item (self->recent_menu, item);
+    }
+}
+
+static gboolean
+on_drop (GtkDropTarget *target,
+         const GValue  *value,
+         double         x,
+         double         y,
+         PlWindow      *self)
+{
+  GSList *files;
+
+  if (!G_VALUE_HOLDS (value, GDK_TYPE_FILE_LIST))
+    return FALSE;
+  files = gdk_file_list_get_files (g_value_get_boxed (value));
+  for (GSList *l = files; l != NULL; l = l->next)
+    pl_window_open_file (self, l->data, l == files);
+  g_slist_free (files);
+  return TRUE;
+}
+
+static void
 load_demo_models (PlWindow *self)
 {
   g_auto(GStrv) demos = pl_paths_list_demo_models ();
@@ -344,7 +468,7 @@ load_demo_models (PlWindow *self)
       g_strv_builder_add (labels, label);
     }
   label_list = g_strv_builder_end (labels);
-  open_paths (self, (const char * const *) demos, (const char * const *) label_list, FALSE);
+  open_paths (self, (const char * const *) demos, (const char * const *) label_list, NULL, FALSE, FALSE);
 }
 
 /* Each view follows the window's workspace. */
@@ -418,8 +542,7 @@ static void
 pl_window_constructed (GObject *object)
 {
   PlWindow *self = PL_WINDOW (object);
-  GtkApplication *app = gtk_window_get_application (GTK_WINDOW (self));
-  GSettings *settings = PL_IS_APPLICATION (app) ? pl_application_get_settings (PL_APPLICATION (app)) : NULL;
+  GSettings *settings = self->settings;
 
   G_OBJECT_CLASS (pl_window_parent_class)->constructed (object);
 
@@ -434,6 +557,10 @@ pl_window_constructed (GObject *object)
         gtk_window_maximize (GTK_WINDOW (self));
     }
   connect_pages (self);
+  if (settings != NULL)
+    g_signal_connect_object (settings, "changed::recent-files", G_CALLBACK (update_recent_menu), self,
+                             G_CONNECT_SWAPPED);
+  update_recent_menu (self);
   load_demo_models (self);
 }
 
@@ -477,6 +604,24 @@ pl_window_get_property (GObject    *object,
 }
 
 static void
+pl_window_set_property (GObject      *object,
+                        guint         prop_id,
+                        const GValue *value,
+                        GParamSpec   *pspec)
+{
+  PlWindow *self = PL_WINDOW (object);
+
+  switch (prop_id)
+    {
+    case PROP_SETTINGS:
+      self->settings = g_value_dup_object (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
 pl_window_dispose (GObject *object)
 {
   PlWindow *self = PL_WINDOW (object);
@@ -484,6 +629,7 @@ pl_window_dispose (GObject *object)
   gtk_widget_dispose_template (GTK_WIDGET (self), PL_TYPE_WINDOW);
   g_clear_object (&self->models);
   g_clear_object (&self->workspace);
+  g_clear_object (&self->settings);
 
   G_OBJECT_CLASS (pl_window_parent_class)->dispose (object);
 }
@@ -497,12 +643,18 @@ pl_window_class_init (PlWindowClass *klass)
   object_class->constructed = pl_window_constructed;
   object_class->dispose = pl_window_dispose;
   object_class->get_property = pl_window_get_property;
+  object_class->set_property = pl_window_set_property;
   GTK_WINDOW_CLASS (klass)->close_request = pl_window_close_request;
 
   properties[PROP_SELECTED_MODEL] =
     g_param_spec_object ("selected-model", NULL, NULL,
                          PL_TYPE_MODEL,
                          (G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+  /* Given at construction, so the workspace and the window size come from it. */
+  properties[PROP_SETTINGS] =
+    g_param_spec_object ("settings", NULL, NULL,
+                         G_TYPE_SETTINGS,
+                         (G_PARAM_WRITABLE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS));
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   g_type_ensure (PL_TYPE_SIMILARITY_PAGE);
@@ -518,10 +670,12 @@ pl_window_class_init (PlWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PlWindow, model_list);
   gtk_widget_class_bind_template_child (widget_class, PlWindow, view_stack);
   gtk_widget_class_bind_template_child (widget_class, PlWindow, content_stack);
+  gtk_widget_class_bind_template_child (widget_class, PlWindow, recent_menu);
   gtk_widget_class_bind_template_callback (widget_class, on_row_selected);
 
   gtk_widget_class_install_action (widget_class, "win.open", NULL, open_action);
   gtk_widget_class_install_action (widget_class, "win.export", NULL, export_action);
+  gtk_widget_class_install_action (widget_class, "win.open-recent", "s", open_recent_action);
   gtk_widget_class_install_action (widget_class, "win.show-view", "i", show_view_action);
   for (int i = 0; i < 6; i++)
     gtk_widget_class_add_binding_action (widget_class, GDK_KEY_1 + i, GDK_ALT_MASK, "win.show-view", "i", i);
@@ -544,6 +698,14 @@ pl_window_init (PlWindow *self)
   self->models = g_list_store_new (PL_TYPE_MODEL);
   gtk_list_box_bind_model (self->model_list, G_LIST_MODEL (self->models),
                            create_model_row, self, NULL);
+
+  {
+    /* Checkpoints dropped on the window open like files from the file chooser. */
+    GtkDropTarget *drop = gtk_drop_target_new (GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
+
+    g_signal_connect (drop, "drop", G_CALLBACK (on_drop), self);
+    gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (drop));
+  }
 }
 
 PlWindow *
@@ -551,5 +713,6 @@ pl_window_new (PlApplication *application)
 {
   return g_object_new (PL_TYPE_WINDOW,
                        "application", application,
+                       "settings", pl_application_get_settings (application),
                        NULL);
 }
