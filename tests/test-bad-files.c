@@ -100,7 +100,7 @@ build_corpus (void)
     random[i] = g_rand_int_range (rand, 0, 256);
   g_rand_free (rand);
 
-  write_bytes ("pytorch_model.bin", "PK\x03\x04 not really a zip", 24);
+  write_bytes ("pytorch_model.bin", "PK\x03\x04 not really a zip", sizeof ("PK\x03\x04 not really a zip") - 1);
   write_bytes ("model.gguf", "GGUF\x03\0\0\0", 8);
   write_bytes ("empty.h5", "", 0);
   write_bytes ("empty.safetensors", "", 0);
