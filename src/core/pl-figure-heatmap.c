@@ -246,9 +246,9 @@ draw_named_ticks (PlFigure                *self,
   double ch = plot->height / (self->view_y1 - self->view_y0);
   gsize n_cols = MIN (self->values->cols, self->n_tick_labels);
   gsize n_rows = MIN (self->values->rows, self->n_tick_labels);
-  /* A third of a line between names, so they never touch and still read apart. */
-  guint kx = (guint) MAX (1, ceil (text_h * 1.3 / cw));
-  guint ky = (guint) MAX (1, ceil (text_h * 1.3 / ch));
+  /* A line box already holds the font's leading: a little more keeps names apart. */
+  guint kx = (guint) MAX (1, ceil (text_h * 1.05 / cw));
+  guint ky = (guint) MAX (1, ceil (text_h * 1.05 / ch));
   guint first, last;
 
   if (self->label_boxes == NULL)
