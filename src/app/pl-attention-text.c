@@ -60,7 +60,7 @@ show_status (PlAttentionText *self,
 static void
 show_hint (PlAttentionText *self)
 {
-  show_status (self, "edit-symbolic", _("Type a Sentence"),
+  show_status (self, "input-keyboard-symbolic", _("Type a Sentence"),
                _("Its tokens go along both axes: each row is a token (the query) and shows how much "
                  "it attends to every token of the sentence (the keys) in the chosen layer and head. "
                  "Press Enter, or pause typing, to run the model."));
