@@ -3,7 +3,7 @@
 #
 # Takes the README's and the metainfo's screenshots of the real app in a real
 # window, under a private Xvfb: ./build-aux/screenshot.sh [OUT_DIR]
-# Needs xvfb and imagemagick (apt-get install xvfb imagemagick).
+# Needs xvfb, imagemagick and xdotool (apt-get install xvfb imagemagick xdotool).
 set -eu
 cd "$(dirname "$0")/.."
 build_dir="${POSLENS_BUILD_DIR:-_build}"
@@ -24,7 +24,8 @@ shot() {
     "$build_dir/src/app/poslens" --view "$view" "$@" &
   app=$!
   sleep "${POSLENS_SCREENSHOT_WAIT:-6}"
-  DISPLAY="$display" import -window root "$out/$name.png"
+  window=$(DISPLAY="$display" xdotool search --onlyvisible --name '^Poslens' | head -n 1)
+  DISPLAY="$display" import -window "${window:-root}" "$out/$name.png"
   kill "$app" 2>/dev/null || true
   wait "$app" 2>/dev/null || true
   echo "$out/$name.png"
@@ -32,7 +33,7 @@ shot() {
 
 shot similarity similarity
 shot trajectory trajectory
-shot attention attention
+POSLENS_SCREENSHOT_WAIT=25 shot attention attention
 shot probes probes
 shot compare compare
 shot playground playground

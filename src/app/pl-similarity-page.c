@@ -128,6 +128,9 @@ refresh (PlSimilarityPage *self)
       return;
     }
 
+  /* Until the first answer, say that one is coming rather than "no model". */
+  if (g_strcmp0 (gtk_stack_get_visible_child_name (self->stack), "empty") == 0)
+    gtk_stack_set_visible_child_name (self->stack, "loading");
   key = answer_key (self);
   pl_page_runner_ask (self->runner, self->workspace, key, model, pl_workspace_get_layer (self->workspace),
                       make_question, pl_similarity_question_run, (GDestroyNotify) pl_similarity_question_free,
