@@ -10,10 +10,16 @@ loaded from an .npy before the clock starts, one warm-up run, then the best of
 REPEAT single runs, each timed alone with a monotonic clock (process start and
 loading excluded). Python is timed the same way: best of REPEAT after one
 warm-up, with time.perf_counter around the call. The contenders alternate for
-ROUNDS rounds and each keeps its best, so a busy moment hits all of them.
-Both use OpenBLAS with OPENBLAS_NUM_THREADS threads (2 unless set).
+ROUNDS rounds (6 unless given as a second argument), so a busy moment on a
+shared machine hits all of them; each round's ratio is one sample, and the
+table gives the median ratio with its spread (min–max over the rounds), the
+median wall times and the CPU time (all threads, time.process_time and
+CLOCK_PROCESS_CPUTIME_ID) of the same runs. Both sides use the same OpenBLAS
+with OPENBLAS_NUM_THREADS threads (2 unless set); the kernels that run are
+printed first.
 """
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -33,7 +39,7 @@ from sklearn.linear_model import LinearRegression  # noqa: E402
 from sklearn.model_selection import KFold, cross_val_score  # noqa: E402
 
 REPEAT = 3
-ROUNDS = 3
+ROUNDS = int(sys.argv[2]) if len(sys.argv) > 2 else 6
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 build = sys.argv[1] if len(sys.argv) > 1 else os.path.join(root, '_build')
 driver = os.path.join(build, 'bench', 'pl-bench-analyses')
@@ -42,41 +48,49 @@ if not os.path.exists(driver):
 
 
 def best_of(fn, repeat=REPEAT):
+    """(wall, cpu) of the fastest of REPEAT runs after a warm-up."""
     fn()
-    best = float('inf')
+    best = (float('inf'), 0.0)
     for _ in range(repeat):
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         fn()
-        best = min(best, time.perf_counter() - t)
+        wall = time.perf_counter() - t
+        if wall < best[0]:
+            best = (wall, time.process_time() - c)
     return best
 
 
-def poslens(op, x, repeat=REPEAT):
-    with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, 'x.npy')
-        np.save(path, np.ascontiguousarray(x, dtype=np.float32))
-        out = subprocess.run([driver, op, path, str(repeat)], check=True, capture_output=True, text=True)
-        name, seconds = out.stdout.split()
-        return float(seconds)
+def poslens(op, path, repeat=REPEAT):
+    out = subprocess.run([driver, op, path, str(repeat)], check=True, capture_output=True, text=True)
+    name, wall, cpu = out.stdout.split()
+    return float(wall), float(cpu)
 
 
 def side_by_side(fns, op, x, rounds=ROUNDS):
-    """Alternates the Python contenders and Poslens for ROUNDS rounds and
-    keeps each one's best, so a busy moment on a shared machine hits both."""
-    best = [float('inf')] * (len(fns) + 1)
-    for _ in range(rounds):
-        for i, (fn, repeat) in enumerate(fns):
-            best[i] = min(best[i], best_of(fn, repeat))
-        best[-1] = min(best[-1], poslens(op, x))
-    return best
+    """Alternates the Python contenders and Poslens for ROUNDS rounds; returns
+    each contender's list of (wall, cpu), one per round, Poslens last."""
+    samples = [[] for _ in range(len(fns) + 1)]
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, 'x.npy')
+        np.save(path, np.ascontiguousarray(x, dtype=np.float32))
+        for _ in range(rounds):
+            for i, (fn, repeat) in enumerate(fns):
+                samples[i].append(best_of(fn, repeat))
+            samples[-1].append(poslens(op, path))
+    return samples
 
 
 try:
     from threadpoolctl import threadpool_info
-    print('numpy BLAS:', ', '.join('%s %s %s threads' % (i['internal_api'], i.get('architecture'), i['num_threads'])
-                                   for i in threadpool_info() if i['user_api'] == 'blas'))
+    print('numpy BLAS:  ', ', '.join('%s %s %s (%s), %s threads' % (i['internal_api'], i.get('version'), i.get('architecture'),
+                                                             i['filepath'], i['num_threads'])
+                                     for i in threadpool_info() if i['user_api'] == 'blas'))
 except ImportError:
-    pass
+    print('numpy BLAS:   (threadpoolctl is missing: python3-threadpoolctl)')
+print('Poslens BLAS:', subprocess.run([driver, '--blas'], check=True, capture_output=True, text=True).stdout.strip())
+print('OPENBLAS_NUM_THREADS=%s; OPENBLAS_CORETYPE %s' % (os.environ['OPENBLAS_NUM_THREADS'],
+                                                         os.environ.get('OPENBLAS_CORETYPE', 'unset')))
+print('%d rounds; each sample the best of %d runs' % (ROUNDS, REPEAT), flush=True)
 
 rng = np.random.default_rng(0)
 rows = []
@@ -116,9 +130,18 @@ t_sk, t_pl = side_by_side([(lambda: cross_val_score(LinearRegression(), p, y, cv
                           'probe-absolute', p)
 rows.append(('absolute probe 512x768', 'sklearn cross_val_score(LinearRegression)', t_sk, t_pl, 5.0))
 
+
+def med(samples, k):
+    return statistics.median(s[k] for s in samples)
+
+
 print()
-print('%-24s %-42s %10s %10s %8s %6s' % ('task', 'against', 'them (s)', 'Poslens', 'ratio', 'goal'))
+print('%-22s %-40s %17s %17s %6s %11s %6s' % ('task', 'against', 'them wall/cpu (s)', 'Poslens wall/cpu',
+                                                'ratio', 'spread', 'goal'))
 for task, what, them, us, goal in rows:
-    ratio = them / us
-    print('%-24s %-42s %10.4f %10.4f %7.1fx %5.1fx %s' % (task, what, them, us, ratio, goal,
-                                                          'ok' if ratio >= goal else 'MISSED'))
+    ratios = [a[0] / b[0] for a, b in zip(them, us)]
+    cpu_ratio = med(them, 1) / med(us, 1)
+    ratio = statistics.median(ratios)
+    print('%-22s %-40s %8.4f/%-8.4f %8.4f/%-8.4f %5.2fx %4.2f-%-5.2f %5.1fx %s (cpu %.2fx)'
+          % (task, what, med(them, 0), med(them, 1), med(us, 0), med(us, 1), ratio, min(ratios), max(ratios),
+             goal, 'ok' if ratio >= goal else 'MISSED', cpu_ratio))
