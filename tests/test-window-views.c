@@ -414,10 +414,26 @@ test_generic_hdf5 (void)
   pl_test_rmtree (dir);
 }
 
+/* How long the main thread waited for a CPU, in µs (Linux schedstat): time
+ * the machine's load took, not time our main loop spent. */
+static gint64
+runqueue_wait_us (void)
+{
+  g_autofree char *text = NULL;
+  guint64 on_cpu = 0, waiting = 0;
+
+  if (!g_file_get_contents ("/proc/thread-self/schedstat", &text, NULL, NULL) ||
+      sscanf (text, "%" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT, &on_cpu, &waiting) != 2)
+    return 0;
+  return (gint64) (waiting / 1000);
+}
+
 typedef struct
 {
   gint64 last;
-  gint64 worst;
+  gint64 last_wait;
+  gint64 worst;        /* longest gap, less the time spent waiting for a CPU */
+  gint64 worst_wall;
 } Gaps;
 
 static gboolean
@@ -425,18 +441,23 @@ measure_gap (gpointer data)
 {
   Gaps *gaps = data;
   gint64 now = g_get_monotonic_time ();
+  gint64 wait = runqueue_wait_us ();
 
-  gaps->worst = MAX (gaps->worst, now - gaps->last);
+  gaps->worst_wall = MAX (gaps->worst_wall, now - gaps->last);
+  gaps->worst = MAX (gaps->worst, (now - gaps->last) - (wait - gaps->last_wait));
   gaps->last = now;
+  gaps->last_wait = wait;
   return G_SOURCE_CONTINUE;
 }
 
-/* While a new model's forward passes run, the main loop keeps turning. */
+/* While a new model's forward passes run, the main loop keeps turning: it
+ * never computes or blocks for more than 50 ms. A loaded machine can keep
+ * any thread off the CPU for longer; that wait is measured and set apart. */
 static void
 test_responsive_during_forward (void)
 {
   PlAttentionPage *attention = PL_ATTENTION_PAGE (page ("attention"));
-  Gaps gaps = { g_get_monotonic_time (), 0 };
+  Gaps gaps = { 0 };
   guint id;
 
   activate ("win.show-view", g_variant_new_int32 (2));
@@ -444,9 +465,11 @@ test_responsive_during_forward (void)
   g_assert_true (pl_attention_page_get_busy (attention));
   id = g_timeout_add (5, measure_gap, &gaps);
   gaps.last = g_get_monotonic_time ();
+  gaps.last_wait = runqueue_wait_us ();
   pl_test_wait_until (attention_ready, attention, "RoBERTa's attention");
   g_source_remove (id);
-  g_test_message ("longest main-loop gap during the forward passes: %.1f ms", gaps.worst / 1000.0);
+  g_test_message ("longest main-loop gap during the forward passes: %.1f ms of our own (%.1f ms on the clock)",
+                  gaps.worst / 1000.0, gaps.worst_wall / 1000.0);
   g_assert_cmpint (gaps.worst, <, 50000);
 }
 
