@@ -243,6 +243,66 @@ test_removed_safetensors (void)
   open_then_damage ("mini-gpt2", "model.safetensors", TRUE);
 }
 
+/* What the window told the user (pl_window_show_error logs each toast). */
+static GPtrArray *messages;
+
+static GLogWriterOutput
+record_messages (GLogLevelFlags   level,
+                 const GLogField *fields,
+                 gsize            n_fields,
+                 gpointer         data)
+{
+  for (gsize i = 0; i < n_fields; i++)
+    if (g_strcmp0 (fields[i].key, "MESSAGE") == 0 && fields[i].length < 0)
+      g_ptr_array_add (messages, g_strdup (fields[i].value));
+  return g_log_writer_default (level, fields, n_fields, data);
+}
+
+static gboolean
+message_names (gpointer name)
+{
+  for (guint i = 0; i < messages->len; i++)
+    if (strstr (messages->pdata[i], name) != NULL)
+      return TRUE;
+  return FALSE;
+}
+
+/* Damaged files opened in the window: each is refused with a message naming
+ * it, and the list of models stays as it was. */
+static void
+test_bad_files_in_window (void)
+{
+#define BYTES(name, literal) { name, literal, sizeof (literal) - 1 }
+  static const struct { const char *name; const char *data; gssize len; } files[] = {
+    BYTES ("empty.safetensors", ""),
+    BYTES ("huge-header.safetensors", "\xff\xff\xff\xff\xff\xff\xff\xff{"),
+    BYTES ("not-json.safetensors", "\x08\0\0\0\0\0\0\0not json"),
+    BYTES ("signature-only.h5", "\x89HDF\r\n\x1a\n\0\0\0\0\0\x08\x08\0\x04\0\x10\0"),
+    { "random.h5", NULL, 4096 },
+  };
+#undef BYTES
+  g_autofree char *dir = pl_test_tmpdir ();
+  g_autoptr(GRand) rand = g_rand_new_with_seed (9);
+  guint before = n_models ();
+
+  for (guint i = 0; i < G_N_ELEMENTS (files); i++)
+    {
+      g_autofree char *path = g_build_filename (dir, files[i].name, NULL);
+      g_autofree guint8 *noise = g_malloc (files[i].len + 1);
+      g_autoptr(GFile) file = g_file_new_for_path (path);
+      g_autoptr(GError) error = NULL;
+
+      for (gssize j = 0; j < files[i].len; j++)
+        noise[j] = g_rand_int_range (rand, 0, 256);
+      g_file_set_contents (path, files[i].data ? files[i].data : (const char *) noise, files[i].len, &error);
+      g_assert_no_error (error);
+      pl_window_open_file (window, file, TRUE);
+      pl_test_wait_until (message_names, (gpointer) files[i].name, files[i].name);
+    }
+  g_assert_cmpuint (n_models (), ==, before);
+  pl_test_rmtree (dir);
+}
+
 static gboolean
 attention_busy (gpointer data)
 {
@@ -298,6 +358,8 @@ main (int argc, char *argv[])
   int status;
 
   g_setenv ("GTK_A11Y", "none", TRUE);
+  messages = g_ptr_array_new_with_free_func (g_free);
+  g_log_set_writer_func (record_messages, NULL, NULL);
   gtk_test_init (&argc, &argv, NULL);
   adw_init ();
 
@@ -313,11 +375,13 @@ main (int argc, char *argv[])
   g_test_add_func ("/pl/stress/truncated-hdf5", test_truncated_hdf5);
   g_test_add_func ("/pl/stress/truncated-safetensors", test_truncated_safetensors);
   g_test_add_func ("/pl/stress/removed-safetensors", test_removed_safetensors);
+  g_test_add_func ("/pl/stress/bad-files-in-window", test_bad_files_in_window);
   g_test_add_func ("/pl/stress/close-during-forward", test_close_during_forward);
   status = g_test_run ();
 
   if (window != NULL)
     gtk_window_destroy (GTK_WINDOW (window));
   g_clear_object (&app);
+  g_clear_pointer (&messages, g_ptr_array_unref);
   return status;
 }
