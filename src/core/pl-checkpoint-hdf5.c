@@ -500,11 +500,13 @@ pl_checkpoint_hdf5_open (const char          *path,
          * ones that cannot (NFS and friends), as h5py users expect. */
         H5Pset_file_locking (fapl, TRUE, TRUE);
         file = H5Fopen (shards[i], H5F_ACC_RDONLY, fapl);
+        /* Before H5Pclose, which clears the error stack that says why. */
+        if (file < 0)
+          pl_hdf5_set_error (error, PL_ERROR_CORRUPT, shards[i], "cannot open as HDF5");
         H5Pclose (fapl);
       }
       if (file < 0)
         {
-          pl_hdf5_set_error (error, PL_ERROR_CORRUPT, shards[i], "cannot open as HDF5");
           ok = FALSE;
           break;
         }
