@@ -48,6 +48,16 @@ run_once (const char     *op,
     {
       g_autoptr(PlMatrix) s = pl_similarity_compute (x, PL_SIMILARITY_COSINE, FALSE, &error);
     }
+  else if (g_str_equal (op, "ssyrk"))
+    {
+      /* The bare kernel both sides run for cosine (X @ X.T of the normalised
+       * rows in numpy), into a fresh result as theirs: no normalising, no
+       * mirroring, no clamping. It bounds any cosine built on it. */
+      g_autoptr(PlMatrix) g = pl_matrix_new (x->rows, x->rows);
+
+      cblas_ssyrk (CblasRowMajor, CblasUpper, CblasNoTrans, (blasint) x->rows, (blasint) x->cols,
+                   1.0f, x->data, (blasint) x->cols, 0.0f, g->data, (blasint) x->rows);
+    }
   else if (g_str_equal (op, "pca3"))
     {
       g_autoptr(PlPca) p = pl_pca_compute (x, 3, &error);
@@ -62,7 +72,7 @@ run_once (const char     *op,
         fprintf (stderr, "absolute MAE %.6f\n", mae);
     }
   else
-    g_error ("unknown operation %s (cosine, pca3, probe-absolute)", op);
+    g_error ("unknown operation %s (cosine, ssyrk, pca3, probe-absolute)", op);
   if (error != NULL)
     g_error ("%s: %s", op, error->message);
 }
@@ -92,7 +102,7 @@ main (int   argc,
     }
   if (argc != 4)
     {
-      fprintf (stderr, "usage: pl-bench-analyses cosine|pca3|probe-absolute FILE.npy REPEAT\n");
+      fprintf (stderr, "usage: pl-bench-analyses cosine|ssyrk|pca3|probe-absolute FILE.npy REPEAT\n");
       return 1;
     }
   x = load_npy (argv[2]);
