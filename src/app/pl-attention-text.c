@@ -11,7 +11,10 @@
  * forward pass on a worker, shown as the attention map of one head with its
  * tokens on both axes. The tokenizer is read once per model and kept in the
  * workspace's cache; only the latest sentence is kept, since a long one holds
- * layers × heads × T² numbers. */
+ * layers × heads × T² numbers. Nothing is read until the sub-view is first
+ * shown, and the weights only once the tokenizer is there: by then the other
+ * sub-views have usually built the model's forward pass, which the cache
+ * hands over instead of reading the weights a second time. */
 
 /* Typing pauses this long before the model runs; Enter runs it at once. */
 #define DEBOUNCE_MS 400
@@ -31,6 +34,7 @@ struct _PlAttentionText
   guint            shown_layer;      /* 0-based */
   guint            shown_head;
   GCancellable    *load_cancellable; /* tokenizer and weights of the model */
+  gboolean         load_started;
   GCancellable    *run_cancellable;  /* the latest sentence */
   guint            serial;
   guint            debounce_id;
@@ -265,6 +269,28 @@ maybe_ready (PlAttentionText *self)
   run (self);
 }
 
+static void
+transformer_done (GObject      *object,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  g_autoptr(PlAttentionText) self = user_data;
+  g_autoptr(GError) error = NULL;
+  PlTransformer *transformer = pl_workspace_get_transformer_finish (PL_WORKSPACE (object), result, &error);
+
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) || self->workspace == NULL)
+    return;
+  if (transformer == NULL)
+    {
+      g_cancellable_cancel (self->load_cancellable);
+      g_clear_object (&self->load_cancellable);
+      show_status (self, "dialog-warning-symbolic", _("Cannot Run This Model"), error->message);
+      return;
+    }
+  self->transformer = transformer;
+  maybe_ready (self);
+}
+
 static gboolean
 load_tokenizer (PlAnalysisJob  *job,
                 gpointer        data,
@@ -301,29 +327,8 @@ tokenizer_done (GObject      *object,
       return;
     }
   self->tokenizer = g_object_ref (g_value_get_object (answer));
-  maybe_ready (self);
-}
-
-static void
-transformer_done (GObject      *object,
-                  GAsyncResult *result,
-                  gpointer      user_data)
-{
-  g_autoptr(PlAttentionText) self = user_data;
-  g_autoptr(GError) error = NULL;
-  PlTransformer *transformer = pl_workspace_get_transformer_finish (PL_WORKSPACE (object), result, &error);
-
-  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) || self->workspace == NULL)
-    return;
-  if (transformer == NULL)
-    {
-      g_cancellable_cancel (self->load_cancellable);
-      g_clear_object (&self->load_cancellable);
-      show_status (self, "dialog-warning-symbolic", _("Cannot Run This Model"), error->message);
-      return;
-    }
-  self->transformer = transformer;
-  maybe_ready (self);
+  pl_workspace_get_transformer_async (self->workspace, self->model, self->load_cancellable,
+                                      transformer_done, g_object_ref (self));
 }
 
 static void
@@ -336,13 +341,26 @@ stop (PlAttentionText *self)
   g_clear_object (&self->run_cancellable);
 }
 
+static void
+load (PlAttentionText *self)
+{
+  g_autofree char *key = NULL;
+
+  if (self->model == NULL || self->workspace == NULL || self->load_started)
+    return;
+  self->load_started = TRUE;
+  self->load_cancellable = g_cancellable_new ();
+  key = g_strdup_printf ("tokenizer/%s", pl_workspace_model_key (self->model));
+  pl_analysis_cache_run_async (pl_workspace_get_cache (self->workspace), key, load_tokenizer,
+                               g_strdup (pl_model_get_path (self->model)), g_free, NULL, NULL,
+                               self->load_cancellable, tokenizer_done, g_object_ref (self));
+}
+
 void
 pl_attention_text_set_model (PlAttentionText *self,
                              PlWorkspace     *workspace,
                              PlModel         *model)
 {
-  g_autofree char *key = NULL;
-
   g_return_if_fail (PL_IS_ATTENTION_TEXT (self));
 
   g_set_object (&self->workspace, workspace);
@@ -358,17 +376,10 @@ pl_attention_text_set_model (PlAttentionText *self,
   pl_figure_view_set_figure (self->view, NULL, 0, 0);
   gtk_label_set_text (self->count, "");
   gtk_widget_set_sensitive (GTK_WIDGET (self->entry), FALSE);
-  if (model == NULL || workspace == NULL)
-    return;
-
+  self->load_started = FALSE;
   show_status (self, "content-loading-symbolic", _("Reading the Tokenizer…"), NULL);
-  self->load_cancellable = g_cancellable_new ();
-  key = g_strdup_printf ("tokenizer/%s", pl_workspace_model_key (model));
-  pl_analysis_cache_run_async (pl_workspace_get_cache (workspace), key, load_tokenizer,
-                               g_strdup (pl_model_get_path (model)), g_free, NULL, NULL,
-                               self->load_cancellable, tokenizer_done, g_object_ref (self));
-  pl_workspace_get_transformer_async (workspace, model, self->load_cancellable,
-                                      transformer_done, g_object_ref (self));
+  if (gtk_widget_get_mapped (GTK_WIDGET (self)))
+    load (self);
 }
 
 PlFigureView *
@@ -443,7 +454,8 @@ gboolean
 pl_attention_text_get_busy (PlAttentionText *self)
 {
   g_return_val_if_fail (PL_IS_ATTENTION_TEXT (self), FALSE);
-  return self->load_cancellable != NULL || self->run_cancellable != NULL || self->debounce_id != 0;
+  return (self->model != NULL && !self->load_started) ||
+         self->load_cancellable != NULL || self->run_cancellable != NULL || self->debounce_id != 0;
 }
 
 static void
@@ -463,12 +475,20 @@ pl_attention_text_dispose (GObject *object)
 }
 
 static void
+pl_attention_text_map (GtkWidget *widget)
+{
+  GTK_WIDGET_CLASS (pl_attention_text_parent_class)->map (widget);
+  load (PL_ATTENTION_TEXT (widget));
+}
+
+static void
 pl_attention_text_class_init (PlAttentionTextClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   object_class->dispose = pl_attention_text_dispose;
+  widget_class->map = pl_attention_text_map;
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
 }
 

@@ -36,7 +36,8 @@ void             pl_attention_text_get_shown    (PlAttentionText *self,
                                                  guint           *layer,
                                                  guint           *head);
 /* For tests and screenshots: the sentence's entry, what was computed, the
- * message shown, and whether a worker is still running. */
+ * message shown, and whether work is pending (a worker running, typing not
+ * yet run, or a model not yet read because the sub-view was not shown). */
 GtkEditable     *pl_attention_text_get_entry    (PlAttentionText *self);
 PlTextAttention *pl_attention_text_get_result   (PlAttentionText *self);
 AdwStatusPage   *pl_attention_text_get_status   (PlAttentionText *self);
