@@ -1,0 +1,315 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <string.h>
+
+#include "pl-dataset-dialog.h"
+#include "pl-paths.h"
+#include "pl-window-private.h"
+
+/* Paths opened together load in order on one worker, so the sidebar keeps
+ * the order they were given in. */
+typedef struct
+{
+  GStrv      paths;       /* file paths or builtin: specs */
+  GStrv      labels;      /* for messages */
+  char      *dataset;     /* the table, for files that hold no model */
+  gboolean   select;
+  gboolean   remember;    /* a file the user opened: goes to the recent list */
+  GPtrArray *models;      /* PlModel or NULL, per path */
+  GPtrArray *errors;      /* GError or NULL, per path */
+} OpenRequest;
+
+static void
+clear_object (gpointer object)
+{
+  g_clear_object (&object);
+}
+
+static void
+clear_error (gpointer error)
+{
+  g_clear_error ((GError **) &error);
+}
+
+static void
+open_request_free (OpenRequest *request)
+{
+  g_strfreev (request->paths);
+  g_strfreev (request->labels);
+  g_free (request->dataset);
+  g_clear_pointer (&request->models, g_ptr_array_unref);
+  g_clear_pointer (&request->errors, g_ptr_array_unref);
+  g_free (request);
+}
+
+static void
+open_models_thread (GTask        *task,
+                    gpointer      source_object,
+                    gpointer      task_data,
+                    GCancellable *cancellable)
+{
+  OpenRequest *request = task_data;
+
+  for (guint i = 0; request->paths[i] != NULL; i++)
+    {
+      GError *error = NULL;
+      PlModel *model = pl_model_open (request->paths[i], request->dataset, &error);
+
+      g_ptr_array_add (request->models, model);
+      g_ptr_array_add (request->errors, error);
+    }
+  g_task_return_boolean (task, TRUE);
+}
+
+#define MAX_RECENT 10
+
+
+/* The recent list lives in GSettings, newest first, without duplicates. */
+static void
+remember_recent (PlWindow   *self,
+                 const char *path)
+{
+  GSettings *settings = self->workspace ? pl_workspace_get_settings (self->workspace) : NULL;
+  g_auto(GStrv) old = NULL;
+  g_autoptr(GStrvBuilder) builder = NULL;
+  g_auto(GStrv) recent = NULL;
+  guint n = 1;
+
+  if (settings == NULL || g_str_has_prefix (path, "builtin:"))
+    return;
+  old = g_settings_get_strv (settings, "recent-files");
+  builder = g_strv_builder_new ();
+  g_strv_builder_add (builder, path);
+  for (guint i = 0; old[i] != NULL && n < MAX_RECENT; i++)
+    if (g_strcmp0 (old[i], path) != 0)
+      {
+        g_strv_builder_add (builder, old[i]);
+        n++;
+      }
+  recent = g_strv_builder_end (builder);
+  g_settings_set_strv (settings, "recent-files", (const char * const *) recent);
+}
+
+static void
+on_dataset_chosen (PlDatasetDialog *dialog,
+                   const char      *dataset,
+                   PlWindow        *self)
+{
+  PlModel *model = pl_dataset_dialog_get_model (dialog);
+  const char *path = pl_model_get_path (model);
+
+  pl_window_open_paths (self,
+              (const char * const[]) { path, NULL },
+              (const char * const[]) { path, NULL },
+              dataset, TRUE, FALSE);
+}
+
+static void
+choose_dataset (PlWindow *self,
+                PlModel  *model)
+{
+  PlDatasetDialog *dialog = pl_dataset_dialog_new (GTK_WINDOW (self), model);
+
+  g_signal_connect_object (dialog, "chosen", G_CALLBACK (on_dataset_chosen), self, 0);
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
+static void
+open_models_done (GObject      *object,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  PlWindow *self = PL_WINDOW (object);
+  OpenRequest *request = g_task_get_task_data (G_TASK (result));
+  gboolean selected = FALSE;
+
+  for (guint i = 0; i < request->models->len; i++)
+    {
+      PlModel *model = g_ptr_array_index (request->models, i);
+      const GError *error = g_ptr_array_index (request->errors, i);
+
+      if (model == NULL)
+        {
+          g_autofree char *message = NULL;
+
+          /* The library's messages name the file; say which one when they do not. */
+          if (strstr (error->message, request->labels[i]) != NULL)
+            message = g_strdup (error->message);
+          else
+            message = g_strdup_printf (_("Could not open %s: %s"), request->labels[i], error->message);
+          pl_window_show_error (self, message);
+          continue;
+        }
+
+      if (request->remember)
+        remember_recent (self, request->paths[i]);
+      if (pl_model_get_position_table_name (model) == NULL && pl_model_get_checkpoint (model) != NULL)
+        {
+          /* A file of any kind: let the user say which dataset is the table. */
+          choose_dataset (self, model);
+          continue;
+        }
+      g_list_store_append (self->models, model);
+      gtk_stack_set_visible_child_name (self->content_stack, "views");
+      if ((request->select && !selected) || gtk_list_box_get_selected_row (self->model_list) == NULL)
+        {
+          pl_window_select_model (self, g_list_model_get_n_items (G_LIST_MODEL (self->models)) - 1);
+          selected = TRUE;
+        }
+    }
+}
+
+void
+pl_window_open_paths (PlWindow           *self,
+            const char * const *paths,
+            const char * const *labels,
+            const char         *dataset,
+            gboolean            select,
+            gboolean            remember)
+{
+  g_autoptr(GTask) task = g_task_new (self, NULL, open_models_done, NULL);
+  OpenRequest *request = g_new0 (OpenRequest, 1);
+
+  request->paths = g_strdupv ((char **) paths);
+  request->labels = g_strdupv ((char **) labels);
+  request->dataset = g_strdup (dataset);
+  request->select = select;
+  request->remember = remember;
+  request->models = g_ptr_array_new_with_free_func (clear_object);
+  request->errors = g_ptr_array_new_with_free_func (clear_error);
+  g_task_set_task_data (task, request, (GDestroyNotify) open_request_free);
+  g_task_set_source_tag (task, pl_window_open_paths);
+  g_task_run_in_thread (task, open_models_thread);
+}
+
+void
+pl_window_open_file (PlWindow *self,
+                     GFile    *file,
+                     gboolean  select)
+{
+  g_autofree char *path = NULL;
+  g_autofree char *label = NULL;
+
+  g_return_if_fail (PL_IS_WINDOW (self));
+  g_return_if_fail (G_IS_FILE (file));
+
+  path = g_file_get_path (file);
+  label = g_file_get_basename (file);
+  if (path == NULL)
+    {
+      g_autofree char *uri = g_file_get_uri (file);
+      g_autofree char *message = g_strdup_printf (_("Could not open %s: only local files can be opened"), uri);
+      pl_window_show_error (self, message);
+      return;
+    }
+  pl_window_open_paths (self,
+              (const char * const[]) { path, NULL },
+              (const char * const[]) { path, NULL },
+              NULL, select, TRUE);
+}
+
+static void
+on_open_response (GtkNativeDialog *dialog,
+                  int              response,
+                  PlWindow        *self)
+{
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr(GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
+      pl_window_open_file (self, file, TRUE);
+    }
+  g_object_unref (dialog);
+}
+
+void
+pl_window_open_action (GtkWidget  *widget,
+             const char *action_name,
+             GVariant   *param)
+{
+  PlWindow *self = PL_WINDOW (widget);
+  GtkFileChooserNative *dialog;
+  g_autoptr(GtkFileFilter) checkpoints = gtk_file_filter_new ();
+  g_autoptr(GtkFileFilter) all = gtk_file_filter_new ();
+
+  dialog = gtk_file_chooser_native_new (_("Open Checkpoint"), GTK_WINDOW (self),
+                                        GTK_FILE_CHOOSER_ACTION_OPEN, _("_Open"), _("_Cancel"));
+  gtk_file_filter_set_name (checkpoints, _("Checkpoints (HDF5, safetensors)"));
+  gtk_file_filter_add_suffix (checkpoints, "h5");
+  gtk_file_filter_add_suffix (checkpoints, "hdf5");
+  gtk_file_filter_add_suffix (checkpoints, "keras");
+  gtk_file_filter_add_suffix (checkpoints, "safetensors");
+  gtk_file_filter_add_suffix (checkpoints, "json");
+  gtk_file_filter_add_mime_type (checkpoints, "application/x-hdf5");
+  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (dialog), checkpoints);
+  gtk_file_filter_set_name (all, _("All files"));
+  gtk_file_filter_add_pattern (all, "*");
+  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (dialog), all);
+
+  g_signal_connect (dialog, "response", G_CALLBACK (on_open_response), self);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
+}
+
+void
+pl_window_open_recent_action (GtkWidget  *widget,
+                    const char *action_name,
+                    GVariant   *param)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (g_variant_get_string (param, NULL));
+
+  pl_window_open_file (PL_WINDOW (widget), file, TRUE);
+}
+
+/* The "Open Recent" menu, rebuilt when the list changes. */
+void
+pl_window_update_recent_menu (PlWindow *self)
+{
+  GSettings *settings = pl_workspace_get_settings (self->workspace);
+  g_auto(GStrv) recent = settings ? g_settings_get_strv (settings, "recent-files") : NULL;
+
+  g_menu_remove_all (self->recent_menu);
+  for (guint i = 0; recent != NULL && recent[i] != NULL; i++)
+    {
+      g_autofree char *label = g_path_get_basename (recent[i]);
+      g_autoptr(GMenuItem) item = g_menu_item_new (label, NULL);
+
+      g_menu_item_set_action_and_target_value (item, "win.open-recent", g_variant_new_string (recent[i]));
+      g_menu_append_item (self->recent_menu, item);
+    }
+}
+
+gboolean
+pl_window_on_drop (GtkDropTarget *target,
+         const GValue  *value,
+         double         x,
+         double         y,
+         PlWindow      *self)
+{
+  GSList *files;
+
+  if (!G_VALUE_HOLDS (value, GDK_TYPE_FILE_LIST))
+    return FALSE;
+  files = gdk_file_list_get_files (g_value_get_boxed (value));
+  for (GSList *l = files; l != NULL; l = l->next)
+    pl_window_open_file (self, l->data, l == files);
+  g_slist_free (files);
+  return TRUE;
+}
+
+void
+pl_window_load_demo_models (PlWindow *self)
+{
+  g_auto(GStrv) demos = pl_paths_list_demo_models ();
+  g_autoptr(GStrvBuilder) labels = g_strv_builder_new ();
+  g_auto(GStrv) label_list = NULL;
+
+  for (guint i = 0; demos[i] != NULL; i++)
+    {
+      g_autofree char *label = g_path_get_basename (demos[i]);
+      g_strv_builder_add (labels, label);
+    }
+  label_list = g_strv_builder_end (labels);
+  pl_window_open_paths (self, (const char * const *) demos, (const char * const *) label_list, NULL, FALSE, FALSE);
+}
+

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include "pl-window.h"
+
+G_BEGIN_DECLS
+
+struct _PlWindow
+{
+  AdwApplicationWindow  parent_instance;
+
+  GListStore           *models;
+  GSettings            *settings;     /* construct-only, may be NULL */
+  PlWorkspace          *workspace;
+  GMenu                *recent_menu;
+
+  /* Template widgets */
+  AdwToastOverlay      *toast_overlay;
+  AdwLeaflet           *leaflet;
+  GtkListBox           *model_list;
+  AdwViewStack         *view_stack;
+  GtkStack             *content_stack;
+};
+
+/* pl-window-open.c: opening checkpoints, recent files, drag and drop */
+void pl_window_open_paths          (PlWindow           *self,
+                                    const char * const *paths,
+                                    const char * const *labels,
+                                    const char         *dataset,
+                                    gboolean            select,
+                                    gboolean            remember);
+void pl_window_load_demo_models    (PlWindow           *self);
+void pl_window_update_recent_menu  (PlWindow           *self);
+void pl_window_open_action         (GtkWidget          *widget,
+                                    const char         *action_name,
+                                    GVariant           *param);
+void pl_window_open_recent_action  (GtkWidget          *widget,
+                                    const char         *action_name,
+                                    GVariant           *param);
+gboolean pl_window_on_drop         (GtkDropTarget      *target,
+                                    const GValue       *value,
+                                    double              x,
+                                    double              y,
+                                    PlWindow           *self);
+
+G_END_DECLS
