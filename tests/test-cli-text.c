@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 
 #include "pl-test-util.h"
+#include "pl-text-attention.h"
 
 /* `poslens-cli forward --text` and `attention --text`, run as a user runs
  * them ($POSLENS_CLI), against Hugging Face: the fixtures' hf/text group holds
@@ -262,6 +263,75 @@ test_usage (void)
   pl_test_rmtree (dir);
 }
 
+/* The labels back to the text: \xHH is a byte of a split character. */
+static char *
+join_labels (char **labels)
+{
+  GString *out = g_string_new (NULL);
+
+  for (guint i = 0; labels[i] != NULL; i++)
+    for (const char *p = labels[i]; *p != '\0'; p++)
+      {
+        if (p[0] == '\\' && p[1] == 'x' && g_ascii_isxdigit (p[2]) && g_ascii_isxdigit (p[3]))
+          {
+            g_string_append_c (out, (char) (g_ascii_xdigit_value (p[2]) * 16 + g_ascii_xdigit_value (p[3])));
+            p += 3;
+          }
+        else
+          g_string_append_c (out, *p);
+      }
+  return g_string_free (out, FALSE);
+}
+
+/* Token labels read as the text they stand for: byte-level BPE's "Ġ" is a
+ * space again, a token holding half of "é" shows its byte as \xC3 (so the
+ * labels join back into the text, accents included), and WordPiece's
+ * special tokens keep their names. */
+static void
+test_token_labels (void)
+{
+  g_autofree char *vocab_json = pl_test_fixture ("tokenizers", "byte-bpe-vocab.json", NULL);
+  g_autofree char *merges = pl_test_fixture ("tokenizers", "byte-bpe-merges.txt", NULL);
+  g_autofree char *vocab_txt = pl_test_fixture ("tokenizers", "bert-base-uncased-vocab.txt", NULL);
+  const char *sentences[] = { "Hello, world!", "café naïve résumé", "line one\nline two" };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PlTokenizer) bpe = pl_tokenizer_new_bpe (vocab_json, merges, FALSE, &error);
+  g_autoptr(PlTokenizer) wordpiece = NULL;
+  g_autoptr(GArray) ids = NULL;
+  g_auto(GStrv) labels = NULL;
+
+  g_assert_no_error (error);
+  for (guint i = 0; i < G_N_ELEMENTS (sentences); i++)
+    {
+      g_autoptr(GArray) s_ids = NULL;
+      g_auto(GStrv) s_labels = NULL;
+      g_autofree char *joined = NULL;
+
+      g_assert_true (pl_tokenizer_encode (bpe, sentences[i], &s_ids, NULL, &error));
+      g_assert_no_error (error);
+      s_labels = pl_text_token_labels (bpe, (const int *) (gpointer) s_ids->data, s_ids->len);
+      g_assert_cmpuint (g_strv_length (s_labels), ==, s_ids->len);
+      joined = join_labels (s_labels);
+      g_assert_cmpstr (joined, ==, sentences[i]);
+      for (guint k = 0; k < s_ids->len; k++)
+        {
+          g_assert_true (g_utf8_validate (s_labels[k], -1, NULL));
+          g_assert_null (strstr (s_labels[k], "Ġ"));
+          g_assert_null (strstr (s_labels[k], "\xef\xbf\xbd"));   /* no U+FFFD */
+        }
+    }
+
+  wordpiece = pl_tokenizer_new_wordpiece (vocab_txt, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (pl_tokenizer_encode (wordpiece, "Hello, world!", &ids, NULL, &error));
+  labels = pl_text_token_labels (wordpiece, (const int *) (gpointer) ids->data, ids->len);
+  {
+    const char *expected[] = { "[CLS]", "hello", ",", "world", "!", "[SEP]", NULL };
+
+    g_assert_cmpstrv (labels, expected);
+  }
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -272,6 +342,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/pl/cli-text/attention-figure", test_attention_figure);
   g_test_add_func ("/pl/cli-text/no-tokenizer", test_no_tokenizer);
   g_test_add_func ("/pl/cli-text/usage", test_usage);
+  g_test_add_func ("/pl/cli-text/token-labels", test_token_labels);
 
   return g_test_run ();
 }

@@ -31,7 +31,8 @@ void             pl_text_attention_unref    (PlTextAttention *self);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PlTextAttention, pl_text_attention_unref)
 
 /* Readable text of each token: what it stands for in the text (a byte-level
- * BPE token's "Ġworld" is " world"), special tokens by name ("[CLS]"). */
+ * BPE token's "Ġworld" is " world"), special tokens by name ("[CLS]"). A
+ * byte-level token holding part of a character shows those bytes as \xHH. */
 char           **pl_text_token_labels       (PlTokenizer     *tokenizer,
                                              const int       *ids,
                                              gsize            n_ids);
