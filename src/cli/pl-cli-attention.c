@@ -84,12 +84,13 @@ run_text (const char               *path,
       guint l = layer > 0 ? (guint) layer - 1 : 0, h = head >= 0 ? (guint) head : 0;
       g_autoptr(PlMatrix) map = pl_text_attention_get_map (sentence, l, h);
       g_autoptr(PlFigure) figure = pl_figure_new_heatmap (map, 0);
-      g_autofree char *title = g_strdup_printf ("%s — layer %u, head %u", pl_model_get_name (model), l + 1, h);
+      /* Translators: figure title: model — layer, head (counted from 0, as --head) */
+      g_autofree char *title = g_strdup_printf (_("%s — layer %u, head %u"), pl_model_get_name (model), l + 1, h);
 
       pl_figure_set_tick_labels (figure, (const char * const *) sentence->labels, t);
       pl_figure_set_title (figure, title);
-      pl_figure_set_axis_labels (figure, "Key token", "Query token");
-      pl_figure_set_value_label (figure, "Attention");
+      pl_figure_set_axis_labels (figure, _("Key token"), _("Query token"));
+      pl_figure_set_value_label (figure, _("Attention"));
       if (!pl_cli_figure_write (figure, out, options, &error))
         return pl_cli_fail (error);
       printf ("%s: attention of layer %u, head %u over %u tokens\n", out, l + 1, h, t);
