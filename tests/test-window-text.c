@@ -9,6 +9,7 @@
 #include "pl-attention-page.h"
 #include "pl-attention-text.h"
 #include "pl-export-dialog.h"
+#include "pl-similarity-page.h"
 #include "pl-test-util.h"
 #include "pl-test-window.h"
 #include "pl-window.h"
@@ -157,6 +158,49 @@ direct_forward (void)
   return result;
 }
 
+/* The figure on screen colours every cell by the forward pass's own value:
+ * rendered here, each cell's centre has the colour map's colour of the
+ * directly computed weight (or of a neighbouring entry, for values within
+ * 1e-6 of an entry's edge). */
+static void
+assert_cells_coloured (PlFigure       *figure,
+                       const PlMatrix *expected,
+                       gsize           first_row,
+                       gsize           t)
+{
+  cairo_surface_t *surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 900, 800);
+  cairo_t *cr = cairo_create (surface);
+  cairo_rectangle_t plot;
+  const guint8 *data;
+  int stride;
+  double lo, hi;
+
+  pl_figure_set_colormap (figure, PL_COLORMAP_VIRIDIS);
+  pl_figure_set_reversed (figure, FALSE);
+  pl_figure_render (figure, cr, 900, 800);
+  cairo_destroy (cr);
+  cairo_surface_flush (surface);
+  pl_figure_get_plot_area (figure, &plot);
+  pl_figure_get_range (figure, &lo, &hi);
+  data = cairo_image_surface_get_data (surface);
+  stride = cairo_image_surface_get_stride (surface);
+  for (gsize i = 0; i < t; i++)
+    for (gsize j = 0; j < t; j++)
+      {
+        int x = (int) (plot.x + (j + 0.5) / t * plot.width);
+        int y = (int) (plot.y + (i + 0.5) / t * plot.height);
+        guint32 pixel = *(const guint32 *) (gconstpointer) (data + (gsize) y * stride + (gsize) x * 4) & 0xffffff;
+        double u = (pl_matrix_get (expected, first_row + i, j) - lo) / (hi - lo);
+
+        if (pixel != pl_colormap_lookup (PL_COLORMAP_VIRIDIS, FALSE, u) &&
+            pixel != pl_colormap_lookup (PL_COLORMAP_VIRIDIS, FALSE, u + 1.0 / 256) &&
+            pixel != pl_colormap_lookup (PL_COLORMAP_VIRIDIS, FALSE, u - 1.0 / 256))
+          g_error ("cell (%zu, %zu): pixel %06x is not the colour of %g", i, j, pixel,
+                   pl_matrix_get (expected, first_row + i, j));
+      }
+  cairo_surface_destroy (surface);
+}
+
 static void
 test_sentence_matches_forward (void)
 {
@@ -212,6 +256,8 @@ test_sentence_matches_forward (void)
     g_assert_nonnull (figure);
     g_assert_true (figure == pl_attention_text_get_figure (text_view ()));
     g_assert_cmpstr (name, ==, "mini-gpt2-text-layer-2-head-2");
+    /* Layer 2, head 2: rows 1·T … 2·T − 1 of the second layer's maps. */
+    assert_cells_coloured (figure, expected->attentions[1], 1 * t, t);
   }
 }
 
@@ -294,6 +340,18 @@ models_at_least_five (gpointer data)
   return g_list_model_get_n_items (pl_window_get_models (window)) >= 5;
 }
 
+static gboolean
+similarity_ready (gpointer page)
+{
+  return !pl_similarity_page_get_busy (page) && pl_similarity_page_get_figure (page) != NULL;
+}
+
+static gboolean
+stats_ready (gpointer page)
+{
+  return !pl_attention_page_get_busy (page) && pl_attention_page_get_stats (page) != NULL;
+}
+
 /* A checkpoint without tokenizer files: the Text view says why text is off,
  * the entry is off, and the rest of the view still works on random ids. */
 static void
@@ -305,6 +363,9 @@ test_no_tokenizer (void)
   g_autoptr(GFile) file = NULL;
   AdwStatusPage *status = pl_attention_text_get_status (text_view ());
 
+  /* Back to the stored table: the copy needs no layer's positional component,
+   * which the other views would otherwise compute from forward passes. */
+  pl_workspace_set_layer (pl_window_get_workspace (window), PL_LAYER_TABLE);
   for (guint i = 0; i < G_N_ELEMENTS (files); i++)
     {
       g_autofree char *from = pl_test_demo ("mini-gpt2", files[i], NULL);
@@ -326,6 +387,10 @@ test_no_tokenizer (void)
   g_assert_false (gtk_widget_get_sensitive (GTK_WIDGET (pl_attention_text_get_entry (text_view ()))));
   g_assert_null (pl_page_get_figure (PL_PAGE (attention_page ())));
   g_assert_null (pl_attention_text_get_result (text_view ()));
+
+  /* The other sub-views run this model on random ids; let them finish
+   * before its files go (a worker reading deleted files would fail). */
+  pl_test_wait_until (stats_ready, attention_page (), "the copy's attention statistics");
 
   /* Back on a model with a tokenizer, text input is on again. */
   select_model_named ("mini-gpt2");
@@ -355,6 +420,9 @@ main (int argc, char *argv[])
   g_test_add_func ("/pl/window-text/empty-and-too-long", test_empty_and_too_long);
   g_test_add_func ("/pl/window-text/no-tokenizer", test_no_tokenizer);
   status = g_test_run ();
+  /* Workers still running at exit would compute into a process being torn down. */
+  pl_test_wait_until (stats_ready, attention_page (), "the last attention statistics");
+  pl_test_wait_until (similarity_ready, pl_window_get_page (window, "similarity"), "the last heatmap");
 
   gtk_window_destroy (GTK_WINDOW (window));
   g_clear_object (&app);
