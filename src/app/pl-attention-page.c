@@ -155,14 +155,17 @@ show_position_only (PlAttentionPage *self)
 static void
 redraw (PlAttentionPage *self)
 {
-  if (self->stats != NULL)
-    {
-      show_offsets (self);
-      show_distances (self);
-    }
-  if (self->position_only != NULL)
+  const char *view = gtk_stack_get_visible_child_name (self->views);
+
+  /* Only the sub-view on screen is drawn; the others when they are shown. */
+  if (self->stats != NULL && g_strcmp0 (view, "offsets") == 0)
+    show_offsets (self);
+  else if (self->stats != NULL && g_strcmp0 (view, "distances") == 0)
+    show_distances (self);
+  else if (self->position_only != NULL && g_strcmp0 (view, "position-only") == 0)
     show_position_only (self);
-  pl_attention_text_redraw (self->text_view);
+  else if (g_strcmp0 (view, "text") == 0)
+    pl_attention_text_redraw (self->text_view);
 }
 
 /* Fills the layer and head pickers for the model and follows the workspace. */

@@ -16,6 +16,8 @@ struct _PlComparePage
 {
   GtkWidget      parent_instance;
 
+  gboolean         stale;          /* asked while hidden: answered when shown */
+
   PlWorkspace   *workspace;
   PlPageRunner  *runners[2];
   PlMatrix      *answers[2];
@@ -160,6 +162,17 @@ static void
 refresh (PlComparePage *self)
 {
   const PlPageAnswerFunc answered[2] = { on_first_answer, on_second_answer };
+
+  /* A hidden view waits until it is shown: no work, no figures, for what
+   * nobody looks at. */
+  if (!gtk_widget_get_mapped (GTK_WIDGET (self)))
+    {
+      pl_page_runner_cancel (self->runners[0]);
+      pl_page_runner_cancel (self->runners[1]);
+      self->stale = TRUE;
+      return;
+    }
+  self->stale = FALSE;
 
   if (self->workspace == NULL || self->rebuilding_names)
     return;
@@ -309,12 +322,23 @@ pl_compare_page_dispose (GObject *object)
 }
 
 static void
+pl_compare_page_map (GtkWidget *widget)
+{
+  PlComparePage *self = PL_COMPARE_PAGE (widget);
+
+  GTK_WIDGET_CLASS (pl_compare_page_parent_class)->map (widget);
+  if (self->stale)
+    refresh (self);
+}
+
+static void
 pl_compare_page_class_init (PlComparePageClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   object_class->dispose = pl_compare_page_dispose;
+  widget_class->map = pl_compare_page_map;
 
   g_type_ensure (PL_TYPE_FIGURE_VIEW);
 

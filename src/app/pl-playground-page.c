@@ -18,6 +18,8 @@ struct _PlPlaygroundPage
 {
   GtkWidget       parent_instance;
 
+  gboolean         stale;          /* asked while hidden: answered when shown */
+
   PlWorkspace    *workspace;
   GCancellable   *cancellable;
   PlMatrix       *matrix;
@@ -146,6 +148,17 @@ refresh (PlPlaygroundPage *self)
   g_autofree char *base_text = NULL;
   Spec *spec;
 
+  /* A hidden view waits until it is shown: no work, no figures, for what
+   * nobody looks at. */
+  if (!gtk_widget_get_mapped (GTK_WIDGET (self)))
+    {
+      g_cancellable_cancel (self->cancellable);
+      g_clear_object (&self->cancellable);
+      self->stale = TRUE;
+      return;
+    }
+  self->stale = FALSE;
+
   base_text = g_strdup_printf ("%.0f", get_base (self));
   gtk_label_set_text (self->base_label, base_text);
   if (self->workspace == NULL)
@@ -268,12 +281,23 @@ pl_playground_page_dispose (GObject *object)
 }
 
 static void
+pl_playground_page_map (GtkWidget *widget)
+{
+  PlPlaygroundPage *self = PL_PLAYGROUND_PAGE (widget);
+
+  GTK_WIDGET_CLASS (pl_playground_page_parent_class)->map (widget);
+  if (self->stale)
+    refresh (self);
+}
+
+static void
 pl_playground_page_class_init (PlPlaygroundPageClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   object_class->dispose = pl_playground_page_dispose;
+  widget_class->map = pl_playground_page_map;
 
   g_type_ensure (PL_TYPE_FIGURE_VIEW);
 

@@ -20,6 +20,8 @@ struct _PlSimilarityPage
 {
   GtkWidget        parent_instance;
 
+  gboolean         stale;          /* asked while hidden: answered when shown */
+
   PlWorkspace     *workspace;
   PlPageRunner    *runner;
   PlMatrix        *shown;          /* the matrix on screen, for the hover readout */
@@ -118,6 +120,16 @@ refresh (PlSimilarityPage *self)
 {
   g_autofree char *key = NULL;
   PlModel *model = self->workspace ? pl_workspace_get_model (self->workspace) : NULL;
+
+  /* A hidden view waits until it is shown: no work, no figures, for what
+   * nobody looks at. */
+  if (!gtk_widget_get_mapped (GTK_WIDGET (self)))
+    {
+      pl_page_runner_cancel (self->runner);
+      self->stale = TRUE;
+      return;
+    }
+  self->stale = FALSE;
 
   if (model == NULL)
     {
@@ -302,12 +314,23 @@ pl_similarity_page_dispose (GObject *object)
 }
 
 static void
+pl_similarity_page_map (GtkWidget *widget)
+{
+  PlSimilarityPage *self = PL_SIMILARITY_PAGE (widget);
+
+  GTK_WIDGET_CLASS (pl_similarity_page_parent_class)->map (widget);
+  if (self->stale)
+    refresh (self);
+}
+
+static void
 pl_similarity_page_class_init (PlSimilarityPageClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   object_class->dispose = pl_similarity_page_dispose;
+  widget_class->map = pl_similarity_page_map;
 
   g_type_ensure (PL_TYPE_FIGURE_VIEW);
   g_type_ensure (PL_TYPE_LAYER_PICKER);

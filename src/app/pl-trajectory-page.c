@@ -18,6 +18,8 @@ struct _PlTrajectoryPage
 {
   GtkWidget        parent_instance;
 
+  gboolean         stale;          /* asked while hidden: answered when shown */
+
   PlWorkspace     *workspace;
   PlPageRunner    *runner;
   PlPca           *shown;
@@ -131,6 +133,16 @@ refresh (PlTrajectoryPage *self)
 {
   g_autofree char *key = NULL;
   PlModel *model = self->workspace ? pl_workspace_get_model (self->workspace) : NULL;
+
+  /* A hidden view waits until it is shown: no work, no figures, for what
+   * nobody looks at. */
+  if (!gtk_widget_get_mapped (GTK_WIDGET (self)))
+    {
+      pl_page_runner_cancel (self->runner);
+      self->stale = TRUE;
+      return;
+    }
+  self->stale = FALSE;
 
   if (model == NULL)
     {
@@ -273,12 +285,23 @@ pl_trajectory_page_dispose (GObject *object)
 }
 
 static void
+pl_trajectory_page_map (GtkWidget *widget)
+{
+  PlTrajectoryPage *self = PL_TRAJECTORY_PAGE (widget);
+
+  GTK_WIDGET_CLASS (pl_trajectory_page_parent_class)->map (widget);
+  if (self->stale)
+    refresh (self);
+}
+
+static void
 pl_trajectory_page_class_init (PlTrajectoryPageClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   object_class->dispose = pl_trajectory_page_dispose;
+  widget_class->map = pl_trajectory_page_map;
 
   g_type_ensure (PL_TYPE_FIGURE_VIEW);
   g_type_ensure (PL_TYPE_LAYER_PICKER);

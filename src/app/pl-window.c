@@ -297,6 +297,13 @@ pl_window_dispose (GObject *object)
   PlWindow *self = PL_WINDOW (object);
 
   gtk_widget_dispose_template (GTK_WIDGET (self), PL_TYPE_WINDOW);
+  /* The views go first, cancelling what they asked; then the workers they
+   * started are given a moment to notice, so none computes into a closed window
+   * or past the end of the process. */
+  adw_application_window_set_content (ADW_APPLICATION_WINDOW (self), NULL);
+  if (self->workspace != NULL &&
+      !pl_analysis_cache_wait_idle (pl_workspace_get_cache (self->workspace), 5000))
+    g_debug ("Workers were still running when the window closed");
   g_clear_object (&self->models);
   g_clear_object (&self->workspace);
   g_clear_object (&self->settings);

@@ -11,6 +11,11 @@ struct _PlAnalysisCache
 {
   GObject     parent_instance;
   GHashTable *answers;   /* key → GValue* */
+
+  /* Workers running now, for pl_analysis_cache_wait_idle() */
+  GMutex      running_lock;
+  GCond       running_cond;
+  guint       running;
 };
 
 G_DEFINE_FINAL_TYPE (PlAnalysisCache, pl_analysis_cache, G_TYPE_OBJECT)
@@ -149,12 +154,21 @@ run_thread (GTask        *task,
             gpointer      task_data,
             GCancellable *cancellable)
 {
+  PlAnalysisCache *self = source_object;
   PlAnalysisJob *job = task_data;
   GError *error = NULL;
+  gboolean ok;
 
   lower_thread_priority ();
-  if (g_cancellable_set_error_if_cancelled (cancellable, &error) ||
-      !job->func (job, job->input, &job->result, &error))
+  ok = !g_cancellable_set_error_if_cancelled (cancellable, &error) &&
+       job->func (job, job->input, &job->result, &error);
+
+  g_mutex_lock (&self->running_lock);
+  self->running--;
+  g_cond_broadcast (&self->running_cond);
+  g_mutex_unlock (&self->running_lock);
+
+  if (!ok)
     {
       g_task_return_error (task, error);
       return;
@@ -210,7 +224,27 @@ pl_analysis_cache_run_async (PlAnalysisCache        *self,
       g_task_return_boolean (task, TRUE);
       return;
     }
+  g_mutex_lock (&self->running_lock);
+  self->running++;
+  g_mutex_unlock (&self->running_lock);
   g_task_run_in_thread (task, run_thread);
+}
+
+gboolean
+pl_analysis_cache_wait_idle (PlAnalysisCache *self,
+                             guint            timeout_ms)
+{
+  gint64 end = g_get_monotonic_time () + (gint64) timeout_ms * 1000;
+  gboolean idle;
+
+  g_return_val_if_fail (PL_IS_ANALYSIS_CACHE (self), FALSE);
+
+  g_mutex_lock (&self->running_lock);
+  while (self->running > 0 && g_cond_wait_until (&self->running_cond, &self->running_lock, end))
+    ;
+  idle = self->running == 0;
+  g_mutex_unlock (&self->running_lock);
+  return idle;
 }
 
 const GValue *
@@ -271,6 +305,8 @@ pl_analysis_cache_finalize (GObject *object)
   PlAnalysisCache *self = PL_ANALYSIS_CACHE (object);
 
   g_clear_pointer (&self->answers, g_hash_table_unref);
+  g_mutex_clear (&self->running_lock);
+  g_cond_clear (&self->running_cond);
   G_OBJECT_CLASS (pl_analysis_cache_parent_class)->finalize (object);
 }
 
@@ -284,4 +320,6 @@ static void
 pl_analysis_cache_init (PlAnalysisCache *self)
 {
   self->answers = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, free_value);
+  g_mutex_init (&self->running_lock);
+  g_cond_init (&self->running_cond);
 }

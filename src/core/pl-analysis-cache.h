@@ -51,6 +51,11 @@ void             pl_analysis_cache_run_async  (PlAnalysisCache         *self,
 const GValue    *pl_analysis_cache_run_finish (PlAnalysisCache         *self,
                                                GAsyncResult            *result,
                                                GError                 **error);
+/* Waits up to TIMEOUT_MS for the workers still running (cancelled ones stop
+ * at their next check), so nothing computes after the window is gone.
+ * Returns FALSE when some were still running at the timeout. */
+gboolean         pl_analysis_cache_wait_idle  (PlAnalysisCache         *self,
+                                               guint                    timeout_ms);
 /* Forgets every answer whose key starts with PREFIX (NULL: all). */
 void             pl_analysis_cache_forget     (PlAnalysisCache         *self,
                                                const char              *prefix);

@@ -151,9 +151,16 @@ load_layer (PlTransformer  *self,
 
   for (guint i = 0; i < 6 && ok; i++)
     {
-      part[i] = load (func, data, qkv[i], l, i < 3 ? h : 1, h, i >= 3, error);
-      ok = part[i] != NULL || i >= 3;
-      if (part[i] == NULL && i >= 3 && ok)
+      g_autoptr(GError) local_error = NULL;
+
+      /* A missing bias is zero; a bias that cannot be read is an error. */
+      part[i] = load (func, data, qkv[i], l, i < 3 ? h : 1, h, i >= 3, &local_error);
+      if (local_error != NULL)
+        {
+          g_propagate_error (error, g_steal_pointer (&local_error));
+          ok = FALSE;
+        }
+      else if (part[i] == NULL)
         part[i] = constant_row (h, 0);
     }
   if (ok)
