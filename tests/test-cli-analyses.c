@@ -6,8 +6,11 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "pl-attention-stats.h"
 #include "pl-colormap.h"
+#include "pl-model.h"
 #include "pl-figure.h"
+#include "pl-similarity.h"
 #include "pl-test-util.h"
 
 /* Runs poslens-cli (POSLENS_CLI) with the NULL-terminated arguments; returns
@@ -547,6 +550,40 @@ test_errors (void)
     }
 }
 
+/* --layer L takes the layer's positional component (its own tests compare it
+ * with Hugging Face's hidden states): the command's answer is the library's,
+ * and a layer the model lacks is refused with exit 2. */
+static void
+test_layer (void)
+{
+  g_autofree char *dir = pl_test_tmpdir ();
+  g_autofree char *path = pl_test_demo ("mini-gpt2", NULL);
+  g_autofree char *out = g_build_filename (dir, "layer.h5", NULL);
+  g_autofree char *err = NULL;
+  g_autoptr(PlModel) model = pl_model_open (path, NULL, NULL);
+  g_autoptr(PlMatrix) component = NULL;
+  g_autoptr(PlMatrix) expected = NULL;
+  g_autoptr(PlMatrix) sim = NULL;
+
+  g_assert_cmpint (run_cli (NULL, NULL, "similarity", path, "--layer", "2", "--center", "--out", out, NULL), ==, 0);
+  sim = pl_test_read_h5 (out, "/similarity");
+  component = pl_attention_positional_component (model, 2, 8, 0, 1, NULL, NULL, NULL, NULL);
+  g_assert_nonnull (component);
+  expected = pl_similarity_compute (component, PL_SIMILARITY_COSINE, TRUE, NULL);
+  g_assert_cmpfloat (pl_test_max_abs_diff (sim, expected), <, 1e-6);
+  /* Not the table's answer: the layer changed the positions. */
+  {
+    g_autoptr(PlMatrix) table = pl_model_read_positions (model, NULL);
+    g_autoptr(PlMatrix) table_sim = pl_similarity_compute (table, PL_SIMILARITY_COSINE, TRUE, NULL);
+    g_assert_cmpfloat (pl_test_max_abs_diff (sim, table_sim), >, 0.05);
+  }
+
+  g_assert_cmpint (run_cli (NULL, &err, "pca", path, "--layer", "9", "--out", out, NULL), ==, 2);
+  g_assert_nonnull (strstr (err, "--layer 9"));
+  g_assert_null (strchr (g_strstrip (err), '\n'));
+  pl_test_rmtree (dir);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -556,6 +593,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/pl/cli-analyses/pca", test_pca);
   g_test_add_func ("/pl/cli-analyses/probe", test_probe);
   g_test_add_func ("/pl/cli-analyses/errors", test_errors);
+  g_test_add_func ("/pl/cli-analyses/layer", test_layer);
   g_test_add_func ("/pl/cli-analyses/similarity-figure", test_similarity_figure);
   g_test_add_func ("/pl/cli-analyses/pca-figure", test_pca_figure);
   g_test_add_func ("/pl/cli-analyses/probe-figure", test_probe_figure);

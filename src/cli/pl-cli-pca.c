@@ -41,6 +41,7 @@ pl_cli_pca (int    argc,
   g_autoptr(PlPca) pca = NULL;
   g_autofree char *rows = NULL;
   g_autofree char *dataset = NULL;
+  int layer = PL_CLI_TABLE_LAYER;
   g_autofree char *out = NULL;
   int components = 3;
   PlMatrixFormat format;
@@ -49,6 +50,7 @@ pl_cli_pca (int    argc,
     { "components", 'k', 0, G_OPTION_ARG_INT, &components, N_("How many components, 1 to 16 (default 3)"), N_("K") },
     { "rows", 'r', 0, G_OPTION_ARG_STRING, &rows, N_("Only positions FIRST to END − 1"), N_("FIRST:END") },
     { "dataset", 'd', 0, G_OPTION_ARG_STRING, &dataset, N_("Use this 2-D dataset as a plain position table"), N_("NAME") },
+    PL_CLI_LAYER_OPTION (layer),
     { "out", 'o', 0, G_OPTION_ARG_FILENAME, &out, N_("Write /projection and /explained_variance_ratio here (.h5, .csv, .npy)"), N_("FILE") },
     { NULL }
   };
@@ -68,7 +70,7 @@ pl_cli_pca (int    argc,
   if (!pl_cli_figure_is_figure_path (out) && !pl_matrix_format_from_path (out, &format, &error))
     return pl_cli_usage ("pca", error->message);
 
-  if (!(table = pl_cli_read_positions (argv[1], dataset, rows, &error)) ||
+  if (!(table = pl_cli_read_positions (argv[1], dataset, rows, layer, &error)) ||
       !(pca = pl_pca_compute (table, (guint) components, &error)) ||
       !(pl_cli_figure_is_figure_path (out)
         ? pl_cli_figure_write_pca (pca, rows, out, &figure, &error)

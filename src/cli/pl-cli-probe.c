@@ -83,6 +83,7 @@ pl_cli_probe (int    argc,
   g_autofree char *folds = NULL;
   g_autofree char *rows = NULL;
   g_autofree char *dataset = NULL;
+  int layer = PL_CLI_TABLE_LAYER;
   gint64 seed = 0;
   int pairs = 512;
   gboolean json = FALSE;
@@ -96,6 +97,7 @@ pl_cli_probe (int    argc,
     { "pairs", 'p', 0, G_OPTION_ARG_INT, &pairs, N_("Position pairs for the relative-order probe (default 512)"), N_("N") },
     { "rows", 'r', 0, G_OPTION_ARG_STRING, &rows, N_("Only positions FIRST to END − 1"), N_("FIRST:END") },
     { "dataset", 'd', 0, G_OPTION_ARG_STRING, &dataset, N_("Use this 2-D dataset as a plain position table"), N_("NAME") },
+    PL_CLI_LAYER_OPTION (layer),
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print JSON"), NULL },
     { "out", 'o', 0, G_OPTION_ARG_FILENAME, &out, N_("Also draw the results as a table: .png, .svg or .pdf"), N_("FILE") },
     { NULL }
@@ -122,7 +124,7 @@ pl_cli_probe (int    argc,
   options.seed = (guint32) seed;
   options.n_pairs = (guint) pairs;
 
-  if (!(table = pl_cli_read_positions (argv[1], dataset, rows, &error)) ||
+  if (!(table = pl_cli_read_positions (argv[1], dataset, rows, layer, &error)) ||
       !pl_probe_run (table, &options, &result, &error))
     return pl_cli_fail (error);
   print_result (&result, &options, json);

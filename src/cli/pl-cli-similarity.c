@@ -33,6 +33,7 @@ pl_cli_similarity (int    argc,
   g_autofree char *metric_name = NULL;
   g_autofree char *rows = NULL;
   g_autofree char *dataset = NULL;
+  int layer = PL_CLI_TABLE_LAYER;
   g_autofree char *out = NULL;
   gboolean center = FALSE;
   PlSimilarityMetric metric = PL_SIMILARITY_COSINE;
@@ -43,6 +44,7 @@ pl_cli_similarity (int    argc,
     { "center", 'c', 0, G_OPTION_ARG_NONE, &center, N_("Subtract the mean row first"), NULL },
     { "rows", 'r', 0, G_OPTION_ARG_STRING, &rows, N_("Only positions FIRST to END − 1"), N_("FIRST:END") },
     { "dataset", 'd', 0, G_OPTION_ARG_STRING, &dataset, N_("Use this 2-D dataset as a plain position table"), N_("NAME") },
+    PL_CLI_LAYER_OPTION (layer),
     { "out", 'o', 0, G_OPTION_ARG_FILENAME, &out, N_("Write the n × n matrix here (.h5, .csv, .npy)"), N_("FILE") },
     { NULL }
   };
@@ -62,7 +64,7 @@ pl_cli_similarity (int    argc,
   if (!pl_cli_figure_is_figure_path (out) && !pl_matrix_format_from_path (out, &format, &error))
     return pl_cli_usage ("similarity", error->message);
 
-  if (!(table = pl_cli_read_positions (argv[1], dataset, rows, &error)) ||
+  if (!(table = pl_cli_read_positions (argv[1], dataset, rows, layer, &error)) ||
       !(similarity = pl_similarity_compute (table, metric, center, &error)) ||
       !(pl_cli_figure_is_figure_path (out)
         ? pl_cli_figure_write_similarity (similarity, metric, rows, out, &figure, &error)

@@ -5,6 +5,7 @@
 
 #include "pl-cli.h"
 #include "pl-error.h"
+#include "pl-attention-stats.h"
 #include "pl-model.h"
 
 /* "A:B" → first = A, count = B − A over N rows; A or B may be left out
@@ -39,10 +40,15 @@ pl_cli_parse_rows (const char  *spec,
   return TRUE;
 }
 
+/* Random inputs averaged for a layer's positional component, as in the window. */
+#define LAYER_SEQUENCES 8
+#define LAYER_SEED      1
+
 PlMatrix *
 pl_cli_read_positions (const char  *path,
                        const char  *dataset,
                        const char  *rows,
+                       int          layer,
                        GError     **error)
 {
   g_autoptr(PlModel) model = NULL;
@@ -51,7 +57,19 @@ pl_cli_read_positions (const char  *path,
 
   if (!(model = pl_model_open (path, dataset, error)))
     return NULL;
-  if (!(positions = pl_model_read_positions (model, error)))
+  if (layer > (int) pl_model_get_n_layers (model))
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT,
+                   "--layer %d: %s has %u layers (0 is the embedding output)",
+                   layer, pl_model_get_name (model), pl_model_get_n_layers (model));
+      return NULL;
+    }
+  if (layer >= 0)
+    positions = pl_attention_positional_component (model, (guint) layer, LAYER_SEQUENCES, 0, LAYER_SEED,
+                                                   NULL, NULL, NULL, error);
+  else
+    positions = pl_model_read_positions (model, error);
+  if (positions == NULL)
     return NULL;
   if (rows == NULL)
     return g_steal_pointer (&positions);

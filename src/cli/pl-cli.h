@@ -23,10 +23,18 @@ int pl_cli_tokenize (int argc, char **argv);
 
 /* Shared by the table analyses (pl-cli-table.c). */
 /* The real positions of PATH (DATASET as a plain table when given), rows
- * "A:B" of them when ROWS is given. */
+ * "A:B" of them when ROWS is given. LAYER ≥ 0 takes the positional component
+ * of that layer instead (0: the embedding output): the mean hidden state at
+ * each position over random inputs. PL_CLI_TABLE_LAYER: the table itself. */
+#define PL_CLI_TABLE_LAYER (-1)
+#define PL_CLI_LAYER_OPTION(var) \
+  { "layer", 'l', 0, G_OPTION_ARG_INT, &(var), \
+    N_("Positions after layer L: the mean hidden state at each position over random inputs (0: the embeddings)"), \
+    N_("L") }
 PlMatrix *pl_cli_read_positions (const char  *path,
                                  const char  *dataset,
                                  const char  *rows,
+                                 int          layer,
                                  GError     **error);
 gboolean  pl_cli_parse_rows     (const char  *spec,
                                  gsize        n,
