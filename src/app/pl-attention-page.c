@@ -41,6 +41,7 @@ struct _PlAttentionPage
   GtkStack          *content;
   AdwStatusPage     *empty_page;
   GtkStack          *views;
+  GtkWidget         *switcher;
   PlFigureView      *offsets_view;
   PlFigureView      *distances_view;
   PlFigureView      *position_view;
@@ -382,8 +383,29 @@ on_head_selected (PlAttentionPage *self)
 }
 
 static void
+on_view_button_toggled (PlAttentionPage *self,
+                        GtkToggleButton *button)
+{
+  if (gtk_toggle_button_get_active (button))
+    gtk_stack_set_visible_child_name (self->views, gtk_widget_get_name (GTK_WIDGET (button)));
+}
+
+/* Keeps the buttons in step when the view changes from code. */
+static void
+sync_view_buttons (PlAttentionPage *self)
+{
+  const char *view = gtk_stack_get_visible_child_name (self->views);
+
+  for (GtkWidget *b = gtk_widget_get_first_child (self->switcher); b != NULL; b = gtk_widget_get_next_sibling (b))
+    if (g_strcmp0 (gtk_widget_get_name (b), view) == 0 && !gtk_toggle_button_get_active (GTK_TOGGLE_BUTTON (b)))
+      gtk_toggle_button_set_active (GTK_TOGGLE_BUTTON (b), TRUE);
+}
+
+static void
 on_view_changed (PlAttentionPage *self)
 {
+  if (self->switcher != NULL)
+    sync_view_buttons (self);
   if (self->workspace != NULL)
     redraw (self);
 }
@@ -538,6 +560,8 @@ pl_attention_page_class_init (PlAttentionPageClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, on_layer_selected);
   gtk_widget_class_bind_template_callback (widget_class, on_head_selected);
   gtk_widget_class_bind_template_callback (widget_class, on_view_changed);
+  gtk_widget_class_bind_template_callback (widget_class, on_view_button_toggled);
+  gtk_widget_class_bind_template_child (widget_class, PlAttentionPage, switcher);
   gtk_widget_class_bind_template_callback (widget_class, on_hover);
 }
 

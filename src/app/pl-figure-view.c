@@ -32,6 +32,13 @@ struct _PlFigureView
   guint      select_anchor;
   guint      highlight_start;
   guint      highlight_end;
+
+  /* The figure as last drawn, at this size and scale: frames that do not
+   * change it (a progress bar, a hover, a highlight) only paint the texture. */
+  GdkTexture *rendered;
+  int         rendered_width;
+  int         rendered_height;
+  int         rendered_scale;
 };
 
 G_DEFINE_FINAL_TYPE (PlFigureView, pl_figure_view, GTK_TYPE_WIDGET)
@@ -66,12 +73,21 @@ pl_figure_view_get_figure (PlFigureView *self)
   return self->figure;
 }
 
+void
+pl_figure_view_invalidate (PlFigureView *self)
+{
+  g_return_if_fail (PL_IS_FIGURE_VIEW (self));
+
+  g_clear_object (&self->rendered);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
 static void
 apply_view (PlFigureView *self)
 {
   if (self->figure != NULL && self->grid_columns > 0)
     pl_figure_set_view (self->figure, self->x0, self->y0, self->x1, self->y1);
-  gtk_widget_queue_draw (GTK_WIDGET (self));
+  pl_figure_view_invalidate (self);
 }
 
 void
@@ -88,6 +104,7 @@ pl_figure_view_set_figure (PlFigureView *self,
   same_grid = grid_columns == self->grid_columns && grid_rows == self->grid_rows;
   if (!g_set_object (&self->figure, figure))
     return;
+  g_clear_object (&self->rendered);
 
   self->grid_columns = grid_columns;
   self->grid_rows = grid_rows;
@@ -234,7 +251,7 @@ on_drag_update (GtkGestureDrag *gesture,
     {
       pl_figure_set_rotation (self->figure, self->drag_azimuth - dx * 0.5,
                               CLAMP (self->drag_elevation + dy * 0.5, -90, 90));
-      gtk_widget_queue_draw (GTK_WIDGET (self));
+      pl_figure_view_invalidate (self);
       g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FIGURE]);
       return;
     }
@@ -374,18 +391,47 @@ pl_figure_view_snapshot (GtkWidget   *widget,
   PlFigureView *self = PL_FIGURE_VIEW (widget);
   int width = gtk_widget_get_width (widget);
   int height = gtk_widget_get_height (widget);
+  int scale = gtk_widget_get_scale_factor (widget);
   cairo_t *cr;
 
   if (self->figure == NULL || width <= 0 || height <= 0)
     return;
 
-  cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, 0, width, height));
-  pl_figure_render (self->figure, cr, width, height);
-  if (self->highlight_end > self->highlight_start && self->grid_columns > 0)
-    draw_highlight (self, cr);
-  else if (self->highlight_end > self->highlight_start)
-    draw_highlight_points (self, cr);
-  cairo_destroy (cr);
+  if (self->rendered == NULL || self->rendered_width != width || self->rendered_height != height ||
+      self->rendered_scale != scale)
+    {
+      g_autoptr(GBytes) bytes = NULL;
+      cairo_surface_t *surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, width * scale, height * scale);
+
+      cr = cairo_create (surface);
+      cairo_scale (cr, scale, scale);
+      pl_figure_render (self->figure, cr, width, height);
+      cairo_destroy (cr);
+      cairo_surface_flush (surface);
+      /* Cairo's ARGB32 is premultiplied B, G, R, A in memory on little-endian machines. */
+      bytes = g_bytes_new_with_free_func (cairo_image_surface_get_data (surface),
+                                          (gsize) cairo_image_surface_get_stride (surface) * height * scale,
+                                          (GDestroyNotify) cairo_surface_destroy, surface);
+      g_clear_object (&self->rendered);
+      self->rendered = gdk_memory_texture_new (width * scale, height * scale,
+                                               G_BYTE_ORDER == G_LITTLE_ENDIAN ? GDK_MEMORY_B8G8R8A8_PREMULTIPLIED
+                                                                               : GDK_MEMORY_A8R8G8B8_PREMULTIPLIED,
+                                               bytes, cairo_image_surface_get_stride (surface));
+      self->rendered_width = width;
+      self->rendered_height = height;
+      self->rendered_scale = scale;
+    }
+  gtk_snapshot_append_texture (snapshot, self->rendered, &GRAPHENE_RECT_INIT (0, 0, width, height));
+
+  if (self->highlight_end > self->highlight_start)
+    {
+      cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, 0, width, height));
+      if (self->grid_columns > 0)
+        draw_highlight (self, cr);
+      else
+        draw_highlight_points (self, cr);
+      cairo_destroy (cr);
+    }
 }
 
 static void
@@ -394,6 +440,7 @@ pl_figure_view_dispose (GObject *object)
   PlFigureView *self = PL_FIGURE_VIEW (object);
 
   g_clear_object (&self->figure);
+  g_clear_object (&self->rendered);
   G_OBJECT_CLASS (pl_figure_view_parent_class)->dispose (object);
 }
 

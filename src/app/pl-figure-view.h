@@ -19,6 +19,8 @@ void       pl_figure_view_set_figure  (PlFigureView *self,
                                        guint         grid_columns,
                                        guint         grid_rows);
 void       pl_figure_view_reset_zoom  (PlFigureView *self);
+/* Draws the figure again after it was changed in place (colours, dark mode). */
+void       pl_figure_view_invalidate  (PlFigureView *self);
 /* Cells [START, END) drawn as selected (END == START: none). */
 void       pl_figure_view_set_highlight (PlFigureView *self,
                                        guint         start,

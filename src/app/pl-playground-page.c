@@ -226,7 +226,7 @@ on_style_changed (PlPlaygroundPage *self)
     if (pl_figure_view_get_figure (views[i]) != NULL)
       {
         pl_view_style_apply (pl_figure_view_get_figure (views[i]), self->workspace);
-        gtk_widget_queue_draw (GTK_WIDGET (views[i]));
+        pl_figure_view_invalidate (views[i]);
       }
 }
 

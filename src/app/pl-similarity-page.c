@@ -167,7 +167,7 @@ on_style_changed (PlSimilarityPage *self)
   if (figure != NULL)
     {
       pl_view_style_apply (figure, self->workspace);
-      gtk_widget_queue_draw (GTK_WIDGET (self->figure_view));
+      pl_figure_view_invalidate (self->figure_view);
     }
 }
 

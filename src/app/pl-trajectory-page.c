@@ -169,8 +169,8 @@ on_style_changed (PlTrajectoryPage *self)
   for (guint i = 0; i < G_N_ELEMENTS (figures); i++)
     if (figures[i] != NULL)
       pl_view_style_apply (figures[i], self->workspace);
-  gtk_widget_queue_draw (GTK_WIDGET (self->figure_view));
-  gtk_widget_queue_draw (GTK_WIDGET (self->variance_view));
+  pl_figure_view_invalidate (self->figure_view);
+  pl_figure_view_invalidate (self->variance_view);
 }
 
 static void
