@@ -490,8 +490,13 @@ test_responsive_during_forward (void)
   g_test_message ("main loop during the forward passes: longest computing %.1f ms, longest gap %.1f ms "
                   "less CPU waits (%.1f ms on the clock)",
                   gaps.worst_cpu / 1000.0, gaps.worst / 1000.0, gaps.worst_wall / 1000.0);
+#ifdef __SANITIZE_ADDRESS__
+  /* Instrumented code runs several times slower: the timings say nothing then. */
+  g_test_message ("built with AddressSanitizer: timings reported, not checked");
+#else
   g_assert_cmpint (gaps.worst_cpu, <, 50000);
   g_assert_cmpint (gaps.worst, <, 250000);
+#endif
 }
 
 int
