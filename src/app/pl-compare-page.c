@@ -163,16 +163,12 @@ refresh (PlComparePage *self)
 {
   const PlPageAnswerFunc answered[2] = { on_first_answer, on_second_answer };
 
-  /* A hidden view waits until it is shown: no work, no figures, for what
-   * nobody looks at. */
-  if (!gtk_widget_get_mapped (GTK_WIDGET (self)))
+  if (pl_page_defer_until_shown (GTK_WIDGET (self), &self->stale))
     {
       pl_page_runner_cancel (self->runners[0]);
       pl_page_runner_cancel (self->runners[1]);
-      self->stale = TRUE;
       return;
     }
-  self->stale = FALSE;
 
   if (self->workspace == NULL || self->rebuilding_names)
     return;

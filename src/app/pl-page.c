@@ -44,3 +44,11 @@ pl_widget_unparent_children (GtkWidget *widget)
   while ((child = gtk_widget_get_first_child (widget)) != NULL)
     gtk_widget_unparent (child);
 }
+
+gboolean
+pl_page_defer_until_shown (GtkWidget *page,
+                           gboolean  *stale)
+{
+  *stale = !gtk_widget_get_mapped (page);
+  return *stale;
+}

@@ -32,6 +32,12 @@ void       pl_page_set_workspace   (PlPage      *self,
 PlFigure  *pl_page_get_figure      (PlPage      *self);
 char      *pl_page_get_export_name (PlPage      *self);
 
+/* A hidden view waits until it is shown: no work and no figures for what
+ * nobody looks at. TRUE (and *STALE set) when PAGE is hidden and should stop;
+ * the page's map handler asks again when *STALE. */
+gboolean   pl_page_defer_until_shown (GtkWidget *page,
+                                      gboolean  *stale);
+
 /* For GtkWidget subclasses built from a template: unparents what is left
  * after gtk_widget_dispose_template(), which clears only bound children. */
 void       pl_widget_unparent_children (GtkWidget *widget);

@@ -148,16 +148,12 @@ refresh (PlPlaygroundPage *self)
   g_autofree char *base_text = NULL;
   Spec *spec;
 
-  /* A hidden view waits until it is shown: no work, no figures, for what
-   * nobody looks at. */
-  if (!gtk_widget_get_mapped (GTK_WIDGET (self)))
+  if (pl_page_defer_until_shown (GTK_WIDGET (self), &self->stale))
     {
       g_cancellable_cancel (self->cancellable);
       g_clear_object (&self->cancellable);
-      self->stale = TRUE;
       return;
     }
-  self->stale = FALSE;
 
   base_text = g_strdup_printf ("%.0f", get_base (self));
   gtk_label_set_text (self->base_label, base_text);

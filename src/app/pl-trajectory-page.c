@@ -134,15 +134,11 @@ refresh (PlTrajectoryPage *self)
   g_autofree char *key = NULL;
   PlModel *model = self->workspace ? pl_workspace_get_model (self->workspace) : NULL;
 
-  /* A hidden view waits until it is shown: no work, no figures, for what
-   * nobody looks at. */
-  if (!gtk_widget_get_mapped (GTK_WIDGET (self)))
+  if (pl_page_defer_until_shown (GTK_WIDGET (self), &self->stale))
     {
       pl_page_runner_cancel (self->runner);
-      self->stale = TRUE;
       return;
     }
-  self->stale = FALSE;
 
   if (model == NULL)
     {
