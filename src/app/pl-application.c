@@ -158,6 +158,7 @@ pl_application_startup (GApplication *app)
 {
   static const char *quit_accels[] = { "<Control>q", NULL };
   static const char *open_accels[] = { "<Control>o", NULL };
+  static const char *open_folder_accels[] = { "<Control><Shift>o", NULL };
   static const char *close_accels[] = { "<Control>w", NULL };
   static const char *export_accels[] = { "<Control>e", NULL };
   static const char *preferences_accels[] = { "<Control>comma", NULL };
@@ -172,6 +173,7 @@ pl_application_startup (GApplication *app)
   g_action_map_add_action_entries (G_ACTION_MAP (app), app_actions, G_N_ELEMENTS (app_actions), app);
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "app.quit", quit_accels);
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.open", open_accels);
+  gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.open-folder", open_folder_accels);
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "window.close", close_accels);
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.export", export_accels);
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "app.preferences", preferences_accels);

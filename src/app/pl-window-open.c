@@ -251,6 +251,22 @@ pl_window_open_action (GtkWidget  *widget,
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
 }
 
+/* A checkpoint folder: through the file portal this grants the whole folder,
+ * so config.json and the tokenizer beside the weights are readable too. */
+void
+pl_window_open_folder_action (GtkWidget  *widget,
+                              const char *action_name,
+                              GVariant   *param)
+{
+  PlWindow *self = PL_WINDOW (widget);
+  GtkFileChooserNative *dialog;
+
+  dialog = gtk_file_chooser_native_new (_("Open Checkpoint Folder"), GTK_WINDOW (self),
+                                        GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER, _("_Open"), _("_Cancel"));
+  g_signal_connect (dialog, "response", G_CALLBACK (on_open_response), self);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
+}
+
 void
 pl_window_open_recent_action (GtkWidget  *widget,
                     const char *action_name,

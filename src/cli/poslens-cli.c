@@ -40,12 +40,12 @@ pl_cli_fail (const GError *error)
 static void
 print_usage (FILE *out)
 {
-  fprintf (out, "Usage: poslens-cli COMMAND [OPTIONS…]\n\n");
+  fprintf (out, "%s\n\n", _("Usage: poslens-cli COMMAND [OPTIONS…]"));
   fprintf (out, "%s\n\n", _("What position embeddings learn, from the command line."));
-  fprintf (out, "Commands:\n");
+  fprintf (out, "%s\n", _("Commands:"));
   for (const Command *c = commands; c->name != NULL; c++)
     fprintf (out, "  %-12s %s\n", c->name, _(c->summary));
-  fprintf (out, "\nRun “poslens-cli COMMAND --help” for a command’s options.\n");
+  fprintf (out, "\n%s\n", _("Run “poslens-cli COMMAND --help” for a command’s options."));
 }
 
 int
@@ -72,7 +72,7 @@ main (int   argc,
     if (strcmp (argv[1], c->name) == 0)
       return c->run (argc - 1, argv + 1);
 
-  fprintf (stderr, "poslens-cli: unknown command “%s”\n", argv[1]);
+  fprintf (stderr, _("poslens-cli: unknown command “%s”\n"), argv[1]);
   print_usage (stderr);
   return PL_CLI_EXIT_USAGE;
 }
