@@ -4,7 +4,9 @@
 #include <glib/gstdio.h>
 #include <hdf5.h>
 #include <math.h>
+#include <string.h>
 
+#include "pl-model.h"
 #include "pl-test-util.h"
 
 static char *
@@ -145,4 +147,42 @@ pl_test_rmtree (const char *path)
   if (dir)
     g_dir_close (dir);
   g_rmdir (path);
+}
+
+static const PlTestTable tables[] = {
+  { "mini-gpt2/reference.h5", "/position_table", "mini-gpt2" },
+  { "mini-bert/reference.h5", "/position_table", "mini-bert" },
+  { "mini-roberta/reference.h5", "/position_table", "mini-roberta" },   /* rows 2..513 */
+  { "sinusoid-512x768.h5", "/reference", NULL },
+};
+
+void
+pl_test_add_table_tests (const char    *prefix,
+                         GTestDataFunc  func)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (tables); i++)
+    {
+      g_autofree char *name = g_strdup (tables[i].reference);
+      g_autofree char *path = NULL;
+
+      *strchr (name, strchr (name, '/') ? '/' : '.') = '\0';
+      path = g_strdup_printf ("%s/%s", prefix, name);
+      g_test_add_data_func (path, &tables[i], func);
+    }
+}
+
+PlMatrix *
+pl_test_read_table (const PlTestTable *t)
+{
+  g_autofree char *path = t->model ? pl_test_demo (t->model, NULL)
+                                   : pl_test_fixture (t->reference, NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PlModel) model = pl_model_open (path, t->model ? NULL : "/position_embeddings", &error);
+  PlMatrix *table;
+
+  g_assert_no_error (error);
+  table = pl_model_read_positions (model, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (table->rows, ==, 512);
+  return table;
 }

@@ -19,6 +19,21 @@ double    pl_test_read_h5_scalar (const char *file,
 /* Largest |a - b| over all elements; NaN when the shapes differ. */
 double    pl_test_max_abs_diff (const PlMatrix *a,
                                 const PlMatrix *b);
+/* The fixtures whose references hold the table analyses (cosine, PCA, probe
+ * MAE): the three demo checkpoints and the sinusoid. */
+typedef struct
+{
+  const char *reference;   /* file under tests/fixtures */
+  const char *group;       /* where its table references are */
+  const char *model;       /* demo checkpoint folder, or NULL for the table in REFERENCE */
+} PlTestTable;
+
+/* Registers FUNC (data: a PlTestTable) once per fixture, as PREFIX/mini-gpt2 … */
+void      pl_test_add_table_tests (const char        *prefix,
+                                   GTestDataFunc      func);
+/* The real positions of a fixture's table, read as the app reads them. */
+PlMatrix *pl_test_read_table      (const PlTestTable *table);
+
 /* A fresh temporary folder, removed with its contents by pl_test_rmtree. */
 char     *pl_test_tmpdir       (void);
 void      pl_test_rmtree       (const char *path);

@@ -24,44 +24,13 @@
 #define MAE_TOL       1e-6
 #define COEF_TOL      1e-5
 
-typedef struct
-{
-  const char *reference;   /* file under tests/fixtures */
-  const char *group;
-  const char *model;       /* demo checkpoint folder, or NULL for the table in REFERENCE */
-} Fixture;
-
-static const Fixture fixtures[] = {
-  { "mini-gpt2/reference.h5", "/position_table", "mini-gpt2" },
-  { "mini-bert/reference.h5", "/position_table", "mini-bert" },
-  { "mini-roberta/reference.h5", "/position_table", "mini-roberta" },   /* rows 2..513 */
-  { "sinusoid-512x768.h5", "/reference", NULL },
-};
-
-/* The real positions of a fixture's table, as the app reads them. */
-static PlMatrix *
-load_table (const Fixture *f)
-{
-  g_autofree char *path = f->model ? pl_test_demo (f->model, NULL)
-                                   : pl_test_fixture (f->reference, NULL);
-  g_autoptr(GError) error = NULL;
-  g_autoptr(PlModel) model = pl_model_open (path, f->model ? NULL : "/position_embeddings", &error);
-  PlMatrix *table;
-
-  g_assert_no_error (error);
-  table = pl_model_read_positions (model, &error);
-  g_assert_no_error (error);
-  g_assert_cmpuint (table->rows, ==, 512);
-  return table;
-}
-
 static void
 check_absolute_fixture (gconstpointer data)
 {
-  const Fixture *f = data;
+  const PlTestTable *f = data;
   g_autofree char *ref_path = pl_test_fixture (f->reference, NULL);
   g_autofree char *name = g_strconcat (f->group, "/position_regression_mae_interleaved", NULL);
-  g_autoptr(PlMatrix) table = load_table (f);
+  g_autoptr(PlMatrix) table = pl_test_read_table (f);
   g_autoptr(GError) error = NULL;
   PlProbeOptions options;
   double want = pl_test_read_h5_scalar (ref_path, name);
@@ -223,15 +192,7 @@ int
 main (int argc, char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
-  for (guint i = 0; i < G_N_ELEMENTS (fixtures); i++)
-    {
-      g_autofree char *name = g_strdup (fixtures[i].reference);
-      g_autofree char *path = NULL;
-
-      *strchr (name, strchr (name, '/') ? '/' : '.') = '\0';
-      path = g_strdup_printf ("/pl/probes/absolute/%s", name);
-      g_test_add_data_func (path, &fixtures[i], check_absolute_fixture);
-    }
+  pl_test_add_table_tests ("/pl/probes/absolute", check_absolute_fixture);
   g_test_add_func ("/pl/probes/absolute/wide", test_absolute_wide);
   g_test_add_func ("/pl/probes/logistic/tall", test_logistic_tall);
   g_test_add_func ("/pl/probes/logistic/wide", test_logistic_wide);
