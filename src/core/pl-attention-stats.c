@@ -259,6 +259,7 @@ pl_attention_position_only (PlTransformer  *transformer,
 {
   const PlTransformerConfig *c;
   g_autoptr(PlMatrix) x = NULL;
+  g_autoptr(PlMatrix) projected = NULL;
   g_autoptr(PlMatrix) q = NULL;
   g_autoptr(PlMatrix) k = NULL;
   PlMatrix *type;
@@ -279,13 +280,18 @@ pl_attention_position_only (PlTransformer  *transformer,
   type = pl_transformer_get_token_type (transformer);
   if (type != NULL)
     for (gsize i = 0; i < t; i++)
-      for (gsize j = 0; j < h; j++)
+      for (gsize j = 0; j < x->cols; j++)
         pl_matrix_row (x, i)[j] += type->data[j];
   pl_transformer_first_norm (transformer, x);
+  /* ELECTRA-small: layer 0 sees the embeddings only after embeddings_project
+   * (Linear with bias, embedding → hidden size), so the position-only term
+   * takes the projected rows, proj(LN(P + type 0)), just as a real input's
+   * proj(LN(token + P + type 0)) reaches the query and key projections. */
+  projected = pl_transformer_project_embeddings (transformer, x);
 
   q = pl_matrix_new (t, h);
   k = pl_matrix_new (t, h);
-  pl_transformer_first_qk (transformer, x, q, k);
+  pl_transformer_first_qk (transformer, projected, q, k);
 
   if (!(out = pl_matrix_try_new (nh * t, t, error)))
     return NULL;

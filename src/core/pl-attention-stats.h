@@ -61,7 +61,9 @@ PlMatrix         *pl_attention_stats_get_profile (PlAttentionStats *self,
  * LN is what the model applies before layer 0's attention: GPT-2's ln_1 of
  * P; for BERT-style models the embedding LayerNorm of P plus the token type 0
  * embedding, because every input carries that row too and the LayerNorm sees
- * the sum. The biases are included because the model always adds them.
+ * the sum. ELECTRA-small's embedding projection (with its bias) follows
+ * that LayerNorm, as it does in the model: proj(LN(P + type 0)).
+ * The biases are included because the model always adds them.
  * Causal models mask keys after the query, so rows sum to 1 over j ≤ i. */
 PlMatrix         *pl_attention_position_only     (PlTransformer    *transformer,
                                                   guint             length,

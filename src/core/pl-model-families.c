@@ -134,9 +134,15 @@ static const PlFamilyDesc families[] = {
   { .family = PL_FAMILY_XLM_ROBERTA, .name = "xlm-roberta", .display_name = "XLM-RoBERTa",
     .position_suffix = "embeddings.position_embeddings.weight", .layer_list = "encoder.layer.",
     .roles = { BERT_ROLES }, .first_position = 2 },
+  /* ELECTRA-small embeds in fewer dimensions than it computes in: HF's
+   * ElectraModel has embeddings_project (PyTorch "electra.embeddings_project.
+   * weight" [hidden, embedding]; TF ".../electra/embeddings_project/kernel:0"
+   * [embedding, hidden]) only when embedding_size != hidden_size. */
   { .family = PL_FAMILY_ELECTRA, .name = "electra", .display_name = "ELECTRA",
     .position_suffix = "embeddings.position_embeddings.weight", .layer_list = "encoder.layer.",
-    .roles = { BERT_ROLES } },
+    .roles = { BERT_ROLES,
+               [PL_WEIGHT_EMBED_PROJECT_WEIGHT] = "embeddings_project.weight",
+               [PL_WEIGHT_EMBED_PROJECT_BIAS] = "embeddings_project.bias" } },
   { .family = PL_FAMILY_BERT, .name = "bert", .display_name = "BERT",
     .position_suffix = "embeddings.position_embeddings.weight", .layer_list = "encoder.layer.",
     .roles = { BERT_ROLES } },

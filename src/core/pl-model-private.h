@@ -6,7 +6,7 @@
 
 G_BEGIN_DECLS
 
-#define PL_N_WEIGHTS (PL_WEIGHT_FINAL_LN_BIAS + 1)
+#define PL_N_WEIGHTS (PL_WEIGHT_EMBED_PROJECT_BIAS + 1)
 
 /* How one architecture names its tensors, after pl_model_normalize_name:
  * a dotted PyTorch-style name whatever the file format. Global roles are
@@ -79,6 +79,7 @@ struct _PlModel
   guint                first_position;
 
   guint                hidden;
+  guint                embedding;      /* token embedding width (config.json's embedding_size) */
   guint                n_layers;
   guint                n_heads;
   guint                ffn;
@@ -103,5 +104,10 @@ guint               pl_model_count_layers     (PlModel            *self);
 /* Heads, epsilon, activation, special ids from config.json, and what is
  * missing for running the model. */
 void                pl_model_read_config      (PlModel            *self);
+/* The embedding tables and LayerNorm all as wide as the embedding size, and
+ * when that differs from the hidden size, an embedding projection of the
+ * right shape; otherwise an error naming the file and the tensor. */
+gboolean            pl_model_check_embeddings (PlModel            *self,
+                                               GError            **error);
 
 G_END_DECLS

@@ -117,6 +117,7 @@ pl_model_read_config (PlModel *self)
   static const char * const eos_keys[] = { "eos_token_id", NULL };
   static const char * const pad_keys[] = { "pad_token_id", NULL };
   static const char * const pre_ln_keys[] = { "do_layer_norm_before", NULL };
+  static const char * const embedding_keys[] = { "embedding_size", NULL };
   JsonObject *config = pl_checkpoint_get_config (self->checkpoint);
   g_autoptr(GString) missing = g_string_new (NULL);
   const char *act;
@@ -130,6 +131,12 @@ pl_model_read_config (PlModel *self)
       if (v > 0 && v < 100000 && self->n_layers > 0)
         self->n_layers = v;
     }
+  /* ELECTRA and ALBERT say how wide their embeddings are; the token
+   * embedding's width (set when opening) stands otherwise, and
+   * pl_model_require_config checks the two agree. */
+  v = config_int (config, embedding_keys);
+  if (v > 0 && v < G_MAXINT)
+    self->embedding = (guint) v;
   self->eps = self->desc->fixed_eps;
   if (self->eps == 0)
     self->eps = config_double (config, eps_keys);
@@ -223,6 +230,134 @@ pl_model_require_config (PlModel  *self,
   return TRUE;
 }
 
+static char *
+describe_shape (const PlTensorInfo *info)
+{
+  GString *shape = g_string_new (NULL);
+
+  for (guint i = 0; i < info->rank; i++)
+    g_string_append_printf (shape, "%s%" G_GUINT64_FORMAT, i ? "×" : "", info->shape[i]);
+  if (info->rank == 0)
+    g_string_append (shape, "a scalar");
+  return g_string_free (shape, FALSE);
+}
+
+static guint64
+n_elements (const PlTensorInfo *info)
+{
+  guint64 n = 1;
+
+  for (guint i = 0; i < info->rank; i++)
+    n *= info->shape[i];
+  return n;
+}
+
+gboolean
+pl_model_check_embeddings (PlModel  *self,
+                           GError  **error)
+{
+  static const PlWeight tables[] = {
+    PL_WEIGHT_TOKEN_EMBEDDING, PL_WEIGHT_POSITION_EMBEDDING, PL_WEIGHT_TOKEN_TYPE_EMBEDDING,
+  };
+  static const PlWeight vectors[] = { PL_WEIGHT_EMBED_LN_WEIGHT, PL_WEIGHT_EMBED_LN_BIAS };
+  const char *path;
+  const PlTensorInfo *tok, *proj, *bias;
+  guint e, h;
+  gboolean kernel = FALSE;
+
+  g_return_val_if_fail (PL_IS_MODEL (self), FALSE);
+
+  if (self->checkpoint == NULL || self->normalized == NULL)
+    return TRUE;
+  path = pl_checkpoint_get_path (self->checkpoint);
+  e = pl_model_get_embedding_size (self);
+  h = self->hidden;
+
+  tok = pl_model_find_role (self, PL_WEIGHT_TOKEN_EMBEDDING, 0, NULL);
+  if (tok != NULL && tok->rank == 2 && tok->shape[1] != e)
+    {
+      g_autofree char *dir = g_path_get_dirname (path);
+      g_autofree char *shape = describe_shape (tok);
+
+      g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT,
+                   "%s/config.json says embedding_size %u, but “%s” in %s is %s: "
+                   "the configuration does not belong to these weights",
+                   dir, e, tok->name, path, shape);
+      return FALSE;
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (tables); i++)
+    {
+      const PlTensorInfo *info = pl_model_find_role (self, tables[i], 0, NULL);
+
+      /* a single token type may be stored as a vector */
+      if (info != NULL && !(info->rank == 2 && info->shape[1] == e) &&
+          !(info->rank == 1 && info->shape[0] == e))
+        {
+          g_autofree char *shape = describe_shape (info);
+
+          g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT,
+                       "%s: “%s” is %s, but the embeddings are %u wide", path, info->name, shape, e);
+          return FALSE;
+        }
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (vectors); i++)
+    {
+      const PlTensorInfo *info = pl_model_find_role (self, vectors[i], 0, NULL);
+
+      if (info != NULL && n_elements (info) != e)
+        {
+          g_autofree char *shape = describe_shape (info);
+
+          g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT,
+                       "%s: the embedding LayerNorm’s “%s” is %s, but the embeddings are %u wide",
+                       path, info->name, shape, e);
+          return FALSE;
+        }
+    }
+  if (e == h)
+    return TRUE; /* HF builds no projection then, and would ignore one */
+
+  if (self->desc->roles[PL_WEIGHT_EMBED_PROJECT_WEIGHT] == NULL)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED,
+                   "%s: the embeddings are %u wide but the layers compute in %u; Poslens runs "
+                   "%s models only when the two agree (ELECTRA’s embedding projection is supported)",
+                   path, e, h, self->desc->display_name);
+      return FALSE;
+    }
+  proj = pl_model_find_role (self, PL_WEIGHT_EMBED_PROJECT_WEIGHT, 0, &kernel);
+  if (proj == NULL)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_NOT_FOUND,
+                   "%s: the embeddings are %u wide but the layers compute in %u, and the checkpoint has "
+                   "no “%s%s” to project them", path, e, h, self->prefix,
+                   self->desc->roles[PL_WEIGHT_EMBED_PROJECT_WEIGHT]);
+      return FALSE;
+    }
+  /* nn.Linear stores [out, in], a Keras kernel [in, out]. */
+  if (proj->rank != 2 ||
+      proj->shape[0] != (kernel ? e : h) || proj->shape[1] != (kernel ? h : e))
+    {
+      g_autofree char *shape = describe_shape (proj);
+
+      g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT,
+                   "%s: “%s” is %s, but projecting %u-wide embeddings to the hidden size %u needs %u×%u",
+                   path, proj->name, shape, e, h, kernel ? e : h, kernel ? h : e);
+      return FALSE;
+    }
+  bias = pl_model_find_role (self, PL_WEIGHT_EMBED_PROJECT_BIAS, 0, NULL);
+  if (bias != NULL && n_elements (bias) != h)
+    {
+      g_autofree char *shape = describe_shape (bias);
+
+      g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT,
+                   "%s: “%s” is %s, but the embedding projection’s bias must have the hidden size %u",
+                   path, bias->name, shape, h);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 static PlMatrix *
 transpose (const PlMatrix *m)
 {
@@ -257,6 +392,7 @@ is_linear_weight (PlWeight weight)
     case PL_WEIGHT_ATTN_OUT_WEIGHT:
     case PL_WEIGHT_FFN_IN_WEIGHT:
     case PL_WEIGHT_FFN_OUT_WEIGHT:
+    case PL_WEIGHT_EMBED_PROJECT_WEIGHT:
       return TRUE;
     default:
       return FALSE;

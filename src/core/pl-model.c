@@ -302,7 +302,12 @@ pl_model_open_checkpoint (PlCheckpoint  *checkpoint,
         self->hidden = self->table_cols;
       tok = pl_model_find_role (self, PL_WEIGHT_TOKEN_EMBEDDING, 0, NULL);
       if (tok != NULL && tok->rank == 2)
-        self->vocab = (guint) MIN (tok->shape[0], G_MAXUINT);
+        {
+          self->vocab = (guint) MIN (tok->shape[0], G_MAXUINT);
+          self->embedding = (guint) MIN (tok->shape[1], G_MAXUINT);
+        }
+      else
+        self->embedding = self->table_cols;
       ffn = pl_model_find_role (self, PL_WEIGHT_FFN_IN_WEIGHT, 0, &kernel);
       if (ffn != NULL && ffn->rank == 2)
         self->ffn = (guint) ((kernel || self->desc->conv1d) ? ffn->shape[1] : ffn->shape[0]);
@@ -398,6 +403,13 @@ pl_model_get_hidden_size (PlModel *self)
 {
   g_return_val_if_fail (PL_IS_MODEL (self), 0);
   return self->hidden;
+}
+
+guint
+pl_model_get_embedding_size (PlModel *self)
+{
+  g_return_val_if_fail (PL_IS_MODEL (self), 0);
+  return self->embedding ? self->embedding : self->hidden;
 }
 
 guint

@@ -33,10 +33,10 @@ typedef enum
  * weights come back as [in, out], whatever the file stored. */
 typedef enum
 {
-  PL_WEIGHT_TOKEN_EMBEDDING,      /* [vocab, hidden] */
-  PL_WEIGHT_POSITION_EMBEDDING,   /* [rows, hidden], every row, padding included */
-  PL_WEIGHT_TOKEN_TYPE_EMBEDDING, /* [types, hidden] */
-  PL_WEIGHT_EMBED_LN_WEIGHT,      /* post-LN families: LayerNorm after the embeddings */
+  PL_WEIGHT_TOKEN_EMBEDDING,      /* [vocab, embedding]; embedding = hidden unless projected */
+  PL_WEIGHT_POSITION_EMBEDDING,   /* [rows, embedding], every row, padding included */
+  PL_WEIGHT_TOKEN_TYPE_EMBEDDING, /* [types, embedding] */
+  PL_WEIGHT_EMBED_LN_WEIGHT,      /* post-LN families: LayerNorm after the embeddings, [embedding] */
   PL_WEIGHT_EMBED_LN_BIAS,
   PL_WEIGHT_Q_WEIGHT,             /* per layer, [hidden, hidden] */
   PL_WEIGHT_Q_BIAS,
@@ -56,6 +56,11 @@ typedef enum
   PL_WEIGHT_LN2_BIAS,
   PL_WEIGHT_FINAL_LN_WEIGHT,      /* GPT-2 ln_f */
   PL_WEIGHT_FINAL_LN_BIAS,
+  /* Appended: ELECTRA's embeddings_project, a Linear from the embedding
+   * size to the hidden size after the embedding LayerNorm, [embedding,
+   * hidden]; only in checkpoints whose embedding size differs. */
+  PL_WEIGHT_EMBED_PROJECT_WEIGHT,
+  PL_WEIGHT_EMBED_PROJECT_BIAS,
 } PlWeight;
 
 #define PL_TYPE_MODEL (pl_model_get_type ())
@@ -76,6 +81,10 @@ PlCheckpoint  *pl_model_get_checkpoint       (PlModel     *self);
 PlFamily       pl_model_get_family           (PlModel     *self);
 const char    *pl_model_get_family_name      (PlModel     *self);
 guint          pl_model_get_hidden_size      (PlModel     *self);
+/* The width of the token, position and token type embeddings: config.json's
+ * embedding_size, else the token embedding's; the hidden size when neither
+ * says (ELECTRA-small: 128, projected to its hidden size 256). */
+guint          pl_model_get_embedding_size   (PlModel     *self);
 guint          pl_model_get_n_layers         (PlModel     *self);
 guint          pl_model_get_n_heads          (PlModel     *self);
 guint          pl_model_get_ffn_size         (PlModel     *self);

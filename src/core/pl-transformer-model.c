@@ -3,6 +3,7 @@
 
 #include "pl-attention-stats.h"
 #include "pl-error.h"
+#include "pl-model-private.h"
 #include "pl-tokenizer.h"
 #include "pl-transformer.h"
 #include "pl-transformer-private.h"
@@ -69,7 +70,12 @@ pl_transformer_new (PlModel  *model,
                    pl_model_get_name (model), pl_model_get_family_name (model));
       return NULL;
     }
+  /* Shapes checked against each other here, where the file's tensor names
+   * are known, before the forward pass reads them. */
+  if (!pl_model_check_embeddings (model, error))
+    return NULL;
   config.hidden_size = pl_model_get_hidden_size (model);
+  config.embedding_size = pl_model_get_embedding_size (model);
   config.n_layers = pl_model_get_n_layers (model);
   config.n_heads = pl_model_get_n_heads (model);
   config.ffn_size = pl_model_get_ffn_size (model);

@@ -31,6 +31,8 @@ struct _PlTransformer
   PlMatrix            *token_type;          /* row 0 of the type table, or NULL */
   PlMatrix            *embed_ln_w;
   PlMatrix            *embed_ln_b;
+  PlMatrix            *embed_project_w;     /* [embedding, hidden], or NULL when they agree */
+  PlMatrix            *embed_project_b;
   PlMatrix            *final_ln_w;
   PlMatrix            *final_ln_b;
   PlTransformerLayer               *layers;
@@ -41,6 +43,15 @@ struct _PlTransformer
   GHashTable          *specials;
 };
 
-gboolean pl_transformer_family_has_forward (PlFamily family);
+gboolean  pl_transformer_family_has_forward (PlFamily        family);
+/* pl-transformer-embed.c */
+gboolean  pl_transformer_check_length       (PlTransformer  *self,
+                                             gsize           n_tokens,
+                                             GError        **error);
+/* hidden_states[0] for IDS (checked): [n, hidden] */
+PlMatrix *pl_transformer_embed              (PlTransformer  *self,
+                                             const int      *ids,
+                                             gsize           n,
+                                             GError        **error);
 
 G_END_DECLS

@@ -36,6 +36,8 @@ static const char *weight_names[] = {
   [PL_WEIGHT_LN2_BIAS] = "second LayerNorm bias",
   [PL_WEIGHT_FINAL_LN_WEIGHT] = "final LayerNorm weight",
   [PL_WEIGHT_FINAL_LN_BIAS] = "final LayerNorm bias",
+  [PL_WEIGHT_EMBED_PROJECT_WEIGHT] = "embedding projection weight",
+  [PL_WEIGHT_EMBED_PROJECT_BIAS] = "embedding projection bias",
 };
 
 static void
@@ -48,6 +50,8 @@ pl_transformer_finalize (GObject *object)
   g_clear_pointer (&self->token_type, pl_matrix_unref);
   g_clear_pointer (&self->embed_ln_w, pl_matrix_unref);
   g_clear_pointer (&self->embed_ln_b, pl_matrix_unref);
+  g_clear_pointer (&self->embed_project_w, pl_matrix_unref);
+  g_clear_pointer (&self->embed_project_b, pl_matrix_unref);
   g_clear_pointer (&self->final_ln_w, pl_matrix_unref);
   g_clear_pointer (&self->final_ln_b, pl_matrix_unref);
   for (guint l = 0; self->layers != NULL && l < self->config.n_layers; l++)
@@ -206,6 +210,48 @@ load_layer (PlTransformer  *self,
   return TRUE;
 }
 
+/* ELECTRA-small: the embeddings are narrower than the layers, and a
+ * Linear maps them up after their LayerNorm. Pre-LN families (GPT-2) have
+ * no such weight: their ln_1 works at the hidden size. */
+static gboolean
+load_projection (PlTransformer  *self,
+                 PlWeightFunc    func,
+                 gpointer        data,
+                 GError        **error)
+{
+  const PlTransformerConfig *c = &self->config;
+  gsize e = c->embedding_size, h = c->hidden_size;
+  g_autoptr(GError) local_error = NULL;
+
+  if (c->pre_ln)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED,
+                   "the embeddings are %" G_GSIZE_FORMAT " wide but the layers compute in %" G_GSIZE_FORMAT
+                   "; only post-LN models (ELECTRA) can project their embeddings", e, h);
+      return FALSE;
+    }
+  self->embed_project_w = load (func, data, PL_WEIGHT_EMBED_PROJECT_WEIGHT, -1, e, h, TRUE, &local_error);
+  if (self->embed_project_w == NULL)
+    {
+      if (local_error != NULL)
+        g_propagate_error (error, g_steal_pointer (&local_error));
+      else
+        g_set_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED,
+                     "the embeddings are %" G_GSIZE_FORMAT " wide but the layers compute in %" G_GSIZE_FORMAT
+                     ", and the model has no embedding projection between them", e, h);
+      return FALSE;
+    }
+  self->embed_project_b = load (func, data, PL_WEIGHT_EMBED_PROJECT_BIAS, -1, 1, h, TRUE, &local_error);
+  if (local_error != NULL)
+    {
+      g_propagate_error (error, g_steal_pointer (&local_error));
+      return FALSE;
+    }
+  if (self->embed_project_b == NULL)
+    self->embed_project_b = constant_row (h, 0);
+  return TRUE;
+}
+
 gboolean
 pl_transformer_family_has_forward (PlFamily family)
 {
@@ -234,8 +280,8 @@ pl_transformer_new_full (const PlTransformerConfig  *config,
                          GError                    **error)
 {
   g_autoptr(PlTransformer) self = NULL;
-  const PlTransformerConfig *c;
-  gsize h;
+  PlTransformerConfig *c;
+  gsize h, e;
 
   g_return_val_if_fail (config != NULL, NULL);
   g_return_val_if_fail (func != NULL, NULL);
@@ -278,18 +324,20 @@ pl_transformer_new_full (const PlTransformerConfig  *config,
 
   if (!(self->token_embedding = load (func, data, PL_WEIGHT_TOKEN_EMBEDDING, -1, 0, 0, FALSE, error)))
     return NULL;
-  if (self->token_embedding->cols != h || self->token_embedding->rows != c->vocab_size)
+  if (c->embedding_size == 0)
+    c->embedding_size = self->token_embedding->cols;
+  e = c->embedding_size;
+  if (self->token_embedding->cols != e || self->token_embedding->rows != c->vocab_size)
     {
-      /* ELECTRA-small and ALBERT embed in fewer dimensions and project up,
-       * a weight PlModel does not hand out. */
-      g_set_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED,
+      g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT,
                    "the token embedding is %" G_GSIZE_FORMAT "×%" G_GSIZE_FORMAT
-                   " but the model is %u×%" G_GSIZE_FORMAT "; models whose embedding size differs "
-                   "from the hidden size (an embedding projection) have no forward pass in Poslens",
-                   self->token_embedding->rows, self->token_embedding->cols, c->vocab_size, h);
+                   " but the configuration asks for %u×%" G_GSIZE_FORMAT,
+                   self->token_embedding->rows, self->token_embedding->cols, c->vocab_size, e);
       return NULL;
     }
-  if (!(self->position_embedding = load (func, data, PL_WEIGHT_POSITION_EMBEDDING, -1, 0, h, FALSE, error)))
+  if (e != h && !load_projection (self, func, data, error))
+    return NULL;
+  if (!(self->position_embedding = load (func, data, PL_WEIGHT_POSITION_EMBEDDING, -1, 0, e, FALSE, error)))
     return NULL;
   if (self->position_embedding->rows < (gsize) c->first_position + c->n_positions)
     {
@@ -303,7 +351,7 @@ pl_transformer_new_full (const PlTransformerConfig  *config,
   if (c->family != PL_FAMILY_GPT2)
     {
       g_autoptr(GError) local_error = NULL;
-      g_autoptr(PlMatrix) types = load (func, data, PL_WEIGHT_TOKEN_TYPE_EMBEDDING, -1, 0, h, TRUE, &local_error);
+      g_autoptr(PlMatrix) types = load (func, data, PL_WEIGHT_TOKEN_TYPE_EMBEDDING, -1, 0, e, TRUE, &local_error);
 
       if (local_error != NULL)
         {
@@ -317,8 +365,8 @@ pl_transformer_new_full (const PlTransformerConfig  *config,
 
   if (!c->pre_ln)
     {
-      if (!(self->embed_ln_w = load (func, data, PL_WEIGHT_EMBED_LN_WEIGHT, -1, 1, h, FALSE, error)) ||
-          !(self->embed_ln_b = load (func, data, PL_WEIGHT_EMBED_LN_BIAS, -1, 1, h, FALSE, error)))
+      if (!(self->embed_ln_w = load (func, data, PL_WEIGHT_EMBED_LN_WEIGHT, -1, 1, e, FALSE, error)) ||
+          !(self->embed_ln_b = load (func, data, PL_WEIGHT_EMBED_LN_BIAS, -1, 1, e, FALSE, error)))
         return NULL;
     }
   else
@@ -341,57 +389,6 @@ pl_transformer_get_config (PlTransformer *self)
 {
   g_return_val_if_fail (PL_IS_TRANSFORMER (self), NULL);
   return &self->config;
-}
-
-PlMatrix *
-pl_transformer_get_token_type (PlTransformer *self)
-{
-  g_return_val_if_fail (PL_IS_TRANSFORMER (self), NULL);
-  return self->token_type;
-}
-
-static gboolean
-check_length (PlTransformer  *self,
-              gsize           n_tokens,
-              GError        **error)
-{
-  if (n_tokens == 0 || n_tokens > self->config.n_positions)
-    {
-      g_set_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT,
-                   "an input of %" G_GSIZE_FORMAT " tokens: the model takes 1 to %u",
-                   n_tokens, self->config.n_positions);
-      return FALSE;
-    }
-  return TRUE;
-}
-
-PlMatrix *
-pl_transformer_get_positions (PlTransformer  *self,
-                              guint           n_tokens,
-                              GError        **error)
-{
-  g_return_val_if_fail (PL_IS_TRANSFORMER (self), NULL);
-
-  if (!check_length (self, n_tokens, error))
-    return NULL;
-  return pl_matrix_slice_rows (self->position_embedding, self->config.first_position, n_tokens);
-}
-
-void
-pl_transformer_first_norm (PlTransformer *self,
-                           PlMatrix      *x)
-{
-  g_return_if_fail (PL_IS_TRANSFORMER (self));
-  g_return_if_fail (x->cols == self->config.hidden_size);
-
-  if (self->config.pre_ln)
-    pl_kernel_layer_norm (x->data, x->data, x->rows, x->cols,
-                          self->layers[0].ln1_w->data, self->layers[0].ln1_b->data,
-                          self->config.layer_norm_eps);
-  else
-    pl_kernel_layer_norm (x->data, x->data, x->rows, x->cols,
-                          self->embed_ln_w->data, self->embed_ln_b->data,
-                          self->config.layer_norm_eps);
 }
 
 /* OUT = X · W + B (+ RESIDUAL), every matrix row-major. */
@@ -422,76 +419,6 @@ linear (const PlMatrix *x,
                x->rows, n, x->cols,
                1.0f, x->data, x->cols, w->data, w->cols,
                1.0f, out->data, n);
-}
-
-void
-pl_transformer_first_qk (PlTransformer  *self,
-                         const PlMatrix *x,
-                         PlMatrix       *q,
-                         PlMatrix       *k)
-{
-  gsize h = self->config.hidden_size;
-  const PlTransformerLayer *w;
-
-  g_return_if_fail (PL_IS_TRANSFORMER (self));
-  g_return_if_fail (x->cols == h && q->rows == x->rows && k->rows == x->rows);
-  g_return_if_fail (q->cols == h && k->cols == h);
-
-  w = &self->layers[0];
-  for (gsize r = 0; r < x->rows; r++)
-    {
-      memcpy (pl_matrix_row (q, r), w->qkv_b->data, h * sizeof (float));
-      memcpy (pl_matrix_row (k, r), w->qkv_b->data + h, h * sizeof (float));
-    }
-  cblas_sgemm (CblasRowMajor, CblasNoTrans, CblasNoTrans, x->rows, h, h,
-               1.0f, x->data, h, w->qkv_w->data, 3 * h, 1.0f, q->data, h);
-  cblas_sgemm (CblasRowMajor, CblasNoTrans, CblasNoTrans, x->rows, h, h,
-               1.0f, x->data, h, w->qkv_w->data + h, 3 * h, 1.0f, k->data, h);
-}
-
-static gboolean
-roberta_positions (const PlTransformerConfig *c)
-{
-  return (c->family == PL_FAMILY_ROBERTA || c->family == PL_FAMILY_XLM_ROBERTA) &&
-         c->pad_id >= 0 && c->first_position > 0;
-}
-
-/* Token + position (+ token type 0), then the embedding LayerNorm for
- * post-LN families. RoBERTa numbers non-padding tokens from pad + 1 and
- * gives padding the padding row, as Hugging Face does. */
-static PlMatrix *
-embed (PlTransformer  *self,
-       const int      *ids,
-       gsize           n,
-       GError        **error)
-{
-  const PlTransformerConfig *c = &self->config;
-  gsize h = c->hidden_size;
-  g_autoptr(PlMatrix) x = pl_matrix_try_new (n, h, error);
-  gsize counted = 0;
-
-  if (x == NULL)
-    return NULL;
-  for (gsize i = 0; i < n; i++)
-    {
-      const float *tok = pl_matrix_row (self->token_embedding, ids[i]);
-      const float *pos;
-      float *o = pl_matrix_row (x, i);
-
-      if (roberta_positions (c) && ids[i] == c->pad_id)
-        pos = pl_matrix_row (self->position_embedding, c->first_position - 1);
-      else
-        pos = pl_matrix_row (self->position_embedding, c->first_position + counted++);
-      for (gsize j = 0; j < h; j++)
-        o[j] = tok[j] + pos[j];
-      if (self->token_type != NULL)
-        for (gsize j = 0; j < h; j++)
-          o[j] += self->token_type->data[j];
-    }
-  if (!c->pre_ln)
-    pl_kernel_layer_norm (x->data, x->data, n, h, self->embed_ln_w->data, self->embed_ln_b->data,
-                          c->layer_norm_eps);
-  return g_steal_pointer (&x);
 }
 
 static gboolean
@@ -566,7 +493,7 @@ pl_transformer_run (PlTransformer   *self,
   f = c->ffn_size;
   nh = c->n_heads;
 
-  if (!check_length (self, t, error))
+  if (!pl_transformer_check_length (self, t, error))
     return FALSE;
   for (gsize i = 0; i < t; i++)
     if (ids[i] < 0 || (guint) ids[i] >= c->vocab_size)
@@ -579,7 +506,7 @@ pl_transformer_run (PlTransformer   *self,
   if (set_cancelled (cancellable, error))
     return FALSE;
 
-  if (!(x = embed (self, ids, t, error)) ||
+  if (!(x = pl_transformer_embed (self, ids, t, error)) ||
       !(normed = pl_matrix_try_new (t, h, error)) ||
       !(qkv = pl_matrix_try_new (t, 3 * h, error)) ||
       !(ctx = pl_matrix_try_new (t, h, error)) ||

@@ -27,6 +27,10 @@ typedef struct
   int           bos_id;          /* start id wrapped around BERT-style inputs, or -1 */
   int           eos_id;          /* end id, or -1 */
   int           pad_id;          /* or -1 */
+  /* Width of the token, position and type embeddings; 0: the token
+   * embedding's. When it differs from hidden_size (ELECTRA-small), the
+   * embedding projection (PL_WEIGHT_EMBED_PROJECT_*) maps it up. */
+  guint         embedding_size;
 } PlTransformerConfig;
 
 /* Returns the weight by role, linear weights [in, out], biases 1 × n. Used to
@@ -88,17 +92,24 @@ PlTransformer             *pl_transformer_new_full    (const PlTransformerConfig
                                                        gpointer              user_data,
                                                        GError              **error);
 const PlTransformerConfig *pl_transformer_get_config  (PlTransformer        *self);
-/* The position rows the model adds for a T-token input, [T, hidden]. */
+/* The position rows the model adds for a T-token input, as stored:
+ * [T, embedding_size] (the hidden size unless projected). */
 PlMatrix                  *pl_transformer_get_positions (PlTransformer      *self,
                                                        guint                 n_tokens,
                                                        GError              **error);
 /* Embedding rows other than positions that every input carries: token type 0
- * for BERT-style models, or NULL. 1 × hidden. */
+ * for BERT-style models, or NULL. 1 × embedding_size. */
 PlMatrix                  *pl_transformer_get_token_type (PlTransformer     *self);
-/* The LayerNorm applied before layer 0's attention, in place on X:
- * GPT-2 ln_1 of layer 0, BERT-style families the embedding LayerNorm. */
+/* The LayerNorm applied before layer 0's attention, in place on X
+ * ([T, embedding_size]): GPT-2 ln_1 of layer 0, BERT-style families the
+ * embedding LayerNorm. */
 void                       pl_transformer_first_norm  (PlTransformer        *self,
                                                        PlMatrix             *x);
+/* X [T, embedding_size] through the embedding projection (with its bias)
+ * to [T, hidden]: a new matrix, or X itself (a new reference) when the model
+ * has no projection. */
+PlMatrix                  *pl_transformer_project_embeddings (PlTransformer *self,
+                                                       const PlMatrix       *x);
 /* Layer 0's query and key projections (with biases) of X, [T, hidden] each. */
 void                       pl_transformer_first_qk    (PlTransformer        *self,
                                                        const PlMatrix       *x,

@@ -1,0 +1,632 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <hdf5.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "pl-attention-stats.h"
+#include "pl-error.h"
+#include "pl-model.h"
+#include "pl-transformer.h"
+#include "pl-test-transformer.h"
+#include "pl-test-util.h"
+#include "pl-test-writers.h"
+
+/* ELECTRA-small's embedding projection: embeddings E = 24 wide, layers
+ * H = 32. The test writes the model itself, as Hugging Face's TensorFlow
+ * tf_model.h5 and as PyTorch's model.safetensors, with the weights of the
+ * generator in tests/fixtures/make-electra-small.py, whose float64 numpy
+ * forward pass made tests/fixtures/electra-small/reference.h5. That script's
+ * forward pass reproduces HF's own outputs for mini-bert within 1.2e-5. */
+
+#define ATTENTION_TOL 1e-4
+#define HIDDEN_TOL    1e-3
+
+#define SEED      5
+#define E         24
+#define H         32
+#define LAYERS    2
+#define HEADS     4
+#define FFN       64
+#define VOCAB     50
+#define POSITIONS 40
+#define TYPES     2
+
+#define TF_ROOT "/electra/tf_electra_for_pre_training/electra/"
+#define CONFIG "{\"model_type\": \"electra\", \"embedding_size\": %u, \"hidden_size\": 32, " \
+  "\"num_hidden_layers\": 2, \"num_attention_heads\": 4, \"intermediate_size\": 64, " \
+  "\"hidden_act\": \"gelu\", \"layer_norm_eps\": 1e-12, \"vocab_size\": 50, " \
+  "\"max_position_embeddings\": 40, \"type_vocab_size\": 2, \"pad_token_id\": 0}"
+
+/* The script's draw(): splitmix64 of (seed, tensor, element), a 24-bit
+ * fraction u, center + scale (2u − 1) in double, rounded once to float. */
+static float
+draw (guint   tensor,
+      guint64 i,
+      double  center,
+      double  scale)
+{
+  guint64 z = (((guint64) SEED << 40) | ((guint64) tensor << 24)) + i;
+  double u;
+
+  z *= G_GUINT64_CONSTANT (0x9E3779B97F4A7C15);
+  z = (z ^ (z >> 30)) * G_GUINT64_CONSTANT (0xBF58476D1CE4E5B9);
+  z = (z ^ (z >> 27)) * G_GUINT64_CONSTANT (0x94D049BB133111EB);
+  z ^= z >> 31;
+  u = (double) (z >> 40) / (double) (1 << 24);
+  return (float) (center + scale * (2.0 * u - 1.0));
+}
+
+typedef enum { EMB, LIN, VEC, GAMMA } Kind;
+
+typedef struct
+{
+  const char *pt;     /* after "electra." (per layer: after "encoder.layer.N.") */
+  const char *tf;     /* after TF_ROOT (per layer: after "encoder/layer_._N/") */
+  guint       rows;   /* canonical: linear weights [in, out] */
+  guint       cols;   /* 0 for a vector */
+  Kind        kind;
+} Spec;
+
+/* Tensor numbers: the index here; layer l's are 8 + 16 l + index. */
+static const Spec globals[] = {
+  { "embeddings.word_embeddings.weight", "embeddings/word_embeddings/weight:0", VOCAB, E, EMB },
+  { "embeddings.position_embeddings.weight", "embeddings/position_embeddings/embeddings:0", POSITIONS, E, EMB },
+  { "embeddings.token_type_embeddings.weight", "embeddings/token_type_embeddings/embeddings:0", TYPES, E, EMB },
+  { "embeddings.LayerNorm.weight", "embeddings/LayerNorm/gamma:0", E, 0, GAMMA },
+  { "embeddings.LayerNorm.bias", "embeddings/LayerNorm/beta:0", E, 0, VEC },
+  { "embeddings_project.weight", "embeddings_project/kernel:0", E, H, LIN },
+  { "embeddings_project.bias", "embeddings_project/bias:0", H, 0, VEC },
+};
+
+static const Spec per_layer[] = {
+  { "attention.self.query.weight", "attention/self/query/kernel:0", H, H, LIN },
+  { "attention.self.query.bias", "attention/self/query/bias:0", H, 0, VEC },
+  { "attention.self.key.weight", "attention/self/key/kernel:0", H, H, LIN },
+  { "attention.self.key.bias", "attention/self/key/bias:0", H, 0, VEC },
+  { "attention.self.value.weight", "attention/self/value/kernel:0", H, H, LIN },
+  { "attention.self.value.bias", "attention/self/value/bias:0", H, 0, VEC },
+  { "attention.output.dense.weight", "attention/output/dense/kernel:0", H, H, LIN },
+  { "attention.output.dense.bias", "attention/output/dense/bias:0", H, 0, VEC },
+  { "attention.output.LayerNorm.weight", "attention/output/LayerNorm/gamma:0", H, 0, GAMMA },
+  { "attention.output.LayerNorm.bias", "attention/output/LayerNorm/beta:0", H, 0, VEC },
+  { "intermediate.dense.weight", "intermediate/dense/kernel:0", H, FFN, LIN },
+  { "intermediate.dense.bias", "intermediate/dense/bias:0", FFN, 0, VEC },
+  { "output.dense.weight", "output/dense/kernel:0", FFN, H, LIN },
+  { "output.dense.bias", "output/dense/bias:0", H, 0, VEC },
+  { "output.LayerNorm.weight", "output/LayerNorm/gamma:0", H, 0, GAMMA },
+  { "output.LayerNorm.bias", "output/LayerNorm/beta:0", H, 0, VEC },
+};
+
+/* One tensor to write: canonical values, the names in both layouts. */
+typedef struct
+{
+  char     *pt;
+  char     *tf;
+  guint     rows;
+  guint     cols;
+  gboolean  linear;
+  float    *values;
+} Tensor;
+
+static void
+tensor_free (gpointer data)
+{
+  Tensor *t = data;
+
+  g_free (t->pt);
+  g_free (t->tf);
+  g_free (t->values);
+  g_free (t);
+}
+
+static Tensor *
+make_tensor (const Spec *spec,
+             guint       number,
+             int         layer)
+{
+  Tensor *t = g_new0 (Tensor, 1);
+  guint n = spec->rows * MAX (spec->cols, 1);
+  double center = spec->kind == GAMMA ? 1.0 : 0.0;
+  double scale = spec->kind == EMB ? 1.0 : spec->kind == LIN ? 0.375 : spec->kind == GAMMA ? 0.25 : 0.125;
+
+  if (layer < 0)
+    {
+      t->pt = g_strconcat ("electra.", spec->pt, NULL);
+      t->tf = g_strconcat (TF_ROOT, spec->tf, NULL);
+    }
+  else
+    {
+      t->pt = g_strdup_printf ("electra.encoder.layer.%d.%s", layer, spec->pt);
+      t->tf = g_strdup_printf (TF_ROOT "encoder/layer_._%d/%s", layer, spec->tf);
+    }
+  t->rows = spec->rows;
+  t->cols = spec->cols;
+  t->linear = spec->kind == LIN;
+  t->values = g_new (float, n);
+  for (guint i = 0; i < n; i++)
+    t->values[i] = draw (number, i, center, scale);
+  return t;
+}
+
+/* Every tensor of the model, plus a discriminator head as real checkpoints
+ * have (never read). */
+static GPtrArray *
+make_tensors (void)
+{
+  GPtrArray *list = g_ptr_array_new_with_free_func (tensor_free);
+  static const Spec head = { NULL, NULL, H, H, LIN };
+  Tensor *extra;
+
+  for (guint i = 0; i < G_N_ELEMENTS (globals); i++)
+    g_ptr_array_add (list, make_tensor (&globals[i], i, -1));
+  for (guint l = 0; l < LAYERS; l++)
+    for (guint i = 0; i < G_N_ELEMENTS (per_layer); i++)
+      g_ptr_array_add (list, make_tensor (&per_layer[i], 8 + 16 * l + i, l));
+  extra = make_tensor (&head, 100, -1);
+  g_free (extra->pt);
+  g_free (extra->tf);
+  extra->pt = g_strdup ("discriminator_predictions.dense.weight");
+  extra->tf = g_strdup ("/discriminator_predictions/tf_electra_for_pre_training/discriminator_predictions/dense/kernel:0");
+  g_ptr_array_add (list, extra);
+  return list;
+}
+
+static Tensor *
+find (GPtrArray  *list,
+      const char *pt)
+{
+  for (guint i = 0; i < list->len; i++)
+    if (g_str_equal (((Tensor *) list->pdata[i])->pt, pt))
+      return list->pdata[i];
+  g_assert_not_reached ();
+}
+
+/* nn.Linear keeps [out, in]; everything else as is. */
+static void
+write_safetensors (const char *path,
+                   GPtrArray  *list)
+{
+  g_autoptr(GArray) tensors = g_array_new (FALSE, TRUE, sizeof (PlTestTensor));
+  g_autoptr(GPtrArray) owned = g_ptr_array_new_with_free_func (g_free);
+
+  for (guint i = 0; i < list->len; i++)
+    {
+      const Tensor *t = list->pdata[i];
+      PlTestTensor out = { t->pt, "F32", t->cols ? 2 : 1, { t->rows, t->cols }, t->values };
+
+      if (t->linear)
+        {
+          float *tr = g_new (float, t->rows * t->cols);
+
+          for (guint r = 0; r < t->rows; r++)
+            for (guint c = 0; c < t->cols; c++)
+              tr[c * t->rows + r] = t->values[r * t->cols + c];
+          g_ptr_array_add (owned, tr);
+          out.data = tr;
+          out.shape[0] = t->cols;
+          out.shape[1] = t->rows;
+        }
+      g_array_append_val (tensors, out);
+    }
+  pl_test_write_safetensors (path, (PlTestTensor *) tensors->data, tensors->len);
+}
+
+/* Keras kernels are [in, out], as the canonical values. */
+static void
+write_tf (const char *path,
+          GPtrArray  *list)
+{
+  hid_t file = H5Fcreate (path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+
+  g_assert_cmpint (file, >=, 0);
+  for (guint i = 0; i < list->len; i++)
+    {
+      const Tensor *t = list->pdata[i];
+      guint64 dims[2] = { t->rows, t->cols };
+
+      pl_test_h5_put (file, t->tf, t->cols ? 2 : 1, dims, t->values);
+    }
+  H5Fclose (file);
+}
+
+/* A checkpoint folder: FORMAT "tf" or "safetensors", config.json with
+ * CONFIG_E as embedding_size. */
+static char *
+write_model (GPtrArray  *list,
+             const char *format,
+             guint       config_e)
+{
+  char *dir = pl_test_tmpdir ();
+  g_autofree char *config = g_build_filename (dir, "config.json", NULL);
+  g_autofree char *text = g_strdup_printf (CONFIG, config_e);
+
+  if (g_str_equal (format, "tf"))
+    {
+      g_autofree char *path = g_build_filename (dir, "tf_model.h5", NULL);
+      write_tf (path, list);
+    }
+  else
+    {
+      g_autofree char *path = g_build_filename (dir, "model.safetensors", NULL);
+      write_safetensors (path, list);
+    }
+  pl_test_write_text (config, text);
+  return dir;
+}
+
+static char *
+reference (void)
+{
+  return pl_test_fixture ("electra-small", "reference.h5", NULL);
+}
+
+static GArray *
+reference_ids (const char *probe)
+{
+  g_autofree char *file = reference ();
+  g_autofree char *name = g_strdup_printf ("/%s/input_ids", probe);
+  g_autoptr(PlMatrix) m = pl_test_read_h5 (file, name);
+  GArray *ids = g_array_new (FALSE, FALSE, sizeof (int));
+
+  for (gsize i = 0; i < m->cols; i++)
+    {
+      int id = (int) m->data[i];
+      g_array_append_val (ids, id);
+    }
+  return ids;
+}
+
+static PlModel *
+open_model (const char *dir)
+{
+  g_autoptr(GError) error = NULL;
+  PlModel *model = pl_model_open (dir, NULL, &error);
+
+  g_assert_no_error (error);
+  g_assert_cmpint (pl_model_get_family (model), ==, PL_FAMILY_ELECTRA);
+  g_assert_cmpuint (pl_model_get_hidden_size (model), ==, H);
+  g_assert_cmpuint (pl_model_get_embedding_size (model), ==, E);
+  g_assert_cmpuint (pl_model_get_position_table_cols (model), ==, E);
+  g_assert_cmpuint (pl_model_get_n_layers (model), ==, LAYERS);
+  return model;
+}
+
+static void
+test_forward (gconstpointer data)
+{
+  const char *format = data;
+  static const char *probes[] = { "short", "long" };
+  g_autoptr(GPtrArray) list = make_tensors ();
+  g_autofree char *dir = write_model (list, format, E);
+  g_autofree char *file = reference ();
+  g_autoptr(PlModel) model = open_model (dir);
+  g_autoptr(PlTransformer) t = NULL;
+  g_autoptr(GError) error = NULL;
+  double worst_att = 0, worst_hid = 0;
+
+  t = pl_transformer_new (model, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (pl_transformer_get_config (t)->embedding_size, ==, E);
+  g_assert_cmpuint (pl_transformer_get_config (t)->hidden_size, ==, H);
+
+  for (guint p = 0; p < G_N_ELEMENTS (probes); p++)
+    {
+      g_autofree char *att_name = g_strdup_printf ("/%s/attentions", probes[p]);
+      g_autofree char *hid_name = g_strdup_printf ("/%s/hidden_states", probes[p]);
+      g_autoptr(GArray) ids = reference_ids (probes[p]);
+      g_autoptr(PlMatrix) ref_att = pl_test_read_h5 (file, att_name);
+      g_autoptr(PlMatrix) ref_hid = pl_test_read_h5 (file, hid_name);
+      g_autoptr(PlForwardResult) result = NULL;
+      guint tt = ids->len;
+
+      result = pl_transformer_forward (t, (int *) ids->data, ids->len,
+                                       PL_FORWARD_ATTENTIONS | PL_FORWARD_HIDDEN_STATES,
+                                       NULL, NULL, NULL, &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (ref_att->rows, ==, (gsize) LAYERS * HEADS * tt);
+      g_assert_cmpuint (ref_hid->rows, ==, (gsize) (LAYERS + 1) * tt);
+      g_assert_cmpuint (ref_hid->cols, ==, H);
+      for (guint l = 0; l < LAYERS; l++)
+        {
+          g_autoptr(PlMatrix) ref = pl_matrix_slice_rows (ref_att, (gsize) l * HEADS * tt, (gsize) HEADS * tt);
+          double diff = pl_test_max_abs_diff (result->attentions[l], ref);
+
+          g_test_message ("%s %s attentions[%u]: max |Δ| %.2g", format, probes[p], l, diff);
+          g_assert_cmpfloat (diff, <, ATTENTION_TOL);
+          pl_test_check_rows (result->attentions[l], tt, FALSE);
+          worst_att = MAX (worst_att, diff);
+        }
+      /* hidden_states[0] included: the projected embeddings, H wide */
+      for (guint l = 0; l <= LAYERS; l++)
+        {
+          g_autoptr(PlMatrix) ref = pl_matrix_slice_rows (ref_hid, (gsize) l * tt, tt);
+          double diff = pl_test_max_abs_diff (result->hidden_states[l], ref);
+
+          g_assert_cmpuint (result->hidden_states[l]->cols, ==, H);
+          g_test_message ("%s %s hidden_states[%u]: max |Δ| %.2g", format, probes[p], l, diff);
+          g_assert_cmpfloat (diff, <, HIDDEN_TOL);
+          worst_hid = MAX (worst_hid, diff);
+        }
+    }
+  g_test_message ("%s worst: attentions %.2g, hidden states %.2g", format, worst_att, worst_hid);
+  pl_test_rmtree (dir);
+}
+
+/* Both layouts give the projection as [E, H] with the generator's values:
+ * the safetensors [H, E] transposed, the Keras kernel as stored. The
+ * position table the analyses see stays the E-wide position_embeddings. */
+static void
+test_weights (void)
+{
+  g_autoptr(GPtrArray) list = make_tensors ();
+  const Tensor *proj = find (list, "electra.embeddings_project.weight");
+  const Tensor *bias = find (list, "electra.embeddings_project.bias");
+  g_autofree char *file = reference ();
+  g_autoptr(PlMatrix) ref_positions = pl_test_read_h5 (file, "/position_embeddings");
+  const char *formats[] = { "tf", "safetensors" };
+
+  for (guint f = 0; f < G_N_ELEMENTS (formats); f++)
+    {
+      g_autofree char *dir = write_model (list, formats[f], E);
+      g_autoptr(PlModel) model = open_model (dir);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(PlMatrix) w = pl_model_read_weight (model, PL_WEIGHT_EMBED_PROJECT_WEIGHT, -1, &error);
+      g_autoptr(PlMatrix) b = NULL;
+      g_autoptr(PlMatrix) positions = NULL;
+      g_autoptr(PlTransformer) t = NULL;
+      g_autoptr(PlMatrix) rows = NULL;
+
+      g_assert_no_error (error);
+      g_assert_cmpuint (w->rows, ==, E);
+      g_assert_cmpuint (w->cols, ==, H);
+      g_assert_cmpmem (w->data, E * H * 4, proj->values, E * H * 4);
+      b = pl_model_read_weight (model, PL_WEIGHT_EMBED_PROJECT_BIAS, -1, &error);
+      g_assert_no_error (error);
+      g_assert_cmpmem (b->data, H * 4, bias->values, H * 4);
+
+      /* the generator here and the script's agree bit for bit */
+      positions = pl_model_read_positions (model, &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (positions->rows, ==, POSITIONS);
+      g_assert_cmpuint (positions->cols, ==, E);
+      g_assert_cmpfloat (pl_test_max_abs_diff (positions, ref_positions), ==, 0);
+
+      t = pl_transformer_new (model, &error);
+      g_assert_no_error (error);
+      rows = pl_transformer_get_positions (t, 10, &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (rows->cols, ==, E);
+      g_assert_cmpuint (pl_transformer_get_token_type (t)->cols, ==, E);
+      pl_test_rmtree (dir);
+    }
+}
+
+/* Layer 0's position-only term goes through the projection, as the
+ * script's proj(LN(P + type 0)). */
+static void
+test_position_only (void)
+{
+  g_autoptr(GPtrArray) list = make_tensors ();
+  g_autofree char *dir = write_model (list, "safetensors", E);
+  g_autofree char *file = reference ();
+  g_autoptr(PlMatrix) ref = pl_test_read_h5 (file, "/position_only");
+  g_autoptr(PlModel) model = open_model (dir);
+  g_autoptr(PlTransformer) t = NULL;
+  g_autoptr(PlMatrix) term = NULL;
+  g_autoptr(GError) error = NULL;
+  double diff;
+
+  t = pl_transformer_new (model, &error);
+  g_assert_no_error (error);
+  term = pl_attention_position_only (t, 20, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (term->rows, ==, HEADS * 20);
+  diff = pl_test_max_abs_diff (term, ref);
+  g_test_message ("position-only term: max |Δ| %.2g", diff);
+  g_assert_cmpfloat (diff, <, ATTENTION_TOL);
+  pl_test_check_rows (term, 20, FALSE);
+  pl_test_rmtree (dir);
+}
+
+/* The layer-0 positional component (what --layer 0 shows) is the mean of
+ * the projected embeddings, H wide: checked against hidden_states[0] of the
+ * same random inputs, which test_forward checks against the script. */
+static void
+test_layer_components (void)
+{
+  g_autoptr(GPtrArray) list = make_tensors ();
+  g_autofree char *dir = write_model (list, "tf", E);
+  g_autoptr(PlModel) model = open_model (dir);
+  g_autoptr(PlTransformer) t = NULL;
+  g_autoptr(GPtrArray) tables = NULL;
+  g_autoptr(PlMatrix) layer0 = NULL;
+  g_autoptr(PlMatrix) mean = pl_matrix_new (16, H);
+  g_autoptr(GError) error = NULL;
+
+  t = pl_transformer_new (model, &error);
+  g_assert_no_error (error);
+  tables = pl_attention_positional_components (t, LAYERS, 3, 16, 7, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (tables->len, ==, LAYERS + 1);
+  for (guint k = 0; k <= LAYERS; k++)
+    {
+      g_assert_cmpuint (((PlMatrix *) tables->pdata[k])->rows, ==, 16);
+      g_assert_cmpuint (((PlMatrix *) tables->pdata[k])->cols, ==, H);
+    }
+  for (guint s = 0; s < 3; s++)
+    {
+      g_autoptr(GArray) ids = pl_transformer_random_ids (t, 16, 7 + s);
+      g_autoptr(PlForwardResult) r = pl_transformer_forward (t, (int *) ids->data, ids->len,
+                                                             PL_FORWARD_HIDDEN_STATES, NULL, NULL, NULL, &error);
+
+      g_assert_no_error (error);
+      for (gsize i = 0; i < 16 * H; i++)
+        mean->data[i] += r->hidden_states[0]->data[i] / 3.0f;
+    }
+  g_assert_cmpfloat (pl_test_max_abs_diff (tables->pdata[0], mean), <, 1e-5);
+
+  layer0 = pl_attention_positional_component (model, 0, 2, 0, 1, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (layer0->rows, ==, POSITIONS);
+  g_assert_cmpuint (layer0->cols, ==, H);
+  pl_test_rmtree (dir);
+}
+
+/* Inconsistent shapes fail with the file and the tensor named. */
+typedef struct
+{
+  const char *path;
+  const char *tensor;       /* PyTorch name to change, or NULL */
+  int         rows, cols;   /* its new stored shape (−1: drop it) */
+  guint       config_e;
+  PlError     code;
+  const char *named;        /* what the message must name besides the file */
+} BadCase;
+
+static const BadCase bad_cases[] = {
+  { "/pl/embed-project/bad/no-projection", "electra.embeddings_project.weight", -1, 0, E,
+    PL_ERROR_NOT_FOUND, "embeddings_project.weight" },
+  /* [E, H] where nn.Linear stores [H, E] */
+  { "/pl/embed-project/bad/projection-transposed", "electra.embeddings_project.weight", E, H, E,
+    PL_ERROR_CORRUPT, "electra.embeddings_project.weight" },
+  { "/pl/embed-project/bad/projection-bias", "electra.embeddings_project.bias", E, 0, E,
+    PL_ERROR_CORRUPT, "electra.embeddings_project.bias" },
+  { "/pl/embed-project/bad/config", NULL, 0, 0, 16, PL_ERROR_CORRUPT, "electra.embeddings.word_embeddings.weight" },
+  { "/pl/embed-project/bad/type-width", "electra.embeddings.token_type_embeddings.weight", TYPES, H, E,
+    PL_ERROR_CORRUPT, "electra.embeddings.token_type_embeddings.weight" },
+  { "/pl/embed-project/bad/layer-norm", "electra.embeddings.LayerNorm.weight", H, 0, E,
+    PL_ERROR_CORRUPT, "electra.embeddings.LayerNorm.weight" },
+};
+
+static void
+test_bad (gconstpointer data)
+{
+  const BadCase *bc = data;
+  g_autoptr(GPtrArray) list = make_tensors ();
+  g_autofree char *dir = NULL;
+  g_autofree char *st = NULL;
+  g_autoptr(PlModel) model = NULL;
+  g_autoptr(PlTransformer) t = NULL;
+  g_autoptr(GError) error = NULL;
+
+  if (bc->tensor != NULL)
+    {
+      Tensor *victim = find (list, bc->tensor);
+
+      if (bc->rows < 0)
+        g_ptr_array_remove (list, victim);
+      else
+        {
+          /* any values; written as given (not transposed) */
+          victim->linear = FALSE;
+          victim->rows = bc->rows;
+          victim->cols = bc->cols;
+          g_free (victim->values);
+          victim->values = g_new0 (float, bc->rows * MAX (bc->cols, 1));
+          for (int i = 0; i < bc->rows * MAX (bc->cols, 1); i++)
+            victim->values[i] = 0.5f;
+        }
+    }
+  dir = write_model (list, "safetensors", bc->config_e);
+  st = g_build_filename (dir, "model.safetensors", NULL);
+  model = pl_model_open (dir, NULL, &error);
+  g_assert_no_error (error);
+  t = pl_transformer_new (model, &error);
+  g_assert_null (t);
+  g_assert_error (error, PL_ERROR, bc->code);
+  g_test_message ("%s", error->message);
+  g_assert_nonnull (strstr (error->message, st));
+  g_assert_nonnull (strstr (error->message, bc->named));
+  pl_test_rmtree (dir);
+}
+
+static int
+run_cli (const char *const *args)
+{
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *err = NULL;
+  int status = 0;
+
+  g_ptr_array_add (argv, (gpointer) g_getenv ("POSLENS_CLI"));
+  for (guint i = 0; args[i] != NULL; i++)
+    g_ptr_array_add (argv, (gpointer) args[i]);
+  g_ptr_array_add (argv, NULL);
+  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_STDOUT_TO_DEV_NULL,
+                               NULL, NULL, NULL, &err, &status, &error));
+  g_assert_no_error (error);
+  if (!g_spawn_check_wait_status (status, NULL))
+    g_test_message ("poslens-cli %s: %s", args[0], err);
+  return WIFEXITED (status) ? WEXITSTATUS (status) : -1;
+}
+
+/* poslens-cli forward and attention on the TF checkpoint. */
+static void
+test_cli (void)
+{
+  g_autoptr(GPtrArray) list = make_tensors ();
+  g_autofree char *dir = NULL;
+  g_autofree char *ref = reference ();
+  g_autofree char *ids_from = g_strdup_printf ("%s:/long/input_ids", ref);
+  g_autofree char *tmp = NULL;
+  g_autofree char *out = NULL;
+  g_autofree char *att_out = NULL;
+  g_autofree char *sim_out = NULL;
+
+  if (g_getenv ("POSLENS_CLI") == NULL)
+    {
+      g_test_skip ("POSLENS_CLI is not set (run through meson test)");
+      return;
+    }
+  dir = write_model (list, "tf", E);
+  tmp = pl_test_tmpdir ();
+  out = g_build_filename (tmp, "forward.h5", NULL);
+  att_out = g_build_filename (tmp, "attention.h5", NULL);
+  sim_out = g_build_filename (tmp, "similarity.h5", NULL);
+  {
+    const char *forward[] = { "forward", dir, "--ids-from", ids_from, "--out", out, NULL };
+    const char *attention[] = { "attention", dir, "--sequences", "2", "--length", "20", "--out", att_out, NULL };
+    const char *similarity[] = { "similarity", dir, "--layer", "0", "--out", sim_out, NULL };
+
+    g_assert_cmpint (run_cli (forward), ==, 0);
+    {
+      g_autoptr(PlMatrix) att = pl_test_read_h5 (out, "/attentions");
+      g_autoptr(PlMatrix) hid = pl_test_read_h5 (out, "/hidden_states");
+      g_autoptr(PlMatrix) ref_att = pl_test_read_h5 (ref, "/long/attentions");
+      g_autoptr(PlMatrix) ref_hid = pl_test_read_h5 (ref, "/long/hidden_states");
+
+      g_assert_cmpfloat (pl_test_max_abs_diff (att, ref_att), <, ATTENTION_TOL);
+      g_assert_cmpfloat (pl_test_max_abs_diff (hid, ref_hid), <, HIDDEN_TOL);
+    }
+    g_assert_cmpint (run_cli (attention), ==, 0);
+    {
+      g_autoptr(PlMatrix) term = pl_test_read_h5 (att_out, "/position_only");
+      g_autoptr(PlMatrix) ref_term = pl_test_read_h5 (ref, "/position_only");
+
+      g_assert_cmpfloat (pl_test_max_abs_diff (term, ref_term), <, ATTENTION_TOL);
+    }
+    g_assert_cmpint (run_cli (similarity), ==, 0);
+  }
+  pl_test_rmtree (tmp);
+  pl_test_rmtree (dir);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_data_func ("/pl/embed-project/forward/tf", "tf", test_forward);
+  g_test_add_data_func ("/pl/embed-project/forward/safetensors", "safetensors", test_forward);
+  g_test_add_func ("/pl/embed-project/weights", test_weights);
+  g_test_add_func ("/pl/embed-project/position-only", test_position_only);
+  g_test_add_func ("/pl/embed-project/layer-components", test_layer_components);
+  for (guint i = 0; i < G_N_ELEMENTS (bad_cases); i++)
+    g_test_add_data_func (bad_cases[i].path, &bad_cases[i], test_bad);
+  g_test_add_func ("/pl/embed-project/cli", test_cli);
+
+  return g_test_run ();
+}
