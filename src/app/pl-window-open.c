@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "pl-dataset-dialog.h"
+#include "pl-model-isolated.h"
 #include "pl-paths.h"
 #include "pl-window-private.h"
 
@@ -54,8 +55,17 @@ open_models_thread (GTask        *task,
 
   for (guint i = 0; request->paths[i] != NULL; i++)
     {
+      const char *path = request->paths[i];
       GError *error = NULL;
-      PlModel *model = pl_model_open (request->paths[i], request->dataset, &error);
+      PlModel *model;
+
+      /* Files from elsewhere are opened by a helper process first: a
+       * damaged one can then only crash the helper, never the window. */
+      if (pl_paths_is_demo (path))
+        model = pl_model_open (path, request->dataset, &error);
+      else
+        model = pl_model_open_isolated (path, request->dataset, pl_paths_get_cli (),
+                                        PL_MODEL_CHECK_TIMEOUT_SECONDS, &error);
 
       g_ptr_array_add (request->models, model);
       g_ptr_array_add (request->errors, error);

@@ -18,6 +18,7 @@ typedef int (*PlCliCommand) (int argc, char **argv);
 int pl_cli_fail (const GError *error);
 
 int pl_cli_info (int argc, char **argv);
+int pl_cli_check (int argc, char **argv);
 
 int pl_cli_tokenize (int argc, char **argv);
 

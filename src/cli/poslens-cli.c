@@ -17,6 +17,7 @@ typedef struct
 
 static const Command commands[] = {
   { "info", pl_cli_info, N_("What a checkpoint holds: format, family, position table, sizes") },
+  { "check", pl_cli_check, N_("Whether Poslens can open a checkpoint: exit 0, or 2 with the reason") },
   { "tokenize", pl_cli_tokenize, N_("Split text into the ids and tokens a model sees") },
   { "similarity", pl_cli_similarity, N_("Cosine, dot or Euclidean similarity between positions, to .h5/.csv/.npy") },
   { "pca", pl_cli_pca, N_("Principal components of the positions, to .h5/.csv/.npy") },

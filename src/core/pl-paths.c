@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
 
+#include <string.h>
+
 #include "pl-paths.h"
 
 static const char * const demo_models[] = {
@@ -45,4 +47,38 @@ pl_paths_list_demo_models (void)
   /* The table of Vaswani et al., computed: the reference every learned table is compared with. */
   g_strv_builder_add (builder, "builtin:sinusoidal:512x768");
   return g_strv_builder_end (builder);
+}
+
+gboolean
+pl_paths_is_demo (const char *path)
+{
+  g_autofree char *dir = g_canonicalize_filename (pl_paths_get_demo_dir (), NULL);
+  g_autofree char *file = g_canonicalize_filename (path, NULL);
+  gsize len = strlen (dir);
+
+  return strncmp (file, dir, len) == 0 && (file[len] == G_DIR_SEPARATOR || file[len] == '\0');
+}
+
+const char *
+pl_paths_get_cli (void)
+{
+  static char *cli;
+
+  if (g_once_init_enter (&cli))
+    {
+      const char *env = g_getenv ("POSLENS_CLI");
+      g_autofree char *self = g_file_read_link ("/proc/self/exe", NULL);
+      g_autofree char *dir = self ? g_path_get_dirname (self) : NULL;
+      g_autofree char *beside = dir ? g_build_filename (dir, "poslens-cli", NULL) : NULL;
+      const char *found = "";
+
+      if (env != NULL && *env != '\0')
+        found = env;
+      else if (beside != NULL && g_file_test (beside, G_FILE_TEST_IS_EXECUTABLE))
+        found = beside;
+      else if (g_file_test (CLI_BUILD_PATH, G_FILE_TEST_IS_EXECUTABLE))
+        found = CLI_BUILD_PATH;
+      g_once_init_leave (&cli, g_strdup (found));
+    }
+  return *cli != '\0' ? cli : NULL;
 }

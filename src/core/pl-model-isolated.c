@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <glib/gi18n-lib.h>
+#include <signal.h>
+#include <string.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
+
+#include "pl-checkpoint.h"
+#include "pl-error.h"
+#include "pl-model-isolated.h"
+
+gboolean
+pl_model_check_readable (PlModel  *model,
+                         GError  **error)
+{
+  PlCheckpoint *checkpoint = pl_model_get_checkpoint (model);
+  const char *table = pl_model_get_position_table_name (model);
+
+  g_return_val_if_fail (PL_IS_MODEL (model), FALSE);
+
+  if (checkpoint == NULL)
+    return TRUE;    /* an analytic encoding: no file */
+  for (guint i = 0; i < pl_checkpoint_get_n_tensors (checkpoint); i++)
+    {
+      const PlTensorInfo *info = pl_checkpoint_get_tensor (checkpoint, i);
+      g_autoptr(PlMatrix) read = NULL;
+      guint64 rows, cols;
+
+      pl_tensor_info_get_matrix_shape (info, &rows, &cols);
+      if (rows == 0 || cols == 0)
+        continue;
+      if (g_strcmp0 (info->name, table) == 0)
+        read = pl_checkpoint_read (checkpoint, info->name, error);
+      else
+        read = pl_checkpoint_read_rows (checkpoint, info->name, 0, 1, error);
+      if (read == NULL)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+typedef struct
+{
+  GSubprocess  *process;
+  GAsyncResult *result;
+  gboolean      timed_out;
+} Helper;
+
+static void
+on_communicated (GObject      *object,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  Helper *helper = user_data;
+
+  helper->result = g_object_ref (result);
+}
+
+static gboolean
+on_timeout (gpointer user_data)
+{
+  Helper *helper = user_data;
+
+  helper->timed_out = TRUE;
+  g_subprocess_force_exit (helper->process);
+  return G_SOURCE_REMOVE;
+}
+
+#ifdef __linux__
+/* If the app dies, the helper goes too: the thread that started it waits
+ * for it, so it only ends when the process does. */
+static void
+die_with_parent (gpointer user_data)
+{
+  prctl (PR_SET_PDEATHSIG, SIGKILL);
+}
+#endif
+
+/* The helper's last line, "poslens-cli: MESSAGE", as MESSAGE. */
+static char *
+helper_message (GBytes *err)
+{
+  g_autofree char *text = NULL;
+  g_auto(GStrv) lines = NULL;
+  gsize size = 0;
+  const char *data = err ? g_bytes_get_data (err, &size) : NULL;
+  const char *last = NULL;
+
+  text = g_utf8_make_valid (data ? data : "", size);
+  lines = g_strsplit (text, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    if (*g_strstrip (lines[i]) != '\0')
+      last = lines[i];
+  if (last == NULL)
+    return NULL;
+  if (g_str_has_prefix (last, "poslens-cli: "))
+    last += strlen ("poslens-cli: ");
+  return g_strdup (last);
+}
+
+/* The PlError code the helper printed on its standard output. */
+static int
+helper_code (GBytes *out)
+{
+  gsize size = 0;
+  const char *data = out ? g_bytes_get_data (out, &size) : NULL;
+  g_autofree char *text = g_strndup (data ? data : "", size);
+  const char *line = strstr (text, "error-code ");
+  guint64 code;
+
+  if (line != NULL &&
+      g_ascii_string_to_unsigned (g_strchomp ((char *) line + strlen ("error-code ")), 10,
+                                  0, PL_ERROR_BAD_VALUES, &code, NULL))
+    return (int) code;
+  return PL_ERROR_CORRUPT;
+}
+
+/* Runs the helper on PATH: TRUE when it opened the file, FALSE with ERROR
+ * when it refused, crashed or hung; *UNUSABLE when there was no answer to
+ * be had (the helper could not start, or does not know `check`). */
+static gboolean
+run_helper (const char  *helper_path,
+            const char  *path,
+            const char  *dataset,
+            guint        timeout_seconds,
+            gboolean    *unusable,
+            GError     **error)
+{
+  g_autoptr(GMainContext) context = g_main_context_new ();
+  g_autoptr(GSubprocessLauncher) launcher = NULL;
+  g_autoptr(GBytes) out = NULL;
+  g_autoptr(GBytes) err = NULL;
+  g_autoptr(GError) local_error = NULL;
+  g_autofree char *message = NULL;
+  g_autoptr(GSource) timeout = NULL;
+  Helper helper = { NULL, NULL, FALSE };
+  const char *argv[] = { helper_path, "check", path, dataset ? "--dataset" : NULL, dataset, NULL };
+  int status;
+
+  *unusable = FALSE;
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDIN_INHERIT |
+                                        G_SUBPROCESS_FLAGS_STDOUT_PIPE |
+                                        G_SUBPROCESS_FLAGS_STDERR_PIPE);
+#ifdef __linux__
+  g_subprocess_launcher_set_child_setup (launcher, die_with_parent, NULL, NULL);
+#endif
+  helper.process = g_subprocess_launcher_spawnv (launcher, argv, &local_error);
+  if (helper.process == NULL)
+    {
+      g_debug ("Opening %s without a helper: %s", path, local_error->message);
+      *unusable = TRUE;
+      return FALSE;
+    }
+
+  /* A context of this thread's own, so the wait turns nobody else's loop. */
+  g_main_context_push_thread_default (context);
+  g_subprocess_communicate_async (helper.process, NULL, NULL, on_communicated, &helper);
+  timeout = g_timeout_source_new_seconds (timeout_seconds);
+  g_source_set_callback (timeout, on_timeout, &helper, NULL);
+  g_source_attach (timeout, context);
+  while (helper.result == NULL)
+    g_main_context_iteration (context, TRUE);
+  g_source_destroy (timeout);
+  g_subprocess_communicate_finish (helper.process, helper.result, &out, &err, &local_error);
+  g_main_context_pop_thread_default (context);
+  g_clear_object (&helper.result);
+
+  if (local_error == NULL && !g_subprocess_get_if_exited (helper.process))
+    g_subprocess_wait (helper.process, NULL, NULL);
+
+  if (helper.timed_out)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT,
+                   _("%s: opening it took longer than %u s, so it was stopped; the file may be damaged"),
+                   path, timeout_seconds);
+      g_object_unref (helper.process);
+      return FALSE;
+    }
+  if (g_subprocess_get_if_signaled (helper.process))
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT,
+                   _("%s is damaged: reading it crashed the HDF5 library (%s)"),
+                   path, g_strsignal (g_subprocess_get_term_sig (helper.process)));
+      g_object_unref (helper.process);
+      return FALSE;
+    }
+  status = g_subprocess_get_exit_status (helper.process);
+  message = helper_message (err);
+  g_object_unref (helper.process);
+  if (status == 0)
+    return TRUE;
+  if (status == 2 && message != NULL)
+    {
+      g_set_error_literal (error, PL_ERROR, helper_code (out), message);
+      return FALSE;
+    }
+  g_debug ("Opening %s without a helper: it exited with %d (%s)", path, status, message);
+  *unusable = TRUE;
+  return FALSE;
+}
+
+PlModel *
+pl_model_open_isolated (const char  *path,
+                        const char  *dataset,
+                        const char  *helper,
+                        guint        timeout_seconds,
+                        GError     **error)
+{
+  gboolean unusable = TRUE;
+
+  g_return_val_if_fail (path != NULL, NULL);
+  g_return_val_if_fail (timeout_seconds > 0, NULL);
+
+  /* Analytic encodings have no file to distrust. */
+  if (helper != NULL && !g_str_has_prefix (path, "builtin:") &&
+      !run_helper (helper, path, dataset, timeout_seconds, &unusable, error) && !unusable)
+    return NULL;
+  return pl_model_open (path, dataset, error);
+}
