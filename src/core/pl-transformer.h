@@ -46,7 +46,8 @@ typedef void      (*PlProgressFunc) (double    fraction,
                                      gpointer  user_data);
 
 /* Called on the worker thread for k = 0 … n_layers: HIDDEN is Hugging Face's
- * hidden_states[k] ([T, hidden]; k = 0 is the embedding output, GPT-2's last
+ * hidden_states[k] ([T, hidden]; k = 0 is the embedding output, projected to
+ * the hidden size when the model has an embedding projection; GPT-2's last
  * one is after ln_f) and ATTENTION is attentions[k − 1] as [heads × T, T]
  * (row h·T + i: head h, query i), or NULL for k = 0 and when not asked for.
  * Both are fresh matrices: ref them to keep them. Return FALSE to stop early
