@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
 
+#include <glib/gi18n-lib.h>
 #include <math.h>
 #include <string.h>
 
@@ -161,18 +162,19 @@ pl_encoding_spec_describe (const PlEncodingSpec *spec)
   g_return_val_if_fail (spec != NULL, NULL);
 
   if (spec->base != DEFAULT_BASE)
-    base = g_strdup_printf (", base %g", spec->base);
+    base = g_strdup_printf (_(", base %g"), spec->base);
 
   switch (spec->kind)
     {
     case PL_ENCODING_SINUSOIDAL:
-      return g_strdup_printf ("Sinusoidal %u × %u%s", spec->length, spec->width, base ? base : "");
+      /* Translators: the last %s is empty or ", base 500" */
+      return g_strdup_printf (_("Sinusoidal %u × %u%s"), spec->length, spec->width, base ? base : "");
     case PL_ENCODING_ROPE:
-      return g_strdup_printf ("Rotary (RoPE) %u × %u%s", spec->length, spec->width, base ? base : "");
+      return g_strdup_printf (_("Rotary (RoPE) %u × %u%s"), spec->length, spec->width, base ? base : "");
     case PL_ENCODING_ALIBI:
-      return g_strdup_printf ("ALiBi %u positions, %u heads", spec->length, spec->heads);
+      return g_strdup_printf (_("ALiBi %u positions, %u heads"), spec->length, spec->heads);
     case PL_ENCODING_NONE:
-      return g_strdup_printf ("No position encoding, %u positions", spec->length);
+      return g_strdup_printf (_("No position encoding, %u positions"), spec->length);
     default:
       g_return_val_if_reached (NULL);
     }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
 
+#include <glib/gi18n-lib.h>
 #include <string.h>
 
 #include "pl-model-private.h"
@@ -149,11 +150,11 @@ static const PlFamilyDesc families[] = {
 };
 
 static const PlFamilyDesc table_desc = {
-  .family = PL_FAMILY_TABLE, .name = "table", .display_name = "Table",
+  .family = PL_FAMILY_TABLE, .name = "table", .display_name = N_("Table"),
 };
 
 static const PlFamilyDesc analytic_desc = {
-  .family = PL_FAMILY_ANALYTIC, .name = "analytic", .display_name = "Analytic",
+  .family = PL_FAMILY_ANALYTIC, .name = "analytic", .display_name = N_("Analytic"),
 };
 
 const PlFamilyDesc *

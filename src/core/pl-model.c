@@ -395,7 +395,8 @@ const char *
 pl_model_get_family_display_name (PlModel *self)
 {
   g_return_val_if_fail (PL_IS_MODEL (self), NULL);
-  return self->desc->display_name;
+  /* Architecture names stay as they are; "Table" and "Analytic" translate. */
+  return g_dgettext (GETTEXT_PACKAGE, self->desc->display_name);
 }
 
 guint
