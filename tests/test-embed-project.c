@@ -34,7 +34,7 @@
 #define TYPES     2
 
 #define TF_ROOT "/electra/tf_electra_for_pre_training/electra/"
-#define CONFIG "{\"model_type\": \"electra\", \"embedding_size\": %u, \"hidden_size\": 32, " \
+#define CONFIG "{\"model_type\": \"electra\", %s\"hidden_size\": 32, " \
   "\"num_hidden_layers\": 2, \"num_attention_heads\": 4, \"intermediate_size\": 64, " \
   "\"hidden_act\": \"gelu\", \"layer_norm_eps\": 1e-12, \"vocab_size\": 50, " \
   "\"max_position_embeddings\": 40, \"type_vocab_size\": 2, \"pad_token_id\": 0}"
@@ -232,7 +232,7 @@ write_tf (const char *path,
 }
 
 /* A checkpoint folder: FORMAT "tf" or "safetensors", config.json with
- * CONFIG_E as embedding_size. */
+ * CONFIG_E as embedding_size (0: without one, as older configs). */
 static char *
 write_model (GPtrArray  *list,
              const char *format,
@@ -240,7 +240,8 @@ write_model (GPtrArray  *list,
 {
   char *dir = pl_test_tmpdir ();
   g_autofree char *config = g_build_filename (dir, "config.json", NULL);
-  g_autofree char *text = g_strdup_printf (CONFIG, config_e);
+  g_autofree char *key = config_e ? g_strdup_printf ("\"embedding_size\": %u, ", config_e) : g_strdup ("");
+  g_autofree char *text = g_strdup_printf (CONFIG, key);
 
   if (g_str_equal (format, "tf"))
     {
@@ -293,13 +294,28 @@ open_model (const char *dir)
   return model;
 }
 
+typedef struct
+{
+  const char *path;
+  const char *format;
+  guint       config_e;
+} ForwardCase;
+
+static const ForwardCase forward_cases[] = {
+  { "/pl/embed-project/forward/tf", "tf", E },
+  { "/pl/embed-project/forward/safetensors", "safetensors", E },
+  /* the tensors' shapes alone say E != H */
+  { "/pl/embed-project/forward/no-embedding-size", "safetensors", 0 },
+};
+
 static void
 test_forward (gconstpointer data)
 {
-  const char *format = data;
+  const ForwardCase *fc = data;
+  const char *format = fc->format;
   static const char *probes[] = { "short", "long" };
   g_autoptr(GPtrArray) list = make_tensors ();
-  g_autofree char *dir = write_model (list, format, E);
+  g_autofree char *dir = write_model (list, format, fc->config_e);
   g_autofree char *file = reference ();
   g_autoptr(PlModel) model = open_model (dir);
   g_autoptr(PlTransformer) t = NULL;
@@ -619,8 +635,8 @@ main (int   argc,
 {
   g_test_init (&argc, &argv, NULL);
 
-  g_test_add_data_func ("/pl/embed-project/forward/tf", "tf", test_forward);
-  g_test_add_data_func ("/pl/embed-project/forward/safetensors", "safetensors", test_forward);
+  for (guint i = 0; i < G_N_ELEMENTS (forward_cases); i++)
+    g_test_add_data_func (forward_cases[i].path, &forward_cases[i], test_forward);
   g_test_add_func ("/pl/embed-project/weights", test_weights);
   g_test_add_func ("/pl/embed-project/position-only", test_position_only);
   g_test_add_func ("/pl/embed-project/layer-components", test_layer_components);
