@@ -9,4 +9,20 @@ G_BEGIN_DECLS
 int  pl_blas_get_threads (void);
 void pl_blas_set_threads (int n_threads);
 
+/* Between these, BLAS calls run on the calling thread only: for work the
+ * caller splits over its own threads. Nested and concurrent pairs are
+ * counted; the last end restores the thread count. */
+void pl_blas_begin_single (void);
+void pl_blas_end_single   (void);
+
+/* How many threads work split by the caller should use: as many as BLAS
+ * may (the user's setting), at most one per processor. */
+guint pl_blas_split_threads (void);
+/* Runs FUNC (DATA) on N_THREADS threads, the caller being one of them, with
+ * BLAS single-threaded meanwhile, and returns when all are done. FUNC takes
+ * its share of the work from a shared atomic counter. */
+void  pl_blas_run_split     (guint       n_threads,
+                             GThreadFunc func,
+                             gpointer    data);
+
 G_END_DECLS

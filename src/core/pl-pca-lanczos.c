@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "pl-blas.h"
 #include "pl-pca-private.h"
 
 /* Block Lanczos with full reorthogonalisation for the top eigenpairs of a
@@ -83,11 +84,13 @@ static void
 symm_block8_avx2 (const float *c,
                   gsize        m,
                   const float *q,
-                  float       *w)
+                  float       *w,
+                  gsize        first,
+                  gsize        last)
 {
   gsize m8 = m / 8 * 8;
 
-  for (gsize i = 0; i < m; i++)
+  for (gsize i = first; i < last; i++)
     {
       const float *col = c + i * m;
       PlV8 a0 = { 0 }, a1 = { 0 }, a2 = { 0 }, a3 = { 0 }, a4 = { 0 }, a5 = { 0 }, a6 = { 0 }, a7 = { 0 };
@@ -123,13 +126,44 @@ symm_block8_avx2 (const float *c,
 }
 #endif
 
-/* W = C Q for B vectors, C the full symmetric m × m matrix. */
+/* Rows of C per share of a product split over threads: C's rows are read
+ * once per product, so a share of 64 rows is 64 × m floats streamed. */
+#define SHARE_ROWS 64
+
+typedef struct
+{
+  const float *c;
+  gsize        m;
+  const float *q;
+  float       *w;
+  guint        n_shares;
+  gint         next;
+} SymmJob;
+
+#ifdef HAVE_BLOCK8_AVX2
+static gpointer
+symm_block8_worker (gpointer data)
+{
+  SymmJob *job = data;
+  guint s;
+
+  while ((s = (guint) g_atomic_int_add (&job->next, 1)) < job->n_shares)
+    symm_block8_avx2 (job->c, job->m, job->q, job->w,
+                      (gsize) s * SHARE_ROWS, MIN (job->m, ((gsize) s + 1) * SHARE_ROWS));
+  return NULL;
+}
+#endif
+
+/* W = C Q for B vectors, C the full symmetric m × m matrix. The product of
+ * eight streams C from L3 and is the bulk of the work: it is split over
+ * the threads BLAS may use. */
 static void
 symm_block (const float *c,
             gsize        m,
             const float *q,
             guint        b,
-            float       *w)
+            float       *w,
+            guint        n_threads)
 {
 #ifdef HAVE_BLOCK8_AVX2
   static gsize avx2 = 0;
@@ -141,7 +175,9 @@ symm_block (const float *c,
     }
   if (b == 8 && avx2 == 2)
     {
-      symm_block8_avx2 (c, m, q, w);
+      SymmJob job = { c, m, q, w, (guint) ((m + SHARE_ROWS - 1) / SHARE_ROWS), 0 };
+
+      pl_blas_run_split (n_threads, symm_block8_worker, &job);
       return;
     }
 #endif
@@ -178,6 +214,7 @@ pl_pca_lanczos_top (const float *c,
   double last_worst = 0, goal;
   GRand *rand;
   gboolean converged = FALSE;
+  guint n_threads = pl_blas_split_threads ();
 
   max_basis = MIN (max_basis, m / 2) / b * b;
   if (max_basis < 3 * (gsize) b)
@@ -200,6 +237,9 @@ pl_pca_lanczos_top (const float *c,
   y = g_new (double, max_basis * kk);
   support = g_new (lapack_int, 2 * kk);
 
+  /* The other products are small (m × basis × 8): BLAS threads cost more
+   * to wake than they save. */
+  pl_blas_begin_single ();
   /* A fixed seed: the same table gives the same answer, bit for bit. */
   rand = g_rand_new_with_seed (0x5ca1ab1e);
   for (gsize i = 0; i < m * b; i++)
@@ -212,7 +252,7 @@ pl_pca_lanczos_top (const float *c,
       float *cqblk = cq + cur * m;
 
       /* C Q_j, from the full copy (SSYMM would expand the triangle each time). */
-      symm_block (cfull, m, qblk, b, cqblk);
+      symm_block (cfull, m, qblk, b, cqblk, n_threads);
       /* T = Qᵀ(CQ) grows by the new block's columns (and rows, by symmetry). */
       cblas_sgemm (CblasColMajor, CblasTrans, CblasNoTrans, (blasint) (cur + b), (blasint) b, (blasint) m,
                    1.0f, q, (blasint) m, cqblk, (blasint) m, 0.0f, tcol, (blasint) (cur + b));
@@ -294,6 +334,7 @@ pl_pca_lanczos_top (const float *c,
       orthonormalise_block (q, m, cur, q + cur * m, b, h, tcol, rand);
     }
   g_rand_free (rand);
+  pl_blas_end_single ();
 
   if (!converged)
     return FALSE;

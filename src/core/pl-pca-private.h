@@ -3,6 +3,8 @@
 
 #include <glib.h>
 
+#include "pl-matrix.h"
+
 G_BEGIN_DECLS
 
 /* The top KK eigenpairs of the symmetric m×m float32 matrix C (lower
@@ -16,5 +18,27 @@ gboolean pl_pca_lanczos_top (const float *c,
                              gsize        max_basis,
                              double      *w,
                              double      *z);
+
+/* One row minus the mean (in double) into OUT, adding its squares to
+ * COLUMN_SS. */
+void pl_pca_centre_row (const float  *row,
+                        const double *mean,
+                        gsize         d,
+                        float        *out,
+                        double       *column_ss);
+
+/* The upper triangle (row-major) of XcᵀXc, Xc = X − MEAN, into the d×d S,
+ * and each column's sum of squares of Xc into COLUMN_SS, without a centred
+ * copy of X. */
+void pl_pca_covariance (const PlMatrix *x,
+                        const double   *mean,
+                        float          *s,
+                        double         *column_ss);
+
+/* (X − MEAN) COMPONENTSᵀ into PROJECTION (n × k). */
+void pl_pca_project    (const PlMatrix *x,
+                        const double   *mean,
+                        const PlMatrix *components,
+                        PlMatrix       *projection);
 
 G_END_DECLS

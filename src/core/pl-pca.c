@@ -48,61 +48,13 @@ pl_pca_unref (PlPca *self)
     }
 }
 
-/* The top KK eigenpairs (W ascending, Z column-major m×kk, as double) of the
- * m×m cross-product of the centred rows: the Gram matrix XXᵀ when GRAM, else
- * XᵀX. Small problems run in double throughout; large ones in float32, where
- * the halved memory traffic of the tridiagonal reduction pays. */
+/* Reports an eigensolver failure. */
 static gboolean
-top_eigenpairs (const float  *xc,
-                gsize         n,
-                gsize         d,
-                gboolean      gram,
-                guint         kk,
-                double       *w,
-                double       *z,
-                GError      **error)
+check_solver (lapack_int   info,
+              lapack_int   found,
+              guint        kk,
+              GError     **error)
 {
-  gsize m = gram ? n : d;
-  gsize k = gram ? d : n;
-  g_autofree lapack_int *support = g_new (lapack_int, 2 * kk);
-  lapack_int found = 0, info;
-
-  if ((double) m * m * k / 2 <= DOUBLE_WORK_LIMIT)
-    {
-      g_autofree double *xd = g_new (double, n * d);
-      g_autofree double *s = g_try_new (double, m * m);
-
-      if (s == NULL)
-        goto oom;
-      for (gsize i = 0; i < n * d; i++)
-        xd[i] = xc[i];
-      /* Row-major upper = column-major lower. */
-      cblas_dsyrk (CblasRowMajor, CblasUpper, gram ? CblasNoTrans : CblasTrans,
-                   (blasint) m, (blasint) k, 1.0, xd, (blasint) d, 0.0, s, (blasint) m);
-      info = LAPACKE_dsyevr (LAPACK_COL_MAJOR, 'V', 'I', 'L', (lapack_int) m, s, (lapack_int) m,
-                             0.0, 0.0, (lapack_int) (m - kk + 1), (lapack_int) m, 0.0,
-                             &found, w, z, (lapack_int) m, support);
-    }
-  else
-    {
-      g_autofree float *s = g_try_new (float, m * m);
-      g_autofree float *wf = g_new (float, m);
-      g_autofree float *zf = g_try_new (float, m * kk);
-
-      if (s == NULL || zf == NULL)
-        goto oom;
-      cblas_ssyrk (CblasRowMajor, CblasUpper, gram ? CblasNoTrans : CblasTrans,
-                   (blasint) m, (blasint) k, 1.0f, xc, (blasint) d, 0.0f, s, (blasint) m);
-      if (m >= LANCZOS_MIN_SIZE && pl_pca_lanczos_top (s, m, kk, LANCZOS_TOLERANCE, LANCZOS_MAX_BASIS, w, z))
-        return TRUE;
-      info = LAPACKE_ssyevr (LAPACK_COL_MAJOR, 'V', 'I', 'L', (lapack_int) m, s, (lapack_int) m,
-                             0.0f, 0.0f, (lapack_int) (m - kk + 1), (lapack_int) m, 0.0f,
-                             &found, wf, zf, (lapack_int) m, support);
-      for (guint c = 0; c < kk; c++)
-        w[c] = wf[c];
-      for (gsize i = 0; i < m * kk; i++)
-        z[i] = zf[i];
-    }
   if (info != 0 || found != (lapack_int) kk)
     {
       g_set_error (error, PL_ERROR, PL_ERROR_FAILED,
@@ -110,33 +62,72 @@ top_eigenpairs (const float  *xc,
       return FALSE;
     }
   return TRUE;
-
-oom:
-  g_set_error (error, PL_ERROR, PL_ERROR_TOO_LARGE,
-               "out of memory for a %" G_GSIZE_FORMAT "×%" G_GSIZE_FORMAT " cross-product", m, m);
-  return FALSE;
 }
 
-/* One row minus the mean, in double, into OUT as float, adding its squares
- * to each column's sum: a single running total would chain every addition
- * to the last, and the separate pointers let the loop vectorise. */
-#if defined(__GNUC__) && !defined(__clang__)
-__attribute__ ((optimize ("O3")))
-#endif
-static void
-centre_row (const float  *restrict row,
-            const double *restrict mean,
-            gsize                  d,
-            float        *restrict out,
-            double       *restrict column_ss)
+/* The top KK eigenpairs (W ascending, Z column-major m×kk) of the m×m
+ * cross-product of the centred rows XC, the Gram matrix XXᵀ when GRAM, else
+ * XᵀX, all in double: for small problems, where it is cheap and keeps the
+ * small trailing eigenvalues exact. */
+static gboolean
+top_eigenpairs_double (const float  *xc,
+                       gsize         n,
+                       gsize         d,
+                       gboolean      gram,
+                       guint         kk,
+                       double       *w,
+                       double       *z,
+                       GError      **error)
 {
-  for (gsize j = 0; j < d; j++)
-    {
-      double v = (double) row[j] - mean[j];
+  gsize m = gram ? n : d;
+  gsize k = gram ? d : n;
+  g_autofree lapack_int *support = g_new (lapack_int, 2 * kk);
+  g_autofree double *xd = g_new (double, n * d);
+  g_autofree double *s = g_try_new (double, m * m);
+  lapack_int found = 0, info;
 
-      out[j] = (float) v;
-      column_ss[j] += v * v;
+  if (s == NULL)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_TOO_LARGE,
+                   "out of memory for a %" G_GSIZE_FORMAT "×%" G_GSIZE_FORMAT " cross-product", m, m);
+      return FALSE;
     }
+  for (gsize i = 0; i < n * d; i++)
+    xd[i] = xc[i];
+  /* Row-major upper = column-major lower. */
+  cblas_dsyrk (CblasRowMajor, CblasUpper, gram ? CblasNoTrans : CblasTrans,
+               (blasint) m, (blasint) k, 1.0, xd, (blasint) d, 0.0, s, (blasint) m);
+  info = LAPACKE_dsyevr (LAPACK_COL_MAJOR, 'V', 'I', 'L', (lapack_int) m, s, (lapack_int) m,
+                         0.0, 0.0, (lapack_int) (m - kk + 1), (lapack_int) m, 0.0,
+                         &found, w, z, (lapack_int) m, support);
+  return check_solver (info, found, kk, error);
+}
+
+/* The same from the float32 cross-product S (m×m, column-major lower), where
+ * the halved memory traffic pays: block Lanczos when it reaches its residual
+ * goal, else the dense solver. S is overwritten. */
+static gboolean
+top_eigenpairs_float (float     *s,
+                      gsize      m,
+                      guint      kk,
+                      double    *w,
+                      double    *z,
+                      GError   **error)
+{
+  g_autofree lapack_int *support = g_new (lapack_int, 2 * kk);
+  g_autofree float *wf = g_new (float, m);
+  g_autofree float *zf = g_new (float, m * kk);
+  lapack_int found = 0, info;
+
+  if (m >= LANCZOS_MIN_SIZE && pl_pca_lanczos_top (s, m, kk, LANCZOS_TOLERANCE, LANCZOS_MAX_BASIS, w, z))
+    return TRUE;
+  info = LAPACKE_ssyevr (LAPACK_COL_MAJOR, 'V', 'I', 'L', (lapack_int) m, s, (lapack_int) m,
+                         0.0f, 0.0f, (lapack_int) (m - kk + 1), (lapack_int) m, 0.0f,
+                         &found, wf, zf, (lapack_int) m, support);
+  for (guint c = 0; c < kk; c++)
+    w[c] = wf[c];
+  for (gsize i = 0; i < m * kk; i++)
+    z[i] = zf[i];
+  return check_solver (info, found, kk, error);
 }
 
 PlPca *
@@ -175,9 +166,8 @@ pl_pca_compute (const PlMatrix  *x,
                    kk, n, d, MIN (MIN (n, d), (gsize) PL_PCA_MAX_COMPONENTS));
       return NULL;
     }
-  /* Centre in double, then keep the float copy for the BLAS calls. The
-   * column sums double as the check for NaN and infinities: float values
-   * cannot overflow a double sum, so a sum is finite exactly when its
+  /* The column sums double as the check for NaN and infinities: float
+   * values cannot overflow a double sum, so a sum is finite exactly when its
    * column is. */
   mean = g_new0 (double, d);
   for (gsize i = 0; i < n; i++)
@@ -196,22 +186,55 @@ pl_pca_compute (const PlMatrix  *x,
         }
       mean[j] /= n;
     }
-  if (!(xc = pl_matrix_try_new (n, d, error)))
-    return NULL;
-  column_ss = g_new0 (double, d);
-  for (gsize i = 0; i < n; i++)
-    centre_row (pl_matrix_row (x, i), mean, d, pl_matrix_row (xc, i), column_ss);
-  for (gsize j = 0; j < d; j++)
-    total += column_ss[j];
 
   /* The smaller of the Gram and covariance matrices share their nonzero
-   * eigenvalues; only the top K are wanted (range 'I'). */
+   * eigenvalues; only the top K are wanted. */
   gram = n < d;
   m = gram ? n : d;
   w = g_new (double, kk);
   z = g_new (double, m * kk);
-  if (!top_eigenpairs (xc->data, n, d, gram, kk, w, z, error))
-    return NULL;
+  column_ss = g_new0 (double, d);
+  if (!gram && (double) m * m * n / 2 > DOUBLE_WORK_LIMIT)
+    {
+      /* Tall and large: the covariance straight from X, centred a chunk at
+       * a time, so no centred copy of the table is made. */
+      g_autofree float *s = g_try_new (float, m * m);
+
+      if (s == NULL)
+        goto oom;
+      pl_pca_covariance (x, mean, s, column_ss);
+      if (!top_eigenpairs_float (s, m, kk, w, z, error))
+        return NULL;
+    }
+  else
+    {
+      /* Centre in double into a float copy for the BLAS calls; the Gram
+       * route needs it again for the loadings. */
+      if (!(xc = pl_matrix_try_new (n, d, error)))
+        return NULL;
+      for (gsize i = 0; i < n; i++)
+        pl_pca_centre_row (pl_matrix_row (x, i), mean, d, pl_matrix_row (xc, i), column_ss);
+      if ((double) m * m * (gram ? d : n) / 2 <= DOUBLE_WORK_LIMIT)
+        {
+          if (!top_eigenpairs_double (xc->data, n, d, gram, kk, w, z, error))
+            return NULL;
+        }
+      else
+        {
+          g_autofree float *s = g_try_new (float, m * m);
+
+          if (s == NULL)
+            goto oom;
+          /* Row-major upper = column-major lower. */
+          cblas_ssyrk (CblasRowMajor, CblasUpper, gram ? CblasNoTrans : CblasTrans,
+                       (blasint) m, (blasint) (gram ? d : n), 1.0f, xc->data, (blasint) d,
+                       0.0f, s, (blasint) m);
+          if (!top_eigenpairs_float (s, m, kk, w, z, error))
+            return NULL;
+        }
+    }
+  for (gsize j = 0; j < d; j++)
+    total += column_ss[j];
 
   pca = g_new0 (PlPca, 1);
   pca->ref_count = 1;
@@ -276,9 +299,17 @@ pl_pca_compute (const PlMatrix  *x,
           comp[j] = -comp[j];
     }
 
-  cblas_sgemm (CblasRowMajor, CblasNoTrans, CblasTrans, (blasint) n, (blasint) kk, (blasint) d,
-               1.0f, xc->data, (blasint) d, pca->components->data, (blasint) d,
-               0.0f, pca->projection->data, (blasint) kk);
+  if (xc != NULL)
+    cblas_sgemm (CblasRowMajor, CblasNoTrans, CblasTrans, (blasint) n, (blasint) kk, (blasint) d,
+                 1.0f, xc->data, (blasint) d, pca->components->data, (blasint) d,
+                 0.0f, pca->projection->data, (blasint) kk);
+  else
+    pl_pca_project (x, mean, pca->components, pca->projection);
 
   return g_steal_pointer (&pca);
+
+oom:
+  g_set_error (error, PL_ERROR, PL_ERROR_TOO_LARGE,
+               "out of memory for a %" G_GSIZE_FORMAT "×%" G_GSIZE_FORMAT " cross-product", m, m);
+  return NULL;
 }
