@@ -577,6 +577,47 @@ test_reads_only_the_table (void)
   pl_test_rmtree (tmp);
 }
 
+/* "mini-bert" on a command line opens the shipped demo, unless a file of
+ * that name is in the current folder. */
+static void
+test_demo_by_name (void)
+{
+  g_autofree char *tmp = pl_test_tmpdir ();
+  g_autofree char *old_cwd = g_get_current_dir ();
+  g_autofree char *full = pl_test_demo ("mini-bert", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PlModel) by_name = NULL;
+  g_autoptr(PlModel) by_path = NULL;
+  g_autoptr(PlMatrix) a = NULL;
+  g_autoptr(PlMatrix) b = NULL;
+
+  g_assert_cmpint (g_chdir (tmp), ==, 0);
+  by_name = pl_model_open ("mini-bert", NULL, &error);
+  g_assert_no_error (error);
+  by_path = pl_model_open (full, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (pl_model_get_family_display_name (by_name), ==, "BERT");
+  a = pl_model_read_positions (by_name, &error);
+  g_assert_no_error (error);
+  b = pl_model_read_positions (by_path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpfloat (pl_test_max_abs_diff (a, b), ==, 0.0);
+
+  /* A file of that name here wins, and is judged as what it is. */
+  g_file_set_contents ("mini-bert", "not a checkpoint", -1, &error);
+  g_assert_no_error (error);
+  g_clear_object (&by_name);
+  by_name = pl_model_open ("mini-bert", NULL, &error);
+  g_assert_null (by_name);
+  g_assert_nonnull (error);
+  g_clear_error (&error);
+  g_assert_null (pl_model_open ("mini-nothing", NULL, &error));
+  g_assert_error (error, PL_ERROR, PL_ERROR_NOT_FOUND);
+
+  g_assert_cmpint (g_chdir (old_cwd), ==, 0);
+  pl_test_rmtree (tmp);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -591,6 +632,7 @@ main (int   argc,
   g_test_add_func ("/pl/model/hdf5-half", test_hdf5_half);
   g_test_add_func ("/pl/model/reads-only-the-table", test_reads_only_the_table);
   g_test_add_func ("/pl/model/missing-config", test_missing_config);
+  g_test_add_func ("/pl/model/demo-by-name", test_demo_by_name);
 
   return g_test_run ();
 }

@@ -7,6 +7,7 @@
 #include "pl-encodings.h"
 #include "pl-error.h"
 #include "pl-model-private.h"
+#include "pl-paths.h"
 
 
 G_DEFINE_FINAL_TYPE (PlModel, pl_model, G_TYPE_OBJECT)
@@ -233,6 +234,19 @@ pl_model_open (const char  *path,
 
   if (g_str_has_prefix (path, "builtin:"))
     return open_builtin (path, error);
+
+  /* "mini-gpt2" on the command line: the shipped demo, unless a file of
+   * that name is here. */
+  if (strchr (path, G_DIR_SEPARATOR) == NULL && !g_file_test (path, G_FILE_TEST_EXISTS))
+    {
+      g_autofree char *demo = g_build_filename (pl_paths_get_demo_dir (), path, NULL);
+
+      if (g_file_test (demo, G_FILE_TEST_IS_DIR))
+        {
+          checkpoint = pl_checkpoint_open (demo, error);
+          return checkpoint ? pl_model_open_checkpoint (checkpoint, demo, dataset, error) : NULL;
+        }
+    }
 
   checkpoint = pl_checkpoint_open (path, error);
   if (checkpoint == NULL)

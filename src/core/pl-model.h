@@ -67,8 +67,8 @@ typedef enum
 
 G_DECLARE_FINAL_TYPE (PlModel, pl_model, PL, MODEL, GObject)
 
-/* PATH is a file, a checkpoint folder, or "builtin:KIND:..." for an analytic
- * encoding. DATASET, when given, names a 2-D tensor to use as a plain table. */
+/* PATH is a file, a checkpoint folder, a demo's name ("mini-bert") or
+ * "builtin:KIND:..." for an analytic encoding. DATASET, when given, names a 2-D tensor to use as a plain table. */
 PlModel       *pl_model_open                 (const char  *path,
                                               const char  *dataset,
                                               GError     **error);
