@@ -467,6 +467,46 @@ test_export_bad_extension (void)
   g_assert_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT);
 }
 
+/* Lines in dark mode stand out 3:1 from the dark background (WCAG's
+ * contrast for graphics) in every colour map, either way round; the
+ * contrast itself checked against WCAG's own examples. */
+static void
+test_dark_series_contrast (void)
+{
+  const double white[3] = { 1, 1, 1 }, black[3] = { 0, 0, 0 };
+  const double grey[3] = { 0x76 / 255.0, 0x76 / 255.0, 0x76 / 255.0 };
+  const double dark_bg[3] = { 0x1e / 255.0, 0x1e / 255.0, 0x1e / 255.0 };
+  const double xs[2] = { 0, 1 };
+
+  g_assert_cmpfloat_with_epsilon (pl_figure_contrast (white, black), 21.0, 1e-9);
+  g_assert_cmpfloat_with_epsilon (pl_figure_contrast (grey, white), 4.54, 0.005);
+
+  for (PlColormapId map = PL_COLORMAP_VIRIDIS; map <= PL_COLORMAP_CIVIDIS; map++)
+    for (guint reversed = 0; reversed < 2; reversed++)
+      for (guint n = 1; n <= 12; n++)
+        {
+          g_autoptr(PlFigure) figure = pl_figure_new_lines (xs, 2);
+          double first[3], last[3];
+
+          pl_figure_set_colormap (figure, map);
+          pl_figure_set_reversed (figure, reversed);
+          pl_figure_set_dark (figure, TRUE);
+          for (guint i = 0; i < n; i++)
+            {
+              double rgb[3];
+
+              pl_figure_series_rgb (figure, i, n, rgb);
+              if (pl_figure_contrast (rgb, dark_bg) < 3.0)
+                g_error ("map %d%s: line %u of %u has contrast %.2f", map, reversed ? " reversed" : "",
+                         i, n, pl_figure_contrast (rgb, dark_bg));
+            }
+          /* Still a spread of colours, not one. */
+          pl_figure_series_rgb (figure, 0, 12, first);
+          pl_figure_series_rgb (figure, 11, 12, last);
+          g_assert_cmpfloat (pl_figure_contrast (first, last), >, 2.0);
+        }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -477,6 +517,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pl/figure/heatmap/gpt2-diagonal", test_heatmap_gpt2_diagonal);
   g_test_add_func ("/pl/figure/heatmap/shapes", test_heatmap_shapes);
   g_test_add_func ("/pl/figure/heatmap/dark", test_dark_mode);
+  g_test_add_func ("/pl/figure/lines/dark-contrast", test_dark_series_contrast);
   g_test_add_func ("/pl/figure/axes/ticks-and-labels", test_ticks_and_labels);
   g_test_add_func ("/pl/figure/export/png-size", test_export_png_size);
   g_test_add_func ("/pl/figure/export/vectors-match-png", test_export_vectors_match_png);

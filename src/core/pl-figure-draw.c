@@ -223,6 +223,44 @@ pl_rgb_from_hex (guint32 hex,
   rgb[2] = (hex & 0xff) / 255.0;
 }
 
+/* WCAG's relative luminance of an sRGB colour. */
+static double
+luminance (const double rgb[3])
+{
+  double l[3];
+
+  for (guint c = 0; c < 3; c++)
+    l[c] = rgb[c] <= 0.03928 ? rgb[c] / 12.92 : pow ((rgb[c] + 0.055) / 1.055, 2.4);
+  return 0.2126 * l[0] + 0.7152 * l[1] + 0.0722 * l[2];
+}
+
+double
+pl_figure_contrast (const double a[3],
+                    const double b[3])
+{
+  double la = luminance (a), lb = luminance (b);
+
+  return (MAX (la, lb) + 0.05) / (MIN (la, lb) + 0.05);
+}
+
+/* How far into the map (from its dark end, at t = 0 or t = 1) a line must
+ * start to stand out 3:1 from the dark background, WCAG's contrast for
+ * graphics: about 0.4 of viridis, half of magma and inferno. */
+static double
+dark_end_skip (PlFigure *self,
+               gboolean  dark_at_zero)
+{
+  for (guint k = 0; k <= 64; k++)
+    {
+      double t = k / 64.0, rgb[3];
+
+      pl_rgb_from_hex (pl_colormap_lookup (self->colormap, self->reversed, dark_at_zero ? t : 1 - t), rgb);
+      if (pl_figure_contrast (rgb, dark_bg) >= 3.0)
+        return t;
+    }
+  return 0.5;
+}
+
 void
 pl_figure_series_rgb (PlFigure *self,
                       guint     i,
@@ -230,9 +268,26 @@ pl_figure_series_rgb (PlFigure *self,
                       double    rgb[3])
 {
   /* Skip the end of the map that melts into the background. */
-  double lo = self->dark ? 0.2 : 0.0;
-  double hi = self->dark ? 1.0 : 0.85;
-  double t = n > 1 ? lo + (hi - lo) * i / (n - 1) : (lo + hi) / 2;
+  double lo = 0.0, hi = 0.85, t;
+
+  if (self->dark)
+    {
+      double first[3], last[3];
+      gboolean dark_at_zero;
+
+      pl_rgb_from_hex (pl_colormap_lookup (self->colormap, self->reversed, 0), first);
+      pl_rgb_from_hex (pl_colormap_lookup (self->colormap, self->reversed, 1), last);
+      dark_at_zero = luminance (first) <= luminance (last);
+      lo = dark_at_zero ? dark_end_skip (self, TRUE) : 0.0;
+      hi = dark_at_zero ? 1.0 : 1.0 - dark_end_skip (self, FALSE);
+    }
+  else if (self->reversed)
+    {
+      /* Reversed, the pale yellow end is at 0. */
+      lo = 0.15;
+      hi = 1.0;
+    }
+  t = n > 1 ? lo + (hi - lo) * i / (n - 1) : (lo + hi) / 2;
 
   if (self->colormap == PL_COLORMAP_DIVERGING)
     {

@@ -236,6 +236,9 @@ void     pl_figure_series_rgb    (PlFigure          *self,
                                   guint              i,
                                   guint              n,
                                   double             rgb[3]);
+/* WCAG contrast ratio of two sRGB colours, 1 … 21. */
+double   pl_figure_contrast      (const double       a[3],
+                                  const double       b[3]);
 void     pl_rgb_from_hex         (guint32            hex,
                                   double             rgb[3]);
 
