@@ -141,10 +141,13 @@ else not_ok "installed catalogue translates the summary"; fi
 check "installed poslens --help" "$bin/poslens" --help
 if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
   tracer=""
-  command -v strace >/dev/null && tracer="strace -f -qq -e trace=open,openat -o $tmp/trace"
+  command -v strace >/dev/null && tracer="strace -f -qq -s 512 -e trace=open,openat,execve -o $tmp/trace"
+  # A file of the user's: opened first by the installed poslens-cli beside the app.
+  mkdir -p "$tmp/user"
+  cp "$demo_dir/mini-gpt2/tf_model.h5" "$demo_dir/mini-gpt2/config.json" "$tmp/user/"
   # shellcheck disable=SC2086
   XDG_DATA_DIRS="$share:${XDG_DATA_DIRS:-/usr/local/share:/usr/share}" G_DEBUG=fatal-criticals GTK_A11Y=none \
-    $tracer timeout 8 "$bin/poslens" >"$tmp/app.log" 2>&1
+    $tracer timeout 8 "$bin/poslens" "$tmp/user/tf_model.h5" >"$tmp/app.log" 2>&1
   rc=$?
   if [ "$rc" -eq 124 ]; then ok "installed poslens runs for 8 s"
   else not_ok "installed poslens runs for 8 s" "exit $rc: $(tail -n 5 "$tmp/app.log" | tr '\n' '|')"; fi
@@ -156,6 +159,9 @@ if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
     if grep -q -e "\"$src/" -e "\"$build/" "$tmp/trace"; then
       not_ok "installed poslens reads nothing from the source or build tree" "$(grep -m 3 -e "\"$src/" -e "\"$build/" "$tmp/trace" | tr '\n' '|')"
     else ok "installed poslens reads nothing from the source or build tree"; fi
+    if grep -q "execve(\"$bin/poslens-cli\", \\[\"$bin/poslens-cli\", \"check\", \"$tmp/user/tf_model.h5\"" "$tmp/trace"; then
+      ok "installed poslens checks a user's file with the installed poslens-cli"
+    else not_ok "installed poslens checks a user's file with the installed poslens-cli" "$(grep -m 3 execve "$tmp/trace" | tr '\n' '|')"; fi
     if grep -q "$share/glib-2.0/schemas/gschemas.compiled" "$tmp/trace"; then ok "the installed schemas are on the app's lookup path"
     else not_ok "the installed schemas are on the app's lookup path" "no open of $share/glib-2.0/schemas/gschemas.compiled"; fi
   else
