@@ -625,6 +625,20 @@ test_cli (void)
     }
     g_assert_cmpint (run_cli (similarity), ==, 0);
   }
+  {
+    /* info says both widths: the table's E and the layers' H. */
+    const char *argv[] = { g_getenv ("POSLENS_CLI"), "info", dir, "--json", NULL };
+    g_autofree char *json = NULL;
+    g_autofree char *want_embedding = g_strdup_printf ("\"embedding\" : %u,", E);
+    g_autofree char *want_hidden = g_strdup_printf ("\"hidden\" : %u,", H);
+    int status;
+
+    g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDERR_TO_DEV_NULL,
+                                 NULL, NULL, &json, NULL, &status, NULL));
+    g_assert_true (g_spawn_check_wait_status (status, NULL));
+    g_assert_nonnull (strstr (json, want_embedding));
+    g_assert_nonnull (strstr (json, want_hidden));
+  }
   pl_test_rmtree (tmp);
   pl_test_rmtree (dir);
 }

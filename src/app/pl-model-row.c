@@ -19,7 +19,7 @@ static char *
 describe (PlModel *model)
 {
   guint rows = pl_model_get_n_positions (model);
-  guint cols = pl_model_get_hidden_size (model);
+  guint cols = pl_model_get_position_table_cols (model);
   guint first = pl_model_get_first_position (model);
 
   if (first > 0)

@@ -112,6 +112,8 @@ print_json (PlModel  *model,
 
   json_builder_set_member_name (builder, "hidden");
   json_builder_add_int_value (builder, pl_model_get_hidden_size (model));
+  json_builder_set_member_name (builder, "embedding");
+  json_builder_add_int_value (builder, pl_model_get_embedding_size (model));
   json_builder_set_member_name (builder, "layers");
   json_builder_add_int_value (builder, pl_model_get_n_layers (model));
   json_builder_set_member_name (builder, "heads");
@@ -188,6 +190,9 @@ print_text (PlModel  *model,
   if (pl_model_get_n_layers (model) > 0)
     {
       printf ("%-16s %u\n", _("Hidden size:"), pl_model_get_hidden_size (model));
+      /* ELECTRA-small: narrower embeddings, projected up before layer 1. */
+      if (pl_model_get_embedding_size (model) != pl_model_get_hidden_size (model))
+        printf ("%-16s %u\n", _("Embedding size:"), pl_model_get_embedding_size (model));
       printf ("%-16s %u\n", _("Layers:"), pl_model_get_n_layers (model));
       printf ("%-16s %u\n", _("Heads:"), pl_model_get_n_heads (model));
       printf ("%-16s %u\n", _("FFN size:"), pl_model_get_ffn_size (model));
