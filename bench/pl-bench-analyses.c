@@ -3,7 +3,8 @@
  * hand, not a test): loading is outside the clock, each run is timed alone
  * and the best of REPEAT is printed, in seconds, as "OP SECONDS CPU_SECONDS"
  * (the process's CPU time over that run, all BLAS threads included). With
- * --blas it prints which OpenBLAS kernel and how many threads run. */
+ * --blas it prints which OpenBLAS kernel and how many threads run. The bare
+ * BLAS products and the two parts of the PCA are there for the breakdown. */
 #include "config.h"
 
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include <time.h>
 
 #include "pl-pca.h"
+#include "pl-pca-private.h"
 #include "pl-probes.h"
 #include "pl-similarity.h"
 
@@ -38,6 +40,38 @@ load_npy (const char *path)
   return pl_matrix_new_from (rows, cols, (const float *) (bytes + 10 + header_len));
 }
 
+/* The column means of X, in double. */
+static double *
+column_means (const PlMatrix *x)
+{
+  double *mean = g_new0 (double, x->cols);
+
+  for (gsize i = 0; i < x->rows; i++)
+    for (gsize j = 0; j < x->cols; j++)
+      mean[j] += pl_matrix_get (x, i, j);
+  for (gsize j = 0; j < x->cols; j++)
+    mean[j] /= x->rows;
+  return mean;
+}
+
+/* The PCA's covariance of X (upper triangle, row-major), made once, outside
+ * the clock, for the "lanczos" operation. */
+static float *
+covariance_once (const PlMatrix *x)
+{
+  static float *s = NULL;
+
+  if (s == NULL)
+    {
+      g_autofree double *mean = column_means (x);
+      g_autofree double *column_ss = g_new (double, x->cols);
+
+      s = g_new (float, x->cols * x->cols);
+      pl_pca_covariance (x, mean, s, column_ss);
+    }
+  return s;
+}
+
 static void
 run_once (const char     *op,
           const PlMatrix *x)
@@ -58,6 +92,35 @@ run_once (const char     *op,
       cblas_ssyrk (CblasRowMajor, CblasUpper, CblasNoTrans, (blasint) x->rows, (blasint) x->cols,
                    1.0f, x->data, (blasint) x->cols, 0.0f, g->data, (blasint) x->rows);
     }
+  else if (g_str_equal (op, "sgemm"))
+    {
+      /* The same product by SGEMM, both triangles computed: its GFLOP/s
+       * against SSYRK's say how well each runs on these threads. */
+      g_autoptr(PlMatrix) g = pl_matrix_new (x->rows, x->rows);
+
+      cblas_sgemm (CblasRowMajor, CblasNoTrans, CblasTrans, (blasint) x->rows, (blasint) x->rows,
+                   (blasint) x->cols, 1.0f, x->data, (blasint) x->cols, x->data, (blasint) x->cols,
+                   0.0f, g->data, (blasint) x->rows);
+    }
+  else if (g_str_equal (op, "pca-covariance"))
+    {
+      /* The first part of "pca3": column means and the covariance. */
+      g_autofree double *mean = column_means (x);
+      g_autofree double *column_ss = g_new (double, x->cols);
+      g_autofree float *s = g_new (float, x->cols * x->cols);
+
+      pl_pca_covariance (x, mean, s, column_ss);
+    }
+  else if (g_str_equal (op, "pca-lanczos"))
+    {
+      /* The second part: the top three eigenpairs of that covariance. */
+      const float *s = covariance_once (x);
+      double w[3];
+      g_autofree double *z = g_new (double, x->cols * 3);
+
+      if (!pl_pca_lanczos_top (s, x->cols, 3, 1e-6, 512, w, z))
+        g_error ("Lanczos did not converge");
+    }
   else if (g_str_equal (op, "pca3"))
     {
       g_autoptr(PlPca) p = pl_pca_compute (x, 3, &error);
@@ -72,7 +135,7 @@ run_once (const char     *op,
         fprintf (stderr, "absolute MAE %.6f\n", mae);
     }
   else
-    g_error ("unknown operation %s (cosine, ssyrk, pca3, probe-absolute)", op);
+    g_error ("unknown operation %s (cosine, ssyrk, sgemm, pca3, pca-covariance, pca-lanczos, probe-absolute)", op);
   if (error != NULL)
     g_error ("%s: %s", op, error->message);
 }
@@ -102,7 +165,7 @@ main (int   argc,
     }
   if (argc != 4)
     {
-      fprintf (stderr, "usage: pl-bench-analyses cosine|ssyrk|pca3|probe-absolute FILE.npy REPEAT\n");
+      fprintf (stderr, "usage: pl-bench-analyses cosine|ssyrk|sgemm|pca3|pca-covariance|pca-lanczos|probe-absolute FILE.npy REPEAT\n");
       return 1;
     }
   x = load_npy (argv[2]);

@@ -42,8 +42,9 @@ pl_similarity_metric_from_string (const char         *name,
  * 2 × 68 single-threaded) and leaves the mirror as a second pass over
  * the whole result. */
 
-/* Columns per tile of the finish-and-mirror: 64 floats of a row are one
- * run for the vectorised metric, and a 64×64 tile transposes within L1. */
+/* Columns per tile of the finish-and-mirror: the panel's rows are read
+ * 64 columns at a time, and the 64 rows they are written to take whole
+ * runs of the panel's width. */
 #define TILE 64
 
 typedef struct
@@ -60,51 +61,121 @@ typedef struct
   gint                next;     /* atomic: the next block to take */
 } GramJob;
 
-/* The metric over one run of row I of the lower triangle, in place; one loop
- * per metric so each vectorises. L2 is finished after all panels, from the
- * Gram matrix's diagonal (see pl_similarity_compute). */
-static void
-finish_run (const GramJob *job,
-            gsize          i,
-            float         *row,
-            gsize          first,
-            gsize          len)
+/* The finished value of Gram entry (i, j): cosine scales by 1/(‖a‖‖b‖)
+ * and clamps rounding just past ±1 (NaN, from zero rows, passes through:
+ * comparisons with NaN are false); dot and L2 keep the product, L2 is
+ * finished after all panels from the diagonal (see pl_similarity_compute). */
+static inline float
+finish_value (const GramJob *job,
+              gsize          i,
+              gsize          j,
+              float          v)
 {
   if (job->metric != PL_SIMILARITY_COSINE)
-    return;
+    return v;
   if (job->scale != NULL)
-    {
-      const float *s = job->scale + first;
-      float si = job->scale[i];
-
-      /* Clamp rounding just past ±1; NaN (zero rows) passes through, as
-       * comparisons with NaN are false. */
-      for (gsize c = 0; c < len; c++)
-        {
-          float v = row[first + c] * si * s[c];
-          v = v > 1.0f ? 1.0f : v;
-          row[first + c] = v < -1.0f ? -1.0f : v;
-        }
-    }
-  else
-    for (gsize c = 0; c < len; c++)
-      {
-        float v = row[first + c];
-        v = v > 1.0f ? 1.0f : v;
-        row[first + c] = v < -1.0f ? -1.0f : v;
-      }
+    v *= job->scale[i] * job->scale[j];
+  v = v > 1.0f ? 1.0f : v;
+  return v < -1.0f ? -1.0f : v;
 }
 
+/* Entries (i, j), j < i, of the 8×8 block at (I0, J0) that lie inside the
+ * panel's rows (< IE): finished in place and copied to (j, i). */
+static void
+finish_block (const GramJob *job,
+              float         *g,
+              gsize          i0,
+              gsize          j0,
+              gsize          ie)
+{
+  gsize n = job->n;
+
+  for (gsize j = j0; j < j0 + 8 && j < ie; j++)
+    for (gsize i = MAX (i0, j + 1); i < MIN (i0 + 8, ie); i++)
+      g[j * n + i] = g[i * n + j] = finish_value (job, i, j, g[i * n + j]);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+# include <immintrin.h>
+# define HAVE_BLOCK_AVX2 1
+
+/* The same for a whole 8×8 block below the diagonal: eight rows loaded,
+ * finished, stored back, transposed in registers and stored as eight
+ * rows above the diagonal, so both sides move whole 32-byte pieces. */
+__attribute__ ((target ("avx2")))
+static void
+finish_block_avx2 (const GramJob *job,
+                   float         *g,
+                   gsize          i0,
+                   gsize          j0)
+{
+  gsize n = job->n;
+  __m256 r[8], t[8], u[8];
+
+  for (guint k = 0; k < 8; k++)
+    r[k] = _mm256_loadu_ps (g + (i0 + k) * n + j0);
+  if (job->metric == PL_SIMILARITY_COSINE)
+    {
+      const __m256 one = _mm256_set1_ps (1.0f), minus_one = _mm256_set1_ps (-1.0f);
+      __m256 sj = job->scale ? _mm256_loadu_ps (job->scale + j0) : one;
+
+      for (guint k = 0; k < 8; k++)
+        {
+          __m256 v = job->scale ? _mm256_mul_ps (_mm256_mul_ps (r[k], _mm256_set1_ps (job->scale[i0 + k])), sj)
+                                : r[k];
+
+          /* min/max return their second operand when one is NaN: NaN stays. */
+          v = _mm256_min_ps (one, v);
+          r[k] = _mm256_max_ps (minus_one, v);
+          _mm256_storeu_ps (g + (i0 + k) * n + j0, r[k]);
+        }
+    }
+  for (guint k = 0; k < 8; k += 2)
+    {
+      t[k] = _mm256_unpacklo_ps (r[k], r[k + 1]);
+      t[k + 1] = _mm256_unpackhi_ps (r[k], r[k + 1]);
+    }
+  for (guint k = 0; k < 8; k += 4)
+    {
+      u[k] = _mm256_shuffle_ps (t[k], t[k + 2], _MM_SHUFFLE (1, 0, 1, 0));
+      u[k + 1] = _mm256_shuffle_ps (t[k], t[k + 2], _MM_SHUFFLE (3, 2, 3, 2));
+      u[k + 2] = _mm256_shuffle_ps (t[k + 1], t[k + 3], _MM_SHUFFLE (1, 0, 1, 0));
+      u[k + 3] = _mm256_shuffle_ps (t[k + 1], t[k + 3], _MM_SHUFFLE (3, 2, 3, 2));
+    }
+  for (guint k = 0; k < 4; k++)
+    {
+      _mm256_storeu_ps (g + (j0 + k) * n + i0, _mm256_permute2f128_ps (u[k], u[k + 4], 0x20));
+      _mm256_storeu_ps (g + (j0 + k + 4) * n + i0, _mm256_permute2f128_ps (u[k], u[k + 4], 0x31));
+    }
+}
+
+static gboolean
+have_avx2 (void)
+{
+  static gsize avx2 = 0;
+
+  if (g_once_init_enter (&avx2))
+    {
+      __builtin_cpu_init ();
+      g_once_init_leave (&avx2, __builtin_cpu_supports ("avx2") ? 2 : 1);
+    }
+  return avx2 == 2;
+}
+#endif
+
 /* Rows [r0, r0 + rows) of the Gram matrix, left of the diagonal and on it,
- * then finished and written transposed above the diagonal, tile by tile so
- * the transposed writes come from L1. */
+ * then finished and written transposed above the diagonal in 8×8 blocks,
+ * a 64-column tile of the panel at a time so the blocks come from L2. */
 static void
 gram_panel (const GramJob *job,
             gsize          r0,
             gsize          rows)
 {
-  gsize n = job->n, d = job->d;
+  gsize n = job->n, d = job->d, ie = r0 + rows;
   float *g = job->g->data;
+#ifdef HAVE_BLOCK_AVX2
+  gboolean avx2 = have_avx2 ();
+#endif
 
   /* The diagonal block by SSYRK (lower), the rest by SGEMM. */
   if (r0 > 0)
@@ -113,35 +184,30 @@ gram_panel (const GramJob *job,
   cblas_ssyrk (CblasRowMajor, CblasLower, CblasNoTrans, (blasint) rows, (blasint) d,
                1.0f, job->x + r0 * d, (blasint) d, 0.0f, g + r0 * n + r0, (blasint) n);
 
-  for (gsize bj = 0; bj < r0 + rows; bj += TILE)
-    for (gsize bi = r0; bi < r0 + rows; bi += TILE)
-      {
-        gsize ie = MIN (bi + TILE, r0 + rows);
-        gsize je = MIN (bj + TILE, r0 + rows);
-
-        if (bj >= ie)
-          continue;
-        for (gsize i = bi; i < ie; i++)
-          if (MIN (je, i) > bj)
-            finish_run (job, i, g + i * n, bj, MIN (je, i) - bj);
-        /* 8×8 blocks: eight source rows feed eight destination rows, so
-         * both sides move whole cache-line pieces. */
-        for (gsize i0 = bi; i0 < ie; i0 += 8)
-          for (gsize j = bj; j < MIN (je, i0 + 8); j++)
+  for (gsize bj = 0; bj < ie; bj += TILE)
+    for (gsize i0 = MAX (r0, bj / 8 * 8); i0 < ie; i0 += 8)
+      for (gsize j0 = bj; j0 < MIN (bj + TILE, ie) && j0 < i0 + 8; j0 += 8)
+        {
+#ifdef HAVE_BLOCK_AVX2
+          if (avx2 && j0 + 8 <= i0 && i0 + 8 <= ie)
             {
-              float *dst = g + j * n;
-
-              for (gsize i = MAX (i0, j + 1); i < MIN (i0 + 8, ie); i++)
-                dst[i] = g[i * n + j];
+              finish_block_avx2 (job, g, i0, j0);
+              continue;
             }
-      }
-  for (gsize i = r0; i < r0 + rows; i++)
-    {
-      float *diag = g + i * n + i;
+#endif
+          finish_block (job, g, i0, j0, ie);
+        }
 
-      if (job->metric == PL_SIMILARITY_COSINE)
-        *diag = job->scale == NULL ? (isnan (*diag) ? NAN : 1.0f) : (isnan (job->scale[i]) ? NAN : 1.0f);
-    }
+  if (job->metric == PL_SIMILARITY_COSINE)
+    for (gsize i = r0; i < ie; i++)
+      {
+        float *diag = g + i * n + i;
+
+        if (job->scale != NULL)
+          *diag = isnan (job->scale[i]) ? NAN : 1.0f;
+        else if (!isnan (*diag))
+          *diag = 1.0f;
+      }
 }
 
 /* Each row's sum of squares in double, a block of rows at a time. */
@@ -189,9 +255,11 @@ gram_worker (gpointer data)
 /* A Gram matrix of this many rows or more is split into panels over
  * threads: below, one BLAS call is quicker than starting them. */
 #define PANEL_MIN_ROWS 256
-/* Rows per panel: about an eighth of the table, at most 256 so a panel's
- * tile column (256×64 floats) stays in L2 while it is mirrored. */
-#define PANEL_MAX_ROWS 256
+/* Rows per panel at most. Each panel's SGEMM packs all rows above it again,
+ * so few tall panels pack least (at 4096 × 1024, 256 rows per panel spent
+ * 13% of the time packing, 1024 rows 7%); a 1024-row panel's 64-column
+ * tile (256 KiB) still fits L2 for the mirror. */
+#define PANEL_MAX_ROWS 1024
 /* Below this, 1/‖row‖ scales the raw Gram matrix: squares of larger or
  * smaller rows leave float32's range, and those rows are normalised first. */
 #define SCALE_SS_MAX 1e30
@@ -325,7 +393,11 @@ pl_similarity_compute (const PlMatrix      *x,
     return NULL;
   advise_huge_pages (g->data, n * n * sizeof (float));
   job.g = g;
-  job.block = MIN (PANEL_MAX_ROWS, MAX ((n + 7) / 8, 32));
+  /* Two panels per thread at least: panel p costs p + ½ diagonal blocks,
+   * and handed out longest first, 4 panels share out evenly over 2 threads
+   * (3½ + ½ against 2½ + 1½). Multiples of 8 rows, for the 8×8 blocks. */
+  job.block = (n + 2 * MAX (n_workers, 2) - 1) / (2 * MAX (n_workers, 2));
+  job.block = MIN (PANEL_MAX_ROWS, (job.block + 7) / 8 * 8);
   job.n_blocks = (guint) ((n + job.block - 1) / job.block);
   job.next = 0;
   pl_blas_run_split (n_workers, gram_worker, &job);
