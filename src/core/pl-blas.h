@@ -25,4 +25,15 @@ void  pl_blas_run_split     (guint       n_threads,
                              GThreadFunc func,
                              gpointer    data);
 
+/* The same for many short jobs in a row: the threads are started once and
+ * wait between jobs, and BLAS stays single-threaded until the team is
+ * freed. */
+typedef struct _PlBlasTeam PlBlasTeam;
+
+PlBlasTeam *pl_blas_team_new  (guint        n_threads);
+void        pl_blas_team_run  (PlBlasTeam  *team,
+                               GThreadFunc  func,
+                               gpointer     data);
+void        pl_blas_team_free (PlBlasTeam  *team);
+
 G_END_DECLS

