@@ -135,6 +135,8 @@ has_forward_pass (PlModel *model)
     case PL_FAMILY_XLM_ROBERTA:
     case PL_FAMILY_ELECTRA:
     case PL_FAMILY_DISTILBERT:
+    case PL_FAMILY_ALBERT:
+    case PL_FAMILY_OPT:
       return pl_model_get_n_heads (model) > 0;
     default:
       return FALSE;

@@ -126,6 +126,10 @@ static const PlFamilyDesc families[] = {
     .roles = {
       BERT_LIKE_ROLES ("attention.", "attention.dense", "attention.LayerNorm",
                        "ffn", "ffn_output", "full_layer_layer_norm"),
+      /* AlbertTransformer maps the embeddings to the hidden size with this
+       * Linear always, even when the two sizes agree. */
+      [PL_WEIGHT_EMBED_PROJECT_WEIGHT] = "encoder.embedding_hidden_mapping_in.weight",
+      [PL_WEIGHT_EMBED_PROJECT_BIAS] = "encoder.embedding_hidden_mapping_in.bias",
     },
     .shared_layers = TRUE,
   },

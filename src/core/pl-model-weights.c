@@ -106,6 +106,73 @@ pl_model_count_layers (PlModel *self)
   return n;
 }
 
+static gboolean
+config_true (JsonObject *config,
+             const char *key)
+{
+  JsonNode *node = config ? json_object_get_member (config, key) : NULL;
+
+  return node != NULL && JSON_NODE_HOLDS_VALUE (node) &&
+         json_node_get_value_type (node) == G_TYPE_BOOLEAN && json_node_get_boolean (node);
+}
+
+static gboolean
+has_tensor (PlModel    *self,
+            const char *relative)
+{
+  g_autofree char *name = g_strconcat (self->prefix, relative, NULL);
+
+  return g_hash_table_contains (self->normalized, name);
+}
+
+/* What Hugging Face's AlbertModel and OPTModel can be configured to do that
+ * the forward pass does not: a message naming DIR's config.json (or the
+ * checkpoint), or NULL. */
+static char *
+architecture_problem (PlModel    *self,
+                      JsonObject *config,
+                      const char *dir)
+{
+  static const char * const groups_keys[] = { "num_hidden_groups", NULL };
+  static const char * const inner_keys[] = { "inner_group_num", NULL };
+  static const char * const proj_keys[] = { "word_embed_proj_dim", NULL };
+  const char *path = pl_checkpoint_get_path (self->checkpoint);
+
+  if (self->desc->family == PL_FAMILY_ALBERT)
+    {
+      gint64 groups = config_int (config, groups_keys), inner = config_int (config, inner_keys);
+
+      if (groups > 1 || inner > 1)
+        return g_strdup_printf ("%s/config.json: num_hidden_groups %d and inner_group_num %d; Poslens runs "
+                                "ALBERT models with one shared layer only (both 1, as in every released ALBERT)",
+                                dir, (int) MAX (groups, 1), (int) MAX (inner, 1));
+      if (has_tensor (self, "encoder.albert_layer_groups.1.albert_layers.0.attention.query.weight") ||
+          has_tensor (self, "encoder.albert_layer_groups.0.albert_layers.1.attention.query.weight"))
+        return g_strdup_printf ("%s holds more than one ALBERT layer group or inner layer, but its config.json "
+                                "says one; Poslens runs ALBERT models with one shared layer only", path);
+    }
+  else if (self->desc->family == PL_FAMILY_OPT)
+    {
+      gint64 proj = config_int (config, proj_keys);
+
+      if (!self->pre_ln)
+        return g_strdup_printf ("%s/config.json: do_layer_norm_before is false (post-LN OPT, as opt-350m); "
+                                "Poslens runs pre-LN OPT models only", dir);
+      if ((proj > 0 && proj != self->hidden) || has_tensor (self, "project_in.weight"))
+        return g_strdup_printf ("%s/config.json: word_embed_proj_dim %d differs from the hidden size %u "
+                                "(OPT’s project_in and project_out, as in opt-350m); Poslens does not run "
+                                "such OPT models", dir, (int) proj, self->hidden);
+      if (config_true (config, "_remove_final_layer_norm"))
+        return g_strdup_printf ("%s/config.json: _remove_final_layer_norm is true; Poslens runs OPT models "
+                                "with their final LayerNorm only", dir);
+      if (config != NULL && json_object_has_member (config, "layer_norm_elementwise_affine") &&
+          !config_true (config, "layer_norm_elementwise_affine"))
+        return g_strdup_printf ("%s/config.json: layer_norm_elementwise_affine is false; Poslens runs OPT "
+                                "models whose LayerNorms have weights only", dir);
+    }
+  return NULL;
+}
+
 void
 pl_model_read_config (PlModel *self)
 {
@@ -120,16 +187,21 @@ pl_model_read_config (PlModel *self)
   static const char * const embedding_keys[] = { "embedding_size", NULL };
   JsonObject *config = pl_checkpoint_get_config (self->checkpoint);
   g_autoptr(GString) missing = g_string_new (NULL);
+  g_autofree char *config_dir = g_path_get_dirname (pl_checkpoint_get_path (self->checkpoint));
+  g_autofree char *problem = NULL;
   const char *act;
   gint64 v;
+  gboolean layers_known = TRUE;
 
   v = config_int (config, heads_keys);
   self->n_heads = v > 0 && v < G_MAXINT ? (guint) v : 0;
   if (self->desc->shared_layers)
     {
+      /* the one stored layer is applied num_hidden_layers times */
       v = config_int (config, layers_keys);
       if (v > 0 && v < 100000 && self->n_layers > 0)
         self->n_layers = v;
+      layers_known = v > 0 && v < 100000;
     }
   /* ELECTRA and ALBERT say how wide their embeddings are; the token
    * embedding's width (set when opening) stands otherwise, and
@@ -169,6 +241,8 @@ pl_model_read_config (PlModel *self)
                             self->desc->family == PL_FAMILY_GPT2 || self->desc->family == PL_FAMILY_OPT
                               ? "activation_function"
                               : self->desc->family == PL_FAMILY_DISTILBERT ? "activation" : "hidden_act");
+  if (!layers_known)
+    g_string_append_printf (missing, "%snum_hidden_layers", missing->len ? ", " : "");
 
   if (config == NULL)
     {
@@ -199,6 +273,8 @@ pl_model_read_config (PlModel *self)
       self->config_problem = g_strdup_printf ("%s/config.json: %u heads do not divide the hidden size %u",
                                               dir, self->n_heads, self->hidden);
     }
+  else if ((problem = architecture_problem (self, config, config_dir)) != NULL)
+    self->config_problem = g_steal_pointer (&problem);
 }
 
 gboolean
@@ -314,18 +390,28 @@ pl_model_check_embeddings (PlModel  *self,
           return FALSE;
         }
     }
-  if (e == h)
-    return TRUE; /* HF builds no projection then, and would ignore one */
+  /* HF's ELECTRA builds no projection then, and would ignore one; ALBERT
+   * always has its embedding_hidden_mapping_in. */
+  if (e == h && self->desc->family != PL_FAMILY_ALBERT)
+    return TRUE;
 
   if (self->desc->roles[PL_WEIGHT_EMBED_PROJECT_WEIGHT] == NULL)
     {
       g_set_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED,
                    "%s: the embeddings are %u wide but the layers compute in %u; Poslens runs "
-                   "%s models only when the two agree (ELECTRA’s embedding projection is supported)",
+                   "%s models only when the two agree (ELECTRA’s and ALBERT’s embedding projections are supported)",
                    path, e, h, self->desc->display_name);
       return FALSE;
     }
   proj = pl_model_find_role (self, PL_WEIGHT_EMBED_PROJECT_WEIGHT, 0, &kernel);
+  if (proj == NULL && e == h)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_NOT_FOUND,
+                   "%s: this %s checkpoint has no “%s%s”, the Linear between its embeddings and its layers",
+                   path, self->desc->display_name, self->prefix,
+                   self->desc->roles[PL_WEIGHT_EMBED_PROJECT_WEIGHT]);
+      return FALSE;
+    }
   if (proj == NULL)
     {
       g_set_error (error, PL_ERROR, PL_ERROR_NOT_FOUND,

@@ -30,6 +30,8 @@ start_id (PlTransformer *self)
 {
   if (self->has_specials)
     return self->start_id;
+  if (self->config.family == PL_FAMILY_OPT)
+    return self->config.bos_id;
   return self->config.causal ? -1 : self->config.bos_id;
 }
 
@@ -41,8 +43,16 @@ end_id (PlTransformer *self)
   return self->config.causal ? -1 : self->config.eos_id;
 }
 
+/* Hugging Face's OPT tokenizer puts bos_token (</s>) before the text and
+ * nothing after it; the others wrap in both ids or in neither. */
 static gboolean
-wraps (PlTransformer *self)
+starts (PlTransformer *self)
+{
+  return start_id (self) >= 0 && (end_id (self) >= 0 || self->config.family == PL_FAMILY_OPT);
+}
+
+static gboolean
+ends (PlTransformer *self)
 {
   return start_id (self) >= 0 && end_id (self) >= 0;
 }
@@ -104,7 +114,7 @@ pl_transformer_repeated_ids (PlTransformer *self,
 {
   guint32 words[2] = { (guint32) seed, (guint32) (seed >> 32) };
   g_autoptr(GRand) rand = g_rand_new_with_seed_array (words, 2);
-  gboolean wrap;
+  gboolean start, end;
   guint first, last;
   GArray *ids;
   int *v;
@@ -114,16 +124,16 @@ pl_transformer_repeated_ids (PlTransformer *self,
 
   for (guint id = 0; id < self->config.vocab_size && !any; id++)
     any = pl_transformer_is_regular_id (self, id);
-  wrap = wraps (self) && length >= 2;
-  first = wrap ? 1 : 0;
-  last = wrap ? length - 1 : length;   /* one past the content */
+  start = starts (self) && length >= 2;
+  end = ends (self) && length >= 2;
+  first = start ? 1 : 0;
+  last = end ? length - 1 : length;   /* one past the content */
   ids = new_ids (length);
   v = (int *) ids->data;
-  if (wrap)
-    {
-      v[0] = start_id (self);
-      v[length - 1] = end_id (self);
-    }
+  if (start)
+    v[0] = start_id (self);
+  if (end)
+    v[length - 1] = end_id (self);
   for (guint i = first; i < last; i++)
     {
       if (period > 0 && i - first >= period)
@@ -143,17 +153,15 @@ pl_transformer_wrap_ids (PlTransformer *self,
                          const int     *ids,
                          gsize          n_ids)
 {
-  gboolean wrap;
   GArray *out;
 
   g_return_val_if_fail (PL_IS_TRANSFORMER (self), NULL);
 
-  wrap = wraps (self);
   out = g_array_sized_new (FALSE, FALSE, sizeof (int), n_ids + 2);
-  if (wrap)
+  if (starts (self))
     g_array_append_vals (out, &(int) { start_id (self) }, 1);
   g_array_append_vals (out, ids, n_ids);
-  if (wrap)
+  if (ends (self))
     g_array_append_vals (out, &(int) { end_id (self) }, 1);
   return out;
 }

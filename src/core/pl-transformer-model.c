@@ -42,6 +42,14 @@ use_tokenizer (PlTransformer *transformer,
       first = g_array_index (empty, int, 0);
       last = g_array_index (empty, int, 1);
     }
+  /* Hugging Face's OPT tokenizer (GPT2Tokenizer, add_bos_token) puts the
+   * configured bos_token_id (</s>) first and nothing last, whatever the
+   * tokenizer files beside the checkpoint would add. */
+  if (pl_model_get_family (model) == PL_FAMILY_OPT)
+    {
+      first = pl_model_get_bos_id (model);
+      last = -1;
+    }
   vocab = MIN (pl_tokenizer_get_vocab_size (tokenizer), pl_transformer_get_config (transformer)->vocab_size);
   for (guint id = 0; id < vocab; id++)
     if (pl_tokenizer_is_special (tokenizer, id))
@@ -65,8 +73,8 @@ pl_transformer_new (PlModel  *model,
   if (!pl_transformer_family_has_forward (config.family))
     {
       g_set_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED,
-                   "%s is a %s model: Poslens runs the forward pass of GPT-2, BERT, RoBERTa, "
-                   "XLM-R, DistilBERT and ELECTRA checkpoints only",
+                   "%s is a %s model: Poslens runs the forward pass of GPT-2, OPT, BERT, RoBERTa, "
+                   "XLM-R, DistilBERT, ELECTRA and ALBERT checkpoints only",
                    pl_model_get_name (model), pl_model_get_family_name (model));
       return NULL;
     }

@@ -211,8 +211,9 @@ load_layer (PlTransformer  *self,
 }
 
 /* ELECTRA-small: the embeddings are narrower than the layers, and a
- * Linear maps them up after their LayerNorm. Pre-LN families (GPT-2) have
- * no such weight: their ln_1 works at the hidden size. */
+ * Linear maps them up after their LayerNorm; ALBERT has that Linear
+ * (embedding_hidden_mapping_in) whatever the two sizes. Pre-LN families
+ * (GPT-2, OPT) have no such weight: their ln_1 works at the hidden size. */
 static gboolean
 load_projection (PlTransformer  *self,
                  PlWeightFunc    func,
@@ -235,6 +236,9 @@ load_projection (PlTransformer  *self,
     {
       if (local_error != NULL)
         g_propagate_error (error, g_steal_pointer (&local_error));
+      else if (e == h)
+        g_set_error (error, PL_ERROR, PL_ERROR_NOT_FOUND,
+                     "the model has no embedding projection between its embeddings and its layers");
       else
         g_set_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED,
                      "the embeddings are %" G_GSIZE_FORMAT " wide but the layers compute in %" G_GSIZE_FORMAT
@@ -263,11 +267,11 @@ pl_transformer_family_has_forward (PlFamily family)
     case PL_FAMILY_XLM_ROBERTA:
     case PL_FAMILY_DISTILBERT:
     case PL_FAMILY_ELECTRA:
+    case PL_FAMILY_ALBERT:
+    case PL_FAMILY_OPT:
       return TRUE;
     case PL_FAMILY_TABLE:
     case PL_FAMILY_ANALYTIC:
-    case PL_FAMILY_ALBERT:
-    case PL_FAMILY_OPT:
     default:
       return FALSE;
     }
@@ -289,7 +293,7 @@ pl_transformer_new_full (const PlTransformerConfig  *config,
   if (!pl_transformer_family_has_forward (config->family))
     {
       g_set_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED,
-                   "Poslens runs GPT-2, BERT, RoBERTa, XLM-R, DistilBERT and ELECTRA models; "
+                   "Poslens runs GPT-2, OPT, BERT, RoBERTa, XLM-R, DistilBERT, ELECTRA and ALBERT models; "
                    "this model has no forward pass here");
       return NULL;
     }
@@ -335,7 +339,7 @@ pl_transformer_new_full (const PlTransformerConfig  *config,
                    self->token_embedding->rows, self->token_embedding->cols, c->vocab_size, e);
       return NULL;
     }
-  if (e != h && !load_projection (self, func, data, error))
+  if ((e != h || c->family == PL_FAMILY_ALBERT) && !load_projection (self, func, data, error))
     return NULL;
   if (!(self->position_embedding = load (func, data, PL_WEIGHT_POSITION_EMBEDDING, -1, 0, e, FALSE, error)))
     return NULL;
@@ -378,8 +382,20 @@ pl_transformer_new_full (const PlTransformerConfig  *config,
 
   self->layers = g_new0 (PlTransformerLayer, c->n_layers);
   for (guint l = 0; l < c->n_layers; l++)
-    if (!load_layer (self, func, data, l, error))
-      return NULL;
+    {
+      /* ALBERT applies its one shared layer num_hidden_layers times: read
+       * it once, and let every layer hold references to its weights. */
+      if (l > 0 && c->family == PL_FAMILY_ALBERT)
+        {
+          PlMatrix **first = (PlMatrix **) &self->layers[0];
+          PlMatrix **m = (PlMatrix **) &self->layers[l];
+
+          for (guint i = 0; i < sizeof (PlTransformerLayer) / sizeof (PlMatrix *); i++)
+            m[i] = pl_matrix_ref (first[i]);
+        }
+      else if (!load_layer (self, func, data, l, error))
+        return NULL;
+    }
 
   return g_steal_pointer (&self);
 }

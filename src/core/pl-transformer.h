@@ -22,9 +22,10 @@ typedef struct
   guint         first_position;  /* table row of position 0: RoBERTa pad + 1 */
   double        layer_norm_eps;
   PlActivation  activation;
-  gboolean      pre_ln;          /* GPT-2: LN before each block, ln_f at the end */
+  gboolean      pre_ln;          /* GPT-2, OPT: LN before each block, a final LN at the end */
   gboolean      causal;
-  int           bos_id;          /* start id wrapped around BERT-style inputs, or -1 */
+  int           bos_id;          /* start id wrapped around BERT-style inputs (OPT: put
+                                  * before its inputs, with no end id), or -1 */
   int           eos_id;          /* end id, or -1 */
   int           pad_id;          /* or -1 */
   /* Width of the token, position and type embeddings; 0: the token
@@ -47,8 +48,8 @@ typedef void      (*PlProgressFunc) (double    fraction,
 
 /* Called on the worker thread for k = 0 … n_layers: HIDDEN is Hugging Face's
  * hidden_states[k] ([T, hidden]; k = 0 is the embedding output, projected to
- * the hidden size when the model has an embedding projection; GPT-2's last
- * one is after ln_f) and ATTENTION is attentions[k − 1] as [heads × T, T]
+ * the hidden size when the model has an embedding projection; GPT-2's and
+ * OPT's last one is after their final LayerNorm) and ATTENTION is attentions[k − 1] as [heads × T, T]
  * (row h·T + i: head h, query i), or NULL for k = 0 and when not asked for.
  * Both are fresh matrices: ref them to keep them. Return FALSE to stop early
  * (not an error). */
@@ -83,9 +84,10 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (PlForwardResult, pl_forward_result_free)
 
 G_DECLARE_FINAL_TYPE (PlTransformer, pl_transformer, PL, TRANSFORMER, GObject)
 
-/* Reads every weight the forward pass needs (float32, once). Fails with
- * PL_ERROR_UNSUPPORTED for families without a forward pass (tables, analytic
- * encodings, ALBERT, OPT). */
+/* Reads every weight the forward pass needs (float32, once; ALBERT's shared
+ * layer once for all its layers). Fails with PL_ERROR_UNSUPPORTED for
+ * families without a forward pass (tables, analytic encodings) and for
+ * ALBERT and OPT variants it does not cover (config.json says which). */
 PlTransformer             *pl_transformer_new         (PlModel              *model,
                                                        GError              **error);
 PlTransformer             *pl_transformer_new_full    (const PlTransformerConfig *config,
@@ -119,7 +121,8 @@ void                       pl_transformer_first_qk    (PlTransformer        *sel
 
 /* Inputs. Each returns a GArray of int holding exactly the tokens the model
  * sees. BERT-style models (not causal, with start/end ids) get the start id
- * first and the end id last, inside LENGTH. */
+ * first and the end id last, inside LENGTH; OPT gets its bos id (</s>) first,
+ * as its tokenizer does, and nothing last. */
 GArray                    *pl_transformer_random_ids  (PlTransformer        *self,
                                                        guint                 length,
                                                        guint64               seed);

@@ -1,0 +1,681 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <hdf5.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "pl-attention-stats.h"
+#include "pl-error.h"
+#include "pl-model.h"
+#include "pl-transformer.h"
+#include "pl-test-transformer.h"
+#include "pl-test-util.h"
+#include "pl-test-writers.h"
+
+/* ALBERT (one shared layer applied 3 times, embeddings E = 16 mapped to
+ * H = 32) and OPT (pre-LN, causal, positions from table row 2) through the
+ * forward pass. The test writes each model itself, as Hugging Face's
+ * TensorFlow tf_model.h5 and as PyTorch's model.safetensors, with the
+ * weights of the generator in tests/fixtures/make-albert-opt.py, whose
+ * float64 numpy forward passes (written from HF's AlbertModel and OPTModel)
+ * made tests/fixtures/{albert,opt}-small/reference.h5. */
+
+#define ATTENTION_TOL 1e-4
+#define HIDDEN_TOL    1e-3
+
+#define H      32
+#define HEADS  4
+#define FFN    64
+#define VOCAB  50
+
+typedef enum { EMB, LIN, VEC, GAMMA } Kind;
+
+typedef struct
+{
+  const char *pt;     /* after the family's PyTorch prefix (per layer: after the layer's) */
+  const char *tf;     /* after its TensorFlow root (per layer: after the layer's) */
+  guint       rows;   /* canonical: linear weights [in, out] */
+  guint       cols;   /* 0 for a vector */
+  Kind        kind;
+} Spec;
+
+/* Tensor numbers: the index in the globals; layer l's are 8 + 16 l + index,
+ * as in the script. */
+static const Spec albert_globals[] = {
+  { "embeddings.word_embeddings.weight", "embeddings/word_embeddings/weight:0", VOCAB, 16, EMB },
+  { "embeddings.position_embeddings.weight", "embeddings/position_embeddings/embeddings:0", 40, 16, EMB },
+  { "embeddings.token_type_embeddings.weight", "embeddings/token_type_embeddings/embeddings:0", 2, 16, EMB },
+  { "embeddings.LayerNorm.weight", "embeddings/LayerNorm/gamma:0", 16, 0, GAMMA },
+  { "embeddings.LayerNorm.bias", "embeddings/LayerNorm/beta:0", 16, 0, VEC },
+  { "encoder.embedding_hidden_mapping_in.weight", "encoder/embedding_hidden_mapping_in/kernel:0", 16, H, LIN },
+  { "encoder.embedding_hidden_mapping_in.bias", "encoder/embedding_hidden_mapping_in/bias:0", H, 0, VEC },
+};
+
+static const Spec albert_layer[] = {
+  { "attention.query.weight", "attention/query/kernel:0", H, H, LIN },
+  { "attention.query.bias", "attention/query/bias:0", H, 0, VEC },
+  { "attention.key.weight", "attention/key/kernel:0", H, H, LIN },
+  { "attention.key.bias", "attention/key/bias:0", H, 0, VEC },
+  { "attention.value.weight", "attention/value/kernel:0", H, H, LIN },
+  { "attention.value.bias", "attention/value/bias:0", H, 0, VEC },
+  { "attention.dense.weight", "attention/dense/kernel:0", H, H, LIN },
+  { "attention.dense.bias", "attention/dense/bias:0", H, 0, VEC },
+  { "attention.LayerNorm.weight", "attention/LayerNorm/gamma:0", H, 0, GAMMA },
+  { "attention.LayerNorm.bias", "attention/LayerNorm/beta:0", H, 0, VEC },
+  { "ffn.weight", "ffn/kernel:0", H, FFN, LIN },
+  { "ffn.bias", "ffn/bias:0", FFN, 0, VEC },
+  { "ffn_output.weight", "ffn_output/kernel:0", FFN, H, LIN },
+  { "ffn_output.bias", "ffn_output/bias:0", H, 0, VEC },
+  { "full_layer_layer_norm.weight", "full_layer_layer_norm/gamma:0", H, 0, GAMMA },
+  { "full_layer_layer_norm.bias", "full_layer_layer_norm/beta:0", H, 0, VEC },
+};
+
+static const Spec opt_globals[] = {
+  { "embed_tokens.weight", "embed_tokens/weight:0", VOCAB, H, EMB },
+  { "embed_positions.weight", "embed_positions/embeddings:0", 42, H, EMB },
+  { "final_layer_norm.weight", "final_layer_norm/gamma:0", H, 0, GAMMA },
+  { "final_layer_norm.bias", "final_layer_norm/beta:0", H, 0, VEC },
+};
+
+static const Spec opt_layer[] = {
+  { "self_attn.q_proj.weight", "self_attn/q_proj/kernel:0", H, H, LIN },
+  { "self_attn.q_proj.bias", "self_attn/q_proj/bias:0", H, 0, VEC },
+  { "self_attn.k_proj.weight", "self_attn/k_proj/kernel:0", H, H, LIN },
+  { "self_attn.k_proj.bias", "self_attn/k_proj/bias:0", H, 0, VEC },
+  { "self_attn.v_proj.weight", "self_attn/v_proj/kernel:0", H, H, LIN },
+  { "self_attn.v_proj.bias", "self_attn/v_proj/bias:0", H, 0, VEC },
+  { "self_attn.out_proj.weight", "self_attn/out_proj/kernel:0", H, H, LIN },
+  { "self_attn.out_proj.bias", "self_attn/out_proj/bias:0", H, 0, VEC },
+  { "self_attn_layer_norm.weight", "self_attn_layer_norm/gamma:0", H, 0, GAMMA },
+  { "self_attn_layer_norm.bias", "self_attn_layer_norm/beta:0", H, 0, VEC },
+  { "fc1.weight", "fc1/kernel:0", H, FFN, LIN },
+  { "fc1.bias", "fc1/bias:0", FFN, 0, VEC },
+  { "fc2.weight", "fc2/kernel:0", FFN, H, LIN },
+  { "fc2.bias", "fc2/bias:0", H, 0, VEC },
+  { "final_layer_norm.weight", "final_layer_norm/gamma:0", H, 0, GAMMA },
+  { "final_layer_norm.bias", "final_layer_norm/beta:0", H, 0, VEC },
+};
+
+typedef struct
+{
+  const char  *name;          /* the fixture folder: tests/fixtures/NAME/reference.h5 */
+  PlFamily     family;
+  guint64      seed;
+  const char  *pt_root;       /* PyTorch prefix of every name */
+  const char  *tf_root;       /* TensorFlow path up to the model */
+  const char  *pt_layer;      /* per-layer prefix, then the layer number and "." or "/" */
+  const char  *tf_layer;
+  gboolean     numbered;      /* FALSE: ALBERT's one shared layer, no number */
+  const Spec  *globals;
+  guint        n_globals;
+  const Spec  *layer;
+  guint        stored_layers;
+  guint        layers;        /* layers the model runs */
+  guint        e;             /* embedding width */
+  guint        first_row;     /* table row of position 0 */
+  guint        positions;     /* real positions */
+  const char  *config;        /* config.json after "{" and the keys a case varies */
+  const char  *config_keys;   /* what a good model has there */
+  gboolean     causal;
+} Family;
+
+static const Family albert = {
+  "albert-small", PL_FAMILY_ALBERT, 6, "albert.", "/albert/tf_albert_for_pre_training/albert/",
+  "encoder.albert_layer_groups.0.albert_layers.0.", "encoder/albert_layer_groups_._0/albert_layers_._0/", FALSE,
+  albert_globals, G_N_ELEMENTS (albert_globals), albert_layer, 1, 3, 16, 0, 40,
+  "\"model_type\": \"albert\", \"embedding_size\": 16, \"hidden_size\": 32, "
+  "\"num_attention_heads\": 4, \"intermediate_size\": 64, \"hidden_act\": \"gelu_new\", "
+  "\"layer_norm_eps\": 1e-12, \"vocab_size\": 50, \"max_position_embeddings\": 40, "
+  "\"type_vocab_size\": 2, \"pad_token_id\": 0, \"bos_token_id\": 2, \"eos_token_id\": 3}",
+  "\"num_hidden_layers\": 3, \"num_hidden_groups\": 1, \"inner_group_num\": 1, ", FALSE,
+};
+
+static const Family opt = {
+  "opt-small", PL_FAMILY_OPT, 7, "model.decoder.", "/model/tf_opt_for_causal_lm/model/decoder/",
+  "layers.", "layers.", TRUE, opt_globals, G_N_ELEMENTS (opt_globals), opt_layer, 2, 2, H, 2, 40,
+  "\"model_type\": \"opt\", \"hidden_size\": 32, \"num_hidden_layers\": 2, \"ffn_dim\": 64, "
+  "\"num_attention_heads\": 4, \"activation_function\": \"relu\", \"vocab_size\": 50, "
+  "\"max_position_embeddings\": 40, \"pad_token_id\": 1, \"bos_token_id\": 2, \"eos_token_id\": 2}",
+  "\"do_layer_norm_before\": true, \"word_embed_proj_dim\": 32, ", TRUE,
+};
+
+/* The script's draw(): splitmix64 of (seed, tensor, element), a 24-bit
+ * fraction u, center + scale (2u − 1) in double, rounded once to float. */
+static float
+draw (guint64 seed,
+      guint   tensor,
+      guint64 i,
+      double  center,
+      double  scale)
+{
+  guint64 z = ((seed << 40) | ((guint64) tensor << 24)) + i;
+  double u;
+
+  z *= G_GUINT64_CONSTANT (0x9E3779B97F4A7C15);
+  z = (z ^ (z >> 30)) * G_GUINT64_CONSTANT (0xBF58476D1CE4E5B9);
+  z = (z ^ (z >> 27)) * G_GUINT64_CONSTANT (0x94D049BB133111EB);
+  z ^= z >> 31;
+  u = (double) (z >> 40) / (double) (1 << 24);
+  return (float) (center + scale * (2.0 * u - 1.0));
+}
+
+typedef struct
+{
+  char     *pt;
+  char     *tf;
+  guint     rows;
+  guint     cols;
+  gboolean  linear;
+  float    *values;
+} Tensor;
+
+static void
+tensor_free (gpointer data)
+{
+  Tensor *t = data;
+
+  g_free (t->pt);
+  g_free (t->tf);
+  g_free (t->values);
+  g_free (t);
+}
+
+static Tensor *
+make_tensor (const Family *fam,
+             const Spec   *spec,
+             guint         number,
+             int           layer)
+{
+  Tensor *t = g_new0 (Tensor, 1);
+  guint n = spec->rows * MAX (spec->cols, 1);
+  double center = spec->kind == GAMMA ? 1.0 : 0.0;
+  double scale = spec->kind == EMB ? 1.0 : spec->kind == LIN ? 0.375 : spec->kind == GAMMA ? 0.25 : 0.125;
+
+  if (layer < 0)
+    {
+      t->pt = g_strconcat (fam->pt_root, spec->pt, NULL);
+      t->tf = g_strconcat (fam->tf_root, spec->tf, NULL);
+    }
+  else
+    {
+      g_autofree char *pt_layer = fam->numbered ? g_strdup_printf ("%s%d.", fam->pt_layer, layer)
+                                                : g_strdup (fam->pt_layer);
+      g_autofree char *tf_layer = fam->numbered ? g_strdup_printf ("%s%d/", fam->tf_layer, layer)
+                                                : g_strdup (fam->tf_layer);
+
+      t->pt = g_strconcat (fam->pt_root, pt_layer, spec->pt, NULL);
+      t->tf = g_strconcat (fam->tf_root, tf_layer, spec->tf, NULL);
+    }
+  t->rows = spec->rows;
+  t->cols = spec->cols;
+  t->linear = spec->kind == LIN;
+  t->values = g_new (float, n);
+  for (guint i = 0; i < n; i++)
+    t->values[i] = draw (fam->seed, number, i, center, scale);
+  return t;
+}
+
+/* Every tensor of the model, plus a head as real checkpoints have (never read). */
+static GPtrArray *
+make_tensors (const Family *fam)
+{
+  GPtrArray *list = g_ptr_array_new_with_free_func (tensor_free);
+  static const Spec head = { "head.dense.weight", "head/dense/kernel:0", H, H, LIN };
+  Tensor *extra;
+
+  for (guint i = 0; i < fam->n_globals; i++)
+    g_ptr_array_add (list, make_tensor (fam, &fam->globals[i], i, -1));
+  for (guint l = 0; l < fam->stored_layers; l++)
+    for (guint i = 0; i < 16; i++)
+      g_ptr_array_add (list, make_tensor (fam, &fam->layer[i], 8 + 16 * l + i, l));
+  extra = make_tensor (fam, &head, 100, -1);
+  g_free (extra->pt);
+  g_free (extra->tf);
+  extra->pt = g_strdup (fam->family == PL_FAMILY_OPT ? "lm_head.weight" : "predictions.dense.weight");
+  extra->tf = g_strdup ("/predictions/tf_head/predictions/dense/kernel:0");
+  g_ptr_array_add (list, extra);
+  return list;
+}
+
+static Tensor *
+find (GPtrArray  *list,
+      const char *pt)
+{
+  for (guint i = 0; i < list->len; i++)
+    if (g_str_equal (((Tensor *) list->pdata[i])->pt, pt))
+      return list->pdata[i];
+  g_assert_not_reached ();
+}
+
+/* nn.Linear keeps [out, in]; everything else as is. */
+static void
+write_safetensors (const char *path,
+                   GPtrArray  *list)
+{
+  g_autoptr(GArray) tensors = g_array_new (FALSE, TRUE, sizeof (PlTestTensor));
+  g_autoptr(GPtrArray) owned = g_ptr_array_new_with_free_func (g_free);
+
+  for (guint i = 0; i < list->len; i++)
+    {
+      const Tensor *t = list->pdata[i];
+      PlTestTensor out = { t->pt, "F32", t->cols ? 2 : 1, { t->rows, t->cols }, t->values };
+
+      if (t->linear)
+        {
+          float *tr = g_new (float, t->rows * t->cols);
+
+          for (guint r = 0; r < t->rows; r++)
+            for (guint c = 0; c < t->cols; c++)
+              tr[c * t->rows + r] = t->values[r * t->cols + c];
+          g_ptr_array_add (owned, tr);
+          out.data = tr;
+          out.shape[0] = t->cols;
+          out.shape[1] = t->rows;
+        }
+      g_array_append_val (tensors, out);
+    }
+  pl_test_write_safetensors (path, (PlTestTensor *) tensors->data, tensors->len);
+}
+
+/* Keras kernels are [in, out], as the canonical values. */
+static void
+write_tf (const char *path,
+          GPtrArray  *list)
+{
+  hid_t file = H5Fcreate (path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+
+  g_assert_cmpint (file, >=, 0);
+  for (guint i = 0; i < list->len; i++)
+    {
+      const Tensor *t = list->pdata[i];
+      guint64 dims[2] = { t->rows, t->cols };
+
+      pl_test_h5_put (file, t->tf, t->cols ? 2 : 1, dims, t->values);
+    }
+  H5Fclose (file);
+}
+
+/* A checkpoint folder: FORMAT "tf" or "safetensors"; KEYS (NULL: the
+ * family's good ones) go into config.json. */
+static char *
+write_model (const Family *fam,
+             GPtrArray    *list,
+             const char   *format,
+             const char   *keys)
+{
+  char *dir = pl_test_tmpdir ();
+  g_autofree char *config = g_build_filename (dir, "config.json", NULL);
+  g_autofree char *text = g_strconcat ("{", keys ? keys : fam->config_keys, fam->config, NULL);
+  g_autofree char *path = g_build_filename (dir, g_str_equal (format, "tf") ? "tf_model.h5" : "model.safetensors",
+                                            NULL);
+
+  if (g_str_equal (format, "tf"))
+    write_tf (path, list);
+  else
+    write_safetensors (path, list);
+  pl_test_write_text (config, text);
+  return dir;
+}
+
+static char *
+reference (const Family *fam)
+{
+  return pl_test_fixture (fam->name, "reference.h5", NULL);
+}
+
+static GArray *
+reference_ids (const Family *fam,
+               const char   *probe)
+{
+  g_autofree char *file = reference (fam);
+  g_autofree char *name = g_strdup_printf ("/%s/input_ids", probe);
+  g_autoptr(PlMatrix) m = pl_test_read_h5 (file, name);
+  GArray *ids = g_array_new (FALSE, FALSE, sizeof (int));
+
+  for (gsize i = 0; i < m->cols; i++)
+    {
+      int id = (int) m->data[i];
+      g_array_append_val (ids, id);
+    }
+  return ids;
+}
+
+static PlModel *
+open_model (const Family *fam,
+            const char   *dir)
+{
+  g_autoptr(GError) error = NULL;
+  PlModel *model = pl_model_open (dir, NULL, &error);
+
+  g_assert_no_error (error);
+  g_assert_cmpint (pl_model_get_family (model), ==, fam->family);
+  g_assert_cmpuint (pl_model_get_hidden_size (model), ==, H);
+  g_assert_cmpuint (pl_model_get_embedding_size (model), ==, fam->e);
+  g_assert_cmpuint (pl_model_get_n_layers (model), ==, fam->layers);
+  g_assert_cmpuint (pl_model_get_first_position (model), ==, fam->first_row);
+  g_assert_cmpuint (pl_model_get_n_positions (model), ==, fam->positions);
+  return model;
+}
+
+static PlTransformer *
+open_transformer (PlModel *model)
+{
+  g_autoptr(GError) error = NULL;
+  PlTransformer *t = pl_transformer_new (model, &error);
+
+  g_assert_no_error (error);
+  return t;
+}
+
+typedef struct
+{
+  const char   *path;
+  const Family *fam;
+  const char   *format;
+} Case;
+
+static const Case forward_cases[] = {
+  { "/pl/albert-opt/albert/forward/tf", &albert, "tf" },
+  { "/pl/albert-opt/albert/forward/safetensors", &albert, "safetensors" },
+  { "/pl/albert-opt/opt/forward/tf", &opt, "tf" },
+  { "/pl/albert-opt/opt/forward/safetensors", &opt, "safetensors" },
+};
+
+/* Both probes against the script: every attention map and every hidden
+ * state, hidden_states[0] included (ALBERT: after the mapping to H). */
+static void
+test_forward (gconstpointer data)
+{
+  const Case *fc = data;
+  const Family *fam = fc->fam;
+  static const char *probes[] = { "short", "long" };
+  g_autoptr(GPtrArray) list = make_tensors (fam);
+  g_autofree char *dir = write_model (fam, list, fc->format, NULL);
+  g_autofree char *file = reference (fam);
+  g_autoptr(PlModel) model = open_model (fam, dir);
+  g_autoptr(PlTransformer) t = open_transformer (model);
+  g_autoptr(GError) error = NULL;
+  double worst_att = 0, worst_hid = 0;
+
+  g_assert_cmpuint (pl_transformer_get_config (t)->n_layers, ==, fam->layers);
+  for (guint p = 0; p < G_N_ELEMENTS (probes); p++)
+    {
+      g_autofree char *att_name = g_strdup_printf ("/%s/attentions", probes[p]);
+      g_autofree char *hid_name = g_strdup_printf ("/%s/hidden_states", probes[p]);
+      g_autoptr(GArray) ids = reference_ids (fam, probes[p]);
+      g_autoptr(PlMatrix) ref_att = pl_test_read_h5 (file, att_name);
+      g_autoptr(PlMatrix) ref_hid = pl_test_read_h5 (file, hid_name);
+      g_autoptr(PlForwardResult) result = NULL;
+      guint tt = ids->len;
+
+      result = pl_transformer_forward (t, (int *) ids->data, ids->len,
+                                       PL_FORWARD_ATTENTIONS | PL_FORWARD_HIDDEN_STATES,
+                                       NULL, NULL, NULL, &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (ref_att->rows, ==, (gsize) fam->layers * HEADS * tt);
+      g_assert_cmpuint (ref_hid->rows, ==, (gsize) (fam->layers + 1) * tt);
+      for (guint l = 0; l < fam->layers; l++)
+        {
+          g_autoptr(PlMatrix) ref = pl_matrix_slice_rows (ref_att, (gsize) l * HEADS * tt, (gsize) HEADS * tt);
+          double diff = pl_test_max_abs_diff (result->attentions[l], ref);
+
+          g_test_message ("%s %s %s attentions[%u]: max |Δ| %.2g", fam->name, fc->format, probes[p], l, diff);
+          g_assert_cmpfloat (diff, <, ATTENTION_TOL);
+          /* OPT: exactly zero above the diagonal, rows summing to 1 */
+          pl_test_check_rows (result->attentions[l], tt, fam->causal);
+          worst_att = MAX (worst_att, diff);
+        }
+      for (guint l = 0; l <= fam->layers; l++)
+        {
+          g_autoptr(PlMatrix) ref = pl_matrix_slice_rows (ref_hid, (gsize) l * tt, tt);
+          double diff = pl_test_max_abs_diff (result->hidden_states[l], ref);
+
+          g_assert_cmpuint (result->hidden_states[l]->cols, ==, H);
+          g_test_message ("%s %s %s hidden_states[%u]: max |Δ| %.2g", fam->name, fc->format, probes[p], l, diff);
+          g_assert_cmpfloat (diff, <, HIDDEN_TOL);
+          worst_hid = MAX (worst_hid, diff);
+        }
+    }
+  g_test_message ("%s %s worst: attentions %.2g, hidden states %.2g", fam->name, fc->format, worst_att, worst_hid);
+  pl_test_rmtree (dir);
+}
+
+/* The table the analyses see: ALBERT's E-wide rows from 0, OPT's from row 2
+ * (of max_position_embeddings + 2), bit for bit the script's; the forward
+ * pass adds the same rows. */
+static void
+test_positions (gconstpointer data)
+{
+  const Family *fam = data;
+  g_autoptr(GPtrArray) list = make_tensors (fam);
+  g_autofree char *dir = write_model (fam, list, "safetensors", NULL);
+  g_autofree char *file = reference (fam);
+  g_autoptr(PlMatrix) table = pl_test_read_h5 (file, "/position_embeddings");
+  g_autoptr(PlMatrix) expected = pl_matrix_slice_rows (table, fam->first_row, fam->positions);
+  g_autoptr(PlModel) model = open_model (fam, dir);
+  g_autoptr(PlTransformer) t = open_transformer (model);
+  g_autoptr(PlMatrix) positions = NULL;
+  g_autoptr(PlMatrix) rows = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_cmpuint (table->rows, ==, fam->first_row + fam->positions);
+  positions = pl_model_read_positions (model, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (positions->cols, ==, fam->e);
+  g_assert_cmpfloat (pl_test_max_abs_diff (positions, expected), ==, 0);
+  rows = pl_transformer_get_positions (t, 10, &error);
+  g_assert_no_error (error);
+  g_assert_cmpmem (rows->data, 10 * fam->e * 4, expected->data, 10 * fam->e * 4);
+  pl_test_rmtree (dir);
+}
+
+/* Layer 0's position-only term against the script's: ALBERT through the
+ * embedding LayerNorm and the mapping to H, OPT through layer 0's
+ * self_attn_layer_norm (as GPT-2's through ln_1), causal. */
+static void
+test_position_only (gconstpointer data)
+{
+  const Family *fam = data;
+  g_autoptr(GPtrArray) list = make_tensors (fam);
+  g_autofree char *dir = write_model (fam, list, "tf", NULL);
+  g_autofree char *file = reference (fam);
+  g_autoptr(PlMatrix) ref = pl_test_read_h5 (file, "/position_only");
+  g_autoptr(PlModel) model = open_model (fam, dir);
+  g_autoptr(PlTransformer) t = open_transformer (model);
+  g_autoptr(PlMatrix) term = NULL;
+  g_autoptr(GError) error = NULL;
+  double diff;
+
+  term = pl_attention_position_only (t, 20, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (term->rows, ==, HEADS * 20);
+  diff = pl_test_max_abs_diff (term, ref);
+  g_test_message ("%s position-only term: max |Δ| %.2g", fam->name, diff);
+  g_assert_cmpfloat (diff, <, ATTENTION_TOL);
+  pl_test_check_rows (term, 20, fam->causal);
+  pl_test_rmtree (dir);
+}
+
+/* What the model reads: OPT's tokenizer puts </s> (bos_token_id 2) first and
+ * nothing last; ALBERT's [CLS] (2) … [SEP] (3) around the text. */
+static void
+test_inputs (void)
+{
+  const Family *fams[] = { &albert, &opt };
+
+  for (guint f = 0; f < G_N_ELEMENTS (fams); f++)
+    {
+      const Family *fam = fams[f];
+      g_autoptr(GPtrArray) list = make_tensors (fam);
+      g_autofree char *dir = write_model (fam, list, "safetensors", NULL);
+      g_autoptr(PlModel) model = open_model (fam, dir);
+      g_autoptr(PlTransformer) t = open_transformer (model);
+      g_autoptr(GArray) random = pl_transformer_random_ids (t, 12, 3);
+      g_autoptr(GArray) wrapped = pl_transformer_wrap_ids (t, (int[]) { 7, 8 }, 2);
+      int *v = (int *) random->data;
+
+      g_assert_cmpuint (random->len, ==, 12);
+      g_assert_cmpint (v[0], ==, 2);
+      if (fam->family == PL_FAMILY_OPT)
+        {
+          g_assert_true (pl_transformer_is_regular_id (t, v[11]));
+          g_assert_cmpuint (wrapped->len, ==, 3);
+          g_assert_cmpmem (wrapped->data, 12, ((int[]) { 2, 7, 8 }), 12);
+        }
+      else
+        {
+          g_assert_cmpint (v[11], ==, 3);
+          g_assert_cmpuint (wrapped->len, ==, 4);
+          g_assert_cmpmem (wrapped->data, 16, ((int[]) { 2, 7, 8, 3 }), 16);
+        }
+      for (guint i = 1; i < 11; i++)
+        g_assert_true (pl_transformer_is_regular_id (t, v[i]));
+      pl_test_rmtree (dir);
+    }
+}
+
+/* Variants the forward pass does not cover are refused, naming the file and
+ * the key; the table analyses still open them. */
+typedef struct
+{
+  const char   *path;
+  const Family *fam;
+  const char   *keys;       /* config.json keys in place of the good ones */
+  const char   *drop;       /* a tensor to leave out, or NULL */
+  const char   *file;       /* "config.json" or the checkpoint's name the message names */
+  const char   *named;
+} BadCase;
+
+static const BadCase bad_cases[] = {
+  { "/pl/albert-opt/albert/bad/groups", &albert,
+    "\"num_hidden_layers\": 3, \"num_hidden_groups\": 2, ", NULL, "config.json", "num_hidden_groups" },
+  { "/pl/albert-opt/albert/bad/inner-groups", &albert,
+    "\"num_hidden_layers\": 3, \"inner_group_num\": 2, ", NULL, "config.json", "inner_group_num" },
+  { "/pl/albert-opt/albert/bad/no-layer-count", &albert, "", NULL, "config.json", "num_hidden_layers" },
+  { "/pl/albert-opt/albert/bad/no-mapping", &albert, NULL,
+    "albert.encoder.embedding_hidden_mapping_in.weight", "model.safetensors", "embedding_hidden_mapping_in" },
+  { "/pl/albert-opt/opt/bad/post-ln", &opt, "\"do_layer_norm_before\": false, ", NULL,
+    "config.json", "do_layer_norm_before" },
+  { "/pl/albert-opt/opt/bad/project-in", &opt, "\"do_layer_norm_before\": true, \"word_embed_proj_dim\": 16, ",
+    NULL, "config.json", "word_embed_proj_dim" },
+  { "/pl/albert-opt/opt/bad/no-final-norm", &opt, NULL, "model.decoder.final_layer_norm.weight",
+    "model.safetensors", "final_layer_norm.weight" },
+};
+
+static void
+test_bad (gconstpointer data)
+{
+  const BadCase *bc = data;
+  g_autoptr(GPtrArray) list = make_tensors (bc->fam);
+  g_autofree char *dir = NULL;
+  g_autofree char *named_file = NULL;
+  g_autoptr(PlModel) model = NULL;
+  g_autoptr(PlTransformer) t = NULL;
+  g_autoptr(PlMatrix) positions = NULL;
+  g_autoptr(GError) error = NULL;
+
+  if (bc->drop != NULL)
+    g_ptr_array_remove (list, find (list, bc->drop));
+  dir = write_model (bc->fam, list, "safetensors", bc->keys);
+  model = pl_model_open (dir, NULL, &error);
+  g_assert_no_error (error);
+  positions = pl_model_read_positions (model, &error);
+  g_assert_no_error (error);
+  t = pl_transformer_new (model, &error);
+  g_assert_null (t);
+  g_assert_nonnull (error);
+  g_test_message ("%s", error->message);
+  named_file = g_build_filename (dir, bc->file, NULL);
+  g_assert_nonnull (strstr (error->message, named_file));
+  g_assert_nonnull (strstr (error->message, bc->named));
+  pl_test_rmtree (dir);
+}
+
+static int
+run_cli (const char *const *args)
+{
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *err = NULL;
+  int status = 0;
+
+  g_ptr_array_add (argv, (gpointer) g_getenv ("POSLENS_CLI"));
+  for (guint i = 0; args[i] != NULL; i++)
+    g_ptr_array_add (argv, (gpointer) args[i]);
+  g_ptr_array_add (argv, NULL);
+  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_STDOUT_TO_DEV_NULL,
+                               NULL, NULL, NULL, &err, &status, &error));
+  g_assert_no_error (error);
+  if (!g_spawn_check_wait_status (status, NULL))
+    g_test_message ("poslens-cli %s: %s", args[0], err);
+  return WIFEXITED (status) ? WEXITSTATUS (status) : -1;
+}
+
+/* poslens-cli forward on the long probe and attention's position-only term,
+ * on the TF checkpoint. */
+static void
+test_cli (gconstpointer data)
+{
+  const Family *fam = data;
+  g_autoptr(GPtrArray) list = make_tensors (fam);
+  g_autofree char *dir = NULL;
+  g_autofree char *ref = reference (fam);
+  g_autofree char *ids_from = g_strdup_printf ("%s:/long/input_ids", ref);
+  g_autofree char *tmp = NULL;
+  g_autofree char *out = NULL;
+  g_autofree char *att_out = NULL;
+
+  if (g_getenv ("POSLENS_CLI") == NULL)
+    {
+      g_test_skip ("POSLENS_CLI is not set (run through meson test)");
+      return;
+    }
+  dir = write_model (fam, list, "tf", NULL);
+  tmp = pl_test_tmpdir ();
+  out = g_build_filename (tmp, "forward.h5", NULL);
+  att_out = g_build_filename (tmp, "attention.h5", NULL);
+  {
+    const char *forward[] = { "forward", dir, "--ids-from", ids_from, "--out", out, NULL };
+    const char *attention[] = { "attention", dir, "--sequences", "2", "--length", "20", "--out", att_out, NULL };
+    g_autoptr(PlMatrix) att = NULL;
+    g_autoptr(PlMatrix) hid = NULL;
+    g_autoptr(PlMatrix) ref_att = pl_test_read_h5 (ref, "/long/attentions");
+    g_autoptr(PlMatrix) ref_hid = pl_test_read_h5 (ref, "/long/hidden_states");
+    g_autoptr(PlMatrix) term = NULL;
+    g_autoptr(PlMatrix) ref_term = pl_test_read_h5 (ref, "/position_only");
+
+    g_assert_cmpint (run_cli (forward), ==, 0);
+    att = pl_test_read_h5 (out, "/attentions");
+    hid = pl_test_read_h5 (out, "/hidden_states");
+    g_assert_cmpfloat (pl_test_max_abs_diff (att, ref_att), <, ATTENTION_TOL);
+    g_assert_cmpfloat (pl_test_max_abs_diff (hid, ref_hid), <, HIDDEN_TOL);
+
+    g_assert_cmpint (run_cli (attention), ==, 0);
+    term = pl_test_read_h5 (att_out, "/position_only");
+    g_assert_cmpfloat (pl_test_max_abs_diff (term, ref_term), <, ATTENTION_TOL);
+  }
+  pl_test_rmtree (tmp);
+  pl_test_rmtree (dir);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  for (guint i = 0; i < G_N_ELEMENTS (forward_cases); i++)
+    g_test_add_data_func (forward_cases[i].path, &forward_cases[i], test_forward);
+  g_test_add_data_func ("/pl/albert-opt/albert/positions", &albert, test_positions);
+  g_test_add_data_func ("/pl/albert-opt/opt/positions", &opt, test_positions);
+  g_test_add_data_func ("/pl/albert-opt/albert/position-only", &albert, test_position_only);
+  g_test_add_data_func ("/pl/albert-opt/opt/position-only", &opt, test_position_only);
+  g_test_add_func ("/pl/albert-opt/inputs", test_inputs);
+  for (guint i = 0; i < G_N_ELEMENTS (bad_cases); i++)
+    g_test_add_data_func (bad_cases[i].path, &bad_cases[i], test_bad);
+  g_test_add_data_func ("/pl/albert-opt/albert/cli", &albert, test_cli);
+  g_test_add_data_func ("/pl/albert-opt/opt/cli", &opt, test_cli);
+
+  return g_test_run ();
+}
