@@ -52,6 +52,18 @@ static const Spec albert_globals[] = {
   { "encoder.embedding_hidden_mapping_in.bias", "encoder/embedding_hidden_mapping_in/bias:0", H, 0, VEC },
 };
 
+/* The same with embeddings as wide as the layers: AlbertModel maps them
+ * through embedding_hidden_mapping_in all the same. */
+static const Spec albert_square_globals[] = {
+  { "embeddings.word_embeddings.weight", "embeddings/word_embeddings/weight:0", VOCAB, H, EMB },
+  { "embeddings.position_embeddings.weight", "embeddings/position_embeddings/embeddings:0", 40, H, EMB },
+  { "embeddings.token_type_embeddings.weight", "embeddings/token_type_embeddings/embeddings:0", 2, H, EMB },
+  { "embeddings.LayerNorm.weight", "embeddings/LayerNorm/gamma:0", H, 0, GAMMA },
+  { "embeddings.LayerNorm.bias", "embeddings/LayerNorm/beta:0", H, 0, VEC },
+  { "encoder.embedding_hidden_mapping_in.weight", "encoder/embedding_hidden_mapping_in/kernel:0", H, H, LIN },
+  { "encoder.embedding_hidden_mapping_in.bias", "encoder/embedding_hidden_mapping_in/bias:0", H, 0, VEC },
+};
+
 static const Spec albert_layer[] = {
   { "attention.query.weight", "attention/query/kernel:0", H, H, LIN },
   { "attention.query.bias", "attention/query/bias:0", H, 0, VEC },
@@ -118,6 +130,7 @@ typedef struct
   const char  *config;        /* config.json after "{" and the keys a case varies */
   const char  *config_keys;   /* what a good model has there */
   gboolean     causal;
+  const char  *probes[3];     /* groups of the reference file this model is checked on */
 } Family;
 
 static const Family albert = {
@@ -129,6 +142,19 @@ static const Family albert = {
   "\"layer_norm_eps\": 1e-12, \"vocab_size\": 50, \"max_position_embeddings\": 40, "
   "\"type_vocab_size\": 2, \"pad_token_id\": 0, \"bos_token_id\": 2, \"eos_token_id\": 3}",
   "\"num_hidden_layers\": 3, \"num_hidden_groups\": 1, \"inner_group_num\": 1, ", FALSE,
+  { "short", "long" },
+};
+
+static const Family albert_square = {
+  "albert-small", PL_FAMILY_ALBERT, 8, "albert.", "/albert/tf_albert_for_pre_training/albert/",
+  "encoder.albert_layer_groups.0.albert_layers.0.", "encoder/albert_layer_groups_._0/albert_layers_._0/", FALSE,
+  albert_square_globals, G_N_ELEMENTS (albert_square_globals), albert_layer, 1, 3, H, 0, 40,
+  "\"model_type\": \"albert\", \"embedding_size\": 32, \"hidden_size\": 32, "
+  "\"num_attention_heads\": 4, \"intermediate_size\": 64, \"hidden_act\": \"gelu_new\", "
+  "\"layer_norm_eps\": 1e-12, \"vocab_size\": 50, \"max_position_embeddings\": 40, "
+  "\"type_vocab_size\": 2, \"pad_token_id\": 0, \"bos_token_id\": 2, \"eos_token_id\": 3}",
+  "\"num_hidden_layers\": 3, ", FALSE,
+  { "square/short" },
 };
 
 static const Family opt = {
@@ -138,6 +164,7 @@ static const Family opt = {
   "\"num_attention_heads\": 4, \"activation_function\": \"relu\", \"vocab_size\": 50, "
   "\"max_position_embeddings\": 40, \"pad_token_id\": 1, \"bos_token_id\": 2, \"eos_token_id\": 2}",
   "\"do_layer_norm_before\": true, \"word_embed_proj_dim\": 32, ", TRUE,
+  { "short", "long" },
 };
 
 /* The script's draw(): splitmix64 of (seed, tensor, element), a 24-bit
@@ -378,6 +405,7 @@ typedef struct
 static const Case forward_cases[] = {
   { "/pl/albert-opt/albert/forward/tf", &albert, "tf" },
   { "/pl/albert-opt/albert/forward/safetensors", &albert, "safetensors" },
+  { "/pl/albert-opt/albert/forward/square", &albert_square, "tf" },
   { "/pl/albert-opt/opt/forward/tf", &opt, "tf" },
   { "/pl/albert-opt/opt/forward/safetensors", &opt, "safetensors" },
 };
@@ -389,7 +417,7 @@ test_forward (gconstpointer data)
 {
   const Case *fc = data;
   const Family *fam = fc->fam;
-  static const char *probes[] = { "short", "long" };
+  const char * const *probes = fam->probes;
   g_autoptr(GPtrArray) list = make_tensors (fam);
   g_autofree char *dir = write_model (fam, list, fc->format, NULL);
   g_autofree char *file = reference (fam);
@@ -399,7 +427,7 @@ test_forward (gconstpointer data)
   double worst_att = 0, worst_hid = 0;
 
   g_assert_cmpuint (pl_transformer_get_config (t)->n_layers, ==, fam->layers);
-  for (guint p = 0; p < G_N_ELEMENTS (probes); p++)
+  for (guint p = 0; p < G_N_ELEMENTS (fam->probes) && probes[p] != NULL; p++)
     {
       g_autofree char *att_name = g_strdup_printf ("/%s/attentions", probes[p]);
       g_autofree char *hid_name = g_strdup_printf ("/%s/hidden_states", probes[p]);
@@ -554,6 +582,8 @@ static const BadCase bad_cases[] = {
     "\"num_hidden_layers\": 3, \"inner_group_num\": 2, ", NULL, "config.json", "inner_group_num" },
   { "/pl/albert-opt/albert/bad/no-layer-count", &albert, "", NULL, "config.json", "num_hidden_layers" },
   { "/pl/albert-opt/albert/bad/no-mapping", &albert, NULL,
+    "albert.encoder.embedding_hidden_mapping_in.weight", "model.safetensors", "embedding_hidden_mapping_in" },
+  { "/pl/albert-opt/albert/bad/square-no-mapping", &albert_square, NULL,
     "albert.encoder.embedding_hidden_mapping_in.weight", "model.safetensors", "embedding_hidden_mapping_in" },
   { "/pl/albert-opt/opt/bad/post-ln", &opt, "\"do_layer_norm_before\": false, ", NULL,
     "config.json", "do_layer_norm_before" },
