@@ -16,7 +16,9 @@ table gives the median ratio with its spread (min–max over the rounds), the
 median wall times and the CPU time (all threads, time.process_time and
 CLOCK_PROCESS_CPUTIME_ID) of the same runs. Both sides use the same OpenBLAS
 with OPENBLAS_NUM_THREADS threads (2 unless set); the kernels that run are
-printed first.
+printed first. A breakdown of Poslens's side follows: the bare SSYRK and SGEMM
+products on one thread and on all (GFLOP/s, the floor both sides build on),
+the cosine, and the PCA's covariance and Lanczos parts.
 """
 import os
 import statistics
@@ -60,8 +62,9 @@ def best_of(fn, repeat=REPEAT):
     return best
 
 
-def poslens(op, path, repeat=REPEAT):
-    out = subprocess.run([driver, op, path, str(repeat)], check=True, capture_output=True, text=True)
+def poslens(op, path, repeat=REPEAT, env=None):
+    out = subprocess.run([driver, op, path, str(repeat)], check=True, capture_output=True, text=True,
+                         env=dict(os.environ, **(env or {})))
     name, wall, cpu = out.stdout.split()
     return float(wall), float(cpu)
 
@@ -151,3 +154,31 @@ for task, what, them, us, goal in rows:
     print('%-22s %-40s %8.4f/%-8.4f %8.4f/%-8.4f %5.2fx %4.2f-%-5.2f %5.1fx %s (cpu %.2fx)'
           % (task, what, med(them, 0), med(them, 1), med(us, 0), med(us, 1), ratio, min(ratios), max(ratios),
              goal, 'ok' if ratio >= goal else 'MISSED', cpu_ratio))
+
+# Where the time goes, Poslens's side: the bare BLAS products on one thread
+# and on all, and the parts of the PCA; medians over the rounds.
+print()
+print('breakdown (medians of %d rounds, 4096x1024 float32)' % ROUNDS)
+with tempfile.TemporaryDirectory() as tmp:
+    path = os.path.join(tmp, 'x.npy')
+    np.save(path, x)
+    n, d = x.shape
+    parts = [('ssyrk', n * n * d, 'bare SSYRK X X^T (upper), n^2 d flops'),
+             ('sgemm', 2 * n * n * d, 'bare SGEMM X X^T (both triangles), 2 n^2 d flops'),
+             ('cosine', n * n * d, 'Poslens cosine, counted as n^2 d flops'),
+             ('pca-covariance', d * d * n, 'PCA: means + covariance, d^2 n flops'),
+             ('pca-lanczos', 0, 'PCA: Lanczos top 3 of the 1024x1024 covariance'),
+             ('pca3', 0, 'PCA: whole')]
+    for threads in ('1', os.environ['OPENBLAS_NUM_THREADS']):
+        for op, flops, what in parts:
+            if threads == '1' and op not in ('ssyrk', 'sgemm'):
+                continue
+            try:
+                walls = sorted(poslens(op, path, env={'OPENBLAS_NUM_THREADS': threads})[0] for _ in range(ROUNDS))
+            except subprocess.CalledProcessError:
+                print('  %s thread(s) %-15s (not in this build\'s driver)' % (threads, op))
+                continue
+            wall = statistics.median(walls)
+            rate = '%6.1f GFLOP/s' % (flops / wall / 1e9) if flops else ''
+            print('  %s thread(s) %-15s %8.1f ms (%.1f-%.1f) %s  %s' % (threads, op, wall * 1e3, walls[0] * 1e3,
+                                                                      walls[-1] * 1e3, rate, what))

@@ -73,6 +73,10 @@ pl_blas_run_split (guint       n_threads,
   pl_blas_end_single ();
 }
 
+/* A team's helpers join a job only while it is open: a helper woken late,
+ * on a busy machine, finds the job closed (the caller took every share
+ * itself) and goes back to sleep, and the caller waits only for helpers
+ * that are running the job. FUNC must take its shares from a counter. */
 struct _PlBlasTeam
 {
   GMutex       lock;
@@ -80,7 +84,8 @@ struct _PlBlasTeam
   GThread     *threads[15];
   guint        n_helpers;
   guint        generation;   /* bumped for each job */
-  guint        n_done;       /* helpers done with the current job */
+  gboolean     open;         /* the current job still takes helpers */
+  guint        n_running;    /* helpers inside the current job */
   gboolean     quit;
   GThreadFunc  func;
   gpointer     data;
@@ -100,11 +105,14 @@ team_helper (gpointer user_data)
       if (team->quit)
         break;
       seen = team->generation;
+      if (!team->open)
+        continue;
+      team->n_running++;
       g_mutex_unlock (&team->lock);
       team->func (team->data);
       g_mutex_lock (&team->lock);
-      team->n_done++;
-      g_cond_broadcast (&team->cond);
+      if (--team->n_running == 0)
+        g_cond_broadcast (&team->cond);
     }
   g_mutex_unlock (&team->lock);
   return NULL;
@@ -132,7 +140,7 @@ pl_blas_team_run (PlBlasTeam  *team,
   g_mutex_lock (&team->lock);
   team->func = func;
   team->data = data;
-  team->n_done = 0;
+  team->open = TRUE;
   team->generation++;
   g_cond_broadcast (&team->cond);
   g_mutex_unlock (&team->lock);
@@ -140,7 +148,8 @@ pl_blas_team_run (PlBlasTeam  *team,
   func (data);
 
   g_mutex_lock (&team->lock);
-  while (team->n_done < team->n_helpers)
+  team->open = FALSE;
+  while (team->n_running > 0)
     g_cond_wait (&team->cond, &team->lock);
   g_mutex_unlock (&team->lock);
 }

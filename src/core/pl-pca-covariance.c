@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <cblas.h>
+#include <math.h>
 #include <string.h>
 
 #include "pl-blas.h"
@@ -24,9 +25,12 @@ typedef struct
   const PlMatrix *x;
   const double   *mean;
   guint           n_chunks;
+  guint           n_threads;
   gint            next;       /* atomic: the next chunk to take */
   gint            slot;       /* atomic: the next thread's slot */
-  /* Covariance: slot 0 accumulates into S, the others into their own. */
+  /* Sums: thread slot t takes chunks t, t + n_threads, ..., so that each
+   * partial sum, and so the total, is the same from run to run. Slot 0 of
+   * the covariance accumulates into S, the others into their own. */
   float          *partial[MAX_THREADS];
   double         *column_ss[MAX_THREADS];
   /* Projection. */
@@ -71,6 +75,56 @@ centre_chunk (const ChunkJob *job,
   return rows;
 }
 
+/* Each column's sum over the chunks of one thread's slot. */
+static gpointer
+sums_worker (gpointer data)
+{
+  ChunkJob *job = data;
+  gsize n = job->x->rows, d = job->x->cols;
+  guint slot = (guint) g_atomic_int_add (&job->slot, 1);
+  double *sum = job->column_ss[slot] = g_new0 (double, d);
+
+  for (guint c = slot; c < job->n_chunks; c += job->n_threads)
+    for (gsize i = (gsize) c * CHUNK_ROWS; i < MIN (n, ((gsize) c + 1) * CHUNK_ROWS); i++)
+      {
+        const float *row = pl_matrix_row (job->x, i);
+
+        for (gsize j = 0; j < d; j++)
+          sum[j] += row[j];
+      }
+  return NULL;
+}
+
+gboolean
+pl_pca_column_means (const PlMatrix *x,
+                     double         *mean)
+{
+  ChunkJob job = { 0 };
+  gsize d = x->cols;
+  gboolean finite = TRUE;
+
+  job.x = x;
+  job.n_chunks = (guint) ((x->rows + CHUNK_ROWS - 1) / CHUNK_ROWS);
+  job.n_threads = MIN (MIN (pl_blas_split_threads (), job.n_chunks), MAX_THREADS);
+  pl_blas_run_split (job.n_threads, sums_worker, &job);
+
+  memset (mean, 0, d * sizeof (double));
+  for (guint t = 0; t < job.n_threads; t++)
+    {
+      for (gsize j = 0; j < d; j++)
+        mean[j] += job.column_ss[t][j];
+      g_free (job.column_ss[t]);
+    }
+  /* Float values cannot overflow a double sum: a sum is finite exactly
+   * when its column is. */
+  for (gsize j = 0; j < d; j++)
+    {
+      finite = finite && isfinite (mean[j]);
+      mean[j] /= x->rows;
+    }
+  return finite;
+}
+
 static gpointer
 covariance_worker (gpointer data)
 {
@@ -86,7 +140,7 @@ covariance_worker (gpointer data)
     job->partial[slot] = g_new (float, d * d);
   s = job->partial[slot];
   job->column_ss[slot] = g_new0 (double, d);
-  while ((c = (guint) g_atomic_int_add (&job->next, 1)) < job->n_chunks)
+  for (c = slot; c < job->n_chunks; c += job->n_threads)
     {
       gsize rows = centre_chunk (job, c, buf, job->column_ss[slot]);
 
@@ -114,7 +168,7 @@ pl_pca_covariance (const PlMatrix *x,
   job.mean = mean;
   job.n_chunks = (guint) ((x->rows + CHUNK_ROWS - 1) / CHUNK_ROWS);
   job.partial[0] = s;
-  n_threads = MIN (MIN (pl_blas_split_threads (), job.n_chunks), MAX_THREADS);
+  n_threads = job.n_threads = MIN (MIN (pl_blas_split_threads (), job.n_chunks), MAX_THREADS);
   pl_blas_run_split (n_threads, covariance_worker, &job);
 
   memset (column_ss, 0, d * sizeof (double));

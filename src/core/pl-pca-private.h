@@ -27,6 +27,11 @@ void pl_pca_centre_row (const float  *row,
                         float        *out,
                         double       *column_ss);
 
+/* X's column means, in double, over our threads; FALSE when X holds NaN or
+ * infinite values. */
+gboolean pl_pca_column_means (const PlMatrix *x,
+                              double         *mean);
+
 /* The upper triangle (row-major) of XcᵀXc, Xc = X − MEAN, into the d×d S,
  * and each column's sum of squares of Xc into COLUMN_SS, without a centred
  * copy of X. */

@@ -166,25 +166,12 @@ pl_pca_compute (const PlMatrix  *x,
                    kk, n, d, MIN (MIN (n, d), (gsize) PL_PCA_MAX_COMPONENTS));
       return NULL;
     }
-  /* The column sums double as the check for NaN and infinities: float
-   * values cannot overflow a double sum, so a sum is finite exactly when its
-   * column is. */
-  mean = g_new0 (double, d);
-  for (gsize i = 0; i < n; i++)
+  mean = g_new (double, d);
+  if (!pl_pca_column_means (x, mean))
     {
-      const float *row = pl_matrix_row (x, i);
-      for (gsize j = 0; j < d; j++)
-        mean[j] += row[j];
-    }
-  for (gsize j = 0; j < d; j++)
-    {
-      if (!isfinite (mean[j]))
-        {
-          g_set_error_literal (error, PL_ERROR, PL_ERROR_BAD_VALUES,
-                               "the table holds NaN or infinite values");
-          return NULL;
-        }
-      mean[j] /= n;
+      g_set_error_literal (error, PL_ERROR, PL_ERROR_BAD_VALUES,
+                           "the table holds NaN or infinite values");
+      return NULL;
     }
 
   /* The smaller of the Gram and covariance matrices share their nonzero
