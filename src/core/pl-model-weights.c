@@ -136,16 +136,22 @@ architecture_problem (PlModel    *self,
   static const char * const groups_keys[] = { "num_hidden_groups", NULL };
   static const char * const inner_keys[] = { "inner_group_num", NULL };
   static const char * const proj_keys[] = { "word_embed_proj_dim", NULL };
+  static const char * const position_type_keys[] = { "position_embedding_type", NULL };
   const char *path = pl_checkpoint_get_path (self->checkpoint);
 
   if (self->desc->family == PL_FAMILY_ALBERT)
     {
       gint64 groups = config_int (config, groups_keys), inner = config_int (config, inner_keys);
+      const char *position_type = config_string (config, position_type_keys);
 
       if (groups > 1 || inner > 1)
         return g_strdup_printf ("%s/config.json: num_hidden_groups %d and inner_group_num %d; Poslens runs "
                                 "ALBERT models with one shared layer only (both 1, as in every released ALBERT)",
                                 dir, (int) MAX (groups, 1), (int) MAX (inner, 1));
+      /* relative_key(_query) adds distance embeddings inside attention */
+      if (position_type != NULL && !g_str_equal (position_type, "absolute"))
+        return g_strdup_printf ("%s/config.json: position_embedding_type “%s”; Poslens runs ALBERT models "
+                                "with absolute position embeddings only", dir, position_type);
       if (has_tensor (self, "encoder.albert_layer_groups.1.albert_layers.0.attention.query.weight") ||
           has_tensor (self, "encoder.albert_layer_groups.0.albert_layers.1.attention.query.weight"))
         return g_strdup_printf ("%s holds more than one ALBERT layer group or inner layer, but its config.json "

@@ -104,8 +104,8 @@ PlMatrix                  *pl_transformer_get_positions (PlTransformer      *sel
  * for BERT-style models, or NULL. 1 × embedding_size. */
 PlMatrix                  *pl_transformer_get_token_type (PlTransformer     *self);
 /* The LayerNorm applied before layer 0's attention, in place on X
- * ([T, embedding_size]): GPT-2 ln_1 of layer 0, BERT-style families the
- * embedding LayerNorm. */
+ * ([T, embedding_size]): GPT-2's ln_1 and OPT's self_attn_layer_norm of
+ * layer 0, BERT-style families (ALBERT too) the embedding LayerNorm. */
 void                       pl_transformer_first_norm  (PlTransformer        *self,
                                                        PlMatrix             *x);
 /* X [T, embedding_size] through the embedding projection (with its bias)
