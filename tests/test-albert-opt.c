@@ -563,6 +563,38 @@ test_inputs (void)
     }
 }
 
+/* With byte-level BPE files beside it that would wrap a text in <s> … </s>,
+ * OPT's inputs still start with bos_token_id alone, as HF's OPT tokenizer
+ * (add_bos_token) gives them. */
+static void
+test_opt_tokenizer_files (void)
+{
+  g_autoptr(GPtrArray) list = make_tensors (&opt);
+  g_autofree char *dir = write_model (&opt, list, "safetensors", NULL);
+  g_autofree char *vocab = g_build_filename (dir, "vocab.json", NULL);
+  g_autofree char *merges = g_build_filename (dir, "merges.txt", NULL);
+  g_autoptr(GString) json = g_string_new ("{\"<s>\": 0, \"<pad>\": 1, \"</s>\": 2, \"<unk>\": 3");
+  g_autoptr(PlModel) model = NULL;
+  g_autoptr(PlTransformer) t = NULL;
+  g_autoptr(GArray) random = NULL;
+  g_autoptr(GArray) wrapped = NULL;
+
+  for (guint i = 0; i < 26; i++)
+    g_string_append_printf (json, ", \"%c\": %u", 'a' + i, 4 + i);
+  g_string_append (json, "}");
+  pl_test_write_text (vocab, json->str);
+  pl_test_write_text (merges, "#version: 0.2\n");
+  model = open_model (&opt, dir);
+  t = open_transformer (model);
+  wrapped = pl_transformer_wrap_ids (t, (int[]) { 7, 8 }, 2);
+  g_assert_cmpuint (wrapped->len, ==, 3);
+  g_assert_cmpmem (wrapped->data, 12, ((int[]) { 2, 7, 8 }), 12);
+  random = pl_transformer_random_ids (t, 12, 3);
+  g_assert_cmpint (g_array_index (random, int, 0), ==, 2);
+  g_assert_true (pl_transformer_is_regular_id (t, g_array_index (random, int, 11)));
+  pl_test_rmtree (dir);
+}
+
 /* Variants the forward pass does not cover are refused, naming the file and
  * the key; the table analyses still open them. */
 typedef struct
@@ -705,6 +737,7 @@ main (int   argc,
   g_test_add_data_func ("/pl/albert-opt/albert/position-only", &albert, test_position_only);
   g_test_add_data_func ("/pl/albert-opt/opt/position-only", &opt, test_position_only);
   g_test_add_func ("/pl/albert-opt/inputs", test_inputs);
+  g_test_add_func ("/pl/albert-opt/opt/tokenizer-files", test_opt_tokenizer_files);
   for (guint i = 0; i < G_N_ELEMENTS (bad_cases); i++)
     g_test_add_data_func (bad_cases[i].path, &bad_cases[i], test_bad);
   g_test_add_data_func ("/pl/albert-opt/albert/cli", &albert, test_cli);
