@@ -642,6 +642,32 @@ test_model_dir (void)
   g_assert_null (encode_in (dir, "hi", PL_ERROR_CORRUPT));
   pl_test_rmtree (dir);
 
+  /* What goes around the text: OPT's GPT2Tokenizer puts its bos_token
+   * "</s>" (2) first and nothing last; RoBERTa <s> (0) … </s> (2). */
+  dir = (g_free (dir), pl_test_tmpdir ());
+  put (dir, "vocab.json", "{\"<s>\": 0, \"<pad>\": 1, \"</s>\": 2, \"<unk>\": 3, \"a\": 4, \"b\": 5}");
+  put (dir, "merges.txt", "#version: 0.2\n");
+  {
+    static const struct { const char *config, *tok_config; int ids[5]; } cases[] = {
+      { "{\"model_type\": \"opt\"}", "{}", { 2, 4, 5, -1 } },
+      { "{\"model_type\": \"opt\"}", "{\"add_bos_token\": true, \"bos_token\": {\"content\": \"</s>\"}}",
+        { 2, 4, 5, -1 } },
+      { "{}", "{\"add_bos_token\": true, \"bos_token\": \"<s>\"}", { 0, 4, 5, -1 } },
+      { "{\"model_type\": \"roberta\"}", "{}", { 0, 4, 5, 2, -1 } },
+      { "{\"model_type\": \"gpt2\"}", "{}", { 4, 5, -1 } },
+    };
+
+    for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+      {
+        put (dir, "config.json", cases[i].config);
+        put (dir, "tokenizer_config.json", cases[i].tok_config);
+        ids = encode_in (dir, "ab", -1);
+        assert_ids (ids, cases[i].ids, cases[i].tok_config);
+        g_array_unref (ids);
+      }
+  }
+  pl_test_rmtree (dir);
+
   /* A byte tokenizer whose config contradicts itself. */
   dir = (g_free (dir), pl_test_tmpdir ());
   put (dir, "tokenizer_config.json",

@@ -312,31 +312,58 @@ new_wordpiece_with_config (const char  *vocab,
   return g_steal_pointer (&self);
 }
 
-static gboolean
-bpe_adds_bos_eos (PlTokenizer *bpe,
-                  JsonObject  *tok_config,
-                  JsonObject  *config)
+/* The special tokens a byte-level BPE tokenizer puts around a text:
+ * RoBERTa-style "<s> … </s>", GPT-2 nothing, and GPT2Tokenizer with
+ * add_bos_token (OPT) its bos_token first and nothing last. */
+static void
+bpe_affixes (PlTokenizer  *bpe,
+             JsonObject   *tok_config,
+             JsonObject   *config,
+             const char  **prefix,
+             const char  **suffix)
 {
   const char *klass = member_string (tok_config, "tokenizer_class");
   const char *model_type = member_string (config, "model_type");
 
+  *prefix = *suffix = NULL;
+  if (member_is (tok_config, "add_bos_token", G_TYPE_BOOLEAN) &&
+      json_object_get_boolean_member (tok_config, "add_bos_token"))
+    {
+      JsonNode *node = json_object_get_member (tok_config, "bos_token");
+      JsonObject *bos = node != NULL && JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
+
+      /* bos_token is a string or an AddedToken {"content": …}. */
+      *prefix = bos ? member_string (bos, "content") : member_string (tok_config, "bos_token");
+      if (*prefix == NULL && g_strcmp0 (model_type, "opt") == 0)
+        *prefix = "</s>";
+      return;
+    }
+  if (g_strcmp0 (model_type, "opt") == 0)
+    {
+      *prefix = "</s>";
+      return;
+    }
   if (klass != NULL)
     {
       if (g_str_has_prefix (klass, "GPT2"))
-        return FALSE;
+        return;
       if (g_str_has_prefix (klass, "Roberta") || g_str_has_prefix (klass, "Bart") ||
           g_str_has_prefix (klass, "Longformer"))
-        return TRUE;
+        goto wrap;
     }
   if (model_type != NULL)
     {
       if (g_str_has_prefix (model_type, "gpt"))
-        return FALSE;
+        return;
       if (strcmp (model_type, "roberta") == 0 || strcmp (model_type, "bart") == 0 ||
           strcmp (model_type, "longformer") == 0)
-        return TRUE;
+        goto wrap;
     }
-  return pl_tokenizer_token_to_id (bpe, "<s>") >= 0 && pl_tokenizer_token_to_id (bpe, "</s>") >= 0;
+  if (pl_tokenizer_token_to_id (bpe, "<s>") < 0 || pl_tokenizer_token_to_id (bpe, "</s>") < 0)
+    return;
+wrap:
+  *prefix = "<s>";
+  *suffix = "</s>";
 }
 
 static PlTokenizer *
@@ -347,14 +374,15 @@ new_bpe_with_config (const char  *vocab,
                      GError     **error)
 {
   g_autoptr(PlTokenizer) self = pl_tokenizer_new_bpe (vocab, merges, FALSE, error);
+  const char *prefix, *suffix;
 
   if (self == NULL)
     return NULL;
   if (member_is (tok_config, "add_prefix_space", G_TYPE_BOOLEAN))
     self->add_prefix_space = json_object_get_boolean_member (tok_config, "add_prefix_space");
-  if (bpe_adds_bos_eos (self, tok_config, config) &&
-      (!pl_tokenizer_add_affix (self, TRUE, "<s>", error) ||
-       !pl_tokenizer_add_affix (self, FALSE, "</s>", error)))
+  bpe_affixes (self, tok_config, config, &prefix, &suffix);
+  if ((prefix != NULL && !pl_tokenizer_add_affix (self, TRUE, prefix, error)) ||
+      (suffix != NULL && !pl_tokenizer_add_affix (self, FALSE, suffix, error)))
     return NULL;
   return g_steal_pointer (&self);
 }
