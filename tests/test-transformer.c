@@ -307,6 +307,47 @@ test_unsupported (void)
   g_assert_nonnull (error);
 }
 
+/* A BERT configured with relative position embeddings (distances added
+ * inside attention) is refused, naming its config.json; its table still
+ * opens for the table analyses. */
+static void
+test_relative_positions_refused (void)
+{
+  g_autofree char *dir = pl_test_tmpdir ();
+  g_autofree char *weights = pl_test_demo ("mini-bert", "tf_model.h5", NULL);
+  g_autofree char *config_path = pl_test_demo ("mini-bert", "config.json", NULL);
+  g_autofree char *copy = g_build_filename (dir, "tf_model.h5", NULL);
+  g_autofree char *copy_config = g_build_filename (dir, "config.json", NULL);
+  g_autofree char *config = NULL;
+  g_autofree char *data = NULL;
+  g_autofree char *edited = NULL;
+  g_autoptr(PlModel) model = NULL;
+  g_autoptr(PlMatrix) table = NULL;
+  g_autoptr(GError) error = NULL;
+  gsize size;
+
+  g_file_get_contents (weights, &data, &size, &error);
+  g_assert_no_error (error);
+  g_file_set_contents (copy, data, size, &error);
+  g_assert_no_error (error);
+  g_file_get_contents (config_path, &config, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (strchr (config, '{'));
+  edited = g_strdup_printf ("{\"position_embedding_type\": \"relative_key\", %s", strchr (config, '{') + 1);
+  g_file_set_contents (copy_config, edited, -1, &error);
+  g_assert_no_error (error);
+
+  model = pl_model_open (dir, NULL, &error);
+  g_assert_no_error (error);
+  table = pl_model_read_positions (model, &error);
+  g_assert_no_error (error);
+  g_assert_null (pl_transformer_new (model, &error));
+  g_assert_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED);
+  g_assert_nonnull (strstr (error->message, "config.json"));
+  g_assert_nonnull (strstr (error->message, "relative_key"));
+  pl_test_rmtree (dir);
+}
+
 static int
 run_cli (const char *const *args)
 {
@@ -676,6 +717,7 @@ main (int   argc,
   g_test_add_func ("/pl/transformer/cancel", test_cancel);
   g_test_add_func ("/pl/transformer/progress-and-stop", test_progress_and_stop);
   g_test_add_func ("/pl/transformer/inputs", test_inputs);
+  g_test_add_func ("/pl/transformer/relative-positions-refused", test_relative_positions_refused);
   g_test_add_func ("/pl/transformer/bad-inputs", test_bad_inputs);
   g_test_add_func ("/pl/transformer/kernels", test_kernels);
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "pl-encodings.h"
+#include "pl-error.h"
 #include "pl-model.h"
 
 G_BEGIN_DECLS
@@ -94,6 +95,7 @@ struct _PlModel
   int                  pad_id;
 
   char                *config_problem; /* why heads/eps/activation are unknown */
+  PlError              config_problem_code;
 };
 
 const PlTensorInfo *pl_model_find_role        (PlModel            *self,

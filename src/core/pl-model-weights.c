@@ -125,8 +125,8 @@ has_tensor (PlModel    *self,
   return g_hash_table_contains (self->normalized, name);
 }
 
-/* What Hugging Face's AlbertModel and OPTModel can be configured to do that
- * the forward pass does not: a message naming DIR's config.json (or the
+/* What Hugging Face's models can be configured to do that the forward pass
+ * does not (relative position embeddings; ALBERT's layer groups, OPT-350m): a message naming DIR's config.json (or the
  * checkpoint), or NULL. */
 static char *
 architecture_problem (PlModel    *self,
@@ -138,20 +138,21 @@ architecture_problem (PlModel    *self,
   static const char * const proj_keys[] = { "word_embed_proj_dim", NULL };
   static const char * const position_type_keys[] = { "position_embedding_type", NULL };
   const char *path = pl_checkpoint_get_path (self->checkpoint);
+  const char *position_type = config_string (config, position_type_keys);
 
+  /* relative_key(_query) adds distance embeddings inside attention (BERT,
+   * RoBERTa, ELECTRA, ALBERT can be configured so) */
+  if (position_type != NULL && !g_str_equal (position_type, "absolute"))
+    return g_strdup_printf ("%s/config.json: position_embedding_type “%s”; Poslens runs %s models "
+                            "with absolute position embeddings only", dir, position_type, self->desc->display_name);
   if (self->desc->family == PL_FAMILY_ALBERT)
     {
       gint64 groups = config_int (config, groups_keys), inner = config_int (config, inner_keys);
-      const char *position_type = config_string (config, position_type_keys);
 
       if (groups > 1 || inner > 1)
         return g_strdup_printf ("%s/config.json: num_hidden_groups %d and inner_group_num %d; Poslens runs "
                                 "ALBERT models with one shared layer only (both 1, as in every released ALBERT)",
                                 dir, (int) MAX (groups, 1), (int) MAX (inner, 1));
-      /* relative_key(_query) adds distance embeddings inside attention */
-      if (position_type != NULL && !g_str_equal (position_type, "absolute"))
-        return g_strdup_printf ("%s/config.json: position_embedding_type “%s”; Poslens runs ALBERT models "
-                                "with absolute position embeddings only", dir, position_type);
       if (has_tensor (self, "encoder.albert_layer_groups.1.albert_layers.0.attention.query.weight") ||
           has_tensor (self, "encoder.albert_layer_groups.0.albert_layers.1.attention.query.weight"))
         return g_strdup_printf ("%s holds more than one ALBERT layer group or inner layer, but its config.json "
@@ -254,6 +255,7 @@ pl_model_read_config (PlModel *self)
     {
       g_autofree char *dir = g_path_get_dirname (pl_checkpoint_get_path (self->checkpoint));
 
+      self->config_problem_code = PL_ERROR_NOT_FOUND;
       self->config_problem = g_strdup_printf ("no config.json beside %s: the number of attention heads, the "
                                               "layer-norm epsilon and the activation cannot be read from the "
                                               "weights; put the model’s config.json in %s",
@@ -263,12 +265,14 @@ pl_model_read_config (PlModel *self)
     {
       g_autofree char *dir = g_path_get_dirname (pl_checkpoint_get_path (self->checkpoint));
 
+      self->config_problem_code = PL_ERROR_NOT_FOUND;
       self->config_problem = g_strdup_printf ("%s/config.json has no %s", dir, missing->str);
     }
   else if (self->activation == PL_ACTIVATION_NONE)
     {
       g_autofree char *dir = g_path_get_dirname (pl_checkpoint_get_path (self->checkpoint));
 
+      self->config_problem_code = PL_ERROR_UNSUPPORTED;
       self->config_problem = g_strdup_printf ("%s/config.json: the activation “%s” is not supported "
                                               "(gelu, gelu_new, gelu_pytorch_tanh and relu are)", dir, act);
     }
@@ -276,11 +280,15 @@ pl_model_read_config (PlModel *self)
     {
       g_autofree char *dir = g_path_get_dirname (pl_checkpoint_get_path (self->checkpoint));
 
+      self->config_problem_code = PL_ERROR_CORRUPT;
       self->config_problem = g_strdup_printf ("%s/config.json: %u heads do not divide the hidden size %u",
                                               dir, self->n_heads, self->hidden);
     }
   else if ((problem = architecture_problem (self, config, config_dir)) != NULL)
-    self->config_problem = g_steal_pointer (&problem);
+    {
+      self->config_problem_code = PL_ERROR_UNSUPPORTED;
+      self->config_problem = g_steal_pointer (&problem);
+    }
 }
 
 gboolean
@@ -306,7 +314,7 @@ pl_model_require_config (PlModel  *self,
     }
   if (self->config_problem != NULL)
     {
-      g_set_error_literal (error, PL_ERROR, PL_ERROR_NOT_FOUND, self->config_problem);
+      g_set_error_literal (error, PL_ERROR, self->config_problem_code, self->config_problem);
       return FALSE;
     }
   return TRUE;
