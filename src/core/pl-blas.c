@@ -48,7 +48,13 @@ pl_blas_end_single (void)
 guint
 pl_blas_split_threads (void)
 {
-  return (guint) CLAMP (openblas_get_num_threads (), 1, (int) g_get_num_processors ());
+  int n;
+
+  /* Inside a single-threaded section the user's setting is the saved one. */
+  g_mutex_lock (&single_lock);
+  n = single_depth > 0 ? single_saved : openblas_get_num_threads ();
+  g_mutex_unlock (&single_lock);
+  return (guint) CLAMP (n, 1, (int) g_get_num_processors ());
 }
 
 void
