@@ -37,10 +37,12 @@ pl_similarity_metric_from_string (const char         *name,
 
 /* Large tables: the Gram matrix in panels of rows, each panel's lower part
  * by one single-threaded SGEMM on our own threads, finished and mirrored
- * while it is still in cache. OpenBLAS's own SSYRK splits the triangle
- * unevenly between threads (measured 107 GFLOP/s on two cores against
- * 2 × 68 single-threaded) and leaves the mirror as a second pass over
- * the whole result. */
+ * while it is still in cache. OpenBLAS's own SSYRK does not scale to two
+ * threads (measured 100-107 GFLOP/s on two cores against 61-69 on one, at
+ * 4096 × 1024) and leaves the mirror as a second pass over the whole
+ * result. Most of the time is still the SGEMM kernel (71% of the samples);
+ * OpenBLAS's packing, the kernel zeroing the fresh result and the mirror
+ * take 6-8% each. */
 
 /* Columns per tile of the finish-and-mirror: the panel's rows are read
  * 64 columns at a time, and the 64 rows they are written to take whole
