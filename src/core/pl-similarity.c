@@ -179,12 +179,14 @@ gram_panel (const GramJob *job,
   gboolean avx2 = have_avx2 ();
 #endif
 
-  /* The diagonal block by SSYRK (lower), the rest by SGEMM. */
+  /* The diagonal block by SSYRK (lower), the rest by SGEMM. The result is
+   * fresh from pl_matrix_try_new, all zeros: adding to it (β = 1) spares
+   * OpenBLAS its pass that clears C for β = 0 (1.4% of the samples). */
   if (r0 > 0)
     cblas_sgemm (CblasRowMajor, CblasNoTrans, CblasTrans, (blasint) rows, (blasint) r0, (blasint) d,
-                 1.0f, job->x + r0 * d, (blasint) d, job->x, (blasint) d, 0.0f, g + r0 * n, (blasint) n);
+                 1.0f, job->x + r0 * d, (blasint) d, job->x, (blasint) d, 1.0f, g + r0 * n, (blasint) n);
   cblas_ssyrk (CblasRowMajor, CblasLower, CblasNoTrans, (blasint) rows, (blasint) d,
-               1.0f, job->x + r0 * d, (blasint) d, 0.0f, g + r0 * n + r0, (blasint) n);
+               1.0f, job->x + r0 * d, (blasint) d, 1.0f, g + r0 * n + r0, (blasint) n);
 
   for (gsize bj = 0; bj < ie; bj += TILE)
     for (gsize i0 = MAX (r0, bj / 8 * 8); i0 < ie; i0 += 8)
