@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "pl-blas.h"
+#include "pl-blas-split.h"
 #include "pl-pca-private.h"
 
 /* The covariance cross-product and the projections of a large table without

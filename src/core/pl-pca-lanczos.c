@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "pl-blas.h"
+#include "pl-blas-split.h"
 #include "pl-pca-private.h"
 
 /* Block Lanczos with full reorthogonalisation for the top eigenpairs of a

@@ -7,6 +7,7 @@
 #include <sys/mman.h>
 
 #include "pl-blas.h"
+#include "pl-blas-split.h"
 #include "pl-error.h"
 #include "pl-similarity.h"
 
