@@ -114,7 +114,7 @@ run_once (const char     *op,
   else if (g_str_equal (op, "pca-lanczos"))
     {
       /* The second part: the top three eigenpairs of that covariance. */
-      const float *s = covariance_once (x);
+      float *s = covariance_once (x);
       double w[3];
       g_autofree double *z = g_new (double, x->cols * 3);
 

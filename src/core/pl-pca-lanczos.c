@@ -217,7 +217,7 @@ symm_block (const float *c,
 }
 
 gboolean
-pl_pca_lanczos_top (const float *c,
+pl_pca_lanczos_top (float       *c,
                     gsize        m,
                     guint        kk,
                     double       tolerance,
@@ -227,7 +227,6 @@ pl_pca_lanczos_top (const float *c,
 {
   guint b = MAX (kk + 4, 8u);
 
-  g_autofree float *cfull = NULL;
   g_autofree float *q = NULL;
   g_autofree float *cq = NULL;
   g_autofree float *h = NULL;
@@ -251,15 +250,14 @@ pl_pca_lanczos_top (const float *c,
   if (max_basis < 3 * (gsize) b)
     return FALSE;
 
-  /* The full matrix: a copy, then the lower triangle mirrored in 64×64
-   * tiles, whose strided writes stay within L1. */
-  cfull = g_new (float, m * m);
-  memcpy (cfull, c, m * m * sizeof (float));
+  /* The full matrix, in place: the lower triangle mirrored into the upper
+   * one in 64×64 tiles, whose strided writes stay within L1. The lower
+   * triangle, all that ?syevr reads, is unchanged. */
   for (gsize jb = 0; jb < m; jb += 64)
     for (gsize ib = jb; ib < m; ib += 64)
       for (gsize j = jb; j < MIN (jb + 64, m); j++)
         for (gsize i = MAX (ib, j + 1); i < MIN (ib + 64, m); i++)
-          cfull[i * m + j] = c[j * m + i];
+          c[i * m + j] = c[j * m + i];
   q = g_new (float, m * max_basis);
   cq = g_new (float, m * max_basis);
   h = g_new (float, max_basis * b);
@@ -289,7 +287,7 @@ pl_pca_lanczos_top (const float *c,
       float *cqblk = cq + cur * m;
 
       /* C Q_j, from the full copy (SSYMM would expand the triangle each time). */
-      symm_block (cfull, m, qblk, b, cqblk, team);
+      symm_block (c, m, qblk, b, cqblk, team);
       /* T = Qᵀ(CQ) grows by the new block's columns (and rows, by symmetry). */
       cblas_sgemm (CblasColMajor, CblasTrans, CblasNoTrans, (blasint) (cur + b), (blasint) b, (blasint) m,
                    1.0f, q, (blasint) m, cqblk, (blasint) m, 0.0f, tcol, (blasint) (cur + b));

@@ -9,9 +9,10 @@ G_BEGIN_DECLS
 
 /* The top KK eigenpairs of the symmetric m×m float32 matrix C (lower
  * triangle, column-major) by block Lanczos: W ascending, Z column-major m×kk.
+ * C's upper triangle is overwritten with the lower one's mirror image.
  * FALSE when the residuals ‖Cv − λv‖ did not all fall below
  * TOLERANCE·λmax within MAX_BASIS vectors. */
-gboolean pl_pca_lanczos_top (const float *c,
+gboolean pl_pca_lanczos_top (float       *c,
                              gsize        m,
                              guint        kk,
                              double       tolerance,
