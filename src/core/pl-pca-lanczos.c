@@ -286,7 +286,7 @@ pl_pca_lanczos_top (float       *c,
       float *qblk = q + cur * m;
       float *cqblk = cq + cur * m;
 
-      /* C Q_j, from the full copy (SSYMM would expand the triangle each time). */
+      /* C Q_j, from the full matrix (SSYMM would expand the triangle each time). */
       symm_block (c, m, qblk, b, cqblk, team);
       /* T = Qᵀ(CQ) grows by the new block's columns (and rows, by symmetry). */
       cblas_sgemm (CblasColMajor, CblasTrans, CblasNoTrans, (blasint) (cur + b), (blasint) b, (blasint) m,
