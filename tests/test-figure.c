@@ -130,7 +130,10 @@ test_ticks_and_labels (void)
   g_autoptr(GArray) ticks = g_array_new (FALSE, FALSE, sizeof (double));
   const struct { double value, step; const char *text; } labels[] = {
     { 0.3, 0.1, "0.3" }, { -0.5, 0.25, "\xe2\x88\x92" "0.50" }, { -0.0, 0.5, "0.0" }, { 500, 100, "500" },
-    { 2e6, 1e6, "2\xc3\x97" "10\xe2\x81\xb6" }, { 1e6, 5e5, "10\xe2\x81\xb6" },
+    { 2e6, 1e6, "2\xc3\x97" "10\xe2\x81\xb6" }, { 1e6, 1e6, "10\xe2\x81\xb6" },
+    { 1e6, 5e5, "1.0\xc3\x97" "10\xe2\x81\xb6" }, { 1.5e6, 5e5, "1.5\xc3\x97" "10\xe2\x81\xb6" },
+    { 1.98e-3, 2e-5, "1.98\xc3\x97" "10\xe2\x81\xbb\xc2\xb3" },
+    { 1.25e-4, 2.5e-5, "1.25\xc3\x97" "10\xe2\x81\xbb\xe2\x81\xb4" },
     { 2e-4, 1e-4, "2\xc3\x97" "10\xe2\x81\xbb\xe2\x81\xb4" }, { 0, 1e-4, "0" },
   };
   double step;
@@ -154,6 +157,30 @@ test_ticks_and_labels (void)
       g_autofree char *text = pl_format_tick (labels[i].value, labels[i].step);
       g_assert_cmpstr (text, ==, labels[i].text);
     }
+
+  /* Neighbouring ticks never print alike: attention masses near 1/512,
+   * large counts, tiny values, ordinary ones. */
+  {
+    const double ranges[][2] = { { 1.87e-3, 2.02e-3 }, { 1e6, 1.6e6 }, { 1.2e-5, 9.1e-5 }, { 0.1, 0.35 },
+                                 { -3.3e-4, 4.1e-4 }, { 101, 104 } };
+
+    for (guint r = 0; r < G_N_ELEMENTS (ranges); r++)
+      for (guint want = 3; want <= 10; want++)
+        {
+          double s = pl_nice_ticks (ranges[r][0], ranges[r][1], want, FALSE, ticks);
+          g_autofree char *previous = NULL;
+
+          for (guint i = 0; i < ticks->len; i++)
+            {
+              char *text = pl_format_tick (g_array_index (ticks, double, i), s);
+
+              if (previous != NULL && g_str_equal (previous, text))
+                g_error ("range %g…%g, %u ticks: “%s” twice", ranges[r][0], ranges[r][1], want, text);
+              g_free (previous);
+              previous = text;
+            }
+        }
+  }
 }
 
 /* A heads × positions matrix fills the plot instead of becoming a sliver;

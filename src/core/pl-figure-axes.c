@@ -92,9 +92,21 @@ static char *
 format_scientific (double value,
                    double step)
 {
-  int exponent = (int) floor (log10 (fabs (value)));
+  int exponent = (int) floor (log10 (fabs (value)) + 1e-12);
   double mantissa = value / pow (10, exponent);
-  int decimals = CLAMP ((int) ceil (log10 (fabs (value)) - log10 (step) - 1e-9) - 1, 0, 4);
+  int decimals = 2;
+
+  /* As many digits as the step needs, so neighbours never print alike:
+   * 1.98×10⁻³ next to 2.00×10⁻³ (step 2×10⁻⁵), 1.5×10⁶ (step 5×10⁵), and
+   * one more for steps like 2.5. */
+  if (step > 0)
+    {
+      int step_exponent = (int) floor (log10 (step) + 1e-9);
+      double step_mantissa = step / pow (10, step_exponent);
+
+      decimals = exponent - step_exponent + (fabs (step_mantissa - round (step_mantissa)) > 1e-6 ? 1 : 0);
+    }
+  decimals = CLAMP (decimals, 0, 4);
   GString *out = g_string_new (NULL);
   g_autofree char *digits = NULL;
   g_autofree char *expo = g_strdup_printf ("%d", ABS (exponent));
