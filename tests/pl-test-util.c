@@ -4,6 +4,7 @@
 #include <glib/gstdio.h>
 #include <hdf5.h>
 #include <math.h>
+#include <sys/wait.h>
 #include <string.h>
 
 #include "pl-model.h"
@@ -185,4 +186,29 @@ pl_test_read_table (const PlTestTable *t)
   g_assert_no_error (error);
   g_assert_cmpuint (table->rows, ==, 512);
   return table;
+}
+
+int
+pl_test_run_cli (const char * const *args)
+{
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *err = NULL;
+  int status = 0;
+
+  g_ptr_array_add (argv, (gpointer) g_getenv ("POSLENS_CLI"));
+  for (guint i = 0; args[i] != NULL; i++)
+    g_ptr_array_add (argv, (gpointer) args[i]);
+  g_ptr_array_add (argv, NULL);
+  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_STDOUT_TO_DEV_NULL,
+                               NULL, NULL, NULL, &err, &status, &error));
+  g_assert_no_error (error);
+  if (!g_spawn_check_wait_status (status, NULL))
+    {
+      /* usage and input errors are one line on stderr */
+      g_test_message ("poslens-cli %s: %s", args[0], err);
+      g_assert_cmpuint (strlen (err), >, 0);
+      g_assert_true (strchr (err, '\n') == err + strlen (err) - 1);
+    }
+  return WIFEXITED (status) ? WEXITSTATUS (status) : -1;
 }

@@ -34,6 +34,10 @@ void      pl_test_add_table_tests (const char        *prefix,
 /* The real positions of a fixture's table, read as the app reads them. */
 PlMatrix *pl_test_read_table      (const PlTestTable *table);
 
+/* Runs $POSLENS_CLI with ARGS (stdout discarded) and returns its exit
+ * code; a failure must say why in one line on stderr, which is logged. */
+int       pl_test_run_cli      (const char * const *args);
+
 /* A fresh temporary folder, removed with its contents by pl_test_rmtree. */
 char     *pl_test_tmpdir       (void);
 void      pl_test_rmtree       (const char *path);

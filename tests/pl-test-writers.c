@@ -181,3 +181,115 @@ pl_test_exact_values (gsize rows,
       v[i * cols + j] = (float) ((i * 7 + j * 3) % 17) / 8.0f - 1.0f;
   return v;
 }
+
+float
+pl_seeded_draw (guint64 seed,
+                guint   tensor,
+                guint64 i,
+                double  center,
+                double  scale)
+{
+  guint64 z = ((seed << 40) | ((guint64) tensor << 24)) + i;
+  double u;
+
+  z *= G_GUINT64_CONSTANT (0x9E3779B97F4A7C15);
+  z = (z ^ (z >> 30)) * G_GUINT64_CONSTANT (0xBF58476D1CE4E5B9);
+  z = (z ^ (z >> 27)) * G_GUINT64_CONSTANT (0x94D049BB133111EB);
+  z ^= z >> 31;
+  u = (double) (z >> 40) / (double) (1 << 24);
+  return (float) (center + scale * (2.0 * u - 1.0));
+}
+
+PlSeededTensor *
+pl_seeded_tensor_new (guint64       seed,
+                      guint         number,
+                      PlSeededKind  kind,
+                      guint         rows,
+                      guint         cols,
+                      char         *pt,
+                      char         *tf)
+{
+  PlSeededTensor *t = g_new0 (PlSeededTensor, 1);
+  guint n = rows * MAX (cols, 1);
+  double center = kind == PL_SEEDED_GAMMA ? 1.0 : 0.0;
+  double scale = kind == PL_SEEDED_EMBEDDING ? 1.0 : kind == PL_SEEDED_LINEAR ? 0.375
+               : kind == PL_SEEDED_GAMMA ? 0.25 : 0.125;
+
+  t->pt = pt;
+  t->tf = tf;
+  t->rows = rows;
+  t->cols = cols;
+  t->linear = kind == PL_SEEDED_LINEAR;
+  t->values = g_new (float, n);
+  for (guint i = 0; i < n; i++)
+    t->values[i] = pl_seeded_draw (seed, number, i, center, scale);
+  return t;
+}
+
+void
+pl_seeded_tensor_free (gpointer data)
+{
+  PlSeededTensor *t = data;
+
+  g_free (t->pt);
+  g_free (t->tf);
+  g_free (t->values);
+  g_free (t);
+}
+
+PlSeededTensor *
+pl_seeded_find (GPtrArray  *list,
+                const char *pt)
+{
+  for (guint i = 0; i < list->len; i++)
+    if (g_str_equal (((PlSeededTensor *) list->pdata[i])->pt, pt))
+      return list->pdata[i];
+  g_assert_not_reached ();
+}
+
+/* nn.Linear keeps [out, in]; everything else as is. */
+void
+pl_seeded_write_safetensors (const char *path,
+                             GPtrArray  *list)
+{
+  g_autoptr(GArray) tensors = g_array_new (FALSE, TRUE, sizeof (PlTestTensor));
+  g_autoptr(GPtrArray) owned = g_ptr_array_new_with_free_func (g_free);
+
+  for (guint i = 0; i < list->len; i++)
+    {
+      const PlSeededTensor *t = list->pdata[i];
+      PlTestTensor out = { t->pt, "F32", t->cols ? 2 : 1, { t->rows, t->cols }, t->values };
+
+      if (t->linear)
+        {
+          float *tr = g_new (float, t->rows * t->cols);
+
+          for (guint r = 0; r < t->rows; r++)
+            for (guint c = 0; c < t->cols; c++)
+              tr[c * t->rows + r] = t->values[r * t->cols + c];
+          g_ptr_array_add (owned, tr);
+          out.data = tr;
+          out.shape[0] = t->cols;
+          out.shape[1] = t->rows;
+        }
+      g_array_append_val (tensors, out);
+    }
+  pl_test_write_safetensors (path, (PlTestTensor *) tensors->data, tensors->len);
+}
+
+void
+pl_seeded_write_tf (const char *path,
+                    GPtrArray  *list)
+{
+  hid_t file = H5Fcreate (path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+
+  g_assert_cmpint (file, >=, 0);
+  for (guint i = 0; i < list->len; i++)
+    {
+      const PlSeededTensor *t = list->pdata[i];
+      guint64 dims[2] = { t->rows, t->cols };
+
+      pl_test_h5_put (file, t->tf, t->cols ? 2 : 1, dims, t->values);
+    }
+  H5Fclose (file);
+}

@@ -40,4 +40,50 @@ void   pl_test_write_text        (const char    *path,
 float *pl_test_exact_values      (gsize          rows,
                                   gsize          cols);
 
+/* Synthetic transformers whose weights a Python reference script draws the
+ * same way (tests/fixtures/make-*.py: splitmix64 of seed, tensor number and
+ * element index, a 24-bit fraction u, center + scale (2u − 1) in double,
+ * rounded once to float32). */
+typedef enum
+{
+  PL_SEEDED_EMBEDDING,   /* scale 1 */
+  PL_SEEDED_LINEAR,      /* scale 0.375; canonical [in, out] */
+  PL_SEEDED_VECTOR,      /* scale 0.125 */
+  PL_SEEDED_GAMMA,       /* 1 ± 0.25 */
+} PlSeededKind;
+
+typedef struct
+{
+  char     *pt;          /* PyTorch / safetensors name */
+  char     *tf;          /* HF TensorFlow HDF5 path */
+  guint     rows;
+  guint     cols;        /* 0 for a vector */
+  gboolean  linear;      /* nn.Linear: stored [out, in] in safetensors */
+  float    *values;      /* canonical: linear weights [in, out] */
+} PlSeededTensor;
+
+float           pl_seeded_draw             (guint64         seed,
+                                            guint           tensor,
+                                            guint64         i,
+                                            double          center,
+                                            double          scale);
+/* Tensor number NUMBER of the model SEED, named PT and TF (taken over). */
+PlSeededTensor *pl_seeded_tensor_new       (guint64         seed,
+                                            guint           number,
+                                            PlSeededKind    kind,
+                                            guint           rows,
+                                            guint           cols,
+                                            char           *pt,
+                                            char           *tf);
+void            pl_seeded_tensor_free      (gpointer        tensor);
+/* The tensor of LIST (PlSeededTensor) named PT; fails the test if none. */
+PlSeededTensor *pl_seeded_find             (GPtrArray      *list,
+                                            const char     *pt);
+/* LIST as PyTorch writes it (model.safetensors) and as HF's TensorFlow
+ * classes write it (tf_model.h5, Keras kernels [in, out]). */
+void            pl_seeded_write_safetensors (const char    *path,
+                                             GPtrArray     *list);
+void            pl_seeded_write_tf          (const char    *path,
+                                             GPtrArray     *list);
+
 G_END_DECLS

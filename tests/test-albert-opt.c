@@ -1,9 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
 
-#include <hdf5.h>
 #include <string.h>
-#include <sys/wait.h>
 
 #include "pl-attention-stats.h"
 #include "pl-error.h"
@@ -29,7 +27,14 @@
 #define FFN    64
 #define VOCAB  50
 
-typedef enum { EMB, LIN, VEC, GAMMA } Kind;
+/* Short names for the tables below. */
+typedef enum
+{
+  EMB = PL_SEEDED_EMBEDDING,
+  LIN = PL_SEEDED_LINEAR,
+  VEC = PL_SEEDED_VECTOR,
+  GAMMA = PL_SEEDED_GAMMA,
+} Kind;
 
 typedef struct
 {
@@ -40,7 +45,7 @@ typedef struct
   Kind        kind;
 } Spec;
 
-/* Tensor numbers: the index in the globals; layer l's are 8 + 16 l + index,
+/* PlSeededTensor numbers: the index in the globals; layer l's are 8 + 16 l + index,
  * as in the script. */
 static const Spec albert_globals[] = {
   { "embeddings.word_embeddings.weight", "embeddings/word_embeddings/weight:0", VOCAB, 16, EMB },
@@ -167,89 +172,33 @@ static const Family opt = {
   { "short", "long" },
 };
 
-/* The script's draw(): splitmix64 of (seed, tensor, element), a 24-bit
- * fraction u, center + scale (2u − 1) in double, rounded once to float. */
-static float
-draw (guint64 seed,
-      guint   tensor,
-      guint64 i,
-      double  center,
-      double  scale)
-{
-  guint64 z = ((seed << 40) | ((guint64) tensor << 24)) + i;
-  double u;
-
-  z *= G_GUINT64_CONSTANT (0x9E3779B97F4A7C15);
-  z = (z ^ (z >> 30)) * G_GUINT64_CONSTANT (0xBF58476D1CE4E5B9);
-  z = (z ^ (z >> 27)) * G_GUINT64_CONSTANT (0x94D049BB133111EB);
-  z ^= z >> 31;
-  u = (double) (z >> 40) / (double) (1 << 24);
-  return (float) (center + scale * (2.0 * u - 1.0));
-}
-
-typedef struct
-{
-  char     *pt;
-  char     *tf;
-  guint     rows;
-  guint     cols;
-  gboolean  linear;
-  float    *values;
-} Tensor;
-
-static void
-tensor_free (gpointer data)
-{
-  Tensor *t = data;
-
-  g_free (t->pt);
-  g_free (t->tf);
-  g_free (t->values);
-  g_free (t);
-}
-
-static Tensor *
+static PlSeededTensor *
 make_tensor (const Family *fam,
              const Spec   *spec,
              guint         number,
              int           layer)
 {
-  Tensor *t = g_new0 (Tensor, 1);
-  guint n = spec->rows * MAX (spec->cols, 1);
-  double center = spec->kind == GAMMA ? 1.0 : 0.0;
-  double scale = spec->kind == EMB ? 1.0 : spec->kind == LIN ? 0.375 : spec->kind == GAMMA ? 0.25 : 0.125;
+  g_autofree char *pt_layer = NULL;
+  g_autofree char *tf_layer = NULL;
 
   if (layer < 0)
-    {
-      t->pt = g_strconcat (fam->pt_root, spec->pt, NULL);
-      t->tf = g_strconcat (fam->tf_root, spec->tf, NULL);
-    }
-  else
-    {
-      g_autofree char *pt_layer = fam->numbered ? g_strdup_printf ("%s%d.", fam->pt_layer, layer)
-                                                : g_strdup (fam->pt_layer);
-      g_autofree char *tf_layer = fam->numbered ? g_strdup_printf ("%s%d/", fam->tf_layer, layer)
-                                                : g_strdup (fam->tf_layer);
-
-      t->pt = g_strconcat (fam->pt_root, pt_layer, spec->pt, NULL);
-      t->tf = g_strconcat (fam->tf_root, tf_layer, spec->tf, NULL);
-    }
-  t->rows = spec->rows;
-  t->cols = spec->cols;
-  t->linear = spec->kind == LIN;
-  t->values = g_new (float, n);
-  for (guint i = 0; i < n; i++)
-    t->values[i] = draw (fam->seed, number, i, center, scale);
-  return t;
+    return pl_seeded_tensor_new (fam->seed, number, (PlSeededKind) spec->kind, spec->rows, spec->cols,
+                                 g_strconcat (fam->pt_root, spec->pt, NULL),
+                                 g_strconcat (fam->tf_root, spec->tf, NULL));
+  pt_layer = fam->numbered ? g_strdup_printf ("%s%d.", fam->pt_layer, layer) : g_strdup (fam->pt_layer);
+  tf_layer = fam->numbered ? g_strdup_printf ("%s%d/", fam->tf_layer, layer) : g_strdup (fam->tf_layer);
+  return pl_seeded_tensor_new (fam->seed, number, (PlSeededKind) spec->kind, spec->rows, spec->cols,
+                               g_strconcat (fam->pt_root, pt_layer, spec->pt, NULL),
+                               g_strconcat (fam->tf_root, tf_layer, spec->tf, NULL));
 }
 
 /* Every tensor of the model, plus a head as real checkpoints have (never read). */
 static GPtrArray *
 make_tensors (const Family *fam)
 {
-  GPtrArray *list = g_ptr_array_new_with_free_func (tensor_free);
+  GPtrArray *list = g_ptr_array_new_with_free_func (pl_seeded_tensor_free);
   static const Spec head = { "head.dense.weight", "head/dense/kernel:0", H, H, LIN };
-  Tensor *extra;
+  PlSeededTensor *extra;
 
   for (guint i = 0; i < fam->n_globals; i++)
     g_ptr_array_add (list, make_tensor (fam, &fam->globals[i], i, -1));
@@ -263,64 +212,6 @@ make_tensors (const Family *fam)
   extra->tf = g_strdup ("/predictions/tf_head/predictions/dense/kernel:0");
   g_ptr_array_add (list, extra);
   return list;
-}
-
-static Tensor *
-find (GPtrArray  *list,
-      const char *pt)
-{
-  for (guint i = 0; i < list->len; i++)
-    if (g_str_equal (((Tensor *) list->pdata[i])->pt, pt))
-      return list->pdata[i];
-  g_assert_not_reached ();
-}
-
-/* nn.Linear keeps [out, in]; everything else as is. */
-static void
-write_safetensors (const char *path,
-                   GPtrArray  *list)
-{
-  g_autoptr(GArray) tensors = g_array_new (FALSE, TRUE, sizeof (PlTestTensor));
-  g_autoptr(GPtrArray) owned = g_ptr_array_new_with_free_func (g_free);
-
-  for (guint i = 0; i < list->len; i++)
-    {
-      const Tensor *t = list->pdata[i];
-      PlTestTensor out = { t->pt, "F32", t->cols ? 2 : 1, { t->rows, t->cols }, t->values };
-
-      if (t->linear)
-        {
-          float *tr = g_new (float, t->rows * t->cols);
-
-          for (guint r = 0; r < t->rows; r++)
-            for (guint c = 0; c < t->cols; c++)
-              tr[c * t->rows + r] = t->values[r * t->cols + c];
-          g_ptr_array_add (owned, tr);
-          out.data = tr;
-          out.shape[0] = t->cols;
-          out.shape[1] = t->rows;
-        }
-      g_array_append_val (tensors, out);
-    }
-  pl_test_write_safetensors (path, (PlTestTensor *) tensors->data, tensors->len);
-}
-
-/* Keras kernels are [in, out], as the canonical values. */
-static void
-write_tf (const char *path,
-          GPtrArray  *list)
-{
-  hid_t file = H5Fcreate (path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-
-  g_assert_cmpint (file, >=, 0);
-  for (guint i = 0; i < list->len; i++)
-    {
-      const Tensor *t = list->pdata[i];
-      guint64 dims[2] = { t->rows, t->cols };
-
-      pl_test_h5_put (file, t->tf, t->cols ? 2 : 1, dims, t->values);
-    }
-  H5Fclose (file);
 }
 
 /* A checkpoint folder: FORMAT "tf" or "safetensors"; KEYS (NULL: the
@@ -338,9 +229,9 @@ write_model (const Family *fam,
                                             NULL);
 
   if (g_str_equal (format, "tf"))
-    write_tf (path, list);
+    pl_seeded_write_tf (path, list);
   else
-    write_safetensors (path, list);
+    pl_seeded_write_safetensors (path, list);
   pl_test_write_text (config, text);
   return dir;
 }
@@ -641,7 +532,7 @@ test_bad (gconstpointer data)
   g_autoptr(GError) error = NULL;
 
   if (bc->drop != NULL)
-    g_ptr_array_remove (list, find (list, bc->drop));
+    g_ptr_array_remove (list, pl_seeded_find (list, bc->drop));
   dir = write_model (bc->fam, list, "safetensors", bc->keys);
   model = pl_model_open (dir, NULL, &error);
   g_assert_no_error (error);
@@ -655,26 +546,6 @@ test_bad (gconstpointer data)
   g_assert_nonnull (strstr (error->message, named_file));
   g_assert_nonnull (strstr (error->message, bc->named));
   pl_test_rmtree (dir);
-}
-
-static int
-run_cli (const char *const *args)
-{
-  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
-  g_autoptr(GError) error = NULL;
-  g_autofree char *err = NULL;
-  int status = 0;
-
-  g_ptr_array_add (argv, (gpointer) g_getenv ("POSLENS_CLI"));
-  for (guint i = 0; args[i] != NULL; i++)
-    g_ptr_array_add (argv, (gpointer) args[i]);
-  g_ptr_array_add (argv, NULL);
-  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_STDOUT_TO_DEV_NULL,
-                               NULL, NULL, NULL, &err, &status, &error));
-  g_assert_no_error (error);
-  if (!g_spawn_check_wait_status (status, NULL))
-    g_test_message ("poslens-cli %s: %s", args[0], err);
-  return WIFEXITED (status) ? WEXITSTATUS (status) : -1;
 }
 
 /* poslens-cli forward on the long probe and attention's position-only term,
@@ -710,13 +581,13 @@ test_cli (gconstpointer data)
     g_autoptr(PlMatrix) term = NULL;
     g_autoptr(PlMatrix) ref_term = pl_test_read_h5 (ref, "/position_only");
 
-    g_assert_cmpint (run_cli (forward), ==, 0);
+    g_assert_cmpint (pl_test_run_cli (forward), ==, 0);
     att = pl_test_read_h5 (out, "/attentions");
     hid = pl_test_read_h5 (out, "/hidden_states");
     g_assert_cmpfloat (pl_test_max_abs_diff (att, ref_att), <, ATTENTION_TOL);
     g_assert_cmpfloat (pl_test_max_abs_diff (hid, ref_hid), <, HIDDEN_TOL);
 
-    g_assert_cmpint (run_cli (attention), ==, 0);
+    g_assert_cmpint (pl_test_run_cli (attention), ==, 0);
     term = pl_test_read_h5 (att_out, "/position_only");
     g_assert_cmpfloat (pl_test_max_abs_diff (term, ref_term), <, ATTENTION_TOL);
   }

@@ -3,7 +3,6 @@
 
 #include <math.h>
 #include <string.h>
-#include <sys/wait.h>
 
 #include "pl-attention-stats.h"
 #include "pl-error.h"
@@ -349,24 +348,6 @@ test_positional_component_model (void)
   g_assert_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT);
 }
 
-static int
-run_cli (const char *const *args)
-{
-  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
-  g_autoptr(GError) error = NULL;
-  int status = 0;
-
-  g_ptr_array_add (argv, (gpointer) g_getenv ("POSLENS_CLI"));
-  for (guint i = 0; args[i] != NULL; i++)
-    g_ptr_array_add (argv, (gpointer) args[i]);
-  g_ptr_array_add (argv, NULL);
-  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, NULL,
-                               G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL,
-                               NULL, NULL, NULL, NULL, &status, &error));
-  g_assert_no_error (error);
-  return WIFEXITED (status) ? WEXITSTATUS (status) : -1;
-}
-
 /* poslens-cli attention writes the library's numbers: one profile for
  * --layer/--head (layers count from 1), the tables, the position-only term. */
 static void
@@ -398,7 +379,7 @@ test_cli (void)
       g_test_skip ("POSLENS_CLI is not set (run through meson test)");
       return;
     }
-  g_assert_cmpint (run_cli (args), ==, 0);
+  g_assert_cmpint (pl_test_run_cli (args), ==, 0);
   model = pl_model_open (dir, NULL, &error);
   g_assert_no_error (error);
   t = pl_transformer_new (model, &error);
@@ -420,16 +401,16 @@ test_cli (void)
     g_assert_cmpuint (position_only->rows, ==, 32);
     pl_test_check_rows (position_only, 32, TRUE);
   }
-  g_assert_cmpint (run_cli (args_csv), ==, 0);
+  g_assert_cmpint (pl_test_run_cli (args_csv), ==, 0);
   g_assert_true (g_file_test (csv, G_FILE_TEST_IS_REGULAR));
   g_assert_true (g_file_test (csv_distance, G_FILE_TEST_IS_REGULAR));
   /* a figure by extension */
-  g_assert_cmpint (run_cli (args_png), ==, 0);
+  g_assert_cmpint (pl_test_run_cli (args_png), ==, 0);
   g_assert_true (g_file_get_contents (png, &png_bytes, NULL, NULL));
   g_assert_cmpmem (png_bytes, 4, "\x89PNG", 4);
-  g_assert_cmpint (run_cli (bad_layer), ==, 1);
-  g_assert_cmpint (run_cli (bad_ext), ==, 1);
-  g_assert_cmpint (run_cli (bad_path), ==, 2);
+  g_assert_cmpint (pl_test_run_cli (bad_layer), ==, 1);
+  g_assert_cmpint (pl_test_run_cli (bad_ext), ==, 1);
+  g_assert_cmpint (pl_test_run_cli (bad_path), ==, 2);
   pl_test_rmtree (tmp);
 }
 

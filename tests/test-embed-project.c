@@ -1,9 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
 
-#include <hdf5.h>
 #include <string.h>
-#include <sys/wait.h>
 
 #include "pl-attention-stats.h"
 #include "pl-error.h"
@@ -39,26 +37,14 @@
   "\"hidden_act\": \"gelu\", \"layer_norm_eps\": 1e-12, \"vocab_size\": 50, " \
   "\"max_position_embeddings\": 40, \"type_vocab_size\": 2, \"pad_token_id\": 0}"
 
-/* The script's draw(): splitmix64 of (seed, tensor, element), a 24-bit
- * fraction u, center + scale (2u − 1) in double, rounded once to float. */
-static float
-draw (guint   tensor,
-      guint64 i,
-      double  center,
-      double  scale)
+/* Short names for the tables below. */
+typedef enum
 {
-  guint64 z = (((guint64) SEED << 40) | ((guint64) tensor << 24)) + i;
-  double u;
-
-  z *= G_GUINT64_CONSTANT (0x9E3779B97F4A7C15);
-  z = (z ^ (z >> 30)) * G_GUINT64_CONSTANT (0xBF58476D1CE4E5B9);
-  z = (z ^ (z >> 27)) * G_GUINT64_CONSTANT (0x94D049BB133111EB);
-  z ^= z >> 31;
-  u = (double) (z >> 40) / (double) (1 << 24);
-  return (float) (center + scale * (2.0 * u - 1.0));
-}
-
-typedef enum { EMB, LIN, VEC, GAMMA } Kind;
+  EMB = PL_SEEDED_EMBEDDING,
+  LIN = PL_SEEDED_LINEAR,
+  VEC = PL_SEEDED_VECTOR,
+  GAMMA = PL_SEEDED_GAMMA,
+} Kind;
 
 typedef struct
 {
@@ -69,7 +55,7 @@ typedef struct
   Kind        kind;
 } Spec;
 
-/* Tensor numbers: the index here; layer l's are 8 + 16 l + index. */
+/* PlSeededTensor numbers: the index here; layer l's are 8 + 16 l + index. */
 static const Spec globals[] = {
   { "embeddings.word_embeddings.weight", "embeddings/word_embeddings/weight:0", VOCAB, E, EMB },
   { "embeddings.position_embeddings.weight", "embeddings/position_embeddings/embeddings:0", POSITIONS, E, EMB },
@@ -99,55 +85,18 @@ static const Spec per_layer[] = {
   { "output.LayerNorm.bias", "output/LayerNorm/beta:0", H, 0, VEC },
 };
 
-/* One tensor to write: canonical values, the names in both layouts. */
-typedef struct
-{
-  char     *pt;
-  char     *tf;
-  guint     rows;
-  guint     cols;
-  gboolean  linear;
-  float    *values;
-} Tensor;
-
-static void
-tensor_free (gpointer data)
-{
-  Tensor *t = data;
-
-  g_free (t->pt);
-  g_free (t->tf);
-  g_free (t->values);
-  g_free (t);
-}
-
-static Tensor *
+static PlSeededTensor *
 make_tensor (const Spec *spec,
              guint       number,
              int         layer)
 {
-  Tensor *t = g_new0 (Tensor, 1);
-  guint n = spec->rows * MAX (spec->cols, 1);
-  double center = spec->kind == GAMMA ? 1.0 : 0.0;
-  double scale = spec->kind == EMB ? 1.0 : spec->kind == LIN ? 0.375 : spec->kind == GAMMA ? 0.25 : 0.125;
-
   if (layer < 0)
-    {
-      t->pt = g_strconcat ("electra.", spec->pt, NULL);
-      t->tf = g_strconcat (TF_ROOT, spec->tf, NULL);
-    }
-  else
-    {
-      t->pt = g_strdup_printf ("electra.encoder.layer.%d.%s", layer, spec->pt);
-      t->tf = g_strdup_printf (TF_ROOT "encoder/layer_._%d/%s", layer, spec->tf);
-    }
-  t->rows = spec->rows;
-  t->cols = spec->cols;
-  t->linear = spec->kind == LIN;
-  t->values = g_new (float, n);
-  for (guint i = 0; i < n; i++)
-    t->values[i] = draw (number, i, center, scale);
-  return t;
+    return pl_seeded_tensor_new (SEED, number, (PlSeededKind) spec->kind, spec->rows, spec->cols,
+                                 g_strconcat ("electra.", spec->pt, NULL),
+                                 g_strconcat (TF_ROOT, spec->tf, NULL));
+  return pl_seeded_tensor_new (SEED, number, (PlSeededKind) spec->kind, spec->rows, spec->cols,
+                               g_strdup_printf ("electra.encoder.layer.%d.%s", layer, spec->pt),
+                               g_strdup_printf (TF_ROOT "encoder/layer_._%d/%s", layer, spec->tf));
 }
 
 /* Every tensor of the model, plus a discriminator head as real checkpoints
@@ -155,9 +104,9 @@ make_tensor (const Spec *spec,
 static GPtrArray *
 make_tensors (void)
 {
-  GPtrArray *list = g_ptr_array_new_with_free_func (tensor_free);
+  GPtrArray *list = g_ptr_array_new_with_free_func (pl_seeded_tensor_free);
   static const Spec head = { NULL, NULL, H, H, LIN };
-  Tensor *extra;
+  PlSeededTensor *extra;
 
   for (guint i = 0; i < G_N_ELEMENTS (globals); i++)
     g_ptr_array_add (list, make_tensor (&globals[i], i, -1));
@@ -171,64 +120,6 @@ make_tensors (void)
   extra->tf = g_strdup ("/discriminator_predictions/tf_electra_for_pre_training/discriminator_predictions/dense/kernel:0");
   g_ptr_array_add (list, extra);
   return list;
-}
-
-static Tensor *
-find (GPtrArray  *list,
-      const char *pt)
-{
-  for (guint i = 0; i < list->len; i++)
-    if (g_str_equal (((Tensor *) list->pdata[i])->pt, pt))
-      return list->pdata[i];
-  g_assert_not_reached ();
-}
-
-/* nn.Linear keeps [out, in]; everything else as is. */
-static void
-write_safetensors (const char *path,
-                   GPtrArray  *list)
-{
-  g_autoptr(GArray) tensors = g_array_new (FALSE, TRUE, sizeof (PlTestTensor));
-  g_autoptr(GPtrArray) owned = g_ptr_array_new_with_free_func (g_free);
-
-  for (guint i = 0; i < list->len; i++)
-    {
-      const Tensor *t = list->pdata[i];
-      PlTestTensor out = { t->pt, "F32", t->cols ? 2 : 1, { t->rows, t->cols }, t->values };
-
-      if (t->linear)
-        {
-          float *tr = g_new (float, t->rows * t->cols);
-
-          for (guint r = 0; r < t->rows; r++)
-            for (guint c = 0; c < t->cols; c++)
-              tr[c * t->rows + r] = t->values[r * t->cols + c];
-          g_ptr_array_add (owned, tr);
-          out.data = tr;
-          out.shape[0] = t->cols;
-          out.shape[1] = t->rows;
-        }
-      g_array_append_val (tensors, out);
-    }
-  pl_test_write_safetensors (path, (PlTestTensor *) tensors->data, tensors->len);
-}
-
-/* Keras kernels are [in, out], as the canonical values. */
-static void
-write_tf (const char *path,
-          GPtrArray  *list)
-{
-  hid_t file = H5Fcreate (path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-
-  g_assert_cmpint (file, >=, 0);
-  for (guint i = 0; i < list->len; i++)
-    {
-      const Tensor *t = list->pdata[i];
-      guint64 dims[2] = { t->rows, t->cols };
-
-      pl_test_h5_put (file, t->tf, t->cols ? 2 : 1, dims, t->values);
-    }
-  H5Fclose (file);
 }
 
 /* A checkpoint folder: FORMAT "tf" or "safetensors", config.json with
@@ -246,12 +137,12 @@ write_model (GPtrArray  *list,
   if (g_str_equal (format, "tf"))
     {
       g_autofree char *path = g_build_filename (dir, "tf_model.h5", NULL);
-      write_tf (path, list);
+      pl_seeded_write_tf (path, list);
     }
   else
     {
       g_autofree char *path = g_build_filename (dir, "model.safetensors", NULL);
-      write_safetensors (path, list);
+      pl_seeded_write_safetensors (path, list);
     }
   pl_test_write_text (config, text);
   return dir;
@@ -377,8 +268,8 @@ static void
 test_weights (void)
 {
   g_autoptr(GPtrArray) list = make_tensors ();
-  const Tensor *proj = find (list, "electra.embeddings_project.weight");
-  const Tensor *bias = find (list, "electra.embeddings_project.bias");
+  const PlSeededTensor *proj = pl_seeded_find (list, "electra.embeddings_project.weight");
+  const PlSeededTensor *bias = pl_seeded_find (list, "electra.embeddings_project.bias");
   g_autofree char *file = reference ();
   g_autoptr(PlMatrix) ref_positions = pl_test_read_h5 (file, "/position_embeddings");
   const char *formats[] = { "tf", "safetensors" };
@@ -529,7 +420,7 @@ test_bad (gconstpointer data)
 
   if (bc->tensor != NULL)
     {
-      Tensor *victim = find (list, bc->tensor);
+      PlSeededTensor *victim = pl_seeded_find (list, bc->tensor);
 
       if (bc->rows < 0)
         g_ptr_array_remove (list, victim);
@@ -556,26 +447,6 @@ test_bad (gconstpointer data)
   g_assert_nonnull (strstr (error->message, st));
   g_assert_nonnull (strstr (error->message, bc->named));
   pl_test_rmtree (dir);
-}
-
-static int
-run_cli (const char *const *args)
-{
-  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
-  g_autoptr(GError) error = NULL;
-  g_autofree char *err = NULL;
-  int status = 0;
-
-  g_ptr_array_add (argv, (gpointer) g_getenv ("POSLENS_CLI"));
-  for (guint i = 0; args[i] != NULL; i++)
-    g_ptr_array_add (argv, (gpointer) args[i]);
-  g_ptr_array_add (argv, NULL);
-  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_STDOUT_TO_DEV_NULL,
-                               NULL, NULL, NULL, &err, &status, &error));
-  g_assert_no_error (error);
-  if (!g_spawn_check_wait_status (status, NULL))
-    g_test_message ("poslens-cli %s: %s", args[0], err);
-  return WIFEXITED (status) ? WEXITSTATUS (status) : -1;
 }
 
 /* poslens-cli forward and attention on the TF checkpoint. */
@@ -606,7 +477,7 @@ test_cli (void)
     const char *attention[] = { "attention", dir, "--sequences", "2", "--length", "20", "--out", att_out, NULL };
     const char *similarity[] = { "similarity", dir, "--layer", "0", "--out", sim_out, NULL };
 
-    g_assert_cmpint (run_cli (forward), ==, 0);
+    g_assert_cmpint (pl_test_run_cli (forward), ==, 0);
     {
       g_autoptr(PlMatrix) att = pl_test_read_h5 (out, "/attentions");
       g_autoptr(PlMatrix) hid = pl_test_read_h5 (out, "/hidden_states");
@@ -616,14 +487,14 @@ test_cli (void)
       g_assert_cmpfloat (pl_test_max_abs_diff (att, ref_att), <, ATTENTION_TOL);
       g_assert_cmpfloat (pl_test_max_abs_diff (hid, ref_hid), <, HIDDEN_TOL);
     }
-    g_assert_cmpint (run_cli (attention), ==, 0);
+    g_assert_cmpint (pl_test_run_cli (attention), ==, 0);
     {
       g_autoptr(PlMatrix) term = pl_test_read_h5 (att_out, "/position_only");
       g_autoptr(PlMatrix) ref_term = pl_test_read_h5 (ref, "/position_only");
 
       g_assert_cmpfloat (pl_test_max_abs_diff (term, ref_term), <, ATTENTION_TOL);
     }
-    g_assert_cmpint (run_cli (similarity), ==, 0);
+    g_assert_cmpint (pl_test_run_cli (similarity), ==, 0);
   }
   {
     /* info says both widths: the table's E and the layers' H. */

@@ -3,7 +3,6 @@
 
 #include <math.h>
 #include <string.h>
-#include <sys/wait.h>
 
 #include "pl-error.h"
 #include "pl-model.h"
@@ -348,30 +347,6 @@ test_relative_positions_refused (void)
   pl_test_rmtree (dir);
 }
 
-static int
-run_cli (const char *const *args)
-{
-  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
-  g_autoptr(GError) error = NULL;
-  g_autofree char *err = NULL;
-  int status = 0;
-
-  g_ptr_array_add (argv, (gpointer) g_getenv ("POSLENS_CLI"));
-  for (guint i = 0; args[i] != NULL; i++)
-    g_ptr_array_add (argv, (gpointer) args[i]);
-  g_ptr_array_add (argv, NULL);
-  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_STDOUT_TO_DEV_NULL,
-                               NULL, NULL, NULL, &err, &status, &error));
-  g_assert_no_error (error);
-  if (!g_spawn_check_wait_status (status, NULL))
-    {
-      /* usage and input errors are one line on stderr */
-      g_assert_cmpuint (strlen (err), >, 0);
-      g_assert_true (strchr (err, '\n') == err + strlen (err) - 1);
-    }
-  return WIFEXITED (status) ? WEXITSTATUS (status) : -1;
-}
-
 /* poslens-cli forward writes Hugging Face's layout, streamed layer by layer,
  * within the same tolerances. */
 static void
@@ -396,7 +371,7 @@ test_cli_forward (void)
       g_test_skip ("POSLENS_CLI is not set (run through meson test)");
       return;
     }
-  g_assert_cmpint (run_cli (args), ==, 0);
+  g_assert_cmpint (pl_test_run_cli (args), ==, 0);
   {
     g_autoptr(PlMatrix) att = pl_test_read_h5 (out, "/attentions");
     g_autoptr(PlMatrix) hid = pl_test_read_h5 (out, "/hidden_states");
@@ -406,7 +381,7 @@ test_cli_forward (void)
     g_assert_cmpfloat (pl_test_max_abs_diff (att, ref_att), <, 1e-4);
     g_assert_cmpfloat (pl_test_max_abs_diff (hid, ref_hid), <, 1e-3);
   }
-  g_assert_cmpint (run_cli (random), ==, 0);
+  g_assert_cmpint (pl_test_run_cli (random), ==, 0);
   {
     g_autoptr(PlMatrix) ids = pl_test_read_h5 (out, "/input_ids");
     g_autoptr(PlMatrix) hid = pl_test_read_h5 (out, "/hidden_states");
@@ -418,10 +393,10 @@ test_cli_forward (void)
       g_assert_cmpfloat (ids->data[i], ==, ids->data[i - 5]);
     g_assert_cmpuint (hid->rows, ==, 5 * 20);
   }
-  g_assert_cmpint (run_cli (usage1), ==, 1);
-  g_assert_cmpint (run_cli (usage2), ==, 1);
-  g_assert_cmpint (run_cli (input1), ==, 2);
-  g_assert_cmpint (run_cli (input2), ==, 2);
+  g_assert_cmpint (pl_test_run_cli (usage1), ==, 1);
+  g_assert_cmpint (pl_test_run_cli (usage2), ==, 1);
+  g_assert_cmpint (pl_test_run_cli (input1), ==, 2);
+  g_assert_cmpint (pl_test_run_cli (input2), ==, 2);
   pl_test_rmtree (tmp);
 }
 
