@@ -118,6 +118,42 @@ helper_code (GBytes *out)
   return PL_ERROR_CORRUPT;
 }
 
+/* Waits for PROCESS's output, stopping it after TIMEOUT_SECONDS, on a
+ * context of this thread's own so the wait turns nobody else's loop.
+ * FALSE when its pipes failed; the process has ended either way. */
+static gboolean
+wait_for_helper (GSubprocess  *process,
+                 guint         timeout_seconds,
+                 GBytes      **out,
+                 GBytes      **err,
+                 gboolean     *timed_out,
+                 GError      **error)
+{
+  g_autoptr(GMainContext) context = g_main_context_new ();
+  g_autoptr(GSource) timeout = g_timeout_source_new_seconds (timeout_seconds);
+  Helper helper = { process, NULL, FALSE };
+  gboolean ok;
+
+  g_main_context_push_thread_default (context);
+  g_subprocess_communicate_async (process, NULL, NULL, on_communicated, &helper);
+  g_source_set_callback (timeout, on_timeout, &helper, NULL);
+  g_source_attach (timeout, context);
+  while (helper.result == NULL)
+    g_main_context_iteration (context, TRUE);
+  g_source_destroy (timeout);
+  ok = g_subprocess_communicate_finish (process, helper.result, out, err, error);
+  g_main_context_pop_thread_default (context);
+  g_object_unref (helper.result);
+  if (!ok)
+    {
+      /* No answer to read; the helper must not outlive us. */
+      g_subprocess_force_exit (process);
+      g_subprocess_wait (process, NULL, NULL);
+    }
+  *timed_out = helper.timed_out;
+  return ok;
+}
+
 /* Runs the helper on PATH: TRUE when it opened the file, FALSE with ERROR
  * when it refused, crashed or hung; *UNUSABLE when there was no answer to
  * be had (the helper could not start, or does not know `check`). */
@@ -129,67 +165,47 @@ run_helper (const char  *helper_path,
             gboolean    *unusable,
             GError     **error)
 {
-  g_autoptr(GMainContext) context = g_main_context_new ();
   g_autoptr(GSubprocessLauncher) launcher = NULL;
+  g_autoptr(GSubprocess) process = NULL;
   g_autoptr(GBytes) out = NULL;
   g_autoptr(GBytes) err = NULL;
   g_autoptr(GError) local_error = NULL;
   g_autofree char *message = NULL;
-  g_autoptr(GSource) timeout = NULL;
-  Helper helper = { NULL, NULL, FALSE };
   const char *argv[] = { helper_path, "check", path, dataset ? "--dataset" : NULL, dataset, NULL };
+  gboolean timed_out;
   int status;
 
-  *unusable = FALSE;
+  *unusable = TRUE;
   launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDIN_INHERIT |
                                         G_SUBPROCESS_FLAGS_STDOUT_PIPE |
                                         G_SUBPROCESS_FLAGS_STDERR_PIPE);
 #ifdef __linux__
   g_subprocess_launcher_set_child_setup (launcher, die_with_parent, NULL, NULL);
 #endif
-  helper.process = g_subprocess_launcher_spawnv (launcher, argv, &local_error);
-  if (helper.process == NULL)
+  if ((process = g_subprocess_launcher_spawnv (launcher, argv, &local_error)) == NULL ||
+      !wait_for_helper (process, timeout_seconds, &out, &err, &timed_out, &local_error))
     {
       g_debug ("Opening %s without a helper: %s", path, local_error->message);
-      *unusable = TRUE;
       return FALSE;
     }
 
-  /* A context of this thread's own, so the wait turns nobody else's loop. */
-  g_main_context_push_thread_default (context);
-  g_subprocess_communicate_async (helper.process, NULL, NULL, on_communicated, &helper);
-  timeout = g_timeout_source_new_seconds (timeout_seconds);
-  g_source_set_callback (timeout, on_timeout, &helper, NULL);
-  g_source_attach (timeout, context);
-  while (helper.result == NULL)
-    g_main_context_iteration (context, TRUE);
-  g_source_destroy (timeout);
-  g_subprocess_communicate_finish (helper.process, helper.result, &out, &err, &local_error);
-  g_main_context_pop_thread_default (context);
-  g_clear_object (&helper.result);
-
-  if (local_error == NULL && !g_subprocess_get_if_exited (helper.process))
-    g_subprocess_wait (helper.process, NULL, NULL);
-
-  if (helper.timed_out)
+  *unusable = FALSE;
+  if (timed_out)
     {
       g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT,
                    _("%s: opening it took longer than %u s, so it was stopped; the file may be damaged"),
                    path, timeout_seconds);
-      g_object_unref (helper.process);
       return FALSE;
     }
-  if (g_subprocess_get_if_signaled (helper.process))
+  if (g_subprocess_get_if_signaled (process))
     {
       g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT,
                    _("%s is damaged: reading it crashed the HDF5 library (%s)"),
-                   path, g_strsignal (g_subprocess_get_term_sig (helper.process)));
-      g_object_unref (helper.process);
+                   path, g_strsignal (g_subprocess_get_term_sig (process)));
       return FALSE;
     }
-  status = g_subprocess_get_exit_status (helper.process);
+  status = g_subprocess_get_exit_status (process);
   message = helper_message (err);
-  g_object_unref (helper.process);
   if (status == 0)
     return TRUE;
   if (status == 2 && message != NULL)
