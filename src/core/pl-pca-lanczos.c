@@ -19,8 +19,7 @@
 
 /* Orthonormalises the B columns of W (m × b, column-major) against the first
  * CUR columns of Q and among themselves, twice. Columns that vanish (the
- * Krylov space ran out) are replaced by fresh random directions. KNOWN, when
- * not NULL, is QᵀW already (cur × b): the first pass then skips that product. */
+ * Krylov space ran out) are replaced by fresh random directions. */
 static void
 orthonormalise_block (const float *q,
                       gsize        m,
@@ -28,7 +27,6 @@ orthonormalise_block (const float *q,
                       float       *wblk,
                       guint        b,
                       float       *h,
-                      const float *known,
                       GRand       *rand)
 {
   for (guint pass = 0; pass < 2; pass++)
@@ -36,11 +34,8 @@ orthonormalise_block (const float *q,
       if (cur > 0)
         {
           /* H = QᵀW, W −= QH. */
-          if (pass == 0 && known != NULL)
-            memcpy (h, known, cur * b * sizeof (float));
-          else
-            cblas_sgemm (CblasColMajor, CblasTrans, CblasNoTrans, (blasint) cur, (blasint) b, (blasint) m,
-                         1.0f, q, (blasint) m, wblk, (blasint) m, 0.0f, h, (blasint) cur);
+          cblas_sgemm (CblasColMajor, CblasTrans, CblasNoTrans, (blasint) cur, (blasint) b, (blasint) m,
+                       1.0f, q, (blasint) m, wblk, (blasint) m, 0.0f, h, (blasint) cur);
           cblas_sgemm (CblasColMajor, CblasNoTrans, CblasNoTrans, (blasint) m, (blasint) b, (blasint) cur,
                        -1.0f, q, (blasint) m, h, (blasint) cur, 1.0f, wblk, (blasint) m);
         }
@@ -71,16 +66,25 @@ orthonormalise_block (const float *q,
     }
 }
 
-/* W = C Q for a block of eight vectors (C symmetric m × m, Q and W m × 8,
- * column-major): column i of C is row i, so W[i, v] = C[:, i] · Q[:, v],
- * dot products over contiguous columns with Q staying in cache.
- * cblas_sgemm packs all of C on every call, which for eight columns costs
- * as much as the product; here C is read once and not copied. QP is Q's
- * first m/8*8 rows packed as 8×8 tiles, a row-chunk of all eight vectors
- * in 64 contiguous floats: the eight columns, 4 KiB apart at m = 1024,
+/* Each step of the Lanczos loop works on the new block's columns in groups
+ * of four, one group per share of our thread team: W = C Q_j, the column of
+ * T = Qᵀ W, and W projected off the basis twice (classical Gram–Schmidt
+ * twice). Every column's arithmetic is its own, so one wake of the team
+ * does all three, and the answer does not depend on which thread took
+ * which group. Only the orthonormalisation within the block, O(m b²),
+ * is left to the caller. */
+#define GROUP 4
+
+/* W[:, g] = C Q[:, g] for a group of four vectors (C symmetric m × m, Q and
+ * W column-major): column i of C is row i, so W[i, v] = C[:, i] · Q[:, v],
+ * dot products over contiguous columns of C with the group's vectors in
+ * cache. cblas_sgemm packs all of C on every call, which for a few columns
+ * costs as much as the product; here C is read once and not copied. QP
+ * holds the group's first m/8*8 rows as 8×4 tiles, a row-chunk of all four
+ * vectors in 32 contiguous floats: the columns, 4 KiB apart at m = 1024,
  * would all fall in the same L1 sets. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-# define HAVE_BLOCK8_AVX2 1
+# define HAVE_GROUP_AVX2 1
 typedef float PlV8 __attribute__ ((vector_size (32), aligned (4)));
 
 static inline float
@@ -89,21 +93,20 @@ sum8 (PlV8 a)
   return ((a[0] + a[4]) + (a[1] + a[5])) + ((a[2] + a[6]) + (a[3] + a[7]));
 }
 
-/* Rows I and I + 1 of C against four of the packed vectors (from HALF × 4):
- * eight accumulators, two loads of C and four of Q per eight FMAs. */
+/* Rows I and I + 1 of C against the four packed vectors: eight
+ * accumulators, two loads of C and four of Q per eight FMAs. */
 __attribute__ ((target ("avx2,fma")))
 static inline void
 symm_rows2 (const float *c0,
             const float *c1,
             gsize        m8,
             const float *qp,
-            guint        half,
             float        out[8])
 {
   PlV8 a0 = { 0 }, a1 = { 0 }, a2 = { 0 }, a3 = { 0 }, b0 = { 0 }, b1 = { 0 }, b2 = { 0 }, b3 = { 0 };
-  const float *p = qp + half * 32;
+  const float *p = qp;
 
-  for (gsize j = 0; j < m8; j += 8, p += 64)
+  for (gsize j = 0; j < m8; j += 8, p += 32)
     {
       PlV8 x = *(const PlV8 *) (c0 + j), y = *(const PlV8 *) (c1 + j);
       PlV8 q0 = *(const PlV8 *) p, q1 = *(const PlV8 *) (p + 8);
@@ -118,80 +121,40 @@ symm_rows2 (const float *c0,
 
 __attribute__ ((target ("avx2,fma")))
 static void
-symm_block8_avx2 (const float *c,
-                  gsize        m,
-                  const float *q,
-                  const float *qp,
-                  float       *w,
-                  gsize        first,
-                  gsize        last)
+symm_group_avx2 (const float *c,
+                 gsize        m,
+                 const float *q,
+                 float       *w)
 {
   gsize m8 = m / 8 * 8;
+  g_autofree float *qp = g_new (float, m8 * GROUP);
 
-  for (gsize i = first; i < last; i += 2)
+  for (gsize j = 0; j < m8; j++)
+    for (guint v = 0; v < GROUP; v++)
+      qp[j / 8 * 32 + v * 8 + j % 8] = q[v * m + j];
+  for (gsize i = 0; i < m; i += 2)
     {
       /* An odd last row pairs with itself. */
-      const float *c0 = c + i * m, *c1 = i + 1 < last ? c0 + m : c0;
-      float out[2][8];
+      const float *c0 = c + i * m, *c1 = i + 1 < m ? c0 + m : c0;
+      float out[8];
 
-      symm_rows2 (c0, c1, m8, qp, 0, out[0]);
-      symm_rows2 (c0, c1, m8, qp, 1, out[1]);
-      for (guint h = 0; h < 2; h++)
-        for (guint v = 0; v < 4; v++)
-          for (guint r = 0; r < 2 && i + r < last; r++)
-            {
-              const float *col = r ? c1 : c0;
-              float tail = 0;
+      symm_rows2 (c0, c1, m8, qp, out);
+      for (guint v = 0; v < GROUP; v++)
+        for (guint r = 0; r < 2 && i + r < m; r++)
+          {
+            const float *col = r ? c1 : c0;
+            float tail = 0;
 
-              for (gsize j = m8; j < m; j++)
-                tail += col[j] * q[(h * 4 + v) * m + j];
-              w[(h * 4 + v) * m + i + r] = out[h][r * 4 + v] + tail;
-            }
+            for (gsize j = m8; j < m; j++)
+              tail += col[j] * q[v * m + j];
+            w[v * m + i + r] = out[r * 4 + v] + tail;
+          }
     }
 }
-#endif
 
-/* Rows of C per share of a product split over threads: C's rows are read
- * once per product, so a share of 64 rows is 64 × m floats streamed. */
-#define SHARE_ROWS 64
-
-typedef struct
+static gboolean
+have_avx2_fma (void)
 {
-  const float *c;
-  gsize        m;
-  const float *q;
-  const float *qp;
-  float       *w;
-  guint        n_shares;
-  gint         next;
-} SymmJob;
-
-#ifdef HAVE_BLOCK8_AVX2
-static gpointer
-symm_block8_worker (gpointer data)
-{
-  SymmJob *job = data;
-  guint s;
-
-  while ((s = (guint) g_atomic_int_add (&job->next, 1)) < job->n_shares)
-    symm_block8_avx2 (job->c, job->m, job->q, job->qp, job->w,
-                      (gsize) s * SHARE_ROWS, MIN (job->m, ((gsize) s + 1) * SHARE_ROWS));
-  return NULL;
-}
-#endif
-
-/* W = C Q for B vectors, C the full symmetric m × m matrix. The product of
- * eight streams C from L3 and is the bulk of the work: it is split over
- * the threads BLAS may use. */
-static void
-symm_block (const float *c,
-            gsize        m,
-            const float *q,
-            guint        b,
-            float       *w,
-            PlBlasTeam  *team)
-{
-#ifdef HAVE_BLOCK8_AVX2
   static gsize avx2 = 0;
 
   if (g_once_init_enter (&avx2))
@@ -199,21 +162,104 @@ symm_block (const float *c,
       __builtin_cpu_init ();
       g_once_init_leave (&avx2, __builtin_cpu_supports ("avx2") && __builtin_cpu_supports ("fma") ? 2 : 1);
     }
-  if (b == 8 && avx2 == 2)
-    {
-      gsize m8 = m / 8 * 8;
-      g_autofree float *qp = g_new (float, m8 * 8);
-      SymmJob job = { c, m, q, qp, w, (guint) ((m + SHARE_ROWS - 1) / SHARE_ROWS), 0 };
-
-      for (gsize j = 0; j < m8; j++)
-        for (guint v = 0; v < 8; v++)
-          qp[j / 8 * 64 + v * 8 + j % 8] = q[v * m + j];
-      pl_blas_team_run (team, symm_block8_worker, &job);
-      return;
-    }
+  return avx2 == 2;
+}
 #endif
-  cblas_sgemm (CblasColMajor, CblasNoTrans, CblasNoTrans, (blasint) m, (blasint) b, (blasint) m,
-               1.0f, c, (blasint) m, q, (blasint) m, 0.0f, w, (blasint) m);
+
+typedef struct
+{
+  const float *c;
+  gsize        m;
+  const float *q;       /* the basis, its last block Q_j included */
+  gsize        cur;     /* columns of Q, Q_j's last */
+  guint        b;
+  float       *cq;      /* out: C Q_j, m × b */
+  float       *tcol;    /* out: Qᵀ C Q_j, cur × b */
+  float       *next;    /* out, unless NULL: C Q_j projected off Q twice */
+  guint        n_groups;
+  gint         taken;   /* atomic: the next group to take */
+} ExpandJob;
+
+static void
+expand_group (ExpandJob *job,
+              guint      g)
+{
+  gsize m = job->m, cur = job->cur, c0 = (gsize) g * GROUP;
+  guint width = MIN (GROUP, job->b - (guint) c0);
+  const float *qj = job->q + (cur - job->b + c0) * m;
+  float *w = job->cq + c0 * m, *t = job->tcol + c0 * cur;
+  g_autofree float *h = NULL;
+
+#ifdef HAVE_GROUP_AVX2
+  if (width == GROUP && have_avx2_fma ())
+    symm_group_avx2 (job->c, m, qj, w);
+  else
+#endif
+    cblas_sgemm (CblasColMajor, CblasNoTrans, CblasNoTrans, (blasint) m, (blasint) width, (blasint) m,
+                 1.0f, job->c, (blasint) m, qj, (blasint) m, 0.0f, w, (blasint) m);
+  cblas_sgemm (CblasColMajor, CblasTrans, CblasNoTrans, (blasint) cur, (blasint) width, (blasint) m,
+               1.0f, job->q, (blasint) m, w, (blasint) m, 0.0f, t, (blasint) cur);
+  if (job->next == NULL)
+    return;
+
+  /* The first projection's coefficients are T's new columns; the second
+   * takes off what rounding left. */
+  h = g_new (float, cur * width);
+  memcpy (job->next + c0 * m, w, m * width * sizeof (float));
+  for (guint pass = 0; pass < 2; pass++)
+    {
+      if (pass == 1)
+        cblas_sgemm (CblasColMajor, CblasTrans, CblasNoTrans, (blasint) cur, (blasint) width, (blasint) m,
+                     1.0f, job->q, (blasint) m, job->next + c0 * m, (blasint) m, 0.0f, h, (blasint) cur);
+      cblas_sgemm (CblasColMajor, CblasNoTrans, CblasNoTrans, (blasint) m, (blasint) width, (blasint) cur,
+                   -1.0f, job->q, (blasint) m, pass == 0 ? t : h, (blasint) cur,
+                   1.0f, job->next + c0 * m, (blasint) m);
+    }
+}
+
+static gpointer
+expand_worker (gpointer data)
+{
+  ExpandJob *job = data;
+  guint g;
+
+  while ((g = (guint) g_atomic_int_add (&job->taken, 1)) < job->n_groups)
+    expand_group (job, g);
+  return NULL;
+}
+
+/* The columns of BLK (m × b), already projected off the basis, made
+ * orthonormal among themselves, twice. A column that loses more than 1 − 1/√2
+ * of its norm here would carry what rounding left of the basis into the
+ * next block magnified (the "twice is enough" criterion of Kahan and
+ * Parlett): then FALSE, and the caller orthonormalises the block afresh
+ * against the whole basis, projecting again after each pass. */
+static gboolean
+orthonormalise_within (float  *blk,
+                       gsize   m,
+                       guint   b)
+{
+  for (guint pass = 0; pass < 2; pass++)
+    for (guint c = 0; c < b; c++)
+      {
+        float *col = blk + (gsize) c * m;
+        double before = cblas_snrm2 ((blasint) m, col, 1), after;
+
+        for (guint e = 0; e < c; e++)
+          {
+            const float *prev = blk + (gsize) e * m;
+            double dot = 0;
+
+            for (gsize i = 0; i < m; i++)
+              dot += (double) prev[i] * col[i];
+            cblas_saxpy ((blasint) m, (float) -dot, prev, 1, col, 1);
+          }
+        after = cblas_snrm2 ((blasint) m, col, 1);
+        if (!(after > G_SQRT2 / 2 * before) || after == 0)
+          return FALSE;
+        cblas_sscal ((blasint) m, (float) (1.0 / after), col, 1);
+      }
+  return TRUE;
 }
 
 gboolean
@@ -271,26 +317,30 @@ pl_pca_lanczos_top (float       *c,
   y = g_new (double, max_basis * kk);
   support = g_new (lapack_int, 2 * kk);
 
-  /* Our threads for C Q, started once; the other products are small
-   * (m × basis × 8) and run single-threaded: BLAS threads cost more to
-   * wake than they save (measured 37-54 ms against 61-94 ms). */
+  /* Our threads for each step's products, started once and woken once
+   * per step; BLAS inside them runs single-threaded (BLAS's own threads
+   * cost more to wake than they save on products this thin: measured
+   * 37-54 ms against 61-94 ms). */
   team = pl_blas_team_new (pl_blas_split_threads ());
   /* A fixed seed: the same table gives the same answer, bit for bit. */
   rand = g_rand_new_with_seed (0x5ca1ab1e);
   for (gsize i = 0; i < m * b; i++)
     q[i] = (float) g_rand_double_range (rand, -1, 1);
-  orthonormalise_block (q, m, 0, q, b, h, NULL, rand);
+  orthonormalise_block (q, m, 0, q, b, h, rand);
 
   while (cur + b <= max_basis)
     {
-      float *qblk = q + cur * m;
       float *cqblk = cq + cur * m;
 
-      /* C Q_j, from the full matrix (SSYMM would expand the triangle each time). */
-      symm_block (c, m, qblk, b, cqblk, team);
+      ExpandJob job = { c, m, q, cur + b, b, cqblk, tcol, NULL, (b + GROUP - 1) / GROUP, 0 };
+
+      /* C Q_j from the full matrix (SSYMM would expand the triangle each
+       * time), T's new columns, and, unless the basis is full, the next
+       * block projected off the basis. */
+      if (cur + 2 * b <= max_basis)
+        job.next = q + (cur + b) * m;
+      pl_blas_team_run (team, expand_worker, &job);
       /* T = Qᵀ(CQ) grows by the new block's columns (and rows, by symmetry). */
-      cblas_sgemm (CblasColMajor, CblasTrans, CblasNoTrans, (blasint) (cur + b), (blasint) b, (blasint) m,
-                   1.0f, q, (blasint) m, cqblk, (blasint) m, 0.0f, tcol, (blasint) (cur + b));
       for (guint e = 0; e < b; e++)
         for (gsize i = 0; i < cur + b; i++)
           {
@@ -365,8 +415,11 @@ pl_pca_lanczos_top (float       *c,
         break;
       /* The next block: C Q_j orthonormalised against the basis; its first
        * projections onto the basis are the new columns of T, in TCOL. */
-      memcpy (q + cur * m, cqblk, m * b * sizeof (float));
-      orthonormalise_block (q, m, cur, q + cur * m, b, h, tcol, rand);
+      if (!orthonormalise_within (q + cur * m, m, b))
+        {
+          memcpy (q + cur * m, cqblk, m * b * sizeof (float));
+          orthonormalise_block (q, m, cur, q + cur * m, b, h, rand);
+        }
     }
   g_rand_free (rand);
   pl_blas_team_free (team);
