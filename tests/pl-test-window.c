@@ -25,6 +25,35 @@ pl_test_wait_until (gboolean   (*check) (gpointer data),
   g_source_remove (id);
 }
 
+void
+pl_test_window_init (int    *argc,
+                     char ***argv)
+{
+  g_setenv ("GTK_A11Y", "none", TRUE);
+  gtk_test_init (argc, argv, NULL);
+  adw_init ();
+}
+
+static gboolean
+demos_listed (gpointer window)
+{
+  return g_list_model_get_n_items (pl_window_get_models (window)) >= 4;
+}
+
+PlWindow *
+pl_test_window_open (PlApplication **app)
+{
+  PlWindow *window;
+
+  *app = pl_application_new ();
+  g_assert_true (g_application_register (G_APPLICATION (*app), NULL, NULL));
+  g_application_activate (G_APPLICATION (*app));
+  window = PL_WINDOW (gtk_application_get_active_window (GTK_APPLICATION (*app)));
+  g_assert_nonnull (window);
+  pl_test_wait_until (demos_listed, window, "the demo models");
+  return window;
+}
+
 static gboolean
 count_frame (GtkWidget *widget, GdkFrameClock *clock, gpointer data)
 {

@@ -3,11 +3,20 @@
 
 #include <adwaita.h>
 
+#include "pl-application.h"
 #include "pl-window.h"
 
 G_BEGIN_DECLS
 
 /* Helpers for tests that drive the real window. */
+
+/* GTK and libadwaita started for a test, without the accessibility bus
+ * (there is none under Xvfb). */
+void      pl_test_window_init (int            *argc,
+                               char         ***argv);
+/* A registered, activated application in *APP, and its window once the
+ * demo models are listed. */
+PlWindow *pl_test_window_open (PlApplication **app);
 
 /* Turns the main loop until CHECK (DATA) holds; fails the test after 120 s. */
 void     pl_test_wait_until  (gboolean   (*check) (gpointer data),

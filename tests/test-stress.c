@@ -385,28 +385,15 @@ test_close_during_forward (void)
   pl_test_rmtree (dir);
 }
 
-static gboolean
-demos_loaded (gpointer data)
-{
-  return n_models () >= 4;
-}
-
 int
 main (int argc, char *argv[])
 {
   int status;
 
-  g_setenv ("GTK_A11Y", "none", TRUE);
   messages = g_ptr_array_new_with_free_func (g_free);
   g_log_set_writer_func (record_messages, NULL, NULL);
-  gtk_test_init (&argc, &argv, NULL);
-  adw_init ();
-
-  app = pl_application_new ();
-  g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
-  g_application_activate (G_APPLICATION (app));
-  window = PL_WINDOW (gtk_application_get_active_window (GTK_APPLICATION (app)));
-  pl_test_wait_until (demos_loaded, NULL, "the demo models");
+  pl_test_window_init (&argc, &argv);
+  window = pl_test_window_open (&app);
   pl_test_wait_until (similarity_ready, NULL, "the first heatmap");
 
   g_test_add_func ("/pl/stress/switch-a-thousand-times", test_switch_a_thousand_times);

@@ -25,12 +25,6 @@
 static PlApplication *app;
 static PlWindow *window;
 
-static gboolean
-demos_loaded (gpointer data)
-{
-  return g_list_model_get_n_items (pl_window_get_models (window)) >= 4;
-}
-
 static void
 activate (const char *action, GVariant *param)
 {
@@ -398,15 +392,8 @@ main (int argc, char *argv[])
 {
   int status;
 
-  g_setenv ("GTK_A11Y", "none", TRUE);
-  gtk_test_init (&argc, &argv, NULL);
-  adw_init ();
-
-  app = pl_application_new ();
-  g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
-  g_application_activate (G_APPLICATION (app));
-  window = PL_WINDOW (gtk_application_get_active_window (GTK_APPLICATION (app)));
-  pl_test_wait_until (demos_loaded, NULL, "the demo models");
+  pl_test_window_init (&argc, &argv);
+  window = pl_test_window_open (&app);
 
   g_test_add_func ("/pl/window-text/sentence-matches-forward", test_sentence_matches_forward);
   g_test_add_func ("/pl/window-text/hover-readout", test_hover_readout);

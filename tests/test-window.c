@@ -93,9 +93,7 @@ main (int argc, char *argv[])
 {
   int status;
 
-  g_setenv ("GTK_A11Y", "none", TRUE);
-  gtk_test_init (&argc, &argv, NULL);
-  adw_init ();
+  pl_test_window_init (&argc, &argv);
 
   app = pl_application_new ();
   g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
