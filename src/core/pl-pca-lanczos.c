@@ -9,6 +9,7 @@
 #include "pl-blas.h"
 #include "pl-blas-split.h"
 #include "pl-pca-private.h"
+#include "pl-transpose-private.h"
 
 /* Block Lanczos with full reorthogonalisation for the top eigenpairs of a
  * symmetric float32 matrix. The tridiagonal reduction inside ?syevr costs
@@ -47,9 +48,8 @@ orthonormalise_block (const float *q,
           for (guint e = 0; e < c; e++)
             {
               const float *prev = wblk + (gsize) e * m;
-              double dot = 0;
-              for (gsize i = 0; i < m; i++)
-                dot += (double) prev[i] * col[i];
+              double dot = cblas_dsdot ((blasint) m, prev, 1, col, 1);
+
               cblas_saxpy ((blasint) m, (float) -dot, prev, 1, col, 1);
             }
           after = cblas_snrm2 ((blasint) m, col, 1);
@@ -248,10 +248,9 @@ orthonormalise_within (float  *blk,
         for (guint e = 0; e < c; e++)
           {
             const float *prev = blk + (gsize) e * m;
-            double dot = 0;
+            /* Accumulated in double. */
+            double dot = cblas_dsdot ((blasint) m, prev, 1, col, 1);
 
-            for (gsize i = 0; i < m; i++)
-              dot += (double) prev[i] * col[i];
             cblas_saxpy ((blasint) m, (float) -dot, prev, 1, col, 1);
           }
         after = cblas_snrm2 ((blasint) m, col, 1);
@@ -260,6 +259,38 @@ orthonormalise_within (float  *blk,
         cblas_sscal ((blasint) m, (float) (1.0 / after), col, 1);
       }
   return TRUE;
+}
+
+/* C (m × m, column-major) made whole, in place: its lower triangle, all
+ * that ?syevr reads and left unchanged, copied into the upper one in 64×64
+ * tiles (whose strided writes stay within L1), 8×8 blocks transposed in
+ * registers where AVX2 is there. */
+static void
+complete_symmetric (float *c,
+                    gsize  m)
+{
+#ifdef PL_HAVE_TRANSPOSE8
+  gboolean avx2 = have_avx2_fma ();
+#endif
+
+  for (gsize jb = 0; jb < m; jb += 64)
+    for (gsize ib = jb; ib < m; ib += 64)
+      for (gsize j0 = jb; j0 < MIN (jb + 64, m); j0 += 8)
+        for (gsize i0 = MAX (ib, j0); i0 < MIN (ib + 64, m); i0 += 8)
+          {
+#ifdef PL_HAVE_TRANSPOSE8
+            /* Column j of the lower triangle is row j, right of the
+             * diagonal, of the row-major view. */
+            if (avx2 && i0 > j0 && i0 + 8 <= m)
+              {
+                pl_transpose8_copy (c, m, j0, i0);
+                continue;
+              }
+#endif
+            for (gsize j = j0; j < MIN (j0 + 8, m); j++)
+              for (gsize i = MAX (i0, j + 1); i < MIN (i0 + 8, m); i++)
+                c[i * m + j] = c[j * m + i];
+          }
 }
 
 gboolean
@@ -296,14 +327,7 @@ pl_pca_lanczos_top (float       *c,
   if (max_basis < 3 * (gsize) b)
     return FALSE;
 
-  /* The full matrix, in place: the lower triangle mirrored into the upper
-   * one in 64×64 tiles, whose strided writes stay within L1. The lower
-   * triangle, all that ?syevr reads, is unchanged. */
-  for (gsize jb = 0; jb < m; jb += 64)
-    for (gsize ib = jb; ib < m; ib += 64)
-      for (gsize j = jb; j < MIN (jb + 64, m); j++)
-        for (gsize i = MAX (ib, j + 1); i < MIN (ib + 64, m); i++)
-          c[i * m + j] = c[j * m + i];
+  complete_symmetric (c, m);
   q = g_new (float, m * max_basis);
   cq = g_new (float, m * max_basis);
   h = g_new (float, max_basis * b);

@@ -10,6 +10,7 @@
 #include "pl-blas-split.h"
 #include "pl-error.h"
 #include "pl-similarity.h"
+#include "pl-transpose-private.h"
 
 const char *
 pl_similarity_metric_to_string (PlSimilarityMetric metric)
@@ -98,8 +99,7 @@ finish_block (const GramJob *job,
       g[j * n + i] = g[i * n + j] = finish_value (job, i, j, g[i * n + j]);
 }
 
-#if defined(__x86_64__) && defined(__GNUC__)
-# include <immintrin.h>
+#ifdef PL_HAVE_TRANSPOSE8
 # define HAVE_BLOCK_AVX2 1
 
 /* The same for a whole 8×8 block below the diagonal: eight rows loaded,
@@ -113,7 +113,7 @@ finish_block_avx2 (const GramJob *job,
                    gsize          j0)
 {
   gsize n = job->n;
-  __m256 r[8], t[8], u[8];
+  __m256 r[8], t[8];
 
   for (guint k = 0; k < 8; k++)
     r[k] = _mm256_loadu_ps (g + (i0 + k) * n + j0);
@@ -133,23 +133,9 @@ finish_block_avx2 (const GramJob *job,
           _mm256_storeu_ps (g + (i0 + k) * n + j0, r[k]);
         }
     }
-  for (guint k = 0; k < 8; k += 2)
-    {
-      t[k] = _mm256_unpacklo_ps (r[k], r[k + 1]);
-      t[k + 1] = _mm256_unpackhi_ps (r[k], r[k + 1]);
-    }
-  for (guint k = 0; k < 8; k += 4)
-    {
-      u[k] = _mm256_shuffle_ps (t[k], t[k + 2], _MM_SHUFFLE (1, 0, 1, 0));
-      u[k + 1] = _mm256_shuffle_ps (t[k], t[k + 2], _MM_SHUFFLE (3, 2, 3, 2));
-      u[k + 2] = _mm256_shuffle_ps (t[k + 1], t[k + 3], _MM_SHUFFLE (1, 0, 1, 0));
-      u[k + 3] = _mm256_shuffle_ps (t[k + 1], t[k + 3], _MM_SHUFFLE (3, 2, 3, 2));
-    }
-  for (guint k = 0; k < 4; k++)
-    {
-      _mm256_storeu_ps (g + (j0 + k) * n + i0, _mm256_permute2f128_ps (u[k], u[k + 4], 0x20));
-      _mm256_storeu_ps (g + (j0 + k + 4) * n + i0, _mm256_permute2f128_ps (u[k], u[k + 4], 0x31));
-    }
+  pl_transpose8 (r, t);
+  for (guint k = 0; k < 8; k++)
+    _mm256_storeu_ps (g + (j0 + k) * n + i0, t[k]);
 }
 
 static gboolean
