@@ -95,6 +95,9 @@ format_scientific (double value,
   int exponent = (int) floor (log10 (fabs (value)) + 1e-12);
   double mantissa = value / pow (10, exponent);
   int decimals = 2;
+  GString *out;
+  g_autofree char *digits = NULL;
+  g_autofree char *expo = NULL;
 
   /* As many digits as the step needs, so neighbours never print alike:
    * 1.98×10⁻³ next to 2.00×10⁻³ (step 2×10⁻⁵), 1.5×10⁶ (step 5×10⁵), and
@@ -107,9 +110,8 @@ format_scientific (double value,
       decimals = exponent - step_exponent + (fabs (step_mantissa - round (step_mantissa)) > 1e-6 ? 1 : 0);
     }
   decimals = CLAMP (decimals, 0, 4);
-  GString *out = g_string_new (NULL);
-  g_autofree char *digits = NULL;
-  g_autofree char *expo = g_strdup_printf ("%d", ABS (exponent));
+  out = g_string_new (NULL);
+  expo = g_strdup_printf ("%d", ABS (exponent));
 
   /* Round-trip "9.99×10²" to "1×10³". */
   digits = g_strdup_printf ("%.*f", decimals, fabs (mantissa));
