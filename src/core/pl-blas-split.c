@@ -90,6 +90,16 @@ pl_blas_team_run (PlBlasTeam  *team,
                   GThreadFunc  func,
                   gpointer     data)
 {
+  pl_blas_team_run_beside (team, func, data, NULL, NULL);
+}
+
+void
+pl_blas_team_run_beside (PlBlasTeam  *team,
+                         GThreadFunc  func,
+                         gpointer     data,
+                         GThreadFunc  side,
+                         gpointer     side_data)
+{
   g_mutex_lock (&team->lock);
   team->func = func;
   team->data = data;
@@ -98,6 +108,8 @@ pl_blas_team_run (PlBlasTeam  *team,
   g_cond_broadcast (&team->cond);
   g_mutex_unlock (&team->lock);
 
+  if (side != NULL)
+    side (side_data);
   func (data);
 
   g_mutex_lock (&team->lock);

@@ -27,6 +27,14 @@ PlBlasTeam *pl_blas_team_new  (guint        n_threads);
 void        pl_blas_team_run  (PlBlasTeam  *team,
                                GThreadFunc  func,
                                gpointer     data);
+/* The same, the caller first running SIDE (SIDE_DATA), serial work that
+ * does not touch what FUNC writes, while the helpers start on FUNC; then
+ * it takes whatever shares of FUNC are left. */
+void        pl_blas_team_run_beside (PlBlasTeam  *team,
+                                     GThreadFunc  func,
+                                     gpointer     data,
+                                     GThreadFunc  side,
+                                     gpointer     side_data);
 void        pl_blas_team_free (PlBlasTeam  *team);
 
 G_END_DECLS

@@ -293,6 +293,63 @@ complete_symmetric (float *c,
           }
 }
 
+/* A Rayleigh–Ritz step on the first CUR vectors of the basis: the top KK
+ * eigenpairs of T, their Ritz vectors V = QY and the largest residual
+ * ‖(CQ)Y − VΘ‖. It reads only the first CUR columns of Q, CQ and T, so it
+ * runs beside the team's next step, which writes past them. */
+typedef struct
+{
+  const float  *q;
+  const float  *cq;
+  const double *tfull;      /* T, MAX_BASIS apart */
+  gsize         m;
+  gsize         max_basis;
+  gsize         cur;
+  guint         kk;
+  double       *t;          /* work, cur × cur */
+  lapack_int   *support;
+  double       *theta;      /* out: ascending */
+  double       *y;
+  float        *yf;
+  float        *v;          /* out: the Ritz vectors, m × kk */
+  float        *r;
+  gboolean      solved;     /* out: the eigensolver found KK pairs */
+  double        worst;      /* out */
+} RitzCheck;
+
+static gpointer
+ritz_check (gpointer data)
+{
+  RitzCheck *rc = data;
+  gsize m = rc->m, cur = rc->cur;
+  guint kk = rc->kk;
+  lapack_int found = 0;
+
+  for (gsize j = 0; j < cur; j++)
+    for (gsize i = j; i < cur; i++)
+      rc->t[j * cur + i] = rc->tfull[j * rc->max_basis + i];
+  rc->solved = LAPACKE_dsyevr (LAPACK_COL_MAJOR, 'V', 'I', 'L', (lapack_int) cur, rc->t, (lapack_int) cur,
+                               0.0, 0.0, (lapack_int) (cur - kk + 1), (lapack_int) cur, 0.0,
+                               &found, rc->theta, rc->y, (lapack_int) cur, rc->support) == 0 &&
+               found == (lapack_int) kk;
+  if (!rc->solved)
+    return NULL;
+  for (gsize i = 0; i < cur * kk; i++)
+    rc->yf[i] = (float) rc->y[i];
+  /* V = QY, R = (CQ)Y − VΘ. */
+  cblas_sgemm (CblasColMajor, CblasNoTrans, CblasNoTrans, (blasint) m, (blasint) kk, (blasint) cur,
+               1.0f, rc->q, (blasint) m, rc->yf, (blasint) cur, 0.0f, rc->v, (blasint) m);
+  cblas_sgemm (CblasColMajor, CblasNoTrans, CblasNoTrans, (blasint) m, (blasint) kk, (blasint) cur,
+               1.0f, rc->cq, (blasint) m, rc->yf, (blasint) cur, 0.0f, rc->r, (blasint) m);
+  rc->worst = 0;
+  for (guint k = 0; k < kk; k++)
+    {
+      cblas_saxpy ((blasint) m, (float) -rc->theta[k], rc->v + (gsize) k * m, 1, rc->r + (gsize) k * m, 1);
+      rc->worst = MAX (rc->worst, cblas_snrm2 ((blasint) m, rc->r + (gsize) k * m, 1));
+    }
+  return NULL;
+}
+
 gboolean
 pl_pca_lanczos_top (float       *c,
                     gsize        m,
@@ -316,11 +373,12 @@ pl_pca_lanczos_top (float       *c,
   g_autofree double *theta = NULL;
   g_autofree double *y = NULL;
   g_autofree lapack_int *support = NULL;
+  RitzCheck rc;
   gsize cur = 0;
   guint blocks = 0, next_check = 2, last_check = 0;
-  double last_worst = 0, goal;
+  double last_worst = 0;
   GRand *rand;
-  gboolean converged = FALSE;
+  gboolean converged = FALSE, check_due = FALSE;
   PlBlasTeam *team;
 
   max_basis = MIN (max_basis, m / 2) / b * b;
@@ -340,6 +398,7 @@ pl_pca_lanczos_top (float       *c,
   theta = g_new (double, max_basis);
   y = g_new (double, max_basis * kk);
   support = g_new (lapack_int, 2 * kk);
+  rc = (RitzCheck) { q, cq, tfull, m, max_basis, 0, kk, t, support, theta, y, yf, v, r, FALSE, 0 };
 
   /* Our threads for each step's products, started once and woken once
    * per step; BLAS inside them runs single-threaded (BLAS's own threads
@@ -352,18 +411,66 @@ pl_pca_lanczos_top (float       *c,
     q[i] = (float) g_rand_double_range (rand, -1, 1);
   orthonormalise_block (q, m, 0, q, b, h, rand);
 
-  while (cur + b <= max_basis)
+  for (;;)
     {
-      float *cqblk = cq + cur * m;
+      /* A step's products, unless the basis is full; the Rayleigh–Ritz
+       * check that fell due at the last step runs beside them, on this
+       * thread (at 1024 × 1024 the checks were a sixth of the time, and
+       * the helpers' share of the step fills it). */
+      if (cur + b <= max_basis)
+        {
+          ExpandJob job = { c, m, q, cur + b, b, cq + cur * m, tcol, NULL, (b + GROUP - 1) / GROUP, 0 };
 
-      ExpandJob job = { c, m, q, cur + b, b, cqblk, tcol, NULL, (b + GROUP - 1) / GROUP, 0 };
+          /* C Q_j from the full matrix (SSYMM would expand the triangle
+           * each time), T's new columns, and, unless the basis is then
+           * full, the next block projected off the basis. */
+          if (cur + 2 * b <= max_basis)
+            job.next = q + (cur + b) * m;
+          pl_blas_team_run_beside (team, expand_worker, &job, check_due ? ritz_check : NULL, &rc);
+        }
+      else if (check_due)
+        ritz_check (&rc);
+      else
+        break;
 
-      /* C Q_j from the full matrix (SSYMM would expand the triangle each
-       * time), T's new columns, and, unless the basis is full, the next
-       * block projected off the basis. */
-      if (cur + 2 * b <= max_basis)
-        job.next = q + (cur + b) * m;
-      pl_blas_team_run (team, expand_worker, &job);
+      if (check_due)
+        {
+          double goal;
+
+          check_due = FALSE;
+          if (!rc.solved)
+            break;
+          goal = tolerance * MAX (fabs (theta[kk - 1]), G_MINDOUBLE);
+          if (rc.worst <= goal)
+            {
+              converged = TRUE;
+              break;
+            }
+          /* A flat spectrum (random data) converges late but then fast:
+           * residuals creep for a hundred vectors and fall by orders of
+           * magnitude in the next hundred, so a rate measured early says
+           * nothing. Give up only when they stop falling at all. */
+          if (last_worst > 0 && rc.worst >= last_worst)
+            break;
+          /* Each check is a dense eigenproblem of the basis' size, so the
+           * next one goes where the goal is due if the residuals keep
+           * their last log-rate (they speed up, so this does not
+           * overshoot), at most half the basis again. */
+          if (last_worst > 0)
+            {
+              double rate = (log (rc.worst) - log (last_worst)) / (rc.cur / b - last_check);
+              double due = (log (goal) - log (rc.worst)) / rate;
+
+              next_check = (guint) (rc.cur / b) + (guint) CLAMP (ceil (due), 1.0, MAX (1.0, rc.cur / b / 2.0));
+            }
+          else
+            next_check = (guint) (rc.cur / b) + 1;
+          last_worst = rc.worst;
+          last_check = (guint) (rc.cur / b);
+        }
+      if (cur + b > max_basis)
+        continue;
+
       /* T = Qᵀ(CQ) grows by the new block's columns (and rows, by symmetry). */
       for (guint e = 0; e < b; e++)
         for (gsize i = 0; i < cur + b; i++)
@@ -379,69 +486,21 @@ pl_pca_lanczos_top (float       *c,
           }
       cur += b;
       blocks++;
-
-      /* Rayleigh–Ritz now and then, further apart as the basis grows. */
-      if (blocks == next_check || cur + b > max_basis)
+      /* Rayleigh–Ritz now and then, further apart as the basis grows; on
+       * the last step at the latest. */
+      if (blocks >= next_check || cur + b > max_basis)
         {
-          lapack_int found = 0;
-          double worst = 0;
-
-          for (gsize j = 0; j < cur; j++)
-            for (gsize i = j; i < cur; i++)
-              t[j * cur + i] = tfull[j * max_basis + i];
-          if (LAPACKE_dsyevr (LAPACK_COL_MAJOR, 'V', 'I', 'L', (lapack_int) cur, t, (lapack_int) cur,
-                              0.0, 0.0, (lapack_int) (cur - kk + 1), (lapack_int) cur, 0.0,
-                              &found, theta, y, (lapack_int) cur, support) != 0 ||
-              found != (lapack_int) kk)
-            break;
-          for (gsize i = 0; i < cur * kk; i++)
-            yf[i] = (float) y[i];
-          /* V = QY, R = (CQ)Y − VΘ. */
-          cblas_sgemm (CblasColMajor, CblasNoTrans, CblasNoTrans, (blasint) m, (blasint) kk, (blasint) cur,
-                       1.0f, q, (blasint) m, yf, (blasint) cur, 0.0f, v, (blasint) m);
-          cblas_sgemm (CblasColMajor, CblasNoTrans, CblasNoTrans, (blasint) m, (blasint) kk, (blasint) cur,
-                       1.0f, cq, (blasint) m, yf, (blasint) cur, 0.0f, r, (blasint) m);
-          for (guint k = 0; k < kk; k++)
-            {
-              cblas_saxpy ((blasint) m, (float) -theta[k], v + (gsize) k * m, 1, r + (gsize) k * m, 1);
-              worst = MAX (worst, cblas_snrm2 ((blasint) m, r + (gsize) k * m, 1));
-            }
-          goal = tolerance * MAX (fabs (theta[kk - 1]), G_MINDOUBLE);
-          if (worst <= goal)
-            {
-              converged = TRUE;
-              break;
-            }
-          /* A flat spectrum (random data) converges late but then fast:
-           * residuals creep for a hundred vectors and fall by orders of
-           * magnitude in the next hundred, so a rate measured early says
-           * nothing. Give up only when they stop falling at all. */
-          if (last_worst > 0 && worst >= last_worst)
-            break;
-          /* Each check is a dense eigenproblem of the basis' size, so the
-           * next one goes where the goal is due if the residuals keep
-           * their last log-rate (they speed up, so this does not
-           * overshoot), at most half the basis again. */
-          if (last_worst > 0)
-            {
-              double rate = (log (worst) - log (last_worst)) / (blocks - last_check);
-              double due = (log (goal) - log (worst)) / rate;
-
-              next_check = blocks + (guint) CLAMP (ceil (due), 1.0, MAX (1.0, blocks / 2.0));
-            }
-          else
-            next_check = blocks + 1;
-          last_worst = worst;
-          last_check = blocks;
+          check_due = TRUE;
+          rc.cur = cur;
         }
 
       if (cur + b > max_basis)
-        break;
+        continue;
       /* The next block: C Q_j orthonormalised against the basis; its first
        * projections onto the basis are the new columns of T, in TCOL. */
       if (!orthonormalise_within (q + cur * m, m, b))
         {
-          memcpy (q + cur * m, cqblk, m * b * sizeof (float));
+          memcpy (q + cur * m, cq + (cur - b) * m, m * b * sizeof (float));
           orthonormalise_block (q, m, cur, q + cur * m, b, h, rand);
         }
     }
