@@ -18,6 +18,33 @@
  * handful of products. Every answer is checked by its residual, and the
  * caller falls back to ?syevr when it is not reached. */
 
+/* Column C of BLK (m × b, column-major) orthogonalised against the columns
+ * before it (dot products accumulated in double) and normalised, unless
+ * it keeps no more than KEEP of its norm: then FALSE, and it is left as
+ * the projections made it. */
+static gboolean
+orthonormalise_column (float  *blk,
+                       gsize   m,
+                       guint   c,
+                       double  keep)
+{
+  float *col = blk + (gsize) c * m;
+  double before = cblas_snrm2 ((blasint) m, col, 1), after;
+
+  for (guint e = 0; e < c; e++)
+    {
+      const float *prev = blk + (gsize) e * m;
+      double dot = cblas_dsdot ((blasint) m, prev, 1, col, 1);
+
+      cblas_saxpy ((blasint) m, (float) -dot, prev, 1, col, 1);
+    }
+  after = cblas_snrm2 ((blasint) m, col, 1);
+  if (!(after > keep * before) || after == 0)
+    return FALSE;
+  cblas_sscal ((blasint) m, (float) (1.0 / after), col, 1);
+  return TRUE;
+}
+
 /* Orthonormalises the B columns of W (m × b, column-major) against the first
  * CUR columns of Q and among themselves, twice. Columns that vanish (the
  * Krylov space ran out) are replaced by fresh random directions. */
@@ -41,29 +68,35 @@ orthonormalise_block (const float *q,
                        -1.0f, q, (blasint) m, h, (blasint) cur, 1.0f, wblk, (blasint) m);
         }
       for (guint c = 0; c < b; c++)
-        {
-          float *col = wblk + (gsize) c * m;
-          double before = cblas_snrm2 ((blasint) m, col, 1), after;
+        if (!orthonormalise_column (wblk, m, c, 1e-4))
+          {
+            /* Lost to rounding: start the column afresh; the second pass
+             * orthogonalises it. */
+            float *col = wblk + (gsize) c * m;
 
-          for (guint e = 0; e < c; e++)
-            {
-              const float *prev = wblk + (gsize) e * m;
-              double dot = cblas_dsdot ((blasint) m, prev, 1, col, 1);
-
-              cblas_saxpy ((blasint) m, (float) -dot, prev, 1, col, 1);
-            }
-          after = cblas_snrm2 ((blasint) m, col, 1);
-          if (!(after > 1e-4 * before) || after == 0)
-            {
-              /* Lost to rounding: start the column afresh; the second
-               * pass orthogonalises it. */
-              for (gsize i = 0; i < m; i++)
-                col[i] = (float) g_rand_double_range (rand, -1, 1);
-              after = cblas_snrm2 ((blasint) m, col, 1);
-            }
-          cblas_sscal ((blasint) m, (float) (1.0 / after), col, 1);
-        }
+            for (gsize i = 0; i < m; i++)
+              col[i] = (float) g_rand_double_range (rand, -1, 1);
+            cblas_sscal ((blasint) m, (float) (1.0 / cblas_snrm2 ((blasint) m, col, 1)), col, 1);
+          }
     }
+}
+
+/* The columns of BLK (m × b), already projected off the basis, made
+ * orthonormal among themselves, twice. A column that loses more than 1 − 1/√2
+ * of its norm here would carry what rounding left of the basis into the
+ * next block magnified (the "twice is enough" criterion of Kahan and
+ * Parlett): then FALSE, and the caller orthonormalises the block afresh
+ * against the whole basis, projecting again after each pass. */
+static gboolean
+orthonormalise_within (float  *blk,
+                       gsize   m,
+                       guint   b)
+{
+  for (guint pass = 0; pass < 2; pass++)
+    for (guint c = 0; c < b; c++)
+      if (!orthonormalise_column (blk, m, c, G_SQRT2 / 2))
+        return FALSE;
+  return TRUE;
 }
 
 /* Each step of the Lanczos loop works on the new block's columns in groups
@@ -226,39 +259,6 @@ expand_worker (gpointer data)
   while ((g = (guint) g_atomic_int_add (&job->taken, 1)) < job->n_groups)
     expand_group (job, g);
   return NULL;
-}
-
-/* The columns of BLK (m × b), already projected off the basis, made
- * orthonormal among themselves, twice. A column that loses more than 1 − 1/√2
- * of its norm here would carry what rounding left of the basis into the
- * next block magnified (the "twice is enough" criterion of Kahan and
- * Parlett): then FALSE, and the caller orthonormalises the block afresh
- * against the whole basis, projecting again after each pass. */
-static gboolean
-orthonormalise_within (float  *blk,
-                       gsize   m,
-                       guint   b)
-{
-  for (guint pass = 0; pass < 2; pass++)
-    for (guint c = 0; c < b; c++)
-      {
-        float *col = blk + (gsize) c * m;
-        double before = cblas_snrm2 ((blasint) m, col, 1), after;
-
-        for (guint e = 0; e < c; e++)
-          {
-            const float *prev = blk + (gsize) e * m;
-            /* Accumulated in double. */
-            double dot = cblas_dsdot ((blasint) m, prev, 1, col, 1);
-
-            cblas_saxpy ((blasint) m, (float) -dot, prev, 1, col, 1);
-          }
-        after = cblas_snrm2 ((blasint) m, col, 1);
-        if (!(after > G_SQRT2 / 2 * before) || after == 0)
-          return FALSE;
-        cblas_sscal ((blasint) m, (float) (1.0 / after), col, 1);
-      }
-  return TRUE;
 }
 
 /* C (m × m, column-major) made whole, in place: its lower triangle, all
