@@ -212,3 +212,20 @@ pl_test_run_cli (const char * const *args)
     }
   return WIFEXITED (status) ? WEXITSTATUS (status) : -1;
 }
+
+char *
+pl_test_write_known_libhdf5 (guint       i,
+                             const char *path)
+{
+  g_autofree char *name = g_strdup_printf ("%02u", i);
+  char *known = g_test_build_filename (G_TEST_DIST, "fuzz", "known-libhdf5", "uaf-sequence", name, NULL);
+  g_autofree char *data = NULL;
+  g_autoptr(GError) error = NULL;
+  gsize size;
+
+  g_file_get_contents (known, &data, &size, &error);
+  g_assert_no_error (error);
+  g_file_set_contents_full (path, data, size, G_FILE_SET_CONTENTS_NONE, 0600, &error);
+  g_assert_no_error (error);
+  return known;
+}

@@ -42,4 +42,12 @@ int       pl_test_run_cli      (const char * const *args);
 char     *pl_test_tmpdir       (void);
 void      pl_test_rmtree       (const char *path);
 
+/* File I (1 … 14) of tests/fuzz/known-libhdf5/uaf-sequence, written over
+ * PATH as the fuzz replay wrote each input: in place, without truncating
+ * (GLib 2.74's G_FILE_SET_CONTENTS_NONE), so each file is its bytes over
+ * the tail of the ones before: what libhdf5 tripped over. Returns the
+ * known file's path. */
+char     *pl_test_write_known_libhdf5 (guint       i,
+                                       const char *path);
+
 G_END_DECLS

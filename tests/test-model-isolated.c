@@ -18,27 +18,6 @@
 
 #define N_SEQUENCE 14
 
-/* Known file I of the sequence, written over PATH as the fuzz replay wrote
- * each input: in place, without truncating (GLib 2.74's
- * G_FILE_SET_CONTENTS_NONE), so each file is its bytes over the tail of the
- * ones before: what libhdf5 tripped over. */
-static void
-write_known_file (guint       i,
-                  const char *path)
-{
-  g_autofree char *name = g_strdup_printf ("%02u", i);
-  g_autofree char *known = g_test_build_filename (G_TEST_DIST, "fuzz", "known-libhdf5",
-                                                  "uaf-sequence", name, NULL);
-  g_autofree char *data = NULL;
-  g_autoptr(GError) error = NULL;
-  gsize size;
-
-  g_file_get_contents (known, &data, &size, &error);
-  g_assert_no_error (error);
-  g_file_set_contents_full (path, data, size, G_FILE_SET_CONTENTS_NONE, 0600, &error);
-  g_assert_no_error (error);
-}
-
 static void
 test_damaged_sequence (void)
 {
@@ -53,7 +32,7 @@ test_damaged_sequence (void)
       g_autoptr(GError) error = NULL;
       g_autoptr(PlModel) opened = NULL;
 
-      write_known_file (i, path);
+      g_free (pl_test_write_known_libhdf5 (i, path));
       opened = pl_model_open_isolated (path, NULL, helper, 30, &error);
       if (opened == NULL)
         {

@@ -320,17 +320,8 @@ test_known_libhdf5_sequence (void)
 
   for (guint i = 1; i <= 14; i++)
     {
-      g_autofree char *name = g_strdup_printf ("%02u", i);
-      g_autofree char *known = g_test_build_filename (G_TEST_DIST, "fuzz", "known-libhdf5",
-                                                      "uaf-sequence", name, NULL);
-      g_autofree char *data = NULL;
-      g_autoptr(GError) error = NULL;
-      gsize size;
+      g_autofree char *known = pl_test_write_known_libhdf5 (i, path);
 
-      g_file_get_contents (known, &data, &size, &error);
-      g_assert_no_error (error);
-      g_file_set_contents_full (path, data, size, G_FILE_SET_CONTENTS_NONE, 0600, &error);
-      g_assert_no_error (error);
       g_ptr_array_set_size (messages, 0);
       pl_window_open_file (window, file, FALSE);
       if (i == 5 || i == 6)
