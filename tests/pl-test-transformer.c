@@ -6,11 +6,6 @@
 #include "pl-test-transformer.h"
 #include "pl-test-util.h"
 
-/* Hugging Face's fp32 forward pass, from the fixtures' reference.h5. An
- * independent numpy pass lands within 1e-5 / 2e-5. */
-#define ATTENTION_TOL 1e-4
-#define HIDDEN_TOL    1e-3
-
 const PlTestFixture pl_test_fixtures[PL_TEST_N_FIXTURES] = {
   { "mini-gpt2", "/transformer/tfgp_t2lm_head_model/transformer",
     { PL_FAMILY_GPT2, 256, 4, 4, 1024, 260, 512, 0, 1e-5, PL_ACTIVATION_GELU_TANH, TRUE, TRUE, 2, 2, -1 } },
@@ -106,9 +101,10 @@ pl_test_raw_transformer (const PlTestFixture *fx)
 
 GArray *
 pl_test_reference_ids (const char *file,
-               const char *probe)
+                       const char *group,
+                       const char *probe)
 {
-  g_autofree char *dataset = g_strdup_printf ("/hf/%s/input_ids", probe);
+  g_autofree char *dataset = g_strdup_printf ("%s/%s/input_ids", group, probe);
   g_autoptr(PlMatrix) m = pl_test_read_h5 (file, dataset);
   GArray *ids = g_array_new (FALSE, FALSE, sizeof (int));
 
@@ -143,20 +139,21 @@ pl_test_check_rows (const PlMatrix *probs,
     }
 }
 
-/* Runs both probes of NAME's reference.h5 through T and compares. */
 void
-pl_test_transformer_check_reference (PlTransformer *t,
-                                     const char    *name)
+pl_test_transformer_compare (PlTransformer      *t,
+                             const char         *file,
+                             const char         *group,
+                             const char * const *probes,
+                             const char         *label)
 {
-  static const char *probes[] = { "text", "random" };
-  g_autofree char *file = pl_test_fixture (name, "reference.h5", NULL);
   const PlTransformerConfig *c = pl_transformer_get_config (t);
+  double worst_att = 0, worst_hid = 0;
 
-  for (guint p = 0; p < G_N_ELEMENTS (probes); p++)
+  for (guint p = 0; probes[p] != NULL; p++)
     {
-      g_autofree char *att_name = g_strdup_printf ("/hf/%s/attentions", probes[p]);
-      g_autofree char *hid_name = g_strdup_printf ("/hf/%s/hidden_states", probes[p]);
-      g_autoptr(GArray) ids = pl_test_reference_ids (file, probes[p]);
+      g_autofree char *att_name = g_strdup_printf ("%s/%s/attentions", group, probes[p]);
+      g_autofree char *hid_name = g_strdup_printf ("%s/%s/hidden_states", group, probes[p]);
+      g_autoptr(GArray) ids = pl_test_reference_ids (file, group, probes[p]);
       g_autoptr(PlMatrix) ref_att = pl_test_read_h5 (file, att_name);
       g_autoptr(PlMatrix) ref_hid = pl_test_read_h5 (file, hid_name);
       g_autoptr(GError) error = NULL;
@@ -168,23 +165,39 @@ pl_test_transformer_check_reference (PlTransformer *t,
                                        NULL, NULL, NULL, &error);
       g_assert_no_error (error);
       g_assert_cmpuint (ref_att->rows, ==, (gsize) c->n_layers * c->n_heads * tt);
+      g_assert_cmpuint (ref_hid->rows, ==, (gsize) (c->n_layers + 1) * tt);
+      g_assert_cmpuint (ref_hid->cols, ==, c->hidden_size);
       for (guint l = 0; l < c->n_layers; l++)
         {
           g_autoptr(PlMatrix) ref = pl_matrix_slice_rows (ref_att, (gsize) l * c->n_heads * tt,
                                                           (gsize) c->n_heads * tt);
           double diff = pl_test_max_abs_diff (result->attentions[l], ref);
 
-          g_test_message ("%s %s attentions[%u]: max |Δ| %.2g", name, probes[p], l, diff);
+          g_test_message ("%s %s attentions[%u]: max |Δ| %.2g", label, probes[p], l, diff);
           g_assert_cmpfloat (diff, <, ATTENTION_TOL);
           pl_test_check_rows (result->attentions[l], tt, c->causal);
+          worst_att = MAX (worst_att, diff);
         }
       for (guint l = 0; l <= c->n_layers; l++)
         {
           g_autoptr(PlMatrix) ref = pl_matrix_slice_rows (ref_hid, (gsize) l * tt, tt);
           double diff = pl_test_max_abs_diff (result->hidden_states[l], ref);
 
-          g_test_message ("%s %s hidden_states[%u]: max |Δ| %.2g", name, probes[p], l, diff);
+          g_assert_cmpuint (result->hidden_states[l]->cols, ==, c->hidden_size);
+          g_test_message ("%s %s hidden_states[%u]: max |Δ| %.2g", label, probes[p], l, diff);
           g_assert_cmpfloat (diff, <, HIDDEN_TOL);
+          worst_hid = MAX (worst_hid, diff);
         }
     }
+  g_test_message ("%s worst: attentions %.2g, hidden states %.2g", label, worst_att, worst_hid);
+}
+
+void
+pl_test_transformer_check_reference (PlTransformer *t,
+                                     const char    *name)
+{
+  static const char * const probes[] = { "text", "random", NULL };
+  g_autofree char *file = pl_test_fixture (name, "reference.h5", NULL);
+
+  pl_test_transformer_compare (t, file, "/hf", probes, name);
 }

@@ -7,6 +7,13 @@ G_BEGIN_DECLS
 
 #define PL_TEST_N_FIXTURES 3
 
+/* Against a reference forward pass (Hugging Face's fp32 one in the fixtures'
+ * reference.h5, or a float64 numpy script's): attention probabilities,
+ * hidden states. An independent numpy pass lands within 1e-5 / 2e-5 of
+ * Hugging Face's. */
+#define ATTENTION_TOL 1e-4
+#define HIDDEN_TOL    1e-3
+
 typedef struct
 {
   const char          *name;      /* fixture folder */
@@ -20,12 +27,23 @@ extern const PlTestFixture pl_test_fixtures[PL_TEST_N_FIXTURES];
 /* The fixture's weights read from tf_model.h5 with the raw HDF5 API, apart
  * from the checkpoint reader. */
 PlTransformer *pl_test_raw_transformer (const PlTestFixture *fx);
-/* Both probes of NAME's reference.h5: attentions within 1e-4, hidden states
- * within 1e-3, rows of probabilities summing to 1 (over j ≤ i if causal). */
+/* The PROBES (NULL-terminated) of the reference file FILE, under GROUP
+ * ("/hf" for Hugging Face's own outputs in the fixtures, "" for those of
+ * the scripts tests/fixtures/make-*.py), through T: every attention map
+ * within 1e-4, its rows of probabilities summing to 1 (over j ≤ i if
+ * causal), every hidden state, hidden_states[0] included, within 1e-3 and
+ * as wide as the layers. LABEL starts the lines logged. */
+void           pl_test_transformer_compare (PlTransformer      *t,
+                                            const char         *file,
+                                            const char         *group,
+                                            const char * const *probes,
+                                            const char         *label);
+/* Both probes of fixture NAME's reference.h5, as above. */
 void           pl_test_transformer_check_reference (PlTransformer *t,
                                                     const char    *name);
-/* /hf/PROBE/input_ids of a reference file, as a GArray of int. */
+/* GROUP/PROBE/input_ids of a reference file, as a GArray of int. */
 GArray        *pl_test_reference_ids (const char *file,
+                                      const char *group,
                                       const char *probe);
 void           pl_test_check_rows (const PlMatrix *probs,
                                    guint           t,

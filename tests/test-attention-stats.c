@@ -31,8 +31,8 @@ test_against_reference (gconstpointer data)
   guint nl = fx->config.n_layers, nh = fx->config.n_heads, tt;
   gsize width;
 
-  g_ptr_array_add (sequences, pl_test_reference_ids (file, "text"));
-  g_ptr_array_add (sequences, pl_test_reference_ids (file, "random"));
+  g_ptr_array_add (sequences, pl_test_reference_ids (file, "/hf", "text"));
+  g_ptr_array_add (sequences, pl_test_reference_ids (file, "/hf", "random"));
   tt = ((GArray *) sequences->pdata[0])->len;
   width = 2 * tt - 1;
 
