@@ -226,6 +226,17 @@ pl_seeded_tensor_new (guint64       seed,
   return t;
 }
 
+PlSeededTensor *
+pl_seeded_tensor_from_spec (guint64             seed,
+                            guint               number,
+                            const PlSeededSpec *spec,
+                            const char         *pt_prefix,
+                            const char         *tf_prefix)
+{
+  return pl_seeded_tensor_new (seed, number, spec->kind, spec->rows, spec->cols,
+                               g_strconcat (pt_prefix, spec->pt, NULL), g_strconcat (tf_prefix, spec->tf, NULL));
+}
+
 void
 pl_seeded_tensor_free (gpointer data)
 {

@@ -76,6 +76,25 @@ PlSeededTensor *pl_seeded_tensor_new       (guint64         seed,
                                             char           *pt,
                                             char           *tf);
 void            pl_seeded_tensor_free      (gpointer        tensor);
+
+/* A row of a synthetic model's table of tensors: its names after the
+ * prefixes the model gives, its canonical shape and how it is drawn. */
+typedef struct
+{
+  const char   *pt;
+  const char   *tf;
+  guint         rows;     /* canonical: linear weights [in, out] */
+  guint         cols;     /* 0 for a vector */
+  PlSeededKind  kind;
+} PlSeededSpec;
+
+/* Tensor NUMBER of the model SEED as SPEC says, named PT_PREFIX + its pt
+ * and TF_PREFIX + its tf. */
+PlSeededTensor *pl_seeded_tensor_from_spec (guint64             seed,
+                                            guint               number,
+                                            const PlSeededSpec *spec,
+                                            const char         *pt_prefix,
+                                            const char         *tf_prefix);
 /* The tensor of LIST (PlSeededTensor) named PT; fails the test if none. */
 PlSeededTensor *pl_seeded_find             (GPtrArray      *list,
                                             const char     *pt);

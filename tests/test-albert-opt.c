@@ -24,91 +24,73 @@
 #define FFN    64
 #define VOCAB  50
 
-/* Short names for the tables below. */
-typedef enum
-{
-  EMB = PL_SEEDED_EMBEDDING,
-  LIN = PL_SEEDED_LINEAR,
-  VEC = PL_SEEDED_VECTOR,
-  GAMMA = PL_SEEDED_GAMMA,
-} Kind;
-
-typedef struct
-{
-  const char *pt;     /* after the family's PyTorch prefix (per layer: after the layer's) */
-  const char *tf;     /* after its TensorFlow root (per layer: after the layer's) */
-  guint       rows;   /* canonical: linear weights [in, out] */
-  guint       cols;   /* 0 for a vector */
-  Kind        kind;
-} Spec;
-
 /* PlSeededTensor numbers: the index in the globals; layer l's are 8 + 16 l + index,
  * as in the script. */
-static const Spec albert_globals[] = {
-  { "embeddings.word_embeddings.weight", "embeddings/word_embeddings/weight:0", VOCAB, 16, EMB },
-  { "embeddings.position_embeddings.weight", "embeddings/position_embeddings/embeddings:0", 40, 16, EMB },
-  { "embeddings.token_type_embeddings.weight", "embeddings/token_type_embeddings/embeddings:0", 2, 16, EMB },
-  { "embeddings.LayerNorm.weight", "embeddings/LayerNorm/gamma:0", 16, 0, GAMMA },
-  { "embeddings.LayerNorm.bias", "embeddings/LayerNorm/beta:0", 16, 0, VEC },
-  { "encoder.embedding_hidden_mapping_in.weight", "encoder/embedding_hidden_mapping_in/kernel:0", 16, H, LIN },
-  { "encoder.embedding_hidden_mapping_in.bias", "encoder/embedding_hidden_mapping_in/bias:0", H, 0, VEC },
+static const PlSeededSpec albert_globals[] = {
+  { "embeddings.word_embeddings.weight", "embeddings/word_embeddings/weight:0", VOCAB, 16, PL_SEEDED_EMBEDDING },
+  { "embeddings.position_embeddings.weight", "embeddings/position_embeddings/embeddings:0", 40, 16, PL_SEEDED_EMBEDDING },
+  { "embeddings.token_type_embeddings.weight", "embeddings/token_type_embeddings/embeddings:0", 2, 16, PL_SEEDED_EMBEDDING },
+  { "embeddings.LayerNorm.weight", "embeddings/LayerNorm/gamma:0", 16, 0, PL_SEEDED_GAMMA },
+  { "embeddings.LayerNorm.bias", "embeddings/LayerNorm/beta:0", 16, 0, PL_SEEDED_VECTOR },
+  { "encoder.embedding_hidden_mapping_in.weight", "encoder/embedding_hidden_mapping_in/kernel:0", 16, H, PL_SEEDED_LINEAR },
+  { "encoder.embedding_hidden_mapping_in.bias", "encoder/embedding_hidden_mapping_in/bias:0", H, 0, PL_SEEDED_VECTOR },
 };
 
 /* The same with embeddings as wide as the layers: AlbertModel maps them
  * through embedding_hidden_mapping_in all the same. */
-static const Spec albert_square_globals[] = {
-  { "embeddings.word_embeddings.weight", "embeddings/word_embeddings/weight:0", VOCAB, H, EMB },
-  { "embeddings.position_embeddings.weight", "embeddings/position_embeddings/embeddings:0", 40, H, EMB },
-  { "embeddings.token_type_embeddings.weight", "embeddings/token_type_embeddings/embeddings:0", 2, H, EMB },
-  { "embeddings.LayerNorm.weight", "embeddings/LayerNorm/gamma:0", H, 0, GAMMA },
-  { "embeddings.LayerNorm.bias", "embeddings/LayerNorm/beta:0", H, 0, VEC },
-  { "encoder.embedding_hidden_mapping_in.weight", "encoder/embedding_hidden_mapping_in/kernel:0", H, H, LIN },
-  { "encoder.embedding_hidden_mapping_in.bias", "encoder/embedding_hidden_mapping_in/bias:0", H, 0, VEC },
+static const PlSeededSpec albert_square_globals[] = {
+  { "embeddings.word_embeddings.weight", "embeddings/word_embeddings/weight:0", VOCAB, H, PL_SEEDED_EMBEDDING },
+  { "embeddings.position_embeddings.weight", "embeddings/position_embeddings/embeddings:0", 40, H, PL_SEEDED_EMBEDDING },
+  { "embeddings.token_type_embeddings.weight", "embeddings/token_type_embeddings/embeddings:0", 2, H, PL_SEEDED_EMBEDDING },
+  { "embeddings.LayerNorm.weight", "embeddings/LayerNorm/gamma:0", H, 0, PL_SEEDED_GAMMA },
+  { "embeddings.LayerNorm.bias", "embeddings/LayerNorm/beta:0", H, 0, PL_SEEDED_VECTOR },
+  { "encoder.embedding_hidden_mapping_in.weight", "encoder/embedding_hidden_mapping_in/kernel:0", H, H, PL_SEEDED_LINEAR },
+  { "encoder.embedding_hidden_mapping_in.bias", "encoder/embedding_hidden_mapping_in/bias:0", H, 0, PL_SEEDED_VECTOR },
 };
 
-static const Spec albert_layer[] = {
-  { "attention.query.weight", "attention/query/kernel:0", H, H, LIN },
-  { "attention.query.bias", "attention/query/bias:0", H, 0, VEC },
-  { "attention.key.weight", "attention/key/kernel:0", H, H, LIN },
-  { "attention.key.bias", "attention/key/bias:0", H, 0, VEC },
-  { "attention.value.weight", "attention/value/kernel:0", H, H, LIN },
-  { "attention.value.bias", "attention/value/bias:0", H, 0, VEC },
-  { "attention.dense.weight", "attention/dense/kernel:0", H, H, LIN },
-  { "attention.dense.bias", "attention/dense/bias:0", H, 0, VEC },
-  { "attention.LayerNorm.weight", "attention/LayerNorm/gamma:0", H, 0, GAMMA },
-  { "attention.LayerNorm.bias", "attention/LayerNorm/beta:0", H, 0, VEC },
-  { "ffn.weight", "ffn/kernel:0", H, FFN, LIN },
-  { "ffn.bias", "ffn/bias:0", FFN, 0, VEC },
-  { "ffn_output.weight", "ffn_output/kernel:0", FFN, H, LIN },
-  { "ffn_output.bias", "ffn_output/bias:0", H, 0, VEC },
-  { "full_layer_layer_norm.weight", "full_layer_layer_norm/gamma:0", H, 0, GAMMA },
-  { "full_layer_layer_norm.bias", "full_layer_layer_norm/beta:0", H, 0, VEC },
+static const PlSeededSpec albert_layer[] = {
+  { "attention.query.weight", "attention/query/kernel:0", H, H, PL_SEEDED_LINEAR },
+  { "attention.query.bias", "attention/query/bias:0", H, 0, PL_SEEDED_VECTOR },
+  { "attention.key.weight", "attention/key/kernel:0", H, H, PL_SEEDED_LINEAR },
+  { "attention.key.bias", "attention/key/bias:0", H, 0, PL_SEEDED_VECTOR },
+  { "attention.value.weight", "attention/value/kernel:0", H, H, PL_SEEDED_LINEAR },
+  { "attention.value.bias", "attention/value/bias:0", H, 0, PL_SEEDED_VECTOR },
+  { "attention.dense.weight", "attention/dense/kernel:0", H, H, PL_SEEDED_LINEAR },
+  { "attention.dense.bias", "attention/dense/bias:0", H, 0, PL_SEEDED_VECTOR },
+  { "attention.LayerNorm.weight", "attention/LayerNorm/gamma:0", H, 0, PL_SEEDED_GAMMA },
+  { "attention.LayerNorm.bias", "attention/LayerNorm/beta:0", H, 0, PL_SEEDED_VECTOR },
+  { "ffn.weight", "ffn/kernel:0", H, FFN, PL_SEEDED_LINEAR },
+  { "ffn.bias", "ffn/bias:0", FFN, 0, PL_SEEDED_VECTOR },
+  { "ffn_output.weight", "ffn_output/kernel:0", FFN, H, PL_SEEDED_LINEAR },
+  { "ffn_output.bias", "ffn_output/bias:0", H, 0, PL_SEEDED_VECTOR },
+  { "full_layer_layer_norm.weight", "full_layer_layer_norm/gamma:0", H, 0, PL_SEEDED_GAMMA },
+  { "full_layer_layer_norm.bias", "full_layer_layer_norm/beta:0", H, 0, PL_SEEDED_VECTOR },
 };
 
-static const Spec opt_globals[] = {
-  { "embed_tokens.weight", "embed_tokens/weight:0", VOCAB, H, EMB },
-  { "embed_positions.weight", "embed_positions/embeddings:0", 42, H, EMB },
-  { "final_layer_norm.weight", "final_layer_norm/gamma:0", H, 0, GAMMA },
-  { "final_layer_norm.bias", "final_layer_norm/beta:0", H, 0, VEC },
+static const PlSeededSpec opt_globals[] = {
+  { "embed_tokens.weight", "embed_tokens/weight:0", VOCAB, H, PL_SEEDED_EMBEDDING },
+  { "embed_positions.weight", "embed_positions/embeddings:0", 42, H, PL_SEEDED_EMBEDDING },
+  { "final_layer_norm.weight", "final_layer_norm/gamma:0", H, 0, PL_SEEDED_GAMMA },
+  { "final_layer_norm.bias", "final_layer_norm/beta:0", H, 0, PL_SEEDED_VECTOR },
 };
 
-static const Spec opt_layer[] = {
-  { "self_attn.q_proj.weight", "self_attn/q_proj/kernel:0", H, H, LIN },
-  { "self_attn.q_proj.bias", "self_attn/q_proj/bias:0", H, 0, VEC },
-  { "self_attn.k_proj.weight", "self_attn/k_proj/kernel:0", H, H, LIN },
-  { "self_attn.k_proj.bias", "self_attn/k_proj/bias:0", H, 0, VEC },
-  { "self_attn.v_proj.weight", "self_attn/v_proj/kernel:0", H, H, LIN },
-  { "self_attn.v_proj.bias", "self_attn/v_proj/bias:0", H, 0, VEC },
-  { "self_attn.out_proj.weight", "self_attn/out_proj/kernel:0", H, H, LIN },
-  { "self_attn.out_proj.bias", "self_attn/out_proj/bias:0", H, 0, VEC },
-  { "self_attn_layer_norm.weight", "self_attn_layer_norm/gamma:0", H, 0, GAMMA },
-  { "self_attn_layer_norm.bias", "self_attn_layer_norm/beta:0", H, 0, VEC },
-  { "fc1.weight", "fc1/kernel:0", H, FFN, LIN },
-  { "fc1.bias", "fc1/bias:0", FFN, 0, VEC },
-  { "fc2.weight", "fc2/kernel:0", FFN, H, LIN },
-  { "fc2.bias", "fc2/bias:0", H, 0, VEC },
-  { "final_layer_norm.weight", "final_layer_norm/gamma:0", H, 0, GAMMA },
-  { "final_layer_norm.bias", "final_layer_norm/beta:0", H, 0, VEC },
+static const PlSeededSpec opt_layer[] = {
+  { "self_attn.q_proj.weight", "self_attn/q_proj/kernel:0", H, H, PL_SEEDED_LINEAR },
+  { "self_attn.q_proj.bias", "self_attn/q_proj/bias:0", H, 0, PL_SEEDED_VECTOR },
+  { "self_attn.k_proj.weight", "self_attn/k_proj/kernel:0", H, H, PL_SEEDED_LINEAR },
+  { "self_attn.k_proj.bias", "self_attn/k_proj/bias:0", H, 0, PL_SEEDED_VECTOR },
+  { "self_attn.v_proj.weight", "self_attn/v_proj/kernel:0", H, H, PL_SEEDED_LINEAR },
+  { "self_attn.v_proj.bias", "self_attn/v_proj/bias:0", H, 0, PL_SEEDED_VECTOR },
+  { "self_attn.out_proj.weight", "self_attn/out_proj/kernel:0", H, H, PL_SEEDED_LINEAR },
+  { "self_attn.out_proj.bias", "self_attn/out_proj/bias:0", H, 0, PL_SEEDED_VECTOR },
+  { "self_attn_layer_norm.weight", "self_attn_layer_norm/gamma:0", H, 0, PL_SEEDED_GAMMA },
+  { "self_attn_layer_norm.bias", "self_attn_layer_norm/beta:0", H, 0, PL_SEEDED_VECTOR },
+  { "fc1.weight", "fc1/kernel:0", H, FFN, PL_SEEDED_LINEAR },
+  { "fc1.bias", "fc1/bias:0", FFN, 0, PL_SEEDED_VECTOR },
+  { "fc2.weight", "fc2/kernel:0", FFN, H, PL_SEEDED_LINEAR },
+  { "fc2.bias", "fc2/bias:0", H, 0, PL_SEEDED_VECTOR },
+  { "final_layer_norm.weight", "final_layer_norm/gamma:0", H, 0, PL_SEEDED_GAMMA },
+  { "final_layer_norm.bias", "final_layer_norm/beta:0", H, 0, PL_SEEDED_VECTOR },
 };
 
 typedef struct
@@ -121,9 +103,9 @@ typedef struct
   const char  *pt_layer;      /* per-layer prefix, then the layer number and "." or "/" */
   const char  *tf_layer;
   gboolean     numbered;      /* FALSE: ALBERT's one shared layer, no number */
-  const Spec  *globals;
+  const PlSeededSpec *globals;
   guint        n_globals;
-  const Spec  *layer;
+  const PlSeededSpec *layer;
   guint        stored_layers;
   guint        layers;        /* layers the model runs */
   guint        e;             /* embedding width */
@@ -170,23 +152,21 @@ static const Family opt = {
 };
 
 static PlSeededTensor *
-make_tensor (const Family *fam,
-             const Spec   *spec,
-             guint         number,
-             int           layer)
+make_tensor (const Family       *fam,
+             const PlSeededSpec *spec,
+             guint               number,
+             int                 layer)
 {
-  g_autofree char *pt_layer = NULL;
-  g_autofree char *tf_layer = NULL;
+  g_autofree char *pt_prefix = NULL;
+  g_autofree char *tf_prefix = NULL;
 
   if (layer < 0)
-    return pl_seeded_tensor_new (fam->seed, number, (PlSeededKind) spec->kind, spec->rows, spec->cols,
-                                 g_strconcat (fam->pt_root, spec->pt, NULL),
-                                 g_strconcat (fam->tf_root, spec->tf, NULL));
-  pt_layer = fam->numbered ? g_strdup_printf ("%s%d.", fam->pt_layer, layer) : g_strdup (fam->pt_layer);
-  tf_layer = fam->numbered ? g_strdup_printf ("%s%d/", fam->tf_layer, layer) : g_strdup (fam->tf_layer);
-  return pl_seeded_tensor_new (fam->seed, number, (PlSeededKind) spec->kind, spec->rows, spec->cols,
-                               g_strconcat (fam->pt_root, pt_layer, spec->pt, NULL),
-                               g_strconcat (fam->tf_root, tf_layer, spec->tf, NULL));
+    return pl_seeded_tensor_from_spec (fam->seed, number, spec, fam->pt_root, fam->tf_root);
+  pt_prefix = fam->numbered ? g_strdup_printf ("%s%s%d.", fam->pt_root, fam->pt_layer, layer)
+                            : g_strconcat (fam->pt_root, fam->pt_layer, NULL);
+  tf_prefix = fam->numbered ? g_strdup_printf ("%s%s%d/", fam->tf_root, fam->tf_layer, layer)
+                            : g_strconcat (fam->tf_root, fam->tf_layer, NULL);
+  return pl_seeded_tensor_from_spec (fam->seed, number, spec, pt_prefix, tf_prefix);
 }
 
 /* Every tensor of the model, plus a head as real checkpoints have (never read). */
@@ -194,7 +174,7 @@ static GPtrArray *
 make_tensors (const Family *fam)
 {
   GPtrArray *list = g_ptr_array_new_with_free_func (pl_seeded_tensor_free);
-  static const Spec head = { "head.dense.weight", "head/dense/kernel:0", H, H, LIN };
+  static const PlSeededSpec head = { "head.dense.weight", "head/dense/kernel:0", H, H, PL_SEEDED_LINEAR };
   PlSeededTensor *extra;
 
   for (guint i = 0; i < fam->n_globals; i++)

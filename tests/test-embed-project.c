@@ -34,66 +34,49 @@
   "\"hidden_act\": \"gelu\", \"layer_norm_eps\": 1e-12, \"vocab_size\": 50, " \
   "\"max_position_embeddings\": 40, \"type_vocab_size\": 2, \"pad_token_id\": 0}"
 
-/* Short names for the tables below. */
-typedef enum
-{
-  EMB = PL_SEEDED_EMBEDDING,
-  LIN = PL_SEEDED_LINEAR,
-  VEC = PL_SEEDED_VECTOR,
-  GAMMA = PL_SEEDED_GAMMA,
-} Kind;
-
-typedef struct
-{
-  const char *pt;     /* after "electra." (per layer: after "encoder.layer.N.") */
-  const char *tf;     /* after TF_ROOT (per layer: after "encoder/layer_._N/") */
-  guint       rows;   /* canonical: linear weights [in, out] */
-  guint       cols;   /* 0 for a vector */
-  Kind        kind;
-} Spec;
-
 /* PlSeededTensor numbers: the index here; layer l's are 8 + 16 l + index. */
-static const Spec globals[] = {
-  { "embeddings.word_embeddings.weight", "embeddings/word_embeddings/weight:0", VOCAB, E, EMB },
-  { "embeddings.position_embeddings.weight", "embeddings/position_embeddings/embeddings:0", POSITIONS, E, EMB },
-  { "embeddings.token_type_embeddings.weight", "embeddings/token_type_embeddings/embeddings:0", TYPES, E, EMB },
-  { "embeddings.LayerNorm.weight", "embeddings/LayerNorm/gamma:0", E, 0, GAMMA },
-  { "embeddings.LayerNorm.bias", "embeddings/LayerNorm/beta:0", E, 0, VEC },
-  { "embeddings_project.weight", "embeddings_project/kernel:0", E, H, LIN },
-  { "embeddings_project.bias", "embeddings_project/bias:0", H, 0, VEC },
+static const PlSeededSpec globals[] = {
+  { "embeddings.word_embeddings.weight", "embeddings/word_embeddings/weight:0", VOCAB, E, PL_SEEDED_EMBEDDING },
+  { "embeddings.position_embeddings.weight", "embeddings/position_embeddings/embeddings:0", POSITIONS, E, PL_SEEDED_EMBEDDING },
+  { "embeddings.token_type_embeddings.weight", "embeddings/token_type_embeddings/embeddings:0", TYPES, E, PL_SEEDED_EMBEDDING },
+  { "embeddings.LayerNorm.weight", "embeddings/LayerNorm/gamma:0", E, 0, PL_SEEDED_GAMMA },
+  { "embeddings.LayerNorm.bias", "embeddings/LayerNorm/beta:0", E, 0, PL_SEEDED_VECTOR },
+  { "embeddings_project.weight", "embeddings_project/kernel:0", E, H, PL_SEEDED_LINEAR },
+  { "embeddings_project.bias", "embeddings_project/bias:0", H, 0, PL_SEEDED_VECTOR },
 };
 
-static const Spec per_layer[] = {
-  { "attention.self.query.weight", "attention/self/query/kernel:0", H, H, LIN },
-  { "attention.self.query.bias", "attention/self/query/bias:0", H, 0, VEC },
-  { "attention.self.key.weight", "attention/self/key/kernel:0", H, H, LIN },
-  { "attention.self.key.bias", "attention/self/key/bias:0", H, 0, VEC },
-  { "attention.self.value.weight", "attention/self/value/kernel:0", H, H, LIN },
-  { "attention.self.value.bias", "attention/self/value/bias:0", H, 0, VEC },
-  { "attention.output.dense.weight", "attention/output/dense/kernel:0", H, H, LIN },
-  { "attention.output.dense.bias", "attention/output/dense/bias:0", H, 0, VEC },
-  { "attention.output.LayerNorm.weight", "attention/output/LayerNorm/gamma:0", H, 0, GAMMA },
-  { "attention.output.LayerNorm.bias", "attention/output/LayerNorm/beta:0", H, 0, VEC },
-  { "intermediate.dense.weight", "intermediate/dense/kernel:0", H, FFN, LIN },
-  { "intermediate.dense.bias", "intermediate/dense/bias:0", FFN, 0, VEC },
-  { "output.dense.weight", "output/dense/kernel:0", FFN, H, LIN },
-  { "output.dense.bias", "output/dense/bias:0", H, 0, VEC },
-  { "output.LayerNorm.weight", "output/LayerNorm/gamma:0", H, 0, GAMMA },
-  { "output.LayerNorm.bias", "output/LayerNorm/beta:0", H, 0, VEC },
+static const PlSeededSpec per_layer[] = {
+  { "attention.self.query.weight", "attention/self/query/kernel:0", H, H, PL_SEEDED_LINEAR },
+  { "attention.self.query.bias", "attention/self/query/bias:0", H, 0, PL_SEEDED_VECTOR },
+  { "attention.self.key.weight", "attention/self/key/kernel:0", H, H, PL_SEEDED_LINEAR },
+  { "attention.self.key.bias", "attention/self/key/bias:0", H, 0, PL_SEEDED_VECTOR },
+  { "attention.self.value.weight", "attention/self/value/kernel:0", H, H, PL_SEEDED_LINEAR },
+  { "attention.self.value.bias", "attention/self/value/bias:0", H, 0, PL_SEEDED_VECTOR },
+  { "attention.output.dense.weight", "attention/output/dense/kernel:0", H, H, PL_SEEDED_LINEAR },
+  { "attention.output.dense.bias", "attention/output/dense/bias:0", H, 0, PL_SEEDED_VECTOR },
+  { "attention.output.LayerNorm.weight", "attention/output/LayerNorm/gamma:0", H, 0, PL_SEEDED_GAMMA },
+  { "attention.output.LayerNorm.bias", "attention/output/LayerNorm/beta:0", H, 0, PL_SEEDED_VECTOR },
+  { "intermediate.dense.weight", "intermediate/dense/kernel:0", H, FFN, PL_SEEDED_LINEAR },
+  { "intermediate.dense.bias", "intermediate/dense/bias:0", FFN, 0, PL_SEEDED_VECTOR },
+  { "output.dense.weight", "output/dense/kernel:0", FFN, H, PL_SEEDED_LINEAR },
+  { "output.dense.bias", "output/dense/bias:0", H, 0, PL_SEEDED_VECTOR },
+  { "output.LayerNorm.weight", "output/LayerNorm/gamma:0", H, 0, PL_SEEDED_GAMMA },
+  { "output.LayerNorm.bias", "output/LayerNorm/beta:0", H, 0, PL_SEEDED_VECTOR },
 };
 
 static PlSeededTensor *
-make_tensor (const Spec *spec,
-             guint       number,
-             int         layer)
+make_tensor (const PlSeededSpec *spec,
+             guint               number,
+             int                 layer)
 {
+  g_autofree char *pt_prefix = NULL;
+  g_autofree char *tf_prefix = NULL;
+
   if (layer < 0)
-    return pl_seeded_tensor_new (SEED, number, (PlSeededKind) spec->kind, spec->rows, spec->cols,
-                                 g_strconcat ("electra.", spec->pt, NULL),
-                                 g_strconcat (TF_ROOT, spec->tf, NULL));
-  return pl_seeded_tensor_new (SEED, number, (PlSeededKind) spec->kind, spec->rows, spec->cols,
-                               g_strdup_printf ("electra.encoder.layer.%d.%s", layer, spec->pt),
-                               g_strdup_printf (TF_ROOT "encoder/layer_._%d/%s", layer, spec->tf));
+    return pl_seeded_tensor_from_spec (SEED, number, spec, "electra.", TF_ROOT);
+  pt_prefix = g_strdup_printf ("electra.encoder.layer.%d.", layer);
+  tf_prefix = g_strdup_printf (TF_ROOT "encoder/layer_._%d/", layer);
+  return pl_seeded_tensor_from_spec (SEED, number, spec, pt_prefix, tf_prefix);
 }
 
 /* Every tensor of the model, plus a discriminator head as real checkpoints
@@ -102,7 +85,7 @@ static GPtrArray *
 make_tensors (void)
 {
   GPtrArray *list = g_ptr_array_new_with_free_func (pl_seeded_tensor_free);
-  static const Spec head = { NULL, NULL, H, H, LIN };
+  static const PlSeededSpec head = { NULL, NULL, H, H, PL_SEEDED_LINEAR };
   PlSeededTensor *extra;
 
   for (guint i = 0; i < G_N_ELEMENTS (globals); i++)
