@@ -269,7 +269,7 @@ static void
 complete_symmetric (float *c,
                     gsize  m)
 {
-#ifdef PL_HAVE_TRANSPOSE8
+#if defined(PL_HAVE_TRANSPOSE8) && defined(HAVE_GROUP_AVX2)
   gboolean avx2 = have_avx2_fma ();
 #endif
 
@@ -278,7 +278,7 @@ complete_symmetric (float *c,
       for (gsize j0 = jb; j0 < MIN (jb + 64, m); j0 += 8)
         for (gsize i0 = MAX (ib, j0); i0 < MIN (ib + 64, m); i0 += 8)
           {
-#ifdef PL_HAVE_TRANSPOSE8
+#if defined(PL_HAVE_TRANSPOSE8) && defined(HAVE_GROUP_AVX2)
             /* Column j of the lower triangle is row j, right of the
              * diagonal, of the row-major view. */
             if (avx2 && i0 > j0 && i0 + 8 <= m)
