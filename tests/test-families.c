@@ -12,28 +12,8 @@
 
 /* Small synthetic checkpoints of the other families, named as Hugging Face
  * names them. Each tensor is given in its canonical orientation ([in, out]
- * for linear weights) and written as each format stores it. */
-typedef struct
-{
-  char     *pt;        /* PyTorch name */
-  char     *tf;        /* Keras name, or NULL */
-  guint     rows;      /* canonical shape; cols 0 for a vector */
-  guint     cols;
-  gboolean  linear;
-  float    *values;    /* rows × cols (or rows for a vector) */
-} Syn;
-
-static void
-syn_free (gpointer data)
-{
-  Syn *syn = data;
-
-  g_free (syn->pt);
-  g_free (syn->tf);
-  g_free (syn->values);
-  g_free (syn);
-}
-
+ * for linear weights, PlSeededTensor with values of its own, below) and
+ * written as each format stores it. */
 static void
 syn_add (GPtrArray  *list,
          char       *pt,
@@ -42,7 +22,7 @@ syn_add (GPtrArray  *list,
          guint       cols,
          gboolean    linear)
 {
-  Syn *syn = g_new0 (Syn, 1);
+  PlSeededTensor *syn = g_new0 (PlSeededTensor, 1);
   guint n = rows * MAX (cols, 1);
 
   syn->pt = pt;
@@ -57,41 +37,6 @@ syn_add (GPtrArray  *list,
   g_ptr_array_add (list, syn);
 }
 
-static void
-write_syn_safetensors (const char *path,
-                       GPtrArray  *list)
-{
-  g_autoptr(GArray) tensors = g_array_new (FALSE, TRUE, sizeof (PlTestTensor));
-  g_autoptr(GPtrArray) owned = g_ptr_array_new_with_free_func (g_free);
-
-  for (guint i = 0; i < list->len; i++)
-    {
-      const Syn *syn = g_ptr_array_index (list, i);
-      PlTestTensor t = { syn->pt, "F32", syn->cols ? 2 : 1, { 0 }, syn->values };
-
-      if (syn->linear)
-        {
-          /* nn.Linear: [out, in]. */
-          float *tr = g_new (float, syn->rows * syn->cols);
-
-          for (guint r = 0; r < syn->rows; r++)
-            for (guint c = 0; c < syn->cols; c++)
-              tr[c * syn->rows + r] = syn->values[r * syn->cols + c];
-          g_ptr_array_add (owned, tr);
-          t.data = tr;
-          t.shape[0] = syn->cols;
-          t.shape[1] = syn->rows;
-        }
-      else
-        {
-          t.shape[0] = syn->rows;
-          t.shape[1] = syn->cols;
-        }
-      g_array_append_val (tensors, t);
-    }
-  pl_test_write_safetensors (path, (PlTestTensor *) tensors->data, tensors->len);
-}
-
 /* Keras layout: every dataset under ROOT (e.g. "/distilbert/tf_x/"). */
 static void
 write_syn_h5 (hid_t       file,
@@ -100,7 +45,7 @@ write_syn_h5 (hid_t       file,
 {
   for (guint i = 0; i < list->len; i++)
     {
-      const Syn *syn = g_ptr_array_index (list, i);
+      const PlSeededTensor *syn = g_ptr_array_index (list, i);
       g_autofree char *path = g_strconcat (root, syn->tf, NULL);
       guint64 dims[2] = { syn->rows, syn->cols };
 
@@ -109,13 +54,13 @@ write_syn_h5 (hid_t       file,
     }
 }
 
-static const Syn *
+static const PlSeededTensor *
 syn_find (GPtrArray  *list,
           const char *pt_suffix)
 {
   for (guint i = 0; i < list->len; i++)
     {
-      const Syn *syn = g_ptr_array_index (list, i);
+      const PlSeededTensor *syn = g_ptr_array_index (list, i);
 
       if (g_str_has_suffix (syn->pt, pt_suffix))
         return syn;
@@ -132,7 +77,7 @@ assert_role (PlModel    *model,
              int         layer,
              const char *pt_suffix)
 {
-  const Syn *syn = syn_find (list, pt_suffix);
+  const PlSeededTensor *syn = syn_find (list, pt_suffix);
   g_autoptr(GError) error = NULL;
   g_autoptr(PlMatrix) m = pl_model_read_weight (model, role, layer, &error);
   gsize rows = syn->cols ? syn->rows : 1;
@@ -147,7 +92,7 @@ assert_role (PlModel    *model,
 static GPtrArray *
 distilbert_tensors (void)
 {
-  GPtrArray *list = g_ptr_array_new_with_free_func (syn_free);
+  GPtrArray *list = g_ptr_array_new_with_free_func (pl_seeded_tensor_free);
   const char *tf = "tf_distil_bert_for_masked_lm/distilbert/";
 
   syn_add (list, g_strdup ("distilbert.embeddings.word_embeddings.weight"),
@@ -199,7 +144,7 @@ test_distilbert (void)
 
   g_mkdir (st_dir, 0700);
   g_mkdir (tf_dir, 0700);
-  write_syn_safetensors (st, list);
+  pl_seeded_write_safetensors (st, list);
   file = H5Fcreate (h5, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
   write_syn_h5 (file, "/distilbert/", list);
   H5Fclose (file);
@@ -271,7 +216,7 @@ static const FamilyCase family_cases[] = {
 static GPtrArray *
 family_tensors (const FamilyCase *c)
 {
-  GPtrArray *list = g_ptr_array_new_with_free_func (syn_free);
+  GPtrArray *list = g_ptr_array_new_with_free_func (pl_seeded_tensor_free);
   gboolean opt = c->family == PL_FAMILY_OPT;
   gboolean albert = c->family == PL_FAMILY_ALBERT;
   guint e = c->table_cols, h = c->hidden;
@@ -314,9 +259,9 @@ test_family (gconstpointer data)
   g_autoptr(GError) error = NULL;
   g_autoptr(PlModel) model = NULL;
   g_autoptr(PlMatrix) positions = NULL;
-  const Syn *table = g_ptr_array_index (list, 1);
+  const PlSeededTensor *table = g_ptr_array_index (list, 1);
 
-  write_syn_safetensors (st, list);
+  pl_seeded_write_safetensors (st, list);
   pl_test_write_text (config, c->config);
   model = pl_model_open (tmp, NULL, &error);
   g_assert_no_error (error);
@@ -361,7 +306,7 @@ test_unknown_architecture (void)
 {
   g_autofree char *tmp = pl_test_tmpdir ();
   g_autofree char *st = g_build_filename (tmp, "model.safetensors", NULL);
-  g_autoptr(GPtrArray) list = g_ptr_array_new_with_free_func (syn_free);
+  g_autoptr(GPtrArray) list = g_ptr_array_new_with_free_func (pl_seeded_tensor_free);
   g_autoptr(GError) error = NULL;
   g_autoptr(PlModel) model = NULL;
   g_autoptr(PlModel) other = NULL;
@@ -370,7 +315,7 @@ test_unknown_architecture (void)
   syn_add (list, g_strdup ("net.blocks.0.mixer.weight"), NULL, 6, 6, FALSE);
   syn_add (list, g_strdup ("net.pos_emb"), NULL, 20, 6, FALSE);
   syn_add (list, g_strdup ("net.norm.scale"), NULL, 6, 0, FALSE);
-  write_syn_safetensors (st, list);
+  pl_seeded_write_safetensors (st, list);
 
   model = pl_model_open (tmp, NULL, &error);
   g_assert_no_error (error);
@@ -438,7 +383,7 @@ test_keras_and_sharded_h5 (void)
 
       for (guint i = s; i < list->len; i += 2)
         {
-          const Syn *syn = g_ptr_array_index (list, i);
+          const PlSeededTensor *syn = g_ptr_array_index (list, i);
 
           g_ptr_array_add (part, (gpointer) syn);
           g_string_append_printf (map, "%s\"%s\": \"%s\"", map->str[map->len - 1] == '{' ? "" : ", ",
@@ -476,7 +421,7 @@ test_gpt2_keras_variant (void)
   g_autofree char *tmp = pl_test_tmpdir ();
   g_autofree char *h5 = g_build_filename (tmp, "tf_model.h5", NULL);
   g_autofree char *config = g_build_filename (tmp, "config.json", NULL);
-  g_autoptr(GPtrArray) list = g_ptr_array_new_with_free_func (syn_free);
+  g_autoptr(GPtrArray) list = g_ptr_array_new_with_free_func (pl_seeded_tensor_free);
   g_autoptr(GError) error = NULL;
   g_autoptr(PlModel) model = NULL;
   const char *tf = "tfgpt2lm_head_model/transformer/";
@@ -507,7 +452,7 @@ test_gpt2_keras_variant (void)
   assert_role (model, list, PL_WEIGHT_TOKEN_EMBEDDING, -1, "wte");
   /* V is the last third of c_attn's columns. */
   {
-    const Syn *c_attn = syn_find (list, "c_attn.2");
+    const PlSeededTensor *c_attn = syn_find (list, "c_attn.2");
     g_autoptr(PlMatrix) v = pl_model_read_weight (model, PL_WEIGHT_V_WEIGHT, 2, &error);
 
     g_assert_no_error (error);
