@@ -8,6 +8,7 @@
 
 #include "pl-blas.h"
 #include "pl-blas-split.h"
+#include "pl-cpu.h"
 #include "pl-pca-private.h"
 #include "pl-transpose-private.h"
 
@@ -184,19 +185,6 @@ symm_group_avx2 (const float *c,
           }
     }
 }
-
-static gboolean
-have_avx2_fma (void)
-{
-  static gsize avx2 = 0;
-
-  if (g_once_init_enter (&avx2))
-    {
-      __builtin_cpu_init ();
-      g_once_init_leave (&avx2, __builtin_cpu_supports ("avx2") && __builtin_cpu_supports ("fma") ? 2 : 1);
-    }
-  return avx2 == 2;
-}
 #endif
 
 typedef struct
@@ -224,7 +212,7 @@ expand_group (ExpandJob *job,
   g_autofree float *h = NULL;
 
 #ifdef HAVE_GROUP_AVX2
-  if (width == GROUP && have_avx2_fma ())
+  if (width == GROUP && pl_cpu_has_avx2_fma ())
     symm_group_avx2 (job->c, m, qj, w);
   else
 #endif
@@ -269,8 +257,8 @@ static void
 complete_symmetric (float *c,
                     gsize  m)
 {
-#if defined(PL_HAVE_TRANSPOSE8) && defined(HAVE_GROUP_AVX2)
-  gboolean avx2 = have_avx2_fma ();
+#ifdef PL_HAVE_TRANSPOSE8
+  gboolean avx2 = pl_cpu_has_avx2_fma ();
 #endif
 
   for (gsize jb = 0; jb < m; jb += 64)
@@ -278,7 +266,7 @@ complete_symmetric (float *c,
       for (gsize j0 = jb; j0 < MIN (jb + 64, m); j0 += 8)
         for (gsize i0 = MAX (ib, j0); i0 < MIN (ib + 64, m); i0 += 8)
           {
-#if defined(PL_HAVE_TRANSPOSE8) && defined(HAVE_GROUP_AVX2)
+#ifdef PL_HAVE_TRANSPOSE8
             /* Column j of the lower triangle is row j, right of the
              * diagonal, of the row-major view. */
             if (avx2 && i0 > j0 && i0 + 8 <= m)

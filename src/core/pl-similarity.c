@@ -8,6 +8,7 @@
 
 #include "pl-blas.h"
 #include "pl-blas-split.h"
+#include "pl-cpu.h"
 #include "pl-error.h"
 #include "pl-similarity.h"
 #include "pl-transpose-private.h"
@@ -142,20 +143,6 @@ finish_block_avx2 (const GramJob *job,
   for (guint k = 0; k < 8; k++)
     _mm256_storeu_ps (g + (j0 + k) * n + i0, t[k]);
 }
-
-static gboolean
-have_avx2 (void)
-{
-  static gsize avx2 = 0;
-
-  if (g_once_init_enter (&avx2))
-    {
-      /* POSLENS_DISABLE_SIMD: the tests run the scalar path too. */
-      __builtin_cpu_init ();
-      g_once_init_leave (&avx2, __builtin_cpu_supports ("avx2") && g_getenv ("POSLENS_DISABLE_SIMD") == NULL ? 2 : 1);
-    }
-  return avx2 == 2;
-}
 #endif
 
 /* Rows [r0, r0 + rows) of the Gram matrix, left of the diagonal and on it,
@@ -169,7 +156,7 @@ gram_panel (const GramJob *job,
   gsize n = job->n, d = job->d, ie = r0 + rows;
   float *g = job->g->data;
 #ifdef HAVE_BLOCK_AVX2
-  gboolean avx2 = have_avx2 ();
+  gboolean avx2 = pl_cpu_has_avx2_fma ();
 #endif
 
   /* The diagonal block by SSYRK (lower), the rest by SGEMM. The result is

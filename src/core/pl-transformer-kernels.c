@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "pl-cpu.h"
 #include "pl-transformer-kernels.h"
 
 typedef struct
@@ -53,8 +54,7 @@ kernels (void)
     {
       const Kernels *k = &kernels_generic;
 #ifdef HAVE_AVX2_KERNELS
-      __builtin_cpu_init ();
-      if (__builtin_cpu_supports ("avx2") && __builtin_cpu_supports ("fma"))
+      if (pl_cpu_has_avx2_fma ())
         k = &kernels_avx2;
 #endif
       g_once_init_leave (&chosen, (gsize) k);
