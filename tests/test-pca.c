@@ -257,10 +257,11 @@ check_lanczos (gsize m,
     }
 }
 
-/* Six components (blocks of ten vectors: two groups of four and one of two)
- * of 1400 columns, and three (one block of eight) of an odd 1001, whose
- * last row pairs with itself and whose last column falls outside the
- * 8-wide kernel. */
+/* Six components (blocks of seven vectors: a group of four and one of
+ * three, padded) of 1400 columns, and three (one block of four) of an odd
+ * 1001, whose last row pairs with itself and whose last column falls
+ * outside the 8-wide kernel; both have row shares shorter than the
+ * others at the end, and basis column shares cut mid-way. */
 static void
 test_lanczos (void)
 {

@@ -100,25 +100,54 @@ orthonormalise_within (float  *blk,
   return TRUE;
 }
 
-/* Each step of the Lanczos loop works on the new block's columns in groups
- * of four, one group per share of our thread team: W = C Q_j, the column of
- * T = Qᵀ W, and W projected off the basis twice (classical Gram–Schmidt
- * twice). Every column's arithmetic is its own, so one wake of the team
- * does all three, and the answer does not depend on which thread took
- * which group. Only the orthonormalisation within the block, O(m b²),
- * is left to the caller. */
+/* Each step of the Lanczos loop is four wakes of our thread team, each
+ * over shares taken from a counter, by rows or by columns of the basis so
+ * that every array is read once per wake whatever the block's width and
+ * both threads work even on a block of four:
+ *   PRODUCT   W = C Q_j by rows of C (C, 4 MiB at m = 1024, read once),
+ *             and beside it T's new columns above the block,
+ *             T_old = (C Q_old)ᵀ Q_j, by columns of the stored C Q;
+ *   SUBTRACT  NEXT = W − Q T by rows (classical Gram–Schmidt ...
+ *   COEFFS    H = Qᵀ NEXT by columns of Q
+ *   CORRECT   NEXT −= Q H by rows (... twice).
+ * Every entry's arithmetic is its own, so the answer does not depend on
+ * which thread took which share. The b × b block of T on the diagonal and
+ * the orthonormalisation within the new block, O(m b²), are the caller's. */
+typedef enum
+{
+  PHASE_PRODUCT,
+  PHASE_SUBTRACT,
+  PHASE_COEFFS,
+  PHASE_CORRECT,
+} StepPhase;
+
+/* Rows of C or of the basis per share. */
+#define ROW_SHARE 128
+/* Columns of the basis per share. */
+#define COLUMN_SHARE 32
+/* Vectors per pass of the product kernel. */
 #define GROUP 4
 
-/* W[:, g] = C Q[:, g] for a group of four vectors (C symmetric m × m, Q and
- * W column-major): column i of C is row i, so W[i, v] = C[:, i] · Q[:, v],
- * dot products over contiguous columns of C with the group's vectors in
- * cache. cblas_sgemm packs all of C on every call, which for a few columns
- * costs as much as the product; here C is read once and not copied. QP
- * holds the group's first m/8*8 rows as 8×4 tiles, a row-chunk of all four
- * vectors in 32 contiguous floats: the columns, 4 KiB apart at m = 1024,
- * would all fall in the same L1 sets. */
+typedef struct
+{
+  const float *c;
+  gsize        m;
+  guint        b;
+  const float *q;       /* the basis, Q_j its columns [cur, cur + b) */
+  gsize        cur;
+  const float *qp;      /* Q_j packed (see pack_block), or NULL */
+  const float *cq;      /* C Q, columns [0, cur) */
+  float       *w;       /* out: C Q_j, m × b, at cq's column cur */
+  float       *t;       /* out: T's new columns, (cur + b) × b */
+  float       *next;    /* out: the next block, m × b */
+  float       *h;       /* the second pass's coefficients, (cur + b) × b */
+  StepPhase    phase;
+  guint        n_shares;
+  gint         taken;   /* atomic: the next share to take */
+} StepJob;
+
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-# define HAVE_GROUP_AVX2 1
+# define HAVE_PRODUCT_AVX2 1
 typedef float PlV8 __attribute__ ((vector_size (32), aligned (4)));
 
 static inline float
@@ -127,15 +156,15 @@ sum8 (PlV8 a)
   return ((a[0] + a[4]) + (a[1] + a[5])) + ((a[2] + a[6]) + (a[3] + a[7]));
 }
 
-/* Rows I and I + 1 of C against the four packed vectors: eight
- * accumulators, two loads of C and four of Q per eight FMAs. */
+/* Rows I and I + 1 of C against four packed vectors: eight accumulators,
+ * two loads of C and four of Q per eight FMAs. */
 __attribute__ ((target ("avx2,fma")))
 static inline void
-symm_rows2 (const float *c0,
-            const float *c1,
-            gsize        m8,
-            const float *qp,
-            float        out[8])
+product_rows2 (const float *c0,
+               const float *c1,
+               gsize        m8,
+               const float *qp,
+               float        out[8])
 {
   PlV8 a0 = { 0 }, a1 = { 0 }, a2 = { 0 }, a3 = { 0 }, b0 = { 0 }, b1 = { 0 }, b2 = { 0 }, b3 = { 0 };
   const float *p = qp;
@@ -153,115 +182,184 @@ symm_rows2 (const float *c0,
   out[4] = sum8 (b0); out[5] = sum8 (b1); out[6] = sum8 (b2); out[7] = sum8 (b3);
 }
 
+/* Rows [R0, R1) of W = C Q_j, R0 even: W[i, v] = C[:, i] · Q_j[:, v] (C
+ * symmetric, column i is row i), dot products over contiguous columns of
+ * C with the block's vectors packed in L1. cblas_sgemm would copy these
+ * rows of C into its packed format on every call, a pass over C as
+ * costly as the product. */
 __attribute__ ((target ("avx2,fma")))
 static void
-symm_group_avx2 (const float *c,
-                 gsize        m,
-                 const float *q,
-                 float       *w)
+product_rows_avx2 (const StepJob *job,
+                   gsize          r0,
+                   gsize          r1)
 {
-  gsize m8 = m / 8 * 8;
-  g_autofree float *qp = g_new (float, m8 * GROUP);
+  gsize m = job->m, m8 = m / 8 * 8;
+  const float *qj = job->q + job->cur * m;
 
-  for (gsize j = 0; j < m8; j++)
-    for (guint v = 0; v < GROUP; v++)
-      qp[j / 8 * 32 + v * 8 + j % 8] = q[v * m + j];
-  for (gsize i = 0; i < m; i += 2)
+  for (gsize i = r0; i < r1; i += 2)
     {
       /* An odd last row pairs with itself. */
-      const float *c0 = c + i * m, *c1 = i + 1 < m ? c0 + m : c0;
-      float out[8];
+      const float *c0 = job->c + i * m, *c1 = i + 1 < m ? c0 + m : c0;
 
-      symm_rows2 (c0, c1, m8, qp, out);
-      for (guint v = 0; v < GROUP; v++)
-        for (guint r = 0; r < 2 && i + r < m; r++)
-          {
-            const float *col = r ? c1 : c0;
-            float tail = 0;
+      for (guint g = 0; g * GROUP < job->b; g++)
+        {
+          float out[8];
 
-            for (gsize j = m8; j < m; j++)
-              tail += col[j] * q[v * m + j];
-            w[v * m + i + r] = out[r * 4 + v] + tail;
-          }
+          product_rows2 (c0, c1, m8, job->qp + (gsize) g * m8 * GROUP, out);
+          for (guint v = g * GROUP; v < MIN (job->b, (g + 1) * GROUP); v++)
+            for (guint r = 0; r < 2 && i + r < r1; r++)
+              {
+                const float *row = r ? c1 : c0, *qv = qj + (gsize) v * m;
+                float tail = 0;
+
+                for (gsize j = m8; j < m; j++)
+                  tail += row[j] * qv[j];
+                job->w[(gsize) v * m + i + r] = out[r * 4 + v % GROUP] + tail;
+              }
+        }
     }
+}
+
+/* Q_j's first m/8*8 rows as 8×4 tiles, four vectors of one 8-row chunk in
+ * 32 contiguous floats (the columns, 4 KiB apart at m = 1024, would all
+ * fall in the same L1 sets), group after group; a last group of fewer
+ * than four is padded with zeros. */
+static float *
+pack_block (const float *qj,
+            gsize        m,
+            guint        b)
+{
+  gsize m8 = m / 8 * 8;
+  guint n_groups = (b + GROUP - 1) / GROUP;
+  float *qp = g_new0 (float, m8 * GROUP * n_groups);
+
+  for (guint v = 0; v < b; v++)
+    for (gsize j = 0; j < m8; j++)
+      qp[(gsize) (v / GROUP) * m8 * GROUP + j / 8 * 32 + (v % GROUP) * 8 + j % 8] = qj[(gsize) v * m + j];
+  return qp;
 }
 #endif
 
-typedef struct
+/* Shares of a phase: the rows of C or of the basis, and for PRODUCT also
+ * the columns of the basis above Q_j, after them. */
+static guint
+row_shares (const StepJob *job)
 {
-  const float *c;
-  gsize        m;
-  const float *q;       /* the basis, its last block Q_j included */
-  gsize        cur;     /* columns of Q, Q_j's last */
-  guint        b;
-  float       *cq;      /* out: C Q_j, m × b */
-  float       *tcol;    /* out: Qᵀ C Q_j, cur × b */
-  float       *next;    /* out, unless NULL: C Q_j projected off Q twice */
-  guint        n_groups;
-  gint         taken;   /* atomic: the next group to take */
-} ExpandJob;
+  return (guint) ((job->m + ROW_SHARE - 1) / ROW_SHARE);
+}
 
 static void
-expand_group (ExpandJob *job,
-              guint      g)
+step_share (StepJob *job,
+            guint    s)
 {
-  gsize m = job->m, cur = job->cur, c0 = (gsize) g * GROUP;
-  guint width = MIN (GROUP, job->b - (guint) c0);
-  const float *qj = job->q + (cur - job->b + c0) * m;
-  float *w = job->cq + c0 * m, *t = job->tcol + c0 * cur;
-  g_autofree float *h = NULL;
+  gsize m = job->m, b = job->b, width = job->cur + b;
+  gsize r0 = (gsize) s * ROW_SHARE, r1 = MIN (m, r0 + ROW_SHARE);
 
-#ifdef HAVE_GROUP_AVX2
-  if (width == GROUP && pl_cpu_has_avx2_fma ())
-    symm_group_avx2 (job->c, m, qj, w);
-  else
-#endif
-    cblas_sgemm (CblasColMajor, CblasNoTrans, CblasNoTrans, (blasint) m, (blasint) width, (blasint) m,
-                 1.0f, job->c, (blasint) m, qj, (blasint) m, 0.0f, w, (blasint) m);
-  cblas_sgemm (CblasColMajor, CblasTrans, CblasNoTrans, (blasint) cur, (blasint) width, (blasint) m,
-               1.0f, job->q, (blasint) m, w, (blasint) m, 0.0f, t, (blasint) cur);
-  if (job->next == NULL)
-    return;
-
-  /* The first projection's coefficients are T's new columns; the second
-   * takes off what rounding left. */
-  h = g_new (float, cur * width);
-  memcpy (job->next + c0 * m, w, m * width * sizeof (float));
-  for (guint pass = 0; pass < 2; pass++)
+  switch (job->phase)
     {
-      if (pass == 1)
-        cblas_sgemm (CblasColMajor, CblasTrans, CblasNoTrans, (blasint) cur, (blasint) width, (blasint) m,
-                     1.0f, job->q, (blasint) m, job->next + c0 * m, (blasint) m, 0.0f, h, (blasint) cur);
-      cblas_sgemm (CblasColMajor, CblasNoTrans, CblasNoTrans, (blasint) m, (blasint) width, (blasint) cur,
-                   -1.0f, job->q, (blasint) m, pass == 0 ? t : h, (blasint) cur,
-                   1.0f, job->next + c0 * m, (blasint) m);
+    case PHASE_PRODUCT:
+      if (s >= row_shares (job))
+        {
+          /* T_old[i, v] = (C q_i) · Q_j[:, v]: T = Qᵀ C Q_j, by symmetry. */
+          gsize i0 = (gsize) (s - row_shares (job)) * COLUMN_SHARE, i1 = MIN (job->cur, i0 + COLUMN_SHARE);
+
+          cblas_sgemm (CblasColMajor, CblasTrans, CblasNoTrans, (blasint) (i1 - i0), (blasint) b, (blasint) m,
+                       1.0f, job->cq + i0 * m, (blasint) m, job->q + job->cur * m, (blasint) m,
+                       0.0f, job->t + i0, (blasint) width);
+          break;
+        }
+#ifdef HAVE_PRODUCT_AVX2
+      if (job->qp != NULL)
+        {
+          product_rows_avx2 (job, r0, r1);
+          break;
+        }
+#endif
+      /* Rows of C are its columns: W[r0:r1, :] = C[:, r0:r1]ᵀ Q_j. */
+      cblas_sgemm (CblasColMajor, CblasTrans, CblasNoTrans, (blasint) (r1 - r0), (blasint) b, (blasint) m,
+                   1.0f, job->c + r0 * m, (blasint) m, job->q + job->cur * m, (blasint) m,
+                   0.0f, job->w + r0, (blasint) m);
+      break;
+
+    case PHASE_SUBTRACT:
+      /* The first projection's coefficients are T's new columns. */
+      for (gsize v = 0; v < b; v++)
+        memcpy (job->next + v * m + r0, job->w + v * m + r0, (r1 - r0) * sizeof (float));
+      cblas_sgemm (CblasColMajor, CblasNoTrans, CblasNoTrans, (blasint) (r1 - r0), (blasint) b, (blasint) width,
+                   -1.0f, job->q + r0, (blasint) m, job->t, (blasint) width, 1.0f, job->next + r0, (blasint) m);
+      break;
+
+    case PHASE_COEFFS:
+      {
+        /* The second pass takes off what rounding left. */
+        gsize i0 = (gsize) s * COLUMN_SHARE, i1 = MIN (width, i0 + COLUMN_SHARE);
+
+        cblas_sgemm (CblasColMajor, CblasTrans, CblasNoTrans, (blasint) (i1 - i0), (blasint) b, (blasint) m,
+                     1.0f, job->q + i0 * m, (blasint) m, job->next, (blasint) m, 0.0f, job->h + i0, (blasint) width);
+        break;
+      }
+
+    case PHASE_CORRECT:
+      cblas_sgemm (CblasColMajor, CblasNoTrans, CblasNoTrans, (blasint) (r1 - r0), (blasint) b, (blasint) width,
+                   -1.0f, job->q + r0, (blasint) m, job->h, (blasint) width, 1.0f, job->next + r0, (blasint) m);
+      break;
+
+    default:
+      g_assert_not_reached ();
     }
 }
 
 static gpointer
-expand_worker (gpointer data)
+step_worker (gpointer data)
 {
-  ExpandJob *job = data;
-  guint g;
+  StepJob *job = data;
+  guint s;
 
-  while ((g = (guint) g_atomic_int_add (&job->taken, 1)) < job->n_groups)
-    expand_group (job, g);
+  while ((s = (guint) g_atomic_int_add (&job->taken, 1)) < job->n_shares)
+    step_share (job, s);
   return NULL;
 }
 
-/* C (m × m, column-major) made whole, in place: its lower triangle, all
- * that ?syevr reads and left unchanged, copied into the upper one in 64×64
- * tiles (whose strided writes stay within L1), 8×8 blocks transposed in
- * registers where AVX2 is there. */
+/* One phase of a step on the team, beside SIDE (or NULL) on this thread. */
 static void
-complete_symmetric (float *c,
-                    gsize  m)
+run_phase (PlBlasTeam  *team,
+           StepJob     *job,
+           StepPhase    phase,
+           GThreadFunc  side,
+           gpointer     side_data)
 {
+  gsize width = job->cur + job->b;
+
+  job->phase = phase;
+  job->taken = 0;
+  if (phase == PHASE_PRODUCT)
+    job->n_shares = row_shares (job) + (guint) ((job->cur + COLUMN_SHARE - 1) / COLUMN_SHARE);
+  else if (phase == PHASE_COEFFS)
+    job->n_shares = (guint) ((width + COLUMN_SHARE - 1) / COLUMN_SHARE);
+  else
+    job->n_shares = row_shares (job);
+  pl_blas_team_run_beside (team, step_worker, job, side, side_data);
+}
+
+/* Entries (i, j), j < i, of tile column JB: the tiles of a column share. */
+typedef struct
+{
+  float *c;
+  gsize  m;
+  gint   taken;   /* atomic: the next tile column to take */
+} MirrorJob;
+
+static gpointer
+mirror_worker (gpointer data)
+{
+  MirrorJob *job = data;
+  float *c = job->c;
+  gsize m = job->m, jb;
 #ifdef PL_HAVE_TRANSPOSE8
   gboolean avx2 = pl_cpu_has_avx2_fma ();
 #endif
 
-  for (gsize jb = 0; jb < m; jb += 64)
+  while ((jb = 64 * (gsize) g_atomic_int_add (&job->taken, 1)) < m)
     for (gsize ib = jb; ib < m; ib += 64)
       for (gsize j0 = jb; j0 < MIN (jb + 64, m); j0 += 8)
         for (gsize i0 = MAX (ib, j0); i0 < MIN (ib + 64, m); i0 += 8)
@@ -279,6 +377,22 @@ complete_symmetric (float *c,
               for (gsize i = MAX (i0, j + 1); i < MIN (i0 + 8, m); i++)
                 c[i * m + j] = c[j * m + i];
           }
+  return NULL;
+}
+
+/* C (m × m, column-major) made whole, in place, on the team: its lower
+ * triangle, all that ?syevr reads and left unchanged, copied into the
+ * upper one in 64×64 tiles (whose strided writes stay within L1), 8×8
+ * blocks transposed in registers where AVX2 is there; the tallest tile
+ * columns are handed out first. */
+static void
+complete_symmetric (PlBlasTeam *team,
+                    float      *c,
+                    gsize       m)
+{
+  MirrorJob job = { c, m, 0 };
+
+  pl_blas_team_run (team, mirror_worker, &job);
 }
 
 /* A Rayleigh–Ritz step on the first CUR vectors of the basis: the top KK
@@ -347,7 +461,13 @@ pl_pca_lanczos_top (float       *c,
                     double      *w,
                     double      *z)
 {
-  guint b = MAX (kk + 4, 8u);
+  /* Blocks one wider than the components asked for: a smaller block
+   * reaches a higher polynomial degree for the same number of vectors. At
+   * 1024² on random data (flat top), three components took 168 vectors in
+   * blocks of 4, 256 in blocks of 8 and 336 in blocks of 12; sixteen took
+   * 493 in blocks of 17 and did not converge within 512 in blocks of 20.
+   * Four at least, the product kernel's width. */
+  guint b = MAX (kk + 1, 4u);
 
   g_autofree float *q = NULL;
   g_autofree float *cq = NULL;
@@ -373,7 +493,6 @@ pl_pca_lanczos_top (float       *c,
   if (max_basis < 3 * (gsize) b)
     return FALSE;
 
-  complete_symmetric (c, m);
   q = g_new (float, m * max_basis);
   cq = g_new (float, m * max_basis);
   h = g_new (float, max_basis * b);
@@ -388,11 +507,12 @@ pl_pca_lanczos_top (float       *c,
   support = g_new (lapack_int, 2 * kk);
   rc = (RitzCheck) { q, cq, tfull, m, max_basis, 0, kk, t, support, theta, y, yf, v, r, FALSE, 0 };
 
-  /* Our threads for each step's products, started once and woken once
-   * per step; BLAS inside them runs single-threaded (BLAS's own threads
-   * cost more to wake than they save on products this thin: measured
-   * 37-54 ms against 61-94 ms). */
+  /* Our threads for each step's products, started once and woken four
+   * times per step; BLAS inside them runs single-threaded (BLAS's own
+   * threads cost more to wake than they save on products this thin:
+   * measured 37-54 ms against 61-94 ms). */
   team = pl_blas_team_new (pl_blas_split_threads ());
+  complete_symmetric (team, c, m);
   /* A fixed seed: the same table gives the same answer, bit for bit. */
   rand = g_rand_new_with_seed (0x5ca1ab1e);
   for (gsize i = 0; i < m * b; i++)
@@ -404,17 +524,26 @@ pl_pca_lanczos_top (float       *c,
       /* A step's products, unless the basis is full; the Rayleigh–Ritz
        * check that fell due at the last step runs beside them, on this
        * thread (at 1024 × 1024 the checks were a sixth of the time, and
-       * the helpers' share of the step fills it). */
+       * the helpers take the product's shares meanwhile). */
       if (cur + b <= max_basis)
         {
-          ExpandJob job = { c, m, q, cur + b, b, cq + cur * m, tcol, NULL, (b + GROUP - 1) / GROUP, 0 };
+          StepJob job = { c, m, b, q, cur, NULL, cq, cq + cur * m, tcol, q + (cur + b) * m, h };
+#ifdef HAVE_PRODUCT_AVX2
+          g_autofree float *qp = pl_cpu_has_avx2_fma () ? pack_block (q + cur * m, m, b) : NULL;
 
-          /* C Q_j from the full matrix (SSYMM would expand the triangle
-           * each time), T's new columns, and, unless the basis is then
-           * full, the next block projected off the basis. */
+          job.qp = qp;
+#endif
+          run_phase (team, &job, PHASE_PRODUCT, check_due ? ritz_check : NULL, &rc);
+          /* T's diagonal block, Q_jᵀ W. */
+          cblas_sgemm (CblasColMajor, CblasTrans, CblasNoTrans, (blasint) b, (blasint) b, (blasint) m,
+                       1.0f, q + cur * m, (blasint) m, job.w, (blasint) m, 0.0f, tcol + cur, (blasint) (cur + b));
+          /* The next block, unless the basis is then full. */
           if (cur + 2 * b <= max_basis)
-            job.next = q + (cur + b) * m;
-          pl_blas_team_run_beside (team, expand_worker, &job, check_due ? ritz_check : NULL, &rc);
+            {
+              run_phase (team, &job, PHASE_SUBTRACT, NULL, NULL);
+              run_phase (team, &job, PHASE_COEFFS, NULL, NULL);
+              run_phase (team, &job, PHASE_CORRECT, NULL, NULL);
+            }
         }
       else if (check_due)
         ritz_check (&rc);
