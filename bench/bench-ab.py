@@ -1,0 +1,65 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Paired A/B timing of two builds of pl-bench-analyses (run by hand, not a test).
+
+    /usr/bin/python3 bench/bench-ab.py OP DRIVER_A DRIVER_B [--rounds N] [--env-b K=V ...]
+
+OP is one of the driver's operations (cosine, pca3, pca-lanczos, ...), run on
+the benchmark's random 4096 x 1024 float32 table. On a shared machine the
+speed drifts by 10-30 % within minutes, so two builds timed one after the other
+cannot be told apart by a few percent. Here A and B alternate for ROUNDS rounds
+(30 unless --rounds; the order flips each round), each sample the best of 3 runs
+in a fresh process, and the summary is the median of the per-round ratios B/A
+with its quartiles: a change is real when the interquartile range stays on one
+side of 1. --env-b sets environment variables for B only, so one binary with
+an experimental switch can be compared against itself.
+"""
+import argparse
+import os
+import statistics
+import subprocess
+import tempfile
+
+import numpy as np
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    parser.add_argument('op')
+    parser.add_argument('driver_a')
+    parser.add_argument('driver_b')
+    parser.add_argument('--rounds', type=int, default=30)
+    parser.add_argument('--env-b', action='append', default=[], metavar='K=V',
+                        help='an environment variable for B only (repeatable)')
+    args = parser.parse_args()
+    env_b = dict(kv.split('=', 1) for kv in args.env_b)
+    os.environ.setdefault('OPENBLAS_NUM_THREADS', '2')
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, 'x.npy')
+        np.save(path, np.random.default_rng(0).standard_normal((4096, 1024)).astype(np.float32))
+
+        def run(driver, extra):
+            out = subprocess.run([driver, args.op, path, '3'], check=True, capture_output=True, text=True,
+                                 env=dict(os.environ, **extra))
+            return float(out.stdout.split()[1])
+
+        a, b = [], []
+        for r in range(args.rounds):
+            if r % 2 == 0:
+                a.append(run(args.driver_a, {}))
+                b.append(run(args.driver_b, env_b))
+            else:
+                b.append(run(args.driver_b, env_b))
+                a.append(run(args.driver_a, {}))
+
+    ratios = sorted(y / x for x, y in zip(a, b))
+    q = statistics.quantiles(ratios, n=4)
+    print('A %s: median %.1f ms, min %.1f ms' % (args.driver_a, statistics.median(a) * 1e3, min(a) * 1e3))
+    print('B %s%s: median %.1f ms, min %.1f ms' % (args.driver_b, ' ' + str(env_b) if env_b else '',
+                                                  statistics.median(b) * 1e3, min(b) * 1e3))
+    print('B/A over %d paired rounds: median %.3f, quartiles %.3f-%.3f' % (args.rounds, statistics.median(ratios),
+                                                                           q[0], q[2]))
+
+
+main()
