@@ -18,9 +18,10 @@ void  pl_blas_run_split     (guint       n_threads,
                              gpointer    data);
 
 /* The same for many short jobs in a row: the threads are started once and
- * wait between jobs, and BLAS stays single-threaded until the team is
- * freed. A helper that wakes after the caller has taken every share skips
- * the job, so FUNC must take its shares from a shared counter. */
+ * wait between jobs (spinning for a moment, then asleep), and BLAS stays
+ * single-threaded until the team is freed. A helper that wakes after the
+ * caller has taken every share skips the job, so FUNC must take its shares
+ * from a shared counter. */
 typedef struct _PlBlasTeam PlBlasTeam;
 
 PlBlasTeam *pl_blas_team_new  (guint        n_threads);
