@@ -240,14 +240,15 @@ pack_block (const float *qj,
 }
 #endif
 
-/* Shares of a phase: the rows of C or of the basis, and for PRODUCT also
- * the columns of the basis above Q_j, after them. */
 static guint
 row_shares (const StepJob *job)
 {
   return (guint) ((job->m + ROW_SHARE - 1) / ROW_SHARE);
 }
 
+/* Share S of the current phase: a ROW_SHARE of rows of C or of the basis,
+ * or COLUMN_SHARE columns of the basis; PRODUCT's column shares (T above
+ * the block) come after its row shares. */
 static void
 step_share (StepJob *job,
             guint    s)
@@ -341,7 +342,7 @@ run_phase (PlBlasTeam  *team,
   pl_blas_team_run_beside (team, step_worker, job, side, side_data);
 }
 
-/* Entries (i, j), j < i, of tile column JB: the tiles of a column share. */
+/* The mirror of C, one 64-wide tile column per share. */
 typedef struct
 {
   float *c;
@@ -527,7 +528,8 @@ pl_pca_lanczos_top (float       *c,
        * the helpers take the product's shares meanwhile). */
       if (cur + b <= max_basis)
         {
-          StepJob job = { c, m, b, q, cur, NULL, cq, cq + cur * m, tcol, q + (cur + b) * m, h };
+          StepJob job = { .c = c, .m = m, .b = b, .q = q, .cur = cur, .cq = cq, .w = cq + cur * m,
+                          .t = tcol, .next = q + (cur + b) * m, .h = h };
 #ifdef HAVE_PRODUCT_AVX2
           g_autofree float *qp = pl_cpu_has_avx2_fma () ? pack_block (q + cur * m, m, b) : NULL;
 
