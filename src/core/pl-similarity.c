@@ -3,6 +3,7 @@
 
 #include <cblas.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -38,22 +39,29 @@ pl_similarity_metric_from_string (const char         *name,
   return FALSE;
 }
 
-/* Large tables: the Gram matrix in panels of rows, each panel's lower part
- * by one single-threaded SGEMM on our own threads, finished and mirrored
- * while it is still in cache. OpenBLAS's own SSYRK does not scale to two
- * threads (measured 100-107 GFLOP/s on two cores against 61-69 on one, at
- * 4096 × 1024) and leaves the mirror as a second pass over the whole
- * result. Most of the time is still the SGEMM kernel (71% of the samples);
- * OpenBLAS's packing, the kernel zeroing the fresh result and the mirror
- * take 6-8% each. */
+/* Large tables: the Gram matrix's lower triangle in blocks, each by one
+ * single-threaded SGEMM (or SSYRK on the diagonal) on our own threads,
+ * finished and mirrored while it is still in cache. OpenBLAS's own SSYRK
+ * does not scale to two threads (measured 100-107 GFLOP/s on two cores
+ * against 61-69 on one, at 4096 × 1024) and leaves the mirror as a second
+ * pass over the whole result. Most of the time is still the SGEMM kernel
+ * (71% of the samples); OpenBLAS's packing, the kernel zeroing the fresh
+ * result and the mirror take 6-8% each. */
 
-/* Panels of the Gram matrix at most (see split_panels). */
+/* Row panels of the Gram matrix at most (see split_blocks). */
 #define MAX_PANELS 64
 
 /* Columns per tile of the finish-and-mirror: the panel's rows are read
  * 64 columns at a time, and the 64 rows they are written to take whole
  * runs of the panel's width. */
 #define TILE 64
+
+/* Rows [r0, r0 + rows) against rows [c0, c1): below the diagonal when
+ * c1 <= r0, the diagonal block itself when c0 == r0. */
+typedef struct
+{
+  gsize r0, rows, c0, c1;
+} GramBlock;
 
 typedef struct
 {
@@ -66,9 +74,9 @@ typedef struct
   double             *ss;       /* each row's sum of squares, in double */
   gsize               block;    /* rows per chunk of the norms */
   guint               n_blocks;
-  gint                next;     /* atomic: the next block or panel to take */
-  gsize               panel_start[MAX_PANELS + 1];
-  guint               n_panels;
+  gint                next;     /* atomic: the next chunk of norms or block to take */
+  GramBlock          *gram_blocks;   /* the lower triangle's, largest first */
+  guint               n_gram_blocks;
 } GramJob;
 
 /* The finished value of Gram entry (i, j): cosine scales by 1/(‖a‖‖b‖)
@@ -145,32 +153,33 @@ finish_block_avx2 (const GramJob *job,
 }
 #endif
 
-/* Rows [r0, r0 + rows) of the Gram matrix, left of the diagonal and on it,
- * then finished and written transposed above the diagonal in 8×8 blocks,
- * a 64-column tile of the panel at a time so the blocks come from L2. */
+/* One block of the Gram matrix's lower triangle, then finished and
+ * written transposed above the diagonal in 8×8 blocks, a 64-column tile
+ * at a time so the blocks come from L2. */
 static void
-gram_panel (const GramJob *job,
-            gsize          r0,
-            gsize          rows)
+gram_block (const GramJob   *job,
+            const GramBlock *b)
 {
-  gsize n = job->n, d = job->d, ie = r0 + rows;
+  gsize n = job->n, d = job->d, r0 = b->r0, ie = b->r0 + b->rows;
   float *g = job->g->data;
 #ifdef HAVE_BLOCK_AVX2
   gboolean avx2 = pl_cpu_has_avx2_fma ();
 #endif
 
-  /* The diagonal block by SSYRK (lower), the rest by SGEMM. The result is
-   * fresh from pl_matrix_try_new, all zeros: adding to it (β = 1) spares
-   * OpenBLAS its pass that clears C for β = 0 (1.4% of the samples). */
-  if (r0 > 0)
-    cblas_sgemm (CblasRowMajor, CblasNoTrans, CblasTrans, (blasint) rows, (blasint) r0, (blasint) d,
-                 1.0f, job->x + r0 * d, (blasint) d, job->x, (blasint) d, 1.0f, g + r0 * n, (blasint) n);
-  cblas_ssyrk (CblasRowMajor, CblasLower, CblasNoTrans, (blasint) rows, (blasint) d,
-               1.0f, job->x + r0 * d, (blasint) d, 1.0f, g + r0 * n + r0, (blasint) n);
+  /* The result is fresh from pl_matrix_try_new, all zeros: adding to it
+   * (β = 1) spares OpenBLAS its pass that clears C for β = 0 (1.4% of the
+   * samples). */
+  if (b->c0 == r0)
+    cblas_ssyrk (CblasRowMajor, CblasLower, CblasNoTrans, (blasint) b->rows, (blasint) d,
+                 1.0f, job->x + r0 * d, (blasint) d, 1.0f, g + r0 * n + r0, (blasint) n);
+  else
+    cblas_sgemm (CblasRowMajor, CblasNoTrans, CblasTrans, (blasint) b->rows, (blasint) (b->c1 - b->c0),
+                 (blasint) d, 1.0f, job->x + r0 * d, (blasint) d, job->x + b->c0 * d, (blasint) d,
+                 1.0f, g + r0 * n + b->c0, (blasint) n);
 
-  for (gsize bj = 0; bj < ie; bj += TILE)
-    for (gsize i0 = MAX (r0, bj / 8 * 8); i0 < ie; i0 += 8)
-      for (gsize j0 = bj; j0 < MIN (bj + TILE, ie) && j0 < i0 + 8; j0 += 8)
+  for (gsize bj = b->c0; bj < b->c1; bj += TILE)
+    for (gsize i0 = MAX (r0, bj); i0 < ie; i0 += 8)
+      for (gsize j0 = bj; j0 < MIN (bj + TILE, b->c1) && j0 < i0 + 8; j0 += 8)
         {
 #ifdef HAVE_BLOCK_AVX2
           if (avx2 && j0 + 8 <= i0 && i0 + 8 <= ie)
@@ -182,7 +191,8 @@ gram_panel (const GramJob *job,
           finish_block (job, g, i0, j0, ie);
         }
 
-  if (job->metric == PL_SIMILARITY_COSINE)
+  /* A cosine's diagonal is exactly 1, or NaN for a zero row. */
+  if (job->metric == PL_SIMILARITY_COSINE && b->c0 == r0)
     for (gsize i = r0; i < ie; i++)
       {
         float *diag = g + i * n + i;
@@ -219,20 +229,16 @@ norms_worker (gpointer data)
   return NULL;
 }
 
-/* Panels from the longest (the bottom) up, so that the short ones at the
- * end even out the threads' shares. */
+/* Blocks from the largest down, so that the small ones at the end even
+ * out the threads' shares. */
 static gpointer
 gram_worker (gpointer data)
 {
   GramJob *job = data;
-  guint p;
+  guint b;
 
-  while ((p = (guint) g_atomic_int_add (&job->next, 1)) < job->n_panels)
-    {
-      guint q = job->n_panels - 1 - p;
-
-      gram_panel (job, job->panel_start[q], job->panel_start[q + 1] - job->panel_start[q]);
-    }
+  while ((b = (guint) g_atomic_int_add (&job->next, 1)) < job->n_gram_blocks)
+    gram_block (job, &job->gram_blocks[b]);
   return NULL;
 }
 
@@ -249,38 +255,68 @@ gram_worker (gpointer data)
 #define SCALE_SS_MAX 1e30
 #define SCALE_SS_MIN 1e-30
 
-/* The row panels, top to bottom, handed out from the bottom (the longest)
- * up. Two panels per thread at least: panel p of equal ones costs p + ½
- * diagonal blocks, so 4 share out evenly over 2 threads (3½ + ½ against
- * 2½ + 1½) by area; but the bottom panel also pays for most of the
- * mirror and of the page faults of a fresh result (measured 132 ms
- * against 88 for the next, at 4096 × 1024, so that one thread finished
- * 17 ms after the other). The top panel, short and cheap to pack, is
- * therefore cut into a quarter, a quarter and a half: the last shares
- * handed out are small and fill in whichever thread is ahead.
- * Multiples of 8 rows, for the 8×8 blocks. */
+static gsize
+block_cost (const GramBlock *b)
+{
+  return b->c0 == b->r0 ? b->rows * (b->rows + 1) / 2 : b->rows * (b->c1 - b->c0);
+}
+
+/* Largest first; of equal ones the lower first. */
+static int
+compare_blocks (gconstpointer a,
+                gconstpointer b)
+{
+  const GramBlock *p = a, *q = b;
+  gsize cp = block_cost (p), cq = block_cost (q);
+
+  if (cp != cq)
+    return cp > cq ? -1 : 1;
+  return p->r0 > q->r0 ? -1 : p->r0 < q->r0;
+}
+
+/* Row panels of BLOCK rows (multiples of 8, for the 8×8 blocks), each cut
+ * into BLOCK-wide column blocks left of the diagonal and its diagonal
+ * block, handed out largest first. Whole panels were too coarse: at
+ * 4096 × 1024 the two threads drew panels of 3½ and 2½ + 1½ diagonal
+ * blocks' area and finished 7-9 ms apart (of 125), because the costs per
+ * area differ by panel (page faults, the mirror) and from run to run.
+ * Blocks of one or one half let whichever thread is ahead take more; the
+ * panel's rows are packed again for each of its blocks (1 ms each). Two
+ * panels per thread at least; the top panel, short and cheap, cut into a
+ * quarter, a quarter and a half, so that the last blocks are small. */
 static void
-split_panels (GramJob *job,
+split_blocks (GramJob *job,
               guint    n_workers)
 {
-  gsize n = job->n, block;
-  guint k = 0;
+  gsize n = job->n, block, start[MAX_PANELS + 1];
+  guint n_panels = 0, k = 0;
 
   block = (n + 2 * MAX (n_workers, 2) - 1) / (2 * MAX (n_workers, 2));
   block = MIN (PANEL_MAX_ROWS, block);
   /* At most MAX_PANELS − 2 full panels, the top one cut in three. */
   block = MAX (block, (n + MAX_PANELS - 3) / (MAX_PANELS - 2));
   block = (block + 7) / 8 * 8;
-  job->panel_start[k++] = 0;
+  start[n_panels++] = 0;
   if (block >= 64)
     {
-      job->panel_start[k++] = block / 4 / 8 * 8;
-      job->panel_start[k++] = block / 2 / 8 * 8;
+      start[n_panels++] = block / 4 / 8 * 8;
+      start[n_panels++] = block / 2 / 8 * 8;
     }
   for (gsize r = block; r < n; r += block)
-    job->panel_start[k++] = r;
-  job->panel_start[k] = n;
-  job->n_panels = k;
+    start[n_panels++] = r;
+  start[n_panels] = n;
+
+  job->gram_blocks = g_new (GramBlock, n_panels * (n / block + 2));
+  for (guint p = 0; p < n_panels; p++)
+    {
+      gsize r0 = start[p], rows = start[p + 1] - r0;
+
+      for (gsize c0 = 0; c0 < r0; c0 += block)
+        job->gram_blocks[k++] = (GramBlock) { r0, rows, c0, MIN (c0 + block, r0) };
+      job->gram_blocks[k++] = (GramBlock) { r0, rows, r0, r0 + rows };
+    }
+  job->n_gram_blocks = k;
+  qsort (job->gram_blocks, k, sizeof (GramBlock), compare_blocks);
 }
 
 /* Huge pages for a large result, as numpy takes for its arrays: writing a
@@ -411,9 +447,10 @@ pl_similarity_compute (const PlMatrix      *x,
     return NULL;
   advise_huge_pages (g->data, n * n * sizeof (float));
   job.g = g;
-  split_panels (&job, n_workers);
+  split_blocks (&job, n_workers);
   job.next = 0;
   pl_blas_run_split (n_workers, gram_worker, &job);
+  g_free (job.gram_blocks);
 
   if (metric == PL_SIMILARITY_L2)
     {
