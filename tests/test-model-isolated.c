@@ -3,6 +3,7 @@
 
 #include <glib/gstdio.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include "pl-error.h"
 #include "pl-model-isolated.h"
@@ -154,12 +155,45 @@ test_check_reads_every_dataset (void)
   g_assert_no_error (error);
 }
 
+/* A file that makes Debian's libhdf5 1.10.8 copy from address 0 while it
+ * lists the groups (tests/fuzz/known-libhdf5/accum-null-read.h5, found by
+ * fuzzing): the isolated open reports it as damaged, and the command line,
+ * run on it by hand, names the file before it dies. A libhdf5 that rejects
+ * the file cleanly instead must still name it. */
+static void
+test_known_crash (void)
+{
+  const char *helper = pl_paths_get_cli ();
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "fuzz", "known-libhdf5", "accum-null-read.h5", NULL);
+  g_autofree char *line = g_strdup_printf ("poslens-cli: %s: crashed while reading it;", path);
+  g_autofree char *err = NULL;
+  const char *argv[] = { helper, "info", path, NULL };
+  g_autoptr(GError) error = NULL;
+  int status;
+
+  g_assert_nonnull (helper);
+  g_assert_null (pl_model_open_isolated (path, NULL, helper, 30, &error));
+  g_assert_nonnull (strstr (error->message, path));
+
+  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, &err, &status, NULL);
+  if (WIFSIGNALED (status) || (WIFEXITED (status) && WEXITSTATUS (status) != 2))
+    {
+      /* It crashed (under AddressSanitizer: exit 1 after the report). */
+      g_assert_error (error, PL_ERROR, PL_ERROR_CORRUPT);
+      g_assert_nonnull (strstr (error->message, "crashed"));
+      g_assert_nonnull (strstr (err, line));
+    }
+  else
+    g_assert_nonnull (strstr (err, path));
+}
+
 int
 main (int argc, char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/pl/isolated/damaged-sequence", test_damaged_sequence);
   g_test_add_func ("/pl/isolated/codes-survive", test_codes_survive);
+  g_test_add_func ("/pl/isolated/known-crash", test_known_crash);
   g_test_add_func ("/pl/isolated/helper-failures", test_helper_failures);
   g_test_add_func ("/pl/isolated/check-reads-every-dataset", test_check_reads_every_dataset);
   return g_test_run ();

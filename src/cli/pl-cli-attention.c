@@ -217,7 +217,7 @@ pl_cli_attention (int    argc,
   if (text != NULL && (length != 0 || seed != 0 || sequences != 8))
     return usage ("--text is the input: it excludes --sequences, --length and --seed");
 
-  if (!(model = pl_model_open (argv[1], NULL, &error)) ||
+  if (!(model = pl_cli_open_model (argv[1], NULL, &error)) ||
       !(transformer = pl_transformer_new (model, &error)))
     return pl_cli_fail (error);
   c = pl_transformer_get_config (transformer);

@@ -244,7 +244,7 @@ pl_cli_forward (int    argc,
   if (ids_from != NULL && !(ids = read_ids (ids_from, &error)))
     return pl_cli_fail (error);
 
-  if (!(model = pl_model_open (argv[1], NULL, &error)) ||
+  if (!(model = pl_cli_open_model (argv[1], NULL, &error)) ||
       !(transformer = pl_transformer_new (model, &error)))
     return pl_cli_fail (error);
   c = pl_transformer_get_config (transformer);

@@ -247,7 +247,7 @@ pl_cli_info (int    argc,
       return PL_CLI_EXIT_USAGE;
     }
 
-  model = pl_model_open (argv[1], dataset, &error);
+  model = pl_cli_open_model (argv[1], dataset, &error);
   if (model == NULL)
     return pl_cli_fail (error);
   /* Reading the table checks what an analysis would trip on: truncated

@@ -55,7 +55,7 @@ pl_cli_read_positions (const char  *path,
   g_autoptr(PlMatrix) positions = NULL;
   gsize first, count;
 
-  if (!(model = pl_model_open (path, dataset, error)))
+  if (!(model = pl_cli_open_model (path, dataset, error)))
     return NULL;
   if (layer > (int) pl_model_get_n_layers (model))
     {

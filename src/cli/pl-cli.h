@@ -4,6 +4,7 @@
 #include <glib.h>
 
 #include "pl-matrix.h"
+#include "pl-model.h"
 
 G_BEGIN_DECLS
 
@@ -16,6 +17,12 @@ typedef int (*PlCliCommand) (int argc, char **argv);
 
 /* Prints "poslens-cli: MESSAGE" as one line on stderr and returns PL_CLI_EXIT_INPUT. */
 int pl_cli_fail (const GError *error);
+
+/* pl_model_open, and from then on a crash (a damaged file can crash
+ * libhdf5 1.10) prints one line naming PATH before the process dies. */
+PlModel *pl_cli_open_model (const char  *path,
+                            const char  *dataset,
+                            GError     **error);
 
 int pl_cli_info (int argc, char **argv);
 int pl_cli_check (int argc, char **argv);
