@@ -312,6 +312,18 @@ build_corpus (void)
     pl_test_write_text (a, "x");
     pl_test_write_text (b, "y");
   }
+  {
+    /* Found by fuzzing: a compact table with no bytes stored, which
+     * libhdf5 1.10 reads through a NULL buffer (a crash) unless refused. */
+    g_autofree char *src = g_test_build_filename (G_TEST_DIST, "fuzz", "regressions", "hdf5",
+                                                  "compact-without-data", NULL);
+    g_autofree char *dst = g_build_filename (corpus, "compact-without-data.h5", NULL);
+    g_autofree char *contents = NULL;
+    gsize len;
+
+    g_assert_true (g_file_get_contents (src, &contents, &len, NULL));
+    g_assert_true (g_file_set_contents (dst, contents, len, NULL));
+  }
 }
 
 static const BadCase cases[] = {
@@ -359,6 +371,7 @@ static const BadCase cases[] = {
   { "cycles.h5", NULL, "no datasets" },
   { "cycles.h5", "/a", "no dataset" },
   { "external-storage.h5", NULL, "external files" },
+  { "compact-without-data.h5", NULL, "stores 0 of the 96 bytes" },
   { "escape/model.safetensors.index.json", NULL, "plain file name" },
   { "missing-shard", NULL, "missing" },
   { "bad-config", NULL, "config.json" },

@@ -325,13 +325,29 @@ pl_checkpoint_hdf5_read_rows (PlCheckpoint        *checkpoint,
     hid_t dcpl = H5Dget_create_plist (dataset);
     const char *refusal = NULL;
 
-    guint64 chunk_bytes = 0;
+    guint64 chunk_bytes = 0, needed = 0, stored = 0;
+    H5D_layout_t layout = dcpl >= 0 ? H5Pget_layout (dcpl) : H5D_LAYOUT_ERROR;
 
-    if (dcpl >= 0 && H5Pget_layout (dcpl) == H5D_VIRTUAL)
+    /* A compact or contiguous dataset holds all of its bytes in place; one
+     * that holds fewer is damaged, and libhdf5 1.10 reads through a NULL
+     * buffer for a compact one that holds none
+     * (tests/fuzz/regressions/hdf5/compact-without-data). */
+    if ((layout == H5D_COMPACT || layout == H5D_CONTIGUOUS) && entry->elem_size > 0 &&
+        g_uint64_checked_mul (&needed, rows, cols) &&
+        g_uint64_checked_mul (&needed, needed, entry->elem_size) &&
+        (stored = H5Dget_storage_size (dataset)) < needed)
+      {
+        g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT,
+                     "%s: “%s” is damaged: it stores %" G_GUINT64_FORMAT " of the %" G_GUINT64_FORMAT
+                     " bytes its shape needs", file_path, info->name, stored, needed);
+        H5Pclose (dcpl);
+        goto out;
+      }
+    if (dcpl >= 0 && layout == H5D_VIRTUAL)
       refusal = "is a virtual dataset made of other files";
     else if (dcpl >= 0 && H5Pget_external_count (dcpl) > 0)
       refusal = "keeps its data in external files";
-    else if (dcpl >= 0 && H5Pget_layout (dcpl) == H5D_CHUNKED)
+    else if (dcpl >= 0 && layout == H5D_CHUNKED)
       {
         hsize_t chunk[H5S_MAX_RANK];
         int chunk_rank = H5Pget_chunk (dcpl, H5S_MAX_RANK, chunk);
