@@ -28,9 +28,11 @@ on_crash (int signal)
   for (guint i = 0; i < G_N_ELEMENTS (crash_signals); i++)
     if (crash_signals[i] == signal)
       {
-        /* write() is async-signal-safe; the line was formatted beforehand. */
-        if (write (STDERR_FILENO, crash_line, crash_line_length) < 0)
-          break;
+        /* write() is async-signal-safe; the line was formatted beforehand.
+         * Whether it got out or not, the previous handler comes back. */
+        ssize_t written = write (STDERR_FILENO, crash_line, crash_line_length);
+
+        (void) written;
         sigaction (signal, &previous[i], NULL);
         return;
       }

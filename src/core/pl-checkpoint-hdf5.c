@@ -333,6 +333,7 @@ pl_checkpoint_hdf5_read_rows (PlCheckpoint        *checkpoint,
      * buffer for a compact one that holds none
      * (tests/fuzz/regressions/hdf5/compact-without-data). */
     if ((layout == H5D_COMPACT || layout == H5D_CONTIGUOUS) && entry->elem_size > 0 &&
+        H5Pget_external_count (dcpl) == 0 &&
         g_uint64_checked_mul (&needed, rows, cols) &&
         g_uint64_checked_mul (&needed, needed, entry->elem_size) &&
         (stored = H5Dget_storage_size (dataset)) < needed)
