@@ -51,9 +51,9 @@ pl_similarity_metric_from_string (const char         *name,
 /* Row panels of the Gram matrix at most (see split_blocks). */
 #define MAX_PANELS 64
 
-/* Columns per tile of the finish-and-mirror: the panel's rows are read
+/* Columns per tile of the finish-and-mirror: the block's rows are read
  * 64 columns at a time, and the 64 rows they are written to take whole
- * runs of the panel's width. */
+ * runs of the block's height. */
 #define TILE 64
 
 /* Rows [r0, r0 + rows) against rows [c0, c1): below the diagonal when
@@ -72,8 +72,8 @@ typedef struct
   PlSimilarityMetric  metric;
   const float        *scale;    /* cosine: 1/‖row‖ (NaN for zero), or NULL when X is normalised */
   double             *ss;       /* each row's sum of squares, in double */
-  gsize               block;    /* rows per chunk of the norms */
-  guint               n_blocks;
+  gsize               norm_rows;      /* rows per chunk of the norms */
+  guint               n_norm_chunks;
   gint                next;     /* atomic: the next chunk of norms or block to take */
   GramBlock          *gram_blocks;   /* the lower triangle's, largest first */
   guint               n_gram_blocks;
@@ -82,7 +82,7 @@ typedef struct
 /* The finished value of Gram entry (i, j): cosine scales by 1/(‖a‖‖b‖)
  * and clamps rounding just past ±1 (NaN, from zero rows, passes through:
  * comparisons with NaN are false); dot and L2 keep the product, L2 is
- * finished after all panels from the diagonal (see pl_similarity_compute). */
+ * finished after all blocks from the diagonal (see pl_similarity_compute). */
 static inline float
 finish_value (const GramJob *job,
               gsize          i,
@@ -98,7 +98,7 @@ finish_value (const GramJob *job,
 }
 
 /* Entries (i, j), j < i, of the 8×8 block at (I0, J0) that lie inside the
- * panel's rows (< IE): finished in place and copied to (j, i). */
+ * block's rows (< IE): finished in place and copied to (j, i). */
 static void
 finish_block (const GramJob *job,
               float         *g,
@@ -211,8 +211,8 @@ norms_worker (gpointer data)
   GramJob *job = data;
   guint b;
 
-  while ((b = (guint) g_atomic_int_add (&job->next, 1)) < job->n_blocks)
-    for (gsize i = b * job->block; i < MIN (job->n, (b + 1) * job->block); i++)
+  while ((b = (guint) g_atomic_int_add (&job->next, 1)) < job->n_norm_chunks)
+    for (gsize i = b * job->norm_rows; i < MIN (job->n, (b + 1) * job->norm_rows); i++)
       {
         const float *row = job->x + i * job->d;
         gsize d4 = job->d / 4 * 4;
@@ -242,13 +242,14 @@ gram_worker (gpointer data)
   return NULL;
 }
 
-/* A Gram matrix of this many rows or more is split into panels over
+/* A Gram matrix of this many rows or more is split into blocks over
  * threads: below, one BLAS call is quicker than starting them. */
 #define PANEL_MIN_ROWS 256
-/* Rows per panel at most. Each panel's SGEMM packs all rows above it again,
- * so few tall panels pack least (at 4096 × 1024, 256 rows per panel spent
- * 13% of the time packing, 1024 rows 7%); a 1024-row panel's 64-column
- * tile (256 KiB) still fits L2 for the mirror. */
+/* Rows per panel (and columns per block) at most. Each block's SGEMM packs
+ * its rows and columns again, so large blocks pack least (measured with
+ * whole panels at 4096 × 1024: 256 rows per panel spent 13% of the time
+ * packing, 1024 rows 7%); a 1024-row block's 64-column tile (256 KiB)
+ * still fits L2 for the mirror. */
 #define PANEL_MAX_ROWS 1024
 /* Below this, 1/‖row‖ scales the raw Gram matrix: squares of larger or
  * smaller rows leave float32's range, and those rows are normalised first. */
@@ -387,8 +388,8 @@ pl_similarity_compute (const PlMatrix      *x,
   job.d = d;
   job.metric = metric;
   job.ss = ss = g_new (double, n);
-  job.block = 64;
-  job.n_blocks = (guint) ((n + job.block - 1) / job.block);
+  job.norm_rows = 64;
+  job.n_norm_chunks = (guint) ((n + job.norm_rows - 1) / job.norm_rows);
   /* The sums of squares double as the check for NaN and infinities: float
    * values cannot overflow a double sum, so a sum is finite exactly when
    * its row is. */
