@@ -150,6 +150,28 @@ test_errors (void)
   g_assert_nonnull (e3);
 }
 
+/* Matrices of 8 MiB and more get a mapping of their own: zeroed, every
+ * byte writable, copied and freed like the small ones (ASan checks the
+ * bounds and the release in the sanitizer suite). */
+static void
+test_large_matrix (void)
+{
+  const gsize rows = 2053, cols = 1031;   /* 8.07 MiB, not a whole number of pages */
+  g_autoptr(PlMatrix) m = pl_matrix_new (rows, cols);
+  g_autoptr(PlMatrix) copy = NULL;
+  g_autoptr(PlMatrix) small = pl_matrix_new (3, 3);
+
+  for (gsize i = 0; i < rows * cols; i++)
+    g_assert_cmpfloat (m->data[i], ==, 0.0f);
+  for (gsize i = 0; i < rows * cols; i++)
+    m->data[i] = (float) (i % 1009);
+  copy = pl_matrix_copy (m);
+  g_assert_cmpmem (copy->data, rows * cols * sizeof (float), m->data, rows * cols * sizeof (float));
+  g_assert_cmpfloat (pl_matrix_get (copy, rows - 1, cols - 1), ==, (float) ((rows * cols - 1) % 1009));
+  for (gsize i = 0; i < 9; i++)
+    g_assert_cmpfloat (small->data[i], ==, 0.0f);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -158,5 +180,6 @@ main (int argc, char *argv[])
   g_test_add_func ("/pl/matrix-io/csv", test_csv);
   g_test_add_func ("/pl/matrix-io/npy", test_npy);
   g_test_add_func ("/pl/matrix-io/errors", test_errors);
+  g_test_add_func ("/pl/matrix/large", test_large_matrix);
   return g_test_run ();
 }

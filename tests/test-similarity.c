@@ -164,15 +164,17 @@ test_center (void)
       }
 }
 
-/* A table large enough to be cut into blocks over two threads (1003 rows:
- * panels of 256, the top one in three, blocks of 256 columns and short
- * last ones), every entry against a double loop, both triangles alike and
- * bitwise equal, the cosine's diagonal exactly 1. Fails when a block is
- * skipped, finished twice or mirrored to the wrong place. */
+/* A table large enough to be cut into blocks over two threads (1453 rows:
+ * panels of 368, the top one in three, blocks of 368 columns and short
+ * last ones, 5 rows past the last 8-row group), every entry against a
+ * double loop, both triangles alike and bitwise equal, the cosine's
+ * diagonal exactly 1. Fails when a block is skipped, finished twice or
+ * mirrored to the wrong place. Its 8.4 MiB result is a matrix of its own
+ * mapping (pl_matrix_try_new), whose zeros the products add to. */
 static void
 test_blocks_many (void)
 {
-  const gsize n = 1003, d = 37;
+  const gsize n = 1453, d = 37;
   g_autoptr(PlMatrix) x = pl_matrix_new (n, d);
   g_autoptr(PlMatrix) cos = NULL;
   g_autoptr(PlMatrix) dot = NULL;
