@@ -85,7 +85,8 @@ run_once (const char     *op,
   else if (g_str_equal (op, "ssyrk"))
     {
       /* The bare kernel both sides run for cosine (X @ X.T of the normalised
-       * rows in numpy), into a fresh result as theirs: no normalising, no
+       * rows in numpy), into a fresh result as Poslens allocates it (mapped
+       * in aligned huge pages, see pl-matrix.c): no normalising, no
        * mirroring, no clamping. It bounds any cosine built on it. */
       g_autoptr(PlMatrix) g = pl_matrix_new (x->rows, x->rows);
 
