@@ -506,7 +506,8 @@ pl_pca_lanczos_top (float       *c,
   theta = g_new (double, max_basis);
   y = g_new (double, max_basis * kk);
   support = g_new (lapack_int, 2 * kk);
-  rc = (RitzCheck) { q, cq, tfull, m, max_basis, 0, kk, t, support, theta, y, yf, v, r, FALSE, 0 };
+  rc = (RitzCheck) { .q = q, .cq = cq, .tfull = tfull, .m = m, .max_basis = max_basis, .kk = kk, .t = t,
+                     .support = support, .theta = theta, .y = y, .yf = yf, .v = v, .r = r };
 
   /* Our threads for each step's products, started once and woken four
    * times per step; BLAS inside them runs single-threaded (BLAS's own

@@ -44,8 +44,8 @@ pl_similarity_metric_from_string (const char         *name,
  * does not scale to two threads (measured 100-107 GFLOP/s on two cores
  * against 61-69 on one, at 4096 × 1024) and leaves the mirror as a second
  * pass over the whole result. Most of the time is still the SGEMM kernel
- * (71% of the samples); OpenBLAS's packing, the kernel zeroing the fresh
- * result and the mirror take 6-8% each. */
+ * (80% of the samples at 4096 × 1024); OpenBLAS's packing, the kernel
+ * zeroing the fresh result and the mirror take 5-6% each. */
 
 /* Row panels of the Gram matrix at most (see split_blocks). */
 #define MAX_PANELS 64
