@@ -11,6 +11,7 @@
 #include "pl-checkpoint-private.h"
 #include "pl-checkpoint-safetensors.h"
 #include "pl-error.h"
+#include "pl-json.h"
 
 /* Real headers are a few MB at most (tens of thousands of tensors). */
 #define MAX_HEADER_BYTES ((guint64) 100 << 20)
@@ -336,7 +337,7 @@ parse_header (PlCheckpointSafetensors  *self,
   {
     g_autofree char *what = g_strdup_printf ("%s: the safetensors header", path);
 
-    parser = pl_checkpoint_parse_json (header, header_len, what, error);
+    parser = pl_json_parse (header, header_len, what, error);
     if (parser == NULL)
       return FALSE;
   }

@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "pl-checkpoint-private.h"
+#include "pl-json.h"
 #include "pl-error.h"
 #include "pl-tokenizer-private.h"
 
@@ -113,7 +113,7 @@ pl_tokenizer_read_json (const char  *path,
     return NULL;
   /* The checkpoint's parser refuses nesting deep enough to overflow the
    * stack in json-glib's recursive descent. */
-  if ((parser = pl_checkpoint_parse_json (contents, len, path, error)) == NULL)
+  if ((parser = pl_json_parse (contents, len, path, error)) == NULL)
     return NULL;
   root = json_parser_get_root (parser);
   /* An empty file parses to no root at all. */

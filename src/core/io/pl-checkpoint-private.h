@@ -35,15 +35,4 @@ gboolean       pl_checkpoint_load_config         (PlCheckpoint    *self,
 GStrv          pl_checkpoint_read_shard_index    (const char      *index_path,
                                                   GError         **error);
 
-/* Parses JSON from a file or a checkpoint's header, refusing what would make
- * json-glib's recursive parser overflow the stack (deep nesting) or load
- * more than MAX_BYTES. WHAT names it in messages ("config.json", …). */
-JsonParser    *pl_checkpoint_parse_json          (const char      *text,
-                                                  gsize            len,
-                                                  const char      *what,
-                                                  GError         **error);
-JsonParser    *pl_checkpoint_parse_json_file     (const char      *path,
-                                                  gsize            max_bytes,
-                                                  GError         **error);
-
 G_END_DECLS

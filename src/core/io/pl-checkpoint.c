@@ -11,6 +11,7 @@
 #include "pl-checkpoint-private.h"
 #include "pl-checkpoint-safetensors.h"
 #include "pl-error.h"
+#include "pl-json.h"
 
 /* A checkpoint index naming more shards than this is not a real one. */
 #define MAX_SHARDS 100000
@@ -133,89 +134,6 @@ pl_checkpoint_add_tensor (PlCheckpoint  *self,
   return entry;
 }
 
-/* Deeper than any real config or header; json-glib recurses per level. */
-#define MAX_JSON_DEPTH 64
-
-JsonParser *
-pl_checkpoint_parse_json (const char  *text,
-                          gsize        len,
-                          const char  *what,
-                          GError     **error)
-{
-  g_autoptr(JsonParser) parser = json_parser_new_immutable ();
-  g_autoptr(GError) local_error = NULL;
-  gboolean in_string = FALSE;
-  guint depth = 0;
-
-  for (gsize i = 0; i < len; i++)
-    {
-      char c = text[i];
-
-      if (in_string)
-        {
-          if (c == '\\')
-            i++;
-          else if (c == '"')
-            in_string = FALSE;
-          continue;
-        }
-      if (c == '"')
-        in_string = TRUE;
-      else if (c == '[' || c == '{')
-        {
-          if (++depth > MAX_JSON_DEPTH)
-            {
-              g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT,
-                           "%s nests deeper than %d levels, which no real file does", what, MAX_JSON_DEPTH);
-              return NULL;
-            }
-        }
-      else if ((c == ']' || c == '}') && depth > 0)
-        depth--;
-    }
-
-  if (!json_parser_load_from_data (parser, text, len, &local_error))
-    {
-      g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT,
-                   "%s is not valid JSON: %s", what, local_error->message);
-      return NULL;
-    }
-  return g_steal_pointer (&parser);
-}
-
-JsonParser *
-pl_checkpoint_parse_json_file (const char  *path,
-                               gsize        max_bytes,
-                               GError     **error)
-{
-  g_autofree char *text = NULL;
-  g_autoptr(GError) local_error = NULL;
-  GStatBuf st;
-  gsize len;
-
-  if (g_stat (path, &st) != 0)
-    {
-      int saved = errno;
-
-      g_set_error (error, PL_ERROR, saved == ENOENT ? PL_ERROR_NOT_FOUND : PL_ERROR_FAILED,
-                   "%s: %s", path, g_strerror (saved));
-      return NULL;
-    }
-  if ((guint64) st.st_size > max_bytes)
-    {
-      g_set_error (error, PL_ERROR, PL_ERROR_TOO_LARGE,
-                   "%s is %" G_GUINT64_FORMAT " bytes, far more than such a file holds",
-                   path, (guint64) st.st_size);
-      return NULL;
-    }
-  if (!g_file_get_contents (path, &text, &len, &local_error))
-    {
-      g_set_error (error, PL_ERROR, PL_ERROR_FAILED, "%s", local_error->message);
-      return NULL;
-    }
-  return pl_checkpoint_parse_json (text, len, path, error);
-}
-
 gboolean
 pl_checkpoint_load_config (PlCheckpoint  *self,
                            const char    *weights_file,
@@ -230,7 +148,7 @@ pl_checkpoint_load_config (PlCheckpoint  *self,
   if (!g_file_test (config_path, G_FILE_TEST_IS_REGULAR))
     return TRUE;
 
-  parser = pl_checkpoint_parse_json_file (config_path, 16 << 20, error);
+  parser = pl_json_parse_file (config_path, 16 << 20, error);
   if (parser == NULL)
     return FALSE;
   root = json_parser_get_root (parser);
@@ -259,7 +177,7 @@ pl_checkpoint_read_shard_index (const char  *index_path,
   JsonNode *root;
   JsonObject *map;
 
-  parser = pl_checkpoint_parse_json_file (index_path, 256 << 20, error);
+  parser = pl_json_parse_file (index_path, 256 << 20, error);
   if (parser == NULL)
     return NULL;
   root = json_parser_get_root (parser);
