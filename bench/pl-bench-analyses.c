@@ -67,7 +67,7 @@ covariance_once (const PlMatrix *x)
       g_autofree double *column_ss = g_new (double, x->cols);
 
       s = g_new (float, x->cols * x->cols);
-      pl_pca_covariance (x, mean, s, column_ss);
+      pl_pca_covariance (x, mean, s, column_ss, NULL);
     }
   return s;
 }
@@ -80,7 +80,7 @@ run_once (const char     *op,
 
   if (g_str_equal (op, "cosine"))
     {
-      g_autoptr(PlMatrix) s = pl_similarity_compute (x, PL_SIMILARITY_COSINE, FALSE, &error);
+      g_autoptr(PlMatrix) s = pl_similarity_compute (x, PL_SIMILARITY_COSINE, FALSE, NULL, &error);
     }
   else if (g_str_equal (op, "ssyrk"))
     {
@@ -110,7 +110,7 @@ run_once (const char     *op,
       g_autofree double *column_ss = g_new (double, x->cols);
       g_autofree float *s = g_new (float, x->cols * x->cols);
 
-      pl_pca_covariance (x, mean, s, column_ss);
+      pl_pca_covariance (x, mean, s, column_ss, NULL);
     }
   else if (g_str_equal (op, "pca-lanczos"))
     {
@@ -119,12 +119,12 @@ run_once (const char     *op,
       double w[3];
       g_autofree double *z = g_new (double, x->cols * 3);
 
-      if (!pl_pca_lanczos_top (s, x->cols, 3, 1e-6, 512, w, z))
+      if (!pl_pca_lanczos_top (s, x->cols, 3, 1e-6, 512, w, z, NULL))
         g_error ("Lanczos did not converge");
     }
   else if (g_str_equal (op, "pca3"))
     {
-      g_autoptr(PlPca) p = pl_pca_compute (x, 3, &error);
+      g_autoptr(PlPca) p = pl_pca_compute (x, 3, NULL, &error);
     }
   else if (g_str_equal (op, "probe-absolute"))
     {
@@ -132,7 +132,7 @@ run_once (const char     *op,
       double mae;
 
       pl_probe_options_init (&options);
-      if (pl_probe_absolute (x, &options, &mae, &error))
+      if (pl_probe_absolute (x, &options, &mae, NULL, &error))
         fprintf (stderr, "absolute MAE %.6f\n", mae);
     }
   else

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #pragma once
 
+#include <gio/gio.h>
+
 #include "pl-matrix.h"
 
 G_BEGIN_DECLS
@@ -37,6 +39,18 @@ PlMatrix *pl_test_read_table      (const PlTestTable *table);
 /* Runs $POSLENS_CLI with ARGS (stdout discarded) and returns its exit
  * code; a failure must say why in one line on stderr, which is logged. */
 int       pl_test_run_cli      (const char * const *args);
+
+/* A long computation that takes a cancellable: FALSE with ERROR set on failure. */
+typedef gboolean (*PlTestCancellableFunc) (gpointer       data,
+                                           GCancellable  *cancellable,
+                                           GError       **error);
+/* Times FUNC (DATA) run through, then runs it again on a thread of its own,
+ * cancels it a tenth of that time after it starts, and asserts that it
+ * fails with G_IO_ERROR_CANCELLED within half that time of the
+ * cancel: it looks at its cancellable while it works, not only at its
+ * start or end. */
+void      pl_test_assert_cancels (PlTestCancellableFunc func,
+                                  gpointer              data);
 
 /* A fresh temporary folder, removed with its contents by pl_test_rmtree. */
 char     *pl_test_tmpdir       (void);

@@ -569,12 +569,12 @@ test_layer (void)
   sim = pl_test_read_h5 (out, "/similarity");
   component = pl_attention_positional_component (model, 2, 8, 0, 1, NULL, NULL, NULL, NULL);
   g_assert_nonnull (component);
-  expected = pl_similarity_compute (component, PL_SIMILARITY_COSINE, TRUE, NULL);
+  expected = pl_similarity_compute (component, PL_SIMILARITY_COSINE, TRUE, NULL, NULL);
   g_assert_cmpfloat (pl_test_max_abs_diff (sim, expected), <, 1e-6);
   /* Not the table's answer: the layer changed the positions. */
   {
     g_autoptr(PlMatrix) table = pl_model_read_positions (model, NULL);
-    g_autoptr(PlMatrix) table_sim = pl_similarity_compute (table, PL_SIMILARITY_COSINE, TRUE, NULL);
+    g_autoptr(PlMatrix) table_sim = pl_similarity_compute (table, PL_SIMILARITY_COSINE, TRUE, NULL, NULL);
     g_assert_cmpfloat (pl_test_max_abs_diff (sim, table_sim), >, 0.05);
   }
 

@@ -117,7 +117,7 @@ test_write_pca (void)
   for (guint i = 0; i < 40; i++)
     for (guint j = 0; j < 6; j++)
       x->data[i * 6 + j] = (float) (sin (0.3 * i * (j + 1)) + 0.1 * j);
-  pca = pl_pca_compute (x, 3, &error);
+  pca = pl_pca_compute (x, 3, NULL, &error);
   g_assert_no_error (error);
 
   options.title = (char *) "Demo & <friends>";

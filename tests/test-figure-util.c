@@ -90,7 +90,7 @@ fig_gpt2_cosine (void)
   g_autofree char *weights = pl_test_demo ("mini-gpt2", "tf_model.h5", NULL);
   g_autoptr(PlMatrix) table = pl_test_read_h5 (weights, GPT2_WPE);
   g_autoptr(GError) error = NULL;
-  PlMatrix *cos = pl_similarity_compute (table, PL_SIMILARITY_COSINE, FALSE, &error);
+  PlMatrix *cos = pl_similarity_compute (table, PL_SIMILARITY_COSINE, FALSE, NULL, &error);
 
   g_assert_no_error (error);
   return cos;
@@ -134,7 +134,7 @@ fig_gpt2_pca (void)
   g_autofree char *weights = pl_test_demo ("mini-gpt2", "tf_model.h5", NULL);
   g_autoptr(PlMatrix) table = pl_test_read_h5 (weights, GPT2_WPE);
   g_autoptr(GError) error = NULL;
-  PlPca *pca = pl_pca_compute (table, 3, &error);
+  PlPca *pca = pl_pca_compute (table, 3, NULL, &error);
 
   g_assert_no_error (error);
   return pca;

@@ -28,7 +28,7 @@ check_fixture (gconstpointer data)
   g_autoptr(PlMatrix) ratio = pl_test_read_h5 (ref_path, ratio_name);
   g_autoptr(PlMatrix) proj = pl_test_read_h5 (ref_path, proj_name);
   g_autoptr(GError) error = NULL;
-  g_autoptr(PlPca) pca = pl_pca_compute (table, 16, &error);
+  g_autoptr(PlPca) pca = pl_pca_compute (table, 16, NULL, &error);
   double max_proj = 0;
 
   g_assert_no_error (error);
@@ -73,7 +73,7 @@ test_structure (void)
                                         g_rand_double_range (rand, -0.1, 0.1) + 5.0);
       g_rand_free (rand);
 
-      pca = pl_pca_compute (x, 8, NULL);
+      pca = pl_pca_compute (x, 8, NULL, NULL);
       for (guint a = 0; a < 8; a++)
         {
           const float *va = pl_matrix_row (pca->components, a);
@@ -117,7 +117,7 @@ test_rank_one (void)
   for (gsize i = 0; i < 50; i++)
     for (gsize j = 0; j < 10; j++)
       x->data[i * 10 + j] = (float) ((double) i * (j - 2.5));
-  pca = pl_pca_compute (x, 2, NULL);
+  pca = pl_pca_compute (x, 2, NULL, NULL);
   g_assert_cmpfloat_with_epsilon (pca->explained_variance_ratio->data[0], 1.0, 1e-6);
   g_assert_cmpfloat_with_epsilon (pca->explained_variance_ratio->data[1], 0.0, 1e-6);
   /* Loading ∝ (j − 2.5), largest |.| at j = 9 and positive: projections grow with i. */
@@ -161,7 +161,7 @@ test_large_float_route (void)
     for (gsize j = 0; j < d; j++)
       x->data[i * d + j] = (float) (4 * sin (0.003 * i * (1 + j % 5)) + 2 * cos (0.01 * i + j) +
                                     g_rand_double_range (rand, -1, 1));
-  pca = pl_pca_compute (x, kk, NULL);
+  pca = pl_pca_compute (x, kk, NULL, NULL);
   g_assert_nonnull (pca);
 
   for (guint c = 0; c < kk; c++)
@@ -241,7 +241,7 @@ check_lanczos (gsize m,
   for (gsize i = 0; i < m * m; i++)
     cd[i] = c[i];
 
-  g_assert_true (pl_pca_lanczos_top (c, m, kk, 1e-6, 192, w, z));
+  g_assert_true (pl_pca_lanczos_top (c, m, kk, 1e-6, 192, w, z, NULL));
   g_assert_cmpint (LAPACKE_dsyevr (LAPACK_COL_MAJOR, 'V', 'I', 'L', (lapack_int) m, cd, (lapack_int) m,
                                    0.0, 0.0, (lapack_int) (m - kk + 1), (lapack_int) m, 0.0,
                                    &found, wd, zd, (lapack_int) m, support), ==, 0);
@@ -304,7 +304,7 @@ test_lanczos_flat_spectrum (void)
   for (gsize i = 0; i < m * m; i++)
     cd[i] = c[i];
 
-  g_assert_true (pl_pca_lanczos_top (c, m, kk, 1e-6, 512, w, z));
+  g_assert_true (pl_pca_lanczos_top (c, m, kk, 1e-6, 512, w, z, NULL));
   g_assert_cmpint (LAPACKE_dsyevr (LAPACK_COL_MAJOR, 'V', 'I', 'L', (lapack_int) m, cd, (lapack_int) m,
                                    0.0, 0.0, (lapack_int) (m - kk + 1), (lapack_int) m, 0.0,
                                    &found, wd, zd, (lapack_int) m, support), ==, 0);
@@ -328,13 +328,43 @@ test_bad_input (void)
   g_autoptr(GError) e2 = NULL;
   g_autoptr(GError) e3 = NULL;
 
-  g_assert_null (pl_pca_compute (x, 5, &e1));
+  g_assert_null (pl_pca_compute (x, 5, NULL, &e1));
   g_assert_error (e1, PL_ERROR, PL_ERROR_INVALID_ARGUMENT);
-  g_assert_null (pl_pca_compute (x, 0, &e2));
+  g_assert_null (pl_pca_compute (x, 0, NULL, &e2));
   g_assert_error (e2, PL_ERROR, PL_ERROR_INVALID_ARGUMENT);
   x->data[3] = NAN;
-  g_assert_null (pl_pca_compute (x, 2, &e3));
+  g_assert_null (pl_pca_compute (x, 2, NULL, &e3));
   g_assert_error (e3, PL_ERROR, PL_ERROR_BAD_VALUES);
+}
+
+static gboolean
+pca_of (gpointer       data,
+        GCancellable  *cancellable,
+        GError       **error)
+{
+  g_autoptr(PlPca) pca = pl_pca_compute (data, 3, cancellable, error);
+
+  return pca != NULL;
+}
+
+/* Cancelled before it starts, it answers nothing; cancelled while it works,
+ * it stops between chunks of the cross-product or steps of the eigensolver. */
+static void
+test_cancel (void)
+{
+  g_autoptr(PlMatrix) x = pl_matrix_new (4096, 768);
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr(GError) error = NULL;
+  GRand *rand = g_rand_new_with_seed (31);
+
+  for (gsize i = 0; i < x->rows * x->cols; i++)
+    x->data[i] = (float) g_rand_double_range (rand, -1, 1);
+  g_rand_free (rand);
+
+  g_cancellable_cancel (cancellable);
+  g_assert_null (pl_pca_compute (x, 3, cancellable, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  pl_test_assert_cancels (pca_of, x);
 }
 
 int
@@ -348,5 +378,6 @@ main (int argc, char *argv[])
   g_test_add_func ("/pl/pca/lanczos", test_lanczos);
   g_test_add_func ("/pl/pca/lanczos-flat-spectrum", test_lanczos_flat_spectrum);
   g_test_add_func ("/pl/pca/bad-input", test_bad_input);
+  g_test_add_func ("/pl/pca/cancel", test_cancel);
   return g_test_run ();
 }

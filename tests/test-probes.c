@@ -37,7 +37,7 @@ check_absolute_fixture (gconstpointer data)
   double mae = -1;
 
   pl_probe_options_init (&options);
-  pl_probe_absolute (table, &options, &mae, &error);
+  pl_probe_absolute (table, &options, &mae, NULL, &error);
   g_assert_no_error (error);
   g_test_message ("%s: MAE %.10g, reference %.10g", f->reference, mae, want);
   g_assert_cmpfloat_with_epsilon (mae, want, MAE_TOL);
@@ -54,7 +54,7 @@ test_absolute_wide (void)
   double mae = -1;
 
   pl_probe_options_init (&options);
-  g_assert_true (pl_probe_absolute (x, &options, &mae, NULL));
+  g_assert_true (pl_probe_absolute (x, &options, &mae, NULL, NULL));
   g_assert_cmpfloat_with_epsilon (mae, want, MAE_TOL);
 }
 
@@ -119,9 +119,9 @@ test_relative_sinusoid_and_random (void)
   g_rand_free (rand);
 
   pl_probe_options_init (&options);
-  pl_probe_relative (table, &options, &err_sin, &error);
+  pl_probe_relative (table, &options, &err_sin, NULL, &error);
   g_assert_no_error (error);
-  pl_probe_relative (noise, &options, &err_rand, &error);
+  pl_probe_relative (noise, &options, &err_rand, NULL, &error);
   g_assert_no_error (error);
   g_test_message ("relative-order error: sinusoid %.4f, random %.4f", err_sin, err_rand);
   g_assert_cmpfloat (err_sin, <, 0.1);
@@ -129,7 +129,7 @@ test_relative_sinusoid_and_random (void)
   g_assert_cmpfloat (err_rand, <, 0.6);
 
   /* Same seed, same answer. */
-  g_assert_true (pl_probe_relative (table, &options, &again, NULL));
+  g_assert_true (pl_probe_relative (table, &options, &again, NULL, NULL));
   g_assert_cmpfloat (again, ==, err_sin);
 }
 
@@ -147,9 +147,9 @@ test_shuffled_folds (void)
   options.folds = PL_FOLDS_SHUFFLED;
   options.seed = 42;
   options.n_pairs = 300;
-  pl_probe_run (part, &options, &a, &error);
+  pl_probe_run (part, &options, &a, NULL, &error);
   g_assert_no_error (error);
-  pl_probe_run (part, &options, &b, &error);
+  pl_probe_run (part, &options, &b, NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (a.rows, ==, 200);
   g_assert_cmpuint (a.n_pairs, ==, 300);
@@ -173,19 +173,40 @@ test_bad_input (void)
   double v;
 
   pl_probe_options_init (&options);
-  g_assert_false (pl_probe_absolute (tiny, &options, &v, &e1));
+  g_assert_false (pl_probe_absolute (tiny, &options, &v, NULL, &e1));
   g_assert_error (e1, PL_ERROR, PL_ERROR_INVALID_ARGUMENT);
   options.n_pairs = 3;
-  g_assert_false (pl_probe_relative (x, &options, &v, &e2));
+  g_assert_false (pl_probe_relative (x, &options, &v, NULL, &e2));
   g_assert_error (e2, PL_ERROR, PL_ERROR_INVALID_ARGUMENT);
   options.n_pairs = 512;
   x->data[7] = INFINITY;
-  g_assert_false (pl_probe_absolute (x, &options, &v, &e3));
+  g_assert_false (pl_probe_absolute (x, &options, &v, NULL, &e3));
   g_assert_error (e3, PL_ERROR, PL_ERROR_BAD_VALUES);
 
   g_assert_true (pl_folds_from_string ("shuffled", &folds));
   g_assert_cmpint (folds, ==, PL_FOLDS_SHUFFLED);
   g_assert_false (pl_folds_from_string ("random", &folds));
+}
+
+/* A cancelled probe answers nothing. */
+static void
+test_cancel (void)
+{
+  g_autoptr(PlMatrix) x = pl_matrix_new (64, 8);
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr(GError) e1 = NULL;
+  g_autoptr(GError) e2 = NULL;
+  PlProbeOptions options;
+  double v;
+
+  for (gsize i = 0; i < x->rows * x->cols; i++)
+    x->data[i] = (float) sin (0.1 * i);
+  pl_probe_options_init (&options);
+  g_cancellable_cancel (cancellable);
+  g_assert_false (pl_probe_absolute (x, &options, &v, cancellable, &e1));
+  g_assert_error (e1, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_assert_false (pl_probe_relative (x, &options, &v, cancellable, &e2));
+  g_assert_error (e2, G_IO_ERROR, G_IO_ERROR_CANCELLED);
 }
 
 int
@@ -199,5 +220,6 @@ main (int argc, char *argv[])
   g_test_add_func ("/pl/probes/relative/sinusoid-and-random", test_relative_sinusoid_and_random);
   g_test_add_func ("/pl/probes/shuffled-folds", test_shuffled_folds);
   g_test_add_func ("/pl/probes/bad-input", test_bad_input);
+  g_test_add_func ("/pl/probes/cancel", test_cancel);
   return g_test_run ();
 }

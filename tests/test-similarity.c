@@ -18,7 +18,7 @@ test_cosine_gpt2 (void)
   g_autoptr(PlMatrix) table = pl_test_read_h5 (weights, "/transformer/tfgp_t2lm_head_model/transformer/wpe/embeddings:0");
   g_autoptr(PlMatrix) ref = pl_test_read_h5 (reference, "/position_table/cosine");
   g_autoptr(GError) error = NULL;
-  g_autoptr(PlMatrix) cos = pl_similarity_compute (table, PL_SIMILARITY_COSINE, FALSE, &error);
+  g_autoptr(PlMatrix) cos = pl_similarity_compute (table, PL_SIMILARITY_COSINE, FALSE, NULL, &error);
 
   g_assert_no_error (error);
   g_assert_cmpuint (cos->rows, ==, 512);
@@ -32,7 +32,7 @@ test_cosine_sinusoid_closed_form (void)
 {
   g_autofree char *path = pl_test_fixture ("sinusoid-512x768.h5", NULL);
   g_autoptr(PlMatrix) table = pl_test_read_h5 (path, "/position_embeddings");
-  g_autoptr(PlMatrix) sim = pl_similarity_compute (table, PL_SIMILARITY_COSINE, FALSE, NULL);
+  g_autoptr(PlMatrix) sim = pl_similarity_compute (table, PL_SIMILARITY_COSINE, FALSE, NULL, NULL);
   gsize half = table->cols / 2;
 
   for (gsize i = 0; i < table->rows; i += 17)
@@ -59,8 +59,8 @@ test_dot_and_l2 (void)
     x->data[i] = (float) g_rand_double_range (rand, -2, 2);
   g_rand_free (rand);
 
-  dot = pl_similarity_compute (x, PL_SIMILARITY_DOT, FALSE, NULL);
-  l2 = pl_similarity_compute (x, PL_SIMILARITY_L2, FALSE, NULL);
+  dot = pl_similarity_compute (x, PL_SIMILARITY_DOT, FALSE, NULL, NULL);
+  l2 = pl_similarity_compute (x, PL_SIMILARITY_L2, FALSE, NULL, NULL);
   for (gsize i = 0; i < x->rows; i++)
     for (gsize j = 0; j < x->rows; j++)
       {
@@ -84,7 +84,7 @@ test_cosine_zero_row (void)
 
   x->data[0] = 1; x->data[1] = 0;
   x->data[4] = 0; x->data[5] = 2;
-  cos = pl_similarity_compute (x, PL_SIMILARITY_COSINE, FALSE, NULL);
+  cos = pl_similarity_compute (x, PL_SIMILARITY_COSINE, FALSE, NULL, NULL);
   g_assert_true (isnan (pl_matrix_get (cos, 1, 1)));
   g_assert_true (isnan (pl_matrix_get (cos, 0, 1)));
   g_assert_cmpfloat (pl_matrix_get (cos, 0, 2), ==, 0.0f);
@@ -99,7 +99,7 @@ test_rejects_nan (void)
   g_autoptr(PlMatrix) cos = NULL;
 
   x->data[3] = NAN;
-  cos = pl_similarity_compute (x, PL_SIMILARITY_COSINE, FALSE, &error);
+  cos = pl_similarity_compute (x, PL_SIMILARITY_COSINE, FALSE, NULL, &error);
   g_assert_null (cos);
   g_assert_nonnull (error);
 }
@@ -121,7 +121,7 @@ check_cosine_model (gconstpointer data)
   g_assert_no_error (error);
   table = pl_model_read_positions (model, &error);
   g_assert_no_error (error);
-  cos = pl_similarity_compute (table, PL_SIMILARITY_COSINE, FALSE, &error);
+  cos = pl_similarity_compute (table, PL_SIMILARITY_COSINE, FALSE, NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpfloat (pl_test_max_abs_diff (cos, ref), <, COSINE_TOL);
 }
@@ -145,9 +145,9 @@ test_center (void)
     for (gsize k = 0; k < 9; k++)
       mean[k] += pl_matrix_get (x, i, k) / 23.0;
 
-  cos = pl_similarity_compute (x, PL_SIMILARITY_COSINE, TRUE, NULL);
-  l2 = pl_similarity_compute (x, PL_SIMILARITY_L2, FALSE, NULL);
-  l2c = pl_similarity_compute (x, PL_SIMILARITY_L2, TRUE, NULL);
+  cos = pl_similarity_compute (x, PL_SIMILARITY_COSINE, TRUE, NULL, NULL);
+  l2 = pl_similarity_compute (x, PL_SIMILARITY_L2, FALSE, NULL, NULL);
+  l2c = pl_similarity_compute (x, PL_SIMILARITY_L2, TRUE, NULL, NULL);
   for (gsize i = 0; i < 23; i++)
     for (gsize j = 0; j < 23; j++)
       {
@@ -185,8 +185,8 @@ test_blocks_many (void)
   for (gsize i = 0; i < n * d; i++)
     x->data[i] = (float) g_rand_double_range (rand, -1, 1);
   g_rand_free (rand);
-  cos = pl_similarity_compute (x, PL_SIMILARITY_COSINE, FALSE, NULL);
-  dot = pl_similarity_compute (x, PL_SIMILARITY_DOT, FALSE, NULL);
+  cos = pl_similarity_compute (x, PL_SIMILARITY_COSINE, FALSE, NULL, NULL);
+  dot = pl_similarity_compute (x, PL_SIMILARITY_DOT, FALSE, NULL, NULL);
 
   for (gsize i = 0; i < n; i++)
     for (gsize k = 0; k < d; k++)
@@ -209,6 +209,36 @@ test_blocks_many (void)
   g_assert_cmpfloat (worst_dot, <, 1e-4);
 }
 
+static gboolean
+cosine_of (gpointer       data,
+           GCancellable  *cancellable,
+           GError       **error)
+{
+  g_autoptr(PlMatrix) cos = pl_similarity_compute (data, PL_SIMILARITY_COSINE, TRUE, cancellable, error);
+
+  return cos != NULL;
+}
+
+/* Cancelled before it starts, it answers nothing; cancelled while it works,
+ * it stops between blocks of the product. */
+static void
+test_cancel (void)
+{
+  g_autoptr(PlMatrix) x = pl_matrix_new (3072, 768);
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr(GError) error = NULL;
+  GRand *rand = g_rand_new_with_seed (5);
+
+  for (gsize i = 0; i < x->rows * x->cols; i++)
+    x->data[i] = (float) g_rand_double_range (rand, -1, 1);
+  g_rand_free (rand);
+
+  g_cancellable_cancel (cancellable);
+  g_assert_null (pl_similarity_compute (x, PL_SIMILARITY_DOT, FALSE, cancellable, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  pl_test_assert_cancels (cosine_of, x);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -220,6 +250,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/pl/similarity/rejects-nan", test_rejects_nan);
   g_test_add_func ("/pl/similarity/center", test_center);
   g_test_add_func ("/pl/similarity/blocks-many", test_blocks_many);
+  g_test_add_func ("/pl/similarity/cancel", test_cancel);
   g_test_add_data_func ("/pl/similarity/cosine-model/mini-gpt2", "mini-gpt2", check_cosine_model);
   g_test_add_data_func ("/pl/similarity/cosine-model/mini-bert", "mini-bert", check_cosine_model);
   g_test_add_data_func ("/pl/similarity/cosine-model/mini-roberta", "mini-roberta", check_cosine_model);

@@ -60,16 +60,15 @@ compute (PlAnalysisJob  *job,
          GError        **error)
 {
   Spec *spec = data;
+  GCancellable *cancellable = pl_analysis_job_get_cancellable (job);
   g_autoptr(PlMatrix) table = pl_encoding_sinusoidal (spec->length, spec->width, spec->base);
   g_autoptr(PlMatrix) cosine = NULL;
   g_autoptr(PlPca) pca = NULL;
   GPtrArray *answer;
 
-  if (!(cosine = pl_similarity_compute (table, PL_SIMILARITY_COSINE, FALSE, error)))
+  if (!(cosine = pl_similarity_compute (table, PL_SIMILARITY_COSINE, FALSE, cancellable, error)))
     return FALSE;
-  if (g_cancellable_set_error_if_cancelled (pl_analysis_job_get_cancellable (job), error))
-    return FALSE;
-  if (!(pca = pl_pca_compute (table, MIN (3, MIN (table->rows, table->cols)), error)))
+  if (!(pca = pl_pca_compute (table, MIN (3, MIN (table->rows, table->cols)), cancellable, error)))
     return FALSE;
 
   answer = g_ptr_array_new_with_free_func ((GDestroyNotify) pl_matrix_unref);

@@ -79,7 +79,7 @@ run_probes (PlAnalysisJob  *job,
   PlProbeResult probe;
   PlMatrix *answer;
 
-  if (!pl_probe_run (q->table, &q->options, &probe, error))
+  if (!pl_probe_run (q->table, &q->options, &probe, pl_analysis_job_get_cancellable (job), error))
     return FALSE;
   answer = pl_matrix_new (1, 3);
   answer->data[0] = probe.rows;

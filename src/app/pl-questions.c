@@ -40,7 +40,8 @@ pl_similarity_question_run (PlAnalysisJob  *job,
                             GError        **error)
 {
   PlSimilarityQuestion *question = data;
-  PlMatrix *matrix = pl_similarity_compute (question->table, question->metric, question->center, error);
+  PlMatrix *matrix = pl_similarity_compute (question->table, question->metric, question->center,
+                                            pl_analysis_job_get_cancellable (job), error);
 
   if (matrix == NULL)
     return FALSE;
@@ -64,7 +65,7 @@ pl_pca_question_run (PlAnalysisJob  *job,
 {
   PlMatrix *table = data;
   guint k = MIN (PL_PCA_MAX_COMPONENTS, MIN (table->rows, table->cols));
-  PlPca *pca = pl_pca_compute (table, k, error);
+  PlPca *pca = pl_pca_compute (table, k, pl_analysis_job_get_cancellable (job), error);
 
   if (pca == NULL)
     return FALSE;

@@ -71,7 +71,7 @@ pl_cli_pca (int    argc,
     return pl_cli_usage ("pca", error->message);
 
   if (!(table = pl_cli_read_positions (argv[1], dataset, rows, layer, &error)) ||
-      !(pca = pl_pca_compute (table, (guint) components, &error)) ||
+      !(pca = pl_pca_compute (table, (guint) components, NULL, &error)) ||
       !(pl_cli_figure_is_figure_path (out)
         ? pl_cli_figure_write_pca (pca, rows, out, &figure, &error)
         : write_pca (out, pca, &error)))

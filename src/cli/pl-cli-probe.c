@@ -125,7 +125,7 @@ pl_cli_probe (int    argc,
   options.n_pairs = (guint) pairs;
 
   if (!(table = pl_cli_read_positions (argv[1], dataset, rows, layer, &error)) ||
-      !pl_probe_run (table, &options, &result, &error))
+      !pl_probe_run (table, &options, &result, NULL, &error))
     return pl_cli_fail (error);
   print_result (&result, &options, json);
   if (out != NULL)

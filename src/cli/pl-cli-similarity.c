@@ -65,7 +65,7 @@ pl_cli_similarity (int    argc,
     return pl_cli_usage ("similarity", error->message);
 
   if (!(table = pl_cli_read_positions (argv[1], dataset, rows, layer, &error)) ||
-      !(similarity = pl_similarity_compute (table, metric, center, &error)) ||
+      !(similarity = pl_similarity_compute (table, metric, center, NULL, &error)) ||
       !(pl_cli_figure_is_figure_path (out)
         ? pl_cli_figure_write_similarity (similarity, metric, rows, out, &figure, &error)
         : write_similarity (out, similarity, metric, &error)))

@@ -26,6 +26,7 @@ typedef struct
 {
   const PlMatrix *x;
   const double   *mean;
+  GCancellable   *cancellable;
   guint           n_chunks;
   guint           n_threads;
   gint            next;       /* atomic: the next chunk to take */
@@ -142,7 +143,7 @@ covariance_worker (gpointer data)
     job->partial[slot] = g_new (float, d * d);
   s = job->partial[slot];
   job->column_ss[slot] = g_new0 (double, d);
-  for (c = slot; c < job->n_chunks; c += job->n_threads)
+  for (c = slot; c < job->n_chunks && !g_cancellable_is_cancelled (job->cancellable); c += job->n_threads)
     {
       gsize rows = centre_chunk (job, c, buf, job->column_ss[slot]);
 
@@ -160,7 +161,8 @@ void
 pl_pca_covariance (const PlMatrix *x,
                    const double   *mean,
                    float          *s,
-                   double         *column_ss)
+                   double         *column_ss,
+                   GCancellable   *cancellable)
 {
   ChunkJob job = { 0 };
   gsize d = x->cols;
@@ -168,6 +170,7 @@ pl_pca_covariance (const PlMatrix *x,
 
   job.x = x;
   job.mean = mean;
+  job.cancellable = cancellable;
   job.n_chunks = (guint) ((x->rows + CHUNK_ROWS - 1) / CHUNK_ROWS);
   job.partial[0] = s;
   n_threads = job.n_threads = MIN (MIN (pl_blas_split_threads (), job.n_chunks), MAX_THREADS);

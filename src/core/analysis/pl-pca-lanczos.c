@@ -454,13 +454,14 @@ ritz_check (gpointer data)
 }
 
 gboolean
-pl_pca_lanczos_top (float       *c,
-                    gsize        m,
-                    guint        kk,
-                    double       tolerance,
-                    gsize        max_basis,
-                    double      *w,
-                    double      *z)
+pl_pca_lanczos_top (float        *c,
+                    gsize         m,
+                    guint         kk,
+                    double        tolerance,
+                    gsize         max_basis,
+                    double       *w,
+                    double       *z,
+                    GCancellable *cancellable)
 {
   /* Blocks one wider than the components asked for: a smaller block
    * reaches a higher polynomial degree for the same number of vectors. At
@@ -521,7 +522,7 @@ pl_pca_lanczos_top (float       *c,
     q[i] = (float) g_rand_double_range (rand, -1, 1);
   orthonormalise_block (q, m, 0, q, b, h, rand);
 
-  for (;;)
+  while (!g_cancellable_is_cancelled (cancellable))
     {
       /* A step's products, unless the basis is full; the Rayleigh–Ritz
        * check that fell due at the last step runs beside them, on this

@@ -107,20 +107,24 @@ top_eigenpairs_double (const float  *xc,
  * the halved memory traffic pays: block Lanczos when it reaches its residual
  * goal, else the dense solver. S is overwritten. */
 static gboolean
-top_eigenpairs_float (float     *s,
-                      gsize      m,
-                      guint      kk,
-                      double    *w,
-                      double    *z,
-                      GError   **error)
+top_eigenpairs_float (float         *s,
+                      gsize          m,
+                      guint          kk,
+                      double        *w,
+                      double        *z,
+                      GCancellable  *cancellable,
+                      GError       **error)
 {
   g_autofree lapack_int *support = g_new (lapack_int, 2 * kk);
   g_autofree float *wf = g_new (float, m);
   g_autofree float *zf = g_new (float, m * kk);
   lapack_int found = 0, info;
 
-  if (m >= LANCZOS_MIN_SIZE && pl_pca_lanczos_top (s, m, kk, LANCZOS_TOLERANCE, LANCZOS_MAX_BASIS, w, z))
+  if (m >= LANCZOS_MIN_SIZE &&
+      pl_pca_lanczos_top (s, m, kk, LANCZOS_TOLERANCE, LANCZOS_MAX_BASIS, w, z, cancellable))
     return TRUE;
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    return FALSE;
   info = LAPACKE_ssyevr (LAPACK_COL_MAJOR, 'V', 'I', 'L', (lapack_int) m, s, (lapack_int) m,
                          0.0f, 0.0f, (lapack_int) (m - kk + 1), (lapack_int) m, 0.0f,
                          &found, wf, zf, (lapack_int) m, support);
@@ -134,6 +138,7 @@ top_eigenpairs_float (float     *s,
 PlPca *
 pl_pca_compute (const PlMatrix  *x,
                 guint            n_components,
+                GCancellable    *cancellable,
                 GError         **error)
 {
   g_autoptr(PlMatrix) xc = NULL;
@@ -190,8 +195,9 @@ pl_pca_compute (const PlMatrix  *x,
 
       if (s == NULL)
         goto oom;
-      pl_pca_covariance (x, mean, s, column_ss);
-      if (!top_eigenpairs_float (s, m, kk, w, z, error))
+      pl_pca_covariance (x, mean, s, column_ss, cancellable);
+      if (g_cancellable_set_error_if_cancelled (cancellable, error) ||
+          !top_eigenpairs_float (s, m, kk, w, z, cancellable, error))
         return NULL;
     }
   else
@@ -217,10 +223,13 @@ pl_pca_compute (const PlMatrix  *x,
           cblas_ssyrk (CblasRowMajor, CblasUpper, gram ? CblasNoTrans : CblasTrans,
                        (blasint) m, (blasint) (gram ? d : n), 1.0f, xc->data, (blasint) d,
                        0.0f, s, (blasint) m);
-          if (!top_eigenpairs_float (s, m, kk, w, z, error))
+          if (g_cancellable_set_error_if_cancelled (cancellable, error) ||
+              !top_eigenpairs_float (s, m, kk, w, z, cancellable, error))
             return NULL;
         }
     }
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    return NULL;
   for (gsize j = 0; j < d; j++)
     total += column_ss[j];
 

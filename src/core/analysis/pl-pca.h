@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #pragma once
 
+#include <gio/gio.h>
+
 #include "pl-matrix.h"
 
 G_BEGIN_DECLS
@@ -27,9 +29,13 @@ typedef struct _PlPca
 #define PL_TYPE_PCA (pl_pca_get_type ())
 
 GType  pl_pca_get_type (void) G_GNUC_CONST;
-/* The first N_COMPONENTS (1 … 16, at most the smaller side of X) components of X's rows. */
+/* The first N_COMPONENTS (1 … 16, at most the smaller side of X) components
+ * of X's rows. Fails with G_IO_ERROR_CANCELLED soon after CANCELLABLE is
+ * cancelled (checked between chunks of the cross-product and eigensolver
+ * steps). */
 PlPca *pl_pca_compute  (const PlMatrix  *x,
                         guint            n_components,
+                        GCancellable    *cancellable,
                         GError         **error);
 PlPca *pl_pca_ref      (PlPca           *self);
 void   pl_pca_unref    (PlPca           *self);

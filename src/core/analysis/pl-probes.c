@@ -339,6 +339,7 @@ gboolean
 pl_probe_absolute (const PlMatrix        *x,
                    const PlProbeOptions  *options,
                    double                *mae,
+                   GCancellable          *cancellable,
                    GError               **error)
 {
   g_autofree double *xd = NULL;
@@ -379,7 +380,11 @@ pl_probe_absolute (const PlMatrix        *x,
   for (guint k = 0; k < options->n_folds; k++)
     {
       double sum_abs = 0;
-      gboolean ok = gram ? absolute_fold_gram (gram, n, fold_of, k, &sum_abs, error)
+      gboolean ok;
+
+      if (g_cancellable_set_error_if_cancelled (cancellable, error))
+        return FALSE;
+      ok = gram ? absolute_fold_gram (gram, n, fold_of, k, &sum_abs, error)
                          : absolute_fold_covariance (xd, n, d, fold_of, k, &sum_abs, error);
 
       if (!ok)
@@ -394,6 +399,7 @@ gboolean
 pl_probe_relative (const PlMatrix        *x,
                    const PlProbeOptions  *options,
                    double                *error_rate,
+                   GCancellable          *cancellable,
                    GError               **error)
 {
   g_autofree double *xd = NULL;
@@ -458,6 +464,8 @@ pl_probe_relative (const PlMatrix        *x,
       gsize m = 0, row = 0, wrong = 0, t = 0, positives = 0;
       double b;
 
+      if (g_cancellable_set_error_if_cancelled (cancellable, error))
+        return FALSE;
       for (gsize s = 0; s < np; s++)
         m += fold_of[s] != k;
       train = g_new (double, m * p);
@@ -521,12 +529,13 @@ gboolean
 pl_probe_run (const PlMatrix        *x,
               const PlProbeOptions  *options,
               PlProbeResult         *result,
+              GCancellable          *cancellable,
               GError               **error)
 {
   g_return_val_if_fail (x != NULL && options != NULL && result != NULL, FALSE);
 
   result->rows = x->rows;
   result->n_pairs = options->n_pairs;
-  return pl_probe_absolute (x, options, &result->absolute_mae, error) &&
-         pl_probe_relative (x, options, &result->relative_error, error);
+  return pl_probe_absolute (x, options, &result->absolute_mae, cancellable, error) &&
+         pl_probe_relative (x, options, &result->relative_error, cancellable, error);
 }

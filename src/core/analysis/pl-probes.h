@@ -1,12 +1,16 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #pragma once
 
+#include <gio/gio.h>
+
 #include "pl-matrix.h"
 
 G_BEGIN_DECLS
 
 /* The probes of Wang & Chen (2020), Table 1, as their scikit-learn code ran
- * them, on the rows of a position table (row i is position i). */
+ * them, on the rows of a position table (row i is position i). Each fails
+ * with G_IO_ERROR_CANCELLED soon after its CANCELLABLE is cancelled (checked
+ * before each fold). */
 
 typedef enum
 {
@@ -42,16 +46,19 @@ void        pl_probe_options_init   (PlProbeOptions  *options);
 gboolean    pl_probe_absolute       (const PlMatrix        *x,
                                      const PlProbeOptions  *options,
                                      double                *mae,
+                                     GCancellable          *cancellable,
                                      GError               **error);
 /* Relative order: L2 logistic regression (C = 1, intercept not penalised) on
  * [p_i ; p_j] predicting j > i, over n_pairs sampled pairs i ≠ j. */
 gboolean    pl_probe_relative       (const PlMatrix        *x,
                                      const PlProbeOptions  *options,
                                      double                *error_rate,
+                                     GCancellable          *cancellable,
                                      GError               **error);
 gboolean    pl_probe_run            (const PlMatrix        *x,
                                      const PlProbeOptions  *options,
                                      PlProbeResult         *result,
+                                     GCancellable          *cancellable,
                                      GError               **error);
 
 /* Minimises C·Σ log(1 + exp(−(2y−1)(x·w + b))) + ½‖w‖² exactly (Newton's

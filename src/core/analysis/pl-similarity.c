@@ -76,6 +76,7 @@ typedef struct
   gint                next;     /* atomic: the next chunk of norms or block to take */
   GramBlock          *gram_blocks;   /* the lower triangle's, largest first */
   guint               n_gram_blocks;
+  GCancellable       *cancellable;   /* checked before each block */
 } GramJob;
 
 /* The finished value of Gram entry (i, j): cosine scales by 1/(‖a‖‖b‖)
@@ -236,7 +237,8 @@ gram_worker (gpointer data)
   GramJob *job = data;
   guint b;
 
-  while ((b = (guint) g_atomic_int_add (&job->next, 1)) < job->n_gram_blocks)
+  while (!g_cancellable_is_cancelled (job->cancellable) &&
+         (b = (guint) g_atomic_int_add (&job->next, 1)) < job->n_gram_blocks)
     gram_block (job, &job->gram_blocks[b]);
   return NULL;
 }
@@ -341,6 +343,7 @@ PlMatrix *
 pl_similarity_compute (const PlMatrix      *x,
                        PlSimilarityMetric   metric,
                        gboolean             center,
+                       GCancellable        *cancellable,
                        GError             **error)
 {
   g_autoptr(PlMatrix) work = NULL;
@@ -368,6 +371,7 @@ pl_similarity_compute (const PlMatrix      *x,
   job.n = n;
   job.d = d;
   job.metric = metric;
+  job.cancellable = cancellable;
   job.ss = ss = g_new (double, n);
   job.norm_rows = 64;
   job.n_norm_chunks = (guint) ((n + job.norm_rows - 1) / job.norm_rows);
@@ -432,6 +436,8 @@ pl_similarity_compute (const PlMatrix      *x,
   job.next = 0;
   pl_blas_run_split (n_workers, gram_worker, &job);
   g_free (job.gram_blocks);
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    return NULL;
 
   if (metric == PL_SIMILARITY_L2)
     {

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #pragma once
 
+#include <gio/gio.h>
+
 #include "pl-matrix.h"
 
 G_BEGIN_DECLS
@@ -17,10 +19,13 @@ gboolean    pl_similarity_metric_from_string (const char         *name,
                                               PlSimilarityMetric *metric);
 
 /* The n×n matrix between the rows of X. Cosine of a zero row is NaN: it is
- * undefined, and the views draw it as "no value". */
+ * undefined, and the views draw it as "no value". Fails with
+ * G_IO_ERROR_CANCELLED soon after CANCELLABLE is cancelled (checked between
+ * blocks of the product). */
 PlMatrix   *pl_similarity_compute (const PlMatrix      *x,
                                    PlSimilarityMetric   metric,
                                    gboolean             center,
+                                   GCancellable        *cancellable,
                                    GError             **error);
 
 G_END_DECLS
