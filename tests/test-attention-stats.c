@@ -206,8 +206,10 @@ test_position_only_closed_form (void)
     {
       gboolean causal = causal_cases[c];
       PlTransformerConfig config = {
-        causal ? PL_FAMILY_GPT2 : PL_FAMILY_BERT, 4, 1, 2, 2, 5, 3, 0, 0.0,
-        PL_ACTIVATION_GELU, causal, causal, -1, -1, -1
+        .family = causal ? PL_FAMILY_GPT2 : PL_FAMILY_BERT,
+        .hidden_size = 4, .n_layers = 1, .n_heads = 2, .ffn_size = 2, .vocab_size = 5,
+        .n_positions = 3, .activation = PL_ACTIVATION_GELU, .pre_ln = causal, .causal = causal,
+        .bos_id = -1, .eos_id = -1, .pad_id = -1,
       };
       g_autoptr(GError) error = NULL;
       g_autoptr(PlTransformer) t = pl_transformer_new_full (&config, tiny_weight, NULL, &error);

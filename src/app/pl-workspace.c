@@ -124,31 +124,12 @@ pl_workspace_set_model (PlWorkspace *self,
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_MODEL]);
 }
 
-static gboolean
-has_forward_pass (PlModel *model)
-{
-  switch (pl_model_get_family (model))
-    {
-    case PL_FAMILY_GPT2:
-    case PL_FAMILY_BERT:
-    case PL_FAMILY_ROBERTA:
-    case PL_FAMILY_XLM_ROBERTA:
-    case PL_FAMILY_ELECTRA:
-    case PL_FAMILY_DISTILBERT:
-    case PL_FAMILY_ALBERT:
-    case PL_FAMILY_OPT:
-      return pl_model_get_n_heads (model) > 0;
-    default:
-      return FALSE;
-    }
-}
-
 guint
 pl_workspace_get_n_layers (PlWorkspace *self)
 {
   g_return_val_if_fail (PL_IS_WORKSPACE (self), 0);
 
-  if (self->model == NULL || !has_forward_pass (self->model))
+  if (self->model == NULL || !pl_model_has_forward (self->model))
     return 0;
   return pl_model_get_n_layers (self->model);
 }
@@ -158,7 +139,7 @@ pl_workspace_get_n_heads (PlWorkspace *self)
 {
   g_return_val_if_fail (PL_IS_WORKSPACE (self), 0);
 
-  if (self->model == NULL || !has_forward_pass (self->model))
+  if (self->model == NULL || !pl_model_has_forward (self->model))
     return 0;
   return pl_model_get_n_heads (self->model);
 }

@@ -60,7 +60,7 @@ static const PlFamilyDesc families[] = {
       [PL_WEIGHT_FINAL_LN_WEIGHT] = "ln_f.weight",
       [PL_WEIGHT_FINAL_LN_BIAS] = "ln_f.bias",
     },
-    .conv1d = TRUE, .fused_qkv = TRUE, .causal = TRUE, .pre_ln = TRUE,
+    .conv1d = TRUE, .fused_qkv = TRUE, .causal = TRUE, .pre_ln = TRUE, .has_forward = TRUE,
   },
   {
     .family = PL_FAMILY_OPT, .name = "opt", .display_name = "OPT",
@@ -89,7 +89,7 @@ static const PlFamilyDesc families[] = {
     },
     /* OPTLearnedPositionalEmbedding adds 2 to every position id; its
      * LayerNorms are nn.LayerNorm with the default epsilon. */
-    .causal = TRUE, .pre_ln = TRUE, .first_position = 2, .fixed_eps = 1e-5,
+    .causal = TRUE, .pre_ln = TRUE, .first_position = 2, .fixed_eps = 1e-5, .has_forward = TRUE,
   },
   {
     .family = PL_FAMILY_DISTILBERT, .name = "distilbert", .display_name = "DistilBERT",
@@ -117,7 +117,7 @@ static const PlFamilyDesc families[] = {
       [PL_WEIGHT_LN2_BIAS] = "output_layer_norm.bias",
     },
     /* DistilBERT's LayerNorms are built with eps=1e-12 in its code. */
-    .fixed_eps = 1e-12,
+    .fixed_eps = 1e-12, .has_forward = TRUE,
   },
   {
     .family = PL_FAMILY_ALBERT, .name = "albert", .display_name = "ALBERT",
@@ -131,14 +131,14 @@ static const PlFamilyDesc families[] = {
       [PL_WEIGHT_EMBED_PROJECT_WEIGHT] = "encoder.embedding_hidden_mapping_in.weight",
       [PL_WEIGHT_EMBED_PROJECT_BIAS] = "encoder.embedding_hidden_mapping_in.bias",
     },
-    .shared_layers = TRUE,
+    .shared_layers = TRUE, .has_forward = TRUE,
   },
   { .family = PL_FAMILY_ROBERTA, .name = "roberta", .display_name = "RoBERTa",
     .position_suffix = "embeddings.position_embeddings.weight", .layer_list = "encoder.layer.",
-    .roles = { BERT_ROLES }, .first_position = 2 },
+    .roles = { BERT_ROLES }, .first_position = 2, .has_forward = TRUE },
   { .family = PL_FAMILY_XLM_ROBERTA, .name = "xlm-roberta", .display_name = "XLM-RoBERTa",
     .position_suffix = "embeddings.position_embeddings.weight", .layer_list = "encoder.layer.",
-    .roles = { BERT_ROLES }, .first_position = 2 },
+    .roles = { BERT_ROLES }, .first_position = 2, .has_forward = TRUE },
   /* ELECTRA-small embeds in fewer dimensions than it computes in: HF's
    * ElectraModel has embeddings_project (PyTorch "electra.embeddings_project.
    * weight" [hidden, embedding]; TF ".../electra/embeddings_project/kernel:0"
@@ -147,10 +147,11 @@ static const PlFamilyDesc families[] = {
     .position_suffix = "embeddings.position_embeddings.weight", .layer_list = "encoder.layer.",
     .roles = { BERT_ROLES,
                [PL_WEIGHT_EMBED_PROJECT_WEIGHT] = "embeddings_project.weight",
-               [PL_WEIGHT_EMBED_PROJECT_BIAS] = "embeddings_project.bias" } },
+               [PL_WEIGHT_EMBED_PROJECT_BIAS] = "embeddings_project.bias" },
+    .has_forward = TRUE },
   { .family = PL_FAMILY_BERT, .name = "bert", .display_name = "BERT",
     .position_suffix = "embeddings.position_embeddings.weight", .layer_list = "encoder.layer.",
-    .roles = { BERT_ROLES } },
+    .roles = { BERT_ROLES }, .has_forward = TRUE },
 };
 
 static const PlFamilyDesc table_desc = {
@@ -174,6 +175,23 @@ const char *
 pl_family_get_name (PlFamily family)
 {
   return pl_family_desc (family)->name;
+}
+
+gboolean
+pl_family_has_forward (PlFamily family)
+{
+  return pl_family_desc (family)->has_forward;
+}
+
+char *
+pl_family_list_forward (void)
+{
+  GString *names = g_string_new (NULL);
+
+  for (guint i = 0; i < G_N_ELEMENTS (families); i++)
+    if (families[i].has_forward)
+      g_string_append_printf (names, "%s%s", names->len > 0 ? ", " : "", families[i].display_name);
+  return g_string_free (names, FALSE);
 }
 
 static gboolean

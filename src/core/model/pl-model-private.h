@@ -26,6 +26,7 @@ typedef struct
   gboolean     shared_layers;     /* ALBERT: every layer uses layer 0's weights */
   gboolean     causal;
   gboolean     pre_ln;
+  gboolean     has_forward;       /* Poslens's forward pass runs this architecture */
   guint        first_position;    /* rows before the first real position */
   double       fixed_eps;         /* set by the architecture's code, not its config; 0 if configured */
 } PlFamilyDesc;

@@ -434,6 +434,22 @@ pl_model_get_n_layers (PlModel *self)
   return self->n_layers;
 }
 
+gboolean
+pl_model_get_shared_layers (PlModel *self)
+{
+  g_return_val_if_fail (PL_IS_MODEL (self), FALSE);
+
+  return self->desc->shared_layers;
+}
+
+gboolean
+pl_model_has_forward (PlModel *self)
+{
+  g_return_val_if_fail (PL_IS_MODEL (self), FALSE);
+
+  return self->desc->has_forward && pl_model_get_n_heads (self) > 0;
+}
+
 guint
 pl_model_get_n_heads (PlModel *self)
 {

@@ -93,6 +93,8 @@ double         pl_model_get_layer_norm_eps   (PlModel     *self);
 PlActivation   pl_model_get_activation       (PlModel     *self);
 gboolean       pl_model_get_pre_ln           (PlModel     *self);
 gboolean       pl_model_get_causal           (PlModel     *self);
+/* ALBERT: one stored layer applied n_layers times. */
+gboolean       pl_model_get_shared_layers    (PlModel     *self);
 /* The position table as stored, and which of its rows are real positions. */
 const char    *pl_model_get_position_table_name (PlModel  *self);
 guint          pl_model_get_position_table_rows (PlModel  *self);
@@ -103,13 +105,21 @@ int            pl_model_get_bos_id           (PlModel     *self);
 int            pl_model_get_eos_id           (PlModel     *self);
 int            pl_model_get_pad_id           (PlModel     *self);
 
-/* Additions: "GPT-2", "BERT", … for display; the activation as config.json
- * names it (NULL when absent); the table's width; the analytic encoding of a
+/* "GPT-2", "BERT", … for display; the activation as config.json names it
+ * (NULL when absent); the table's width; the analytic encoding of a
  * builtin: model (NULL otherwise). */
 const char    *pl_model_get_family_display_name (PlModel *self);
 const char    *pl_model_get_activation_name  (PlModel     *self);
 guint          pl_model_get_position_table_cols (PlModel  *self);
 const PlEncodingSpec *pl_model_get_encoding  (PlModel     *self);
+/* Whether Poslens's forward pass runs FAMILY's architecture at all, and
+ * whether it may run this model (its family does, and config.json gives its
+ * heads); pl_model_require_config says what is missing. */
+gboolean       pl_family_has_forward         (PlFamily     family);
+/* The display names of the families the forward pass runs, for messages:
+ * "GPT-2, OPT, DistilBERT, …". */
+char          *pl_family_list_forward        (void);
+gboolean       pl_model_has_forward          (PlModel     *self);
 /* TRUE when the model can be run: a known architecture with layers, and
  * heads, epsilon and activation known from config.json. Otherwise an error
  * naming what is missing and where to put it. The forward pass calls this

@@ -56,7 +56,7 @@ pl_transformer_first_norm (PlTransformer *self,
 
   if (self->config.pre_ln)
     pl_kernel_layer_norm (x->data, x->data, x->rows, x->cols,
-                          self->layers[0].ln1_w->data, self->layers[0].ln1_b->data,
+                          self->layers[0]->ln1_w->data, self->layers[0]->ln1_b->data,
                           self->config.layer_norm_eps);
   else
     pl_kernel_layer_norm (x->data, x->data, x->rows, x->cols,
@@ -107,7 +107,7 @@ pl_transformer_first_qk (PlTransformer  *self,
   g_return_if_fail (x->cols == h && q->rows == x->rows && k->rows == x->rows);
   g_return_if_fail (q->cols == h && k->cols == h);
 
-  w = &self->layers[0];
+  w = self->layers[0];
   for (gsize r = 0; r < x->rows; r++)
     {
       memcpy (pl_matrix_row (q, r), w->qkv_b->data, h * sizeof (float));

@@ -70,12 +70,13 @@ pl_transformer_new (PlModel  *model,
   if (!pl_model_require_config (model, error))
     return NULL;
   config.family = pl_model_get_family (model);
-  if (!pl_transformer_family_has_forward (config.family))
+  if (!pl_family_has_forward (config.family))
     {
+      g_autofree char *runnable = pl_family_list_forward ();
+
       g_set_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED,
-                   "%s is a %s model: Poslens runs the forward pass of GPT-2, OPT, BERT, RoBERTa, "
-                   "XLM-R, DistilBERT, ELECTRA and ALBERT checkpoints only",
-                   pl_model_get_name (model), pl_model_get_family_name (model));
+                   "%s is a %s model: Poslens runs the forward pass of %s checkpoints only",
+                   pl_model_get_name (model), pl_model_get_family_name (model), runnable);
       return NULL;
     }
   /* Shapes checked against each other here, where the file's tensor names
@@ -94,6 +95,7 @@ pl_transformer_new (PlModel  *model,
   config.activation = pl_model_get_activation (model);
   config.pre_ln = pl_model_get_pre_ln (model);
   config.causal = pl_model_get_causal (model);
+  config.shared_layers = pl_model_get_shared_layers (model);
   config.bos_id = pl_model_get_bos_id (model);
   config.eos_id = pl_model_get_eos_id (model);
   config.pad_id = pl_model_get_pad_id (model);

@@ -21,6 +21,8 @@ typedef struct
   PlMatrix *ln2_b;
 } PlTransformerLayer;
 
+void pl_transformer_layer_clear (PlTransformerLayer *layer);
+
 struct _PlTransformer
 {
   GObject              parent_instance;
@@ -35,7 +37,11 @@ struct _PlTransformer
   PlMatrix            *embed_project_b;
   PlMatrix            *final_ln_w;
   PlMatrix            *final_ln_b;
-  PlTransformerLayer               *layers;
+  /* The layers as stored, and layer l's weights as layers[l]: ALBERT
+   * applies its one stored layer n_layers times. */
+  PlTransformerLayer  *stored_layers;
+  guint                n_stored_layers;
+  PlTransformerLayer **layers;
   /* from the tokenizer, when known */
   gboolean             has_specials;
   int                  start_id;
@@ -43,7 +49,6 @@ struct _PlTransformer
   GHashTable          *specials;
 };
 
-gboolean  pl_transformer_family_has_forward (PlFamily        family);
 /* pl-transformer-embed.c */
 gboolean  pl_transformer_check_length       (PlTransformer  *self,
                                              gsize           n_tokens,

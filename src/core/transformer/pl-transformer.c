@@ -40,6 +40,23 @@ static const char *weight_names[] = {
   [PL_WEIGHT_EMBED_PROJECT_BIAS] = "embedding projection bias",
 };
 
+void
+pl_transformer_layer_clear (PlTransformerLayer *layer)
+{
+  g_clear_pointer (&layer->qkv_w, pl_matrix_unref);
+  g_clear_pointer (&layer->qkv_b, pl_matrix_unref);
+  g_clear_pointer (&layer->out_w, pl_matrix_unref);
+  g_clear_pointer (&layer->out_b, pl_matrix_unref);
+  g_clear_pointer (&layer->ln1_w, pl_matrix_unref);
+  g_clear_pointer (&layer->ln1_b, pl_matrix_unref);
+  g_clear_pointer (&layer->ffn_in_w, pl_matrix_unref);
+  g_clear_pointer (&layer->ffn_in_b, pl_matrix_unref);
+  g_clear_pointer (&layer->ffn_out_w, pl_matrix_unref);
+  g_clear_pointer (&layer->ffn_out_b, pl_matrix_unref);
+  g_clear_pointer (&layer->ln2_w, pl_matrix_unref);
+  g_clear_pointer (&layer->ln2_b, pl_matrix_unref);
+}
+
 static void
 pl_transformer_finalize (GObject *object)
 {
@@ -54,13 +71,9 @@ pl_transformer_finalize (GObject *object)
   g_clear_pointer (&self->embed_project_b, pl_matrix_unref);
   g_clear_pointer (&self->final_ln_w, pl_matrix_unref);
   g_clear_pointer (&self->final_ln_b, pl_matrix_unref);
-  for (guint l = 0; self->layers != NULL && l < self->config.n_layers; l++)
-    {
-      PlMatrix **m = (PlMatrix **) &self->layers[l];
-
-      for (guint i = 0; i < sizeof (PlTransformerLayer) / sizeof (PlMatrix *); i++)
-        g_clear_pointer (&m[i], pl_matrix_unref);
-    }
+  for (guint l = 0; self->stored_layers != NULL && l < self->n_stored_layers; l++)
+    pl_transformer_layer_clear (&self->stored_layers[l]);
+  g_clear_pointer (&self->stored_layers, g_free);
   g_clear_pointer (&self->layers, g_free);
   g_clear_pointer (&self->specials, g_hash_table_unref);
 
@@ -136,6 +149,29 @@ constant_row (gsize cols, float value)
   return m;
 }
 
+/* A weight of ROWS × COLS. A BIAS may be missing, and is then zero; a bias
+ * that is there but cannot be read is an error. */
+static PlMatrix *
+load_or_zero (PlWeightFunc   func,
+              gpointer       data,
+              PlWeight       weight,
+              int            layer,
+              gsize          rows,
+              gsize          cols,
+              gboolean       bias,
+              GError       **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  PlMatrix *m = load (func, data, weight, layer, rows, cols, bias, &local_error);
+
+  if (local_error != NULL)
+    {
+      g_propagate_error (error, g_steal_pointer (&local_error));
+      return NULL;
+    }
+  return m != NULL ? m : constant_row (cols, 0);
+}
+
 static gboolean
 load_layer (PlTransformer  *self,
             PlWeightFunc    func,
@@ -144,7 +180,7 @@ load_layer (PlTransformer  *self,
             GError        **error)
 {
   const PlTransformerConfig *c = &self->config;
-  PlTransformerLayer *w = &self->layers[l];
+  PlTransformerLayer *w = &self->stored_layers[l];
   gsize h = c->hidden_size, f = c->ffn_size;
   PlMatrix *part[6] = { NULL, };
   static const PlWeight qkv[6] = {
@@ -154,19 +190,7 @@ load_layer (PlTransformer  *self,
   gboolean ok = TRUE;
 
   for (guint i = 0; i < 6 && ok; i++)
-    {
-      g_autoptr(GError) local_error = NULL;
-
-      /* A missing bias is zero; a bias that cannot be read is an error. */
-      part[i] = load (func, data, qkv[i], l, i < 3 ? h : 1, h, i >= 3, &local_error);
-      if (local_error != NULL)
-        {
-          g_propagate_error (error, g_steal_pointer (&local_error));
-          ok = FALSE;
-        }
-      else if (part[i] == NULL)
-        part[i] = constant_row (h, 0);
-    }
+    ok = (part[i] = load_or_zero (func, data, qkv[i], l, i < 3 ? h : 1, h, i >= 3, error)) != NULL;
   if (ok)
     {
       /* One GEMM for Q, K and V: their columns side by side. */
@@ -184,29 +208,25 @@ load_layer (PlTransformer  *self,
   if (!ok)
     return FALSE;
 
-#define LOAD(field, weight, rows, cols) \
-  if ((w->field = load (func, data, weight, l, rows, cols, FALSE, error)) == NULL) return FALSE;
-#define LOAD_OPT(field, weight, cols, value) \
-  { \
-    g_autoptr(GError) e = NULL; \
-    if ((w->field = load (func, data, weight, l, 1, cols, TRUE, &e)) == NULL) \
-      { \
-        if (e != NULL) { g_propagate_error (error, g_steal_pointer (&e)); return FALSE; } \
-        w->field = constant_row (cols, value); \
-      } \
+  {
+    const struct { PlMatrix **field; PlWeight weight; gsize rows, cols; gboolean bias; } rest[] = {
+      { &w->out_w, PL_WEIGHT_ATTN_OUT_WEIGHT, h, h, FALSE },
+      { &w->out_b, PL_WEIGHT_ATTN_OUT_BIAS, 1, h, TRUE },
+      { &w->ln1_w, PL_WEIGHT_LN1_WEIGHT, 1, h, FALSE },
+      { &w->ln1_b, PL_WEIGHT_LN1_BIAS, 1, h, TRUE },
+      { &w->ffn_in_w, PL_WEIGHT_FFN_IN_WEIGHT, h, f, FALSE },
+      { &w->ffn_in_b, PL_WEIGHT_FFN_IN_BIAS, 1, f, TRUE },
+      { &w->ffn_out_w, PL_WEIGHT_FFN_OUT_WEIGHT, f, h, FALSE },
+      { &w->ffn_out_b, PL_WEIGHT_FFN_OUT_BIAS, 1, h, TRUE },
+      { &w->ln2_w, PL_WEIGHT_LN2_WEIGHT, 1, h, FALSE },
+      { &w->ln2_b, PL_WEIGHT_LN2_BIAS, 1, h, TRUE },
+    };
+
+    for (guint i = 0; i < G_N_ELEMENTS (rest); i++)
+      if ((*rest[i].field = load_or_zero (func, data, rest[i].weight, l, rest[i].rows, rest[i].cols,
+                                          rest[i].bias, error)) == NULL)
+        return FALSE;
   }
-  LOAD (out_w, PL_WEIGHT_ATTN_OUT_WEIGHT, h, h);
-  LOAD_OPT (out_b, PL_WEIGHT_ATTN_OUT_BIAS, h, 0);
-  LOAD (ln1_w, PL_WEIGHT_LN1_WEIGHT, 1, h);
-  LOAD_OPT (ln1_b, PL_WEIGHT_LN1_BIAS, h, 0);
-  LOAD (ffn_in_w, PL_WEIGHT_FFN_IN_WEIGHT, h, f);
-  LOAD_OPT (ffn_in_b, PL_WEIGHT_FFN_IN_BIAS, f, 0);
-  LOAD (ffn_out_w, PL_WEIGHT_FFN_OUT_WEIGHT, f, h);
-  LOAD_OPT (ffn_out_b, PL_WEIGHT_FFN_OUT_BIAS, h, 0);
-  LOAD (ln2_w, PL_WEIGHT_LN2_WEIGHT, 1, h);
-  LOAD_OPT (ln2_b, PL_WEIGHT_LN2_BIAS, h, 0);
-#undef LOAD
-#undef LOAD_OPT
   return TRUE;
 }
 
@@ -256,27 +276,6 @@ load_projection (PlTransformer  *self,
   return TRUE;
 }
 
-gboolean
-pl_transformer_family_has_forward (PlFamily family)
-{
-  switch (family)
-    {
-    case PL_FAMILY_GPT2:
-    case PL_FAMILY_BERT:
-    case PL_FAMILY_ROBERTA:
-    case PL_FAMILY_XLM_ROBERTA:
-    case PL_FAMILY_DISTILBERT:
-    case PL_FAMILY_ELECTRA:
-    case PL_FAMILY_ALBERT:
-    case PL_FAMILY_OPT:
-      return TRUE;
-    case PL_FAMILY_TABLE:
-    case PL_FAMILY_ANALYTIC:
-    default:
-      return FALSE;
-    }
-}
-
 PlTransformer *
 pl_transformer_new_full (const PlTransformerConfig  *config,
                          PlWeightFunc                func,
@@ -290,11 +289,12 @@ pl_transformer_new_full (const PlTransformerConfig  *config,
   g_return_val_if_fail (config != NULL, NULL);
   g_return_val_if_fail (func != NULL, NULL);
 
-  if (!pl_transformer_family_has_forward (config->family))
+  if (!pl_family_has_forward (config->family))
     {
+      g_autofree char *runnable = pl_family_list_forward ();
+
       g_set_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED,
-                   "Poslens runs GPT-2, OPT, BERT, RoBERTa, XLM-R, DistilBERT, ELECTRA and ALBERT models; "
-                   "this model has no forward pass here");
+                   "Poslens runs %s models; this model has no forward pass here", runnable);
       return NULL;
     }
   if (config->hidden_size == 0 || config->n_heads == 0 || config->n_layers == 0 ||
@@ -339,7 +339,7 @@ pl_transformer_new_full (const PlTransformerConfig  *config,
                    self->token_embedding->rows, self->token_embedding->cols, c->vocab_size, e);
       return NULL;
     }
-  if ((e != h || c->family == PL_FAMILY_ALBERT) && !load_projection (self, func, data, error))
+  if ((e != h || c->shared_layers) && !load_projection (self, func, data, error))
     return NULL;
   if (!(self->position_embedding = load (func, data, PL_WEIGHT_POSITION_EMBEDDING, -1, 0, e, FALSE, error)))
     return NULL;
@@ -380,22 +380,16 @@ pl_transformer_new_full (const PlTransformerConfig  *config,
         return NULL;
     }
 
-  self->layers = g_new0 (PlTransformerLayer, c->n_layers);
+  /* ALBERT applies its one shared layer num_hidden_layers times: it is
+   * read once and every layer points at it. */
+  self->n_stored_layers = c->shared_layers ? 1 : c->n_layers;
+  self->stored_layers = g_new0 (PlTransformerLayer, self->n_stored_layers);
+  self->layers = g_new0 (PlTransformerLayer *, c->n_layers);
+  for (guint l = 0; l < self->n_stored_layers; l++)
+    if (!load_layer (self, func, data, l, error))
+      return NULL;
   for (guint l = 0; l < c->n_layers; l++)
-    {
-      /* ALBERT applies its one shared layer num_hidden_layers times: read
-       * it once, and let every layer hold references to its weights. */
-      if (l > 0 && c->family == PL_FAMILY_ALBERT)
-        {
-          PlMatrix **first = (PlMatrix **) &self->layers[0];
-          PlMatrix **m = (PlMatrix **) &self->layers[l];
-
-          for (guint i = 0; i < sizeof (PlTransformerLayer) / sizeof (PlMatrix *); i++)
-            m[i] = pl_matrix_ref (first[i]);
-        }
-      else if (!load_layer (self, func, data, l, error))
-        return NULL;
-    }
+    self->layers[l] = &self->stored_layers[c->shared_layers ? 0 : l];
 
   return g_steal_pointer (&self);
 }
@@ -537,7 +531,7 @@ pl_transformer_run (PlTransformer   *self,
 
   for (guint l = 0; l < c->n_layers; l++)
     {
-      const PlTransformerLayer *w = &self->layers[l];
+      const PlTransformerLayer *w = self->layers[l];
       g_autoptr(PlMatrix) probs = NULL;
       g_autoptr(PlMatrix) next = NULL;
 

@@ -32,6 +32,10 @@ typedef struct
    * embedding's. When it differs from hidden_size (ELECTRA-small), the
    * embedding projection (PL_WEIGHT_EMBED_PROJECT_*) maps it up. */
   guint         embedding_size;
+  /* ALBERT: one layer's weights applied n_layers times, and the embeddings
+   * always mapped to the hidden size by the projection, even when the two
+   * widths agree. */
+  gboolean      shared_layers;
 } PlTransformerConfig;
 
 /* Returns the weight by role, linear weights [in, out], biases 1 × n. Used to
