@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "pl-error.h"
+#include "pl-h5-writer.h"
 #include "pl-matrix-io.h"
 #include "pl-test-util.h"
 
@@ -47,6 +48,65 @@ test_hdf5 (void)
   /* Writing again replaces the file. */
   g_assert_true (pl_matrix_io_write (path, ds, 1, &error));
   g_assert_no_error (error);
+  pl_test_rmtree (dir);
+}
+
+/* The streaming writer: a 3-D dataset written one entry of its first
+ * dimension at a time (in reverse, so order cannot hide a wrong offset),
+ * a nested group, and int64 ids read back as token ids; nothing at PATH
+ * until it is finished, and nothing left behind when it is not. */
+static void
+test_h5_writer (void)
+{
+  g_autofree char *dir = pl_test_tmpdir ();
+  g_autofree char *path = g_build_filename (dir, "forward.h5", NULL);
+  g_autofree char *abandoned = g_build_filename (dir, "abandoned.h5", NULL);
+  g_autofree char *spec = g_strdup_printf ("%s:/input_ids", path);
+  g_autoptr(PlMatrix) whole = sample (3 * 4, 5);
+  g_autoptr(PlMatrix) back = NULL;
+  g_autoptr(GArray) ids = NULL;
+  g_autoptr(GError) error = NULL;
+  const guint64 dims[3] = { 3, 4, 5 };
+  const int input[4] = { 7, 0, 65535, 2 };
+  PlH5Writer *writer;
+
+  writer = pl_h5_writer_new (path, &error);
+  g_assert_no_error (error);
+  g_assert_true (pl_h5_writer_write_ints (writer, "/input_ids", input, 4, &error));
+  g_assert_true (pl_h5_writer_add (writer, "/layers/hidden", 3, dims, &error));
+  for (int k = 2; k >= 0; k--)
+    g_assert_true (pl_h5_writer_put (writer, "/layers/hidden", k, pl_matrix_row (whole, 4 * k), &error));
+  g_assert_no_error (error);
+  g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+  g_assert_true (pl_h5_writer_finish (writer, &error));
+  g_assert_no_error (error);
+  pl_h5_writer_free (writer);
+
+  back = pl_test_read_h5 (path, "/layers/hidden");
+  g_assert_cmpuint (back->rows, ==, 12);
+  g_assert_true (isnan (back->data[1]));
+  back->data[1] = whole->data[1] = 0;
+  g_assert_cmpfloat (pl_test_max_abs_diff (back, whole), ==, 0.0);
+  ids = pl_matrix_io_read_ids (spec, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (ids->len, ==, 4);
+  g_assert_cmpmem (ids->data, 4 * sizeof (int), input, sizeof input);
+
+  /* The same name twice is refused; a writer freed unfinished leaves nothing. */
+  writer = pl_h5_writer_new (abandoned, &error);
+  g_assert_true (pl_h5_writer_add (writer, "/a", 3, dims, &error));
+  g_assert_false (pl_h5_writer_add (writer, "/a", 3, dims, &error));
+  g_assert_error (error, PL_ERROR, PL_ERROR_FAILED);
+  g_assert_nonnull (strstr (error->message, abandoned));
+  pl_h5_writer_free (writer);
+  {
+    g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
+    guint n = 0;
+
+    while (g_dir_read_name (d) != NULL)
+      n++;
+    g_assert_cmpuint (n, ==, 1);
+  }
   pl_test_rmtree (dir);
 }
 
@@ -178,6 +238,7 @@ main (int argc, char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/pl/matrix-io/hdf5", test_hdf5);
+  g_test_add_func ("/pl/matrix-io/h5-writer", test_h5_writer);
   g_test_add_func ("/pl/matrix-io/csv", test_csv);
   g_test_add_func ("/pl/matrix-io/npy", test_npy);
   g_test_add_func ("/pl/matrix-io/errors", test_errors);

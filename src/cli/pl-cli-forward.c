@@ -1,16 +1,14 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
 
-#include <errno.h>
 #include <glib/gi18n.h>
-#include <glib/gstdio.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "pl-cli.h"
 #include "pl-error.h"
-#include "pl-hdf5.h"
+#include "pl-h5-writer.h"
+#include "pl-matrix-io.h"
 #include "pl-model.h"
 #include "pl-tokenizer.h"
 #include "pl-transformer.h"
@@ -53,127 +51,29 @@ parse_ids (const char  *text,
   return ids;
 }
 
-/* FILE.h5:/dataset, a 1-D integer dataset (or one row of a 2-D one). */
-static GArray *
-read_ids (const char  *spec,
-          GError     **error)
-{
-  const char *colon = g_strrstr (spec, ":/");
-  g_autofree char *file = NULL;
-  hid_t f = -1, d = -1, s = -1, t = -1;
-  hsize_t dims[2] = { 0, 0 };
-  int rank;
-  GArray *ids = NULL;
-
-  if (colon == NULL)
-    {
-      g_set_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT,
-                   "--ids-from “%s”: expected FILE.h5:/DATASET", spec);
-      return NULL;
-    }
-  file = g_strndup (spec, colon - spec);
-
-  pl_hdf5_lock ();
-  if ((f = H5Fopen (file, H5F_ACC_RDONLY, H5P_DEFAULT)) < 0)
-    pl_hdf5_set_error (error, PL_ERROR_NOT_FOUND, file, "cannot open as HDF5");
-  else if ((d = H5Dopen2 (f, colon + 1, H5P_DEFAULT)) < 0)
-    pl_hdf5_set_error (error, PL_ERROR_NOT_FOUND, file, "no dataset %s", colon + 1);
-  else if ((t = H5Dget_type (d)) < 0 || H5Tget_class (t) != H5T_INTEGER ||
-           (s = H5Dget_space (d)) < 0 ||
-           (rank = H5Sget_simple_extent_ndims (s)) < 1 || rank > 2 ||
-           H5Sget_simple_extent_dims (s, dims, NULL) < 0 ||
-           (rank == 2 && dims[0] != 1) || dims[rank - 1] == 0 || dims[rank - 1] > (1 << 20))
-    g_set_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED,
-                 "%s: %s must hold token ids, integers in one row", file, colon + 1);
-  else
-    {
-      hsize_t n = dims[rank - 1];
-
-      ids = g_array_sized_new (FALSE, TRUE, sizeof (int), n);
-      g_array_set_size (ids, n);
-      if (H5Dread (d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, ids->data) < 0)
-        {
-          pl_hdf5_set_error (error, PL_ERROR_CORRUPT, file, "cannot read %s", colon + 1);
-          g_clear_pointer (&ids, g_array_unref);
-        }
-    }
-  if (s >= 0) H5Sclose (s);
-  if (t >= 0) H5Tclose (t);
-  if (d >= 0) H5Dclose (d);
-  if (f >= 0) H5Fclose (f);
-  pl_hdf5_unlock ();
-  return ids;
-}
-
 typedef struct
 {
-  const char *path;
-  hid_t       file;
-  hid_t       attentions;
-  hid_t       hidden;
-  guint       n_heads;
-  guint       n_tokens;
-  guint       hidden_size;
+  PlH5Writer *writer;
+  gboolean    attentions;
+  gboolean    hidden;
   GError     *error;
-} Writer;
+} LayerWriter;
 
-static hid_t
-create_dataset (Writer        *w,
-                const char    *name,
-                int            rank,
-                const hsize_t *dims)
-{
-  hid_t space = H5Screate_simple (rank, dims, NULL);
-  hid_t d = H5Dcreate2 (w->file, name, H5T_IEEE_F32LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-
-  H5Sclose (space);
-  if (d < 0 && w->error == NULL)
-    pl_hdf5_set_error (&w->error, PL_ERROR_FAILED, w->path, "cannot create %s", name);
-  return d;
-}
-
-/* Writes BLOCK as entry K of DATASET's first dimension. */
-static void
-write_block (Writer         *w,
-             hid_t           dataset,
-             guint           k,
-             const PlMatrix *block)
-{
-  hid_t space = H5Dget_space (dataset);
-  int rank = H5Sget_simple_extent_ndims (space);
-  hsize_t dims[4], start[4] = { k, 0, 0, 0 }, count[4];
-  hid_t mem;
-
-  H5Sget_simple_extent_dims (space, dims, NULL);
-  count[0] = 1;
-  for (int i = 1; i < rank; i++)
-    count[i] = dims[i];
-  mem = H5Screate_simple (rank, count, NULL);
-  if (H5Sselect_hyperslab (space, H5S_SELECT_SET, start, NULL, count, NULL) < 0 ||
-      H5Dwrite (dataset, H5T_NATIVE_FLOAT, mem, space, H5P_DEFAULT, block->data) < 0)
-    {
-      if (w->error == NULL)
-        pl_hdf5_set_error (&w->error, PL_ERROR_FAILED, w->path, "cannot write layer %u", k);
-    }
-  H5Sclose (mem);
-  H5Sclose (space);
-}
-
+/* hidden_states[k] and, after the embeddings, attentions[k − 1]. */
 static gboolean
 write_layer (guint     k,
              PlMatrix *attention,
              PlMatrix *hidden,
              gpointer  user_data)
 {
-  Writer *w = user_data;
+  LayerWriter *w = user_data;
 
-  pl_hdf5_lock ();
-  if (w->hidden >= 0)
-    write_block (w, w->hidden, k, hidden);
-  if (w->attentions >= 0 && attention != NULL)
-    write_block (w, w->attentions, k - 1, attention);
-  pl_hdf5_unlock ();
-  return w->error == NULL;
+  if (w->hidden && !pl_h5_writer_put (w->writer, "/hidden_states", k, hidden->data, &w->error))
+    return FALSE;
+  if (w->attentions && attention != NULL &&
+      !pl_h5_writer_put (w->writer, "/attentions", k - 1, attention->data, &w->error))
+    return FALSE;
+  return TRUE;
 }
 
 int
@@ -189,13 +89,13 @@ pl_cli_forward (int    argc,
   g_autofree char *ids_from = NULL;
   g_autofree char *text = NULL;
   g_autofree char *out = NULL;
-  g_autofree char *tmp = NULL;
   const PlTransformerConfig *c;
   int random_n = 0, period = 0;
   gint64 seed = 0;
   gboolean wrap = FALSE, no_attentions = FALSE, no_hidden = FALSE;
-  Writer w = { NULL, -1, -1, -1, 0, 0, 0, NULL };
-  gboolean ok;
+  g_autoptr(PlH5Writer) writer = NULL;
+  LayerWriter w = { NULL, FALSE, FALSE, NULL };
+  gboolean ran;
   const GOptionEntry entries[] = {
     { "ids", 0, 0, G_OPTION_ARG_STRING, &ids_text, N_("Token ids, comma-separated, used as given"), N_("1,2,3") },
     { "ids-from", 0, 0, G_OPTION_ARG_FILENAME, &ids_from, N_("Token ids from an integer dataset"), N_("FILE.h5:/DATASET") },
@@ -241,7 +141,7 @@ pl_cli_forward (int    argc,
     return usage (error->message);
   if (ids != NULL && ids->len == 0)
     return usage ("--ids holds no token id");
-  if (ids_from != NULL && !(ids = read_ids (ids_from, &error)))
+  if (ids_from != NULL && !(ids = pl_matrix_io_read_ids (ids_from, &error)))
     return pl_cli_fail (error);
 
   if (!(model = pl_cli_open_model (argv[1], NULL, &error)) ||
@@ -269,64 +169,31 @@ pl_cli_forward (int    argc,
       ids = wrapped;
     }
 
-  /* Beside the target, renamed into place once complete. */
-  tmp = g_strdup_printf ("%s.part-%d", out, (int) getpid ());
-  w.path = out;
-  w.n_heads = c->n_heads;
-  w.n_tokens = ids->len;
-  w.hidden_size = c->hidden_size;
+  {
+    guint64 n = ids->len;
+    guint64 attention_dims[4] = { c->n_layers, c->n_heads, n, n };
+    guint64 hidden_dims[3] = { c->n_layers + 1, n, c->hidden_size };
 
-  pl_hdf5_lock ();
-  w.file = H5Fcreate (tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-  if (w.file < 0)
-    pl_hdf5_set_error (&w.error, PL_ERROR_FAILED, out, "cannot create the file");
-  else
-    {
-      hsize_t n = ids->len;
-      hsize_t adims[4] = { c->n_layers, c->n_heads, n, n };
-      hsize_t hdims[3] = { c->n_layers + 1, n, c->hidden_size };
-      hid_t space = H5Screate_simple (1, &n, NULL);
-      hid_t d = H5Dcreate2 (w.file, "/input_ids", H5T_STD_I64LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-
-      if (d < 0 || H5Dwrite (d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, ids->data) < 0)
-        pl_hdf5_set_error (&w.error, PL_ERROR_FAILED, out, "cannot write /input_ids");
-      if (d >= 0)
-        H5Dclose (d);
-      H5Sclose (space);
-      if (!no_attentions)
-        w.attentions = create_dataset (&w, "/attentions", 4, adims);
-      if (!no_hidden)
-        w.hidden = create_dataset (&w, "/hidden_states", 3, hdims);
-    }
-  pl_hdf5_unlock ();
-
-  ok = w.error == NULL &&
-       pl_transformer_run (transformer, (int *) ids->data, ids->len, !no_attentions,
-                           write_layer, &w, NULL, NULL, NULL, &error);
-  if (ok && w.error != NULL)
-    ok = FALSE;
-
-  pl_hdf5_lock ();
-  if (w.attentions >= 0)
-    H5Dclose (w.attentions);
-  if (w.hidden >= 0)
-    H5Dclose (w.hidden);
-  if (w.file >= 0 && H5Fclose (w.file) < 0 && w.error == NULL)
-    pl_hdf5_set_error (&w.error, PL_ERROR_FAILED, out, "cannot finish writing");
-  pl_hdf5_unlock ();
-
-  if (ok && w.error == NULL && g_rename (tmp, out) != 0)
-    g_set_error (&w.error, PL_ERROR, PL_ERROR_FAILED, "%s: cannot write: %s", out, g_strerror (errno));
-  if (!ok || w.error != NULL)
-    {
-      g_unlink (tmp);
-      if (w.error != NULL)
-        {
-          g_clear_error (&error);
-          error = w.error;
-        }
+    if (!(writer = pl_h5_writer_new (out, &error)) ||
+        !pl_h5_writer_write_ints (writer, "/input_ids", (int *) ids->data, n, &error) ||
+        (!no_attentions && !pl_h5_writer_add (writer, "/attentions", 4, attention_dims, &error)) ||
+        (!no_hidden && !pl_h5_writer_add (writer, "/hidden_states", 3, hidden_dims, &error)))
       return pl_cli_fail (error);
-    }
+  }
+  w.writer = writer;
+  w.attentions = !no_attentions;
+  w.hidden = !no_hidden;
+  ran = pl_transformer_run (transformer, (int *) ids->data, ids->len, !no_attentions,
+                            write_layer, &w, NULL, NULL, NULL, &error);
+  {
+    /* A failed write stops the pass early; its error says why. */
+    g_autoptr(GError) write_error = w.error;
+
+    if (write_error != NULL)
+      return pl_cli_fail (write_error);
+  }
+  if (!ran || !pl_h5_writer_finish (writer, &error))
+    return pl_cli_fail (error);
 
   printf ("%s: %u tokens through %u layers of %u heads\n", out, ids->len, c->n_layers, c->n_heads);
   return PL_CLI_EXIT_OK;

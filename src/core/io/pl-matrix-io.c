@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "pl-error.h"
+#include "pl-h5-writer.h"
 #include "pl-hdf5.h"
 #include "pl-matrix-io.h"
 
@@ -66,97 +67,79 @@ pl_matrix_io_dataset_path (const char          *path,
   return g_strdup_printf ("%s-%s%s", stem, name, dot);
 }
 
-static void
-shape_of (const PlNamedMatrix *ds,
-          hsize_t             *dims,
-          int                 *rank)
-{
-  if (ds->vector)
-    {
-      dims[0] = ds->matrix->rows * ds->matrix->cols;
-      *rank = 1;
-    }
-  else
-    {
-      dims[0] = ds->matrix->rows;
-      dims[1] = ds->matrix->cols;
-      *rank = 2;
-    }
-}
-
-static gboolean
-write_hdf5_locked (const char          *path,
-                   const char          *tmp,
-                   const PlNamedMatrix *datasets,
-                   guint                n,
-                   GError             **error)
-{
-  hid_t file, lcpl;
-  gboolean ok = TRUE;
-
-  file = H5Fcreate (tmp, H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT);
-  if (file < 0)
-    {
-      pl_hdf5_set_error (error, PL_ERROR_FAILED, path, "cannot create the file");
-      return FALSE;
-    }
-  lcpl = H5Pcreate (H5P_LINK_CREATE);
-  H5Pset_create_intermediate_group (lcpl, 1);
-
-  for (guint i = 0; ok && i < n; i++)
-    {
-      hsize_t dims[2];
-      int rank;
-      hid_t space, dset;
-
-      shape_of (&datasets[i], dims, &rank);
-      space = H5Screate_simple (rank, dims, NULL);
-      dset = H5Dcreate2 (file, datasets[i].name, H5T_IEEE_F32LE, space, lcpl,
-                         H5P_DEFAULT, H5P_DEFAULT);
-      if (dset < 0 ||
-          H5Dwrite (dset, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT,
-                    datasets[i].matrix->data) < 0)
-        {
-          pl_hdf5_set_error (error, PL_ERROR_FAILED, path, "cannot write the dataset %s",
-                             datasets[i].name);
-          ok = FALSE;
-        }
-      if (dset >= 0)
-        H5Dclose (dset);
-      H5Sclose (space);
-    }
-  H5Pclose (lcpl);
-  if (H5Fclose (file) < 0 && ok)
-    {
-      pl_hdf5_set_error (error, PL_ERROR_FAILED, path, "cannot finish writing the file");
-      ok = FALSE;
-    }
-  return ok;
-}
-
 static gboolean
 write_hdf5 (const char          *path,
             const PlNamedMatrix *datasets,
             guint                n,
             GError             **error)
 {
-  g_autofree char *tmp = g_strdup_printf ("%s.tmp-%d-%08x", path, (int) getpid (), g_random_int ());
-  gboolean ok;
+  g_autoptr(PlH5Writer) writer = pl_h5_writer_new (path, error);
+
+  if (writer == NULL)
+    return FALSE;
+  for (guint i = 0; i < n; i++)
+    {
+      const PlMatrix *m = datasets[i].matrix;
+      guint64 dims[2] = { m->rows, m->cols };
+
+      if (datasets[i].vector)
+        dims[0] = m->rows * m->cols;
+      if (!pl_h5_writer_write (writer, datasets[i].name, datasets[i].vector ? 1 : 2, dims, m->data, error))
+        return FALSE;
+    }
+  return pl_h5_writer_finish (writer, error);
+}
+
+GArray *
+pl_matrix_io_read_ids (const char  *spec,
+                       GError     **error)
+{
+  const char *colon = g_strrstr (spec, ":/");
+  g_autofree char *file = NULL;
+  hid_t f = -1, d = -1, s = -1, t = -1;
+  hsize_t dims[2] = { 0, 0 };
+  int rank;
+  GArray *ids = NULL;
+
+  g_return_val_if_fail (spec != NULL, NULL);
+
+  if (colon == NULL)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT, "“%s”: expected FILE.h5:/DATASET", spec);
+      return NULL;
+    }
+  file = g_strndup (spec, colon - spec);
 
   pl_hdf5_lock ();
-  ok = write_hdf5_locked (path, tmp, datasets, n, error);
-  pl_hdf5_unlock ();
-
-  if (ok && g_rename (tmp, path) != 0)
+  if ((f = H5Fopen (file, H5F_ACC_RDONLY, H5P_DEFAULT)) < 0)
+    pl_hdf5_set_error (error, PL_ERROR_NOT_FOUND, file, "cannot open as HDF5");
+  else if ((d = H5Dopen2 (f, colon + 1, pl_hdf5_dataset_access ())) < 0)
+    pl_hdf5_set_error (error, PL_ERROR_NOT_FOUND, file, "no dataset %s", colon + 1);
+  else if ((t = H5Dget_type (d)) < 0 || H5Tget_class (t) != H5T_INTEGER ||
+           (s = H5Dget_space (d)) < 0 ||
+           (rank = H5Sget_simple_extent_ndims (s)) < 1 || rank > 2 ||
+           H5Sget_simple_extent_dims (s, dims, NULL) < 0 ||
+           (rank == 2 && dims[0] != 1) || dims[rank - 1] == 0 || dims[rank - 1] > (1 << 20))
+    g_set_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED,
+                 "%s: %s must hold token ids, integers in one row", file, colon + 1);
+  else
     {
-      int saved = errno;
-      g_set_error (error, PL_ERROR, PL_ERROR_FAILED, "%s: cannot move the finished file into place: %s",
-                   path, g_strerror (saved));
-      ok = FALSE;
+      hsize_t n = dims[rank - 1];
+
+      ids = g_array_sized_new (FALSE, TRUE, sizeof (int), n);
+      g_array_set_size (ids, n);
+      if (H5Dread (d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, ids->data) < 0)
+        {
+          pl_hdf5_set_error (error, PL_ERROR_CORRUPT, file, "cannot read %s", colon + 1);
+          g_clear_pointer (&ids, g_array_unref);
+        }
     }
-  if (!ok)
-    g_unlink (tmp);
-  return ok;
+  if (s >= 0) H5Sclose (s);
+  if (t >= 0) H5Tclose (t);
+  if (d >= 0) H5Dclose (d);
+  if (f >= 0) H5Fclose (f);
+  pl_hdf5_unlock ();
+  return ids;
 }
 
 static GBytes *

@@ -40,4 +40,9 @@ gboolean pl_matrix_io_write         (const char           *path,
                                      guint                 n_datasets,
                                      GError              **error);
 
+/* Token ids from SPEC, "FILE.h5:/DATASET": a 1-D integer dataset, or one
+ * row of a 2-D one. */
+GArray  *pl_matrix_io_read_ids      (const char           *spec,
+                                     GError              **error);
+
 G_END_DECLS
