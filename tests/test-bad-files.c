@@ -4,7 +4,9 @@
 #include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "pl-error.h"
 #include "pl-model.h"
@@ -84,6 +86,57 @@ write_safetensors_header (const char *name,
   g_autofree char *path = g_build_filename (corpus, name, NULL);
 
   pl_test_write_raw_safetensors (path, strlen (header), header, data_len);
+}
+
+/* A header, a few bytes of data, then a hole up to DECLARED bytes of data:
+ * a sparse file, kilobytes on disk. */
+static void
+write_sparse_safetensors (const char *name,
+                          const char *header,
+                          guint64     declared)
+{
+  g_autofree char *path = g_build_filename (corpus, name, NULL);
+
+  pl_test_write_raw_safetensors (path, strlen (header), header, 64);
+  g_assert_cmpint (truncate (path, 8 + strlen (header) + declared), ==, 0);
+}
+
+static void
+make_link (const char *target,
+           const char *name)
+{
+  g_autofree char *path = g_build_filename (corpus, name, NULL);
+
+  g_assert_cmpint (symlink (target, path), ==, 0);
+}
+
+/* A float32 table SHAPE whose storage is set up by DCPL and never written. */
+static void
+write_unwritten_h5 (const char *name,
+                    hsize_t     rows,
+                    hsize_t     cols,
+                    hid_t       dcpl,
+                    gboolean    write_first_row)
+{
+  hid_t file = create_h5 (name);
+  hsize_t dims[2] = { rows, cols };
+  hid_t space = H5Screate_simple (2, dims, NULL);
+  hid_t dset = H5Dcreate2 (file, "/position_embeddings", H5T_IEEE_F32LE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+
+  g_assert_cmpint (dset, >=, 0);
+  if (write_first_row)
+    {
+      g_autofree float *row = pl_test_exact_values (1, cols);
+      hsize_t start[2] = { 0, 0 }, count[2] = { 1, cols };
+      hid_t mem = H5Screate_simple (1, &cols, NULL);
+
+      H5Sselect_hyperslab (space, H5S_SELECT_SET, start, NULL, count, NULL);
+      g_assert_cmpint (H5Dwrite (dset, H5T_NATIVE_FLOAT, mem, space, H5P_DEFAULT, row), >=, 0);
+      H5Sclose (mem);
+    }
+  H5Dclose (dset);
+  H5Sclose (space);
+  H5Fclose (file);
 }
 
 static void
@@ -312,6 +365,73 @@ build_corpus (void)
     pl_test_write_text (a, "x");
     pl_test_write_text (b, "y");
   }
+  /* Kilobytes on disk that declare gigabytes: a sparse file. */
+  write_sparse_safetensors ("sparse-table.safetensors",
+                            "{\"position_embeddings\":{\"dtype\":\"F32\",\"shape\":[20000,20000],"
+                            "\"data_offsets\":[0,1600000000]}}", 1600000000);
+  write_sparse_safetensors ("sparse-bf16.safetensors",
+                            "{\"position_embeddings\":{\"dtype\":\"BF16\",\"shape\":[45000,45000],"
+                            "\"data_offsets\":[0,4050000000]}}", 4050000000);
+  {
+    /* Contiguous storage allocated (the file grows by a hole) but never
+     * written. */
+    hid_t dcpl = H5Pcreate (H5P_DATASET_CREATE);
+
+    H5Pset_alloc_time (dcpl, H5D_ALLOC_TIME_EARLY);
+    H5Pset_fill_time (dcpl, H5D_FILL_TIME_NEVER);
+    write_unwritten_h5 ("sparse-table.h5", 20000, 20000, dcpl, FALSE);
+    H5Pclose (dcpl);
+  }
+  /* Datasets never written: contiguous (no storage yet), and chunked with
+   * one row's chunk of a large table. */
+  write_unwritten_h5 ("unwritten.h5", 16, 8, H5P_DEFAULT, FALSE);
+  {
+    hid_t dcpl = H5Pcreate (H5P_DATASET_CREATE);
+    hsize_t chunk[2] = { 16, 512 };
+
+    H5Pset_chunk (dcpl, 2, chunk);
+    write_unwritten_h5 ("chunks-unwritten.h5", 20000, 512, dcpl, TRUE);
+    H5Pclose (dcpl);
+  }
+
+  /* Links followed only to regular files. */
+  make_link ("/dev/zero", "link-to-device.safetensors");
+  {
+    g_autofree char *dir = g_build_filename (corpus, "folder-weights", NULL);
+
+    g_mkdir (dir, 0700);
+    make_link (".", "folder-weights/model.safetensors");
+  }
+  {
+    g_autofree char *dir = g_build_filename (corpus, "fifo-folder", NULL);
+    g_autofree char *fifo = g_build_filename (dir, "pipe", NULL);
+    g_autofree char *link = g_build_filename (dir, "model.safetensors", NULL);
+
+    g_mkdir (dir, 0700);
+    g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+    g_assert_cmpint (symlink ("pipe", link), ==, 0);
+  }
+  {
+    g_autofree char *dir = g_build_filename (corpus, "fifo-shard", NULL);
+    g_autofree char *index = g_build_filename (dir, "model.safetensors.index.json", NULL);
+    g_autofree char *fifo = g_build_filename (dir, "model-00001-of-00001.safetensors", NULL);
+
+    g_mkdir (dir, 0700);
+    g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+    pl_test_write_text (index, "{\"weight_map\": {\"a\": \"model-00001-of-00001.safetensors\"}}");
+  }
+  {
+    g_autofree char *dir = g_build_filename (corpus, "fifo-config", NULL);
+    g_autofree char *config = g_build_filename (dir, "config.json", NULL);
+    g_autofree char *weights = g_build_filename (dir, "model.safetensors", NULL);
+    g_autofree float *v = pl_test_exact_values (4, 4);
+    const PlTestTensor table = { "position_embeddings", "F32", 2, { 4, 4 }, v };
+
+    g_mkdir (dir, 0700);
+    pl_test_write_safetensors (weights, &table, 1);
+    g_assert_cmpint (symlink ("/dev/zero", config), ==, 0);
+  }
+
   {
     /* Found by fuzzing: a compact table with no bytes stored, which
      * libhdf5 1.10 reads through a NULL buffer (a crash) unless refused. */
@@ -371,6 +491,16 @@ static const BadCase cases[] = {
   { "cycles.h5", "/a", "no dataset" },
   { "external-storage.h5", NULL, "external files" },
   { "compact-without-data.h5", NULL, "stores 0 of the 96 bytes" },
+  { "sparse-table.safetensors", NULL, "holes of a sparse file" },
+  { "sparse-bf16.safetensors", NULL, "declares 3.8" },
+  { "sparse-table.h5", NULL, "holes of a sparse file" },
+  { "unwritten.h5", NULL, "never written" },
+  { "chunks-unwritten.h5", NULL, "never written" },
+  { "link-to-device.safetensors", NULL, "a link to a device" },
+  { "folder-weights", NULL, "a link to a folder" },
+  { "fifo-folder", NULL, "a link to a pipe" },
+  { "fifo-shard", NULL, "is a pipe" },
+  { "fifo-config", NULL, "a link to a device" },
   { "escape/model.safetensors.index.json", NULL, "plain file name" },
   { "missing-shard", NULL, "missing" },
   { "bad-config", NULL, "config.json" },
@@ -460,6 +590,42 @@ test_hard_link_cycle_with_table (void)
   g_assert_no_error (error);
   g_assert_cmpuint (positions->rows, ==, 16);
   g_assert_cmpfloat (pl_matrix_get (positions, 3, 5), ==, v[3 * 8 + 5]);
+}
+
+/* Hugging Face's cache: a snapshot's files are relative links into blobs/. */
+static void
+test_hf_cache_links (void)
+{
+  g_autofree char *repo = g_build_filename (corpus, "models--test--tiny", NULL);
+  g_autofree char *blobs = g_build_filename (repo, "blobs", NULL);
+  g_autofree char *snapshot = g_build_filename (repo, "snapshots", "0123abcd", NULL);
+  g_autofree char *blob = g_build_filename (blobs, "5f2a9e", NULL);
+  g_autofree char *config_blob = g_build_filename (blobs, "77c1d0", NULL);
+  g_autofree char *weights = g_build_filename (snapshot, "model.safetensors", NULL);
+  g_autofree char *config = g_build_filename (snapshot, "config.json", NULL);
+  g_autofree float *v = pl_test_exact_values (16, 8);
+  const PlTestTensor table = { "transformer.wpe.weight", "F32", 2, { 16, 8 }, v };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PlModel) model = NULL;
+  g_autoptr(PlMatrix) positions = NULL;
+  const char *args[] = { "check", snapshot, NULL };
+
+  g_assert_cmpint (g_mkdir_with_parents (blobs, 0700), ==, 0);
+  g_assert_cmpint (g_mkdir_with_parents (snapshot, 0700), ==, 0);
+  pl_test_write_safetensors (blob, &table, 1);
+  pl_test_write_text (config_blob, "{\"model_type\": \"gpt2\"}");
+  g_assert_cmpint (symlink ("../../blobs/5f2a9e", weights), ==, 0);
+  g_assert_cmpint (symlink ("../../blobs/77c1d0", config), ==, 0);
+
+  model = pl_model_open (snapshot, NULL, &error);
+  g_assert_no_error (error);
+  positions = pl_model_read_positions (model, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (positions->rows, ==, 16);
+  for (guint i = 0; i < 16 * 8; i++)
+    g_assert_cmpfloat (positions->data[i], ==, v[i]);
+  if (g_getenv ("POSLENS_CLI") != NULL)
+    g_assert_cmpint (pl_test_run_cli (args), ==, 0);
 }
 
 /* Bit-flipped copies of small valid files: each opens to a table or fails
@@ -557,6 +723,7 @@ main (int   argc,
       g_test_add_data_func (cli, &cases[i], test_cli);
     }
   g_test_add_func ("/pl/bad-files/hard-link-cycle-with-table", test_hard_link_cycle_with_table);
+  g_test_add_func ("/pl/bad-files/hf-cache-links", test_hf_cache_links);
   g_test_add_data_func ("/pl/bad-files/mutations/hdf5", GINT_TO_POINTER (TRUE), test_mutations);
   g_test_add_data_func ("/pl/bad-files/mutations/safetensors", GINT_TO_POINTER (FALSE), test_mutations);
 

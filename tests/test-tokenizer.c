@@ -4,6 +4,7 @@
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "pl-error.h"
 #include "pl-test-util.h"
@@ -498,6 +499,34 @@ test_json_refused (void)
                      " \"model\": {\"type\": \"BPE\", \"vocab\": {\"a\": 0}, \"merges\": [\"a b\"]}}", PL_ERROR_CORRUPT);
   expect_json_error ("{\"model\": ", PL_ERROR_CORRUPT);
   expect_json_error ("[1, 2]", PL_ERROR_CORRUPT);
+
+  {
+    /* A parse error says where, and quotes the file's bytes escaped. */
+    g_autofree char *dir = pl_test_tmpdir ();
+    g_autofree char *path = g_build_filename (dir, "tokenizer.json", NULL);
+    g_autofree char *device = g_build_filename (dir, "device", NULL);
+    g_autofree char *link = g_build_filename (device, "tokenizer.json", NULL);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(PlTokenizer) tok = NULL;
+
+    g_assert_true (g_file_set_contents (path, "{\"a\": 1}\n \"\x1b[2J\xc2\x9b\"", -1, NULL));
+    tok = pl_tokenizer_new_for_model_dir (dir, &error);
+    g_assert_error (error, PL_ERROR, PL_ERROR_CORRUPT);
+    g_test_message ("%s", error->message);
+    g_assert_nonnull (strstr (error->message, "(line 2, column "));
+    g_assert_nonnull (strstr (error->message, "\"\\e[2J\\u009b\""));
+    g_assert_null (strchr (error->message, 0x1b));
+    g_assert_true (g_utf8_validate (error->message, -1, NULL));
+
+    /* A link to a device is refused by name, not read. */
+    g_clear_error (&error);
+    g_assert_cmpint (g_mkdir (device, 0700), ==, 0);
+    g_assert_cmpint (symlink ("/dev/zero", link), ==, 0);
+    g_assert_null (pl_tokenizer_new_for_model_dir (device, &error));
+    g_assert_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED);
+    g_assert_nonnull (strstr (error->message, "a link to a device"));
+    pl_test_rmtree (dir);
+  }
 }
 
 /* The demo models: real text tokenised by the byte scheme in reference.h5. */

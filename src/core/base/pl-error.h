@@ -20,4 +20,11 @@ typedef enum
 
 GQuark pl_error_quark (void);
 
+/* TEXT (LENGTH bytes, or up to its NUL when −1) made safe to show and to
+ * print on a terminal: valid UTF-8 whose control characters are written as
+ * escapes (\n, \r, \t, \e, \x7f, \u009b) and whose invalid bytes as \xff.
+ * What a file says (names, bytes) goes through it before it is printed. */
+char  *pl_escape_text (const char *text,
+                       gssize      length);
+
 G_END_DECLS

@@ -2,22 +2,27 @@
 #include "config.h"
 
 #include <string.h>
+#include <unistd.h>
 
 #include "pl-checkpoint-hdf5.h"
 #include "pl-checkpoint-private.h"
 #include "pl-error.h"
 #include "pl-hdf5.h"
+#include "pl-input-file.h"
 
 /* Limits that keep a hostile file from making a listing slow. */
 #define MAX_DEPTH   64
 #define MAX_OBJECTS 50000
 /* HDF5 inflates a whole chunk to read any of it. */
 #define MAX_CHUNK_BYTES ((guint64) 1 << 30)
+/* A read this small costs nothing, whatever the dataset stores. */
+#define SMALL_READ_BYTES ((guint64) 1 << 20)
 
 struct _PlCheckpointHdf5
 {
   PlCheckpoint  parent_instance;
   GArray       *files;       /* hid_t, one per shard */
+  GArray       *fds;         /* int, the same files, for what they store */
   GPtrArray    *file_paths;  /* char *, for messages */
   char         *link_skipped; /* the first link not followed, for messages */
 };
@@ -125,6 +130,12 @@ add_dataset (Walk  *walk,
   if (rank < 0 || type < 0)
     goto out;
   H5Sget_simple_extent_dims (space, dims, NULL);
+  /* A NULL dataspace holds no elements at all: listed as empty. */
+  if (H5Sget_simple_extent_type (space) == H5S_NULL)
+    {
+      rank = 1;
+      dims[0] = 0;
+    }
   describe_type (type, &dtype, &dtype_name, &elem_size);
   if (rank > PL_TENSOR_MAX_RANK)
     {
@@ -280,10 +291,129 @@ pl_checkpoint_hdf5_finalize (GObject *object)
       pl_hdf5_unlock ();
       g_clear_pointer (&self->files, g_array_unref);
     }
+  if (self->fds != NULL)
+    {
+      for (guint i = 0; i < self->fds->len; i++)
+        close (g_array_index (self->fds, int, i));
+      g_clear_pointer (&self->fds, g_array_unref);
+    }
   g_clear_pointer (&self->file_paths, g_ptr_array_unref);
   g_clear_pointer (&self->link_skipped, g_free);
 
   G_OBJECT_CLASS (pl_checkpoint_hdf5_parent_class)->finalize (object);
+}
+
+/* Whether DATASET holds the bytes a read of rows [FIRST, FIRST + N) takes,
+ * checked before memory is taken for them. Checked when reading rather than
+ * when listing: copying every dataset's creation properties made opening a
+ * large checkpoint twice as slow. */
+static gboolean
+check_storage (PlCheckpointHdf5     *self,
+               const PlTensorEntry  *entry,
+               hid_t                 dataset,
+               guint64               first,
+               guint64               n,
+               GError              **error)
+{
+  const PlTensorInfo *info = &entry->info;
+  const char *file_path = g_ptr_array_index (self->file_paths, entry->shard);
+  hid_t dcpl = H5Dget_create_plist (dataset);
+  H5D_layout_t layout;
+  guint64 rows, cols, needed, read_bytes, stored;
+  haddr_t address;
+  gboolean ok = FALSE;
+
+  if (dcpl < 0)
+    {
+      pl_hdf5_set_error (error, PL_ERROR_CORRUPT, file_path, "cannot tell how “%s” is stored", info->name);
+      return FALSE;
+    }
+  layout = H5Pget_layout (dcpl);
+  pl_tensor_info_get_matrix_shape (info, &rows, &cols);
+
+  if (layout == H5D_VIRTUAL || H5Pget_external_count (dcpl) > 0)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED,
+                   "%s: “%s” %s; Poslens reads only inside the opened file", file_path, info->name,
+                   layout == H5D_VIRTUAL ? "is a virtual dataset made of other files"
+                                         : "keeps its data in external files");
+      goto out;
+    }
+  if (layout == H5D_CHUNKED)
+    {
+      hsize_t chunk[H5S_MAX_RANK];
+      int chunk_rank = H5Pget_chunk (dcpl, H5S_MAX_RANK, chunk);
+      guint64 chunk_bytes = MAX (entry->elem_size, 1);
+
+      for (int i = 0; i < chunk_rank; i++)
+        chunk_bytes = chunk[i] > MAX_CHUNK_BYTES ? MAX_CHUNK_BYTES + 1
+                      : MIN (chunk_bytes * chunk[i], MAX_CHUNK_BYTES + 1);
+      if (chunk_bytes > MAX_CHUNK_BYTES)
+        {
+          g_set_error (error, PL_ERROR, PL_ERROR_TOO_LARGE,
+                       "%s: “%s” is stored in chunks of more than 1 GiB, which would all be inflated to read a row",
+                       file_path, info->name);
+          goto out;
+        }
+    }
+  /* Element counts that overflow were refused when listing. */
+  if (entry->elem_size == 0 || !g_uint64_checked_mul (&needed, rows, cols) ||
+      !g_uint64_checked_mul (&needed, needed, entry->elem_size) || needed == 0)
+    {
+      ok = TRUE;
+      goto out;
+    }
+  read_bytes = n * cols * entry->elem_size;
+  stored = H5Dget_storage_size (dataset);
+
+  if (stored == 0 && layout != H5D_COMPACT)
+    {
+      /* Valid HDF5 (storage is allocated when first written), but there is
+       * nothing to read: only fill values. */
+      g_autofree char *size = g_format_size_full (needed, G_FORMAT_SIZE_IEC_UNITS);
+
+      g_set_error (error, PL_ERROR, PL_ERROR_NOT_FOUND,
+                   "%s: “%s” was never written: the file gives it a shape (%s) but no data",
+                   file_path, info->name, size);
+      goto out;
+    }
+  /* A compact or contiguous dataset holds all of its bytes in place; one
+   * that holds fewer is damaged, and libhdf5 1.10 reads through a NULL
+   * buffer for a compact one that holds none
+   * (tests/fuzz/regressions/hdf5/compact-without-data). */
+  if ((layout == H5D_COMPACT || layout == H5D_CONTIGUOUS) && stored < needed)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT,
+                   "%s: “%s” is damaged: it stores %" G_GUINT64_FORMAT " of the %" G_GUINT64_FORMAT
+                   " bytes its shape needs", file_path, info->name, stored, needed);
+      goto out;
+    }
+  /* Chunks never written read as the fill value: a few written chunks must
+   * not stand for gigabytes. Compressed chunks hold less than they inflate
+   * to, so only plain ones are counted. */
+  if (layout == H5D_CHUNKED && H5Pget_nfilters (dcpl) == 0 && read_bytes > SMALL_READ_BYTES &&
+      stored < needed / 2)
+    {
+      g_autofree char *declared = g_format_size_full (needed, G_FORMAT_SIZE_IEC_UNITS);
+      g_autofree char *held = g_format_size_full (stored, G_FORMAT_SIZE_IEC_UNITS);
+
+      g_set_error (error, PL_ERROR, PL_ERROR_NOT_FOUND,
+                   "%s: “%s” declares %s but stores only %s of them: most of it was never written",
+                   file_path, info->name, declared, held);
+      goto out;
+    }
+  /* Contiguous bytes in a hole of a sparse file read as zeros the disk
+   * never held. */
+  if (layout == H5D_CONTIGUOUS && (address = H5Dget_offset (dataset)) != HADDR_UNDEF &&
+      !pl_input_file_check_stored (g_array_index (self->fds, int, entry->shard),
+                                   address + first * cols * entry->elem_size, read_bytes,
+                                   file_path, info->name, error))
+    goto out;
+  ok = TRUE;
+
+out:
+  H5Pclose (dcpl);
+  return ok;
 }
 
 static PlMatrix *
@@ -303,10 +433,11 @@ pl_checkpoint_hdf5_read_rows (PlCheckpoint        *checkpoint,
   gboolean ok = FALSE;
 
   pl_tensor_info_get_matrix_shape (info, &rows, &cols);
-  if (info->rank > 2 && (first != 0 || n != rows))
+  /* Beyond two dimensions, one row (a look at the data) or all of them. */
+  if (info->rank > 2 && n > 1 && (first != 0 || n != rows))
     {
       g_set_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED,
-                   "%s: “%s” is %u-D; only whole reads are supported", file_path, info->name,
+                   "%s: “%s” is %u-D; only one row or all of them can be read", file_path, info->name,
                    info->rank);
       return NULL;
     }
@@ -319,61 +450,8 @@ pl_checkpoint_hdf5_read_rows (PlCheckpoint        *checkpoint,
       pl_hdf5_set_error (error, PL_ERROR_CORRUPT, file_path, "cannot open “%s”", info->name);
       goto out;
     }
-  /* Checked here rather than when listing: copying every dataset's
-   * creation properties made opening a large checkpoint twice as slow. */
-  {
-    hid_t dcpl = H5Dget_create_plist (dataset);
-    const char *refusal = NULL;
-
-    guint64 chunk_bytes = 0, needed = 0, stored = 0;
-    H5D_layout_t layout = dcpl >= 0 ? H5Pget_layout (dcpl) : H5D_LAYOUT_ERROR;
-
-    /* A compact or contiguous dataset holds all of its bytes in place; one
-     * that holds fewer is damaged, and libhdf5 1.10 reads through a NULL
-     * buffer for a compact one that holds none
-     * (tests/fuzz/regressions/hdf5/compact-without-data). */
-    if ((layout == H5D_COMPACT || layout == H5D_CONTIGUOUS) && entry->elem_size > 0 &&
-        H5Pget_external_count (dcpl) == 0 &&
-        g_uint64_checked_mul (&needed, rows, cols) &&
-        g_uint64_checked_mul (&needed, needed, entry->elem_size) &&
-        (stored = H5Dget_storage_size (dataset)) < needed)
-      {
-        g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT,
-                     "%s: “%s” is damaged: it stores %" G_GUINT64_FORMAT " of the %" G_GUINT64_FORMAT
-                     " bytes its shape needs", file_path, info->name, stored, needed);
-        H5Pclose (dcpl);
-        goto out;
-      }
-    if (dcpl >= 0 && layout == H5D_VIRTUAL)
-      refusal = "is a virtual dataset made of other files";
-    else if (dcpl >= 0 && H5Pget_external_count (dcpl) > 0)
-      refusal = "keeps its data in external files";
-    else if (dcpl >= 0 && layout == H5D_CHUNKED)
-      {
-        hsize_t chunk[H5S_MAX_RANK];
-        int chunk_rank = H5Pget_chunk (dcpl, H5S_MAX_RANK, chunk);
-
-        chunk_bytes = MAX (entry->elem_size, 1);
-        for (int i = 0; i < chunk_rank; i++)
-          chunk_bytes = chunk[i] > MAX_CHUNK_BYTES ? MAX_CHUNK_BYTES + 1
-                        : MIN (chunk_bytes * chunk[i], MAX_CHUNK_BYTES + 1);
-      }
-    if (dcpl >= 0)
-      H5Pclose (dcpl);
-    if (refusal != NULL)
-      {
-        g_set_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED,
-                     "%s: “%s” %s; Poslens reads only inside the opened file", file_path, info->name, refusal);
-        goto out;
-      }
-    if (chunk_bytes > MAX_CHUNK_BYTES)
-      {
-        g_set_error (error, PL_ERROR, PL_ERROR_TOO_LARGE,
-                     "%s: “%s” is stored in chunks of more than 1 GiB, which would all be inflated to read a row",
-                     file_path, info->name);
-        goto out;
-      }
-  }
+  if (!check_storage (self, entry, dataset, first, n, error))
+    goto out;
   /* Allocated only once the storage is known to be readable. */
   matrix = pl_matrix_try_new (n, cols, error);
   if (matrix == NULL)
@@ -392,12 +470,23 @@ pl_checkpoint_hdf5_read_rows (PlCheckpoint        *checkpoint,
       pl_hdf5_set_error (error, PL_ERROR_CORRUPT, file_path, "cannot read the shape of “%s”", info->name);
       goto out;
     }
-  if (info->rank == 2)
+  if (info->rank >= 2 && n != rows)
     {
-      /* Only the rows asked for: a hyperslab, not the whole table. */
-      hsize_t start[2] = { first, 0 };
-      hsize_t count[2] = { n, cols };
+      /* Only the rows asked for: a hyperslab, not the whole table. Past two
+       * dimensions that is one row, FIRST counted over the leading ones. */
+      hsize_t start[PL_TENSOR_MAX_RANK] = { 0 };
+      hsize_t count[PL_TENSOR_MAX_RANK] = { 0 };
+      guint64 rest = first;
 
+      for (guint d = info->rank - 1; d-- > 0;)
+        {
+          start[d] = rest % info->shape[d];
+          rest /= info->shape[d];
+          count[d] = 1;
+        }
+      if (info->rank == 2)
+        count[0] = n;
+      count[info->rank - 1] = cols;
       if (H5Sselect_hyperslab (file_space, H5S_SELECT_SET, start, NULL, count, NULL) < 0)
         {
           pl_hdf5_set_error (error, PL_ERROR_FAILED, file_path, "cannot select rows of “%s”", info->name);
@@ -443,6 +532,7 @@ static void
 pl_checkpoint_hdf5_init (PlCheckpointHdf5 *self)
 {
   self->files = g_array_new (FALSE, FALSE, sizeof (hid_t));
+  self->fds = g_array_new (FALSE, FALSE, sizeof (int));
   self->file_paths = g_ptr_array_new_with_free_func (g_free);
 }
 
@@ -509,7 +599,16 @@ pl_checkpoint_hdf5_open (const char          *path,
     {
       hid_t file;
       gboolean keras_full = FALSE;
+      int fd;
 
+      /* A regular file (links followed only to one), opened before libhdf5
+       * opens it by name. */
+      if ((fd = pl_input_file_open (shards[i], NULL, error)) < 0)
+        {
+          ok = FALSE;
+          break;
+        }
+      g_array_append_val (self->fds, fd);
       {
         hid_t fapl = H5Pcreate (H5P_FILE_ACCESS);
 

@@ -2,7 +2,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
@@ -11,6 +10,7 @@
 #include "pl-checkpoint-private.h"
 #include "pl-checkpoint-safetensors.h"
 #include "pl-error.h"
+#include "pl-input-file.h"
 #include "pl-json.h"
 
 /* Real headers are a few MB at most (tens of thousands of tensors). */
@@ -196,16 +196,18 @@ pl_checkpoint_safetensors_read_rows (PlCheckpoint        *checkpoint,
   gsize done = 0;
 
   pl_tensor_info_get_matrix_shape (info, &rows, &cols);
+  /* Bounds were checked against the file when the header was read; what it
+   * stores of them is checked before memory is taken for them. */
+  offset = entry->offset + first * cols * elem;
+  total = n * cols;
+  if (!pl_input_file_check_stored (shard->fd, offset, total * elem, shard->path, info->name, error))
+    return NULL;
   matrix = pl_matrix_try_new (n, cols, error);
   if (matrix == NULL)
     {
       g_prefix_error (error, "%s: “%s”: ", shard->path, info->name);
       return NULL;
     }
-
-  /* Bounds were checked against the file when the header was read. */
-  offset = entry->offset + first * cols * elem;
-  total = n * cols;
   if (info->dtype == PL_DTYPE_F32 && G_BYTE_ORDER == G_LITTLE_ENDIAN)
     {
       if (!read_exact (shard->fd, matrix->data, total * 4, offset, shard->path, error))
@@ -500,15 +502,8 @@ pl_checkpoint_safetensors_open (const char          *path,
     {
       Shard shard = { -1, NULL, 0, 0 };
 
-      shard.fd = g_open (shards[i], O_RDONLY | O_CLOEXEC, 0);
-      if (shard.fd < 0)
-        {
-          int saved = errno;
-
-          g_set_error (error, PL_ERROR, saved == ENOENT ? PL_ERROR_NOT_FOUND : PL_ERROR_FAILED,
-                       "%s: %s", shards[i], g_strerror (saved));
-          return NULL;
-        }
+      if ((shard.fd = pl_input_file_open (shards[i], NULL, error)) < 0)
+        return NULL;
       shard.path = g_strdup (shards[i]);
       g_array_append_val (self->shards, shard);
       if (!parse_header (self, i, error))

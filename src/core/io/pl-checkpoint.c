@@ -1,8 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <glib/gstdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -11,6 +9,7 @@
 #include "pl-checkpoint-private.h"
 #include "pl-checkpoint-safetensors.h"
 #include "pl-error.h"
+#include "pl-input-file.h"
 #include "pl-json.h"
 
 /* A checkpoint index naming more shards than this is not a real one. */
@@ -145,7 +144,8 @@ pl_checkpoint_load_config (PlCheckpoint  *self,
   g_autoptr(JsonParser) parser = NULL;
   JsonNode *root;
 
-  if (!g_file_test (config_path, G_FILE_TEST_IS_REGULAR))
+  /* One that is there but not a regular file is refused when opened. */
+  if (!g_file_test (config_path, G_FILE_TEST_EXISTS))
     return TRUE;
 
   parser = pl_json_parse_file (config_path, 16 << 20, error);
@@ -222,7 +222,8 @@ pl_checkpoint_read_shard_index (const char  *index_path,
           return NULL;
         }
       shard_path = g_build_filename (dir, shard, NULL);
-      if (!g_file_test (shard_path, G_FILE_TEST_IS_REGULAR))
+      /* Present but not a regular file: opening it says what it is. */
+      if (!g_file_test (shard_path, G_FILE_TEST_EXISTS))
         {
           g_set_error (error, PL_ERROR, PL_ERROR_NOT_FOUND,
                        "%s: shard %s is missing", index_path, shard_path);
@@ -258,17 +259,8 @@ sniff (const char  *path,
   int fd;
   ssize_t got;
 
-  fd = g_open (path, O_RDONLY | O_CLOEXEC, 0);
-  if (fd < 0 || fstat (fd, &st) != 0)
-    {
-      int saved = errno;
-
-      if (fd >= 0)
-        close (fd);
-      g_set_error (error, PL_ERROR, saved == ENOENT ? PL_ERROR_NOT_FOUND : PL_ERROR_FAILED,
-                   "%s: %s", path, g_strerror (saved));
-      return SNIFF_UNKNOWN;
-    }
+  if ((fd = pl_input_file_open (path, &st, error)) < 0)
+    return SNIFF_UNKNOWN;
   if (st.st_size == 0)
     {
       close (fd);
@@ -429,7 +421,8 @@ pl_checkpoint_open (const char  *path,
         {
           g_autofree char *candidate = g_build_filename (path, candidates[i], NULL);
 
-          if (g_file_test (candidate, G_FILE_TEST_IS_REGULAR))
+          /* A link to something other than a file is refused when opened. */
+          if (g_file_test (candidate, G_FILE_TEST_EXISTS))
             weights = g_steal_pointer (&candidate);
         }
       if (weights == NULL)
@@ -459,15 +452,7 @@ pl_checkpoint_open (const char  *path,
         }
     }
   else if (g_file_test (path, G_FILE_TEST_EXISTS))
-    {
-      if (!g_file_test (path, G_FILE_TEST_IS_REGULAR))
-        {
-          g_set_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED,
-                       "%s is not a regular file", path);
-          return NULL;
-        }
-      weights = g_strdup (path);
-    }
+    weights = g_strdup (path);
   else
     {
       g_set_error (error, PL_ERROR, PL_ERROR_NOT_FOUND, "%s does not exist", path);

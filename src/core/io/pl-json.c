@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
 
-#include <errno.h>
-#include <glib/gstdio.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "pl-error.h"
+#include "pl-input-file.h"
 #include "pl-json.h"
 
 /* Deeper than any real config or header; json-glib recurses per level. */
@@ -50,8 +51,23 @@ pl_json_parse (const char  *text,
 
   if (!json_parser_load_from_data (parser, text, len, &local_error))
     {
-      g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT,
-                   "%s is not valid JSON: %s", what, local_error->message);
+      /* json-glib says "<data>:LINE:COLUMN: Parse error: …", quoting the
+       * file's bytes: where, in words, and those bytes escaped. */
+      const char *detail = local_error->message;
+      g_autofree char *escaped = NULL;
+      guint line = 0, column = 0;
+      int skip = 0;
+
+      if (sscanf (detail, "<data>:%u:%u: %n", &line, &column, &skip) == 2 && skip > 0)
+        detail += skip;
+      if (g_str_has_prefix (detail, "Parse error: "))
+        detail += strlen ("Parse error: ");
+      escaped = pl_escape_text (detail, -1);
+      if (line > 0)
+        g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT,
+                     "%s is not valid JSON (line %u, column %u): %s", what, line, column, escaped);
+      else
+        g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT, "%s is not valid JSON: %s", what, escaped);
       return NULL;
     }
   return g_steal_pointer (&parser);
@@ -63,29 +79,9 @@ pl_json_parse_file (const char  *path,
                     GError     **error)
 {
   g_autofree char *text = NULL;
-  g_autoptr(GError) local_error = NULL;
-  GStatBuf st;
   gsize len;
 
-  if (g_stat (path, &st) != 0)
-    {
-      int saved = errno;
-
-      g_set_error (error, PL_ERROR, saved == ENOENT ? PL_ERROR_NOT_FOUND : PL_ERROR_FAILED,
-                   "%s: %s", path, g_strerror (saved));
-      return NULL;
-    }
-  if ((guint64) st.st_size > max_bytes)
-    {
-      g_set_error (error, PL_ERROR, PL_ERROR_TOO_LARGE,
-                   "%s is %" G_GUINT64_FORMAT " bytes, far more than such a file holds",
-                   path, (guint64) st.st_size);
-      return NULL;
-    }
-  if (!g_file_get_contents (path, &text, &len, &local_error))
-    {
-      g_set_error (error, PL_ERROR, PL_ERROR_FAILED, "%s", local_error->message);
-      return NULL;
-    }
+  if ((text = pl_input_file_read_all (path, max_bytes, &len, error)) == NULL)
+    return NULL;
   return pl_json_parse (text, len, path, error);
 }

@@ -3,8 +3,9 @@
 
 #include <string.h>
 
-#include "pl-json.h"
 #include "pl-error.h"
+#include "pl-input-file.h"
+#include "pl-json.h"
 #include "pl-tokenizer-private.h"
 
 /* The files that sit beside real checkpoints, and finding them. */
@@ -12,21 +13,18 @@
 #define MAX_TOKEN_ID (16 * 1024 * 1024)
 #define BYTE_TOKENIZER_CLASS "PoslensByteTokenizer"
 
+/* The largest tokenizer files are tens of megabytes. */
+#define MAX_TOKENIZER_FILE_BYTES ((gsize) 512 << 20)
+
 static char *
 read_text (const char  *path,
            gsize       *len,
            GError     **error)
 {
-  g_autoptr(GError) local_error = NULL;
-  char *contents = NULL;
+  char *contents = pl_input_file_read_all (path, MAX_TOKENIZER_FILE_BYTES, len, error);
 
-  if (!g_file_get_contents (path, &contents, len, &local_error))
-    {
-      g_set_error (error, PL_ERROR,
-                   g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_NOENT) ? PL_ERROR_NOT_FOUND : PL_ERROR_FAILED,
-                   "Cannot read the tokenizer file %s: %s", path, local_error->message);
-      return NULL;
-    }
+  if (contents == NULL)
+    return NULL;
   if (!g_utf8_validate (contents, *len, NULL))
     {
       g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT,
@@ -205,7 +203,8 @@ read_optional_json (const char  *dir,
   g_autofree char *path = g_build_filename (dir, name, NULL);
   g_autoptr(JsonNode) root = NULL;
 
-  if (!g_file_test (path, G_FILE_TEST_IS_REGULAR))
+  /* One that is there but not a regular file is refused when opened. */
+  if (!g_file_test (path, G_FILE_TEST_EXISTS))
     return NULL;
   if ((root = pl_tokenizer_read_json (path, error)) == NULL)
     return NULL;
@@ -478,11 +477,11 @@ new_for_dir (const char  *dir,
     }
   else if (klass != NULL && strcmp (klass, BYTE_TOKENIZER_CLASS) == 0)
     self = new_bytes_from_config (tok_config, tok_config_path, error);
-  else if (g_file_test (tokenizer_json, G_FILE_TEST_IS_REGULAR))
+  else if (g_file_test (tokenizer_json, G_FILE_TEST_EXISTS))
     self = pl_tokenizer_new_from_json (tokenizer_json, error);
-  else if (g_file_test (vocab_txt, G_FILE_TEST_IS_REGULAR))
+  else if (g_file_test (vocab_txt, G_FILE_TEST_EXISTS))
     self = new_wordpiece_with_config (vocab_txt, tok_config, error);
-  else if (g_file_test (vocab_json, G_FILE_TEST_IS_REGULAR) && g_file_test (merges_txt, G_FILE_TEST_IS_REGULAR))
+  else if (g_file_test (vocab_json, G_FILE_TEST_EXISTS) && g_file_test (merges_txt, G_FILE_TEST_EXISTS))
     self = new_bpe_with_config (vocab_json, merges_txt, tok_config, config, error);
   else
     {
