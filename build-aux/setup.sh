@@ -15,7 +15,7 @@ build_dir="${POSLENS_BUILD_DIR:-_build}"
 
 # What building and running needs, and what the tests need on top.
 build_packages="build-essential meson ninja-build pkg-config gettext libglib2.0-dev
-  libgtk-4-dev libadwaita-1-dev libhdf5-dev libopenblas-dev liblapacke-dev libjson-glib-dev
+  libgtk-4-dev libadwaita-1-dev libhdf5-dev libopenblas-dev liblapacke-dev libjson-glib-dev libpng-dev
   desktop-file-utils appstream fonts-cantarell"
 test_packages="xvfb xauth dbus librsvg2-bin poppler-utils hdf5-tools"
 

@@ -257,8 +257,26 @@ test_export_png_size (void)
       g_assert_cmpint (cairo_image_surface_get_width (png), ==, (int) round (sizes[k][0] * sizes[k][2] / 72));
       g_assert_cmpint (cairo_image_surface_get_height (png), ==, (int) round (sizes[k][1] * sizes[k][2] / 72));
 
-      /* The file holds exactly the pixels the renderer drew (our PNG encoder
-       * is lossless, read back by cairo's libpng). */
+      /* Its resolution, in pixels per metre, lets other programs place it
+       * at its size in points. */
+      {
+        g_autofree guint8 *bytes = NULL;
+        gsize len;
+        const guint8 *phys = NULL;
+        guint32 ppm = (guint32) round (sizes[k][2] / 0.0254);
+
+        g_assert_true (g_file_get_contents (path, (char **) &bytes, &len, NULL));
+        for (gsize i = 0; phys == NULL && i + 13 <= len; i++)
+          if (memcmp (bytes + i, "pHYs", 4) == 0)
+            phys = bytes + i;
+        g_assert_nonnull (phys);
+        g_assert_cmpuint (GUINT32_FROM_BE (*(const guint32 *) (gconstpointer) (phys + 4)), ==, ppm);
+        g_assert_cmpuint (GUINT32_FROM_BE (*(const guint32 *) (gconstpointer) (phys + 8)), ==, ppm);
+        g_assert_cmpuint (phys[12], ==, 1);
+      }
+
+      /* The file holds exactly the pixels the renderer drew (the encoder is
+       * lossless, read back by cairo's own PNG reader). */
       {
         int w = cairo_image_surface_get_width (png), h = cairo_image_surface_get_height (png);
         cairo_surface_t *direct = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, w, h);
