@@ -233,9 +233,10 @@ pl_cli_attention (int    argc,
     }
   if (text != NULL)
     return run_text (argv[1], model, transformer, text, layer, head, out, is_figure, &figure);
-  if ((guint) length > c->n_positions)
+  if ((guint) length > pl_transformer_get_max_tokens (transformer))
     {
-      g_autofree char *m = g_strdup_printf ("--length %d: the model takes at most %u tokens", length, c->n_positions);
+      g_autofree char *m = g_strdup_printf ("--length %d: the model takes at most %u tokens", length,
+                                            pl_transformer_get_max_tokens (transformer));
       return usage (m);
     }
 

@@ -153,10 +153,11 @@ pl_cli_forward (int    argc,
     {
       if (!(ids = pl_tokenizer_encode_for_model (argv[1], text, NULL, &error)))
         return pl_cli_fail (error);
-      if (ids->len == 0 || ids->len > c->n_positions)
+      if (ids->len == 0 || ids->len > pl_transformer_get_max_tokens (transformer))
         {
           g_set_error (&error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT,
-                       "--text gives %u tokens; %s reads 1 to %u", ids->len, argv[1], c->n_positions);
+                       "--text gives %u tokens; %s reads 1 to %u", ids->len, argv[1],
+                       pl_transformer_get_max_tokens (transformer));
           return pl_cli_fail (error);
         }
     }

@@ -68,6 +68,42 @@ add_shape (JsonBuilder        *builder,
   json_builder_end_array (builder);
 }
 
+/* "yarn ×4" and the like; "none" without scaling. */
+static char *
+describe_scaling (const PlRopeSpec *rope)
+{
+  if (rope->scaling == PL_ROPE_SCALING_NONE)
+    return g_strdup (_("none"));
+  return g_strdup_printf ("%s ×%g", pl_rope_scaling_name (rope->scaling), rope->factor);
+}
+
+static void
+add_decoder_json (JsonBuilder         *builder,
+                  PlModel             *model,
+                  const PlDecoderSpec *d)
+{
+  json_builder_set_member_name (builder, "rotary");
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "theta");
+  json_builder_add_double_value (builder, d->rope.theta);
+  json_builder_set_member_name (builder, "rotated_dims");
+  json_builder_add_int_value (builder, d->rope.dim);
+  json_builder_set_member_name (builder, "head_dim");
+  json_builder_add_int_value (builder, d->head_dim);
+  json_builder_set_member_name (builder, "kv_heads");
+  json_builder_add_int_value (builder, d->n_kv_heads);
+  json_builder_set_member_name (builder, "max_positions");
+  json_builder_add_int_value (builder, pl_model_get_n_positions (model));
+  json_builder_set_member_name (builder, "scaling");
+  json_builder_add_string_value (builder, pl_rope_scaling_name (d->rope.scaling));
+  json_builder_set_member_name (builder, "factor");
+  if (d->rope.scaling != PL_ROPE_SCALING_NONE)
+    json_builder_add_double_value (builder, d->rope.factor);
+  else
+    json_builder_add_null_value (builder);
+  json_builder_end_object (builder);
+}
+
 static void
 print_json (PlModel  *model,
             gboolean  list_tensors)
@@ -136,6 +172,8 @@ print_json (PlModel  *model,
   json_builder_add_boolean_value (builder, pl_model_get_pre_ln (model));
   json_builder_set_member_name (builder, "causal");
   json_builder_add_boolean_value (builder, pl_model_get_causal (model));
+  if (pl_model_get_decoder (model) != NULL)
+    add_decoder_json (builder, model, pl_model_get_decoder (model));
   json_builder_set_member_name (builder, "tensor_count");
   json_builder_add_int_value (builder, checkpoint ? pl_checkpoint_get_n_tensors (checkpoint) : 0);
 
@@ -173,6 +211,7 @@ print_text (PlModel  *model,
 {
   PlCheckpoint *checkpoint = pl_model_get_checkpoint (model);
   const char *activation = activation_name (model);
+  const PlDecoderSpec *decoder = pl_model_get_decoder (model);
 
   printf ("%-16s %s\n", _("Model:"), pl_model_get_name (model));
   printf ("%-16s %s\n", _("Format:"), checkpoint ? pl_checkpoint_get_format (checkpoint) : "builtin");
@@ -185,8 +224,19 @@ print_text (PlModel  *model,
               dtype_name (model), pl_model_get_first_position (model),
               pl_model_get_position_table_rows (model) - 1);
     }
+  else if (decoder != NULL)
+    printf ("%-16s %s\n", _("Position table:"), _("none: positions rotate queries and keys (RoPE)"));
   else
     printf ("%-16s %s\n", _("Position table:"), _("none recognised (choose one with --dataset)"));
+  if (decoder != NULL)
+    {
+      g_autofree char *scaling = describe_scaling (&decoder->rope);
+
+      printf ("%-16s ", _("Rotary:"));
+      printf (_("base %g, %u of %u dims per head, scaling %s, %u positions"), decoder->rope.theta,
+              decoder->rope.dim, decoder->head_dim, scaling, pl_model_get_n_positions (model));
+      printf ("\n%-16s %u\n", _("Key/value heads:"), decoder->n_kv_heads);
+    }
   if (pl_model_get_n_layers (model) > 0)
     {
       printf ("%-16s %u\n", _("Hidden size:"), pl_model_get_hidden_size (model));
@@ -258,7 +308,7 @@ pl_cli_info (int    argc,
       if (positions == NULL)
         return pl_cli_fail (error);
     }
-  else if (pl_model_get_checkpoint (model) != NULL && !list_tensors && !json)
+  else if (pl_model_get_checkpoint (model) != NULL && pl_model_get_decoder (model) == NULL && !list_tensors && !json)
     {
       /* Nothing to show as positions: still useful as a listing. */
       list_tensors = TRUE;

@@ -125,6 +125,17 @@ tf = {'transformer/tfgp_t2lm_head_model/transformer/wpe/embeddings:0': (P, H),
       'transformer/tfgp_t2lm_head_model/transformer/h_._1/attn/c_attn/weight:0': (H, 3 * H)}
 out('model', 'tf-gpt2', listing(tf))
 out('model', 'plain-table', listing({'position_embeddings': (P, H), 'other': (2, 2, 2)}))
+# Rotary decoders: no position table, recognised by their layer names.
+out('model', 'llama', listing({
+    'model.embed_tokens.weight': (V, H), 'model.layers.0.self_attn.q_proj.weight': (H, H),
+    'model.layers.0.self_attn.k_proj.weight': (H // 2, H), 'model.layers.0.self_attn.v_proj.weight': (H // 2, H),
+    'model.layers.0.self_attn.o_proj.weight': (H, H), 'model.layers.0.input_layernorm.weight': (H,),
+    'model.layers.0.mlp.gate_proj.weight': (F, H), 'model.layers.0.mlp.down_proj.weight': (H, F),
+    'model.norm.weight': (H,)}, '/models/llama-tiny/model.safetensors', 'BF16'))
+out('model', 'gpt-neox', listing({
+    'gpt_neox.embed_in.weight': (V, H), 'gpt_neox.layers.0.attention.query_key_value.weight': (3 * H, H),
+    'gpt_neox.layers.0.attention.query_key_value.bias': (3 * H,), 'gpt_neox.layers.0.attention.bias': (1, 1, 4, 4),
+    'gpt_neox.layers.0.mlp.dense_4h_to_h.weight': (H, F), 'gpt_neox.final_layer_norm.weight': (H,)}))
 
 # tokenizer.json: first byte * 4 = length of the text that follows.
 text = 'Hello, wörld! 你好 [MASK] <s>'.encode()

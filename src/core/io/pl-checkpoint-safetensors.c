@@ -59,33 +59,6 @@ static const DTypeInfo dtypes[] = {
   { "F8_E5M2", PL_DTYPE_OTHER, 1 },
 };
 
-float
-pl_half_to_float (guint16 h)
-{
-  guint sign = h >> 15;
-  guint exponent = (h >> 10) & 0x1f;
-  guint mantissa = h & 0x3ff;
-  float value;
-
-  if (exponent == 0)
-    value = ldexpf ((float) mantissa, -24);
-  else if (exponent == 31)
-    value = mantissa ? NAN : INFINITY;
-  else
-    value = ldexpf ((float) (mantissa | 0x400), (int) exponent - 25);
-  return sign ? -value : value;
-}
-
-float
-pl_bfloat16_to_float (guint16 b)
-{
-  guint32 bits = (guint32) b << 16;
-  float value;
-
-  memcpy (&value, &bits, sizeof value);
-  return value;
-}
-
 static void
 shard_clear (gpointer data)
 {
@@ -155,12 +128,20 @@ convert (PlDType      dtype,
         }
       break;
     case PL_DTYPE_F16:
-      for (gsize i = 0; i < n; i++)
-        dst[i] = pl_half_to_float ((guint16) (src[2 * i] | (src[2 * i + 1] << 8)));
-      break;
     case PL_DTYPE_BF16:
-      for (gsize i = 0; i < n; i++)
-        dst[i] = pl_bfloat16_to_float ((guint16) (src[2 * i] | (src[2 * i + 1] << 8)));
+      {
+        PlStoredType type = dtype == PL_DTYPE_F16 ? PL_STORED_F16 : PL_STORED_BF16;
+
+        if (G_BYTE_ORDER == G_LITTLE_ENDIAN)
+          pl_stored_convert (type, src, dst, n);
+        else
+          for (gsize i = 0; i < n; i++)
+            {
+              guint16 h = (guint16) (src[2 * i] | (src[2 * i + 1] << 8));
+
+              pl_stored_convert (type, &h, dst + i, 1);
+            }
+      }
       break;
     case PL_DTYPE_F64:
       for (gsize i = 0; i < n; i++)
@@ -228,6 +209,40 @@ pl_checkpoint_safetensors_read_rows (PlCheckpoint        *checkpoint,
   return g_steal_pointer (&matrix);
 }
 
+static PlStoredMatrix *
+pl_checkpoint_safetensors_read_stored (PlCheckpoint        *checkpoint,
+                                       const PlTensorInfo  *info,
+                                       GError             **error)
+{
+  PlCheckpointSafetensors *self = PL_CHECKPOINT_SAFETENSORS (checkpoint);
+  const PlTensorEntry *entry = (const PlTensorEntry *) info;
+  const Shard *shard = &g_array_index (self->shards, Shard, entry->shard);
+  g_autoptr(PlStoredMatrix) stored = NULL;
+  PlStoredType type;
+  guint64 rows, cols;
+
+  g_assert (info->dtype == PL_DTYPE_F32 || info->dtype == PL_DTYPE_F16 || info->dtype == PL_DTYPE_BF16);
+  type = info->dtype == PL_DTYPE_F32 ? PL_STORED_F32 : info->dtype == PL_DTYPE_F16 ? PL_STORED_F16 : PL_STORED_BF16;
+  pl_tensor_info_get_matrix_shape (info, &rows, &cols);
+  if (!(stored = pl_stored_matrix_try_new (type, rows, cols, error)))
+    {
+      g_prefix_error (error, "%s: “%s”: ", shard->path, info->name);
+      return NULL;
+    }
+  /* Bounds were checked against the file when the header was read. */
+  if (!read_exact (shard->fd, stored->data, rows * cols * entry->elem_size, entry->offset, shard->path, error))
+    return NULL;
+#if G_BYTE_ORDER == G_BIG_ENDIAN
+  if (entry->elem_size == 4)
+    for (guint64 i = 0; i < rows * cols; i++)
+      ((guint32 *) stored->data)[i] = GUINT32_FROM_LE (((guint32 *) stored->data)[i]);
+  else
+    for (guint64 i = 0; i < rows * cols; i++)
+      ((guint16 *) stored->data)[i] = GUINT16_FROM_LE (((guint16 *) stored->data)[i]);
+#endif
+  return g_steal_pointer (&stored);
+}
+
 static void
 pl_checkpoint_safetensors_class_init (PlCheckpointSafetensorsClass *klass)
 {
@@ -236,6 +251,7 @@ pl_checkpoint_safetensors_class_init (PlCheckpointSafetensorsClass *klass)
 
   object_class->finalize = pl_checkpoint_safetensors_finalize;
   checkpoint_class->read_rows = pl_checkpoint_safetensors_read_rows;
+  checkpoint_class->read_stored = pl_checkpoint_safetensors_read_stored;
 }
 
 static void

@@ -16,8 +16,4 @@ PlCheckpoint *pl_checkpoint_safetensors_open (const char          *path,
                                               const char * const  *shards,
                                               GError             **error);
 
-/* IEEE half and bfloat16 to float32, exactly. */
-float         pl_half_to_float               (guint16              h);
-float         pl_bfloat16_to_float           (guint16              b);
-
 G_END_DECLS

@@ -537,23 +537,16 @@ pl_checkpoint_get_config (PlCheckpoint *self)
   return priv->config;
 }
 
-PlMatrix *
-pl_checkpoint_read_rows (PlCheckpoint  *self,
-                         const char    *name,
-                         guint64        first,
-                         guint64        n,
-                         GError       **error)
+/* The tensor NAME if it can be read at all, else NULL and why. */
+static const PlTensorInfo *
+readable_tensor (PlCheckpoint  *self,
+                 const char    *name,
+                 GError       **error)
 {
   PlCheckpointPrivate *priv = pl_checkpoint_get_instance_private (self);
-  const PlTensorInfo *info;
+  const PlTensorInfo *info = pl_checkpoint_find_tensor (self, name);
   const PlTensorEntry *entry;
-  guint64 rows, cols;
 
-  g_return_val_if_fail (PL_IS_CHECKPOINT (self), NULL);
-  g_return_val_if_fail (name != NULL, NULL);
-  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
-
-  info = pl_checkpoint_find_tensor (self, name);
   if (info == NULL)
     {
       g_set_error (error, PL_ERROR, PL_ERROR_NOT_FOUND,
@@ -574,6 +567,54 @@ pl_checkpoint_read_rows (PlCheckpoint  *self,
                    priv->path, info->name, info->dtype_name);
       return NULL;
     }
+  return info;
+}
+
+PlStoredMatrix *
+pl_checkpoint_read_stored (PlCheckpoint  *self,
+                           const char    *name,
+                           GError       **error)
+{
+  PlCheckpointClass *klass;
+  const PlTensorInfo *info;
+  g_autoptr(PlMatrix) m = NULL;
+  PlStoredMatrix *stored;
+
+  g_return_val_if_fail (PL_IS_CHECKPOINT (self), NULL);
+  g_return_val_if_fail (name != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (!(info = readable_tensor (self, name, error)))
+    return NULL;
+  klass = PL_CHECKPOINT_GET_CLASS (self);
+  if (klass->read_stored != NULL &&
+      (info->dtype == PL_DTYPE_F32 || info->dtype == PL_DTYPE_F16 || info->dtype == PL_DTYPE_BF16))
+    return klass->read_stored (self, info, error);
+  if (!(m = pl_checkpoint_read (self, name, error)))
+    return NULL;
+  stored = pl_stored_matrix_try_new (PL_STORED_F32, m->rows, m->cols, error);
+  if (stored != NULL && m->rows * m->cols > 0)
+    memcpy (stored->data, m->data, m->rows * m->cols * sizeof (float));
+  return stored;
+}
+
+PlMatrix *
+pl_checkpoint_read_rows (PlCheckpoint  *self,
+                         const char    *name,
+                         guint64        first,
+                         guint64        n,
+                         GError       **error)
+{
+  PlCheckpointPrivate *priv = pl_checkpoint_get_instance_private (self);
+  const PlTensorInfo *info;
+  guint64 rows, cols;
+
+  g_return_val_if_fail (PL_IS_CHECKPOINT (self), NULL);
+  g_return_val_if_fail (name != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (!(info = readable_tensor (self, name, error)))
+    return NULL;
   pl_tensor_info_get_matrix_shape (info, &rows, &cols);
   if (first > rows || n > rows - first)
     {

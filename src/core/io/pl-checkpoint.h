@@ -5,6 +5,7 @@
 #include <json-glib/json-glib.h>
 
 #include "pl-matrix.h"
+#include "pl-stored-matrix.h"
 
 G_BEGIN_DECLS
 
@@ -51,6 +52,12 @@ struct _PlCheckpointClass
                           guint64              first,
                           guint64              n,
                           GError             **error);
+  /* The whole tensor, viewed as above, in its stored precision (F32, F16
+   * or BF16; the caller checked the dtype is one of them). Optional: a
+   * format without it has its tensors read as float32. */
+  PlStoredMatrix *(*read_stored) (PlCheckpoint        *self,
+                                  const PlTensorInfo  *info,
+                                  GError             **error);
 };
 
 /* Opens a file or a checkpoint folder, read-only, and lists its tensors. */
@@ -69,6 +76,12 @@ const PlTensorInfo *pl_checkpoint_find_tensor   (PlCheckpoint  *self,
 /* config.json beside the weights, or NULL when there is none. */
 JsonObject         *pl_checkpoint_get_config    (PlCheckpoint  *self);
 PlMatrix           *pl_checkpoint_read          (PlCheckpoint  *self,
+                                                 const char    *name,
+                                                 GError       **error);
+/* A tensor as a matrix in the precision the file stores it when that is
+ * F32, F16 or BF16 (F64 and formats without a stored read: float32), so
+ * that large half-precision weights are not doubled in memory. */
+PlStoredMatrix     *pl_checkpoint_read_stored   (PlCheckpoint  *self,
                                                  const char    *name,
                                                  GError       **error);
 PlMatrix           *pl_checkpoint_read_rows     (PlCheckpoint  *self,

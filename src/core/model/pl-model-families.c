@@ -33,6 +33,34 @@
                                     "attention.output.LayerNorm", "intermediate.dense", \
                                     "output.dense", "output.LayerNorm")
 
+/* Llama's names, which Mistral, Qwen2 and Gemma share (LlamaForCausalLM
+ * saves them under "model."); Phi-3 fuses Q, K, V and gate, up. */
+#define LLAMA_COMMON_ROLES \
+  [PL_WEIGHT_TOKEN_EMBEDDING] = "embed_tokens.weight", \
+  [PL_WEIGHT_ATTN_OUT_WEIGHT] = "self_attn.o_proj.weight", \
+  [PL_WEIGHT_ATTN_OUT_BIAS] = "self_attn.o_proj.bias", \
+  [PL_WEIGHT_LN1_WEIGHT] = "input_layernorm.weight", \
+  [PL_WEIGHT_LN2_WEIGHT] = "post_attention_layernorm.weight", \
+  [PL_WEIGHT_FFN_OUT_WEIGHT] = "mlp.down_proj.weight", \
+  [PL_WEIGHT_FFN_OUT_BIAS] = "mlp.down_proj.bias", \
+  [PL_WEIGHT_FINAL_LN_WEIGHT] = "norm.weight"
+
+#define LLAMA_ROLES \
+  LLAMA_COMMON_ROLES, \
+  [PL_WEIGHT_Q_WEIGHT] = "self_attn.q_proj.weight", \
+  [PL_WEIGHT_Q_BIAS] = "self_attn.q_proj.bias", \
+  [PL_WEIGHT_K_WEIGHT] = "self_attn.k_proj.weight", \
+  [PL_WEIGHT_K_BIAS] = "self_attn.k_proj.bias", \
+  [PL_WEIGHT_V_WEIGHT] = "self_attn.v_proj.weight", \
+  [PL_WEIGHT_V_BIAS] = "self_attn.v_proj.bias", \
+  [PL_WEIGHT_FFN_GATE_WEIGHT] = "mlp.gate_proj.weight", \
+  [PL_WEIGHT_FFN_GATE_BIAS] = "mlp.gate_proj.bias", \
+  [PL_WEIGHT_FFN_IN_WEIGHT] = "mlp.up_proj.weight", \
+  [PL_WEIGHT_FFN_IN_BIAS] = "mlp.up_proj.bias"
+
+#define LLAMA_LIKE .layer_list = "layers.", .rotary = TRUE, .causal = TRUE, .pre_ln = TRUE, .gated_mlp = TRUE, \
+                   .has_forward = TRUE
+
 /* Order matters: more specific layouts before the ones they resemble. */
 static const PlFamilyDesc families[] = {
   {
@@ -152,6 +180,50 @@ static const PlFamilyDesc families[] = {
   { .family = PL_FAMILY_BERT, .name = "bert", .display_name = "BERT",
     .position_suffix = "embeddings.position_embeddings.weight", .layer_list = "encoder.layer.",
     .roles = { BERT_ROLES }, .has_forward = TRUE },
+  /* The rotary decoders, named as config.json's model_type names them. */
+  { .family = PL_FAMILY_LLAMA, .name = "llama", .display_name = "Llama",
+    .roles = { LLAMA_ROLES }, LLAMA_LIKE, .norm = PL_NORM_RMS },
+  { .family = PL_FAMILY_MISTRAL, .name = "mistral", .display_name = "Mistral",
+    .roles = { LLAMA_ROLES }, LLAMA_LIKE, .norm = PL_NORM_RMS },
+  { .family = PL_FAMILY_QWEN2, .name = "qwen2", .display_name = "Qwen2",
+    .roles = { LLAMA_ROLES }, LLAMA_LIKE, .norm = PL_NORM_RMS },
+  { .family = PL_FAMILY_GEMMA, .name = "gemma", .display_name = "Gemma",
+    .roles = { LLAMA_ROLES }, LLAMA_LIKE, .norm = PL_NORM_RMS_PLUS_ONE, .scale_embeddings = TRUE },
+  { .family = PL_FAMILY_PHI3, .name = "phi3", .display_name = "Phi-3",
+    .roles = {
+      LLAMA_COMMON_ROLES,
+      [PL_WEIGHT_Q_WEIGHT] = "self_attn.qkv_proj.weight",
+      [PL_WEIGHT_K_WEIGHT] = "self_attn.qkv_proj.weight",
+      [PL_WEIGHT_V_WEIGHT] = "self_attn.qkv_proj.weight",
+      [PL_WEIGHT_FFN_GATE_WEIGHT] = "mlp.gate_up_proj.weight",
+      [PL_WEIGHT_FFN_IN_WEIGHT] = "mlp.gate_up_proj.weight",
+    },
+    LLAMA_LIKE, .norm = PL_NORM_RMS, .fused_qkv_rows = TRUE, .fused_gate_up = TRUE },
+  { .family = PL_FAMILY_GPT_NEOX, .name = "gpt_neox", .display_name = "GPT-NeoX",
+    .layer_list = "layers.",
+    .roles = {
+      [PL_WEIGHT_TOKEN_EMBEDDING] = "embed_in.weight",
+      [PL_WEIGHT_Q_WEIGHT] = "attention.query_key_value.weight",
+      [PL_WEIGHT_Q_BIAS] = "attention.query_key_value.bias",
+      [PL_WEIGHT_K_WEIGHT] = "attention.query_key_value.weight",
+      [PL_WEIGHT_K_BIAS] = "attention.query_key_value.bias",
+      [PL_WEIGHT_V_WEIGHT] = "attention.query_key_value.weight",
+      [PL_WEIGHT_V_BIAS] = "attention.query_key_value.bias",
+      [PL_WEIGHT_ATTN_OUT_WEIGHT] = "attention.dense.weight",
+      [PL_WEIGHT_ATTN_OUT_BIAS] = "attention.dense.bias",
+      [PL_WEIGHT_LN1_WEIGHT] = "input_layernorm.weight",
+      [PL_WEIGHT_LN1_BIAS] = "input_layernorm.bias",
+      [PL_WEIGHT_LN2_WEIGHT] = "post_attention_layernorm.weight",
+      [PL_WEIGHT_LN2_BIAS] = "post_attention_layernorm.bias",
+      [PL_WEIGHT_FFN_IN_WEIGHT] = "mlp.dense_h_to_4h.weight",
+      [PL_WEIGHT_FFN_IN_BIAS] = "mlp.dense_h_to_4h.bias",
+      [PL_WEIGHT_FFN_OUT_WEIGHT] = "mlp.dense_4h_to_h.weight",
+      [PL_WEIGHT_FFN_OUT_BIAS] = "mlp.dense_4h_to_h.bias",
+      [PL_WEIGHT_FINAL_LN_WEIGHT] = "final_layer_norm.weight",
+      [PL_WEIGHT_FINAL_LN_BIAS] = "final_layer_norm.bias",
+    },
+    .rotary = TRUE, .causal = TRUE, .pre_ln = TRUE, .has_forward = TRUE, .norm = PL_NORM_LAYER,
+    .fused_qkv_heads = TRUE },
 };
 
 static const PlFamilyDesc table_desc = {
@@ -375,6 +447,74 @@ pl_family_recognise (PlCheckpoint        *checkpoint,
   return FALSE;
 }
 
+/* The shortest name ending in ".SUFFIX" (or SUFFIX itself), with what comes
+ * before it in *PREFIX. */
+static gboolean
+find_suffix (GHashTable  *normalized,
+             const char  *suffix,
+             char       **prefix)
+{
+  GHashTableIter iter;
+  gpointer key;
+  const char *best = NULL;
+  gsize suffix_len = strlen (suffix);
+
+  g_hash_table_iter_init (&iter, normalized);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    {
+      const char *norm = key;
+      gsize len = strlen (norm);
+
+      if (len < suffix_len || strcmp (norm + len - suffix_len, suffix) != 0 ||
+          (len > suffix_len && norm[len - suffix_len - 1] != '.'))
+        continue;
+      if (best == NULL || len < strlen (best) || (len == strlen (best) && strcmp (norm, best) < 0))
+        best = norm;
+    }
+  if (best == NULL)
+    return FALSE;
+  *prefix = g_strndup (best, strlen (best) - suffix_len);
+  return TRUE;
+}
+
+gboolean
+pl_family_recognise_rotary (PlCheckpoint        *checkpoint,
+                            GHashTable          *normalized,
+                            const PlFamilyDesc **desc,
+                            char               **prefix)
+{
+  const char *model_type = config_model_type (checkpoint);
+
+  /* Mistral, Qwen2 and Gemma save Llama's names: config.json's model_type
+   * tells them apart, and without one the layout is taken as Llama's. A
+   * model_type of another architecture (Qwen3, Mixtral, Gemma 2, …) is not
+   * run as the one whose names it shares. */
+  for (guint i = 0; i < G_N_ELEMENTS (families); i++)
+    {
+      const PlFamilyDesc *d = &families[i];
+      g_autofree char *query = NULL;
+      g_autofree char *found = NULL;
+
+      if (!d->rotary || (model_type != NULL && !g_str_equal (model_type, d->name)))
+        continue;
+      query = g_strconcat (d->layer_list, "0.", d->roles[PL_WEIGHT_Q_WEIGHT], NULL);
+      if (!find_suffix (normalized, query, &found) ||
+          !has (normalized, found, NULL, d->roles[PL_WEIGHT_TOKEN_EMBEDDING]))
+        continue;
+      *desc = d;
+      *prefix = g_steal_pointer (&found);
+      return TRUE;
+    }
+  return FALSE;
+}
+
+gboolean
+pl_weight_is_per_layer (PlWeight weight)
+{
+  return (weight >= PL_WEIGHT_Q_WEIGHT && weight <= PL_WEIGHT_LN2_BIAS) ||
+         weight == PL_WEIGHT_FFN_GATE_WEIGHT || weight == PL_WEIGHT_FFN_GATE_BIAS;
+}
+
 PlActivation
 pl_activation_from_name (const char *name)
 {
@@ -387,5 +527,7 @@ pl_activation_from_name (const char *name)
     return PL_ACTIVATION_GELU_TANH;
   if (g_str_equal (name, "relu"))
     return PL_ACTIVATION_RELU;
+  if (g_str_equal (name, "silu") || g_str_equal (name, "swish"))
+    return PL_ACTIVATION_SILU;
   return PL_ACTIVATION_NONE;
 }

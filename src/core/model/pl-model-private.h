@@ -7,7 +7,7 @@
 
 G_BEGIN_DECLS
 
-#define PL_N_WEIGHTS (PL_WEIGHT_EMBED_PROJECT_BIAS + 1)
+#define PL_N_WEIGHTS (PL_WEIGHT_FFN_GATE_BIAS + 1)
 
 /* How one architecture names its tensors, after pl_model_normalize_name:
  * a dotted PyTorch-style name whatever the file format. Global roles are
@@ -29,6 +29,15 @@ typedef struct
   gboolean     has_forward;       /* Poslens's forward pass runs this architecture */
   guint        first_position;    /* rows before the first real position */
   double       fixed_eps;         /* set by the architecture's code, not its config; 0 if configured */
+  /* Rotary-position decoders: no position table, RoPE in attention,
+   * PlDecoderSpec read from config.json (pl-model-decoder.c). */
+  gboolean     rotary;
+  PlNormKind   norm;
+  gboolean     gated_mlp;
+  gboolean     fused_qkv_rows;    /* Phi-3's qkv_proj: the rows of Q, then K, then V */
+  gboolean     fused_qkv_heads;   /* GPT-NeoX's query_key_value: per head, its Q, K, V rows */
+  gboolean     fused_gate_up;     /* Phi-3's gate_up_proj: the gate's rows, then up's */
+  gboolean     scale_embeddings;  /* Gemma */
 } PlFamilyDesc;
 
 typedef struct
@@ -51,6 +60,13 @@ gboolean            pl_family_recognise       (PlCheckpoint       *checkpoint,
                                                char              **prefix,
                                                const PlTensorInfo **table);
 PlActivation        pl_activation_from_name   (const char         *name);
+/* The rotary-position decoder whose layout CHECKPOINT's tensors have, with
+ * the prefix of its names, when config.json's model_type names one (or says
+ * nothing); FALSE otherwise. */
+gboolean            pl_family_recognise_rotary (PlCheckpoint      *checkpoint,
+                                               GHashTable         *normalized,
+                                               const PlFamilyDesc **desc,
+                                               char              **prefix);
 
 /* pl_model_open's recognition on an opened CHECKPOINT (taken over), named
  * after PATH: the entry point of the model recogniser's fuzz target. */
@@ -97,6 +113,11 @@ struct _PlModel
 
   char                *config_problem; /* why heads/eps/activation are unknown */
   PlError              config_problem_code;
+
+  /* rotary-position decoders */
+  guint                max_positions;  /* max_position_embeddings */
+  PlDecoderSpec        decoder;
+  guint               *layer_windows;  /* decoder.layer_windows' storage */
 };
 
 const PlTensorInfo *pl_model_find_role        (PlModel            *self,
@@ -112,5 +133,25 @@ void                pl_model_read_config      (PlModel            *self);
  * right shape; otherwise an error naming the file and the tensor. */
 gboolean            pl_model_check_embeddings (PlModel            *self,
                                                GError            **error);
+/* config.json's values: the first of KEYS that holds an integer (−1 when
+ * none), a number (0 when none), a string (NULL); whether KEY is true. */
+gint64              pl_config_int             (JsonObject         *config,
+                                               const char * const *keys);
+double              pl_config_double          (JsonObject         *config,
+                                               const char * const *keys);
+const char         *pl_config_string          (JsonObject         *config,
+                                               const char * const *keys);
+gboolean            pl_config_true            (JsonObject         *config,
+                                               const char         *key);
+/* pl-model-decoder.c: a rotary decoder's config.json into self->decoder and
+ * the common fields; refusals (a rope_scaling kind or option Poslens does
+ * not implement, named) into config_problem. */
+void                pl_model_read_decoder_config (PlModel          *self);
+/* A decoder weight by role, in its stored precision (see
+ * pl_model_read_stored_weight). */
+PlStoredMatrix     *pl_model_read_decoder_weight (PlModel          *self,
+                                                 PlWeight          weight,
+                                                 int               layer,
+                                                 GError          **error);
 
 G_END_DECLS

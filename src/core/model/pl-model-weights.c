@@ -7,8 +7,8 @@
 #include "pl-model-private.h"
 
 /* An integer from the first of KEYS that config.json has; -1 when none (or null). */
-static gint64
-config_int (JsonObject         *config,
+gint64
+pl_config_int (JsonObject         *config,
             const char * const *keys)
 {
   if (config == NULL)
@@ -24,8 +24,8 @@ config_int (JsonObject         *config,
   return -1;
 }
 
-static double
-config_double (JsonObject         *config,
+double
+pl_config_double (JsonObject         *config,
                const char * const *keys)
 {
   if (config == NULL)
@@ -42,8 +42,8 @@ config_double (JsonObject         *config,
   return 0;
 }
 
-static const char *
-config_string (JsonObject         *config,
+const char *
+pl_config_string (JsonObject         *config,
                const char * const *keys)
 {
   if (config == NULL)
@@ -68,7 +68,7 @@ pl_model_find_role (PlModel  *self,
   const char *role = self->desc->roles[weight];
   g_autofree char *name = NULL;
   const PlNormalizedName *stored;
-  gboolean per_layer = weight >= PL_WEIGHT_Q_WEIGHT && weight <= PL_WEIGHT_LN2_BIAS;
+  gboolean per_layer = pl_weight_is_per_layer (weight);
 
   if (role == NULL || self->normalized == NULL)
     return NULL;
@@ -106,8 +106,8 @@ pl_model_count_layers (PlModel *self)
   return n;
 }
 
-static gboolean
-config_true (JsonObject *config,
+gboolean
+pl_config_true (JsonObject *config,
              const char *key)
 {
   JsonNode *node = config ? json_object_get_member (config, key) : NULL;
@@ -138,7 +138,7 @@ architecture_problem (PlModel    *self,
   static const char * const proj_keys[] = { "word_embed_proj_dim", NULL };
   static const char * const position_type_keys[] = { "position_embedding_type", NULL };
   const char *path = pl_checkpoint_get_path (self->checkpoint);
-  const char *position_type = config_string (config, position_type_keys);
+  const char *position_type = pl_config_string (config, position_type_keys);
 
   /* relative_key(_query) adds distance embeddings inside attention (BERT,
    * RoBERTa, ELECTRA, ALBERT can be configured so) */
@@ -147,7 +147,7 @@ architecture_problem (PlModel    *self,
                             "with absolute position embeddings only", dir, position_type, self->desc->display_name);
   if (self->desc->family == PL_FAMILY_ALBERT)
     {
-      gint64 groups = config_int (config, groups_keys), inner = config_int (config, inner_keys);
+      gint64 groups = pl_config_int (config, groups_keys), inner = pl_config_int (config, inner_keys);
 
       if (groups > 1 || inner > 1)
         return g_strdup_printf ("%s/config.json: num_hidden_groups %d and inner_group_num %d; Poslens runs "
@@ -160,7 +160,7 @@ architecture_problem (PlModel    *self,
     }
   else if (self->desc->family == PL_FAMILY_OPT)
     {
-      gint64 proj = config_int (config, proj_keys);
+      gint64 proj = pl_config_int (config, proj_keys);
 
       if (!self->pre_ln)
         return g_strdup_printf ("%s/config.json: do_layer_norm_before is false (post-LN OPT, as opt-350m); "
@@ -169,11 +169,11 @@ architecture_problem (PlModel    *self,
         return g_strdup_printf ("%s/config.json: word_embed_proj_dim %d differs from the hidden size %u "
                                 "(OPT’s project_in and project_out, as in opt-350m); Poslens does not run "
                                 "such OPT models", dir, (int) proj, self->hidden);
-      if (config_true (config, "_remove_final_layer_norm"))
+      if (pl_config_true (config, "_remove_final_layer_norm"))
         return g_strdup_printf ("%s/config.json: _remove_final_layer_norm is true; Poslens runs OPT models "
                                 "with their final LayerNorm only", dir);
       if (config != NULL && json_object_has_member (config, "layer_norm_elementwise_affine") &&
-          !config_true (config, "layer_norm_elementwise_affine"))
+          !pl_config_true (config, "layer_norm_elementwise_affine"))
         return g_strdup_printf ("%s/config.json: layer_norm_elementwise_affine is false; Poslens runs OPT "
                                 "models whose LayerNorms have weights only", dir);
     }
@@ -200,12 +200,12 @@ pl_model_read_config (PlModel *self)
   gint64 v;
   gboolean layers_known = TRUE;
 
-  v = config_int (config, heads_keys);
+  v = pl_config_int (config, heads_keys);
   self->n_heads = v > 0 && v < G_MAXINT ? (guint) v : 0;
   if (self->desc->shared_layers)
     {
       /* the one stored layer is applied num_hidden_layers times */
-      v = config_int (config, layers_keys);
+      v = pl_config_int (config, layers_keys);
       if (v > 0 && v < 100000 && self->n_layers > 0)
         self->n_layers = v;
       layers_known = v > 0 && v < 100000;
@@ -213,18 +213,18 @@ pl_model_read_config (PlModel *self)
   /* ELECTRA and ALBERT say how wide their embeddings are; the token
    * embedding's width (set when opening) stands otherwise, and
    * pl_model_require_config checks the two agree. */
-  v = config_int (config, embedding_keys);
+  v = pl_config_int (config, embedding_keys);
   if (v > 0 && v < G_MAXINT)
     self->embedding = (guint) v;
   self->eps = self->desc->fixed_eps;
   if (self->eps == 0)
-    self->eps = config_double (config, eps_keys);
-  act = config_string (config, act_keys);
+    self->eps = pl_config_double (config, eps_keys);
+  act = pl_config_string (config, act_keys);
   self->activation = pl_activation_from_name (act);
   self->activation_name = g_strdup (act);
-  self->bos_id = CLAMP (config_int (config, bos_keys), -1, G_MAXINT);
-  self->eos_id = CLAMP (config_int (config, eos_keys), -1, G_MAXINT);
-  self->pad_id = CLAMP (config_int (config, pad_keys), -1, G_MAXINT);
+  self->bos_id = CLAMP (pl_config_int (config, bos_keys), -1, G_MAXINT);
+  self->eos_id = CLAMP (pl_config_int (config, eos_keys), -1, G_MAXINT);
+  self->pad_id = CLAMP (pl_config_int (config, pad_keys), -1, G_MAXINT);
   if (config != NULL && self->desc->family == PL_FAMILY_OPT &&
       json_object_has_member (config, "do_layer_norm_before") &&
       JSON_NODE_HOLDS_VALUE (json_object_get_member (config, "do_layer_norm_before")))
@@ -492,11 +492,35 @@ is_linear_weight (PlWeight weight)
     case PL_WEIGHT_ATTN_OUT_WEIGHT:
     case PL_WEIGHT_FFN_IN_WEIGHT:
     case PL_WEIGHT_FFN_OUT_WEIGHT:
+    case PL_WEIGHT_FFN_GATE_WEIGHT:
     case PL_WEIGHT_EMBED_PROJECT_WEIGHT:
       return TRUE;
     default:
       return FALSE;
     }
+}
+
+PlStoredMatrix *
+pl_model_read_stored_weight (PlModel   *self,
+                             PlWeight   weight,
+                             int        layer,
+                             GError   **error)
+{
+  g_autoptr(PlMatrix) m = NULL;
+  g_autoptr(PlMatrix) t = NULL;
+
+  g_return_val_if_fail (PL_IS_MODEL (self), NULL);
+  g_return_val_if_fail ((guint) weight < PL_N_WEIGHTS, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (self->desc->rotary)
+    return pl_model_read_decoder_weight (self, weight, layer, error);
+  if (!(m = pl_model_read_weight (self, weight, layer, error)))
+    return NULL;
+  if (!is_linear_weight (weight))
+    return pl_stored_matrix_new_from_matrix (m);
+  t = transpose (m);
+  return pl_stored_matrix_new_from_matrix (t);
 }
 
 PlMatrix *
@@ -507,7 +531,7 @@ pl_model_read_weight (PlModel   *self,
 {
   g_autoptr(PlMatrix) m = NULL;
   const PlTensorInfo *info;
-  gboolean per_layer = weight >= PL_WEIGHT_Q_WEIGHT && weight <= PL_WEIGHT_LN2_BIAS;
+  gboolean per_layer = pl_weight_is_per_layer (weight);
   gboolean kernel = FALSE;
   const char *path;
 
@@ -528,6 +552,15 @@ pl_model_read_weight (PlModel   *self,
       g_set_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT,
                    "%s: layer %d does not exist (the model has %u)", path, layer, self->n_layers);
       return NULL;
+    }
+
+  if (self->desc->rotary)
+    {
+      g_autoptr(PlStoredMatrix) stored = pl_model_read_decoder_weight (self, weight, layer, error);
+
+      if (stored == NULL || !(m = pl_stored_matrix_to_matrix (stored, error)))
+        return NULL;
+      return is_linear_weight (weight) ? transpose (m) : g_steal_pointer (&m);
     }
 
   info = pl_model_find_role (self, weight, layer, &kernel);

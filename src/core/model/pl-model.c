@@ -35,6 +35,7 @@ pl_model_finalize (GObject *object)
   g_clear_pointer (&self->position_table, g_free);
   g_clear_pointer (&self->activation_name, g_free);
   g_clear_pointer (&self->config_problem, g_free);
+  g_clear_pointer (&self->layer_windows, g_free);
 
   G_OBJECT_CLASS (pl_model_parent_class)->finalize (object);
 }
@@ -222,6 +223,39 @@ open_plain_table (PlModel             *self,
   return g_steal_pointer (&owned);
 }
 
+/* A rotary-position decoder: no position table; its sizes from the token
+ * embedding and the feed-forward output, the rest from config.json. */
+static PlModel *
+open_decoder (PlModel             *self,
+              const PlFamilyDesc  *desc,
+              GError             **error)
+{
+  g_autoptr(PlModel) owned = self;
+  const PlTensorInfo *tok, *down;
+  gboolean kernel = FALSE;
+
+  self->desc = desc;
+  self->causal = desc->causal;
+  self->pre_ln = desc->pre_ln;
+  self->n_layers = pl_model_count_layers (self);
+  tok = pl_model_find_role (self, PL_WEIGHT_TOKEN_EMBEDDING, 0, NULL);
+  if (tok == NULL || tok->rank != 2 || tok->shape[0] == 0 || tok->shape[1] == 0 ||
+      tok->shape[0] > G_MAXINT || tok->shape[1] > G_MAXINT)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT, "%s: the %s token embedding is not a 2-D table",
+                   pl_checkpoint_get_path (self->checkpoint), desc->display_name);
+      return NULL;
+    }
+  self->vocab = (guint) tok->shape[0];
+  self->hidden = self->embedding = (guint) tok->shape[1];
+  /* nn.Linear [out = hidden, in = ffn] */
+  down = pl_model_find_role (self, PL_WEIGHT_FFN_OUT_WEIGHT, 0, &kernel);
+  if (down != NULL && down->rank == 2)
+    self->ffn = (guint) MIN (kernel ? down->shape[0] : down->shape[1], G_MAXUINT);
+  pl_model_read_decoder_config (self);
+  return g_steal_pointer (&owned);
+}
+
 PlModel *
 pl_model_open (const char  *path,
                const char  *dataset,
@@ -264,7 +298,7 @@ pl_model_open_checkpoint (PlCheckpoint  *checkpoint,
   const PlFamilyDesc *desc = NULL;
   const PlTensorInfo *table = NULL;
   const PlTensorInfo *info;
-  gboolean recognised;
+  gboolean recognised, rotary;
   gboolean kernel = FALSE;
 
   g_return_val_if_fail (PL_IS_CHECKPOINT (checkpoint), NULL);
@@ -277,6 +311,7 @@ pl_model_open_checkpoint (PlCheckpoint  *checkpoint,
 
   build_normalized (self);
   recognised = pl_family_recognise (self->checkpoint, self->normalized, &desc, &self->prefix, &table);
+  rotary = !recognised && pl_family_recognise_rotary (self->checkpoint, self->normalized, &desc, &self->prefix);
 
   /* A dataset other than the model's own position table is a plain table;
    * naming the model's own keeps what is known about its rows. */
@@ -293,6 +328,9 @@ pl_model_open_checkpoint (PlCheckpoint  *checkpoint,
       if (!recognised || info != table)
         return open_plain_table (g_steal_pointer (&self), info, error);
     }
+
+  if (rotary)
+    return open_decoder (g_steal_pointer (&self), desc, error);
 
   if (recognised)
     {
@@ -538,6 +576,8 @@ guint
 pl_model_get_n_positions (PlModel *self)
 {
   g_return_val_if_fail (PL_IS_MODEL (self), 0);
+  if (self->desc->rotary)
+    return self->max_positions;
   return self->table_rows - MIN (self->first_position, self->table_rows);
 }
 
@@ -624,6 +664,14 @@ pl_model_read_positions (PlModel  *self,
   g_return_val_if_fail (PL_IS_MODEL (self), NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
+  if (self->desc->rotary)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_NOT_FOUND,
+                   "%s: a %s model has no learned position table: position enters attention by rotating "
+                   "queries and keys (RoPE, base %g, %u rotated dims per head)",
+                   self->path, self->desc->display_name, self->decoder.rope.theta, self->decoder.rope.dim);
+      return NULL;
+    }
   if (self->position_table == NULL)
     {
       if (self->has_encoding)

@@ -4,6 +4,8 @@
 #include "pl-checkpoint.h"
 #include "pl-encodings.h"
 #include "pl-matrix.h"
+#include "pl-rope.h"
+#include "pl-stored-matrix.h"
 
 G_BEGIN_DECLS
 
@@ -19,6 +21,13 @@ typedef enum
   PL_FAMILY_ELECTRA,
   PL_FAMILY_ALBERT,
   PL_FAMILY_OPT,
+  /* Rotary-position decoders: no position table, RoPE inside attention. */
+  PL_FAMILY_LLAMA,
+  PL_FAMILY_MISTRAL,
+  PL_FAMILY_QWEN2,
+  PL_FAMILY_GEMMA,
+  PL_FAMILY_PHI3,
+  PL_FAMILY_GPT_NEOX,
 } PlFamily;
 
 typedef enum
@@ -27,6 +36,7 @@ typedef enum
   PL_ACTIVATION_GELU,        /* exact, erf */
   PL_ACTIVATION_GELU_TANH,   /* gelu_new, gelu_pytorch_tanh */
   PL_ACTIVATION_RELU,
+  PL_ACTIVATION_SILU,        /* x · sigmoid(x): silu, swish */
 } PlActivation;
 
 /* Weights by role, so the forward pass never sees a file's naming. Linear
@@ -56,12 +66,47 @@ typedef enum
   PL_WEIGHT_LN2_BIAS,
   PL_WEIGHT_FINAL_LN_WEIGHT,      /* GPT-2 ln_f */
   PL_WEIGHT_FINAL_LN_BIAS,
-  /* Appended: ELECTRA's embeddings_project, a Linear from the embedding
-   * size to the hidden size after the embedding LayerNorm, [embedding,
-   * hidden]; only in checkpoints whose embedding size differs. */
+  /* ELECTRA's embeddings_project, a Linear from the embedding size to the
+   * hidden size after the embedding LayerNorm, [embedding, hidden]; only in
+   * checkpoints whose embedding size differs. */
   PL_WEIGHT_EMBED_PROJECT_WEIGHT,
   PL_WEIGHT_EMBED_PROJECT_BIAS,
+  /* Per layer: the gate of a gated feed-forward, act(x · gate) ⊙ (x · in),
+   * [hidden, ffn] (Llama's gate_proj; FFN_IN is its up_proj). */
+  PL_WEIGHT_FFN_GATE_WEIGHT,
+  PL_WEIGHT_FFN_GATE_BIAS,
 } PlWeight;
+
+/* Whether WEIGHT is one of each layer's (else one of the model's). */
+gboolean       pl_weight_is_per_layer        (PlWeight     weight);
+
+/* The normalisation before attention and before the feed-forward. */
+typedef enum
+{
+  PL_NORM_LAYER,             /* LayerNorm: (x − mean) / √(var + ε) · w + b */
+  PL_NORM_RMS,               /* RMSNorm: x / √(mean x² + ε) · w */
+  PL_NORM_RMS_PLUS_ONE,      /* Gemma's RMSNorm: x / √(mean x² + ε) · (1 + w) */
+} PlNormKind;
+
+/* What a rotary-position decoder (Llama, Mistral, Qwen2, Gemma, Phi-3,
+ * GPT-NeoX) is beyond the common sizes, from its config.json with Hugging
+ * Face's defaults for what it leaves out. */
+typedef struct
+{
+  guint          n_kv_heads;         /* num_key_value_heads: heads share keys and values in groups */
+  guint          head_dim;           /* head_dim, or hidden / heads */
+  PlNormKind     norm;
+  gboolean       gated_mlp;          /* down(act(gate(x)) ⊙ up(x)); else out(act(in(x))) */
+  gboolean       parallel_residual;  /* GPT-NeoX: x + attn(ln1(x)) + mlp(ln2(x)) */
+  gboolean       scale_embeddings;   /* Gemma: embeddings × √hidden */
+  gboolean       qkv_bias;
+  gboolean       out_bias;
+  gboolean       mlp_bias;
+  /* n_layers entries: each layer's sliding window (a query sees the last
+   * WINDOW keys, itself included), 0 for none; NULL when no layer has one */
+  const guint   *layer_windows;
+  PlRopeSpec     rope;
+} PlDecoderSpec;
 
 #define PL_TYPE_MODEL (pl_model_get_type ())
 
@@ -127,10 +172,21 @@ gboolean       pl_model_has_forward          (PlModel     *self);
 gboolean       pl_model_require_config       (PlModel     *self,
                                               GError     **error);
 
+/* A rotary-position decoder's description, or NULL for other models. */
+const PlDecoderSpec *pl_model_get_decoder    (PlModel     *self);
+
 /* The rows that are real positions, float32, [n_positions, hidden]. */
 PlMatrix      *pl_model_read_positions       (PlModel     *self,
                                               GError     **error);
 PlMatrix      *pl_model_read_weight          (PlModel     *self,
+                                              PlWeight     weight,
+                                              int          layer,
+                                              GError     **error);
+/* A weight in the precision the file stores it, linear weights in
+ * nn.Linear's layout [out, in] (Keras kernels transposed), vectors 1 × n;
+ * the Q, K and V parts of a fused projection and the gate and up halves of
+ * Phi-3's gate_up_proj as separate matrices. */
+PlStoredMatrix *pl_model_read_stored_weight  (PlModel     *self,
                                               PlWeight     weight,
                                               int          layer,
                                               GError     **error);

@@ -214,7 +214,7 @@ check_counts (PlTransformer  *transformer,
               guint           length,
               GError        **error)
 {
-  guint max = pl_transformer_get_config (transformer)->n_positions;
+  guint max = pl_transformer_get_max_tokens (transformer);
 
   if (n_sequences == 0)
     {

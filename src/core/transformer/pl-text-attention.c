@@ -137,7 +137,7 @@ pl_text_attention_compute (PlTransformer   *transformer,
                            gpointer         progress_data,
                            GError         **error)
 {
-  const PlTransformerConfig *c;
+  guint max;
   g_autoptr(GArray) ids = NULL;
   g_autoptr(PlForwardResult) forward = NULL;
   PlTextAttention *self;
@@ -146,7 +146,6 @@ pl_text_attention_compute (PlTransformer   *transformer,
   g_return_val_if_fail (PL_IS_TOKENIZER (tokenizer), NULL);
   g_return_val_if_fail (text != NULL, NULL);
 
-  c = pl_transformer_get_config (transformer);
   if (!pl_tokenizer_encode (tokenizer, text, &ids, NULL, error))
     return NULL;
   if (ids->len == 0)
@@ -154,11 +153,12 @@ pl_text_attention_compute (PlTransformer   *transformer,
       g_set_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT, "The text gives no token to run the model on");
       return NULL;
     }
-  if (ids->len > c->n_positions)
+  max = pl_transformer_get_max_tokens (transformer);
+  if (ids->len > max)
     {
       g_set_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT,
                    "The text is %u tokens long, but the model reads at most %u; shorten it by %u tokens",
-                   ids->len, c->n_positions, ids->len - c->n_positions);
+                   ids->len, max, ids->len - max);
       return NULL;
     }
 

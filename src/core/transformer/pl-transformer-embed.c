@@ -25,11 +25,13 @@ pl_transformer_check_length (PlTransformer  *self,
                              gsize           n_tokens,
                              GError        **error)
 {
-  if (n_tokens == 0 || n_tokens > self->config.n_positions)
+  guint max = pl_transformer_get_max_tokens (self);
+
+  if (n_tokens == 0 || n_tokens > max)
     {
       g_set_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT,
                    "an input of %" G_GSIZE_FORMAT " tokens: the model takes 1 to %u",
-                   n_tokens, self->config.n_positions);
+                   n_tokens, max);
       return FALSE;
     }
   return TRUE;
@@ -42,6 +44,12 @@ pl_transformer_get_positions (PlTransformer  *self,
 {
   g_return_val_if_fail (PL_IS_TRANSFORMER (self), NULL);
 
+  if (self->position_embedding == NULL)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED,
+                   "the model has no position table: its positions enter attention as rotations (RoPE)");
+      return NULL;
+    }
   if (!pl_transformer_check_length (self, n_tokens, error))
     return NULL;
   return pl_matrix_slice_rows (self->position_embedding, self->config.first_position, n_tokens);

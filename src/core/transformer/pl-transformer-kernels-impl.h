@@ -133,6 +133,18 @@ PL_KERNEL (gelu_tanh) (float *data,
     }
 }
 
+/* x · sigmoid(x) = x / (1 + exp(−x)); exp1 clamps, so large |x| give x or 0. */
+static void
+PL_KERNEL (silu) (float *data,
+                  gsize  n)
+{
+  for (gsize i = 0; i < n; i++)
+    {
+      float x = data[i];
+      data[i] = x / (1.0f + PL_KERNEL (exp1) (-x));
+    }
+}
+
 static void
 PL_KERNEL (relu) (float *data,
                   gsize  n)
@@ -149,4 +161,5 @@ static const Kernels PL_KERNEL (kernels) = {
   PL_KERNEL (gelu_erf),
   PL_KERNEL (gelu_tanh),
   PL_KERNEL (relu),
+  PL_KERNEL (silu),
 };

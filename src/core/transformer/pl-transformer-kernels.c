@@ -17,6 +17,7 @@ typedef struct
   void  (*gelu_erf)      (float *data, gsize n);
   void  (*gelu_tanh)     (float *data, gsize n);
   void  (*relu)          (float *data, gsize n);
+  void  (*silu)          (float *data, gsize n);
 } Kernels;
 
 /* The same loops twice: plain x86-64 (SSE2) and AVX2 + FMA, picked once at
@@ -102,6 +103,9 @@ pl_kernel_activate (float        *data,
     case PL_ACTIVATION_RELU:
       kernels ()->relu (data, n);
       break;
+    case PL_ACTIVATION_SILU:
+      kernels ()->silu (data, n);
+      break;
     case PL_ACTIVATION_NONE:
     default:
       break;
@@ -139,5 +143,29 @@ pl_kernel_layer_norm (const float *in,
       inv = (float) (1.0 / sqrt (var + eps));
       for (gsize j = 0; j < cols; j++)
         y[j] = (x[j] - m) * inv * gamma[j] + beta[j];
+    }
+}
+
+/* Mean square in double, as for the LayerNorm above. */
+void
+pl_kernel_rms_norm (const float *in,
+                    float       *out,
+                    gsize        rows,
+                    gsize        cols,
+                    const float *gamma,
+                    double       eps)
+{
+  for (gsize r = 0; r < rows; r++)
+    {
+      const float *x = in + r * cols;
+      float *y = out + r * cols;
+      double squares = 0;
+      float inv;
+
+      for (gsize j = 0; j < cols; j++)
+        squares += (double) x[j] * x[j];
+      inv = (float) (1.0 / sqrt (squares / cols + eps));
+      for (gsize j = 0; j < cols; j++)
+        y[j] = gamma[j] * (x[j] * inv);
     }
 }

@@ -19,6 +19,13 @@ void  pl_kernel_layer_norm   (const float  *in,
                               const float  *gamma,
                               const float  *beta,
                               double        eps);
+/* OUT[r] = IN[r] / sqrt(mean(IN[r]²) + EPS) · GAMMA (RMSNorm); IN == OUT allowed. */
+void  pl_kernel_rms_norm     (const float  *in,
+                              float        *out,
+                              gsize         rows,
+                              gsize         cols,
+                              const float  *gamma,
+                              double        eps);
 /* Softmax of ROW[0 … N_VALID), max-subtracted; ROW[N_VALID … N) set to 0. */
 void  pl_kernel_softmax_row  (float        *row,
                               gsize         n_valid,

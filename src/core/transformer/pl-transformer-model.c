@@ -11,6 +11,15 @@
 /* Kept apart from pl-transformer.c so the forward pass links (tests,
  * benchmarks) with weights from anywhere, not only from a PlModel. */
 
+static PlStoredMatrix *
+model_stored_weight (PlWeight   weight,
+                     int        layer,
+                     gpointer   user_data,
+                     GError   **error)
+{
+  return pl_model_read_stored_weight (PL_MODEL (user_data), weight, layer, error);
+}
+
 static PlMatrix *
 model_weight (PlWeight   weight,
               int        layer,
@@ -100,8 +109,23 @@ pl_transformer_new (PlModel  *model,
   config.eos_id = pl_model_get_eos_id (model);
   config.pad_id = pl_model_get_pad_id (model);
 
-  if (!(transformer = pl_transformer_new_full (&config, model_weight, model, error)))
-    return NULL;
+  if (pl_model_get_decoder (model) != NULL)
+    {
+      config.rotary = TRUE;
+      config.decoder = *pl_model_get_decoder (model);
+      transformer = pl_transformer_new_decoder (&config, model_stored_weight, model, error);
+    }
+  else
+    transformer = pl_transformer_new_full (&config, model_weight, model, error);
+  if (transformer == NULL)
+    {
+      /* the weights' own messages name the file; the shape checks do not */
+      if (config.rotary && error != NULL && *error != NULL &&
+          !g_str_has_prefix ((*error)->message, pl_model_get_path (model)) &&
+          !g_str_has_prefix ((*error)->message, "/"))
+        g_prefix_error (error, "%s: ", pl_model_get_path (model));
+      return NULL;
+    }
   use_tokenizer (transformer, model);
   return transformer;
 }

@@ -23,6 +23,25 @@ typedef struct
 
 void pl_transformer_layer_clear (PlTransformerLayer *layer);
 
+/* One layer of a rotary-position decoder, its weights as stored (nn.Linear
+ * [out, in]) with Q, K, V stacked in one projection and so the gate and up
+ * halves of a gated feed-forward; norms and biases float32. */
+typedef struct
+{
+  PlStoredMatrix *qkv_w;      /* [q + 2 kv, hidden]: every query head's rows, then the key heads', then the value heads' */
+  PlMatrix       *qkv_b;      /* 1 × (q + 2 kv), or NULL */
+  PlStoredMatrix *out_w;      /* [hidden, q] */
+  PlMatrix       *out_b;
+  PlMatrix       *norm1_w;    /* Gemma's 1 + w already added */
+  PlMatrix       *norm1_b;    /* LayerNorm only */
+  PlMatrix       *norm2_w;
+  PlMatrix       *norm2_b;
+  PlStoredMatrix *up_w;       /* gated: [2 ffn, hidden], the gate's rows then up's; else [ffn, hidden] */
+  PlMatrix       *up_b;
+  PlStoredMatrix *down_w;     /* [hidden, ffn] */
+  PlMatrix       *down_b;
+} PlDecoderLayer;
+
 struct _PlTransformer
 {
   GObject              parent_instance;
@@ -47,8 +66,24 @@ struct _PlTransformer
   int                  start_id;
   int                  end_id;
   GHashTable          *specials;
+  /* rotary decoders */
+  PlStoredMatrix      *token_embedding_stored;  /* [vocab, hidden] */
+  PlDecoderLayer      *decoder_layers;
+  guint               *layer_windows;           /* config.decoder.layer_windows' storage */
 };
 
+/* pl-transformer-decoder.c */
+void      pl_transformer_clear_decoder      (PlTransformer  *self);
+gboolean  pl_transformer_run_decoder        (PlTransformer  *self,
+                                             const int      *ids,
+                                             gsize           n_ids,
+                                             gboolean        want_attentions,
+                                             PlLayerFunc     layer_func,
+                                             gpointer        layer_data,
+                                             GCancellable   *cancellable,
+                                             PlProgressFunc  progress,
+                                             gpointer        progress_data,
+                                             GError        **error);
 /* pl-transformer-embed.c */
 gboolean  pl_transformer_check_length       (PlTransformer  *self,
                                              gsize           n_tokens,

@@ -76,6 +76,7 @@ pl_transformer_finalize (GObject *object)
   g_clear_pointer (&self->stored_layers, g_free);
   g_clear_pointer (&self->layers, g_free);
   g_clear_pointer (&self->specials, g_hash_table_unref);
+  pl_transformer_clear_decoder (self);
 
   G_OBJECT_CLASS (pl_transformer_parent_class)->finalize (object);
 }
@@ -401,6 +402,15 @@ pl_transformer_get_config (PlTransformer *self)
   return &self->config;
 }
 
+guint
+pl_transformer_get_max_tokens (PlTransformer *self)
+{
+  g_return_val_if_fail (PL_IS_TRANSFORMER (self), 0);
+  /* Rotary models take inputs past max_position_embeddings, as HF does (and
+   * dynamic scaling exists for them); memory bounds them. */
+  return self->config.rotary ? MAX (self->config.n_positions, 1u << 20) : self->config.n_positions;
+}
+
 /* OUT = X · W + B (+ RESIDUAL), every matrix row-major. */
 static void
 linear (const PlMatrix *x,
@@ -515,6 +525,9 @@ pl_transformer_run (PlTransformer   *self,
       }
   if (set_cancelled (cancellable, error))
     return FALSE;
+  if (c->rotary)
+    return pl_transformer_run_decoder (self, ids, t, want_attentions, layer_func, layer_data,
+                                       cancellable, progress, progress_data, error);
 
   if (!(x = pl_transformer_embed (self, ids, t, error)) ||
       !(normed = pl_matrix_try_new (t, h, error)) ||

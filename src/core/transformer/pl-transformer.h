@@ -36,6 +36,12 @@ typedef struct
    * always mapped to the hidden size by the projection, even when the two
    * widths agree. */
   gboolean      shared_layers;
+  /* Rotary-position decoders (Llama, Mistral, Qwen2, Gemma, Phi-3,
+   * GPT-NeoX): no position table; n_positions is max_position_embeddings,
+   * which inputs may exceed as in Hugging Face. The transformer keeps its own
+   * copy of decoder.layer_windows. */
+  gboolean      rotary;
+  PlDecoderSpec decoder;
 } PlTransformerConfig;
 
 /* Returns the weight by role, linear weights [in, out], biases 1 × n. Used to
@@ -44,6 +50,13 @@ typedef PlMatrix *(*PlWeightFunc)   (PlWeight   weight,
                                      int        layer,
                                      gpointer   user_data,
                                      GError   **error);
+
+/* Returns a rotary decoder's weight by role in the precision it is stored:
+ * linear weights [out, in] as nn.Linear keeps them, vectors 1 × n. */
+typedef PlStoredMatrix *(*PlStoredWeightFunc) (PlWeight   weight,
+                                               int        layer,
+                                               gpointer   user_data,
+                                               GError   **error);
 
 /* Called on the worker thread with the fraction done, after each layer. The
  * callback may cancel the run's GCancellable. */
@@ -98,7 +111,17 @@ PlTransformer             *pl_transformer_new_full    (const PlTransformerConfig
                                                        PlWeightFunc          weights,
                                                        gpointer              user_data,
                                                        GError              **error);
+/* A rotary-position decoder (CONFIG->rotary) from weights in their stored
+ * precision: BF16 and F16 weights stay so in memory and are used a layer at
+ * a time. */
+PlTransformer             *pl_transformer_new_decoder (const PlTransformerConfig *config,
+                                                       PlStoredWeightFunc    weights,
+                                                       gpointer              user_data,
+                                                       GError              **error);
 const PlTransformerConfig *pl_transformer_get_config  (PlTransformer        *self);
+/* The longest input the model takes: n_positions for a position table,
+ * more for rotary models (bounded by memory). */
+guint                      pl_transformer_get_max_tokens (PlTransformer     *self);
 /* The position rows the model adds for a T-token input, as stored:
  * [T, embedding_size] (the hidden size unless projected). */
 PlMatrix                  *pl_transformer_get_positions (PlTransformer      *self,

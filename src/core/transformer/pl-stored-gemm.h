@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include "pl-matrix.h"
+#include "pl-stored-matrix.h"
+
+G_BEGIN_DECLS
+
+/* OUT [T, N] = X [T, K] · Wᵀ (+ BIAS, 1 × N) (+ RESIDUAL [T, N]), with W
+ * [N, K] as nn.Linear stores it, in its stored precision. BIAS and RESIDUAL
+ * may be NULL; RESIDUAL may be OUT. */
+void pl_stored_gemm       (const PlMatrix       *x,
+                           const PlStoredMatrix *w,
+                           const PlMatrix       *bias,
+                           const PlMatrix       *residual,
+                           PlMatrix             *out);
+/* The same on the plain path: W's rows made float32 a block at a time and
+ * multiplied by OpenBLAS's SGEMM. The tests compare the tuned path with it. */
+void pl_stored_gemm_plain (const PlMatrix       *x,
+                           const PlStoredMatrix *w,
+                           const PlMatrix       *bias,
+                           const PlMatrix       *residual,
+                           PlMatrix             *out);
+
+G_END_DECLS

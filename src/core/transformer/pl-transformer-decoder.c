@@ -1,0 +1,559 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <cblas.h>
+#include <math.h>
+#include <string.h>
+
+#include "pl-error.h"
+#include "pl-rope.h"
+#include "pl-stored-gemm.h"
+#include "pl-transformer.h"
+#include "pl-transformer-kernels.h"
+#include "pl-transformer-private.h"
+
+/* The rotary-position decoders' forward pass, what Hugging Face's LlamaModel,
+ * MistralModel, Qwen2Model, GemmaModel, Phi3Model and GPTNeoXModel compute
+ * with output_hidden_states and output_attentions (eager attention):
+ *
+ *   hidden_states[0] = embed(ids) (Gemma: × √hidden rounded to float32, the
+ *   hidden dtype here); each layer, pre-norm:
+ *     a = o_proj(attention(norm1(x)));  m = mlp(norm2(·))
+ *     x = x + a, then x + m        (GPT-NeoX use_parallel_residual: x + a + mlp(norm2(x)))
+ *   hidden_states[k] is layer k's input for k < L; hidden_states[L] is the
+ *   final norm of the last layer's output (HF appends the normed state and
+ *   never the un-normed one).
+ *
+ * Conventions, each where it is implemented: rotate-half pairs (pl-rope.c:
+ * dims d and d + rot/2 of a head turn together, not neighbours); grouped
+ * query heads (attention below: query head h reads key/value head
+ * h / (heads / kv_heads), as HF's repeat_kv expands them); the fused
+ * layouts (pl-model-decoder.c: Phi-3 rows q | k | v, GPT-NeoX per head). */
+
+#define MAX_TOKENS (1u << 20)
+
+void
+pl_transformer_clear_decoder (PlTransformer *self)
+{
+  for (guint l = 0; self->decoder_layers != NULL && l < self->config.n_layers; l++)
+    {
+      PlDecoderLayer *w = &self->decoder_layers[l];
+
+      g_clear_pointer (&w->qkv_w, pl_stored_matrix_unref);
+      g_clear_pointer (&w->qkv_b, pl_matrix_unref);
+      g_clear_pointer (&w->out_w, pl_stored_matrix_unref);
+      g_clear_pointer (&w->out_b, pl_matrix_unref);
+      g_clear_pointer (&w->norm1_w, pl_matrix_unref);
+      g_clear_pointer (&w->norm1_b, pl_matrix_unref);
+      g_clear_pointer (&w->norm2_w, pl_matrix_unref);
+      g_clear_pointer (&w->norm2_b, pl_matrix_unref);
+      g_clear_pointer (&w->up_w, pl_stored_matrix_unref);
+      g_clear_pointer (&w->up_b, pl_matrix_unref);
+      g_clear_pointer (&w->down_w, pl_stored_matrix_unref);
+      g_clear_pointer (&w->down_b, pl_matrix_unref);
+    }
+  g_clear_pointer (&self->decoder_layers, g_free);
+  g_clear_pointer (&self->token_embedding_stored, pl_stored_matrix_unref);
+  g_clear_pointer (&self->layer_windows, g_free);
+}
+
+static const char *
+role_name (PlWeight weight)
+{
+  switch (weight)
+    {
+    case PL_WEIGHT_TOKEN_EMBEDDING: return "token embedding";
+    case PL_WEIGHT_Q_WEIGHT: return "query weight";
+    case PL_WEIGHT_Q_BIAS: return "query bias";
+    case PL_WEIGHT_K_WEIGHT: return "key weight";
+    case PL_WEIGHT_K_BIAS: return "key bias";
+    case PL_WEIGHT_V_WEIGHT: return "value weight";
+    case PL_WEIGHT_V_BIAS: return "value bias";
+    case PL_WEIGHT_ATTN_OUT_WEIGHT: return "attention output weight";
+    case PL_WEIGHT_ATTN_OUT_BIAS: return "attention output bias";
+    case PL_WEIGHT_LN1_WEIGHT: return "norm before attention";
+    case PL_WEIGHT_LN1_BIAS: return "norm bias before attention";
+    case PL_WEIGHT_LN2_WEIGHT: return "norm before the feed-forward";
+    case PL_WEIGHT_LN2_BIAS: return "norm bias before the feed-forward";
+    case PL_WEIGHT_FFN_GATE_WEIGHT: return "feed-forward gate weight";
+    case PL_WEIGHT_FFN_GATE_BIAS: return "feed-forward gate bias";
+    case PL_WEIGHT_FFN_IN_WEIGHT: return "feed-forward input weight";
+    case PL_WEIGHT_FFN_IN_BIAS: return "feed-forward input bias";
+    case PL_WEIGHT_FFN_OUT_WEIGHT: return "feed-forward output weight";
+    case PL_WEIGHT_FFN_OUT_BIAS: return "feed-forward output bias";
+    case PL_WEIGHT_FINAL_LN_WEIGHT: return "final norm";
+    case PL_WEIGHT_FINAL_LN_BIAS: return "final norm bias";
+    default: return "weight";
+    }
+}
+
+/* WEIGHT of LAYER (−1: the model's), checked to be ROWS × COLS and finite. */
+static PlStoredMatrix *
+load (PlStoredWeightFunc   func,
+      gpointer             data,
+      PlWeight             weight,
+      int                  layer,
+      gsize                rows,
+      gsize                cols,
+      GError             **error)
+{
+  g_autoptr(PlStoredMatrix) m = NULL;
+  g_autofree char *where = layer >= 0 ? g_strdup_printf (" of layer %d", layer) : g_strdup ("");
+  GError *local_error = NULL;
+
+  if (!(m = func (weight, layer, data, &local_error)))
+    {
+      if (local_error == NULL)
+        g_set_error (error, PL_ERROR, PL_ERROR_NOT_FOUND, "the model has no %s%s", role_name (weight), where);
+      else
+        g_propagate_error (error, local_error);
+      return NULL;
+    }
+  if (m->rows != rows || m->cols != cols)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT,
+                   "the %s%s is %" G_GSIZE_FORMAT "×%" G_GSIZE_FORMAT " but the configuration asks for %"
+                   G_GSIZE_FORMAT "×%" G_GSIZE_FORMAT,
+                   role_name (weight), where, m->rows, m->cols, rows, cols);
+      return NULL;
+    }
+  if (!pl_stored_matrix_all_finite (m))
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_BAD_VALUES, "the %s%s holds NaN or infinite values",
+                   role_name (weight), where);
+      return NULL;
+    }
+  return g_steal_pointer (&m);
+}
+
+static PlMatrix *
+load_vector (PlStoredWeightFunc   func,
+             gpointer             data,
+             PlWeight             weight,
+             int                  layer,
+             gsize                n,
+             GError             **error)
+{
+  g_autoptr(PlStoredMatrix) m = load (func, data, weight, layer, 1, n, error);
+
+  return m ? pl_stored_matrix_to_matrix (m, error) : NULL;
+}
+
+/* PARTS' rows one after the other, in one precision (float32 if theirs
+ * differ). */
+static PlStoredMatrix *
+stack_rows (PlStoredMatrix **parts,
+            guint            n_parts,
+            GError         **error)
+{
+  PlStoredType type = parts[0]->type;
+  gsize rows = 0, cols = parts[0]->cols, done = 0;
+  PlStoredMatrix *out;
+
+  for (guint i = 0; i < n_parts; i++)
+    {
+      rows += parts[i]->rows;
+      if (parts[i]->type != type)
+        type = PL_STORED_F32;
+    }
+  if (!(out = pl_stored_matrix_try_new (type, rows, cols, error)))
+    return NULL;
+  for (guint i = 0; i < n_parts; i++)
+    {
+      if (parts[i]->type == type)
+        memcpy (pl_stored_matrix_row (out, done), parts[i]->data,
+                parts[i]->rows * cols * pl_stored_type_size (type));
+      else
+        pl_stored_matrix_to_float (parts[i], 0, parts[i]->rows, (float *) pl_stored_matrix_row (out, done));
+      done += parts[i]->rows;
+    }
+  return out;
+}
+
+/* The weights of PARTS (and their biases, when HAS_BIAS) as one projection:
+ * rows stacked, biases side by side. */
+static gboolean
+load_stacked (PlStoredWeightFunc   func,
+              gpointer             data,
+              guint                layer,
+              const PlWeight      *weights,
+              const gsize         *rows,
+              guint                n_parts,
+              gsize                cols,
+              gboolean             has_bias,
+              PlStoredMatrix     **w_out,
+              PlMatrix           **b_out,
+              GError             **error)
+{
+  PlStoredMatrix *parts[3] = { NULL, };
+  gsize total = 0;
+  gboolean ok = TRUE;
+
+  for (guint i = 0; i < n_parts && ok; i++)
+    {
+      ok = (parts[i] = load (func, data, weights[i], layer, rows[i], cols, error)) != NULL;
+      total += rows[i];
+    }
+  if (ok)
+    ok = (*w_out = stack_rows (parts, n_parts, error)) != NULL;
+  for (guint i = 0; i < n_parts; i++)
+    g_clear_pointer (&parts[i], pl_stored_matrix_unref);
+  if (!ok || !has_bias)
+    return ok;
+
+  *b_out = pl_matrix_new (1, total);
+  total = 0;
+  for (guint i = 0; i < n_parts && ok; i++)
+    {
+      g_autoptr(PlMatrix) b = load_vector (func, data, weights[i] + 1, layer, rows[i], error);
+
+      if ((ok = b != NULL))
+        memcpy ((*b_out)->data + total, b->data, rows[i] * sizeof (float));
+      total += rows[i];
+    }
+  return ok;
+}
+
+/* A norm's weight (and, for LayerNorm, bias); Gemma's RMSNorm multiplies
+ * by 1 + w, added here once in float32 as HF adds it. */
+static gboolean
+load_norm (PlTransformer       *self,
+           PlStoredWeightFunc   func,
+           gpointer             data,
+           PlWeight             weight,
+           int                  layer,
+           PlMatrix           **w_out,
+           PlMatrix           **b_out,
+           GError             **error)
+{
+  const PlDecoderSpec *d = &self->config.decoder;
+  gsize h = self->config.hidden_size;
+
+  if (!(*w_out = load_vector (func, data, weight, layer, h, error)))
+    return FALSE;
+  if (d->norm == PL_NORM_RMS_PLUS_ONE)
+    for (gsize j = 0; j < h; j++)
+      (*w_out)->data[j] = 1.0f + (*w_out)->data[j];
+  if (d->norm == PL_NORM_LAYER && !(*b_out = load_vector (func, data, weight + 1, layer, h, error)))
+    return FALSE;
+  return TRUE;
+}
+
+static gboolean
+load_decoder_layer (PlTransformer       *self,
+                    PlStoredWeightFunc   func,
+                    gpointer             data,
+                    guint                l,
+                    GError             **error)
+{
+  const PlTransformerConfig *c = &self->config;
+  const PlDecoderSpec *d = &c->decoder;
+  PlDecoderLayer *w = &self->decoder_layers[l];
+  gsize h = c->hidden_size, f = c->ffn_size;
+  gsize q = (gsize) c->n_heads * d->head_dim, kv = (gsize) d->n_kv_heads * d->head_dim;
+  static const PlWeight qkv[] = { PL_WEIGHT_Q_WEIGHT, PL_WEIGHT_K_WEIGHT, PL_WEIGHT_V_WEIGHT };
+  static const PlWeight gate_up[] = { PL_WEIGHT_FFN_GATE_WEIGHT, PL_WEIGHT_FFN_IN_WEIGHT };
+  const gsize qkv_rows[] = { q, kv, kv };
+  const gsize gate_up_rows[] = { f, f };
+
+  if (!load_norm (self, func, data, PL_WEIGHT_LN1_WEIGHT, l, &w->norm1_w, &w->norm1_b, error) ||
+      !load_norm (self, func, data, PL_WEIGHT_LN2_WEIGHT, l, &w->norm2_w, &w->norm2_b, error) ||
+      !load_stacked (func, data, l, qkv, qkv_rows, 3, h, d->qkv_bias, &w->qkv_w, &w->qkv_b, error) ||
+      !(w->out_w = load (func, data, PL_WEIGHT_ATTN_OUT_WEIGHT, l, h, q, error)) ||
+      (d->out_bias && !(w->out_b = load_vector (func, data, PL_WEIGHT_ATTN_OUT_BIAS, l, h, error))))
+    return FALSE;
+  if (d->gated_mlp)
+    {
+      if (!load_stacked (func, data, l, gate_up, gate_up_rows, 2, h, d->mlp_bias, &w->up_w, &w->up_b, error))
+        return FALSE;
+    }
+  else if (!(w->up_w = load (func, data, PL_WEIGHT_FFN_IN_WEIGHT, l, f, h, error)) ||
+           (d->mlp_bias && !(w->up_b = load_vector (func, data, PL_WEIGHT_FFN_IN_BIAS, l, f, error))))
+    return FALSE;
+  if (!(w->down_w = load (func, data, PL_WEIGHT_FFN_OUT_WEIGHT, l, h, f, error)) ||
+      (d->mlp_bias && !(w->down_b = load_vector (func, data, PL_WEIGHT_FFN_OUT_BIAS, l, h, error))))
+    return FALSE;
+  return TRUE;
+}
+
+static gboolean
+check_config (const PlTransformerConfig  *c,
+              GError                    **error)
+{
+  const PlDecoderSpec *d = &c->decoder;
+
+  if (c->hidden_size == 0 || c->n_heads == 0 || c->n_layers == 0 || c->ffn_size == 0 ||
+      c->vocab_size == 0 || c->n_positions == 0 || d->head_dim == 0 || d->n_kv_heads == 0)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT,
+                   "the model configuration lacks a size (hidden %u, heads %u, key/value heads %u, head size %u, "
+                   "layers %u, feed-forward %u, vocabulary %u, positions %u)",
+                   c->hidden_size, c->n_heads, d->n_kv_heads, d->head_dim, c->n_layers, c->ffn_size,
+                   c->vocab_size, c->n_positions);
+      return FALSE;
+    }
+  if (c->n_heads % d->n_kv_heads != 0)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT,
+                   "%u key/value heads do not divide %u attention heads", d->n_kv_heads, c->n_heads);
+      return FALSE;
+    }
+  if (d->rope.dim == 0 || d->rope.dim % 2 != 0 || d->rope.dim > d->head_dim)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT,
+                   "%u rotated dims do not fit heads of %u", d->rope.dim, d->head_dim);
+      return FALSE;
+    }
+  if (c->activation == PL_ACTIVATION_NONE || !(c->layer_norm_eps > 0))
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT,
+                   "the model configuration names no activation or a bad norm epsilon");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+PlTransformer *
+pl_transformer_new_decoder (const PlTransformerConfig  *config,
+                            PlStoredWeightFunc          func,
+                            gpointer                    data,
+                            GError                    **error)
+{
+  g_autoptr(PlTransformer) self = NULL;
+  PlTransformerConfig *c;
+  gsize h;
+
+  g_return_val_if_fail (config != NULL && config->rotary, NULL);
+  g_return_val_if_fail (func != NULL, NULL);
+
+  if (!check_config (config, error))
+    return NULL;
+  self = g_object_new (PL_TYPE_TRANSFORMER, NULL);
+  self->config = *config;
+  c = &self->config;
+  h = c->hidden_size;
+  c->embedding_size = h;
+  c->first_position = 0;
+  c->pre_ln = TRUE;
+  c->causal = TRUE;
+  if (config->decoder.layer_windows != NULL)
+    self->layer_windows = g_memdup2 (config->decoder.layer_windows, c->n_layers * sizeof (guint));
+  c->decoder.layer_windows = self->layer_windows;
+
+  if (!(self->token_embedding_stored = load (func, data, PL_WEIGHT_TOKEN_EMBEDDING, -1, c->vocab_size, h, error)))
+    return NULL;
+  if (!(self->final_ln_w = load_vector (func, data, PL_WEIGHT_FINAL_LN_WEIGHT, -1, h, error)))
+    return NULL;
+  if (c->decoder.norm == PL_NORM_RMS_PLUS_ONE)
+    for (gsize j = 0; j < h; j++)
+      self->final_ln_w->data[j] = 1.0f + self->final_ln_w->data[j];
+  if (c->decoder.norm == PL_NORM_LAYER &&
+      !(self->final_ln_b = load_vector (func, data, PL_WEIGHT_FINAL_LN_BIAS, -1, h, error)))
+    return NULL;
+
+  self->decoder_layers = g_new0 (PlDecoderLayer, c->n_layers);
+  for (guint l = 0; l < c->n_layers; l++)
+    if (!load_decoder_layer (self, func, data, l, error))
+      return NULL;
+  return g_steal_pointer (&self);
+}
+
+static void
+norm (PlTransformer  *self,
+      const PlMatrix *x,
+      const PlMatrix *w,
+      const PlMatrix *b,
+      PlMatrix       *out)
+{
+  const PlTransformerConfig *c = &self->config;
+
+  if (c->decoder.norm == PL_NORM_LAYER)
+    pl_kernel_layer_norm (x->data, out->data, x->rows, x->cols, w->data, b->data, c->layer_norm_eps);
+  else
+    pl_kernel_rms_norm (x->data, out->data, x->rows, x->cols, w->data, c->layer_norm_eps);
+}
+
+/* Every head's attention of one layer. QKV [T, q + 2 kv] holds the rotated
+ * queries and keys and the values; CTX [T, q] gets each head's context.
+ * Grouped-query attention: query head h reads key/value head
+ * h / (heads / kv_heads), the head HF's repeat_kv copies to position h.
+ * Scores q·k · head_dim^−½; query i sees keys max(0, i − window + 1) … i
+ * (all of 0 … i without a window); the others are exactly 0, as HF's mask
+ * of the dtype's minimum makes them. */
+static gboolean
+attention (PlTransformer  *self,
+           const PlMatrix *qkv,
+           guint           window,
+           PlMatrix       *probs,
+           PlMatrix       *ctx,
+           GCancellable   *cancellable,
+           GError        **error)
+{
+  const PlTransformerConfig *c = &self->config;
+  const PlDecoderSpec *d = &c->decoder;
+  gsize t = qkv->rows, nh = c->n_heads, hd = d->head_dim, group = nh / d->n_kv_heads;
+  gsize q_cols = nh * hd, kv_cols = d->n_kv_heads * hd, stride = qkv->cols;
+  float scale = (float) (1.0 / sqrt ((double) hd));
+  gboolean keep = probs->rows == nh * t;
+
+  for (gsize head = 0; head < nh; head++)
+    {
+      gsize g = head / group;
+      const float *q = qkv->data + head * hd;
+      const float *k = qkv->data + q_cols + g * hd;
+      const float *v = qkv->data + q_cols + kv_cols + g * hd;
+      float *p = keep ? probs->data + head * t * t : probs->data;
+
+      if (g_cancellable_set_error_if_cancelled (cancellable, error))
+        return FALSE;
+      cblas_sgemm (CblasRowMajor, CblasNoTrans, CblasTrans, t, t, hd,
+                   scale, q, stride, k, stride, 0.0f, p, t);
+      for (gsize i = 0; i < t; i++)
+        {
+          float *row = p + i * t;
+          gsize first = window > 0 && i + 1 > window ? i + 1 - window : 0;
+
+          pl_kernel_softmax_row (row + first, i + 1 - first, t - first);
+          if (first > 0)
+            memset (row, 0, first * sizeof (float));
+        }
+      cblas_sgemm (CblasRowMajor, CblasNoTrans, CblasNoTrans, t, hd, t,
+                   1.0f, p, t, v, stride, 0.0f, ctx->data + head * hd, q_cols);
+    }
+  return TRUE;
+}
+
+/* GATE_UP [T, 2 ffn] (gate, then up) → OUT [T, ffn] = act(gate) ⊙ up */
+static void
+gate (const PlMatrix *gate_up,
+      PlActivation    activation,
+      PlMatrix       *out)
+{
+  gsize f = out->cols;
+
+  for (gsize r = 0; r < out->rows; r++)
+    {
+      const float *g = pl_matrix_row (gate_up, r);
+      float *o = pl_matrix_row (out, r);
+
+      memcpy (o, g, f * sizeof (float));
+      pl_kernel_activate (o, f, activation);
+      for (gsize j = 0; j < f; j++)
+        o[j] *= g[f + j];
+    }
+}
+
+gboolean
+pl_transformer_run_decoder (PlTransformer   *self,
+                            const int       *ids,
+                            gsize            t,
+                            gboolean         want_attentions,
+                            PlLayerFunc      layer_func,
+                            gpointer         layer_data,
+                            GCancellable    *cancellable,
+                            PlProgressFunc   progress,
+                            gpointer         progress_data,
+                            GError         **error)
+{
+  const PlTransformerConfig *c = &self->config;
+  const PlDecoderSpec *d = &c->decoder;
+  gsize h = c->hidden_size, f = c->ffn_size, nh = c->n_heads;
+  gsize q = nh * d->head_dim, kv = (gsize) d->n_kv_heads * d->head_dim, half = d->rope.dim / 2;
+  g_autoptr(PlMatrix) x = NULL;
+  g_autoptr(PlMatrix) normed = NULL;
+  g_autoptr(PlMatrix) qkv = NULL;
+  g_autoptr(PlMatrix) ctx = NULL;
+  g_autoptr(PlMatrix) attn = NULL;
+  g_autoptr(PlMatrix) up = NULL;
+  g_autoptr(PlMatrix) act = NULL;
+  g_autoptr(PlMatrix) scratch = NULL;
+  g_autofree float *inv_freq = g_new (float, half);
+  g_autofree float *cos_table = NULL;
+  g_autofree float *sin_table = NULL;
+  float attention_scaling;
+
+  if (t > MAX_TOKENS)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_TOO_LARGE, "an input of %" G_GSIZE_FORMAT " tokens: at most %u",
+                   t, MAX_TOKENS);
+      return FALSE;
+    }
+  if (!(x = pl_matrix_try_new (t, h, error)) ||
+      !(normed = pl_matrix_try_new (t, h, error)) ||
+      !(qkv = pl_matrix_try_new (t, q + 2 * kv, error)) ||
+      !(ctx = pl_matrix_try_new (t, q, error)) ||
+      !(attn = pl_matrix_try_new (t, h, error)) ||
+      !(up = pl_matrix_try_new (t, d->gated_mlp ? 2 * f : f, error)) ||
+      (d->gated_mlp && !(act = pl_matrix_try_new (t, f, error))) ||
+      (!want_attentions && !(scratch = pl_matrix_try_new (t, t, error))))
+    return FALSE;
+
+  /* The rotation of every position, for this length (dynamic NTK scaling
+   * depends on it) */
+  pl_rope_inv_freq (&d->rope, t, inv_freq, &attention_scaling);
+  cos_table = g_new (float, t * half);
+  sin_table = g_new (float, t * half);
+  pl_rope_cos_sin (inv_freq, half, attention_scaling, t, cos_table, sin_table);
+
+  for (gsize i = 0; i < t; i++)
+    pl_stored_matrix_to_float (self->token_embedding_stored, ids[i], 1, pl_matrix_row (x, i));
+  if (d->scale_embeddings)
+    {
+      /* GemmaModel: normalizer = torch.tensor(hidden_size ** 0.5, dtype=hidden dtype) */
+      float normalizer = (float) sqrt ((double) h);
+
+      for (gsize i = 0; i < t * h; i++)
+        x->data[i] *= normalizer;
+    }
+  if (layer_func != NULL && !layer_func (0, NULL, x, layer_data))
+    return TRUE;
+
+  for (guint l = 0; l < c->n_layers; l++)
+    {
+      const PlDecoderLayer *w = &self->decoder_layers[l];
+      g_autoptr(PlMatrix) probs = NULL;
+      g_autoptr(PlMatrix) next = NULL;
+
+      if (g_cancellable_set_error_if_cancelled (cancellable, error))
+        return FALSE;
+      if (want_attentions && !(probs = pl_matrix_try_new (nh * t, t, error)))
+        return FALSE;
+      if (!want_attentions)
+        probs = pl_matrix_ref (scratch);
+      if (!(next = pl_matrix_try_new (t, h, error)))
+        return FALSE;
+
+      norm (self, x, w->norm1_w, w->norm1_b, normed);
+      pl_stored_gemm (normed, w->qkv_w, w->qkv_b, NULL, qkv);
+      for (gsize i = 0; i < t; i++)
+        {
+          float *row = pl_matrix_row (qkv, i);
+
+          pl_rope_rotate_row (row, nh, d->head_dim, half, cos_table + i * half, sin_table + i * half);
+          pl_rope_rotate_row (row + q, d->n_kv_heads, d->head_dim, half, cos_table + i * half, sin_table + i * half);
+        }
+      if (!attention (self, qkv, self->layer_windows ? self->layer_windows[l] : 0, probs, ctx, cancellable, error))
+        return FALSE;
+
+      /* attn = x + a; the feed-forward reads norm2(x + a), or with GPT-NeoX's
+       * parallel residual norm2(x), and adds to x + a */
+      pl_stored_gemm (ctx, w->out_w, w->out_b, x, attn);
+      norm (self, d->parallel_residual ? x : attn, w->norm2_w, w->norm2_b, normed);
+      pl_stored_gemm (normed, w->up_w, w->up_b, NULL, up);
+      if (d->gated_mlp)
+        gate (up, c->activation, act);
+      else
+        pl_kernel_activate (up->data, t * f, c->activation);
+      pl_stored_gemm (d->gated_mlp ? act : up, w->down_w, w->down_b, attn, next);
+      if (l + 1 == c->n_layers)
+        norm (self, next, self->final_ln_w, self->final_ln_b, next);
+
+      g_clear_pointer (&x, pl_matrix_unref);
+      x = g_steal_pointer (&next);
+      if (progress != NULL)
+        progress ((double) (l + 1) / c->n_layers, progress_data);
+      if (layer_func != NULL && !layer_func (l + 1, want_attentions ? probs : NULL, x, layer_data))
+        return TRUE;
+    }
+  return !g_cancellable_set_error_if_cancelled (cancellable, error);
+}

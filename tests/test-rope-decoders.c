@@ -1,0 +1,504 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "pl-error.h"
+#include "pl-model.h"
+#include "pl-rope.h"
+#include "pl-stored-gemm.h"
+#include "pl-transformer.h"
+#include "pl-test-transformer.h"
+#include "pl-test-util.h"
+
+/* The rotary-position decoders against tests/fixtures/rope/NAME/reference.h5,
+ * the float64 numpy forward pass tests/fixtures/make-rope-decoders.py wrote
+ * from Hugging Face's modeling files, on the BF16 checkpoints it wrote
+ * beside it: every hidden state within 1e-4 of the largest reference value
+ * of its layer, every attention probability within 1e-5. */
+
+#define ROPE_HIDDEN_TOL 1e-4
+#define ROPE_ATTENTION_TOL  1e-5
+
+typedef struct
+{
+  const char *name;        /* tests/fixtures/rope/NAME */
+  const char *reference;   /* whose reference.h5 it is checked on */
+  PlFamily    family;
+} Fixture;
+
+static const Fixture fixtures[] = {
+  { "llama", "llama", PL_FAMILY_LLAMA },
+  { "llama-linear", "llama-linear", PL_FAMILY_LLAMA },
+  { "llama-dynamic", "llama-dynamic", PL_FAMILY_LLAMA },
+  { "llama-llama3", "llama-llama3", PL_FAMILY_LLAMA },
+  { "llama-yarn", "llama-yarn", PL_FAMILY_LLAMA },
+  { "llama-yarn-mscale", "llama-yarn-mscale", PL_FAMILY_LLAMA },
+  { "mistral", "mistral", PL_FAMILY_MISTRAL },
+  { "qwen2", "qwen2", PL_FAMILY_QWEN2 },
+  { "gemma", "gemma", PL_FAMILY_GEMMA },
+  { "phi3", "phi3", PL_FAMILY_PHI3 },
+  { "gpt-neox", "gpt-neox", PL_FAMILY_GPT_NEOX },
+  { "gpt-neox-sequential", "gpt-neox-sequential", PL_FAMILY_GPT_NEOX },
+  /* the llama weights again as F32, as F16 and in two BF16 shards */
+  { "llama-f32", "llama", PL_FAMILY_LLAMA },
+  { "llama-f16", "llama", PL_FAMILY_LLAMA },
+  { "llama-sharded", "llama", PL_FAMILY_LLAMA },
+};
+
+static const char * const probes[] = { "short", "long", NULL };
+
+static PlModel *
+open_model (const char *name)
+{
+  g_autofree char *path = pl_test_fixture ("rope", name, NULL);
+  g_autoptr(GError) error = NULL;
+  PlModel *model = pl_model_open (path, NULL, &error);
+
+  g_assert_no_error (error);
+  return model;
+}
+
+static PlTransformer *
+open_transformer (const char *name)
+{
+  g_autoptr(PlModel) model = open_model (name);
+  g_autoptr(GError) error = NULL;
+  PlTransformer *t = pl_transformer_new (model, &error);
+
+  g_assert_no_error (error);
+  return t;
+}
+
+static char *
+reference_file (const char *name)
+{
+  return pl_test_fixture ("rope", name, "reference.h5", NULL);
+}
+
+static double
+max_abs (const PlMatrix *m)
+{
+  double worst = 0;
+
+  for (gsize i = 0; i < m->rows * m->cols; i++)
+    worst = MAX (worst, fabs (m->data[i]));
+  return worst;
+}
+
+/* Both probes of REFERENCE through T; returns the worst hidden-state error
+ * (relative to the layer's largest value) and attention error seen. */
+static void
+compare (PlTransformer *t,
+         const char    *reference,
+         double        *worst_hidden,
+         double        *worst_attention)
+{
+  const PlTransformerConfig *c = pl_transformer_get_config (t);
+  g_autofree char *file = reference_file (reference);
+
+  *worst_hidden = *worst_attention = 0;
+  for (guint p = 0; probes[p] != NULL; p++)
+    {
+      g_autofree char *att_name = g_strdup_printf ("%s/attentions", probes[p]);
+      g_autofree char *hid_name = g_strdup_printf ("%s/hidden_states", probes[p]);
+      g_autoptr(GArray) ids = pl_test_reference_ids (file, "", probes[p]);
+      g_autoptr(PlMatrix) ref_att = pl_test_read_h5 (file, att_name);
+      g_autoptr(PlMatrix) ref_hid = pl_test_read_h5 (file, hid_name);
+      g_autoptr(PlForwardResult) result = NULL;
+      g_autoptr(GError) error = NULL;
+      gsize tt = ids->len;
+
+      result = pl_transformer_forward (t, (int *) ids->data, ids->len,
+                                       PL_FORWARD_ATTENTIONS | PL_FORWARD_HIDDEN_STATES, NULL, NULL, NULL, &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (ref_att->rows, ==, (gsize) c->n_layers * c->n_heads * tt);
+      g_assert_cmpuint (ref_hid->rows, ==, (gsize) (c->n_layers + 1) * tt);
+      for (guint l = 0; l < c->n_layers; l++)
+        {
+          g_autoptr(PlMatrix) ref = pl_matrix_slice_rows (ref_att, (gsize) l * c->n_heads * tt, c->n_heads * tt);
+          double diff = pl_test_max_abs_diff (result->attentions[l], ref);
+
+          g_assert_cmpfloat (diff, <, ROPE_ATTENTION_TOL);
+          pl_test_check_rows (result->attentions[l], tt, TRUE);
+          *worst_attention = MAX (*worst_attention, diff);
+        }
+      for (guint k = 0; k <= c->n_layers; k++)
+        {
+          g_autoptr(PlMatrix) ref = pl_matrix_slice_rows (ref_hid, (gsize) k * tt, tt);
+          double rel = pl_test_max_abs_diff (result->hidden_states[k], ref) / max_abs (ref);
+
+          g_assert_cmpfloat (rel, <, ROPE_HIDDEN_TOL);
+          *worst_hidden = MAX (*worst_hidden, rel);
+        }
+    }
+}
+
+static void
+test_reference (gconstpointer data)
+{
+  const Fixture *fx = data;
+  g_autoptr(PlModel) model = open_model (fx->name);
+  g_autoptr(PlTransformer) t = open_transformer (fx->name);
+  double hidden, attention;
+
+  g_assert_cmpint (pl_model_get_family (model), ==, fx->family);
+  g_assert_nonnull (pl_model_get_decoder (model));
+  compare (t, fx->reference, &hidden, &attention);
+  g_test_message ("%s: hidden states within %.2g of each layer's largest value, attentions within %.2g",
+                  fx->name, hidden, attention);
+}
+
+/* The frequencies against HF's, as the script computed them in float32
+ * with torch's operations, for each probe's length. */
+static void
+test_frequencies (gconstpointer data)
+{
+  const Fixture *fx = data;
+  g_autoptr(PlModel) model = open_model (fx->name);
+  g_autofree char *file = reference_file (fx->reference);
+  const PlRopeSpec *rope = &pl_model_get_decoder (model)->rope;
+
+  for (guint p = 0; probes[p] != NULL; p++)
+    {
+      g_autofree char *name = g_strdup_printf ("%s/rope_inv_freq", probes[p]);
+      g_autoptr(PlMatrix) ref = pl_test_read_h5 (file, name);
+      g_autoptr(GArray) ids = pl_test_reference_ids (file, "", probes[p]);
+      g_autofree float *inv = g_new (float, rope->dim / 2);
+      float scaling;
+
+      g_assert_cmpuint (ref->cols, ==, rope->dim / 2);
+      pl_rope_inv_freq (rope, ids->len, inv, &scaling);
+      for (guint i = 0; i < rope->dim / 2; i++)
+        g_assert_cmpfloat (fabs (inv[i] - ref->data[i]), <=, 2.5e-7 * ref->data[i]);
+    }
+}
+
+/* A query and key of one vector score by their offset alone: R(i)v · R(j)v
+ * depends on j − i only (RoFormer's relative property), whatever the
+ * scaling does to the frequencies. */
+static void
+test_relative (gconstpointer data)
+{
+  const Fixture *fx = data;
+  g_autoptr(PlModel) model = open_model (fx->name);
+  const PlRopeSpec *rope = &pl_model_get_decoder (model)->rope;
+  guint half = rope->dim / 2, n = 40;
+  g_autofree float *inv = g_new (float, half);
+  g_autofree float *cos_t = g_new (float, n * half);
+  g_autofree float *sin_t = g_new (float, n * half);
+  g_autofree float *v = g_new (float, rope->dim);
+  g_autofree float *a = g_new (float, rope->dim);
+  g_autofree float *b = g_new (float, rope->dim);
+  float scaling;
+  double norm = 0;
+
+  for (guint d = 0; d < rope->dim; d++)
+    {
+      v[d] = (float) sin (1.7 * d + 0.3);
+      norm += v[d] * v[d];
+    }
+  pl_rope_inv_freq (rope, n, inv, &scaling);
+  pl_rope_cos_sin (inv, half, scaling, n, cos_t, sin_t);
+  for (guint offset = 0; offset < 12; offset++)
+    {
+      double first = 0;
+
+      for (guint i = 0; i + offset < n; i++)
+        {
+          double score = 0;
+
+          memcpy (a, v, rope->dim * sizeof (float));
+          memcpy (b, v, rope->dim * sizeof (float));
+          pl_rope_rotate_row (a, 1, rope->dim, half, cos_t + i * half, sin_t + i * half);
+          pl_rope_rotate_row (b, 1, rope->dim, half, cos_t + (i + offset) * half, sin_t + (i + offset) * half);
+          for (guint d = 0; d < rope->dim; d++)
+            score += (double) a[d] * b[d];
+          if (i == 0)
+            first = score;
+          /* float32 angles p · θ lose about p ulp: 2e-5 of |v|² at p ≤ 40 */
+          g_assert_cmpfloat (fabs (score - first), <, 2e-5 * norm * scaling * scaling);
+        }
+    }
+}
+
+/* Mistral's window of 4 and Qwen2's of 3 from layer 1 on: query i sees keys
+ * i − window < j ≤ i, every one of them with some attention, no other. */
+static void
+test_windows (void)
+{
+  static const struct { const char *name; guint layer; guint window; } cases[] = {
+    { "mistral", 0, 4 }, { "mistral", 1, 4 }, { "qwen2", 0, 0 }, { "qwen2", 1, 3 }, { "phi3", 1, 5 },
+  };
+
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
+    {
+      g_autoptr(PlTransformer) t = open_transformer (cases[c].name);
+      g_autofree char *file = reference_file (cases[c].name);
+      g_autoptr(GArray) ids = pl_test_reference_ids (file, "", "long");
+      g_autoptr(PlForwardResult) result = NULL;
+      g_autoptr(GError) error = NULL;
+      guint tt = ids->len, heads = pl_transformer_get_config (t)->n_heads;
+      PlMatrix *att;
+
+      result = pl_transformer_forward (t, (int *) ids->data, tt, PL_FORWARD_ATTENTIONS, NULL, NULL, NULL, &error);
+      g_assert_no_error (error);
+      att = result->attentions[cases[c].layer];
+      for (guint h = 0; h < heads; h++)
+        for (guint i = 0; i < tt; i++)
+          for (guint j = 0; j < tt; j++)
+            {
+              float a = pl_matrix_get (att, h * tt + i, j);
+              gboolean seen = j <= i && (cases[c].window == 0 || j + cases[c].window > i);
+
+              if (seen)
+                g_assert_cmpfloat (a, >, 0);
+              else
+                g_assert_cmpfloat (a, ==, 0);
+            }
+    }
+}
+
+/* F32, F16 and sharded copies of one model compute what the BF16 one does,
+ * to the last bit: the stored values are the same numbers. */
+static void
+test_copies_agree (void)
+{
+  static const char * const copies[] = { "llama-f32", "llama-f16", "llama-sharded" };
+  g_autoptr(PlTransformer) bf16 = open_transformer ("llama");
+  g_autofree char *file = reference_file ("llama");
+  g_autoptr(GArray) ids = pl_test_reference_ids (file, "", "long");
+  g_autoptr(PlForwardResult) expected = pl_transformer_forward (bf16, (int *) ids->data, ids->len,
+                                                                PL_FORWARD_HIDDEN_STATES, NULL, NULL, NULL, NULL);
+
+  for (guint i = 0; i < G_N_ELEMENTS (copies); i++)
+    {
+      g_autoptr(PlModel) model = open_model (copies[i]);
+      g_autoptr(PlTransformer) t = open_transformer (copies[i]);
+      g_autoptr(PlForwardResult) got = pl_transformer_forward (t, (int *) ids->data, ids->len,
+                                                               PL_FORWARD_HIDDEN_STATES, NULL, NULL, NULL, NULL);
+      g_autoptr(PlStoredMatrix) q = pl_model_read_stored_weight (model, PL_WEIGHT_Q_WEIGHT, 0, NULL);
+
+      g_assert_cmpint (q->type, ==, g_str_equal (copies[i], "llama-f32") ? PL_STORED_F32
+                                    : g_str_equal (copies[i], "llama-f16") ? PL_STORED_F16 : PL_STORED_BF16);
+      for (guint k = 0; k <= expected->n_layers; k++)
+        g_assert_cmpfloat (pl_test_max_abs_diff (got->hidden_states[k], expected->hidden_states[k]), ==, 0);
+    }
+}
+
+/* A copy of fixture NAME in a fresh folder with config.json's text edited:
+ * FROM replaced by TO. */
+static char *
+edited_copy (const char *name,
+             const char *from,
+             const char *to)
+{
+  g_autofree char *dir = pl_test_tmpdir ();
+  g_autofree char *config_path = pl_test_fixture ("rope", name, "config.json", NULL);
+  g_autofree char *weights_path = pl_test_fixture ("rope", name, "model.safetensors", NULL);
+  g_autofree char *config = NULL;
+  g_autofree char *weights = NULL;
+  g_autofree char *out_config = g_build_filename (dir, "config.json", NULL);
+  g_autofree char *out_weights = g_build_filename (dir, "model.safetensors", NULL);
+  g_auto(GStrv) parts = NULL;
+  g_autofree char *edited = NULL;
+  gsize len;
+
+  g_assert_true (g_file_get_contents (config_path, &config, NULL, NULL));
+  g_assert_true (g_file_get_contents (weights_path, &weights, &len, NULL));
+  g_assert_nonnull (strstr (config, from));
+  parts = g_strsplit (config, from, 2);
+  edited = g_strjoin (to, parts[0], parts[1], NULL);
+  g_assert_true (g_file_set_contents (out_config, edited, -1, NULL));
+  g_assert_true (g_file_set_contents (out_weights, weights, len, NULL));
+  return g_steal_pointer (&dir);
+}
+
+typedef struct
+{
+  const char *fixture;
+  const char *from;
+  const char *to;
+  PlError     code;
+  const char *says;      /* in the message */
+} Refusal;
+
+static const Refusal refusals[] = {
+  { "llama", "\"rope_scaling\": null", "\"rope_scaling\": {\"rope_type\": \"longrope\", \"short_factor\": [1, 1, 1, 1, 1, 1], "
+    "\"long_factor\": [2, 2, 2, 2, 2, 2]}", PL_ERROR_UNSUPPORTED, "“longrope” is not implemented" },
+  { "llama", "\"rope_scaling\": null", "\"rope_scaling\": {\"type\": \"ntk\", \"factor\": 2.0}",
+    PL_ERROR_UNSUPPORTED, "“ntk” is not implemented" },
+  { "llama", "\"rope_scaling\": null", "\"rope_scaling\": {\"rope_type\": \"yarn\", \"factor\": 2.0, \"finetuned\": true}",
+    PL_ERROR_UNSUPPORTED, "option “finetuned” of “yarn”" },
+  { "llama", "\"rope_scaling\": null", "\"rope_scaling\": {\"rope_type\": \"llama3\", \"factor\": 8.0}",
+    PL_ERROR_CORRUPT, "needs low_freq_factor" },
+  { "llama", "\"rope_scaling\": null", "\"rope_scaling\": {\"factor\": 2.0}", PL_ERROR_CORRUPT, "no rope_type" },
+  { "llama", "\"rope_scaling\": null", "\"rope_scaling\": {\"rope_type\": \"linear\", \"factor\": 0}",
+    PL_ERROR_CORRUPT, "factor above 0" },
+  { "llama", "\"rope_scaling\": null", "\"rope_scaling\": 4", PL_ERROR_CORRUPT, "not an object" },
+  { "llama", "\"rope_scaling\": null", "\"rope_scaling\": null, \"partial_rotary_factor\": 0.5",
+    PL_ERROR_UNSUPPORTED, "partial_rotary_factor" },
+  { "llama", "\"num_key_value_heads\": 2", "\"num_key_value_heads\": 3", PL_ERROR_CORRUPT, "do not divide" },
+  { "llama", "\"hidden_act\": \"silu\"", "\"hidden_act\": \"tanh\"", PL_ERROR_UNSUPPORTED, "“tanh” is not supported" },
+  { "llama", "\"head_dim\": 12", "\"head_dim\": 10", PL_ERROR_CORRUPT, "configuration asks for" },
+  { "phi3", "\"rope_scaling\": null", "\"rope_scaling\": {\"type\": \"su\", \"short_factor\": [1, 1, 1], "
+    "\"long_factor\": [2, 2, 2]}", PL_ERROR_UNSUPPORTED, "LongRoPE" },
+  { "gpt-neox", "\"rotary_pct\": 0.5", "\"rotary_pct\": 0.375", PL_ERROR_UNSUPPORTED, "must be even" },
+};
+
+static void
+test_refusal (gconstpointer data)
+{
+  const Refusal *r = data;
+  g_autofree char *dir = edited_copy (r->fixture, r->from, r->to);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PlModel) model = pl_model_open (dir, NULL, &error);
+  g_autoptr(PlTransformer) t = NULL;
+
+  g_assert_no_error (error);
+  t = pl_transformer_new (model, &error);
+  g_assert_null (t);
+  g_assert_error (error, PL_ERROR, r->code);
+  g_test_message ("%s", error->message);
+  g_assert_nonnull (strstr (error->message, r->says));
+  pl_test_rmtree (dir);
+}
+
+/* Another architecture's model_type on Llama's names is not run as Llama. */
+static void
+test_other_model_type (void)
+{
+  g_autofree char *dir = edited_copy ("llama", "\"model_type\": \"llama\"", "\"model_type\": \"qwen3\"");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PlModel) model = pl_model_open (dir, NULL, &error);
+  g_autoptr(PlTransformer) t = NULL;
+
+  g_assert_no_error (error);
+  g_assert_cmpint (pl_model_get_family (model), ==, PL_FAMILY_TABLE);
+  t = pl_transformer_new (model, &error);
+  g_assert_null (t);
+  g_assert_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED);
+  pl_test_rmtree (dir);
+}
+
+/* No table to read, and the reason says what the model does instead. */
+static void
+test_no_table (void)
+{
+  g_autoptr(PlModel) model = open_model ("gpt-neox");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PlMatrix) table = pl_model_read_positions (model, &error);
+
+  g_assert_null (table);
+  g_assert_error (error, PL_ERROR, PL_ERROR_NOT_FOUND);
+  g_assert_nonnull (strstr (error->message, "RoPE, base 100, 4 rotated dims per head"));
+  g_assert_cmpuint (pl_model_get_n_positions (model), ==, 32);
+}
+
+/* The stored-precision GEMM against float64 sums, for each precision. */
+static void
+test_stored_gemm (void)
+{
+  static const PlStoredType types[] = { PL_STORED_F32, PL_STORED_F16, PL_STORED_BF16 };
+  gsize t = 37, k = 70, n = 53;
+
+  for (guint ti = 0; ti < G_N_ELEMENTS (types); ti++)
+    {
+      g_autoptr(PlStoredMatrix) w = pl_stored_matrix_try_new (types[ti], n, k, NULL);
+      g_autoptr(PlMatrix) wf = pl_matrix_new (n, k);
+      g_autoptr(PlMatrix) x = pl_matrix_new (t, k);
+      g_autoptr(PlMatrix) bias = pl_matrix_new (1, n);
+      g_autoptr(PlMatrix) res = pl_matrix_new (t, n);
+      g_autoptr(PlMatrix) out = pl_matrix_new (t, n);
+
+      for (gsize i = 0; i < n * k; i++)
+        {
+          /* a value every precision holds exactly: (i mod 61 − 30) / 32 */
+          float v = (float) ((int) (i % 61) - 30) / 32.0f;
+          guint32 bits;
+
+          memcpy (&bits, &v, 4);
+          if (types[ti] == PL_STORED_F32)
+            ((float *) w->data)[i] = v;
+          else if (types[ti] == PL_STORED_BF16)
+            ((guint16 *) w->data)[i] = bits >> 16;
+          else
+            ((guint16 *) w->data)[i] = (guint16) (v == 0 ? 0 : ((bits >> 16) & 0x8000) |
+                                                  ((((bits >> 23) & 0xff) - 112) << 10) | ((bits >> 13) & 0x3ff));
+          wf->data[i] = v;
+        }
+      for (gsize i = 0; i < t * k; i++)
+        x->data[i] = (float) sin (0.37 * i);
+      for (gsize j = 0; j < n; j++)
+        bias->data[j] = 0.01f * j;
+      for (gsize i = 0; i < t * n; i++)
+        res->data[i] = (float) cos (0.11 * i);
+      pl_stored_gemm (x, w, bias, res, out);
+      for (gsize r = 0; r < t; r++)
+        for (gsize c = 0; c < n; c++)
+          {
+            double sum = bias->data[c] + res->data[r * n + c];
+
+            for (gsize i = 0; i < k; i++)
+              sum += (double) x->data[r * k + i] * wf->data[c * k + i];
+            g_assert_cmpfloat (fabs (out->data[r * n + c] - sum), <, 1e-4);
+          }
+    }
+}
+
+/* poslens-cli forward writes what the reference holds. */
+static void
+test_cli_forward (void)
+{
+  g_autofree char *dir = pl_test_tmpdir ();
+  g_autofree char *out = g_build_filename (dir, "forward.h5", NULL);
+  g_autofree char *model = pl_test_fixture ("rope", "gemma", NULL);
+  g_autofree char *file = reference_file ("gemma");
+  g_autofree char *ids = g_strdup_printf ("%s:/long/input_ids", file);
+  const char *args[] = { "forward", model, "--ids-from", ids, "--out", out, NULL };
+  g_autoptr(PlMatrix) hidden = NULL;
+  g_autoptr(PlMatrix) ref = pl_test_read_h5 (file, "long/hidden_states");
+  g_autoptr(PlMatrix) att = NULL;
+  g_autoptr(PlMatrix) ref_att = pl_test_read_h5 (file, "long/attentions");
+
+  g_assert_cmpint (pl_test_run_cli (args), ==, 0);
+  hidden = pl_test_read_h5 (out, "hidden_states");
+  att = pl_test_read_h5 (out, "attentions");
+  g_assert_cmpfloat (pl_test_max_abs_diff (hidden, ref), <, ROPE_HIDDEN_TOL * max_abs (ref));
+  g_assert_cmpfloat (pl_test_max_abs_diff (att, ref_att), <, ROPE_ATTENTION_TOL);
+  pl_test_rmtree (dir);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+
+  for (guint i = 0; i < G_N_ELEMENTS (fixtures); i++)
+    {
+      g_autofree char *ref = g_strdup_printf ("/pl/rope/reference/%s", fixtures[i].name);
+      g_autofree char *freq = g_strdup_printf ("/pl/rope/frequencies/%s", fixtures[i].name);
+      g_autofree char *rel = g_strdup_printf ("/pl/rope/relative/%s", fixtures[i].name);
+
+      g_test_add_data_func (ref, &fixtures[i], test_reference);
+      if (g_str_equal (fixtures[i].name, fixtures[i].reference))
+        {
+          g_test_add_data_func (freq, &fixtures[i], test_frequencies);
+          g_test_add_data_func (rel, &fixtures[i], test_relative);
+        }
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (refusals); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/pl/rope/refusal/%u", i);
+
+      g_test_add_data_func (path, &refusals[i], test_refusal);
+    }
+  g_test_add_func ("/pl/rope/windows", test_windows);
+  g_test_add_func ("/pl/rope/copies-agree", test_copies_agree);
+  g_test_add_func ("/pl/rope/other-model-type", test_other_model_type);
+  g_test_add_func ("/pl/rope/no-table", test_no_table);
+  g_test_add_func ("/pl/rope/stored-gemm", test_stored_gemm);
+  g_test_add_func ("/pl/rope/cli-forward", test_cli_forward);
+  return g_test_run ();
+}
