@@ -529,6 +529,112 @@ test_json_refused (void)
   }
 }
 
+/* A byte-level BPE tokenizer.json of four tokens (a, b, ab, [CLS]) with
+ * MEMBER of the root set to the JSON text VALUE. */
+static PlTokenizer *
+small_bpe_with (const char  *dir,
+                const char  *member,
+                const char  *value,
+                GError     **error)
+{
+  g_autofree char *path = g_build_filename (dir, "tokenizer.json", NULL);
+  g_autoptr(JsonNode) root = parse_json (bpe_template);
+  JsonObject *object = json_node_get_object (root);
+  JsonObject *model = json_object_get_object_member (object, "model");
+
+  json_object_set_member (model, "vocab", parse_json ("{\"a\": 0, \"b\": 1, \"ab\": 2, \"[CLS]\": 3}"));
+  json_object_set_member (model, "merges", parse_json ("[\"a b\"]"));
+  if (member != NULL)
+    json_object_set_member (strcmp (member, "vocab") == 0 ? model : object, member, parse_json (value));
+  write_json (path, root);
+  return pl_tokenizer_new_for_model_dir (dir, error);
+}
+
+/* Ids far past what a file lists are refused before anything is sized by
+ * them (an array as long as id 1073741823 took 8 GB), and ids past 32 bits
+ * are refused, not wrapped (4294967299 was taken as 3). */
+static void
+test_json_hostile_ids (void)
+{
+  static const struct
+  {
+    const char *member;
+    const char *value;
+    const char *says;
+  } cases[] = {
+    { "vocab", "{\"a\": 0, \"b\": 1, \"ab\": 2, \"big\": 1073741823}", "id 1073741823, but the file lists only 4" },
+    { "vocab", "{\"a\": 0, \"b\": -1}", "id -1" },
+    { "added_tokens", "[{\"id\": 1073741823, \"content\": \"<x>\"}]", "id 1073741823, but the file lists only 5" },
+    { "added_tokens", "[{\"id\": 4294967299, \"content\": \"<x>\"}]", "id 4294967299" },
+    { "post_processor", "{\"type\": \"BertProcessing\", \"cls\": [\"[CLS]\", 4294967299], \"sep\": [\"ab\", 2]}", "“cls”" },
+    { "post_processor", "{\"type\": \"BertProcessing\", \"cls\": [\"[CLS]\", 3], \"sep\": [\"ab\", -4294967294]}", "“cls”" },
+    { "post_processor", "{\"type\": \"TemplateProcessing\", \"single\": [{\"SpecialToken\": {\"id\": \"[CLS]\"}},"
+      " {\"Sequence\": {\"id\": \"A\"}}], \"special_tokens\": {\"[CLS]\": {\"ids\": [4294967299]}}}", "outside the vocabulary" },
+  };
+  g_autofree char *dir = pl_test_tmpdir ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PlTokenizer) fine = small_bpe_with (dir, "post_processor",
+                                                "{\"type\": \"BertProcessing\", \"cls\": [\"[CLS]\", 3], \"sep\": [\"ab\", 2]}",
+                                                &error);
+  g_autoptr(GArray) ids = NULL;
+
+  /* The same file with ids in range: [CLS] a b ab → 3, 2, 2, 2. */
+  g_assert_no_error (error);
+  g_assert_true (pl_tokenizer_encode (fine, "abab", &ids, NULL, &error));
+  g_assert_cmpuint (ids->len, ==, 4);
+  g_assert_cmpint (g_array_index (ids, int, 0), ==, 3);
+  g_assert_cmpint (g_array_index (ids, int, 3), ==, 2);
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(PlTokenizer) tok = NULL;
+      g_autoptr(GError) local_error = NULL;
+
+      tok = small_bpe_with (dir, cases[i].member, cases[i].value, &local_error);
+      g_assert_null (tok);
+      g_assert_error (local_error, PL_ERROR, PL_ERROR_CORRUPT);
+      g_test_message ("%s", local_error->message);
+      g_assert_nonnull (strstr (local_error->message, "tokenizer.json"));
+      if (strstr (local_error->message, cases[i].says) == NULL)
+        g_error ("case %u: “%s” does not say “%s”", i, local_error->message, cases[i].says);
+    }
+  pl_test_rmtree (dir);
+}
+
+/* Twenty thousand added tokens load in linear time (sorting the specials
+ * on every insert took 9 s for half as many), and the longest one still
+ * wins where several match. */
+static void
+test_json_many_added_tokens (void)
+{
+  g_autofree char *dir = pl_test_tmpdir ();
+  g_autoptr(GString) added = g_string_new ("[");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PlTokenizer) tok = NULL;
+  g_autoptr(GArray) ids = NULL;
+  g_autoptr(GTimer) timer = g_timer_new ();
+  const guint n = 20000;
+
+  for (guint i = 0; i < n; i++)
+    g_string_append_printf (added, "%s{\"id\": %u, \"content\": \"<t%u\"}", i ? ", " : "", 4 + i, i);
+  g_string_append (added, "]");
+  tok = small_bpe_with (dir, "added_tokens", added->str, &error);
+  g_assert_no_error (error);
+  /* "<t19999" starts with "<t1", "<t19", "<t199"…: the longest is the token. */
+  g_assert_true (pl_tokenizer_encode (tok, "ab<t1<t19999b<t10", &ids, NULL, &error));
+  g_assert_cmpuint (ids->len, ==, 5);
+  g_assert_cmpint (g_array_index (ids, int, 0), ==, 2);
+  g_assert_cmpint (g_array_index (ids, int, 1), ==, 4 + 1);
+  g_assert_cmpint (g_array_index (ids, int, 2), ==, 4 + 19999);
+  g_assert_cmpint (g_array_index (ids, int, 3), ==, 1);
+  g_assert_cmpint (g_array_index (ids, int, 4), ==, 4 + 10);
+  for (guint i = 0; i < n; i += 997)
+    g_assert_true (pl_tokenizer_is_special (tok, 4 + i));
+  g_test_message ("%u added tokens in %.2f s", n, g_timer_elapsed (timer, NULL));
+  g_assert_cmpfloat (g_timer_elapsed (timer, NULL), <, 5.0);
+  pl_test_rmtree (dir);
+}
+
 /* The demo models: real text tokenised by the byte scheme in reference.h5. */
 static void
 test_bytes_reference (void)
@@ -825,6 +931,8 @@ main (int argc, char *argv[])
   g_test_add_func ("/pl/tokenizer/json/bpe", test_json_bpe);
   g_test_add_func ("/pl/tokenizer/json/roberta", test_json_roberta);
   g_test_add_func ("/pl/tokenizer/json/refused", test_json_refused);
+  g_test_add_func ("/pl/tokenizer/json/hostile-ids", test_json_hostile_ids);
+  g_test_add_func ("/pl/tokenizer/json/many-added-tokens", test_json_many_added_tokens);
   g_test_add_func ("/pl/tokenizer/bytes/reference", test_bytes_reference);
   g_test_add_func ("/pl/tokenizer/model-dir", test_model_dir);
   g_test_add_func ("/pl/tokenizer/constructors", test_constructors);

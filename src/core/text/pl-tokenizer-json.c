@@ -142,16 +142,14 @@ read_vocab (PlTokenizer  *self,
   json_object_iter_init (&iter, json_node_get_object (vocab));
   while (json_object_iter_next (&iter, &token, &value))
     {
-      gint64 id;
-
-      if (!JSON_NODE_HOLDS_VALUE (value) || json_node_get_value_type (value) != G_TYPE_INT64 ||
-          (id = json_node_get_int (value)) < 0 || id > G_MAXINT / 2)
+      if (!JSON_NODE_HOLDS_VALUE (value) || json_node_get_value_type (value) != G_TYPE_INT64)
         {
           g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT,
                        "%s: the token “%s” has no valid id", path, token);
           return FALSE;
         }
-      pl_tokenizer_set_token (self, (int) id, token);
+      if (!pl_tokenizer_set_token (self, json_node_get_int (value), token, error))
+        return FALSE;
     }
   if (self->vocab->len == 0)
     return corrupt (error, path, "the vocabulary is empty");
@@ -281,11 +279,13 @@ read_added_tokens (PlTokenizer  *self,
       const char *content = object != NULL ? get_string (object, "content") : NULL;
       JsonNode *id = object != NULL ? json_object_get_member (object, "id") : NULL;
 
-      if (content == NULL || id == NULL || json_node_get_value_type (id) != G_TYPE_INT64 ||
-          json_node_get_int (id) < 0 || json_node_get_int (id) > G_MAXINT / 2)
+      if (content == NULL || id == NULL || !JSON_NODE_HOLDS_VALUE (id) ||
+          json_node_get_value_type (id) != G_TYPE_INT64)
         return corrupt (error, path, "an added token has no content or id");
-      pl_tokenizer_add_special (self, content, (int) json_node_get_int (id),
-                                get_bool (object, "lstrip", FALSE), get_bool (object, "rstrip", FALSE));
+      if (!pl_tokenizer_add_special (self, content, json_node_get_int (id),
+                                     get_bool (object, "lstrip", FALSE), get_bool (object, "rstrip", FALSE),
+                                     error))
+        return FALSE;
     }
   return TRUE;
 }
@@ -295,11 +295,16 @@ add_affix_id (PlTokenizer *self,
               gboolean     prefix,
               JsonNode    *node)
 {
+  gint64 value;
   int id;
 
-  if (node == NULL || json_node_get_value_type (node) != G_TYPE_INT64)
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_INT64)
     return FALSE;
-  id = (int) json_node_get_int (node);
+  /* Compared before it is narrowed: 4294967299 is not id 3. */
+  value = json_node_get_int (node);
+  if (value < 0 || value >= self->vocab->len)
+    return FALSE;
+  id = (int) value;
   if (pl_tokenizer_id_to_token (self, id) == NULL)
     return FALSE;
   g_array_append_val (prefix ? self->prefix : self->suffix, id);
@@ -412,6 +417,16 @@ pl_tokenizer_load_hf_json (PlTokenizer  *self,
   if (model_node == NULL || !JSON_NODE_HOLDS_OBJECT (model_node))
     return corrupt (error, path, "no “model” object: this is not a Hugging Face tokenizer.json");
   model = json_node_get_object (model_node);
+  {
+    /* Ids name the tokens listed in the vocabulary and the added tokens. */
+    JsonNode *vocab = json_object_get_member (model, "vocab");
+    JsonNode *added = json_object_get_member (root, "added_tokens");
+
+    pl_tokenizer_set_id_limit (self, (vocab != NULL && JSON_NODE_HOLDS_OBJECT (vocab)
+                                      ? json_object_get_size (json_node_get_object (vocab)) : 0) +
+                                     (added != NULL && JSON_NODE_HOLDS_ARRAY (added)
+                                      ? json_array_get_length (json_node_get_array (added)) : 0));
+  }
   type = type_of (model_node);
   /* Files from before "type" was written: tell the models by their fields. */
   if (type == NULL)

@@ -10,7 +10,6 @@
 
 /* The files that sit beside real checkpoints, and finding them. */
 
-#define MAX_TOKEN_ID (16 * 1024 * 1024)
 #define BYTE_TOKENIZER_CLASS "PoslensByteTokenizer"
 
 /* The largest tokenizer files are tens of megabytes. */
@@ -77,6 +76,7 @@ pl_tokenizer_load_vocab_txt (PlTokenizer  *self,
       g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT, "The vocabulary %s is empty", path);
       return FALSE;
     }
+  pl_tokenizer_set_id_limit (self, n);
   g_ptr_array_set_size (self->vocab, n);
   for (guint i = 0; i < n; i++)
     {
@@ -93,7 +93,8 @@ pl_tokenizer_load_vocab_txt (PlTokenizer  *self,
           end = before;
         }
       *end = '\0';
-      pl_tokenizer_set_token (self, i, line);
+      /* One line per id: within the limit. */
+      pl_tokenizer_set_token (self, i, line, NULL);
     }
   return TRUE;
 }
@@ -136,20 +137,18 @@ pl_tokenizer_load_vocab_json (PlTokenizer  *self,
 
   if ((root = pl_tokenizer_read_json (path, error)) == NULL)
     return FALSE;
+  pl_tokenizer_set_id_limit (self, json_object_get_size (json_node_get_object (root)));
   json_object_iter_init (&iter, json_node_get_object (root));
   while (json_object_iter_next (&iter, &token, &value))
     {
-      gint64 id;
-
-      if (!JSON_NODE_HOLDS_VALUE (value) || json_node_get_value_type (value) != G_TYPE_INT64 ||
-          (id = json_node_get_int (value)) < 0 || id > MAX_TOKEN_ID)
+      if (!JSON_NODE_HOLDS_VALUE (value) || json_node_get_value_type (value) != G_TYPE_INT64)
         {
           g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT,
-                       "%s: the token “%s” has no valid id (expected a whole number from 0 to %d)",
-                       path, token, MAX_TOKEN_ID);
+                       "%s: the token “%s” has no valid id (expected a whole number)", path, token);
           return FALSE;
         }
-      pl_tokenizer_set_token (self, (int) id, token);
+      if (!pl_tokenizer_set_token (self, json_node_get_int (value), token, error))
+        return FALSE;
     }
   if (self->vocab->len == 0)
     {

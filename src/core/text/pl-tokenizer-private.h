@@ -28,8 +28,12 @@ struct _PlTokenizer
   PlTokenizerKind     kind;
   char               *source;
   GPtrArray          *vocab;          /* id → token string (owned), NULL for holes */
+  guint               id_limit;       /* ids at or past it are refused */
+  guint64             n_listed;       /* the tokens the file lists, 0 if unsaid */
   GHashTable         *ids;            /* token (borrowed from vocab) → GINT_TO_POINTER (id + 1) */
-  GArray             *specials;       /* PlSpecialToken, longest first */
+  GArray             *specials;       /* PlSpecialToken, longest first once sorted */
+  GHashTable         *special_contents; /* set of their contents (borrowed) */
+  int                 specials_sorted; /* atomic: sorted since the last one was added */
   guint8              special_first[256]; /* first bytes of specials, to scan fast */
   GHashTable         *special_ids;    /* set of ids that are special */
   GArray             *prefix;         /* ids put before the text */
@@ -59,14 +63,25 @@ struct _PlTokenizer
 /* pl-tokenizer.c */
 PlTokenizer *pl_tokenizer_alloc            (PlTokenizerKind   kind,
                                             const char       *source);
-void         pl_tokenizer_set_token        (PlTokenizer      *self,
-                                            int               id,
-                                            const char       *token);
-void         pl_tokenizer_add_special      (PlTokenizer      *self,
+/* The ids a loader may give: fewer than N_LISTED, the tokens its file lists,
+ * plus a little for gaps. Until a loader says, at most
+ * PL_TOKENIZER_MAX_IDS. The array of tokens is as long as the largest id:
+ * a few bytes naming id 1073741823 must not cost gigabytes. */
+#define PL_TOKENIZER_MAX_IDS (1u << 20)
+void         pl_tokenizer_set_id_limit     (PlTokenizer      *self,
+                                            guint64           n_listed);
+/* Names ID TOKEN; refuses (naming the tokenizer's file) an id outside the
+ * limit. */
+gboolean     pl_tokenizer_set_token        (PlTokenizer      *self,
+                                            gint64            id,
+                                            const char       *token,
+                                            GError          **error);
+gboolean     pl_tokenizer_add_special      (PlTokenizer      *self,
                                             const char       *content,
-                                            int               id,
+                                            gint64            id,
                                             gboolean          lstrip,
-                                            gboolean          rstrip);
+                                            gboolean          rstrip,
+                                            GError          **error);
 /* Adds every name of NAMES that the vocabulary holds as a special token. */
 void         pl_tokenizer_add_specials_from_vocab (PlTokenizer *self,
                                                    const char * const *names);

@@ -16,6 +16,7 @@ pl_tokenizer_finalize (GObject *object)
   for (guint i = 0; i < self->specials->len; i++)
     g_free (g_array_index (self->specials, PlSpecialToken, i).content);
   g_clear_pointer (&self->specials, g_array_unref);
+  g_clear_pointer (&self->special_contents, g_hash_table_unref);
   g_clear_pointer (&self->ids, g_hash_table_unref);
   g_clear_pointer (&self->vocab, g_ptr_array_unref);
   g_clear_pointer (&self->special_ids, g_hash_table_unref);
@@ -42,6 +43,8 @@ pl_tokenizer_init (PlTokenizer *self)
   self->vocab = g_ptr_array_new_with_free_func (g_free);
   self->ids = g_hash_table_new (g_str_hash, g_str_equal);
   self->specials = g_array_new (FALSE, TRUE, sizeof (PlSpecialToken));
+  self->special_contents = g_hash_table_new (g_str_hash, g_str_equal);
+  self->id_limit = PL_TOKENIZER_MAX_IDS;
   self->special_ids = g_hash_table_new (NULL, NULL);
   self->prefix = g_array_new (FALSE, FALSE, sizeof (int));
   self->suffix = g_array_new (FALSE, FALSE, sizeof (int));
@@ -61,14 +64,40 @@ pl_tokenizer_alloc (PlTokenizerKind  kind,
   return self;
 }
 
+/* Real files number their tokens densely; a few ids to spare for the odd
+ * gap. */
+#define ID_SLACK 1024
+
 void
-pl_tokenizer_set_token (PlTokenizer *self,
-                        int          id,
-                        const char  *token)
+pl_tokenizer_set_id_limit (PlTokenizer *self,
+                           guint64      n_listed)
+{
+  self->n_listed = n_listed;
+  self->id_limit = (guint) MIN (n_listed + ID_SLACK, (guint64) PL_TOKENIZER_MAX_IDS);
+}
+
+gboolean
+pl_tokenizer_set_token (PlTokenizer  *self,
+                        gint64        id,
+                        const char   *token,
+                        GError      **error)
 {
   char *copy;
 
-  g_assert (id >= 0);
+  if (id < 0 || id >= self->id_limit)
+    {
+      g_autofree char *shown = g_utf8_make_valid (token, -1);
+
+      if (id >= 0 && self->n_listed > 0)
+        g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT,
+                     "%s: the token “%s” has id %" G_GINT64_FORMAT ", but the file lists only %"
+                     G_GUINT64_FORMAT " tokens", self->source, shown, id, self->n_listed);
+      else
+        g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT,
+                     "%s: the token “%s” has id %" G_GINT64_FORMAT ", outside 0 to %u",
+                     self->source, shown, id, self->id_limit - 1);
+      return FALSE;
+    }
   if ((guint) id >= self->vocab->len)
     g_ptr_array_set_size (self->vocab, id + 1);
   copy = g_strdup (token);
@@ -84,6 +113,7 @@ pl_tokenizer_set_token (PlTokenizer *self,
   g_ptr_array_index (self->vocab, id) = copy;
   /* A token listed twice keeps its last id, as Hugging Face's maps do. */
   g_hash_table_replace (self->ids, copy, GINT_TO_POINTER (id + 1));
+  return TRUE;
 }
 
 static int
@@ -96,33 +126,48 @@ compare_specials (gconstpointer a,
   return x->len < y->len ? 1 : x->len > y->len ? -1 : 0;
 }
 
-void
-pl_tokenizer_add_special (PlTokenizer *self,
-                          const char  *content,
-                          int          id,
-                          gboolean     lstrip,
-                          gboolean     rstrip)
+/* Longest first, so that at one place in the text the longest special
+ * wins; sorted once, before the first encoding (sorting on every insert
+ * made 10 000 added tokens take seconds to load). Encodings may run on
+ * several threads at once. */
+static void
+sort_specials (PlTokenizer *self)
 {
-  PlSpecialToken sp = { g_strdup (content), strlen (content), id, lstrip, rstrip };
-
-  if (sp.len == 0)
+  if (g_atomic_int_get (&self->specials_sorted))
+    return;
+  g_mutex_lock (&self->cache_lock);
+  if (!self->specials_sorted)
     {
-      g_free (sp.content);
-      return;
+      g_array_sort (self->specials, compare_specials);
+      g_atomic_int_set (&self->specials_sorted, TRUE);
     }
-  for (guint i = 0; i < self->specials->len; i++)
-    if (strcmp (g_array_index (self->specials, PlSpecialToken, i).content, content) == 0)
-      {
-        g_free (sp.content);
-        return;
-      }
-  if (pl_tokenizer_id_to_token (self, id) == NULL)
-    pl_tokenizer_set_token (self, id, content);
+  g_mutex_unlock (&self->cache_lock);
+}
+
+gboolean
+pl_tokenizer_add_special (PlTokenizer  *self,
+                          const char   *content,
+                          gint64        id,
+                          gboolean      lstrip,
+                          gboolean      rstrip,
+                          GError      **error)
+{
+  PlSpecialToken sp = { NULL, strlen (content), (int) id, lstrip, rstrip };
+
+  if (sp.len == 0 || g_hash_table_contains (self->special_contents, content))
+    return TRUE;
+  if (id < 0 || id >= self->vocab->len || g_ptr_array_index (self->vocab, id) == NULL)
+    {
+      if (!pl_tokenizer_set_token (self, id, content, error))
+        return FALSE;
+    }
+  sp.content = g_strdup (content);
   g_array_append_val (self->specials, sp);
-  /* Longest first: at one place in the text the longest special wins. */
-  g_array_sort (self->specials, compare_specials);
+  g_hash_table_add (self->special_contents, sp.content);
+  g_atomic_int_set (&self->specials_sorted, FALSE);
   self->special_first[(guchar) content[0]] = 1;
-  g_hash_table_add (self->special_ids, GINT_TO_POINTER (id));
+  g_hash_table_add (self->special_ids, GINT_TO_POINTER (sp.id));
+  return TRUE;
 }
 
 void
@@ -133,9 +178,10 @@ pl_tokenizer_add_specials_from_vocab (PlTokenizer        *self,
     {
       int id = pl_tokenizer_token_to_id (self, names[i]);
 
-      /* RoBERTa's <mask> takes the space before it: "a <mask>" is a, <mask>. */
+      /* RoBERTa's <mask> takes the space before it: "a <mask>" is a, <mask>.
+       * The vocabulary has the id, so this cannot fail. */
       if (id >= 0)
-        pl_tokenizer_add_special (self, names[i], id, strcmp (names[i], "<mask>") == 0, FALSE);
+        pl_tokenizer_add_special (self, names[i], id, strcmp (names[i], "<mask>") == 0, FALSE, NULL);
     }
 }
 
@@ -240,15 +286,17 @@ pl_tokenizer_new_bytes (guint              offset,
   self = pl_tokenizer_alloc (PL_TOKENIZER_BYTES, "bytes");
   self->byte_offset = offset;
   pl_bpe_init_byte_map (self);
+  pl_tokenizer_set_id_limit (self, offset + 256);
   /* Bytes are named like byte-level BPE's (Ġ for a space): one printable
-   * character each, so axis labels stay short. */
+   * character each, so axis labels stay short. Every id is within the
+   * limit just set. */
   for (guint b = 0; b < 256; b++)
-    pl_tokenizer_set_token (self, offset + b, self->byte_chars[b]);
+    pl_tokenizer_set_token (self, offset + b, self->byte_chars[b], NULL);
   for (guint i = 0; i < offset; i++)
     {
       g_autofree char *name = g_strdup_printf ("<special%u>", i);
 
-      pl_tokenizer_add_special (self, i < n_specials ? specials[i] : name, i, FALSE, FALSE);
+      pl_tokenizer_add_special (self, i < n_specials ? specials[i] : name, i, FALSE, FALSE, NULL);
     }
   if (prefix_id >= 0)
     {
@@ -374,6 +422,7 @@ pl_tokenizer_encode (PlTokenizer  *self,
       return FALSE;
     }
 
+  sort_specials (self);
   out = g_array_sized_new (FALSE, FALSE, sizeof (int), len / 3 + 8);
   g_array_append_vals (out, self->prefix->data, self->prefix->len);
   encode_text (self, text, len, out);
