@@ -243,6 +243,44 @@ test_lines_positions (void)
   cairo_surface_destroy (surface);
 }
 
+/* Heads of four layers spread around their layer's number: the layer axis
+ * is ticked at whole layers only, at every size, and the ticks sit where the
+ * layers' values fall. */
+static void
+test_scatter_integer_axis (void)
+{
+  double x[16], y[16];
+  g_autoptr(PlFigure) figure = NULL;
+
+  for (guint i = 0; i < 16; i++)
+    {
+      x[i] = i / 4 + 1 + 0.3 * ((i % 4 + 0.5) / 4 - 0.5);
+      y[i] = 60 + 5 * i;
+    }
+  figure = pl_figure_new_scatter (x, y, 16);
+  pl_figure_set_x_integers (figure, TRUE);
+  for (int width = 200; width <= 1400; width += 300)
+    {
+      cairo_surface_t *surface = fig_render (figure, width, 400);
+      guint n;
+      const double *ticks = pl_figure_get_ticks (figure, TRUE, &n);
+
+      g_assert_cmpuint (n, >=, 2);
+      for (guint i = 0; i < n; i++)
+        {
+          g_assert_cmpfloat (ticks[i], ==, floor (ticks[i]));
+          g_assert_cmpfloat (ticks[i], >=, 1);
+          g_assert_cmpfloat (ticks[i], <=, 4);
+        }
+      if (width >= 500)
+        g_assert_cmpuint (n, ==, 4);
+      /* The y axis keeps its round values. */
+      ticks = pl_figure_get_ticks (figure, FALSE, &n);
+      g_assert_cmpuint (n, >=, 2);
+      cairo_surface_destroy (surface);
+    }
+}
+
 /* Small multiples share one colour scale: equal values, equal colours,
  * whichever panel they are in. */
 static void
@@ -344,6 +382,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pl/figure/trajectory/3d-at-rest-is-2d", test_trajectory_3d_at_rest_is_2d);
   g_test_add_func ("/pl/figure/trajectory/markers", test_trajectory_markers);
   g_test_add_func ("/pl/figure/lines/positions", test_lines_positions);
+  g_test_add_func ("/pl/figure/scatter/integer-axis", test_scatter_integer_axis);
   g_test_add_func ("/pl/figure/bars/heights", test_bars_heights);
   g_test_add_func ("/pl/figure/table/cells", test_table_cells);
   g_test_add_func ("/pl/figure/multiples/shared-scale", test_multiples_shared_scale);

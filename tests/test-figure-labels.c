@@ -176,6 +176,38 @@ test_few_all_drawn (void)
   cairo_surface_destroy (surface);
 }
 
+/* Fifty names whose cells are a little less than a line high: every one
+ * drawn, in a smaller font (not below 70 % of the tick size), none
+ * overlapping, rather than every second one. */
+static void
+test_crowded_all_drawn (void)
+{
+  g_autoptr(PlFigure) figure = named_figure (50);
+  cairo_surface_t *surface = fig_render (figure, 640, 560);
+  guint n_x, n_y;
+  g_autoptr(GArray) boxes = drawn_boxes (figure, 50, 640, 560, &n_x, &n_y);
+  cairo_rectangle_t plot;
+  double w, h;
+
+  pl_figure_get_plot_area (figure, &plot);
+  pango_size ("tok0", &w, &h);
+  /* The case this is about: cells under one line of the tick font. */
+  g_assert_cmpfloat (plot.width / 50, <, h);
+  g_assert_cmpuint (n_x, ==, 50);
+  g_assert_cmpuint (n_y, ==, 50);
+  for (guint i = 0; i < 50; i++)
+    {
+      cairo_rectangle_t x_box, y_box;
+
+      g_assert_true (pl_figure_get_tick_label_box (figure, TRUE, i, &x_box));
+      g_assert_true (pl_figure_get_tick_label_box (figure, FALSE, i, &y_box));
+      g_assert_cmpfloat (x_box.width, >=, 0.7 * h - 0.01);
+      g_assert_cmpfloat (y_box.height, >=, 0.7 * h - 0.01);
+      g_assert_true (has_ink (surface, &x_box));
+    }
+  cairo_surface_destroy (surface);
+}
+
 static guint
 count_in (PlFigure *figure,
           gboolean  x_axis,
@@ -368,6 +400,7 @@ main (int argc, char *argv[])
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/pl/figure-labels/few-all-drawn", test_few_all_drawn);
+  g_test_add_func ("/pl/figure-labels/crowded-all-drawn", test_crowded_all_drawn);
   g_test_add_func ("/pl/figure-labels/many-thinned", test_many_thinned);
   g_test_add_func ("/pl/figure-labels/zoom-shows-more", test_zoom_shows_more);
   g_test_add_func ("/pl/figure-labels/export", test_export);

@@ -124,6 +124,43 @@ test_heatmap_gpt2_diagonal (void)
 
 /* ---- axes --------------------------------------------------------------- */
 
+/* A position-by-position matrix labels both axes at the same positions,
+ * though the column labels need more room than the row labels, at any size
+ * and zoom; the ticks are whole positions inside the view. */
+static void
+test_heatmap_square_ticks_alike (void)
+{
+  g_autoptr(PlMatrix) m = fig_ramp (512, 512);
+  g_autoptr(PlFigure) figure = pl_figure_new_heatmap (m, 0);
+  const int sizes[][2] = { { 520, 440 }, { 300, 300 }, { 900, 500 }, { 360, 640 }, { 1200, 900 } };
+
+  for (guint zoom = 0; zoom < 2; zoom++)
+    for (guint k = 0; k < G_N_ELEMENTS (sizes); k++)
+      {
+        cairo_surface_t *surface;
+        const double *xt, *yt;
+        guint nx, ny;
+
+        if (zoom)
+          pl_figure_set_view (figure, 100, 100, 160, 160);
+        surface = fig_render (figure, sizes[k][0], sizes[k][1]);
+        xt = pl_figure_get_ticks (figure, TRUE, &nx);
+        yt = pl_figure_get_ticks (figure, FALSE, &ny);
+        g_assert_nonnull (xt);
+        g_assert_nonnull (yt);
+        g_assert_cmpuint (nx, >=, 2);
+        g_assert_cmpuint (nx, ==, ny);
+        for (guint i = 0; i < nx; i++)
+          {
+            g_assert_cmpfloat (xt[i], ==, yt[i]);
+            g_assert_cmpfloat (xt[i], ==, floor (xt[i]));
+            g_assert_cmpfloat (xt[i], >=, zoom ? 100 : 0);
+            g_assert_cmpfloat (xt[i], <, zoom ? 160 : 512);
+          }
+        cairo_surface_destroy (surface);
+      }
+}
+
 static void
 test_ticks_and_labels (void)
 {
@@ -561,6 +598,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pl/figure/heatmap/colorbar-ends", test_heatmap_colorbar_ends);
   g_test_add_func ("/pl/figure/heatmap/gpt2-diagonal", test_heatmap_gpt2_diagonal);
   g_test_add_func ("/pl/figure/heatmap/shapes", test_heatmap_shapes);
+  g_test_add_func ("/pl/figure/heatmap/square-ticks-alike", test_heatmap_square_ticks_alike);
   g_test_add_func ("/pl/figure/heatmap/dark", test_dark_mode);
   g_test_add_func ("/pl/figure/lines/dark-contrast", test_dark_series_contrast);
   g_test_add_func ("/pl/figure/axes/ticks-and-labels", test_ticks_and_labels);

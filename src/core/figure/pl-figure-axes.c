@@ -12,6 +12,31 @@
 #define TICK_GAP    2.5
 #define LINE_WIDTH  0.75
 
+void
+pl_ticks_at_step (double  lo,
+                  double  hi,
+                  double  step,
+                  GArray *ticks)
+{
+  double first;
+
+  g_array_set_size (ticks, 0);
+  if (!(step > 0) || !isfinite (lo) || !isfinite (hi))
+    return;
+  first = ceil (lo / step - 1e-9) * step;
+  for (double v = first; v <= hi + step * 1e-9; v += step)
+    {
+      /* Snap away the accumulated error so labels read "0.3", not "0.30000001". */
+      double snapped = round (v / step) * step;
+
+      if (fabs (snapped) < step * 1e-9)
+        snapped = 0;
+      g_array_append_val (ticks, snapped);
+      if (ticks->len > 1000)
+        break;
+    }
+}
+
 static double
 ticks_at_step (double   lo,
                double   hi,
@@ -19,7 +44,7 @@ ticks_at_step (double   lo,
                gboolean integers,
                GArray  *ticks)
 {
-  double range = hi - lo, raw, mag, norm, step, first;
+  double range = hi - lo, raw, mag, norm, step;
 
   if (range <= 0)
     range = fabs (lo) > 0 ? fabs (lo) : 1;
@@ -37,20 +62,7 @@ ticks_at_step (double   lo,
   if (integers && step < 1)
     step = 1;
 
-  g_array_set_size (ticks, 0);
-  first = ceil (lo / step - 1e-9) * step;
-  for (double v = first; v <= hi + step * 1e-9; v += step)
-    {
-      /* Snap away the accumulated error so labels read "0.3", not "0.30000001". */
-      double snapped = round (v / step) * step;
-
-      if (fabs (snapped) < step * 1e-9)
-        snapped = 0;
-      g_array_append_val (ticks, snapped);
-      if (ticks->len > 1000)
-        break;
-    }
-
+  pl_ticks_at_step (lo, hi, step, ticks);
   return step;
 }
 
@@ -501,6 +513,8 @@ pl_axes_draw (PlDraw *draw,
 
   pl_draw_text_size (draw, "0", tick_size, 0, NULL, &tick_h);
   pl_draw_frame (draw, p);
+  pl_figure_record_ticks (self, 0, axes->x_categories == NULL ? axes->xticks : NULL);
+  pl_figure_record_ticks (self, 1, axes->yticks);
 
   cairo_save (cr);
   cairo_set_line_width (cr, LINE_WIDTH);

@@ -230,9 +230,13 @@ widest_named (PlDraw  *draw,
   return widest;
 }
 
-/* Every k-th cell's name, k the smallest step that keeps the names a line
- * apart: columns' names rotated to read upwards under the plot, rows' names
- * level on its left. Records where each one went. */
+/* Names shrink down to this share of the tick size to fit one per cell. */
+#define MIN_LABEL_SCALE 0.7
+
+/* Every cell's name when the cells are at least MIN_LABEL_SCALE of a line
+ * high (the names shrunk to fit), else every k-th, k the smallest step that
+ * keeps the names a line apart: columns' names rotated to read upwards under
+ * the plot, rows' names level on its left. Records where each one went. */
 static void
 draw_named_ticks (PlFigure                *self,
                   PlDraw                  *draw,
@@ -247,8 +251,12 @@ draw_named_ticks (PlFigure                *self,
   gsize n_cols = MIN (self->values->cols, self->n_tick_labels);
   gsize n_rows = MIN (self->values->rows, self->n_tick_labels);
   /* A line box already holds the font's leading: a little more keeps names apart. */
-  guint kx = (guint) MAX (1, ceil (text_h * 1.05 / cw));
-  guint ky = (guint) MAX (1, ceil (text_h * 1.05 / ch));
+  double pitch = text_h * 1.05;
+  /* Every name, in a smaller font if need be, rather than every k-th. */
+  double x_size = cw >= pitch * MIN_LABEL_SCALE ? size * MIN (cw / pitch, 1) : size;
+  double y_size = ch >= pitch * MIN_LABEL_SCALE ? size * MIN (ch / pitch, 1) : size;
+  guint kx = (guint) MAX (1, ceil (pitch * x_size / size / cw - 1e-9));
+  guint ky = (guint) MAX (1, ceil (pitch * y_size / size / ch - 1e-9));
   guint first, last;
 
   if (self->label_boxes == NULL)
@@ -271,8 +279,8 @@ draw_named_ticks (PlFigure                *self,
         cairo_move_to (cr, x, plot->y + plot->height);
         cairo_line_to (cr, x, plot->y + plot->height + TICK_LENGTH);
         cairo_stroke (cr);
-        pl_draw_text (draw, shown[c], size, 0, draw->fg, x, y, 1, 0.5, -G_PI / 2);
-        pl_draw_text_size (draw, shown[c], size, 0, &w, &h);
+        pl_draw_text (draw, shown[c], x_size, 0, draw->fg, x, y, 1, 0.5, -G_PI / 2);
+        pl_draw_text_size (draw, shown[c], x_size, 0, &w, &h);
         box.box = (cairo_rectangle_t) { x - h / 2, y, h, w };
         g_array_append_val (self->label_boxes, box);
       }
@@ -290,8 +298,8 @@ draw_named_ticks (PlFigure                *self,
         cairo_move_to (cr, plot->x, y);
         cairo_line_to (cr, plot->x - TICK_LENGTH, y);
         cairo_stroke (cr);
-        pl_draw_text (draw, shown[r], size, 0, draw->fg, x, y, 1, 0.5, 0);
-        pl_draw_text_size (draw, shown[r], size, 0, &w, &h);
+        pl_draw_text (draw, shown[r], y_size, 0, draw->fg, x, y, 1, 0.5, 0);
+        pl_draw_text_size (draw, shown[r], y_size, 0, &w, &h);
         box.box = (cairo_rectangle_t) { x - w, y - h / 2, w, h };
         g_array_append_val (self->label_boxes, box);
       }
@@ -352,6 +360,15 @@ draw_numeric_ticks (PlFigure                *self,
   xw = widest_label (draw, tick_size, xticks, 1);
   xstep = pl_nice_ticks (first + self->view_x0 - 0.5, first + self->view_x1 - 0.5,
                          (guint) CLAMP (pw / (xw + tick_h * 2.5), 2, 12), TRUE, xticks);
+  /* Position against position: both axes count alike, at the coarser step. */
+  if (self->values->rows == self->values->cols && xstep != ystep)
+    {
+      xstep = ystep = MAX (xstep, ystep);
+      pl_ticks_at_step (first + self->view_x0 - 0.5, first + self->view_x1 - 0.5, xstep, xticks);
+      pl_ticks_at_step (first + self->view_y0 - 0.5, first + self->view_y1 - 0.5, ystep, yticks);
+    }
+  pl_figure_record_ticks (self, 0, xticks);
+  pl_figure_record_ticks (self, 1, yticks);
 
   cairo_save (cr);
   cairo_set_line_width (cr, 0.75);

@@ -62,6 +62,15 @@ pl_figure_add_series (PlFigure     *self,
   g_ptr_array_add (self->series, s);
 }
 
+void
+pl_figure_set_x_integers (PlFigure *self,
+                          gboolean  integers)
+{
+  g_return_if_fail (PL_IS_FIGURE (self));
+
+  self->x_integers = !!integers;
+}
+
 PlFigure *
 pl_figure_new_scatter (const double *x,
                        const double *y,
@@ -215,7 +224,7 @@ pl_figure_lines_render (PlFigure                *self,
   axes.x1 = xhi;
   axes.y0 = ylo;
   axes.y1 = yhi;
-  axes.x_integers = integers;
+  axes.x_integers = integers || self->x_integers;
   if (n_series > 0)
     {
       if (legend)
@@ -315,7 +324,7 @@ pl_figure_scatter_render (PlFigure                *self,
   axes.x1 = xhi;
   axes.y0 = ylo;
   axes.y1 = yhi;
-  axes.x_integers = integers;
+  axes.x_integers = integers || self->x_integers;
   if (self->point_values != NULL)
     {
       cairo_rectangle_t probe = { 0, 0, BAR_WIDTH, MAX (area->height - 4 * GAP, 10) };

@@ -50,6 +50,7 @@ struct _PlFigure
   gboolean           has_colorbar;
   struct _PlRenderState *saved;       /* during an export */
   gboolean           integer_scale;   /* colour bar ticks on whole numbers */
+  GArray            *ticks[2];        /* x and y tick values of the last render */
 
   /* Heatmap */
   PlMatrix          *values;
@@ -90,6 +91,7 @@ struct _PlFigure
   double            *point_values;    /* scatter colours, or NULL */
   char             **categories;      /* bar labels, or NULL */
   gboolean           cumulative;
+  gboolean           x_integers;      /* whole-number x ticks whatever the points */
 
   /* Probe table */
   char             **columns;
@@ -179,6 +181,11 @@ double   pl_nice_ticks           (double             lo,
                                   guint              max_ticks,
                                   gboolean           integers,
                                   GArray            *ticks);
+/* The multiples of STEP in [lo, hi]. */
+void     pl_ticks_at_step        (double             lo,
+                                  double             hi,
+                                  double             step,
+                                  GArray            *ticks);
 /* A tick label with the decimals STEP needs and a real minus sign. */
 char    *pl_format_tick          (double             value,
                                   double             step);
@@ -244,6 +251,11 @@ void     pl_rgb_from_hex         (guint32            hex,
 
 /* pl-figure.c */
 PlFigure *pl_figure_new_kind     (PlFigureKind       kind);
+/* Keeps the tick values an axis was drawn with (AXIS 0 = x, 1 = y) for
+ * pl_figure_get_ticks; NULL: that axis has no numeric ticks. */
+void     pl_figure_record_ticks  (PlFigure          *self,
+                                  guint              axis,
+                                  GArray            *ticks);
 /* An export renders at another size; these keep what the last on-screen
  * render left (areas, points, panels) across it. */
 void     pl_figure_save_render_state    (PlFigure   *self);

@@ -41,6 +41,8 @@ pl_figure_finalize (GObject *object)
   g_clear_pointer (&self->bar_image, cairo_surface_destroy);
   g_clear_pointer (&self->tick_labels, g_strfreev);
   g_clear_pointer (&self->label_boxes, g_array_unref);
+  g_clear_pointer (&self->ticks[0], g_array_unref);
+  g_clear_pointer (&self->ticks[1], g_array_unref);
 
   G_OBJECT_CLASS (pl_figure_parent_class)->finalize (object);
 }
@@ -374,6 +376,8 @@ pl_figure_render_full (PlFigure *self,
   cairo_fill (cr);
 
   self->has_colorbar = FALSE;
+  pl_figure_record_ticks (self, 0, NULL);
+  pl_figure_record_ticks (self, 1, NULL);
   switch (self->kind)
     {
     case PL_FIGURE_HEATMAP:
@@ -427,6 +431,32 @@ pl_figure_get_plot_area (PlFigure          *self,
   g_return_if_fail (area != NULL);
 
   *area = self->plot_area;
+}
+
+void
+pl_figure_record_ticks (PlFigure *self,
+                        guint     axis,
+                        GArray   *ticks)
+{
+  g_assert (axis < 2);
+  g_clear_pointer (&self->ticks[axis], g_array_unref);
+  if (ticks != NULL)
+    self->ticks[axis] = g_array_copy (ticks);
+}
+
+const double *
+pl_figure_get_ticks (PlFigure *self,
+                     gboolean  x_axis,
+                     guint    *n)
+{
+  GArray *ticks;
+
+  g_return_val_if_fail (PL_IS_FIGURE (self), NULL);
+
+  ticks = self->ticks[x_axis ? 0 : 1];
+  if (n != NULL)
+    *n = ticks != NULL ? ticks->len : 0;
+  return ticks != NULL ? (const double *) (gpointer) ticks->data : NULL;
 }
 
 gboolean
@@ -594,6 +624,7 @@ typedef struct _PlRenderState
   double            *points;
   GArray            *panel_areas;
   GArray            *label_boxes;
+  GArray            *ticks[2];
 } PlRenderState;
 
 void
@@ -612,6 +643,9 @@ pl_figure_save_render_state (PlFigure *self)
     state->panel_areas = g_array_copy (self->panel_areas);
   if (self->label_boxes != NULL)
     state->label_boxes = g_array_copy (self->label_boxes);
+  for (guint axis = 0; axis < 2; axis++)
+    if (self->ticks[axis] != NULL)
+      state->ticks[axis] = g_array_copy (self->ticks[axis]);
   self->saved = state;
   for (guint i = 0; self->panels != NULL && i < self->panels->len; i++)
     pl_figure_save_render_state (g_ptr_array_index (self->panels, i));
@@ -639,6 +673,11 @@ pl_figure_restore_render_state (PlFigure *self)
     }
   g_clear_pointer (&self->label_boxes, g_array_unref);
   self->label_boxes = state->label_boxes;
+  for (guint axis = 0; axis < 2; axis++)
+    {
+      g_clear_pointer (&self->ticks[axis], g_array_unref);
+      self->ticks[axis] = state->ticks[axis];
+    }
   g_free (state);
   for (guint i = 0; self->panels != NULL && i < self->panels->len; i++)
     pl_figure_restore_render_state (g_ptr_array_index (self->panels, i));

@@ -130,6 +130,10 @@ PlFigure   *pl_figure_new_lines         (const double *x,
 void        pl_figure_add_series        (PlFigure     *self,
                                          const char   *name,
                                          const double *y);
+/* The x axis counts whole things (layers, heads): ticks on whole numbers
+ * only, even where points sit between them to stand apart. */
+void        pl_figure_set_x_integers    (PlFigure     *self,
+                                         gboolean      integers);
 /* Points (x[i], y[i]); pl_figure_set_point_values colours them with the map. */
 PlFigure   *pl_figure_new_scatter       (const double *x,
                                          const double *y,
@@ -219,6 +223,13 @@ void        pl_figure_render          (PlFigure       *self,
 /* Where the data area landed in the last render, in the cairo units of that render. */
 void        pl_figure_get_plot_area   (PlFigure       *self,
                                        cairo_rectangle_t *area);
+/* The values at the ticks of the last render along the x axis (X_AXIS) or
+ * the y axis: positions on a heatmap, data values on numeric axes, with N
+ * set to how many; NULL when that axis had no numeric ticks (named cells,
+ * categories). */
+const double *pl_figure_get_ticks     (PlFigure     *self,
+                                       gboolean      x_axis,
+                                       guint        *n);
 /* Where the colour bar landed in the last render; FALSE when there is none. */
 gboolean    pl_figure_get_colorbar_area (PlFigure     *self,
                                        cairo_rectangle_t *area);
