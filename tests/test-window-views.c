@@ -139,6 +139,45 @@ test_attention_numbers (void)
     }
 }
 
+/* The ticks along the x axis of the attention sub-view VIEW, drawn at 800 × 400. */
+static GArray *
+attention_x_ticks (const char *view)
+{
+  PlFigure *figure;
+  cairo_surface_t *surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 800, 400);
+  cairo_t *cr = cairo_create (surface);
+  GArray *ticks = g_array_new (FALSE, FALSE, sizeof (double));
+  const double *values;
+  guint n;
+
+  pl_attention_page_show (PL_ATTENTION_PAGE (page ("attention")), view);
+  figure = pl_page_get_figure (PL_PAGE (page ("attention")));
+  pl_figure_render (figure, cr, 800, 400);
+  values = pl_figure_get_ticks (figure, TRUE, &n);
+  g_array_append_vals (ticks, values, n);
+  cairo_destroy (cr);
+  cairo_surface_destroy (surface);
+  return ticks;
+}
+
+/* GPT-2 is causal: its offsets plot ends at 0, where everything ahead of the
+ * query would be zero. The layers of the distances plot are ticked at whole
+ * layers, though each layer's heads stand apart around it. */
+static void
+test_attention_axes (void)
+{
+  g_autoptr(GArray) offsets = attention_x_ticks ("offsets");
+  g_autoptr(GArray) layers = attention_x_ticks ("distances");
+
+  g_assert_cmpuint (offsets->len, >=, 3);
+  for (guint i = 0; i < offsets->len; i++)
+    g_assert_cmpfloat (g_array_index (offsets, double, i), <=, 0);
+  g_assert_cmpfloat (g_array_index (offsets, double, 0), <=, -20);
+  g_assert_cmpuint (layers->len, ==, 4);
+  for (guint i = 0; i < layers->len; i++)
+    g_assert_cmpfloat (g_array_index (layers, double, i), ==, i + 1);
+}
+
 static void
 test_layers_step (void)
 {
@@ -504,6 +543,7 @@ main (int argc, char *argv[])
 
   g_test_add_func ("/pl/window/views-switch-and-draw", test_views_switch_and_draw);
   g_test_add_func ("/pl/window/attention-numbers", test_attention_numbers);
+  g_test_add_func ("/pl/window/attention-axes", test_attention_axes);
   g_test_add_func ("/pl/window/layers-step", test_layers_step);
   g_test_add_func ("/pl/window/probes-match-reference", test_probes_match_reference);
   g_test_add_func ("/pl/window/compare-difference", test_compare_difference);

@@ -76,20 +76,22 @@ show_offsets (PlAttentionPage *self)
   guint t = stats->n_tokens;
   guint w = MIN ((guint) gtk_spin_button_get_value (self->window_spin), t - 1);
   guint layer = get_layer (self);
-  g_autofree double *x = g_new (double, 2 * w + 1);
-  g_autofree double *y = g_new (double, 2 * w + 1);
+  /* A causal model never attends ahead: its offsets end at 0. */
+  guint n = pl_model_get_causal (self->model) ? w + 1 : 2 * w + 1;
+  g_autofree double *x = g_new (double, n);
+  g_autofree double *y = g_new (double, n);
   g_autoptr(PlFigure) figure = NULL;
   g_autofree char *title = NULL;
 
-  for (guint i = 0; i <= 2 * w; i++)
+  for (guint i = 0; i < n; i++)
     x[i] = (double) i - w;
-  figure = pl_figure_new_lines (x, 2 * w + 1);
+  figure = pl_figure_new_lines (x, n);
   for (guint h = 0; h < stats->n_heads; h++)
     {
       const float *row = pl_matrix_row (stats->offset_profile, layer * stats->n_heads + h);
       g_autofree char *name = g_strdup_printf (_("Head %u"), h + 1);
 
-      for (guint i = 0; i <= 2 * w; i++)
+      for (guint i = 0; i < n; i++)
         y[i] = row[(t - 1) - w + i];
       pl_figure_add_series (figure, name, y);
     }
@@ -123,6 +125,7 @@ show_distances (PlAttentionPage *self)
         mass[i] = pl_matrix_get (stats->first_token, l, h);
       }
   figure = pl_figure_new_scatter (x, y, n);
+  pl_figure_set_x_integers (figure, TRUE);
   pl_figure_set_point_values (figure, mass);
   pl_view_style_apply (figure, self->workspace);
   title = g_strdup_printf (_("%s — mean attention distance per head"), pl_model_get_name (self->model));
