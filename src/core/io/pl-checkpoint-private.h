@@ -34,5 +34,17 @@ gboolean       pl_checkpoint_load_config         (PlCheckpoint    *self,
  * order (plain names in the index's folder, never paths elsewhere). */
 GStrv          pl_checkpoint_read_shard_index    (const char      *index_path,
                                                   GError         **error);
+/* Reads exactly LEN bytes at OFFSET; a short file is an error naming PATH. */
+gboolean       pl_checkpoint_read_exact          (int              fd,
+                                                  void            *buf,
+                                                  gsize            len,
+                                                  guint64          offset,
+                                                  const char      *path,
+                                                  GError         **error);
+/* Converts N little-endian elements of a float DTYPE to float32. */
+void           pl_checkpoint_convert_le          (PlDType          dtype,
+                                                  const guint8    *src,
+                                                  float           *dst,
+                                                  gsize            n);
 
 G_END_DECLS

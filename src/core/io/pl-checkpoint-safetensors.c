@@ -79,87 +79,6 @@ pl_checkpoint_safetensors_finalize (GObject *object)
   G_OBJECT_CLASS (pl_checkpoint_safetensors_parent_class)->finalize (object);
 }
 
-static gboolean
-read_exact (int          fd,
-            void        *buf,
-            gsize        len,
-            guint64      offset,
-            const char  *path,
-            GError     **error)
-{
-  guint8 *p = buf;
-
-  while (len > 0)
-    {
-      ssize_t got = pread (fd, p, MIN (len, (gsize) G_MAXSSIZE), (off_t) offset);
-
-      if (got < 0 && errno == EINTR)
-        continue;
-      if (got <= 0)
-        {
-          g_set_error (error, PL_ERROR, got == 0 ? PL_ERROR_CORRUPT : PL_ERROR_FAILED,
-                       "%s: %s at byte %" G_GUINT64_FORMAT, path,
-                       got == 0 ? "unexpected end of file" : g_strerror (errno), offset);
-          return FALSE;
-        }
-      p += got;
-      len -= got;
-      offset += got;
-    }
-  return TRUE;
-}
-
-static void
-convert (PlDType      dtype,
-         const guint8 *src,
-         float        *dst,
-         gsize         n)
-{
-  /* safetensors is little-endian by definition. */
-  switch (dtype)
-    {
-    case PL_DTYPE_F32:
-      for (gsize i = 0; i < n; i++)
-        {
-          guint32 bits;
-          memcpy (&bits, src + 4 * i, 4);
-          bits = GUINT32_FROM_LE (bits);
-          memcpy (dst + i, &bits, 4);
-        }
-      break;
-    case PL_DTYPE_F16:
-    case PL_DTYPE_BF16:
-      {
-        PlStoredType type = dtype == PL_DTYPE_F16 ? PL_STORED_F16 : PL_STORED_BF16;
-
-        if (G_BYTE_ORDER == G_LITTLE_ENDIAN)
-          pl_stored_convert (type, src, dst, n);
-        else
-          for (gsize i = 0; i < n; i++)
-            {
-              guint16 h = (guint16) (src[2 * i] | (src[2 * i + 1] << 8));
-
-              pl_stored_convert (type, &h, dst + i, 1);
-            }
-      }
-      break;
-    case PL_DTYPE_F64:
-      for (gsize i = 0; i < n; i++)
-        {
-          guint64 bits;
-          double value;
-          memcpy (&bits, src + 8 * i, 8);
-          bits = GUINT64_FROM_LE (bits);
-          memcpy (&value, &bits, 8);
-          dst[i] = (float) value;
-        }
-      break;
-    case PL_DTYPE_OTHER:
-    default:
-      g_assert_not_reached ();
-    }
-}
-
 static PlMatrix *
 pl_checkpoint_safetensors_read_rows (PlCheckpoint        *checkpoint,
                                      const PlTensorInfo  *info,
@@ -191,7 +110,7 @@ pl_checkpoint_safetensors_read_rows (PlCheckpoint        *checkpoint,
     }
   if (info->dtype == PL_DTYPE_F32 && G_BYTE_ORDER == G_LITTLE_ENDIAN)
     {
-      if (!read_exact (shard->fd, matrix->data, total * 4, offset, shard->path, error))
+      if (!pl_checkpoint_read_exact (shard->fd, matrix->data, total * 4, offset, shard->path, error))
         return NULL;
       return g_steal_pointer (&matrix);
     }
@@ -201,9 +120,9 @@ pl_checkpoint_safetensors_read_rows (PlCheckpoint        *checkpoint,
     {
       gsize count = MIN (total - done, CHUNK_BYTES / elem);
 
-      if (!read_exact (shard->fd, chunk, count * elem, offset + done * elem, shard->path, error))
+      if (!pl_checkpoint_read_exact (shard->fd, chunk, count * elem, offset + done * elem, shard->path, error))
         return NULL;
-      convert (info->dtype, chunk, matrix->data + done, count);
+      pl_checkpoint_convert_le (info->dtype, chunk, matrix->data + done, count);
       done += count;
     }
   return g_steal_pointer (&matrix);
@@ -230,7 +149,7 @@ pl_checkpoint_safetensors_read_stored (PlCheckpoint        *checkpoint,
       return NULL;
     }
   /* Bounds were checked against the file when the header was read. */
-  if (!read_exact (shard->fd, stored->data, rows * cols * entry->elem_size, entry->offset, shard->path, error))
+  if (!pl_checkpoint_read_exact (shard->fd, stored->data, rows * cols * entry->elem_size, entry->offset, shard->path, error))
     return NULL;
 #if G_BYTE_ORDER == G_BIG_ENDIAN
   if (entry->elem_size == 4)
@@ -323,7 +242,7 @@ parse_header (PlCheckpointSafetensors  *self,
                    path, file_size);
       return FALSE;
     }
-  if (!read_exact (shard->fd, len_bytes, 8, 0, path, error))
+  if (!pl_checkpoint_read_exact (shard->fd, len_bytes, 8, 0, path, error))
     return FALSE;
   memcpy (&header_len, len_bytes, 8);
   header_len = GUINT64_FROM_LE (header_len);
@@ -343,7 +262,7 @@ parse_header (PlCheckpointSafetensors  *self,
       return FALSE;
     }
   header = g_malloc (header_len + 1);
-  if (!read_exact (shard->fd, header, header_len, 8, path, error))
+  if (!pl_checkpoint_read_exact (shard->fd, header, header_len, 8, path, error))
     return FALSE;
   header[header_len] = '\0';
   if (!g_utf8_validate (header, header_len, NULL) || strlen (header) != header_len)

@@ -91,6 +91,86 @@ pl_tensor_info_is_table (const PlTensorInfo *info)
   return info->rank == 2 && info->dtype != PL_DTYPE_OTHER;
 }
 
+gboolean
+pl_checkpoint_read_exact (int          fd,
+                          void        *buf,
+                          gsize        len,
+                          guint64      offset,
+                          const char  *path,
+                          GError     **error)
+{
+  guint8 *p = buf;
+
+  while (len > 0)
+    {
+      ssize_t got = pread (fd, p, MIN (len, (gsize) G_MAXSSIZE), (off_t) offset);
+
+      if (got < 0 && errno == EINTR)
+        continue;
+      if (got <= 0)
+        {
+          g_set_error (error, PL_ERROR, got == 0 ? PL_ERROR_CORRUPT : PL_ERROR_FAILED,
+                       "%s: %s at byte %" G_GUINT64_FORMAT, path,
+                       got == 0 ? "unexpected end of file" : g_strerror (errno), offset);
+          return FALSE;
+        }
+      p += got;
+      len -= got;
+      offset += got;
+    }
+  return TRUE;
+}
+
+void
+pl_checkpoint_convert_le (PlDType       dtype,
+                          const guint8 *src,
+                          float        *dst,
+                          gsize         n)
+{
+  switch (dtype)
+    {
+    case PL_DTYPE_F32:
+      for (gsize i = 0; i < n; i++)
+        {
+          guint32 bits;
+          memcpy (&bits, src + 4 * i, 4);
+          bits = GUINT32_FROM_LE (bits);
+          memcpy (dst + i, &bits, 4);
+        }
+      break;
+    case PL_DTYPE_F16:
+    case PL_DTYPE_BF16:
+      {
+        PlStoredType type = dtype == PL_DTYPE_F16 ? PL_STORED_F16 : PL_STORED_BF16;
+
+        if (G_BYTE_ORDER == G_LITTLE_ENDIAN)
+          pl_stored_convert (type, src, dst, n);
+        else
+          for (gsize i = 0; i < n; i++)
+            {
+              guint16 h = (guint16) (src[2 * i] | (src[2 * i + 1] << 8));
+
+              pl_stored_convert (type, &h, dst + i, 1);
+            }
+      }
+      break;
+    case PL_DTYPE_F64:
+      for (gsize i = 0; i < n; i++)
+        {
+          guint64 bits;
+          double value;
+          memcpy (&bits, src + 8 * i, 8);
+          bits = GUINT64_FROM_LE (bits);
+          memcpy (&value, &bits, 8);
+          dst[i] = (float) value;
+        }
+      break;
+    case PL_DTYPE_OTHER:
+    default:
+      g_assert_not_reached ();
+    }
+}
+
 void
 pl_checkpoint_set_path_and_format (PlCheckpoint *self,
                                    const char   *path,
