@@ -4,14 +4,15 @@
 # Builds the libFuzzer targets (clang, AddressSanitizer + UBSan) in
 # _build-fuzz and runs one of them for a while on a copy of its seed corpus:
 #   build-aux/fuzz.sh TARGET [SECONDS] [extra libFuzzer options]
-# TARGET: safetensors, hdf5, config, model or tokenizer. SECONDS defaults to 60.
+# TARGET: safetensors, hdf5, config, model, tokenizer, pickle or pytorch.
+# SECONDS defaults to 60.
 # Crashes are written to _build-fuzz/findings/TARGET/; keep each one, once
 # fixed, as tests/fuzz/regressions/TARGET/<name>: the normal test suite
 # replays it (fuzz-replay-TARGET).
 set -eu
 
 cd "$(dirname "$0")/.."
-target="${1:?usage: $0 safetensors|hdf5|config|model|tokenizer [SECONDS]}"
+target="${1:?usage: $0 safetensors|hdf5|config|model|tokenizer|pickle|pytorch [SECONDS]}"
 seconds="${2:-60}"
 [ $# -ge 2 ] && shift 2 || shift $#
 build_dir="${POSLENS_FUZZ_BUILD_DIR:-_build-fuzz}"

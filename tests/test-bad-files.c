@@ -446,7 +446,7 @@ build_corpus (void)
 }
 
 static const BadCase cases[] = {
-  { "pytorch_model.bin", NULL, "safetensors" },
+  { "pytorch_model.bin", NULL, "zip" },
   { "model.gguf", NULL, "GGUF" },
   { "empty.h5", NULL, "empty" },
   { "empty.safetensors", NULL, "empty" },

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Writes the fuzz targets' seed corpus (tests/fuzz/corpus/<target>/): small
 valid inputs of each kind, from which libFuzzer mutates. Run from anywhere;
-needs Debian's numpy and h5py (/usr/bin/python3)."""
+needs Debian's numpy, h5py and python3-torch (/usr/bin/python3)."""
 import json
 import os
 import struct
@@ -168,3 +168,60 @@ bpe_pairs = json.loads(json.dumps(bpe))
 bpe_pairs['model']['merges'] = [m.split(' ') for m in bpe['model']['merges']]
 for name, tok in (('wordpiece', wordpiece), ('bpe', bpe), ('bpe-pairs', bpe_pairs)):
     out('tokenizer', name, bytes([len(pad) // 4]) + pad + json.dumps(tok).encode())
+
+
+# PyTorch files as torch.save writes them (zip and legacy, pickle protocols
+# 2 and 4), and their pickles alone for the unpickler.
+import io
+import pickle
+import pickletools
+import zipfile
+from collections import OrderedDict
+
+import torch
+
+
+def state_dict(tensors, dtype=torch.float32):
+    return OrderedDict((n, (torch.arange(float(np.prod(s))) * 0.25 + i).reshape(s).to(dtype))
+                       for i, (n, s) in enumerate(tensors.items()))
+
+
+def torch_bytes(obj, legacy=False, protocol=2):
+    buf = io.BytesIO()
+    torch.save(obj, buf, _use_new_zipfile_serialization=not legacy, pickle_protocol=protocol)
+    return buf.getvalue()
+
+
+def object_pickle(data):
+    """The pickle of the object in a zip's data.pkl or after a legacy file's three head pickles."""
+    if data[:4] == b'PK\x03\x04':
+        with zipfile.ZipFile(io.BytesIO(data)) as z:
+            return z.read(next(n for n in z.namelist() if n.endswith('/data.pkl')))
+    f = io.BytesIO(data)
+    for _ in range(3):
+        pickle.load(f)
+    start = f.tell()
+    for _ in pickletools.genops(f):
+        pass
+    return data[start:f.tell()]
+
+
+views = OrderedDict()
+base = torch.arange(20.0).reshape(4, 5)
+views['transformer.wpe.weight'] = base
+views['transposed'] = base.t()
+views['offset'] = base[1:, 2:]
+views['tied'] = base
+views['bf16'] = base.bfloat16()[::2]
+views['scalar'] = torch.tensor(2.5)
+views['ids'] = torch.arange(6).expand(2, 6)
+seeds = {
+    'gpt2-zip': torch_bytes(state_dict(gpt2)),
+    'bert-legacy-f16': torch_bytes(state_dict(bert, torch.float16), legacy=True),
+    'views-protocol4': torch_bytes(views, protocol=4),
+    'train-legacy': torch_bytes({'epoch': 2, 'state_dict': views, 'optimizer': {'lr': 0.5, 'groups': [[0, 1], []]}},
+                                legacy=True),
+}
+for name, data in seeds.items():
+    out('pytorch', name, data)
+    out('pickle', name, object_pickle(data))

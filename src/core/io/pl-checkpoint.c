@@ -7,6 +7,7 @@
 
 #include "pl-checkpoint-hdf5.h"
 #include "pl-checkpoint-private.h"
+#include "pl-checkpoint-pytorch.h"
 #include "pl-checkpoint-safetensors.h"
 #include "pl-error.h"
 #include "pl-input-file.h"
@@ -326,6 +327,7 @@ typedef enum
   SNIFF_UNKNOWN,
   SNIFF_HDF5,
   SNIFF_SAFETENSORS,
+  SNIFF_PYTORCH,
 } Sniffed;
 
 static Sniffed
@@ -362,21 +364,23 @@ sniff (const char  *path,
 
   got = pread (fd, head, sizeof head, 0);
   close (fd);
-  /* Formats people will try, named so they know what to do. */
+  /* torch.save: a zip, or before PyTorch 1.6 a pickle (its PROTO
+   * instruction), unless this is a safetensors header whose length's
+   * low byte happens to be 0x80. */
   if (got >= 4 && memcmp (head, "PK\x03\x04", 4) == 0)
-    {
-      g_set_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED,
-                   "%s is a PyTorch (zip/pickle) checkpoint, which Poslens does not unpickle; "
-                   "save it as safetensors (model.save_pretrained (dir, safe_serialization=True))", path);
-      return SNIFF_UNKNOWN;
-    }
+    return SNIFF_PYTORCH;
+  if (got == sizeof head && head[8] == '{')
+    return SNIFF_SAFETENSORS;
+  if (got >= 1 && head[0] == 0x80 && !g_str_has_suffix (path, ".safetensors"))
+    return SNIFF_PYTORCH;
+  /* Formats people will try, named so they know what to do. */
   if (got >= 4 && memcmp (head, "GGUF", 4) == 0)
     {
       g_set_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED,
-                   "%s is a GGUF file; Poslens reads HDF5 and safetensors checkpoints", path);
+                   "%s is a GGUF file; Poslens reads HDF5, safetensors and PyTorch checkpoints", path);
       return SNIFF_UNKNOWN;
     }
-  if ((got == sizeof head && head[8] == '{') || g_str_has_suffix (path, ".safetensors"))
+  if (g_str_has_suffix (path, ".safetensors"))
     return SNIFF_SAFETENSORS;
   if (g_str_has_suffix (path, ".h5") || g_str_has_suffix (path, ".hdf5") ||
       g_str_has_suffix (path, ".hdf") || g_str_has_suffix (path, ".keras"))
@@ -386,17 +390,44 @@ sniff (const char  *path,
       return SNIFF_UNKNOWN;
     }
   g_set_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED,
-               "%s is neither an HDF5 nor a safetensors file", path);
+               "%s is neither an HDF5, a safetensors nor a PyTorch file", path);
   return SNIFF_UNKNOWN;
 }
 
 static PlCheckpoint *
+open_sniffed (Sniffed              kind,
+              const char          *path,
+              const char * const  *shards,
+              GError             **error)
+{
+  switch (kind)
+    {
+    case SNIFF_HDF5:
+      return pl_checkpoint_hdf5_open (path, shards, error);
+    case SNIFF_SAFETENSORS:
+      return pl_checkpoint_safetensors_open (path, shards, error);
+    case SNIFF_PYTORCH:
+      return pl_checkpoint_pytorch_open (path, shards, error);
+    case SNIFF_UNKNOWN:
+    default:
+      return NULL;
+    }
+}
+
+static PlCheckpoint *
 open_sharded (const char  *index_path,
-              gboolean     safetensors,
               GError     **error)
 {
-  g_auto(GStrv) shards = pl_checkpoint_read_shard_index (index_path, error);
+  static const char * const kind_names[] = { NULL, "HDF5", "safetensors", "PyTorch" };
+  g_autofree char *base = g_path_get_basename (index_path);
+  g_auto(GStrv) shards = NULL;
+  Sniffed expected = SNIFF_HDF5;
 
+  if (strstr (base, ".safetensors") != NULL)
+    expected = SNIFF_SAFETENSORS;
+  else if (strstr (base, ".bin") != NULL || strstr (base, ".pt") != NULL)
+    expected = SNIFF_PYTORCH;
+  shards = pl_checkpoint_read_shard_index (index_path, error);
   if (shards == NULL)
     return NULL;
   for (guint i = 0; shards[i] != NULL; i++)
@@ -405,17 +436,14 @@ open_sharded (const char  *index_path,
 
       if (kind == SNIFF_UNKNOWN)
         return NULL;
-      if ((kind == SNIFF_SAFETENSORS) != safetensors)
+      if (kind != expected)
         {
           g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT,
-                       "%s: shard %s is not a %s file", index_path, shards[i],
-                       safetensors ? "safetensors" : "HDF5");
+                       "%s: shard %s is not a %s file", index_path, shards[i], kind_names[expected]);
           return NULL;
         }
     }
-  if (safetensors)
-    return pl_checkpoint_safetensors_open (index_path, (const char * const *) shards, error);
-  return pl_checkpoint_hdf5_open (index_path, (const char * const *) shards, error);
+  return open_sniffed (expected, index_path, (const char * const *) shards, error);
 }
 
 static PlCheckpoint *
@@ -423,22 +451,8 @@ open_file (const char  *path,
            GError     **error)
 {
   if (g_str_has_suffix (path, ".index.json"))
-    {
-      g_autofree char *base = g_path_get_basename (path);
-
-      return open_sharded (path, strstr (base, ".safetensors") != NULL, error);
-    }
-
-  switch (sniff (path, error))
-    {
-    case SNIFF_HDF5:
-      return pl_checkpoint_hdf5_open (path, NULL, error);
-    case SNIFF_SAFETENSORS:
-      return pl_checkpoint_safetensors_open (path, NULL, error);
-    case SNIFF_UNKNOWN:
-    default:
-      return NULL;
-    }
+    return open_sharded (path, error);
+  return open_sniffed (sniff (path, error), path, NULL, error);
 }
 
 static int
@@ -448,8 +462,8 @@ compare_names (gconstpointer a,
   return strcmp (*(char * const *) a, *(char * const *) b);
 }
 
-/* A folder without Hugging Face's file names: its one HDF5 or safetensors
- * file, if it has exactly one. NULL without error when it has none. */
+/* A folder without Hugging Face's file names: its one HDF5, safetensors or
+ * PyTorch (.pt, .pth) file, if it has exactly one. NULL without error when it has none. */
 static char *
 single_weights_file (const char  *dir,
                      GError     **error)
@@ -462,7 +476,7 @@ single_weights_file (const char  *dir,
     return NULL;
   while ((name = g_dir_read_name (folder)) != NULL)
     if (g_str_has_suffix (name, ".safetensors") || g_str_has_suffix (name, ".h5") ||
-        g_str_has_suffix (name, ".hdf5"))
+        g_str_has_suffix (name, ".hdf5") || g_str_has_suffix (name, ".pt") || g_str_has_suffix (name, ".pth"))
       g_ptr_array_add (found, g_strdup (name));
   if (found->len == 1)
     return g_build_filename (dir, g_ptr_array_index (found, 0), NULL);
@@ -488,6 +502,8 @@ pl_checkpoint_open (const char  *path,
     "tf_model.h5.index.json",
     "tf_model.h5",
     "model.h5",
+    "pytorch_model.bin.index.json",
+    "pytorch_model.bin",
   };
   g_autoptr(PlCheckpoint) self = NULL;
   g_autofree char *weights = NULL;
@@ -518,16 +534,9 @@ pl_checkpoint_open (const char  *path,
         }
       if (weights == NULL)
         {
-          g_autofree char *bin = g_build_filename (path, "pytorch_model.bin", NULL);
-
-          if (g_file_test (bin, G_FILE_TEST_IS_REGULAR))
-            g_set_error (error, PL_ERROR, PL_ERROR_NOT_FOUND,
-                         "%s has only pytorch_model.bin, which Poslens does not unpickle; save the model "
-                         "as safetensors (save_pretrained with safe_serialization=True)", path);
-          else
-            g_set_error (error, PL_ERROR, PL_ERROR_NOT_FOUND,
-                         "%s has no model.safetensors, tf_model.h5 or a sharded index of either",
-                         path);
+          g_set_error (error, PL_ERROR, PL_ERROR_NOT_FOUND,
+                       "%s has no model.safetensors, tf_model.h5, pytorch_model.bin or a sharded index of one",
+                       path);
           return NULL;
         }
     }

@@ -1,0 +1,397 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <string.h>
+
+#include "pl-checkpoint-pytorch-private.h"
+#include "pl-error.h"
+
+/* What a state dict's pickle says: its storages (type, key, size) and its
+ * tensors (views into them), checked against each other. */
+
+/* Storage keys are decimal numbers ("0", "94229433675744"). */
+#define MAX_KEY_LENGTH    64
+/* Elements an expanded view may have beyond its storage's, when read. */
+#define MAX_EXPANDED      ((guint64) 1 << 20)
+
+static PlDType
+dtype_of (const PlPickleGlobal *type)
+{
+  if (strcmp (type->dtype, "F32") == 0)
+    return PL_DTYPE_F32;
+  if (strcmp (type->dtype, "F16") == 0)
+    return PL_DTYPE_F16;
+  if (strcmp (type->dtype, "BF16") == 0)
+    return PL_DTYPE_BF16;
+  if (strcmp (type->dtype, "F64") == 0)
+    return PL_DTYPE_F64;
+  return PL_DTYPE_OTHER;
+}
+
+/* A persistent id: ('storage', type, key, location, numel) in the zip
+ * format, with a sixth item, a view of the storage or None, in the legacy
+ * one. */
+static gboolean
+parse_pid (PlPytorchLoad                  *load,
+           const PlPickleValue   *pid,
+           char                 **key,
+           const PlPickleGlobal **type,
+           guint64               *numel,
+           const PlPickleValue  **view,
+           GError               **error)
+{
+  const PlPickleValue *id = pid->pid;
+  guint n = pl_pickle_value_get_length (id);
+  const PlPickleValue *key_value;
+  const PlPickleValue *type_value;
+
+  if (n != 5 && n != 6)
+    goto bad;
+  type_value = pl_pickle_value_get_item (id, 1);
+  key_value = pl_pickle_value_get_item (id, 2);
+  if (type_value->kind != PL_PICKLE_GLOBAL || type_value->global->kind != PL_PICKLE_GLOBAL_STORAGE ||
+      !pl_pickle_value_is_text (key_value) || key_value->bytes.len == 0 || key_value->bytes.len > MAX_KEY_LENGTH ||
+      memchr (key_value->bytes.data, '\0', key_value->bytes.len) != NULL ||
+      memchr (key_value->bytes.data, '/', key_value->bytes.len) != NULL ||
+      !pl_pickle_value_is_text (pl_pickle_value_get_item (id, 3)) ||
+      !pl_pickle_value_get_uint (pl_pickle_value_get_item (id, 4), numel))
+    goto bad;
+  *view = n == 6 ? pl_pickle_value_get_item (id, 5) : NULL;
+  if (*view != NULL && (*view)->kind == PL_PICKLE_NONE)
+    *view = NULL;
+  *type = type_value->global;
+  *key = g_strndup (key_value->bytes.data, key_value->bytes.len);
+  return TRUE;
+
+bad:
+  g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT,
+               "%s: a storage’s persistent id is not (“storage”, type, key, location, size)", load->path);
+  return FALSE;
+}
+
+/* Every storage the pickle names, wherever it is used, in a legacy file's
+ * layout needs them all. */
+gboolean
+pl_checkpoint_pytorch_register_storages (PlPytorchLoad      *load,
+                   PlPickle  *pickle,
+                   GError   **error)
+{
+  guint n;
+  const PlPickleValue * const *pids = pl_pickle_get_persistent_ids (pickle, &n);
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree char *key = NULL;
+      const PlPickleGlobal *type;
+      const PlPickleValue *view;
+      guint64 numel;
+      guint index;
+
+      if (!parse_pid (load, pids[i], &key, &type, &numel, &view, error))
+        return FALSE;
+      index = GPOINTER_TO_UINT (g_hash_table_lookup (load->by_key, key));
+      if (index != 0)
+        {
+          const PlPytorchStorage *known = &g_array_index (load->self->storages, PlPytorchStorage, index - 1);
+
+          if (known->type != type || known->numel != numel)
+            {
+              g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT,
+                           "%s: storage %s is named twice, as %s of %" G_GUINT64_FORMAT " and as %s of %"
+                           G_GUINT64_FORMAT " elements", load->path, key, known->type->name, known->numel,
+                           type->name, numel);
+              return FALSE;
+            }
+          continue;
+        }
+      if (numel > G_MAXUINT64 / type->elem_size)
+        {
+          g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT,
+                       "%s: storage %s claims %" G_GUINT64_FORMAT " elements, more than any file holds",
+                       load->path, key, numel);
+          return FALSE;
+        }
+      {
+        PlPytorchStorage storage = { load->shard, G_MAXUINT64, numel, type };
+
+        g_array_append_val (load->self->storages, storage);
+        g_hash_table_insert (load->by_key, g_steal_pointer (&key), GUINT_TO_POINTER (load->self->storages->len));
+      }
+    }
+  return TRUE;
+}
+
+/* The tensor a state dict's value holds: the storage view it rebuilds, or
+ * FALSE without error for values that are not (readable) tensors. */
+typedef struct
+{
+  guint                 storage;
+  guint64               offset;
+  guint64               limit;      /* elements the view may reach */
+  guint                 rank;
+  guint64               shape[PL_TENSOR_MAX_RANK];
+  guint64               stride[PL_TENSOR_MAX_RANK];
+} TensorSpec;
+
+static gboolean
+bad_tensor (PlPytorchLoad        *load,
+            const char  *name,
+            const char  *why,
+            GError     **error)
+{
+  g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT, "%s: tensor “%s”: %s", load->path, name, why);
+  return FALSE;
+}
+
+static gboolean
+read_dims (PlPytorchLoad                 *load,
+           const char           *name,
+           const PlPickleValue  *tuple,
+           guint64              *dims,
+           guint                *rank,
+           GError              **error)
+{
+  guint n = pl_pickle_value_get_length (tuple);
+
+  if (tuple->kind != PL_PICKLE_TUPLE && tuple->kind != PL_PICKLE_LIST)
+    return bad_tensor (load, name, "its size or stride is not a tuple", error);
+  if (n > PL_TENSOR_MAX_RANK)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED, "%s: tensor “%s” has %u dimensions, more than %d",
+                   load->path, name, n, PL_TENSOR_MAX_RANK);
+      return FALSE;
+    }
+  for (guint i = 0; i < n; i++)
+    if (!pl_pickle_value_get_uint (pl_pickle_value_get_item (tuple, i), &dims[i]))
+      return bad_tensor (load, name, "its size or stride holds something other than a non-negative integer", error);
+  *rank = n;
+  return TRUE;
+}
+
+static gboolean
+tensor_spec (PlPytorchLoad                 *load,
+             const char           *name,
+             const PlPickleValue  *value,
+             TensorSpec           *spec,
+             gboolean             *is_tensor,
+             GError              **error)
+{
+  const PlPickleGlobal *func;
+  const PlPickleValue *args;
+  const PlPickleValue *pid;
+  g_autofree char *key = NULL;
+  const PlPickleGlobal *type;
+  const PlPickleValue *view;
+  guint64 numel, offset;
+  guint stride_rank;
+  guint index;
+
+  *is_tensor = FALSE;
+  if (value->kind != PL_PICKLE_CALL)
+    return TRUE;
+  func = value->call.func;
+  args = value->call.args;
+  /* A parameter wraps a tensor; a tensor with Python attributes is rebuilt
+   * through _rebuild_from_type_v2 (func, type, args, state). Each unwraps
+   * once; a parameter of a parameter is not something torch writes. */
+  if ((func->kind == PL_PICKLE_GLOBAL_REBUILD_PARAMETER || func->kind == PL_PICKLE_GLOBAL_TENSOR_TYPE) &&
+      pl_pickle_value_get_length (args) >= 1 && pl_pickle_value_get_item (args, 0)->kind == PL_PICKLE_CALL)
+    {
+      value = pl_pickle_value_get_item (args, 0);
+      func = value->call.func;
+      args = value->call.args;
+    }
+  if (func->kind == PL_PICKLE_GLOBAL_REBUILD_FROM_TYPE && pl_pickle_value_get_length (args) >= 3 &&
+      pl_pickle_value_get_item (args, 0)->kind == PL_PICKLE_GLOBAL)
+    {
+      func = pl_pickle_value_get_item (args, 0)->global;
+      args = pl_pickle_value_get_item (args, 2);
+      if (args->kind != PL_PICKLE_TUPLE)
+        return bad_tensor (load, name, "its arguments are not a tuple", error);
+    }
+  if (func->kind != PL_PICKLE_GLOBAL_REBUILD_TENSOR && func->kind != PL_PICKLE_GLOBAL_REBUILD_TENSOR_V2)
+    return TRUE;
+
+  /* _rebuild_tensor[_v2] (storage, storage_offset, size, stride, …) */
+  if (pl_pickle_value_get_length (args) < 4)
+    return bad_tensor (load, name, "it is rebuilt from fewer than 4 arguments", error);
+  pid = pl_pickle_value_get_item (args, 0);
+  if (pid->kind != PL_PICKLE_PERSISTENT_ID)
+    return bad_tensor (load, name, "its storage is not a reference to stored data", error);
+  if (!pl_pickle_value_get_uint (pl_pickle_value_get_item (args, 1), &offset))
+    return bad_tensor (load, name, "its storage offset is not a non-negative integer", error);
+  if (!read_dims (load, name, pl_pickle_value_get_item (args, 2), spec->shape, &spec->rank, error) ||
+      !read_dims (load, name, pl_pickle_value_get_item (args, 3), spec->stride, &stride_rank, error))
+    return FALSE;
+  if (stride_rank != spec->rank)
+    return bad_tensor (load, name, "its size and stride have different lengths", error);
+  if (!parse_pid (load, pid, &key, &type, &numel, &view, error))
+    return FALSE;
+  index = GPOINTER_TO_UINT (g_hash_table_lookup (load->by_key, key));
+  g_assert (index != 0);
+  spec->storage = index - 1;
+  spec->offset = offset;
+  spec->limit = numel;
+  /* A legacy view of a storage: (key, offset, size) within it. */
+  if (view != NULL)
+    {
+      guint64 view_offset, view_size;
+
+      if (view->kind != PL_PICKLE_TUPLE || pl_pickle_value_get_length (view) != 3 ||
+          !pl_pickle_value_get_uint (pl_pickle_value_get_item (view, 1), &view_offset) ||
+          !pl_pickle_value_get_uint (pl_pickle_value_get_item (view, 2), &view_size) ||
+          view_offset > numel || view_size > numel - view_offset)
+        return bad_tensor (load, name, "its storage view lies outside its storage", error);
+      if (offset > G_MAXUINT64 - view_offset)
+        return bad_tensor (load, name, "its storage offset overflows", error);
+      spec->offset = view_offset + offset;
+      spec->limit = view_offset + view_size;
+    }
+  *is_tensor = TRUE;
+  return TRUE;
+}
+
+/* Checks a view against its storage and lists it. */
+static gboolean
+add_tensor (PlPytorchLoad              *load,
+            const char        *name,
+            const TensorSpec  *spec,
+            GError           **error)
+{
+  const PlPytorchStorage *storage = &g_array_index (load->self->storages, PlPytorchStorage, spec->storage);
+  guint64 count = 1, last = spec->offset;
+  PlTensorEntry *entry;
+  PlPytorchView *view;
+
+  for (guint i = 0; i < spec->rank; i++)
+    if (!g_uint64_checked_mul (&count, count, spec->shape[i]))
+      return bad_tensor (load, name, "its shape overflows", error);
+  if (count > 0)
+    for (guint i = 0; i < spec->rank; i++)
+      {
+        guint64 reach;
+
+        if (!g_uint64_checked_mul (&reach, spec->shape[i] - 1, spec->stride[i]) ||
+            !g_uint64_checked_add (&last, last, reach))
+          return bad_tensor (load, name, "its view overflows", error);
+      }
+  if (count > 0 && last >= spec->limit)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT,
+                   "%s: tensor “%s” reaches element %" G_GUINT64_FORMAT " of a storage of %" G_GUINT64_FORMAT
+                   " (a view past the end of its storage)", load->path, name, last, spec->limit);
+      return FALSE;
+    }
+  entry = pl_checkpoint_add_tensor (PL_CHECKPOINT (load->self), name, spec->rank, spec->shape,
+                                    dtype_of (storage->type), storage->type->dtype);
+  if (entry == NULL)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT, "%s: tensor “%s” appears twice", load->path, name);
+      return FALSE;
+    }
+  entry->shard = load->shard;
+  entry->elem_size = storage->type->elem_size;
+  entry->nbytes = count * entry->elem_size;
+  /* An expanded view (stride 0) can name more elements than it stores:
+   * small ones are read (broadcast buffers), large ones would materialise
+   * more than the file holds. */
+  if (count > spec->limit && count > MAX_EXPANDED)
+    entry->refusal = g_strdup_printf ("is an expanded view of %" G_GUINT64_FORMAT " elements over a storage of %"
+                                      G_GUINT64_FORMAT ", which Poslens does not read", count, spec->limit);
+  view = g_new0 (PlPytorchView, 1);
+  view->storage = spec->storage;
+  view->offset = spec->offset;
+  view->extent = count > 0 ? last - spec->offset + 1 : 0;
+  memcpy (view->stride, spec->stride, sizeof view->stride);
+  g_hash_table_insert (load->self->views, entry, view);
+  return TRUE;
+}
+
+static gboolean
+is_tensor_call (const PlPickleValue *value)
+{
+  return value->kind == PL_PICKLE_CALL &&
+         (value->call.func->kind == PL_PICKLE_GLOBAL_TENSOR_TYPE ||
+          value->call.func->kind == PL_PICKLE_GLOBAL_REBUILD_TENSOR ||
+          value->call.func->kind == PL_PICKLE_GLOBAL_REBUILD_TENSOR_V2 ||
+          value->call.func->kind == PL_PICKLE_GLOBAL_REBUILD_PARAMETER ||
+          value->call.func->kind == PL_PICKLE_GLOBAL_REBUILD_FROM_TYPE ||
+          value->call.func->kind == PL_PICKLE_GLOBAL_REBUILD_OTHER);
+}
+
+/* The dict of tensors: the pickle's dict itself, or, in a training
+ * checkpoint, the one it holds under "state_dict" or "model". */
+static const PlPickleValue *
+find_state_dict (const PlPickleValue *root)
+{
+  static const char * const keys[] = { "state_dict", "model" };
+
+  if (root->kind != PL_PICKLE_DICT)
+    return NULL;
+  for (guint i = 1; i < pl_pickle_value_get_length (root); i += 2)
+    if (is_tensor_call (pl_pickle_value_get_item (root, i)))
+      return root;
+  for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
+    {
+      const PlPickleValue *inner = pl_pickle_dict_lookup (root, keys[i]);
+
+      if (inner != NULL && inner->kind == PL_PICKLE_DICT)
+        return inner;
+    }
+  return root;
+}
+
+gboolean
+pl_checkpoint_pytorch_add_tensors (PlPytorchLoad                 *load,
+             const PlPickleValue  *root,
+             GError              **error)
+{
+  const PlPickleValue *dict = find_state_dict (root);
+  guint before = pl_checkpoint_get_n_tensors (PL_CHECKPOINT (load->self));
+
+  if (dict == NULL)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED,
+                   "%s holds no dict of tensors (a whole pickled model?); Poslens reads state dicts, "
+                   "as torch.save (model.state_dict (), …) writes them", load->path);
+      return FALSE;
+    }
+  for (guint i = 0; i + 1 < pl_pickle_value_get_length (dict); i += 2)
+    {
+      const PlPickleValue *key = pl_pickle_value_get_item (dict, i);
+      g_autofree char *name = NULL;
+      TensorSpec spec = { 0 };
+      gboolean is_tensor;
+
+      if (!pl_pickle_value_is_text (key))
+        continue;
+      name = g_strndup (key->bytes.data, key->bytes.len);
+      if (strlen (name) != key->bytes.len || !g_utf8_validate (name, -1, NULL))
+        {
+          g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT, "%s: a tensor’s name is not UTF-8 text", load->path);
+          return FALSE;
+        }
+      if (!tensor_spec (load, name, pl_pickle_value_get_item (dict, i + 1), &spec, &is_tensor, error))
+        return FALSE;
+      if (is_tensor && !add_tensor (load, name, &spec, error))
+        return FALSE;
+    }
+  if (pl_checkpoint_get_n_tensors (PL_CHECKPOINT (load->self)) == before)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_NOT_FOUND,
+                   "%s holds no tensors Poslens can read (a state dict of float tensors)", load->path);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* The storage of KEY: a storage the pickle never named cannot be placed. */
+PlPytorchStorage *
+pl_checkpoint_pytorch_storage_of (PlPytorchLoad        *load,
+            const char  *key)
+{
+  guint index = GPOINTER_TO_UINT (g_hash_table_lookup (load->by_key, key));
+
+  return index ? &g_array_index (load->self->storages, PlPytorchStorage, index - 1) : NULL;
+}
+

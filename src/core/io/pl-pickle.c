@@ -1,0 +1,769 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <string.h>
+
+#include "pl-error.h"
+#include "pl-pickle-private.h"
+
+/* Real state dicts nest a handful of levels (a training checkpoint's dict,
+ * the state dict, a tensor's call, its arguments, its storage's id). */
+#define MAX_DEPTH       200
+/* About 17 values per tensor: over a hundred thousand tensors' worth. At 32
+ * bytes a value and 8 for its place on the stack or in a container, what
+ * any pickle can cost stays under 100 MB. */
+#define MAX_VALUES      ((guint) 1 << 21)
+/* "module\nname\n" of a GLOBAL: Python identifiers, dotted. */
+#define MAX_GLOBAL_NAME 256
+#define BLOCK_VALUES    1024
+
+struct _PlPickle
+{
+  GBytes        *bytes;
+  const guint8  *data;
+  gsize          len;
+  gsize          pos;
+  gsize          start;
+  const char    *what;
+  GPtrArray     *blocks;      /* PlPickleValue[BLOCK_VALUES] */
+  guint          n_values;
+  GPtrArray     *stack;       /* PlPickleValue * */
+  GArray        *marks;       /* guint: stack heights at each MARK */
+  GPtrArray     *memo;        /* PlPickleValue *, NULL where unset */
+  GPtrArray     *pids;        /* every PERSISTENT_ID, in order */
+  PlPickleValue *root;
+  gboolean       truncated;
+};
+
+/* Shared leaves: a pickle full of None costs nothing per None. */
+static PlPickleValue none_value = { .kind = PL_PICKLE_NONE };
+static PlPickleValue true_value = { .kind = PL_PICKLE_BOOL, .boolean = TRUE };
+static PlPickleValue false_value = { .kind = PL_PICKLE_BOOL, .boolean = FALSE };
+
+void
+pl_pickle_free (PlPickle *self)
+{
+  if (self == NULL)
+    return;
+  for (guint b = 0; b < self->blocks->len; b++)
+    {
+      PlPickleValue *block = g_ptr_array_index (self->blocks, b);
+      guint n = MIN (BLOCK_VALUES, self->n_values - b * BLOCK_VALUES);
+
+      for (guint i = 0; i < n; i++)
+        if (block[i].kind >= PL_PICKLE_TUPLE && block[i].kind <= PL_PICKLE_DICT && block[i].items != NULL)
+          g_ptr_array_unref (block[i].items);
+      g_free (block);
+    }
+  g_ptr_array_unref (self->blocks);
+  g_ptr_array_unref (self->stack);
+  g_array_unref (self->marks);
+  g_ptr_array_unref (self->memo);
+  g_ptr_array_unref (self->pids);
+  g_bytes_unref (self->bytes);
+  g_free (self);
+}
+
+G_GNUC_PRINTF (3, 4)
+static gboolean
+fail (PlPickle    *self,
+      GError     **error,
+      const char  *format,
+      ...)
+{
+  g_autofree char *message = NULL;
+  va_list args;
+
+  va_start (args, format);
+  message = g_strdup_vprintf (format, args);
+  va_end (args);
+  g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT, "%s: %s (pickle byte %" G_GSIZE_FORMAT ")",
+               self->what, message, self->pos - self->start);
+  return FALSE;
+}
+
+static PlPickleValue *
+new_value (PlPickle      *self,
+           PlPickleKind   kind,
+           GError       **error)
+{
+  PlPickleValue *block;
+  PlPickleValue *value;
+
+  if (self->n_values >= MAX_VALUES)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_TOO_LARGE,
+                   "%s: the pickle builds more than %u values, more than any state dict",
+                   self->what, MAX_VALUES);
+      return NULL;
+    }
+  if (self->n_values % BLOCK_VALUES == 0)
+    g_ptr_array_add (self->blocks, g_new0 (PlPickleValue, BLOCK_VALUES));
+  block = g_ptr_array_index (self->blocks, self->n_values / BLOCK_VALUES);
+  value = &block[self->n_values % BLOCK_VALUES];
+  self->n_values++;
+  value->kind = kind;
+  return value;
+}
+
+static gboolean
+ran_out (PlPickle  *self,
+         GError   **error)
+{
+  self->truncated = TRUE;
+  g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT,
+               "%s: the data ends inside the pickle (truncated?)", self->what);
+  return FALSE;
+}
+
+static gboolean
+take (PlPickle      *self,
+      gsize          n,
+      const guint8 **out,
+      GError       **error)
+{
+  if (n > self->len - self->pos)
+    return ran_out (self, error);
+  *out = self->data + self->pos;
+  self->pos += n;
+  return TRUE;
+}
+
+static gboolean
+take_uint (PlPickle  *self,
+           guint      width,
+           guint64   *out,
+           GError   **error)
+{
+  const guint8 *p;
+  guint64 v = 0;
+
+  if (!take (self, width, &p, error))
+    return FALSE;
+  for (guint i = 0; i < width; i++)
+    v |= (guint64) p[i] << (8 * i);
+  *out = v;
+  return TRUE;
+}
+
+static gboolean
+push (PlPickle       *self,
+      PlPickleValue  *value,
+      GError        **error)
+{
+  if (value == NULL)
+    return FALSE;
+  g_ptr_array_add (self->stack, value);
+  return TRUE;
+}
+
+static PlPickleValue *
+pop (PlPickle  *self,
+     GError   **error)
+{
+  guint floor = self->marks->len ? g_array_index (self->marks, guint, self->marks->len - 1) : 0;
+
+  if (self->stack->len <= floor)
+    {
+      fail (self, error, "an instruction takes a value from an empty stack");
+      return NULL;
+    }
+  return g_ptr_array_steal_index (self->stack, self->stack->len - 1);
+}
+
+static PlPickleValue *
+top (PlPickle  *self,
+     GError   **error)
+{
+  guint floor = self->marks->len ? g_array_index (self->marks, guint, self->marks->len - 1) : 0;
+
+  if (self->stack->len <= floor)
+    {
+      fail (self, error, "an instruction needs a value on an empty stack");
+      return NULL;
+    }
+  return g_ptr_array_index (self->stack, self->stack->len - 1);
+}
+
+/* Appends ITEM to a container, keeping its depth and refusing nesting past
+ * MAX_DEPTH. */
+static gboolean
+add_item (PlPickle       *self,
+          PlPickleValue  *container,
+          PlPickleValue  *item,
+          GError        **error)
+{
+  if (item->depth + 1 > MAX_DEPTH)
+    return fail (self, error, "values nest deeper than %d levels", MAX_DEPTH);
+  container->depth = MAX (container->depth, item->depth + 1);
+  if (container->items == NULL)
+    container->items = g_ptr_array_new ();
+  g_ptr_array_add (container->items, item);
+  return TRUE;
+}
+
+/* Pops the values above the last MARK into a new container of KIND. */
+static PlPickleValue *
+pop_mark (PlPickle      *self,
+          PlPickleKind   kind,
+          GError       **error)
+{
+  PlPickleValue *container;
+  guint mark;
+
+  if (self->marks->len == 0)
+    {
+      fail (self, error, "an instruction needs a MARK that was never set");
+      return NULL;
+    }
+  mark = g_array_index (self->marks, guint, self->marks->len - 1);
+  g_array_set_size (self->marks, self->marks->len - 1);
+  container = new_value (self, kind, error);
+  if (container == NULL)
+    return NULL;
+  for (guint i = mark; i < self->stack->len; i++)
+    if (!add_item (self, container, g_ptr_array_index (self->stack, i), error))
+      return NULL;
+  g_ptr_array_set_size (self->stack, mark);
+  return container;
+}
+
+static PlPickleValue *
+new_tuple (PlPickle  *self,
+           guint      n,
+           GError   **error)
+{
+  PlPickleValue *tuple = new_value (self, PL_PICKLE_TUPLE, error);
+  guint floor = self->marks->len ? g_array_index (self->marks, guint, self->marks->len - 1) : 0;
+
+  if (tuple == NULL)
+    return NULL;
+  if (self->stack->len < floor + n)
+    {
+      fail (self, error, "a tuple takes more values than the stack holds");
+      return NULL;
+    }
+  for (guint i = self->stack->len - n; i < self->stack->len; i++)
+    if (!add_item (self, tuple, g_ptr_array_index (self->stack, i), error))
+      return NULL;
+  g_ptr_array_set_size (self->stack, self->stack->len - n);
+  return tuple;
+}
+
+static PlPickleValue *
+new_int (PlPickle  *self,
+         gint64     v,
+         GError   **error)
+{
+  PlPickleValue *value = new_value (self, PL_PICKLE_INT, error);
+
+  if (value != NULL)
+    value->integer = v;
+  return value;
+}
+
+static PlPickleValue *
+new_bytes (PlPickle      *self,
+           PlPickleKind   kind,
+           guint64        len,
+           GError       **error)
+{
+  PlPickleValue *value;
+  const guint8 *p;
+
+  if (!take (self, len, &p, error))
+    return NULL;
+  value = new_value (self, kind, error);
+  if (value != NULL)
+    {
+      value->bytes.data = (const char *) p;
+      value->bytes.len = len;
+    }
+  return value;
+}
+
+/* LONG1: a little-endian two's complement integer of N bytes. */
+static PlPickleValue *
+new_long (PlPickle  *self,
+          guint      n,
+          GError   **error)
+{
+  const guint8 *p;
+  guint64 v = 0;
+
+  if (n > 8)
+    return new_bytes (self, PL_PICKLE_BIG_INT, n, error);
+  if (!take (self, n, &p, error))
+    return NULL;
+  for (guint i = 0; i < n; i++)
+    v |= (guint64) p[i] << (8 * i);
+  if (n > 0 && n < 8 && (p[n - 1] & 0x80))
+    v |= G_MAXUINT64 << (8 * n);
+  return new_int (self, (gint64) v, error);
+}
+
+static gboolean
+is_printable (const char *s,
+              gsize       len)
+{
+  for (gsize i = 0; i < len; i++)
+    if (s[i] < 0x21 || s[i] > 0x7e)
+      return FALSE;
+  return len > 0;
+}
+
+/* GLOBAL and STACK_GLOBAL: the allowed list decides, before anything else. */
+static PlPickleValue *
+new_global (PlPickle    *self,
+            const char  *module,
+            gsize        module_len,
+            const char  *name,
+            gsize        name_len,
+            GError     **error)
+{
+  g_autofree char *full = NULL;
+  const PlPickleGlobal *global;
+  PlPickleValue *value;
+
+  if (module_len > MAX_GLOBAL_NAME || name_len > MAX_GLOBAL_NAME ||
+      !is_printable (module, module_len) || !is_printable (name, name_len))
+    {
+      fail (self, error, "a global’s name is not a Python name");
+      return NULL;
+    }
+  global = pl_pickle_find_global (module, module_len, name, name_len, &full);
+  if (global == NULL)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED,
+                   "%s: the pickle asks for the global %s, which is not part of a state dict of "
+                   "tensors; Poslens reads weights only and runs nothing from a file", self->what, full);
+      return NULL;
+    }
+  value = new_value (self, PL_PICKLE_GLOBAL, error);
+  if (value != NULL)
+    value->global = global;
+  return value;
+}
+
+static gboolean
+read_line (PlPickle     *self,
+           const char  **line,
+           gsize        *len,
+           GError      **error)
+{
+  const guint8 *start = self->data + self->pos;
+  gsize avail = self->len - self->pos;
+  const guint8 *nl = memchr (start, '\n', MIN (avail, MAX_GLOBAL_NAME + 1));
+
+  if (nl == NULL && avail <= MAX_GLOBAL_NAME)
+    return ran_out (self, error);
+  if (nl == NULL)
+    return fail (self, error, "a global’s name is longer than %d bytes", MAX_GLOBAL_NAME);
+  *line = (const char *) start;
+  *len = nl - start;
+  self->pos += *len + 1;
+  return TRUE;
+}
+
+/* REDUCE and NEWOBJ: FUNC (a global) applied to ARGS (a tuple). Nothing is
+ * run: a dict's constructor gives an empty dict, torch.Size its tuple, and
+ * everything else a CALL value the checkpoint reader interprets. */
+static PlPickleValue *
+apply (PlPickle       *self,
+       PlPickleValue  *func,
+       PlPickleValue  *args,
+       GError        **error)
+{
+  PlPickleValue *call;
+
+  if (func->kind != PL_PICKLE_GLOBAL)
+    {
+      fail (self, error, "the pickle calls something that is not an allowed global");
+      return NULL;
+    }
+  if (args->kind != PL_PICKLE_TUPLE)
+    {
+      fail (self, error, "the arguments of %s are not a tuple", func->global->name);
+      return NULL;
+    }
+  if (func->global->kind == PL_PICKLE_GLOBAL_DICT && args->items == NULL)
+    return new_value (self, PL_PICKLE_DICT, error);
+  if (func->global->kind == PL_PICKLE_GLOBAL_SIZE && args->items != NULL && args->items->len == 1 &&
+      ((PlPickleValue *) g_ptr_array_index (args->items, 0))->kind == PL_PICKLE_TUPLE)
+    return g_ptr_array_index (args->items, 0);
+  if (func->global->kind == PL_PICKLE_GLOBAL_STORAGE || func->global->kind == PL_PICKLE_GLOBAL_DTYPE)
+    {
+      fail (self, error, "the pickle calls %s, which no state dict does", func->global->name);
+      return NULL;
+    }
+  call = new_value (self, PL_PICKLE_CALL, error);
+  if (call == NULL)
+    return NULL;
+  call->call.func = func->global;
+  call->call.args = args;
+  call->depth = args->depth + 1;
+  if (call->depth > MAX_DEPTH)
+    {
+      fail (self, error, "values nest deeper than %d levels", MAX_DEPTH);
+      return NULL;
+    }
+  return call;
+}
+
+static gboolean
+memo_put (PlPickle  *self,
+          guint64    index,
+          GError   **error)
+{
+  PlPickleValue *value = top (self, error);
+
+  if (value == NULL)
+    return FALSE;
+  /* Picklers number memo entries from 0 up, one per PUT: an index past the
+   * bytes read so far is forged, and refusing it bounds the memo's size. */
+  if (index > self->pos - self->start)
+    return fail (self, error, "memo index %" G_GUINT64_FORMAT " is larger than any pickle of this length uses", index);
+  if (index >= self->memo->len)
+    g_ptr_array_set_size (self->memo, index + 1);
+  g_ptr_array_index (self->memo, index) = value;
+  return TRUE;
+}
+
+static gboolean
+memo_get (PlPickle  *self,
+          guint64    index,
+          GError   **error)
+{
+  if (index >= self->memo->len || g_ptr_array_index (self->memo, index) == NULL)
+    return fail (self, error, "memo entry %" G_GUINT64_FORMAT " is read before it is set", index);
+  g_ptr_array_add (self->stack, g_ptr_array_index (self->memo, index));
+  return TRUE;
+}
+
+/* SETITEM(S) and APPEND(S): the N values at the top of the stack go into
+ * the container below them. */
+static gboolean
+add_from_stack (PlPickle      *self,
+                guint          n,
+                PlPickleKind   kind,
+                GError       **error)
+{
+  guint floor = self->marks->len ? g_array_index (self->marks, guint, self->marks->len - 1) : 0;
+  PlPickleValue *container;
+
+  if (self->stack->len < floor + n + 1)
+    return fail (self, error, "an instruction takes more values than the stack holds");
+  container = g_ptr_array_index (self->stack, self->stack->len - n - 1);
+  if (container->kind != kind)
+    return fail (self, error, "the pickle adds items to something that is not a %s",
+                 kind == PL_PICKLE_DICT ? "dict" : kind == PL_PICKLE_LIST ? "list" : "set");
+  if (kind == PL_PICKLE_DICT && n % 2 != 0)
+    return fail (self, error, "a dict’s items are not key and value pairs");
+  for (guint i = self->stack->len - n; i < self->stack->len; i++)
+    if (!add_item (self, container, g_ptr_array_index (self->stack, i), error))
+      return FALSE;
+  g_ptr_array_set_size (self->stack, self->stack->len - n);
+  return TRUE;
+}
+
+/* APPENDS, SETITEMS, ADDITEMS: the values above the last MARK, into the
+ * container just below it. */
+static gboolean
+add_from_mark (PlPickle      *self,
+               PlPickleKind   kind,
+               GError       **error)
+{
+  guint mark;
+
+  if (self->marks->len == 0)
+    return fail (self, error, "an instruction needs a MARK that was never set");
+  mark = g_array_index (self->marks, guint, self->marks->len - 1);
+  g_array_set_size (self->marks, self->marks->len - 1);
+  return add_from_stack (self, self->stack->len - mark, kind, error);
+}
+
+/* BUILD sets an object's state: PyTorch allows it on tensors, parameters
+ * and OrderedDicts (a state dict's _metadata). Kept on calls, ignored on
+ * dicts. */
+static gboolean
+build (PlPickle  *self,
+       GError   **error)
+{
+  PlPickleValue *state = pop (self, error);
+  PlPickleValue *target;
+
+  if (state == NULL || (target = top (self, error)) == NULL)
+    return FALSE;
+  if (target->kind == PL_PICKLE_CALL)
+    target->call.state = state;
+  else if (target->kind != PL_PICKLE_DICT)
+    return fail (self, error, "the pickle sets the state of something that is not a tensor or a dict");
+  return TRUE;
+}
+
+static gboolean
+persistent_id (PlPickle  *self,
+               GError   **error)
+{
+  PlPickleValue *pid = pop (self, error);
+  PlPickleValue *value;
+
+  if (pid == NULL)
+    return FALSE;
+  if (pid->kind != PL_PICKLE_TUPLE || pid->items == NULL ||
+      !pl_pickle_value_equals (g_ptr_array_index (pid->items, 0), "storage"))
+    return fail (self, error, "a persistent id is not a storage’s");
+  value = new_value (self, PL_PICKLE_PERSISTENT_ID, error);
+  if (value == NULL)
+    return FALSE;
+  value->pid = pid;
+  value->depth = pid->depth + 1;
+  g_ptr_array_add (self->pids, value);
+  return push (self, value, error);
+}
+
+static gboolean
+step (PlPickle  *self,
+      gboolean  *done,
+      GError   **error)
+{
+  const guint8 *op;
+  const guint8 *p;
+  guint64 n;
+  PlPickleValue *a, *b;
+
+  if (!take (self, 1, &op, error))
+    return FALSE;
+  switch (*op)
+    {
+    case 0x80: /* PROTO */
+      if (!take (self, 1, &p, error))
+        return FALSE;
+      if (*p > 5)
+        return fail (self, error, "pickle protocol %u is newer than Python’s", *p);
+      return TRUE;
+    case 0x95: /* FRAME: a length hint */
+      return take_uint (self, 8, &n, error);
+    case '.': /* STOP */
+      if ((self->root = pop (self, error)) == NULL)
+        return FALSE;
+      *done = TRUE;
+      return TRUE;
+    case '(': /* MARK */
+      if (self->marks->len >= MAX_DEPTH)
+        return fail (self, error, "marks nest deeper than %d levels", MAX_DEPTH);
+      g_array_append_val (self->marks, self->stack->len);
+      return TRUE;
+    case 'N':
+      return push (self, &none_value, error);
+    case 0x88:
+      return push (self, &true_value, error);
+    case 0x89:
+      return push (self, &false_value, error);
+    case ')':
+      return push (self, new_value (self, PL_PICKLE_TUPLE, error), error);
+    case ']':
+      return push (self, new_value (self, PL_PICKLE_LIST, error), error);
+    case '}':
+      return push (self, new_value (self, PL_PICKLE_DICT, error), error);
+    case 0x8f: /* EMPTY_SET */
+      return push (self, new_value (self, PL_PICKLE_SET, error), error);
+    case 't':
+      return push (self, pop_mark (self, PL_PICKLE_TUPLE, error), error);
+    case 0x85:
+    case 0x86:
+    case 0x87:
+      return push (self, new_tuple (self, *op - 0x84, error), error);
+    case 'J': /* BININT */
+      return take_uint (self, 4, &n, error) && push (self, new_int (self, (gint32) (guint32) n, error), error);
+    case 'K': /* BININT1 */
+      return take_uint (self, 1, &n, error) && push (self, new_int (self, (gint64) n, error), error);
+    case 'M': /* BININT2 */
+      return take_uint (self, 2, &n, error) && push (self, new_int (self, (gint64) n, error), error);
+    case 0x8a: /* LONG1 */
+      return take_uint (self, 1, &n, error) && push (self, new_long (self, n, error), error);
+    case 'G': /* BINFLOAT, big-endian */
+      if (!take_uint (self, 8, &n, error) || (a = new_value (self, PL_PICKLE_FLOAT, error)) == NULL)
+        return FALSE;
+      n = GUINT64_SWAP_LE_BE (n);
+      memcpy (&a->real, &n, sizeof a->real);
+      return push (self, a, error);
+    case 'X': /* BINUNICODE */
+      return take_uint (self, 4, &n, error) && push (self, new_bytes (self, PL_PICKLE_STRING, n, error), error);
+    case 0x8c: /* SHORT_BINUNICODE */
+      return take_uint (self, 1, &n, error) && push (self, new_bytes (self, PL_PICKLE_STRING, n, error), error);
+    case 0x8d: /* BINUNICODE8 */
+      return take_uint (self, 8, &n, error) && push (self, new_bytes (self, PL_PICKLE_STRING, n, error), error);
+    case 'U': /* SHORT_BINSTRING */
+    case 'C': /* SHORT_BINBYTES */
+      return take_uint (self, 1, &n, error) && push (self, new_bytes (self, PL_PICKLE_BYTES, n, error), error);
+    case 'T': /* BINSTRING */
+    case 'B': /* BINBYTES */
+      return take_uint (self, 4, &n, error) && push (self, new_bytes (self, PL_PICKLE_BYTES, n, error), error);
+    case 0x8e: /* BINBYTES8 */
+      return take_uint (self, 8, &n, error) && push (self, new_bytes (self, PL_PICKLE_BYTES, n, error), error);
+    case 'q': /* BINPUT */
+      return take_uint (self, 1, &n, error) && memo_put (self, n, error);
+    case 'r': /* LONG_BINPUT */
+      return take_uint (self, 4, &n, error) && memo_put (self, n, error);
+    case 0x94: /* MEMOIZE */
+      return memo_put (self, self->memo->len, error);
+    case 'h': /* BINGET */
+      return take_uint (self, 1, &n, error) && memo_get (self, n, error);
+    case 'j': /* LONG_BINGET */
+      return take_uint (self, 4, &n, error) && memo_get (self, n, error);
+    case 'c': /* GLOBAL */
+      {
+        const char *module, *name;
+        gsize module_len, name_len;
+
+        return read_line (self, &module, &module_len, error) && read_line (self, &name, &name_len, error) &&
+               push (self, new_global (self, module, module_len, name, name_len, error), error);
+      }
+    case 0x93: /* STACK_GLOBAL */
+      if ((b = pop (self, error)) == NULL || (a = pop (self, error)) == NULL)
+        return FALSE;
+      if (a->kind != PL_PICKLE_STRING || b->kind != PL_PICKLE_STRING)
+        return fail (self, error, "a global’s module and name are not strings");
+      return push (self, new_global (self, a->bytes.data, a->bytes.len, b->bytes.data, b->bytes.len, error), error);
+    case 'R': /* REDUCE */
+    case 0x81: /* NEWOBJ */
+      if ((b = pop (self, error)) == NULL || (a = pop (self, error)) == NULL)
+        return FALSE;
+      return push (self, apply (self, a, b, error), error);
+    case 'b':
+      return build (self, error);
+    case 'Q':
+      return persistent_id (self, error);
+    case 'a': /* APPEND */
+      return add_from_stack (self, 1, PL_PICKLE_LIST, error);
+    case 'e': /* APPENDS */
+      return add_from_mark (self, PL_PICKLE_LIST, error);
+    case 0x90: /* ADDITEMS */
+      return add_from_mark (self, PL_PICKLE_SET, error);
+    case 's': /* SETITEM */
+      return add_from_stack (self, 2, PL_PICKLE_DICT, error);
+    case 'u': /* SETITEMS */
+      return add_from_mark (self, PL_PICKLE_DICT, error);
+    default:
+      if (g_ascii_isprint (*op))
+        return fail (self, error, "pickle instruction “%c” is not one a state dict needs", *op);
+      return fail (self, error, "pickle instruction 0x%02x is not one a state dict needs", *op);
+    }
+}
+
+PlPickle *
+pl_pickle_load (GBytes      *data,
+                gsize        offset,
+                const char  *what,
+                gboolean    *truncated,
+                GError     **error)
+{
+  g_autoptr(PlPickle) self = g_new0 (PlPickle, 1);
+  gboolean done = FALSE;
+
+  g_return_val_if_fail (data != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  self->bytes = g_bytes_ref (data);
+  self->data = g_bytes_get_data (data, &self->len);
+  self->pos = self->start = MIN (offset, self->len);
+  self->what = what;
+  self->blocks = g_ptr_array_new ();
+  self->stack = g_ptr_array_new ();
+  self->marks = g_array_new (FALSE, FALSE, sizeof (guint));
+  self->memo = g_ptr_array_new ();
+  self->pids = g_ptr_array_new ();
+  if (truncated != NULL)
+    *truncated = FALSE;
+
+  while (!done)
+    if (!step (self, &done, error))
+      {
+        if (truncated != NULL)
+          *truncated = self->truncated;
+        return NULL;
+      }
+
+  /* The messages named WHAT, which the caller owns. */
+  self->what = NULL;
+  g_ptr_array_set_size (self->stack, 0);
+  g_ptr_array_set_size (self->memo, 0);
+  return g_steal_pointer (&self);
+}
+
+const PlPickleValue *
+pl_pickle_get_root (PlPickle *self)
+{
+  return self->root;
+}
+
+gsize
+pl_pickle_get_end (PlPickle *self)
+{
+  return self->pos;
+}
+
+const PlPickleValue * const *
+pl_pickle_get_persistent_ids (PlPickle *self,
+                              guint    *n)
+{
+  *n = self->pids->len;
+  return (const PlPickleValue * const *) self->pids->pdata;
+}
+
+guint
+pl_pickle_value_get_length (const PlPickleValue *value)
+{
+  if (value->kind < PL_PICKLE_TUPLE || value->kind > PL_PICKLE_DICT || value->items == NULL)
+    return 0;
+  return value->items->len;
+}
+
+const PlPickleValue *
+pl_pickle_value_get_item (const PlPickleValue *value,
+                          guint                i)
+{
+  g_return_val_if_fail (i < pl_pickle_value_get_length (value), NULL);
+  return g_ptr_array_index (value->items, i);
+}
+
+gboolean
+pl_pickle_value_is_text (const PlPickleValue *value)
+{
+  return value->kind == PL_PICKLE_STRING || value->kind == PL_PICKLE_BYTES;
+}
+
+gboolean
+pl_pickle_value_get_uint (const PlPickleValue *value,
+                          guint64             *out)
+{
+  if (value->kind != PL_PICKLE_INT || value->integer < 0)
+    return FALSE;
+  *out = (guint64) value->integer;
+  return TRUE;
+}
+
+gboolean
+pl_pickle_value_equals (const PlPickleValue *value,
+                        const char          *text)
+{
+  gsize len = strlen (text);
+
+  return (value->kind == PL_PICKLE_STRING || value->kind == PL_PICKLE_BYTES) &&
+         value->bytes.len == len && memcmp (value->bytes.data, text, len) == 0;
+}
+
+const PlPickleValue *
+pl_pickle_dict_lookup (const PlPickleValue *dict,
+                       const char          *key)
+{
+  guint n = pl_pickle_value_get_length (dict);
+
+  if (dict->kind != PL_PICKLE_DICT)
+    return NULL;
+  for (guint i = 0; i + 1 < n; i += 2)
+    if (pl_pickle_value_equals (g_ptr_array_index (dict->items, i), key))
+      return g_ptr_array_index (dict->items, i + 1);
+  return NULL;
+}

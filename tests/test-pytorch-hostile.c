@@ -1,0 +1,330 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <glib/gstdio.h>
+#include <string.h>
+
+#include "pl-error.h"
+#include "pl-model.h"
+#include "pl-test-torch.h"
+#include "pl-test-util.h"
+
+/* PyTorch files Poslens must refuse, each by name, with poslens-cli's exit
+ * code 2 and nothing run: the ones tests/fixtures/make-pytorch.py writes
+ * (forbidden globals whose payloads would create PAYLOAD_FILE in the current
+ * folder, as make-pytorch.py checks with Python's own unpickler; storages
+ * missing, compressed or larger than the file; truncated files; absurd
+ * shapes and views), and pickles forged here that Python would not write
+ * (deep nesting, forged memo indices, millions of values). */
+
+#define PAYLOAD_FILE "poslens-payload-ran"
+/* What any of these files may cost to refuse. */
+#define TIME_LIMIT_S 10.0
+
+typedef struct
+{
+  const char *file;     /* under tests/fixtures/pytorch/hostile, or made here */
+  const char *why;      /* in the message */
+} HostileCase;
+
+static const HostileCase fixture_cases[] = {
+  { "posix-system.pt", "global posix.system" },
+  { "os-system.pt", "global os.system" },
+  { "eval.pt", "global builtins.eval" },
+  { "popen.pt", "global subprocess.Popen" },
+  { "popen-protocol4.pt", "global subprocess.Popen" },
+  { "system-in-state-dict.bin", "global posix.system" },
+  { "pickled-module.pt", "global torch.nn.modules.linear.Linear" },
+  { "missing-storage.pt", "no entry archive/data/0" },
+  { "missing-storage-legacy.bin", "which the file does not hold" },
+  { "storage-size-mismatch.pt", "holds 40 bytes" },
+  { "storage-larger-than-file.bin", "past the end of the file" },
+  { "no-data-pkl.pt", "without data.pkl" },
+  { "compressed-storage.pt", "archive/data/0 is compressed" },
+  { "big-endian.pt", "big-endian" },
+  { "truncated-storages.bin", "past the end of the file" },
+  { "truncated-pickle.bin", "ends inside the pickle" },
+  { "absurd-shape.pt", "shape overflows" },
+  { "overflowing-shape.pt", "shape overflows" },
+  { "nine-dimensions.pt", "9 dimensions" },
+  { "view-past-end.pt", "past the end of its storage" },
+  { "strided-past-end.pt", "past the end of its storage" },
+  { "negative-size.pt", "non-negative integer" },
+  { "expanded-beyond-storage.pt", "expanded view" },
+};
+
+static char *made_dir;
+
+/* Pickles of a legacy file's object, forged here. */
+typedef void (*MakePickle) (GByteArray *pickle);
+
+static void
+nested_lists (GByteArray *p)
+{
+  pl_test_pickle_ops (p, ']', 100000);
+  pl_test_pickle_ops (p, 'a', 99999);
+  pl_test_pickle_op (p, '.');
+}
+
+static void
+nested_marks (GByteArray *p)
+{
+  pl_test_pickle_ops (p, '(', 100000);
+  pl_test_pickle_op (p, '.');
+}
+
+static void
+forged_memo_index (GByteArray *p)
+{
+  pl_test_pickle_op (p, ']');
+  pl_test_pickle_op_u32 (p, 'r', 0xffffffff);
+  pl_test_pickle_op (p, '.');
+}
+
+static void
+unset_memo (GByteArray *p)
+{
+  pl_test_pickle_op (p, 'h');
+  pl_test_pickle_op (p, 7);
+  pl_test_pickle_op (p, '.');
+}
+
+static void
+millions_of_values (GByteArray *p)
+{
+  pl_test_pickle_ops (p, ']', (1 << 21) + 1);
+  pl_test_pickle_op (p, '.');
+}
+
+static void
+long_global (GByteArray *p)
+{
+  pl_test_pickle_op (p, 'c');
+  pl_test_pickle_ops (p, 'a', 1000);
+  pl_test_pickle_op (p, '\n');
+  pl_test_pickle_op (p, '.');
+}
+
+static void
+text_instruction (GByteArray *p)
+{
+  g_byte_array_append (p, (const guint8 *) "I1\n.", 4);
+}
+
+static void
+call_a_list (GByteArray *p)
+{
+  pl_test_pickle_op (p, ']');
+  pl_test_pickle_op (p, ')');
+  pl_test_pickle_op (p, 'R');
+  pl_test_pickle_op (p, '.');
+}
+
+static void
+module_persistent_id (GByteArray *p)
+{
+  pl_test_pickle_op (p, '(');
+  pl_test_pickle_string (p, "module");
+  pl_test_pickle_string (p, "os");
+  pl_test_pickle_op (p, 't');
+  pl_test_pickle_op (p, 'Q');
+  pl_test_pickle_op (p, '.');
+}
+
+static void
+build_a_list (GByteArray *p)
+{
+  pl_test_pickle_op (p, ']');
+  pl_test_pickle_op (p, '}');
+  pl_test_pickle_op (p, 'b');
+  pl_test_pickle_op (p, '.');
+}
+
+static void
+huge_string (GByteArray *p)
+{
+  pl_test_pickle_op_u32 (p, 'X', 0xfffffff0);
+  pl_test_pickle_string (p, "short");
+  pl_test_pickle_op (p, '.');
+}
+
+static void
+odd_items (GByteArray *p)
+{
+  pl_test_pickle_op (p, '}');
+  pl_test_pickle_op (p, '(');
+  pl_test_pickle_string (p, "key");
+  pl_test_pickle_op (p, 'u');
+  pl_test_pickle_op (p, '.');
+}
+
+static void
+not_a_dict (GByteArray *p)
+{
+  pl_test_pickle_op (p, 'N');
+  pl_test_pickle_op (p, '.');
+}
+
+static void
+few_arguments (GByteArray *p)
+{
+  pl_test_pickle_op (p, '}');
+  pl_test_pickle_string (p, "w");
+  pl_test_pickle_global (p, "torch._utils", "_rebuild_tensor_v2");
+  pl_test_pickle_op (p, ')');
+  pl_test_pickle_op (p, 'R');
+  pl_test_pickle_op (p, 's');
+  pl_test_pickle_op (p, '.');
+}
+
+static void
+storage_named_twice (GByteArray *p)
+{
+  const guint64 size[] = { 3 }, stride[] = { 1 };
+
+  pl_test_pickle_op (p, '}');
+  pl_test_pickle_op (p, '(');
+  pl_test_pickle_string (p, "a");
+  pl_test_pickle_tensor (p, "0", 4, 0, 1, size, stride);
+  pl_test_pickle_string (p, "b");
+  pl_test_pickle_tensor (p, "0", 1000, 0, 1, size, stride);
+  pl_test_pickle_op (p, 'u');
+  pl_test_pickle_op (p, '.');
+}
+
+typedef struct
+{
+  const char *file;
+  const char *why;
+  MakePickle  make;
+  gboolean    storage;    /* the file holds storage "0" of 4 floats */
+} MadeCase;
+
+static const MadeCase made_cases[] = {
+  { "nested-lists.bin", "nest deeper than 200", nested_lists },
+  { "nested-marks.bin", "marks nest deeper", nested_marks },
+  { "forged-memo-index.bin", "memo index 4294967295", forged_memo_index },
+  { "unset-memo.bin", "memo entry 7 is read before it is set", unset_memo },
+  { "millions-of-values.bin", "more than 2097152 values", millions_of_values },
+  { "long-global.bin", "longer than", long_global },
+  { "text-instruction.bin", "instruction “I”", text_instruction },
+  { "call-a-list.bin", "not an allowed global", call_a_list },
+  { "module-persistent-id.bin", "persistent id", module_persistent_id },
+  { "build-a-list.bin", "state of something", build_a_list },
+  { "huge-string.bin", "ends inside the pickle", huge_string },
+  { "odd-items.bin", "key and value", odd_items },
+  { "not-a-dict.bin", "no dict of tensors", not_a_dict },
+  { "few-arguments.bin", "fewer than 4 arguments", few_arguments },
+  { "storage-named-twice.bin", "named twice", storage_named_twice, TRUE },
+};
+
+static void
+make_files (void)
+{
+  static const float zeros[4];
+  const char * const keys[] = { "0" };
+  const float * const data[] = { zeros };
+  const guint64 numel = 4;
+
+  made_dir = pl_test_tmpdir ();
+  for (guint i = 0; i < G_N_ELEMENTS (made_cases); i++)
+    {
+      g_autofree char *path = g_build_filename (made_dir, made_cases[i].file, NULL);
+      g_autoptr(GByteArray) pickle = pl_test_pickle_new ();
+
+      made_cases[i].make (pickle);
+      pl_test_write_torch_legacy (path, pickle, made_cases[i].storage ? 1 : 0, keys, &numel, data);
+    }
+}
+
+static char *
+case_path (const HostileCase *c)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (made_cases); i++)
+    if (strcmp (made_cases[i].file, c->file) == 0)
+      return g_build_filename (made_dir, c->file, NULL);
+  return pl_test_fixture ("pytorch", "hostile", c->file, NULL);
+}
+
+/* Through the library: refused with the file's name and the reason, fast. */
+static void
+test_library (gconstpointer data)
+{
+  const HostileCase *c = data;
+  g_autofree char *path = case_path (c);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PlModel) model = NULL;
+  g_autoptr(PlMatrix) positions = NULL;
+  g_autoptr(GTimer) timer = g_timer_new ();
+
+  model = pl_model_open (path, NULL, &error);
+  if (model != NULL)
+    positions = pl_model_read_positions (model, &error);
+  g_assert_null (positions);
+  g_assert_nonnull (error);
+  g_assert_true (error->domain == PL_ERROR);
+  g_test_message ("%s: %s (%.3f s)", c->file, error->message, g_timer_elapsed (timer, NULL));
+  g_assert_nonnull (strstr (error->message, c->file));
+  if (strstr (error->message, c->why) == NULL)
+    g_error ("%s: “%s” does not say “%s”", c->file, error->message, c->why);
+  g_assert_cmpfloat (g_timer_elapsed (timer, NULL), <, TIME_LIMIT_S);
+}
+
+/* Through poslens-cli check, as the window opens files, in a fresh folder:
+ * exit code 2, one line naming the file and the reason, and no payload
+ * has run (it would have created PAYLOAD_FILE there). */
+static void
+test_cli (gconstpointer data)
+{
+  const HostileCase *c = data;
+  g_autofree char *path = case_path (c);
+  g_autofree char *cwd = pl_test_tmpdir ();
+  g_autofree char *payload = g_build_filename (cwd, PAYLOAD_FILE, NULL);
+  g_autofree char *err = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *argv[] = { g_getenv ("POSLENS_CLI"), "check", path, NULL };
+  int status;
+
+  g_assert_true (g_spawn_sync (cwd, (char **) argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, &err,
+                               &status, &error));
+  g_assert_no_error (error);
+  g_test_message ("%s", err);
+  g_assert_true (WIFEXITED (status));
+  g_assert_cmpint (WEXITSTATUS (status), ==, 2);
+  g_assert_nonnull (strstr (err, c->file));
+  g_assert_nonnull (strstr (err, c->why));
+  g_assert_false (g_file_test (payload, G_FILE_TEST_EXISTS));
+  pl_test_rmtree (cwd);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_autoptr(GPtrArray) cases = g_ptr_array_new_with_free_func (g_free);
+  int status;
+
+  g_test_init (&argc, &argv, NULL);
+  make_files ();
+
+  for (guint i = 0; i < G_N_ELEMENTS (fixture_cases); i++)
+    g_ptr_array_add (cases, g_memdup2 (&fixture_cases[i], sizeof (HostileCase)));
+  for (guint i = 0; i < G_N_ELEMENTS (made_cases); i++)
+    {
+      HostileCase c = { made_cases[i].file, made_cases[i].why };
+
+      g_ptr_array_add (cases, g_memdup2 (&c, sizeof c));
+    }
+  for (guint i = 0; i < cases->len; i++)
+    {
+      const HostileCase *c = g_ptr_array_index (cases, i);
+      g_autofree char *library = g_strdup_printf ("/pl/pytorch-hostile/library/%s", c->file);
+      g_autofree char *cli = g_strdup_printf ("/pl/pytorch-hostile/cli/%s", c->file);
+
+      g_test_add_data_func (library, c, test_library);
+      g_test_add_data_func (cli, c, test_cli);
+    }
+  status = g_test_run ();
+  pl_test_rmtree (made_dir);
+  return status;
+}
