@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
 
+#include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -106,6 +107,86 @@ test_table (void)
   g_assert_nonnull (strstr (out2, "\n0\t76\tH\n1\t109\ti\n"));
 }
 
+/* The ids Hugging Face gives TEXT with the tokenizer of FAMILY, from its
+ * expected.json. */
+static GArray *
+reference_ids (const char *family,
+               const char *text)
+{
+  g_autofree char *path = pl_test_fixture ("tokenizers", family, "expected.json", NULL);
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  JsonArray *cases;
+
+  json_parser_load_from_file (parser, path, &error);
+  g_assert_no_error (error);
+  cases = json_object_get_array_member (json_node_get_object (json_parser_get_root (parser)), "cases");
+  for (guint c = 0; c < json_array_get_length (cases); c++)
+    {
+      JsonObject *item = json_array_get_object_element (cases, c);
+      JsonArray *ids;
+      GArray *out;
+
+      if (!json_object_has_member (item, "text") || strcmp (json_object_get_string_member (item, "text"), text) != 0)
+        continue;
+      ids = json_object_get_array_member (item, "ids");
+      out = g_array_new (FALSE, FALSE, sizeof (int));
+      for (guint i = 0; i < json_array_get_length (ids); i++)
+        {
+          int id = json_array_get_int_element (ids, i);
+
+          g_array_append_val (out, id);
+        }
+      return out;
+    }
+  g_assert_not_reached ();
+}
+
+/* Today's tokenizers from a folder holding tokenizer.json: Llama 3's
+ * byte-level BPE with its BOS, Llama 2's SentencePiece-style BPE. */
+static void
+test_today (void)
+{
+  const struct
+  {
+    const char *family;
+    const char *kind;
+    const char *text;
+    const char *first_token;
+  } cases[] = {
+    { "llama3", "byte-level-bpe", "I'm sure they're here, we'll see; you've got it and she'd know. It's John's.",
+      "<|begin_of_text|>" },
+    { "llama2", "sentencepiece-bpe", "Emoji 😀 👍🏽 👨\u200d👩\u200d👧 ❤\ufe0f 🇩🇪 end", "<s>" },
+    { "qwen2", "byte-level-bpe", "1 12 123 1234 12345 123456 1234567 3.14159 2,024 1e10 0x1F", "1" },
+  };
+
+  for (guint k = 0; k < G_N_ELEMENTS (cases); k++)
+    {
+      g_autofree char *dir = pl_test_fixture ("tokenizers", cases[k].family, NULL);
+      const char *args[] = { dir, "--text", cases[k].text, "--json", NULL };
+      g_autoptr(GArray) want = reference_ids (cases[k].family, cases[k].text);
+      g_autofree char *out = NULL;
+      g_autofree char *err = NULL;
+      g_autoptr(JsonParser) parser = json_parser_new ();
+      g_autoptr(GError) error = NULL;
+      JsonObject *root;
+      JsonArray *ids;
+
+      g_assert_cmpint (run_cli (args, &out, &err), ==, 0);
+      g_assert_cmpstr (err, ==, "");
+      json_parser_load_from_data (parser, out, -1, &error);
+      g_assert_no_error (error);
+      root = json_node_get_object (json_parser_get_root (parser));
+      g_assert_cmpstr (json_object_get_string_member (root, "tokenizer"), ==, cases[k].kind);
+      ids = json_object_get_array_member (root, "ids");
+      g_assert_cmpuint (json_array_get_length (ids), ==, want->len);
+      for (guint i = 0; i < want->len; i++)
+        g_assert_cmpint (json_array_get_int_element (ids, i), ==, g_array_index (want, int, i));
+      g_assert_cmpstr (json_array_get_string_element (json_object_get_array_member (root, "tokens"), 0), ==,
+                       cases[k].first_token);
+    }
+}
+
 static void
 test_errors (void)
 {
@@ -121,7 +202,15 @@ test_errors (void)
   const char *missing[] = { "/nonexistent/checkpoint", "--text", "x", NULL };
   const char *missing_file[] = { demo, "--file", "/nonexistent/text.txt", NULL };
   const char *no_tokenizer[] = { dir, "--text", "x", NULL };
+  g_autofree char *unigram_dir = g_build_filename (dir, "unigram", NULL);
+  g_autofree char *unigram = g_build_filename (unigram_dir, "tokenizer.json", NULL);
+  const char *refused[] = { unigram_dir, "--text", "x", NULL };
 
+  /* A kind Poslens does not run is refused by name. */
+  g_assert_cmpint (g_mkdir (unigram_dir, 0700), ==, 0);
+  g_assert_true (g_file_set_contents (unigram, "{\"model\": {\"type\": \"Unigram\", \"vocab\": [[\"x\", 0.0]]}}", -1,
+                                      NULL));
+  expect_input_error (refused, "Unigram");
   g_assert_true (g_file_set_contents (bad_file, "na\xefve", -1, NULL));
   expect_input_error (bad_utf8, "UTF-8");
   expect_input_error (bad_utf8_file, "UTF-8");
@@ -142,6 +231,7 @@ main (int argc, char *argv[])
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/pl/cli/tokenize/json", test_json);
   g_test_add_func ("/pl/cli/tokenize/table", test_table);
+  g_test_add_func ("/pl/cli/tokenize/today", test_today);
   g_test_add_func ("/pl/cli/tokenize/errors", test_errors);
   return g_test_run ();
 }

@@ -4,8 +4,9 @@
 #include "pl-fuzz.h"
 #include "pl-tokenizer.h"
 
-/* Hugging Face's tokenizer.json (WordPiece or byte-level BPE), then a text
- * through it: the first byte splits the input into file and text. */
+/* Hugging Face's tokenizer.json (WordPiece, byte-level or SentencePiece-style
+ * BPE), then a text through it, its tokens' labels and its decoding: the
+ * first byte splits the input into file and text. */
 int
 LLVMFuzzerTestOneInput (const uint8_t *data,
                         size_t         size)
@@ -33,7 +34,11 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
 
       g_assert_cmpuint (ids->len, ==, tokens->len);
       for (guint i = 0; i < ids->len; i++)
-        (void) pl_tokenizer_id_to_token (tokenizer, g_array_index (ids, int, i));
+        {
+          g_autofree char *label = pl_tokenizer_get_label (tokenizer, g_array_index (ids, int, i));
+
+          g_assert (g_utf8_validate (label, -1, NULL));
+        }
       decoded = pl_tokenizer_decode (tokenizer, &g_array_index (ids, int, 0), ids->len, FALSE);
     }
   else

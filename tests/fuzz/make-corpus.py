@@ -166,7 +166,41 @@ bpe = {
 }
 bpe_pairs = json.loads(json.dumps(bpe))
 bpe_pairs['model']['merges'] = [m.split(' ') for m in bpe['model']['merges']]
-for name, tok in (('wordpiece', wordpiece), ('bpe', bpe), ('bpe-pairs', bpe_pairs)):
+# Today's shapes (tests/fixtures/make-tokenizers.js has them whole): Llama 2's normalizers with byte
+# fallback, Mistral's Metaspace, Gemma's Split, Llama 3's regex before ByteLevel, Qwen2's NFC.
+sp_vocab = {'<unk>': 0, '<s>': 1, '</s>': 2, '<0x0A>': 3, '<0xE4>': 4, '<0xBD>': 5, '<0xA0>': 6,
+            '▁': 7, 'H': 8, 'e': 9, 'l': 10, 'o': 11, '▁H': 12, 'll': 13, '▁Hell': 14, ',': 15}
+sp_model = {'type': 'BPE', 'dropout': None, 'unk_token': '<unk>', 'fuse_unk': True, 'byte_fallback': True,
+            'vocab': sp_vocab, 'merges': [['▁', 'H'], ['l', 'l'], ['▁H', 'e'], ['▁He', 'll']]}
+sp_vocab['▁He'] = 16
+sp_added = [{'id': i, 'content': c, 'special': True, 'normalized': False, 'lstrip': False, 'rstrip': False}
+            for i, c in enumerate(['<unk>', '<s>', '</s>'])]
+bos = {'type': 'TemplateProcessing', 'single': [{'SpecialToken': {'id': '<s>', 'type_id': 0}},
+                                                {'Sequence': {'id': 'A', 'type_id': 0}}],
+       'special_tokens': {'<s>': {'id': '<s>', 'ids': [1], 'tokens': ['<s>']}}}
+sp_decoder = {'type': 'Sequence', 'decoders': [{'type': 'Replace', 'pattern': {'String': '▁'}, 'content': ' '},
+                                               {'type': 'ByteFallback'}, {'type': 'Fuse'},
+                                               {'type': 'Strip', 'content': ' ', 'start': 1, 'stop': 0}]}
+llama2 = {'version': '1.0', 'added_tokens': sp_added, 'post_processor': bos, 'decoder': sp_decoder,
+          'normalizer': {'type': 'Sequence', 'normalizers': [
+              {'type': 'Prepend', 'prepend': '▁'}, {'type': 'Replace', 'pattern': {'String': ' '}, 'content': '▁'}]},
+          'pre_tokenizer': None, 'model': sp_model}
+mistral = dict(llama2, normalizer=None,
+               pre_tokenizer={'type': 'Metaspace', 'replacement': '▁', 'prepend_scheme': 'first', 'split': False},
+               decoder={'type': 'Metaspace', 'replacement': '▁', 'prepend_scheme': 'first', 'split': False})
+gemma = dict(llama2, normalizer={'type': 'Replace', 'pattern': {'String': ' '}, 'content': '▁'},
+             pre_tokenizer={'type': 'Split', 'pattern': {'String': ' '}, 'behavior': 'MergedWithPrevious',
+                            'invert': False})
+tiktoken = ("(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|"
+            "\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+")
+llama3 = dict(bpe, model=dict(bpe['model'], ignore_merges=True), pre_tokenizer={'type': 'Sequence', 'pretokenizers': [
+    {'type': 'Split', 'pattern': {'Regex': tiktoken}, 'behavior': 'Isolated', 'invert': False},
+    {'type': 'ByteLevel', 'add_prefix_space': False, 'trim_offsets': True, 'use_regex': False}]})
+qwen2 = dict(llama3, normalizer={'type': 'NFC'}, pre_tokenizer={'type': 'Sequence', 'pretokenizers': [
+    {'type': 'Split', 'pattern': {'Regex': tiktoken.replace('{1,3}', '')}, 'behavior': 'Isolated', 'invert': False},
+    {'type': 'ByteLevel', 'add_prefix_space': False, 'trim_offsets': False, 'use_regex': False}]})
+for name, tok in (('wordpiece', wordpiece), ('bpe', bpe), ('bpe-pairs', bpe_pairs), ('llama2', llama2),
+                  ('mistral', mistral), ('gemma', gemma), ('llama3', llama3), ('qwen2', qwen2)):
     out('tokenizer', name, bytes([len(pad) // 4]) + pad + json.dumps(tok).encode())
 
 

@@ -6,9 +6,12 @@
 #include "pl-error.h"
 #include "pl-tokenizer-private.h"
 
-/* Byte-level BPE as GPT-2 and RoBERTa use it: the text is cut by GPT-2's
- * pattern, each piece's bytes become printable characters, and pairs merge
- * by rank, lowest first, leftmost first among equals (Hugging Face's order). */
+/* Hugging Face's BPE model on one pre-token. Byte-level (GPT-2, Llama 3,
+ * Qwen2): each byte is a printable character; SentencePiece-style (Llama 2,
+ * Mistral, Gemma): each character is looked up, and one missing from the
+ * vocabulary becomes its bytes' <0xNN> tokens (byte fallback) or the
+ * unknown token. Pairs then merge by rank, lowest first, leftmost first
+ * among equals (Hugging Face's order). */
 
 /* Beyond this many distinct pieces the cache stops growing (as Hugging
  * Face's BPE cache does) so memory stays bounded on endless input. */
@@ -154,13 +157,29 @@ pl_bpe_add_merge (PlTokenizer  *self,
   return TRUE;
 }
 
-void
-pl_bpe_prepare (PlTokenizer *self)
+gboolean
+pl_bpe_prepare (PlTokenizer  *self,
+                const char   *unk_token,
+                GError      **error)
 {
   for (guint b = 0; b < 256; b++)
-    self->byte_ids[b] = pl_tokenizer_token_to_id (self, self->byte_chars[b]);
+    {
+      /* Rust's format "<{:#04X}>": "<0x0A>", upper-case digits */
+      char name[8];
+
+      g_snprintf (name, sizeof name, "<0x%02X>", b);
+      self->fallback_ids[b] = pl_tokenizer_token_to_id (self, name);
+      self->byte_ids[b] = pl_tokenizer_token_to_id (self, self->byte_chars[b]);
+    }
+  if (unk_token != NULL && (self->unk_id = pl_tokenizer_token_to_id (self, unk_token)) < 0)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT,
+                   "%s: the unknown token “%s” is not in the vocabulary", self->source, unk_token);
+      return FALSE;
+    }
   if (self->cache == NULL)
     self->cache = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  return TRUE;
 }
 
 /* A candidate merge of the symbol at POS with the one after it. */
@@ -237,29 +256,101 @@ consider (PlTokenizer *self, Word *w, int pos)
     heap_push (w->heap, &w->n_heap, (Candidate) { slot->rank, pos, slot->id });
 }
 
-/* Merges the bytes of one piece; returns int[] {n, ids…} (to be freed). */
+/* The first symbols of a piece, as Hugging Face's merge_word makes them:
+ * one per unit (a byte's character, or a character), a unit missing from
+ * the vocabulary as the <0xNN> tokens of its bytes when all exist, else the
+ * unknown token (one for a run of them with fuse_unk), else nothing. A
+ * pending unknown token is written when the next unit is found, so it
+ * follows any byte-fallback tokens before that unit, as in Hugging Face.
+ * SYM holds at least 2 × LEN + 1 ids; returns how many it got. */
+static gsize
+initial_symbols (PlTokenizer  *self,
+                 const guchar *bytes,
+                 gsize         len,
+                 int          *sym)
+{
+  int pending_unk = -1;
+  gsize n = 0;
+  gsize i = 0;
+
+  while (i < len)
+    {
+      char unit[8];
+      const char *spelling;
+      gsize unit_len;
+      int id;
+
+      if (self->byte_level)
+        {
+          spelling = self->byte_chars[bytes[i]];
+          id = self->byte_ids[bytes[i]];
+          i++;
+        }
+      else
+        {
+          unit_len = g_utf8_skip[bytes[i]];
+          unit_len = MIN (unit_len, len - i);
+          memcpy (unit, bytes + i, unit_len);
+          unit[unit_len] = '\0';
+          spelling = unit;
+          id = pl_tokenizer_token_to_id (self, unit);
+          i += unit_len;
+        }
+
+      if (id >= 0)
+        {
+          if (pending_unk >= 0)
+            sym[n++] = pending_unk;
+          pending_unk = -1;
+          sym[n++] = id;
+          continue;
+        }
+      if (self->byte_fallback)
+        {
+          gboolean all = TRUE;
+
+          for (const char *b = spelling; *b != '\0'; b++)
+            all = all && self->fallback_ids[(guchar) *b] >= 0;
+          if (all)
+            {
+              for (const char *b = spelling; *b != '\0'; b++)
+                sym[n++] = self->fallback_ids[(guchar) *b];
+              continue;
+            }
+        }
+      if (self->unk_id >= 0)
+        {
+          if (pending_unk >= 0 && !self->fuse_unk)
+            sym[n++] = pending_unk;
+          pending_unk = self->unk_id;
+        }
+    }
+  if (pending_unk >= 0)
+    sym[n++] = pending_unk;
+  return n;
+}
+
+/* Merges the symbols of one piece; returns int[] {n, ids…} (to be freed). */
 static int *
 merge_piece (PlTokenizer *self, const guchar *bytes, gsize len)
 {
-  g_autofree int *sym = g_new (int, len);
-  g_autofree int *prev = g_new (int, len);
-  g_autofree int *next = g_new (int, len);
+  g_autofree int *sym = g_new (int, 2 * len + 1);
+  g_autofree int *prev = NULL;
+  g_autofree int *next = NULL;
   g_autofree Candidate *heap = NULL;
-  Word w = { sym, prev, next, NULL, 0 };
-  gsize n = 0;
+  Word w = { sym, NULL, NULL, NULL, 0 };
+  gsize n = initial_symbols (self, bytes, len, sym);
   int *out;
   int count = 0;
 
-  for (gsize i = 0; i < len; i++)
+  prev = g_new (int, n + 1);
+  next = g_new (int, n + 1);
+  w.prev = prev;
+  w.next = next;
+  for (gsize i = 0; i < n; i++)
     {
-      /* A byte missing from the vocabulary is dropped, as Hugging Face
-       * does without an unknown token. */
-      if (self->byte_ids[bytes[i]] < 0)
-        continue;
-      sym[n] = self->byte_ids[bytes[i]];
-      prev[n] = (int) n - 1;
-      next[n] = (int) n + 1;
-      n++;
+      prev[i] = (int) i - 1;
+      next[i] = (int) i + 1;
     }
   if (n > 0)
     next[n - 1] = -1;
@@ -299,30 +390,25 @@ merge_piece (PlTokenizer *self, const guchar *bytes, gsize len)
   return out;
 }
 
-typedef struct
+void
+pl_bpe_encode_piece (PlTokenizer *self,
+                     const char  *text,
+                     gsize        len,
+                     GString     *key,
+                     GArray      *ids)
 {
-  PlTokenizer *self;
-  GArray      *ids;
-  GString     *key;
-} PieceState;
-
-static void
-encode_piece (const char *text,
-              gsize       len,
-              gpointer    user_data)
-{
-  PieceState *st = user_data;
-  PlTokenizer *self = st->self;
   const int *cached;
   int *merged;
 
-  g_string_truncate (st->key, 0);
-  g_string_append_len (st->key, text, len);
+  if (len == 0)
+    return;
+  g_string_truncate (key, 0);
+  g_string_append_len (key, text, len);
 
   g_mutex_lock (&self->cache_lock);
-  cached = g_hash_table_lookup (self->cache, st->key->str);
+  cached = g_hash_table_lookup (self->cache, key->str);
   if (cached != NULL)
-    g_array_append_vals (st->ids, cached + 1, cached[0]);
+    g_array_append_vals (ids, cached + 1, cached[0]);
   g_mutex_unlock (&self->cache_lock);
   if (cached != NULL)
     return;
@@ -330,13 +416,16 @@ encode_piece (const char *text,
   merged = NULL;
   if (self->ignore_merges)
     {
-      /* Llama 3 style: a piece that is a token as a whole is taken whole. */
-      g_autoptr(GString) mapped = g_string_sized_new (2 * len);
+      /* Llama 3: a piece that is a token as a whole is taken whole. */
+      g_autoptr(GString) spelt = g_string_sized_new (2 * len);
       int id;
 
-      for (gsize i = 0; i < len; i++)
-        g_string_append (mapped, self->byte_chars[(guchar) text[i]]);
-      id = pl_tokenizer_token_to_id (self, mapped->str);
+      if (self->byte_level)
+        for (gsize i = 0; i < len; i++)
+          g_string_append (spelt, self->byte_chars[(guchar) text[i]]);
+      else
+        g_string_append_len (spelt, text, len);
+      id = pl_tokenizer_token_to_id (self, spelt->str);
       if (id >= 0)
         {
           merged = g_new (int, 2);
@@ -346,39 +435,15 @@ encode_piece (const char *text,
     }
   if (merged == NULL)
     merged = merge_piece (self, (const guchar *) text, len);
-  g_array_append_vals (st->ids, merged + 1, merged[0]);
+  g_array_append_vals (ids, merged + 1, merged[0]);
 
   g_mutex_lock (&self->cache_lock);
   if (g_hash_table_size (self->cache) < CACHE_CAPACITY &&
-      !g_hash_table_contains (self->cache, st->key->str))
+      !g_hash_table_contains (self->cache, key->str))
     {
-      g_hash_table_insert (self->cache, g_strdup (st->key->str), merged);
+      g_hash_table_insert (self->cache, g_strdup (key->str), merged);
       merged = NULL;
     }
   g_mutex_unlock (&self->cache_lock);
   g_free (merged);
-}
-
-void
-pl_bpe_encode (PlTokenizer *self,
-               const char  *text,
-               gsize        len,
-               GArray      *ids)
-{
-  g_autoptr(GString) key = g_string_sized_new (64);
-  g_autofree char *spaced = NULL;
-  PieceState st = { self, ids, key };
-
-  if (len == 0)
-    return;
-  if (self->add_prefix_space && text[0] != ' ')
-    {
-      spaced = g_strdup_printf (" %.*s", (int) len, text);
-      text = spaced;
-      len++;
-    }
-  if (self->use_regex)
-    pl_pretokenize_gpt2 (text, len, encode_piece, &st);
-  else
-    encode_piece (text, len, &st);
 }

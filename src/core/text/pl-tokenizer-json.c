@@ -8,7 +8,7 @@
 
 /* Hugging Face's tokenizer.json, where it holds one of the two models Poslens
  * runs: WordPiece behind BertNormalizer / BertPreTokenizer, or BPE behind the
- * ByteLevel pre-tokenizer. Anything else is refused by name. */
+ * steps pl-tokenizer-json-pipeline.c reads. Anything else is refused by name. */
 
 static const char *
 type_of (JsonNode *node)
@@ -53,7 +53,8 @@ unsupported (GError     **error,
              const char  *name)
 {
   g_set_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED,
-               "%s uses the %s “%s”, which Poslens does not run (it reads WordPiece and byte-level BPE tokenizers)",
+               "%s uses the %s “%s”, which Poslens does not run (it runs WordPiece and BPE tokenizers, "
+               "byte-level or SentencePiece-style)",
                path, what, name != NULL ? name : "?");
   return FALSE;
 }
@@ -65,6 +66,46 @@ corrupt (GError     **error,
 {
   g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT, "%s: %s", path, what);
   return FALSE;
+}
+
+/* The helpers, for the other readers of tokenizer.json. */
+
+const char *
+pl_hf_json_type (JsonNode *node)
+{
+  return type_of (node);
+}
+
+gboolean
+pl_hf_json_bool (JsonObject *object,
+                 const char *member,
+                 gboolean    fallback)
+{
+  return get_bool (object, member, fallback);
+}
+
+const char *
+pl_hf_json_string (JsonObject *object,
+                   const char *member)
+{
+  return get_string (object, member);
+}
+
+gboolean
+pl_hf_json_unsupported (GError     **error,
+                        const char  *path,
+                        const char  *what,
+                        const char  *name)
+{
+  return unsupported (error, path, what, name);
+}
+
+gboolean
+pl_hf_json_corrupt (GError     **error,
+                    const char  *path,
+                    const char  *what)
+{
+  return corrupt (error, path, what);
 }
 
 /* One normalizer of BERT's: BertNormalizer, or its parts in a Sequence. */
@@ -225,24 +266,23 @@ read_bpe (PlTokenizer  *self,
           const char   *path,
           GError      **error)
 {
-  JsonNode *pre_node = json_object_get_member (root, "pre_tokenizer");
-  JsonNode *norm_node = json_object_get_member (root, "normalizer");
-  const char *pre = type_of (pre_node);
   const char *suffix = get_string (model, "end_of_word_suffix");
   const char *prefix = get_string (model, "continuing_subword_prefix");
+  JsonNode *dropout = json_object_get_member (model, "dropout");
   JsonNode *merges = json_object_get_member (model, "merges");
   JsonArray *list;
 
-  self->kind = PL_TOKENIZER_BPE;
-  if (norm_node != NULL && !JSON_NODE_HOLDS_NULL (norm_node))
-    return unsupported (error, path, "normalizer before BPE", type_of (norm_node));
-  if (pre == NULL || strcmp (pre, "ByteLevel") != 0)
-    return unsupported (error, path, "pre-tokenizer before BPE", pre != NULL ? pre : "none");
-  if ((suffix != NULL && *suffix) || (prefix != NULL && *prefix) || get_bool (model, "byte_fallback", FALSE))
-    return unsupported (error, path, "BPE variant", "with subword affixes or byte fallback");
-  self->add_prefix_space = get_bool (json_node_get_object (pre_node), "add_prefix_space", FALSE);
-  self->use_regex = get_bool (json_node_get_object (pre_node), "use_regex", TRUE);
+  if ((suffix != NULL && *suffix) || (prefix != NULL && *prefix))
+    return unsupported (error, path, "BPE variant", "with subword affixes");
+  /* Dropout skips merges at random: a model sees other ids every time. */
+  if (dropout != NULL && JSON_NODE_HOLDS_VALUE (dropout) && json_node_get_value_type (dropout) == G_TYPE_DOUBLE &&
+      json_node_get_double (dropout) > 0)
+    return unsupported (error, path, "BPE variant", "with dropout");
   self->ignore_merges = get_bool (model, "ignore_merges", FALSE);
+  self->byte_fallback = get_bool (model, "byte_fallback", FALSE);
+  self->fuse_unk = get_bool (model, "fuse_unk", FALSE);
+  if (!pl_tokenizer_read_bpe_pipeline (self, root, path, error))
+    return FALSE;
 
   pl_bpe_init_byte_map (self);
   if (!read_vocab (self, model, path, error))
@@ -254,8 +294,7 @@ read_bpe (PlTokenizer  *self,
   for (guint i = 0; i < json_array_get_length (list); i++)
     if (!read_merge (self, json_array_get_element (list, i), path, error))
       return FALSE;
-  pl_bpe_prepare (self);
-  return TRUE;
+  return pl_bpe_prepare (self, get_string (model, "unk_token"), error);
 }
 
 static gboolean
@@ -282,9 +321,10 @@ read_added_tokens (PlTokenizer  *self,
       if (content == NULL || id == NULL || !JSON_NODE_HOLDS_VALUE (id) ||
           json_node_get_value_type (id) != G_TYPE_INT64)
         return corrupt (error, path, "an added token has no content or id");
-      if (!pl_tokenizer_add_special (self, content, json_node_get_int (id),
-                                     get_bool (object, "lstrip", FALSE), get_bool (object, "rstrip", FALSE),
-                                     error))
+      if (!pl_tokenizer_add_token (self, content, json_node_get_int (id),
+                                   get_bool (object, "lstrip", FALSE), get_bool (object, "rstrip", FALSE),
+                                   get_bool (object, "normalized", FALSE), get_bool (object, "special", TRUE),
+                                   error))
         return FALSE;
     }
   return TRUE;

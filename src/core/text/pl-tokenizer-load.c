@@ -377,7 +377,7 @@ new_bpe_with_config (const char  *vocab,
   if (self == NULL)
     return NULL;
   if (member_is (tok_config, "add_prefix_space", G_TYPE_BOOLEAN))
-    self->add_prefix_space = json_object_get_boolean_member (tok_config, "add_prefix_space");
+    pl_pipeline_use_byte_level (self, json_object_get_boolean_member (tok_config, "add_prefix_space"));
   bpe_affixes (self, tok_config, config, &prefix, &suffix);
   if ((prefix != NULL && !pl_tokenizer_add_affix (self, TRUE, prefix, error)) ||
       (suffix != NULL && !pl_tokenizer_add_affix (self, FALSE, suffix, error)))
@@ -486,8 +486,10 @@ new_for_dir (const char  *dir,
     {
       g_autofree char *spiece = g_build_filename (dir, "spiece.model", NULL);
       g_autofree char *sp_bpe = g_build_filename (dir, "sentencepiece.bpe.model", NULL);
+      g_autofree char *sp_llama = g_build_filename (dir, "tokenizer.model", NULL);
 
-      if (g_file_test (spiece, G_FILE_TEST_EXISTS) || g_file_test (sp_bpe, G_FILE_TEST_EXISTS))
+      if (g_file_test (spiece, G_FILE_TEST_EXISTS) || g_file_test (sp_bpe, G_FILE_TEST_EXISTS) ||
+          g_file_test (sp_llama, G_FILE_TEST_EXISTS))
         g_set_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED,
                      "The tokenizer in %s is a SentencePiece model, which Poslens does not read; add its tokenizer.json, or use random or explicit ids",
                      dir);

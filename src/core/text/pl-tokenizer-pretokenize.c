@@ -33,6 +33,22 @@ pl_unichar_is_white_space (gunichar c)
     }
 }
 
+gboolean
+pl_unichar_is_number (gunichar c)
+{
+  if (c < 0x80)
+    return c >= '0' && c <= '9';
+  switch (g_unichar_type (c))
+    {
+    case G_UNICODE_DECIMAL_NUMBER:
+    case G_UNICODE_LETTER_NUMBER:
+    case G_UNICODE_OTHER_NUMBER:
+      return TRUE;
+    default:
+      return FALSE;
+    }
+}
+
 static CharClass
 classify (gunichar c)
 {
@@ -167,6 +183,126 @@ pl_pretokenize_gpt2 (const char *text,
         stop = g_utf8_find_prev_char (p, stop);
       func (p, stop - p, user_data);
       p = stop;
+    }
+}
+
+/* (?i:'s|'t|'re|'ve|'m|'ll|'d): letters of either case, and ſ (U+017F),
+ * which Unicode case folding makes an s; no other character folds into
+ * these letters (checked over every code point against Hugging Face). */
+static gsize
+match_contraction_any_case (const char *p, const char *end)
+{
+  static const char * const suffixes[] = { "s", "t", "re", "ve", "m", "ll", "d" };
+
+  if (*p != '\'')
+    return 0;
+  if (end - p >= 3 && (guchar) p[1] == 0xc5 && (guchar) p[2] == 0xbf)
+    return 3;
+  for (guint i = 0; i < G_N_ELEMENTS (suffixes); i++)
+    {
+      gsize n = strlen (suffixes[i]);
+
+      if ((gsize) (end - p - 1) >= n && g_ascii_strncasecmp (p + 1, suffixes[i], n) == 0)
+        return n + 1;
+    }
+  return 0;
+}
+
+static inline gboolean
+is_line_break (const char *p)
+{
+  return *p == '\r' || *p == '\n';
+}
+
+void
+pl_pretokenize_tiktoken (const char *text,
+                         gsize       len,
+                         guint       max_digits,
+                         PlSpanFunc  func,
+                         gpointer    user_data)
+{
+  const char *p = text;
+  const char *end = text + len;
+
+  while (p < end)
+    {
+      const char *next;
+      const char *after;
+      const char *stop;
+      CharClass cls;
+      gsize n;
+
+      /* (?i:'s|'t|'re|'ve|'m|'ll|'d) */
+      if ((n = match_contraction_any_case (p, end)) > 0)
+        {
+          func (p, n, user_data);
+          p += n;
+          continue;
+        }
+
+      cls = next_class (p, end, &next);
+
+      /* [^\r\n\p{L}\p{N}]?\p{L}+: letters, or one character that is
+       * neither a line break, a letter nor a number, then letters */
+      if (cls == CLASS_LETTER)
+        {
+          stop = skip_class (next, end, CLASS_LETTER);
+          func (p, stop - p, user_data);
+          p = stop;
+          continue;
+        }
+      if (cls != CLASS_NUMBER && !is_line_break (p) && next < end &&
+          next_class (next, end, &after) == CLASS_LETTER)
+        {
+          stop = skip_class (after, end, CLASS_LETTER);
+          func (p, stop - p, user_data);
+          p = stop;
+          continue;
+        }
+
+      /* \p{N}{1,3} (Llama 3) or \p{N} (Qwen2) */
+      if (cls == CLASS_NUMBER)
+        {
+          stop = next;
+          for (guint k = 1; k < max_digits && stop < end && next_class (stop, end, &after) == CLASS_NUMBER; k++)
+            stop = after;
+          func (p, stop - p, user_data);
+          p = stop;
+          continue;
+        }
+
+      /* ` ?[^\s\p{L}\p{N}]+[\r\n]*`: other characters, one space before
+       * them at most, and the line breaks after them */
+      if (cls == CLASS_OTHER || (*p == ' ' && next < end && next_class (next, end, &after) == CLASS_OTHER))
+        {
+          stop = skip_class (cls == CLASS_OTHER ? next : after, end, CLASS_OTHER);
+          while (stop < end && is_line_break (stop))
+            stop++;
+          func (p, stop - p, user_data);
+          p = stop;
+          continue;
+        }
+
+      /* Whitespace from here on: its run, up to the last line break in it
+       * (\s*[\r\n]+), else up to the end of the text, else all of it but
+       * the last character, which then leads what follows (\s+(?!\S)),
+       * else the one character (\s+). */
+      {
+        const char *run_end = skip_class (next, end, CLASS_SPACE);
+        const char *last_break = NULL;
+
+        for (const char *q = p; q < run_end; q = g_utf8_next_char (q))
+          if (is_line_break (q))
+            last_break = q;
+        if (last_break != NULL)
+          stop = last_break + 1;
+        else if (run_end == end || run_end == next)
+          stop = run_end;
+        else
+          stop = g_utf8_find_prev_char (p, run_end);
+        func (p, stop - p, user_data);
+        p = stop;
+      }
     }
 }
 

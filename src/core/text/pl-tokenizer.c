@@ -9,14 +9,22 @@
 G_DEFINE_FINAL_TYPE (PlTokenizer, pl_tokenizer, G_TYPE_OBJECT)
 
 static void
+added_tokens_clear (PlAddedTokens *set)
+{
+  for (guint i = 0; set->tokens != NULL && i < set->tokens->len; i++)
+    g_free (g_array_index (set->tokens, PlSpecialToken, i).content);
+  g_clear_pointer (&set->tokens, g_array_unref);
+}
+
+static void
 pl_tokenizer_finalize (GObject *object)
 {
   PlTokenizer *self = (PlTokenizer *) object;
 
-  for (guint i = 0; i < self->specials->len; i++)
-    g_free (g_array_index (self->specials, PlSpecialToken, i).content);
-  g_clear_pointer (&self->specials, g_array_unref);
-  g_clear_pointer (&self->special_contents, g_hash_table_unref);
+  added_tokens_clear (&self->added);
+  added_tokens_clear (&self->added_normalized);
+  g_clear_pointer (&self->added_contents, g_hash_table_unref);
+  pl_pipeline_clear (self);
   g_clear_pointer (&self->ids, g_hash_table_unref);
   g_clear_pointer (&self->vocab, g_ptr_array_unref);
   g_clear_pointer (&self->special_ids, g_hash_table_unref);
@@ -42,14 +50,15 @@ pl_tokenizer_init (PlTokenizer *self)
 {
   self->vocab = g_ptr_array_new_with_free_func (g_free);
   self->ids = g_hash_table_new (g_str_hash, g_str_equal);
-  self->specials = g_array_new (FALSE, TRUE, sizeof (PlSpecialToken));
-  self->special_contents = g_hash_table_new (g_str_hash, g_str_equal);
+  self->added.tokens = g_array_new (FALSE, TRUE, sizeof (PlSpecialToken));
+  self->added_normalized.tokens = g_array_new (FALSE, TRUE, sizeof (PlSpecialToken));
+  self->added_contents = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->id_limit = PL_TOKENIZER_MAX_IDS;
   self->special_ids = g_hash_table_new (NULL, NULL);
   self->prefix = g_array_new (FALSE, FALSE, sizeof (int));
   self->suffix = g_array_new (FALSE, FALSE, sizeof (int));
   self->unk_id = -1;
-  self->use_regex = TRUE;
+  pl_pipeline_init (self);
   g_mutex_init (&self->cache_lock);
 }
 
@@ -126,22 +135,71 @@ compare_specials (gconstpointer a,
   return x->len < y->len ? 1 : x->len > y->len ? -1 : 0;
 }
 
-/* Longest first, so that at one place in the text the longest special
+/* Longest first, so that at one place in the text the longest added token
  * wins; sorted once, before the first encoding (sorting on every insert
  * made 10 000 added tokens take seconds to load). Encodings may run on
  * several threads at once. */
 static void
 sort_specials (PlTokenizer *self)
 {
-  if (g_atomic_int_get (&self->specials_sorted))
+  if (g_atomic_int_get (&self->added_sorted))
     return;
   g_mutex_lock (&self->cache_lock);
-  if (!self->specials_sorted)
+  if (!self->added_sorted)
     {
-      g_array_sort (self->specials, compare_specials);
-      g_atomic_int_set (&self->specials_sorted, TRUE);
+      g_array_sort (self->added.tokens, compare_specials);
+      g_array_sort (self->added_normalized.tokens, compare_specials);
+      g_atomic_int_set (&self->added_sorted, TRUE);
     }
   g_mutex_unlock (&self->cache_lock);
+}
+
+gboolean
+pl_tokenizer_add_token (PlTokenizer  *self,
+                        const char   *content,
+                        gint64        id,
+                        gboolean      lstrip,
+                        gboolean      rstrip,
+                        gboolean      normalized,
+                        gboolean      special,
+                        GError      **error)
+{
+  PlAddedTokens *set = &self->added;
+  char *match = NULL;
+  PlSpecialToken sp;
+
+  if (content[0] == '\0' || g_hash_table_contains (self->added_contents, content))
+    return TRUE;
+  if (id < 0 || id >= self->vocab->len || g_ptr_array_index (self->vocab, id) == NULL)
+    {
+      if (!pl_tokenizer_set_token (self, id, content, error))
+        return FALSE;
+    }
+  g_hash_table_add (self->added_contents, g_strdup (content));
+  if (special)
+    g_hash_table_add (self->special_ids, GINT_TO_POINTER ((int) id));
+
+  /* WordPiece normalises inside its model, so its added tokens are all
+   * matched in the text as typed. */
+  if (normalized && self->kind != PL_TOKENIZER_WORDPIECE)
+    {
+      gsize len;
+
+      set = &self->added_normalized;
+      match = pl_pipeline_normalize (self, content, strlen (content), &len);
+    }
+  if (match == NULL)
+    match = g_strdup (content);
+  if (match[0] == '\0')
+    {
+      g_free (match);
+      return TRUE;
+    }
+  sp = (PlSpecialToken) { match, strlen (match), (int) id, lstrip, rstrip, special };
+  g_array_append_val (set->tokens, sp);
+  g_atomic_int_set (&self->added_sorted, FALSE);
+  set->first[(guchar) sp.content[0]] = 1;
+  return TRUE;
 }
 
 gboolean
@@ -152,22 +210,7 @@ pl_tokenizer_add_special (PlTokenizer  *self,
                           gboolean      rstrip,
                           GError      **error)
 {
-  PlSpecialToken sp = { NULL, strlen (content), (int) id, lstrip, rstrip };
-
-  if (sp.len == 0 || g_hash_table_contains (self->special_contents, content))
-    return TRUE;
-  if (id < 0 || id >= self->vocab->len || g_ptr_array_index (self->vocab, id) == NULL)
-    {
-      if (!pl_tokenizer_set_token (self, id, content, error))
-        return FALSE;
-    }
-  sp.content = g_strdup (content);
-  g_array_append_val (self->specials, sp);
-  g_hash_table_add (self->special_contents, sp.content);
-  g_atomic_int_set (&self->specials_sorted, FALSE);
-  self->special_first[(guchar) content[0]] = 1;
-  g_hash_table_add (self->special_ids, GINT_TO_POINTER (sp.id));
-  return TRUE;
+  return pl_tokenizer_add_token (self, content, id, lstrip, rstrip, FALSE, TRUE, error);
 }
 
 void
@@ -259,10 +302,11 @@ pl_tokenizer_new_bpe (const char  *vocab_json,
   source = g_strdup_printf ("%s + %s", vocab_json, merges_txt);
   self = pl_tokenizer_alloc (PL_TOKENIZER_BPE, source);
   pl_bpe_init_byte_map (self);
+  pl_pipeline_use_byte_level (self, FALSE);
   if (!pl_tokenizer_load_vocab_json (self, vocab_json, error) ||
-      !pl_tokenizer_load_merges_txt (self, merges_txt, error))
+      !pl_tokenizer_load_merges_txt (self, merges_txt, error) ||
+      !pl_bpe_prepare (self, NULL, error))
     return NULL;
-  pl_bpe_prepare (self);
   pl_tokenizer_add_specials_from_vocab (self, specials);
   if (add_bos_eos &&
       (!pl_tokenizer_add_affix (self, TRUE, "<s>", error) ||
@@ -287,6 +331,7 @@ pl_tokenizer_new_bytes (guint              offset,
   self->byte_offset = offset;
   pl_bpe_init_byte_map (self);
   pl_tokenizer_set_id_limit (self, offset + 256);
+  pl_pipeline_use_byte_level (self, FALSE);
   /* Bytes are named like byte-level BPE's (Ġ for a space): one printable
    * character each, so axis labels stay short. Every id is within the
    * limit just set. */
@@ -317,6 +362,7 @@ static void
 encode_segment (PlTokenizer *self,
                 const char  *text,
                 gsize        len,
+                gboolean     at_start,
                 GArray      *ids)
 {
   if (len == 0)
@@ -327,7 +373,8 @@ encode_segment (PlTokenizer *self,
       pl_wordpiece_encode (self, text, len, ids);
       break;
     case PL_TOKENIZER_BPE:
-      pl_bpe_encode (self, text, len, ids);
+    case PL_TOKENIZER_SENTENCEPIECE_BPE:
+      pl_pipeline_encode (self, text, len, at_start, ids);
       break;
     case PL_TOKENIZER_BYTES:
       for (gsize i = 0; i < len; i++)
@@ -343,13 +390,13 @@ encode_segment (PlTokenizer *self,
 }
 
 static const PlSpecialToken *
-match_special (PlTokenizer *self,
-               const char  *p,
-               const char  *end)
+match_special (const PlAddedTokens *set,
+               const char          *p,
+               const char          *end)
 {
-  for (guint i = 0; i < self->specials->len; i++)
+  for (guint i = 0; i < set->tokens->len; i++)
     {
-      const PlSpecialToken *sp = &g_array_index (self->specials, PlSpecialToken, i);
+      const PlSpecialToken *sp = &g_array_index (set->tokens, PlSpecialToken, i);
 
       if ((gsize) (end - p) >= sp->len && memcmp (p, sp->content, sp->len) == 0)
         return sp;
@@ -357,13 +404,16 @@ match_special (PlTokenizer *self,
   return NULL;
 }
 
-/* Special tokens are cut out first, the text between them is tokenised on
- * its own, as Hugging Face's added tokens are. */
-static void
-encode_text (PlTokenizer *self,
-             const char  *text,
-             gsize        len,
-             GArray      *ids)
+/* Added tokens are cut out first, the text between them is tokenised on
+ * its own, as Hugging Face's are. */
+void
+pl_tokenizer_split_added (PlTokenizer         *self,
+                          const PlAddedTokens *set,
+                          const char          *text,
+                          gsize                len,
+                          gboolean             at_start,
+                          PlSegmentFunc        func,
+                          GArray              *ids)
 {
   const char *end = text + len;
   const char *segment = text;
@@ -374,7 +424,7 @@ encode_text (PlTokenizer *self,
       const PlSpecialToken *sp;
       const char *stop = p;
 
-      if (!self->special_first[(guchar) *p] || (sp = match_special (self, p, end)) == NULL)
+      if (!set->first[(guchar) *p] || (sp = match_special (set, p, end)) == NULL)
         {
           p++;
           continue;
@@ -388,7 +438,7 @@ encode_text (PlTokenizer *self,
               break;
             stop = before;
           }
-      encode_segment (self, segment, stop - segment, ids);
+      func (self, segment, stop - segment, at_start && segment == text, ids);
       g_array_append_val (ids, sp->id);
       p += sp->len;
       if (sp->rstrip)
@@ -396,7 +446,7 @@ encode_text (PlTokenizer *self,
           p = g_utf8_next_char (p);
       segment = p;
     }
-  encode_segment (self, segment, end - segment, ids);
+  func (self, segment, end - segment, at_start && segment == text, ids);
 }
 
 gboolean
@@ -425,7 +475,7 @@ pl_tokenizer_encode (PlTokenizer  *self,
   sort_specials (self);
   out = g_array_sized_new (FALSE, FALSE, sizeof (int), len / 3 + 8);
   g_array_append_vals (out, self->prefix->data, self->prefix->len);
-  encode_text (self, text, len, out);
+  pl_tokenizer_split_added (self, &self->added, text, len, TRUE, encode_segment, out);
   g_array_append_vals (out, self->suffix->data, self->suffix->len);
 
   if (tokens != NULL)
@@ -461,24 +511,6 @@ pl_tokenizer_encode_for_model (const char  *path,
 
 /* Decoding ---------------------------------------------------------------- */
 
-static void
-append_byte_level (PlTokenizer *self,
-                   GString     *out,
-                   const char  *token)
-{
-  for (const char *p = token; *p; p = g_utf8_next_char (p))
-    {
-      gunichar c = g_utf8_get_char (p);
-
-      /* Characters outside the byte map (added tokens) stay as they are. */
-      if (c < G_N_ELEMENTS (self->char_bytes) &&
-          g_utf8_get_char (self->byte_chars[self->char_bytes[c]]) == c)
-        g_string_append_c (out, (char) self->char_bytes[c]);
-      else
-        g_string_append_len (out, p, g_utf8_next_char (p) - p);
-    }
-}
-
 char *
 pl_tokenizer_decode (PlTokenizer *self,
                      const int   *ids,
@@ -490,6 +522,9 @@ pl_tokenizer_decode (PlTokenizer *self,
 
   g_return_val_if_fail (PL_IS_TOKENIZER (self), NULL);
 
+  if (self->kind != PL_TOKENIZER_WORDPIECE)
+    return pl_pipeline_decode (self, ids, n_ids, skip_special);
+
   prefix_len = self->subword_prefix != NULL ? strlen (self->subword_prefix) : 0;
   for (gsize i = 0; i < n_ids; i++)
     {
@@ -498,20 +533,29 @@ pl_tokenizer_decode (PlTokenizer *self,
 
       if (t == NULL || (special && skip_special))
         continue;
-      if (self->kind == PL_TOKENIZER_WORDPIECE)
-        {
-          if (!special && prefix_len > 0 && out->len > 0 && g_str_has_prefix (t, self->subword_prefix))
-            t += prefix_len;
-          else if (out->len > 0)
-            g_string_append_c (out, ' ');
-          g_string_append (out, t);
-        }
-      else if (special)
-        g_string_append (out, t);
-      else
-        append_byte_level (self, out, t);
+      if (!special && prefix_len > 0 && out->len > 0 && g_str_has_prefix (t, self->subword_prefix))
+        t += prefix_len;
+      else if (out->len > 0)
+        g_string_append_c (out, ' ');
+      g_string_append (out, t);
     }
   return g_utf8_make_valid (out->str, out->len);
+}
+
+char *
+pl_tokenizer_get_label (PlTokenizer *self,
+                        int          id)
+{
+  const char *token;
+
+  g_return_val_if_fail (PL_IS_TOKENIZER (self), NULL);
+
+  token = pl_tokenizer_id_to_token (self, id);
+  if (token == NULL)
+    return g_strdup_printf ("#%d", id);
+  if (self->kind == PL_TOKENIZER_WORDPIECE || pl_tokenizer_is_special (self, id))
+    return g_strdup (token);
+  return pl_pipeline_label (self, id);
 }
 
 /* Getters ----------------------------------------------------------------- */
@@ -533,6 +577,8 @@ pl_tokenizer_get_kind_name (PlTokenizer *self)
       return "wordpiece";
     case PL_TOKENIZER_BPE:
       return "byte-level-bpe";
+    case PL_TOKENIZER_SENTENCEPIECE_BPE:
+      return "sentencepiece-bpe";
     case PL_TOKENIZER_BYTES:
       return "bytes";
     default:

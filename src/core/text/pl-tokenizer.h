@@ -10,6 +10,8 @@ typedef enum
   PL_TOKENIZER_WORDPIECE,   /* vocab.txt: BERT, DistilBERT, ELECTRA */
   PL_TOKENIZER_BPE,         /* byte-level BPE, vocab.json + merges.txt: GPT-2, RoBERTa */
   PL_TOKENIZER_BYTES,       /* Poslens' demo models: id = byte + offset */
+  PL_TOKENIZER_SENTENCEPIECE_BPE, /* BPE on characters, spaces as ▁, unknown bytes as <0xNN>:
+                                   * Llama 2, Mistral, Gemma */
 } PlTokenizerKind;
 
 /* How a WordPiece tokenizer normalises text before splitting it, as Hugging
@@ -54,8 +56,15 @@ PlTokenizer     *pl_tokenizer_new_bytes         (guint                      offs
                                                  const char * const        *specials,
                                                  int                        prefix_id,
                                                  int                        suffix_id);
-/* Hugging Face's tokenizer.json holding a WordPiece model, or a BPE model
- * with the ByteLevel pre-tokenizer. */
+/* Hugging Face's tokenizer.json holding a WordPiece model, or a BPE model:
+ * byte-level (GPT-2, Llama 3, Qwen2, GPT-NeoX: the ByteLevel pre-tokenizer,
+ * after a Split on GPT-2's, Llama 3's or Qwen2's pattern or Digits) or
+ * SentencePiece-style (Llama 2, Mistral, Gemma: ▁ for spaces by the
+ * Prepend / Replace normalizers or the Metaspace pre-tokenizer, byte
+ * fallback). NFC/NFD/NFKC/NFKD normalizers, added tokens and
+ * TemplateProcessing are read. Other models (Unigram, WordLevel),
+ * normalizers, pre-tokenizers, patterns and decoders are refused with
+ * PL_ERROR_UNSUPPORTED naming them and the file. */
 PlTokenizer     *pl_tokenizer_new_from_json     (const char                *tokenizer_json,
                                                  GError                   **error);
 
@@ -79,13 +88,20 @@ GArray          *pl_tokenizer_encode_for_model  (const char                *path
                                                  const char                *text,
                                                  GPtrArray                **tokens,
                                                  GError                   **error);
-/* The text the ids stand for (byte-level BPE and bytes: exact; WordPiece:
- * pieces joined, "##" glued). Special tokens are left out when SKIP_SPECIAL.
- * Invalid UTF-8 from stray bytes is replaced by U+FFFD. */
+/* The text the ids stand for, as Hugging Face's decoders give it (BPE and
+ * bytes: exact; WordPiece: pieces joined, "##" glued). Special tokens are
+ * left out when SKIP_SPECIAL. Invalid UTF-8 from stray bytes is replaced by
+ * U+FFFD. */
 char            *pl_tokenizer_decode            (PlTokenizer               *self,
                                                  const int                 *ids,
                                                  gsize                      n_ids,
                                                  gboolean                   skip_special);
+/* A readable label for one token: the text it stands for (a space for ▁
+ * or Ġ, the byte of <0xNN>), with bytes that are only part of a character
+ * written \xHH; special tokens and WordPiece pieces as they are spelt;
+ * "#ID" for an id with no token. */
+char            *pl_tokenizer_get_label         (PlTokenizer               *self,
+                                                 int                        id);
 
 PlTokenizerKind  pl_tokenizer_get_kind          (PlTokenizer               *self);
 const char      *pl_tokenizer_get_kind_name     (PlTokenizer               *self);

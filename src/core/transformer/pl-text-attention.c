@@ -36,95 +36,18 @@ pl_text_attention_unref (PlTextAttention *self)
   g_free (self);
 }
 
-/* GPT-2's byte ↔ character map, which byte-level BPE and Poslens' byte
- * tokenizer spell their tokens in: printable Latin-1 bytes stand for
- * themselves, the other 68 for U+0100 onwards in byte order. */
-static gboolean
-byte_is_printable (guint b)
-{
-  return (b >= '!' && b <= '~') || (b >= 0xa1 && b <= 0xac) || (b >= 0xae && b <= 0xff);
-}
-
-static int
-byte_of_char (gunichar c)
-{
-  guint n = 0;
-
-  if (c < 256)
-    return byte_is_printable (c) ? (int) c : -1;
-  for (guint b = 0; b < 256; b++)
-    if (!byte_is_printable (b) && n++ == c - 256)
-      return (int) b;
-  return -1;
-}
-
-/* A byte-level token that is only part of a character (“é” split into two
- * tokens): its bytes, the whole characters as text and the rest as \xHH,
- * where decoding it alone would give only replacement characters. */
-static char *
-partial_label (const char *token)
-{
-  g_autoptr(GString) bytes = g_string_new (NULL);
-  GString *out = g_string_new (NULL);
-  const char *p, *end;
-
-  for (p = token; *p != '\0'; p = g_utf8_next_char (p))
-    {
-      int b = byte_of_char (g_utf8_get_char (p));
-
-      if (b >= 0)
-        g_string_append_c (bytes, (char) b);
-      else
-        g_string_append_len (bytes, p, g_utf8_next_char (p) - p);
-    }
-  p = bytes->str;
-  end = bytes->str + bytes->len;
-  while (p < end)
-    {
-      const char *valid_end;
-
-      g_utf8_validate (p, end - p, &valid_end);
-      g_string_append_len (out, p, valid_end - p);
-      p = valid_end;
-      if (p < end)
-        {
-          g_string_append_printf (out, "\\x%02X", (guint) (guchar) *p);
-          p++;
-        }
-    }
-  return g_string_free (out, FALSE);
-}
-
 char **
 pl_text_token_labels (PlTokenizer *tokenizer,
                       const int   *ids,
                       gsize        n_ids)
 {
-  gboolean byte_level;
   char **labels;
 
   g_return_val_if_fail (PL_IS_TOKENIZER (tokenizer), NULL);
 
-  byte_level = pl_tokenizer_get_kind (tokenizer) != PL_TOKENIZER_WORDPIECE;
   labels = g_new0 (char *, n_ids + 1);
   for (gsize i = 0; i < n_ids; i++)
-    {
-      const char *token = pl_tokenizer_id_to_token (tokenizer, ids[i]);
-
-      if (token != NULL && pl_tokenizer_is_special (tokenizer, ids[i]))
-        labels[i] = g_strdup (token);
-      else
-        {
-          labels[i] = pl_tokenizer_decode (tokenizer, &ids[i], 1, FALSE);
-          if (byte_level && token != NULL && labels[i] != NULL && strstr (labels[i], "\xef\xbf\xbd") != NULL)
-            {
-              g_free (labels[i]);
-              labels[i] = partial_label (token);
-            }
-        }
-      if (labels[i] == NULL)
-        labels[i] = g_strdup_printf ("#%d", ids[i]);
-    }
+    labels[i] = pl_tokenizer_get_label (tokenizer, ids[i]);
   return labels;
 }
 

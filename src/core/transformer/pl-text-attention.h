@@ -30,9 +30,10 @@ void             pl_text_attention_unref    (PlTextAttention *self);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PlTextAttention, pl_text_attention_unref)
 
-/* Readable text of each token: what it stands for in the text (a byte-level
- * BPE token's "Ġworld" is " world"), special tokens by name ("[CLS]"). A
- * byte-level token holding part of a character shows those bytes as \xHH. */
+/* Readable text of each token (pl_tokenizer_get_label): what it stands for
+ * in the text (byte-level "Ġworld" and SentencePiece "▁world" are " world",
+ * "<0x0A>" a line break), special tokens by name ("[CLS]"). A token holding
+ * part of a character shows those bytes as \xHH. */
 char           **pl_text_token_labels       (PlTokenizer     *tokenizer,
                                              const int       *ids,
                                              gsize            n_ids);
