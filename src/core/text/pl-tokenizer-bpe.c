@@ -13,9 +13,11 @@
  * unknown token. Pairs then merge by rank, lowest first, leftmost first
  * among equals (Hugging Face's order). */
 
-/* Beyond this many distinct pieces the cache stops growing (as Hugging
- * Face's BPE cache does) so memory stays bounded on endless input. */
+/* Beyond this many distinct pieces the cache stops growing, and longer
+ * pieces are not kept (as in Hugging Face's BPE cache), so memory stays
+ * bounded on endless input: Llama 2's whole text is one piece. */
 #define CACHE_CAPACITY 100000
+#define CACHE_MAX_PIECE 256
 
 typedef struct
 {
@@ -170,6 +172,12 @@ pl_bpe_prepare (PlTokenizer  *self,
       g_snprintf (name, sizeof name, "<0x%02X>", b);
       self->fallback_ids[b] = pl_tokenizer_token_to_id (self, name);
       self->byte_ids[b] = pl_tokenizer_token_to_id (self, self->byte_chars[b]);
+      if (b < G_N_ELEMENTS (self->ascii_ids))
+        {
+          name[0] = (char) b;
+          name[1] = '\0';
+          self->ascii_ids[b] = b > 0 ? pl_tokenizer_token_to_id (self, name) : -1;
+        }
     }
   if (unk_token != NULL && (self->unk_id = pl_tokenizer_token_to_id (self, unk_token)) < 0)
     {
@@ -284,6 +292,14 @@ initial_symbols (PlTokenizer  *self,
         {
           spelling = self->byte_chars[bytes[i]];
           id = self->byte_ids[bytes[i]];
+          i++;
+        }
+      else if (bytes[i] < 0x80)
+        {
+          unit[0] = (char) bytes[i];
+          unit[1] = '\0';
+          spelling = unit;
+          id = self->ascii_ids[bytes[i]];
           i++;
         }
       else
@@ -438,7 +454,7 @@ pl_bpe_encode_piece (PlTokenizer *self,
   g_array_append_vals (ids, merged + 1, merged[0]);
 
   g_mutex_lock (&self->cache_lock);
-  if (g_hash_table_size (self->cache) < CACHE_CAPACITY &&
+  if (len < CACHE_MAX_PIECE && g_hash_table_size (self->cache) < CACHE_CAPACITY &&
       !g_hash_table_contains (self->cache, key->str))
     {
       g_hash_table_insert (self->cache, g_strdup (key->str), merged);

@@ -214,10 +214,8 @@ metaspace_token (const char         *token,
                  const PlDecodeStep *step,
                  gboolean            first)
 {
-  g_autoptr(GString) out = g_string_new (token);
-
-  g_string_replace (out, step->replacement, first && step->prepend_scheme != PL_PREPEND_NEVER ? "" : " ", 0);
-  return g_string_free (g_steal_pointer (&out), FALSE);
+  return pl_string_replace_all (token, strlen (token), step->replacement,
+                                first && step->prepend_scheme != PL_PREPEND_NEVER ? "" : " ");
 }
 
 /* One decoder on TOKENS (consumed); LABEL: one token alone, for its label. */
@@ -261,12 +259,7 @@ decode_step (PlTokenizer        *self,
           const char *token = g_ptr_array_index (tokens, i);
 
           if (step->kind == PL_DECODE_REPLACE)
-            {
-              GString *s = g_string_new (token);
-
-              g_string_replace (s, step->pattern, step->content, 0);
-              g_ptr_array_add (out, g_string_free (s, FALSE));
-            }
+            g_ptr_array_add (out, pl_string_replace_all (token, strlen (token), step->pattern, step->content));
           else if (step->kind == PL_DECODE_STRIP)
             g_ptr_array_add (out, label ? g_strdup (token) : strip_token (token, step));
           else

@@ -73,6 +73,57 @@ pl_pipeline_use_byte_level (PlTokenizer *self,
 
 /* Normalizers ------------------------------------------------------------- */
 
+static const char *
+find_string (const char *p,
+             const char *end,
+             const char *needle,
+             gsize       n)
+{
+  for (; (gsize) (end - p) >= n; p++)
+    {
+      p = memchr (p, needle[0], end - p - n + 1);
+      if (p == NULL)
+        return NULL;
+      if (memcmp (p, needle, n) == 0)
+        return p;
+    }
+  return NULL;
+}
+
+char *
+pl_string_replace_all (const char *text,
+                       gsize       len,
+                       const char *pattern,
+                       const char *content)
+{
+  gsize n = strlen (pattern);
+  GString *out = g_string_sized_new (len);
+  const char *end = text + len;
+  const char *p = text;
+  const char *hit;
+
+  while ((hit = find_string (p, end, pattern, n)) != NULL)
+    {
+      g_string_append_len (out, p, hit - p);
+      g_string_append (out, content);
+      p = hit + n;
+    }
+  g_string_append_len (out, p, end - p);
+  return g_string_free (out, FALSE);
+}
+
+/* Text of code points below U+0300 is its own NFC: no character there
+ * decomposes, and what could compose with one starts at U+0300. */
+static gboolean
+below_combining_marks (const char *text,
+                       gsize       len)
+{
+  for (gsize i = 0; i < len; i++)
+    if ((guchar) text[i] >= 0xcc)
+      return FALSE;
+  return TRUE;
+}
+
 char *
 pl_pipeline_normalize (PlTokenizer *self,
                        const char  *text,
@@ -99,6 +150,8 @@ pl_pipeline_normalize (PlTokenizer *self,
           mode = step->kind == PL_NORMALIZE_NFD ? G_NORMALIZE_NFD
                  : step->kind == PL_NORMALIZE_NFKC ? G_NORMALIZE_NFKC
                  : step->kind == PL_NORMALIZE_NFKD ? G_NORMALIZE_NFKD : G_NORMALIZE_NFC;
+          if (mode == G_NORMALIZE_NFC && below_combining_marks (s->str, s->len))
+            break;
           /* The text is valid UTF-8 here, so GLib always gives an answer. */
           normal = g_utf8_normalize (s->str, s->len, mode);
           if (normal != NULL)
@@ -112,7 +165,9 @@ pl_pipeline_normalize (PlTokenizer *self,
             g_string_prepend (s, step->content);
           break;
         case PL_NORMALIZE_REPLACE:
-          g_string_replace (s, step->pattern, step->content, 0);
+          normal = pl_string_replace_all (s->str, s->len, step->pattern, step->content);
+          g_string_assign (s, normal);
+          g_free (normal);
           break;
         default:
           g_assert_not_reached ();
@@ -169,6 +224,17 @@ add_span (GArray *found, gsize start, gsize end, gboolean match)
     g_array_append_val (found, span);
 }
 
+/* A piece straight to the model, from the last pre-tokenizer's scanner. */
+static void
+sink_model (const char *text,
+            gsize       len,
+            gpointer    user_data)
+{
+  Sink *sink = user_data;
+
+  pl_bpe_encode_piece (sink->run->self, text, len, sink->run->key, sink->run->ids);
+}
+
 static void
 sink_span (const char *text,
            gsize       len,
@@ -189,21 +255,21 @@ sink_span (const char *text,
     }
 }
 
-static const char *
-find_string (const char *p,
-             const char *end,
-             const char *needle,
-             gsize       n)
+/* The matches of a regular expression, one by one, into SINK. */
+static void
+scan_regex (PlPatternKind  pattern,
+            const char    *text,
+            gsize          len,
+            Sink          *sink)
 {
-  for (; (gsize) (end - p) >= n; p++)
-    {
-      p = memchr (p, needle[0], end - p - n + 1);
-      if (p == NULL)
-        return NULL;
-      if (memcmp (p, needle, n) == 0)
-        return p;
-    }
-  return NULL;
+  /* Pieces for the model go to it with no stop on the way. */
+  PlSpanFunc func = sink->step == sink->run->self->pretokenizers->len && sink->run->pieces == NULL
+                    ? sink_model : sink_span;
+
+  if (pattern == PL_PATTERN_GPT2)
+    pl_pretokenize_gpt2 (text, len, func, sink);
+  else
+    pl_pretokenize_tiktoken (text, len, pattern == PL_PATTERN_TIKTOKEN ? 3 : 1, func, sink);
 }
 
 /* Hugging Face's Pattern::find_matches: spans covering TEXT, each a match
@@ -245,11 +311,9 @@ find_matches (const PlPretokenizeStep *step,
           }
       break;
     case PL_PATTERN_GPT2:
-      pl_pretokenize_gpt2 (text, len, sink_span, sink);
-      break;
     case PL_PATTERN_TIKTOKEN:
     case PL_PATTERN_TIKTOKEN_DIGIT:
-      pl_pretokenize_tiktoken (text, len, step->pattern == PL_PATTERN_TIKTOKEN ? 3 : 1, sink_span, sink);
+      scan_regex (step->pattern, text, len, sink);
       break;
     default:
       g_assert_not_reached ();
@@ -342,10 +406,7 @@ split_step (Run                     *run,
   if (scanner && step->behavior == PL_SPLIT_ISOLATED && !step->invert)
     {
       sink.step = index + 1;
-      if (step->pattern == PL_PATTERN_GPT2)
-        pl_pretokenize_gpt2 (text, len, sink_span, &sink);
-      else
-        pl_pretokenize_tiktoken (text, len, step->pattern == PL_PATTERN_TIKTOKEN ? 3 : 1, sink_span, &sink);
+      scan_regex (step->pattern, text, len, &sink);
       return;
     }
 
@@ -390,7 +451,7 @@ byte_level_step (Run                     *run,
       return;
     }
   sink.base = text;
-  pl_pretokenize_gpt2 (text, len, sink_span, &sink);
+  scan_regex (PL_PATTERN_GPT2, text, len, &sink);
 }
 
 /* Spaces become the replacement, which may lead the piece. */
@@ -519,7 +580,10 @@ pl_pipeline_encode (PlTokenizer *self,
 
   if ((normal = pl_pipeline_normalize (self, text, len, &len)) != NULL)
     text = normal;
-  pl_tokenizer_split_added (self, &self->added_normalized, text, len, at_start, pretokenize_segment, ids);
+  if (self->added_normalized.tokens->len == 0)
+    pretokenize_segment (self, text, len, at_start, ids);
+  else
+    pl_tokenizer_split_added (self, &self->added_normalized, text, len, at_start, pretokenize_segment, ids);
 }
 
 GPtrArray *

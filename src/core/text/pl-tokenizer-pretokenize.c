@@ -97,7 +97,7 @@ next_class (const char *p, const char *end, const char **next)
 }
 
 /* Advances over characters of class CLS from P; returns where they end. */
-static const char *
+static inline const char *
 skip_class (const char *p, const char *end, CharClass cls)
 {
   while (p < end)
@@ -111,18 +111,27 @@ skip_class (const char *p, const char *end, CharClass cls)
   return p;
 }
 
+/* 's|'t|'re|'ve|'m|'ll|'d, or with ANY_CASE (?i:…): letters of either case,
+ * and ſ (U+017F), which Unicode case folding makes an s; no other
+ * character folds into these letters (checked over every code point
+ * against Hugging Face). */
 static gsize
-match_contraction (const char *p, const char *end)
+match_contraction (const char *p,
+                   const char *end,
+                   gboolean    any_case)
 {
   static const char * const suffixes[] = { "s", "t", "re", "ve", "m", "ll", "d" };
 
   if (*p != '\'')
     return 0;
+  if (any_case && end - p >= 3 && (guchar) p[1] == 0xc5 && (guchar) p[2] == 0xbf)
+    return 3;
   for (guint i = 0; i < G_N_ELEMENTS (suffixes); i++)
     {
       gsize n = strlen (suffixes[i]);
 
-      if ((gsize) (end - p - 1) >= n && memcmp (p + 1, suffixes[i], n) == 0)
+      if ((gsize) (end - p - 1) >= n &&
+          (any_case ? g_ascii_strncasecmp (p + 1, suffixes[i], n) : strncmp (p + 1, suffixes[i], n)) == 0)
         return n + 1;
     }
   return 0;
@@ -145,7 +154,7 @@ pl_pretokenize_gpt2 (const char *text,
       gsize n;
 
       /* 's|'t|'re|'ve|'m|'ll|'d */
-      if ((n = match_contraction (p, end)) > 0)
+      if ((n = match_contraction (p, end, FALSE)) > 0)
         {
           func (p, n, user_data);
           p += n;
@@ -186,28 +195,6 @@ pl_pretokenize_gpt2 (const char *text,
     }
 }
 
-/* (?i:'s|'t|'re|'ve|'m|'ll|'d): letters of either case, and ſ (U+017F),
- * which Unicode case folding makes an s; no other character folds into
- * these letters (checked over every code point against Hugging Face). */
-static gsize
-match_contraction_any_case (const char *p, const char *end)
-{
-  static const char * const suffixes[] = { "s", "t", "re", "ve", "m", "ll", "d" };
-
-  if (*p != '\'')
-    return 0;
-  if (end - p >= 3 && (guchar) p[1] == 0xc5 && (guchar) p[2] == 0xbf)
-    return 3;
-  for (guint i = 0; i < G_N_ELEMENTS (suffixes); i++)
-    {
-      gsize n = strlen (suffixes[i]);
-
-      if ((gsize) (end - p - 1) >= n && g_ascii_strncasecmp (p + 1, suffixes[i], n) == 0)
-        return n + 1;
-    }
-  return 0;
-}
-
 static inline gboolean
 is_line_break (const char *p)
 {
@@ -233,7 +220,7 @@ pl_pretokenize_tiktoken (const char *text,
       gsize n;
 
       /* (?i:'s|'t|'re|'ve|'m|'ll|'d) */
-      if ((n = match_contraction_any_case (p, end)) > 0)
+      if ((n = match_contraction (p, end, TRUE)) > 0)
         {
           func (p, n, user_data);
           p += n;

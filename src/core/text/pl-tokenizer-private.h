@@ -154,6 +154,7 @@ struct _PlTokenizer
   char                byte_chars[256][4];
   guint8              char_bytes[324]; /* inverse map: character (< 324) → byte */
   gboolean            byte_level;     /* the model sees bytes as characters */
+  int                 ascii_ids[128]; /* otherwise: id of each ASCII character, or -1 */
   gboolean            ignore_merges;
   gboolean            byte_fallback;  /* unknown characters as <0xNN> tokens */
   int                 fallback_ids[256]; /* id of <0xNN>, or -1 */
@@ -271,6 +272,11 @@ void         pl_pipeline_clear             (PlTokenizer      *self);
 /* GPT-2's pipeline: one ByteLevel pre-tokenizer with its regex. */
 void         pl_pipeline_use_byte_level    (PlTokenizer      *self,
                                             gboolean          add_prefix_space);
+/* TEXT with every PATTERN (not empty), left to right, as CONTENT. */
+char        *pl_string_replace_all         (const char       *text,
+                                            gsize             len,
+                                            const char       *pattern,
+                                            const char       *content);
 /* The normalizers on TEXT; NULL when there are none. */
 char        *pl_pipeline_normalize         (PlTokenizer      *self,
                                             const char       *text,
