@@ -58,19 +58,19 @@ models_at_least (gpointer data)
 static gboolean
 all_idle (gpointer data)
 {
-  return !pl_similarity_page_get_busy (PL_SIMILARITY_PAGE (page ("similarity"))) &&
-         !pl_trajectory_page_get_busy (PL_TRAJECTORY_PAGE (page ("trajectory"))) &&
-         !pl_attention_page_get_busy (PL_ATTENTION_PAGE (page ("attention"))) &&
-         !pl_probes_page_get_busy (PL_PROBES_PAGE (page ("probes"))) &&
-         !pl_compare_page_get_busy (PL_COMPARE_PAGE (page ("compare"))) &&
-         !pl_playground_page_get_busy (PL_PLAYGROUND_PAGE (page ("playground")));
+  return !pl_page_get_busy ((PlPage *) PL_SIMILARITY_PAGE (page ("similarity"))) &&
+         !pl_page_get_busy ((PlPage *) PL_TRAJECTORY_PAGE (page ("trajectory"))) &&
+         !pl_page_get_busy ((PlPage *) PL_ATTENTION_PAGE (page ("attention"))) &&
+         !pl_page_get_busy ((PlPage *) PL_PROBES_PAGE (page ("probes"))) &&
+         !pl_page_get_busy ((PlPage *) PL_COMPARE_PAGE (page ("compare"))) &&
+         !pl_page_get_busy ((PlPage *) PL_PLAYGROUND_PAGE (page ("playground")));
 }
 
 static gboolean
 similarity_ready (gpointer data)
 {
-  return !pl_similarity_page_get_busy (PL_SIMILARITY_PAGE (page ("similarity"))) &&
-         pl_similarity_page_get_figure (PL_SIMILARITY_PAGE (page ("similarity"))) != NULL;
+  return !pl_page_get_busy ((PlPage *) PL_SIMILARITY_PAGE (page ("similarity"))) &&
+         pl_page_get_figure ((PlPage *) PL_SIMILARITY_PAGE (page ("similarity"))) != NULL;
 }
 
 /* Lets workers start (and be cancelled by the next click) without waiting
@@ -164,7 +164,7 @@ shows_error (GtkWidget *widget)
 static gboolean
 similarity_error_shown (gpointer data)
 {
-  return !pl_similarity_page_get_busy (PL_SIMILARITY_PAGE (page ("similarity"))) &&
+  return !pl_page_get_busy ((PlPage *) PL_SIMILARITY_PAGE (page ("similarity"))) &&
          shows_error (page ("similarity"));
 }
 
@@ -336,7 +336,7 @@ test_known_libhdf5_sequence (void)
 static gboolean
 attention_busy (gpointer data)
 {
-  return pl_attention_page_get_busy (PL_ATTENTION_PAGE (page ("attention")));
+  return pl_page_get_busy ((PlPage *) PL_ATTENTION_PAGE (page ("attention")));
 }
 
 /* Closing the window while a forward pass runs: the workers' answers must

@@ -106,7 +106,7 @@ select_model_named (const char *name)
 static gboolean
 text_idle (gpointer data)
 {
-  return !pl_attention_text_get_busy (PL_ATTENTION_TEXT (data));
+  return !pl_page_get_busy ((PlPage *) PL_ATTENTION_TEXT (data));
 }
 
 static void
@@ -248,7 +248,7 @@ test_sentence_matches_forward (void)
     g_assert_cmpuint (layer, ==, 2);
     g_assert_cmpuint (head, ==, 2);
     g_assert_nonnull (figure);
-    g_assert_true (figure == pl_attention_text_get_figure (text_view ()));
+    g_assert_true (figure == pl_page_get_figure ((PlPage *) text_view ()));
     g_assert_cmpstr (name, ==, "mini-gpt2-text-layer-2-head-2");
     /* Layer 2, head 2: rows 1·T … 2·T − 1 of the second layer's maps. */
     assert_cells_coloured (figure, expected->attentions[1], 1 * t, t);
@@ -308,7 +308,7 @@ test_draw_and_export (void)
 static void
 test_empty_and_too_long (void)
 {
-  AdwStatusPage *status = pl_attention_text_get_status (text_view ());
+  AdwStatusPage *status = pl_page_get_status ((PlPage *) text_view ());
   g_autofree char *long_text = g_strnfill (600, 'a');
 
   type_and_run ("");
@@ -337,7 +337,7 @@ models_at_least_five (gpointer data)
 static gboolean
 stats_ready (gpointer page)
 {
-  return !pl_attention_page_get_busy (page) && pl_attention_page_get_stats (page) != NULL;
+  return !pl_page_get_busy ((PlPage *) page) && pl_attention_page_get_stats (page) != NULL;
 }
 
 /* A checkpoint without tokenizer files: the Text view says why text is off,
@@ -349,7 +349,7 @@ test_no_tokenizer (void)
   g_autofree char *weights = g_build_filename (dir, "tf_model.h5", NULL);
   const char *files[] = { "config.json", "tf_model.h5" };
   g_autoptr(GFile) file = NULL;
-  AdwStatusPage *status = pl_attention_text_get_status (text_view ());
+  AdwStatusPage *status = pl_page_get_status ((PlPage *) text_view ());
 
   /* Back to the stored table: the copy needs no layer's positional component,
    * which the other views would otherwise compute from forward passes. */

@@ -34,37 +34,37 @@ activate (const char *action, GVariant *param)
 static gboolean
 similarity_ready (gpointer page)
 {
-  return !pl_similarity_page_get_busy (page) && pl_similarity_page_get_figure (page) != NULL;
+  return !pl_page_get_busy ((PlPage *) page) && pl_page_get_figure ((PlPage *) page) != NULL;
 }
 
 static gboolean
 trajectory_ready (gpointer page)
 {
-  return !pl_trajectory_page_get_busy (page) && pl_page_get_figure (page) != NULL;
+  return !pl_page_get_busy ((PlPage *) page) && pl_page_get_figure (page) != NULL;
 }
 
 static gboolean
 attention_ready (gpointer page)
 {
-  return !pl_attention_page_get_busy (page) && pl_attention_page_get_stats (page) != NULL;
+  return !pl_page_get_busy ((PlPage *) page) && pl_attention_page_get_stats (page) != NULL;
 }
 
 static gboolean
 probes_ready (gpointer page)
 {
-  return !pl_probes_page_get_busy (page);
+  return !pl_page_get_busy ((PlPage *) page);
 }
 
 static gboolean
 compare_ready (gpointer page)
 {
-  return !pl_compare_page_get_busy (page) && pl_compare_page_get_difference (page) != NULL;
+  return !pl_page_get_busy ((PlPage *) page) && pl_compare_page_get_difference (page) != NULL;
 }
 
 static gboolean
 playground_ready (gpointer page)
 {
-  return !pl_playground_page_get_busy (page) && pl_playground_page_get_matrix (page) != NULL;
+  return !pl_page_get_busy ((PlPage *) page) && pl_playground_page_get_matrix (page) != NULL;
 }
 
 /* The figure widget of a view, drawn, has the many colours of real data. */
@@ -183,14 +183,14 @@ test_layers_step (void)
 {
   PlWorkspace *workspace = pl_window_get_workspace (window);
   PlSimilarityPage *similarity = PL_SIMILARITY_PAGE (page ("similarity"));
-  g_autoptr(PlFigure) table_figure = g_object_ref (pl_similarity_page_get_figure (similarity));
+  g_autoptr(PlFigure) table_figure = g_object_ref (pl_page_get_figure ((PlPage *) similarity));
 
   g_assert_cmpint (pl_workspace_get_layer (workspace), ==, PL_LAYER_TABLE);
   activate ("win.step-layer", g_variant_new_int32 (1));
   activate ("win.step-layer", g_variant_new_int32 (1));
   g_assert_cmpint (pl_workspace_get_layer (workspace), ==, 1);
   pl_test_wait_until (similarity_ready, similarity, "layer 1's heatmap");
-  g_assert_true (pl_similarity_page_get_figure (similarity) != table_figure);
+  g_assert_true (pl_page_get_figure ((PlPage *) similarity) != table_figure);
   assert_drawn (pl_similarity_page_get_figure_view (similarity), 100);
 
   /* Every layer's table came with the first; only the heatmap is new. */
@@ -199,7 +199,7 @@ test_layers_step (void)
   pl_test_wait_until (similarity_ready, similarity, "layer 2's heatmap");
   /* Back to layer 1: answered from the cache at once, no worker. */
   activate ("win.step-layer", g_variant_new_int32 (-1));
-  g_assert_false (pl_similarity_page_get_busy (similarity));
+  g_assert_false (pl_page_get_busy ((PlPage *) similarity));
   activate ("win.step-layer", g_variant_new_int32 (1));
 
   activate ("win.step-head", g_variant_new_int32 (1));
@@ -289,7 +289,7 @@ static void
 test_export (void)
 {
   g_autofree char *dir = pl_test_tmpdir ();
-  PlFigure *figure = pl_similarity_page_get_figure (PL_SIMILARITY_PAGE (page ("similarity")));
+  PlFigure *figure = pl_page_get_figure ((PlPage *) PL_SIMILARITY_PAGE (page ("similarity")));
   PlExportDialog *dialog = pl_export_dialog_new (GTK_WINDOW (window), figure, "test", NULL);
   const char *names[] = { "figure.png", "figure.svg", "figure.pdf" };
 
@@ -513,7 +513,7 @@ test_responsive_during_forward (void)
 
   activate ("win.show-view", g_variant_new_int32 (2));
   pl_window_select_model (window, 2);   /* RoBERTa: not computed yet */
-  g_assert_true (pl_attention_page_get_busy (attention));
+  g_assert_true (pl_page_get_busy ((PlPage *) attention));
   id = g_timeout_add (5, measure_gap, &gaps);
   gaps.last = g_get_monotonic_time ();
   gaps.last_wait = runqueue_wait_us ();

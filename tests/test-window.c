@@ -32,8 +32,8 @@ heatmap_ready (gpointer window)
   PlSimilarityPage *page = similarity_page (window);
   GtkWidget *view = pl_similarity_page_get_figure_view (page);
 
-  return !pl_similarity_page_get_busy (page) &&
-         pl_similarity_page_get_figure (page) != NULL &&
+  return !pl_page_get_busy ((PlPage *) page) &&
+         pl_page_get_figure ((PlPage *) page) != NULL &&
          gtk_widget_get_mapped (view) &&
          gtk_widget_get_width (view) > 100;
 }

@@ -20,9 +20,8 @@
 
 struct _PlAttentionPage
 {
-  GtkWidget          parent_instance;
+  PlPage             parent_instance;
 
-  PlWorkspace       *workspace;
   GCancellable      *cancellable;
   PlModel           *model;          /* what stats and position_only belong to */
   PlAttentionStats  *stats;
@@ -38,8 +37,6 @@ struct _PlAttentionPage
   GtkSpinButton     *window_spin;
   GtkProgressBar    *progress;
   GtkLabel          *readout;
-  GtkStack          *content;
-  AdwStatusPage     *empty_page;
   GtkStack          *views;
   GtkWidget         *switcher;
   PlFigureView      *offsets_view;
@@ -48,17 +45,20 @@ struct _PlAttentionPage
   PlAttentionText   *text_view;
 };
 
-static void page_iface_init (PlPageInterface *iface);
+G_DEFINE_FINAL_TYPE (PlAttentionPage, pl_attention_page, PL_TYPE_PAGE)
 
-G_DEFINE_FINAL_TYPE_WITH_CODE (PlAttentionPage, pl_attention_page, GTK_TYPE_WIDGET,
-                               G_IMPLEMENT_INTERFACE (PL_TYPE_PAGE, page_iface_init))
+static PlWorkspace *
+get_workspace (PlAttentionPage *self)
+{
+  return pl_page_get_workspace (PL_PAGE (self));
+}
 
 /* The attention layer shown, 0-based, from the workspace's layer (1 … L). */
 static guint
 get_layer (PlAttentionPage *self)
 {
-  guint n = self->stats ? self->stats->n_layers : pl_workspace_get_n_layers (self->workspace);
-  int layer = pl_workspace_get_layer (self->workspace);
+  guint n = self->stats ? self->stats->n_layers : pl_workspace_get_n_layers (get_workspace (self));
+  int layer = pl_workspace_get_layer (get_workspace (self));
 
   return (guint) CLAMP (layer, 1, (int) MAX (n, 1)) - 1;
 }
@@ -66,7 +66,7 @@ get_layer (PlAttentionPage *self)
 static guint
 get_head (PlAttentionPage *self)
 {
-  return pl_workspace_get_head (self->workspace);
+  return pl_workspace_get_head (get_workspace (self));
 }
 
 static void
@@ -95,7 +95,7 @@ show_offsets (PlAttentionPage *self)
         y[i] = row[(t - 1) - w + i];
       pl_figure_add_series (figure, name, y);
     }
-  pl_view_style_apply (figure, self->workspace);
+  pl_view_style_apply (figure, get_workspace (self));
   /* Translators: figure title: model — layer: what is plotted */
   title = g_strdup_printf (_("%s — layer %u: attention by offset"), pl_model_get_name (self->model), layer + 1);
   pl_figure_set_title (figure, title);
@@ -127,7 +127,7 @@ show_distances (PlAttentionPage *self)
   figure = pl_figure_new_scatter (x, y, n);
   pl_figure_set_x_integers (figure, TRUE);
   pl_figure_set_point_values (figure, mass);
-  pl_view_style_apply (figure, self->workspace);
+  pl_view_style_apply (figure, get_workspace (self));
   title = g_strdup_printf (_("%s — mean attention distance per head"), pl_model_get_name (self->model));
   pl_figure_set_title (figure, title);
   pl_figure_set_axis_labels (figure, _("Layer"), _("Mean distance |j − i|"));
@@ -138,7 +138,7 @@ show_distances (PlAttentionPage *self)
 static void
 show_position_only (PlAttentionPage *self)
 {
-  guint heads = self->stats ? self->stats->n_heads : pl_workspace_get_n_heads (self->workspace);
+  guint heads = self->stats ? self->stats->n_heads : pl_workspace_get_n_heads (get_workspace (self));
   guint t = self->position_only->rows / MAX (heads, 1);
   guint head = MIN (get_head (self), heads - 1);
   g_autoptr(PlFigure) figure = NULL;
@@ -147,7 +147,7 @@ show_position_only (PlAttentionPage *self)
   g_clear_pointer (&self->head_term, pl_matrix_unref);
   self->head_term = pl_matrix_slice_rows (self->position_only, (gsize) head * t, t);
   figure = pl_figure_new_heatmap (self->head_term, 0);
-  pl_view_style_apply (figure, self->workspace);
+  pl_view_style_apply (figure, get_workspace (self));
   title = g_strdup_printf (_("%s — layer 1, head %u: attention from positions alone"),
                            pl_model_get_name (self->model), head + 1);
   pl_figure_set_title (figure, title);
@@ -176,8 +176,8 @@ redraw (PlAttentionPage *self)
 static void
 sync_pickers (PlAttentionPage *self)
 {
-  guint n_layers = pl_workspace_get_n_layers (self->workspace);
-  guint n_heads = pl_workspace_get_n_heads (self->workspace);
+  guint n_layers = pl_workspace_get_n_layers (get_workspace (self));
+  guint n_heads = pl_workspace_get_n_heads (get_workspace (self));
 
   self->updating = TRUE;
   if (g_list_model_get_n_items (G_LIST_MODEL (self->layer_names)) != n_layers)
@@ -251,9 +251,7 @@ static void
 show_error (PlAttentionPage *self,
             const GError    *error)
 {
-  adw_status_page_set_title (self->empty_page, _("Cannot Run This Model"));
-  adw_status_page_set_description (self->empty_page, error->message);
-  gtk_stack_set_visible_child_name (self->content, "empty");
+  pl_page_show_error (PL_PAGE (self), _("Cannot Run This Model"), error);
 }
 
 static void
@@ -273,7 +271,7 @@ answer_done (GObject      *object,
   g_autoptr(GError) error = NULL;
   const GValue *answer = pl_analysis_cache_run_finish (PL_ANALYSIS_CACHE (object), result, &error);
 
-  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) || self->workspace == NULL)
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) || get_workspace (self) == NULL)
     return;
   if (answer == NULL)
     {
@@ -308,7 +306,7 @@ transformer_done (GObject      *object,
   g_autofree char *stats_key = NULL;
   g_autofree char *term_key = NULL;
 
-  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) || self->workspace == NULL)
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) || get_workspace (self) == NULL)
     return;
   if (transformer == NULL)
     {
@@ -316,7 +314,7 @@ transformer_done (GObject      *object,
       show_error (self, error);
       return;
     }
-  cache = pl_workspace_get_cache (self->workspace);
+  cache = pl_workspace_get_cache (get_workspace (self));
   term_key = g_strdup_printf ("position-only/%s", pl_workspace_model_key (self->model));
   stats_key = g_strdup_printf ("attention-stats/%s/%u/%u", pl_workspace_model_key (self->model),
                                STATS_SEQUENCES, STATS_SEED);
@@ -327,9 +325,10 @@ transformer_done (GObject      *object,
 }
 
 static void
-refresh (PlAttentionPage *self)
+refresh (PlPage *page)
 {
-  PlModel *model = pl_workspace_get_model (self->workspace);
+  PlAttentionPage *self = PL_ATTENTION_PAGE (page);
+  PlModel *model = pl_workspace_get_model (get_workspace (self));
 
   sync_pickers (self);
   if (model == self->model)
@@ -340,30 +339,28 @@ refresh (PlAttentionPage *self)
 
   stop (self);
   g_set_object (&self->model, model);
-  pl_attention_text_set_model (self->text_view, self->workspace,
-                               pl_workspace_get_n_layers (self->workspace) > 0 ? model : NULL);
+  pl_attention_text_set_model (self->text_view, get_workspace (self),
+                               pl_workspace_get_n_layers (get_workspace (self)) > 0 ? model : NULL);
   g_clear_pointer (&self->stats, pl_attention_stats_unref);
   g_clear_pointer (&self->position_only, pl_matrix_unref);
   pl_figure_view_set_figure (self->offsets_view, NULL, 0, 0);
   pl_figure_view_set_figure (self->distances_view, NULL, 0, 0);
   pl_figure_view_set_figure (self->position_view, NULL, 0, 0);
 
-  if (model == NULL || pl_workspace_get_n_layers (self->workspace) == 0)
+  if (model == NULL || pl_workspace_get_n_layers (get_workspace (self)) == 0)
     {
-      adw_status_page_set_title (self->empty_page, _("No Attention to Show"));
-      adw_status_page_set_description (self->empty_page,
-                                       _("Attention needs a model Poslens can run: GPT-2, BERT, RoBERTa, XLM-RoBERTa, "
-                                         "ELECTRA or DistilBERT, with its config.json. Tables and analytic encodings "
-                                         "have no attention."));
-      gtk_stack_set_visible_child_name (self->content, "empty");
+      pl_page_show_status (page, "find-location-symbolic", _("No Attention to Show"),
+                           _("Attention needs a model Poslens can run: GPT-2, BERT, RoBERTa, XLM-RoBERTa, "
+                             "ELECTRA or DistilBERT, with its config.json. Tables and analytic encodings "
+                             "have no attention."));
       return;
     }
 
-  gtk_stack_set_visible_child_name (self->content, "views");
+  pl_page_show_figure (page);
   self->cancellable = g_cancellable_new ();
   gtk_progress_bar_set_fraction (self->progress, 0);
   gtk_widget_set_visible (GTK_WIDGET (self->progress), TRUE);
-  pl_workspace_get_transformer_async (self->workspace, model, self->cancellable,
+  pl_workspace_get_transformer_async (get_workspace (self), model, self->cancellable,
                                       transformer_done, g_object_ref (self));
 }
 
@@ -372,8 +369,8 @@ on_layer_selected (PlAttentionPage *self)
 {
   guint selected = gtk_drop_down_get_selected (self->layer_dropdown);
 
-  if (!self->updating && self->workspace != NULL && selected != GTK_INVALID_LIST_POSITION)
-    pl_workspace_set_layer (self->workspace, (int) selected + 1);
+  if (!self->updating && get_workspace (self) != NULL && selected != GTK_INVALID_LIST_POSITION)
+    pl_workspace_set_layer (get_workspace (self), (int) selected + 1);
 }
 
 static void
@@ -381,8 +378,8 @@ on_head_selected (PlAttentionPage *self)
 {
   guint selected = gtk_drop_down_get_selected (self->head_dropdown);
 
-  if (!self->updating && self->workspace != NULL && selected != GTK_INVALID_LIST_POSITION)
-    pl_workspace_set_head (self->workspace, selected);
+  if (!self->updating && get_workspace (self) != NULL && selected != GTK_INVALID_LIST_POSITION)
+    pl_workspace_set_head (get_workspace (self), selected);
 }
 
 static void
@@ -409,7 +406,7 @@ on_view_changed (PlAttentionPage *self)
 {
   if (self->switcher != NULL)
     sync_view_buttons (self);
-  if (self->workspace != NULL)
+  if (get_workspace (self) != NULL)
     redraw (self);
 }
 
@@ -440,33 +437,26 @@ on_hover (PlAttentionPage *self,
 }
 
 static void
-page_set_workspace (PlPage      *page,
-                    PlWorkspace *workspace)
+style_changed (PlPage *page)
 {
-  PlAttentionPage *self = PL_ATTENTION_PAGE (page);
-
-  if (!g_set_object (&self->workspace, workspace))
-    return;
-  g_signal_connect_object (workspace, "notify::model", G_CALLBACK (refresh), self, G_CONNECT_SWAPPED);
-  g_signal_connect_object (workspace, "notify::layer", G_CALLBACK (refresh), self, G_CONNECT_SWAPPED);
-  g_signal_connect_object (workspace, "notify::head", G_CALLBACK (refresh), self, G_CONNECT_SWAPPED);
-  pl_view_style_connect (workspace, G_CALLBACK (redraw), self);
-  refresh (self);
+  redraw (PL_ATTENTION_PAGE (page));
 }
 
 static PlFigure *
-page_get_figure (PlPage *page)
+get_figure (PlPage *page)
 {
   PlAttentionPage *self = PL_ATTENTION_PAGE (page);
   GtkWidget *child = gtk_stack_get_visible_child (self->views);
 
-  if (PL_IS_ATTENTION_TEXT (child))
-    return pl_attention_text_get_figure (PL_ATTENTION_TEXT (child));
+  if (g_strcmp0 (pl_page_get_shown (page), "figure") != 0)
+    return NULL;
+  if (PL_IS_PAGE (child))
+    return pl_page_get_figure (PL_PAGE (child));
   return pl_figure_view_get_figure (PL_FIGURE_VIEW (child));
 }
 
 static char *
-page_get_export_name (PlPage *page)
+get_export_name (PlPage *page)
 {
   PlAttentionPage *self = PL_ATTENTION_PAGE (page);
   const char *view = gtk_stack_get_visible_child_name (self->views);
@@ -486,19 +476,10 @@ page_get_export_name (PlPage *page)
   return g_strdup_printf ("%s-attention-distance", name);
 }
 
-static void
-page_iface_init (PlPageInterface *iface)
+static gboolean
+get_busy (PlPage *page)
 {
-  iface->set_workspace = page_set_workspace;
-  iface->get_figure = page_get_figure;
-  iface->get_export_name = page_get_export_name;
-}
-
-gboolean
-pl_attention_page_get_busy (PlAttentionPage *self)
-{
-  g_return_val_if_fail (PL_IS_ATTENTION_PAGE (self), FALSE);
-  return self->cancellable != NULL;
+  return PL_ATTENTION_PAGE (page)->cancellable != NULL;
 }
 
 PlAttentionStats *
@@ -527,9 +508,7 @@ pl_attention_page_dispose (GObject *object)
   g_clear_pointer (&self->stats, pl_attention_stats_unref);
   g_clear_pointer (&self->position_only, pl_matrix_unref);
   g_clear_pointer (&self->head_term, pl_matrix_unref);
-  g_clear_object (&self->workspace);
   gtk_widget_dispose_template (GTK_WIDGET (self), PL_TYPE_ATTENTION_PAGE);
-  pl_widget_unparent_children (GTK_WIDGET (self));
   G_OBJECT_CLASS (pl_attention_page_parent_class)->dispose (object);
 }
 
@@ -538,13 +517,19 @@ pl_attention_page_class_init (PlAttentionPageClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+  PlPageClass *page_class = PL_PAGE_CLASS (klass);
 
   object_class->dispose = pl_attention_page_dispose;
+  page_class->follows = PL_PAGE_FOLLOWS_MODEL | PL_PAGE_FOLLOWS_LAYER | PL_PAGE_FOLLOWS_HEAD;
+  page_class->refresh = refresh;
+  page_class->style_changed = style_changed;
+  page_class->get_figure = get_figure;
+  page_class->get_export_name = get_export_name;
+  page_class->get_busy = get_busy;
 
   g_type_ensure (PL_TYPE_FIGURE_VIEW);
   g_type_ensure (PL_TYPE_ATTENTION_TEXT);
 
-  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_template_from_resource (widget_class, "/org/poslens/Poslens/ui/pl-attention-page.ui");
   gtk_widget_class_bind_template_child (widget_class, PlAttentionPage, layer_names);
   gtk_widget_class_bind_template_child (widget_class, PlAttentionPage, head_names);
@@ -553,8 +538,6 @@ pl_attention_page_class_init (PlAttentionPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PlAttentionPage, window_spin);
   gtk_widget_class_bind_template_child (widget_class, PlAttentionPage, progress);
   gtk_widget_class_bind_template_child (widget_class, PlAttentionPage, readout);
-  gtk_widget_class_bind_template_child (widget_class, PlAttentionPage, content);
-  gtk_widget_class_bind_template_child (widget_class, PlAttentionPage, empty_page);
   gtk_widget_class_bind_template_child (widget_class, PlAttentionPage, views);
   gtk_widget_class_bind_template_child (widget_class, PlAttentionPage, offsets_view);
   gtk_widget_class_bind_template_child (widget_class, PlAttentionPage, distances_view);

@@ -10,9 +10,8 @@ G_BEGIN_DECLS
 
 #define PL_TYPE_ATTENTION_PAGE (pl_attention_page_get_type ())
 
-G_DECLARE_FINAL_TYPE (PlAttentionPage, pl_attention_page, PL, ATTENTION_PAGE, GtkWidget)
+G_DECLARE_FINAL_TYPE (PlAttentionPage, pl_attention_page, PL, ATTENTION_PAGE, PlPage)
 
-gboolean          pl_attention_page_get_busy  (PlAttentionPage *self);
 /* The statistics on screen, NULL before they arrive. */
 PlAttentionStats *pl_attention_page_get_stats (PlAttentionPage *self);
 /* "offsets", "distances" or "position-only". */

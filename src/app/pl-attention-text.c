@@ -23,9 +23,8 @@
 
 struct _PlAttentionText
 {
-  GtkWidget        parent_instance;
+  PlPage           parent_instance;
 
-  PlWorkspace     *workspace;
   PlModel         *model;
   PlTokenizer     *tokenizer;
   PlTransformer   *transformer;
@@ -39,15 +38,18 @@ struct _PlAttentionText
   guint            serial;
   guint            debounce_id;
 
-  GtkWidget       *box;
   GtkEntry        *entry;
   GtkLabel        *count;
-  GtkStack        *stack;
-  AdwStatusPage   *status;
   PlFigureView    *view;
 };
 
-G_DEFINE_FINAL_TYPE (PlAttentionText, pl_attention_text, GTK_TYPE_WIDGET)
+G_DEFINE_FINAL_TYPE (PlAttentionText, pl_attention_text, PL_TYPE_PAGE)
+
+static PlWorkspace *
+get_workspace (PlAttentionText *self)
+{
+  return pl_page_get_workspace (PL_PAGE (self));
+}
 
 static void
 show_status (PlAttentionText *self,
@@ -55,10 +57,7 @@ show_status (PlAttentionText *self,
              const char      *title,
              const char      *description)
 {
-  adw_status_page_set_icon_name (self->status, icon);
-  adw_status_page_set_title (self->status, title);
-  adw_status_page_set_description (self->status, description);
-  gtk_stack_set_visible_child_name (self->stack, "status");
+  pl_page_show_status (PL_PAGE (self), icon, title, description);
 }
 
 static void
@@ -95,17 +94,17 @@ pl_attention_text_redraw (PlAttentionText *self)
 
   g_return_if_fail (PL_IS_ATTENTION_TEXT (self));
 
-  if (r == NULL || self->workspace == NULL)
+  if (r == NULL || get_workspace (self) == NULL)
     return;
-  layer = pl_workspace_get_layer (self->workspace);
+  layer = pl_workspace_get_layer (get_workspace (self));
   self->shown_layer = (guint) CLAMP (layer, 1, (int) r->n_layers) - 1;
-  self->shown_head = MIN (pl_workspace_get_head (self->workspace), r->n_heads - 1);
+  self->shown_head = MIN (pl_workspace_get_head (get_workspace (self)), r->n_heads - 1);
 
   g_clear_pointer (&self->map, pl_matrix_unref);
   self->map = pl_text_attention_get_map (r, self->shown_layer, self->shown_head);
   figure = pl_figure_new_heatmap (self->map, 0);
   pl_figure_set_tick_labels (figure, (const char * const *) r->labels, r->n_tokens);
-  pl_view_style_apply (figure, self->workspace);
+  pl_view_style_apply (figure, get_workspace (self));
   if (g_utf8_strlen (r->text, -1) > TITLE_CHARS)
     {
       g_autofree char *start = g_utf8_substring (r->text, 0, TITLE_CHARS - 1);
@@ -121,7 +120,7 @@ pl_attention_text_redraw (PlAttentionText *self)
   pl_figure_set_axis_labels (figure, _("Key token (attended to)"), _("Query token"));
   pl_figure_set_value_label (figure, _("Attention"));
   pl_figure_view_set_figure (self->view, figure, r->n_tokens, r->n_tokens);
-  gtk_stack_set_visible_child_name (self->stack, "figure");
+  pl_page_show_figure (PL_PAGE (self));
 
   count = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u token", "%u tokens", r->n_tokens), r->n_tokens);
   gtk_label_set_text (self->count, count);
@@ -184,7 +183,7 @@ text_done (GObject      *object,
 
   g_free (run);
   /* A run that finished just as a newer one started is stale too. */
-  if (g_cancellable_is_cancelled (cancellable) || self->workspace == NULL)
+  if (g_cancellable_is_cancelled (cancellable) || get_workspace (self) == NULL)
     return;
   g_clear_object (&self->run_cancellable);
   g_clear_pointer (&self->result, pl_text_attention_unref);
@@ -214,7 +213,7 @@ run (PlAttentionText *self)
 
   g_cancellable_cancel (self->run_cancellable);
   g_clear_object (&self->run_cancellable);
-  cache = pl_workspace_get_cache (self->workspace);
+  cache = pl_workspace_get_cache (get_workspace (self));
   pl_analysis_cache_forget (cache, "attention-text/");
   if (stripped[0] == '\0')
     {
@@ -278,7 +277,7 @@ transformer_done (GObject      *object,
   g_autoptr(GError) error = NULL;
   PlTransformer *transformer = pl_workspace_get_transformer_finish (PL_WORKSPACE (object), result, &error);
 
-  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) || self->workspace == NULL)
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) || get_workspace (self) == NULL)
     return;
   if (transformer == NULL)
     {
@@ -315,7 +314,7 @@ tokenizer_done (GObject      *object,
   g_autoptr(GError) error = NULL;
   const GValue *answer = pl_analysis_cache_run_finish (PL_ANALYSIS_CACHE (object), result, &error);
 
-  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) || self->workspace == NULL)
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) || get_workspace (self) == NULL)
     return;
   if (answer == NULL)
     {
@@ -327,7 +326,7 @@ tokenizer_done (GObject      *object,
       return;
     }
   self->tokenizer = g_object_ref (g_value_get_object (answer));
-  pl_workspace_get_transformer_async (self->workspace, self->model, self->load_cancellable,
+  pl_workspace_get_transformer_async (get_workspace (self), self->model, self->load_cancellable,
                                       transformer_done, g_object_ref (self));
 }
 
@@ -346,12 +345,12 @@ load (PlAttentionText *self)
 {
   g_autofree char *key = NULL;
 
-  if (self->model == NULL || self->workspace == NULL || self->load_started)
+  if (self->model == NULL || get_workspace (self) == NULL || self->load_started)
     return;
   self->load_started = TRUE;
   self->load_cancellable = g_cancellable_new ();
   key = g_strdup_printf ("tokenizer/%s", pl_workspace_model_key (self->model));
-  pl_analysis_cache_run_async (pl_workspace_get_cache (self->workspace), key, load_tokenizer,
+  pl_analysis_cache_run_async (pl_workspace_get_cache (get_workspace (self)), key, load_tokenizer,
                                g_strdup (pl_model_get_path (self->model)), g_free, NULL, NULL,
                                self->load_cancellable, tokenizer_done, g_object_ref (self));
 }
@@ -363,7 +362,7 @@ pl_attention_text_set_model (PlAttentionText *self,
 {
   g_return_if_fail (PL_IS_ATTENTION_TEXT (self));
 
-  g_set_object (&self->workspace, workspace);
+  pl_page_set_workspace (PL_PAGE (self), workspace);
   if (model == self->model)
     return;
 
@@ -378,8 +377,7 @@ pl_attention_text_set_model (PlAttentionText *self,
   gtk_widget_set_sensitive (GTK_WIDGET (self->entry), FALSE);
   self->load_started = FALSE;
   show_status (self, "content-loading-symbolic", _("Reading the Tokenizer…"), NULL);
-  if (gtk_widget_get_mapped (GTK_WIDGET (self)))
-    load (self);
+  pl_page_refresh (PL_PAGE (self));
 }
 
 PlFigureView *
@@ -389,12 +387,12 @@ pl_attention_text_get_view (PlAttentionText *self)
   return self->view;
 }
 
-PlFigure *
-pl_attention_text_get_figure (PlAttentionText *self)
+static PlFigure *
+get_figure (PlPage *page)
 {
-  g_return_val_if_fail (PL_IS_ATTENTION_TEXT (self), NULL);
+  PlAttentionText *self = PL_ATTENTION_TEXT (page);
 
-  if (g_strcmp0 (gtk_stack_get_visible_child_name (self->stack), "figure") != 0)
+  if (g_strcmp0 (pl_page_get_shown (page), "figure") != 0)
     return NULL;
   return pl_figure_view_get_figure (self->view);
 }
@@ -443,17 +441,11 @@ pl_attention_text_get_result (PlAttentionText *self)
   return self->result;
 }
 
-AdwStatusPage *
-pl_attention_text_get_status (PlAttentionText *self)
+static gboolean
+get_busy (PlPage *page)
 {
-  g_return_val_if_fail (PL_IS_ATTENTION_TEXT (self), NULL);
-  return self->status;
-}
+  PlAttentionText *self = PL_ATTENTION_TEXT (page);
 
-gboolean
-pl_attention_text_get_busy (PlAttentionText *self)
-{
-  g_return_val_if_fail (PL_IS_ATTENTION_TEXT (self), FALSE);
   return (self->model != NULL && !self->load_started) ||
          self->load_cancellable != NULL || self->run_cancellable != NULL || self->debounce_id != 0;
 }
@@ -464,45 +456,35 @@ pl_attention_text_dispose (GObject *object)
   PlAttentionText *self = PL_ATTENTION_TEXT (object);
 
   stop (self);
-  g_clear_object (&self->workspace);
   g_clear_object (&self->model);
   g_clear_object (&self->tokenizer);
   g_clear_object (&self->transformer);
   g_clear_pointer (&self->result, pl_text_attention_unref);
   g_clear_pointer (&self->map, pl_matrix_unref);
-  g_clear_pointer (&self->box, gtk_widget_unparent);
   G_OBJECT_CLASS (pl_attention_text_parent_class)->dispose (object);
 }
 
 static void
-pl_attention_text_map (GtkWidget *widget)
+refresh (PlPage *page)
 {
-  GTK_WIDGET_CLASS (pl_attention_text_parent_class)->map (widget);
-  load (PL_ATTENTION_TEXT (widget));
+  load (PL_ATTENTION_TEXT (page));
 }
 
 static void
 pl_attention_text_class_init (PlAttentionTextClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
-  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+  PlPageClass *page_class = PL_PAGE_CLASS (klass);
 
   object_class->dispose = pl_attention_text_dispose;
-  widget_class->map = pl_attention_text_map;
-  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+  page_class->refresh = refresh;
+  page_class->get_figure = get_figure;
+  page_class->get_busy = get_busy;
 }
 
 static void
 pl_attention_text_init (PlAttentionText *self)
 {
-  GtkWidget *row = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
-
-  self->box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
-  gtk_widget_set_parent (self->box, GTK_WIDGET (self));
-
-  gtk_widget_set_margin_start (row, 12);
-  gtk_widget_set_margin_end (row, 12);
-  gtk_widget_set_margin_bottom (row, 6);
   self->entry = GTK_ENTRY (gtk_entry_new ());
   gtk_widget_set_hexpand (GTK_WIDGET (self->entry), TRUE);
   gtk_entry_set_placeholder_text (self->entry, _("Type a sentence…"));
@@ -513,19 +495,12 @@ pl_attention_text_init (PlAttentionText *self)
   gtk_widget_set_sensitive (GTK_WIDGET (self->entry), FALSE);
   g_signal_connect_swapped (self->entry, "changed", G_CALLBACK (on_changed), self);
   g_signal_connect_swapped (self->entry, "activate", G_CALLBACK (run), self);
-  gtk_box_append (GTK_BOX (row), GTK_WIDGET (self->entry));
+  pl_page_add_toolbar_child (PL_PAGE (self), GTK_WIDGET (self->entry));
   self->count = GTK_LABEL (gtk_label_new (NULL));
   gtk_widget_add_css_class (GTK_WIDGET (self->count), "dim-label");
   gtk_widget_add_css_class (GTK_WIDGET (self->count), "numeric");
-  gtk_box_append (GTK_BOX (row), GTK_WIDGET (self->count));
-  gtk_box_append (GTK_BOX (self->box), row);
-
-  self->stack = GTK_STACK (gtk_stack_new ());
-  gtk_widget_set_vexpand (GTK_WIDGET (self->stack), TRUE);
-  self->status = ADW_STATUS_PAGE (adw_status_page_new ());
-  gtk_stack_add_named (self->stack, GTK_WIDGET (self->status), "status");
+  pl_page_add_toolbar_child (PL_PAGE (self), GTK_WIDGET (self->count));
   self->view = PL_FIGURE_VIEW (pl_figure_view_new ());
-  gtk_stack_add_named (self->stack, GTK_WIDGET (self->view), "figure");
-  gtk_box_append (GTK_BOX (self->box), GTK_WIDGET (self->stack));
+  pl_page_set_content (PL_PAGE (self), GTK_WIDGET (self->view));
   show_hint (self);
 }

@@ -5,7 +5,7 @@
 
 #include "pl-figure-view.h"
 #include "pl-text-attention.h"
-#include "pl-workspace.h"
+#include "pl-page.h"
 
 G_BEGIN_DECLS
 
@@ -15,7 +15,7 @@ G_BEGIN_DECLS
 
 #define PL_TYPE_ATTENTION_TEXT (pl_attention_text_get_type ())
 
-G_DECLARE_FINAL_TYPE (PlAttentionText, pl_attention_text, PL, ATTENTION_TEXT, GtkWidget)
+G_DECLARE_FINAL_TYPE (PlAttentionText, pl_attention_text, PL, ATTENTION_TEXT, PlPage)
 
 /* Follows MODEL of WORKSPACE: reads its tokenizer (kept in the workspace's
  * cache, one per model) and its forward pass; NULL for none. */
@@ -25,8 +25,6 @@ void             pl_attention_text_set_model    (PlAttentionText *self,
 /* Draws the map again for the workspace's layer, head and style. */
 void             pl_attention_text_redraw       (PlAttentionText *self);
 PlFigureView    *pl_attention_text_get_view     (PlAttentionText *self);
-/* The figure on screen, or NULL when a message is shown instead. */
-PlFigure        *pl_attention_text_get_figure   (PlAttentionText *self);
 /* The readout for the cell at COLUMN (key) and ROW (query), or NULL. */
 char            *pl_attention_text_describe     (PlAttentionText *self,
                                                  guint            column,
@@ -40,7 +38,5 @@ void             pl_attention_text_get_shown    (PlAttentionText *self,
  * yet run, or a model not yet read because the sub-view was not shown). */
 GtkEditable     *pl_attention_text_get_entry    (PlAttentionText *self);
 PlTextAttention *pl_attention_text_get_result   (PlAttentionText *self);
-AdwStatusPage   *pl_attention_text_get_status   (PlAttentionText *self);
-gboolean         pl_attention_text_get_busy     (PlAttentionText *self);
 
 G_END_DECLS

@@ -4,8 +4,8 @@
 #include <glib/gi18n.h>
 
 #include "pl-compare-page.h"
+#include "pl-enum-labels.h"
 #include "pl-figure-view.h"
-#include "pl-page-runner.h"
 #include "pl-questions.h"
 #include "pl-view-style.h"
 
@@ -14,12 +14,9 @@
  * what the similarity view computed before is reused. */
 struct _PlComparePage
 {
-  GtkWidget      parent_instance;
+  PlPage         parent_instance;
 
-  gboolean         stale;          /* asked while hidden: answered when shown */
-
-  PlWorkspace   *workspace;
-  PlPageRunner  *runners[2];
+  PlPageRunner  *second_runner;  /* the first is the page's */
   PlMatrix      *answers[2];
   PlMatrix      *difference;
   gboolean       rebuilding_names;
@@ -29,22 +26,31 @@ struct _PlComparePage
   GtkDropDown   *first_dropdown;
   GtkDropDown   *second_dropdown;
   GtkDropDown   *metric_dropdown;
-  GtkSpinner    *spinner;
   GtkLabel      *status_label;
   PlFigureView  *pair_view;
   PlFigureView  *difference_view;
 };
 
-static void page_iface_init (PlPageInterface *iface);
+G_DEFINE_FINAL_TYPE (PlComparePage, pl_compare_page, PL_TYPE_PAGE)
 
-G_DEFINE_FINAL_TYPE_WITH_CODE (PlComparePage, pl_compare_page, GTK_TYPE_WIDGET,
-                               G_IMPLEMENT_INTERFACE (PL_TYPE_PAGE, page_iface_init))
+static PlWorkspace *
+get_workspace (PlComparePage *self)
+{
+  return pl_page_get_workspace (PL_PAGE (self));
+}
+
+static PlPageRunner *
+get_runner (PlComparePage *self,
+            guint          side)
+{
+  return side == 0 ? pl_page_get_runner (PL_PAGE (self)) : self->second_runner;
+}
 
 static PlModel *
 get_model (PlComparePage *self,
            guint          side)
 {
-  GListModel *models = pl_workspace_get_models (self->workspace);
+  GListModel *models = pl_workspace_get_models (get_workspace (self));
   guint i = gtk_drop_down_get_selected (side == 0 ? self->first_dropdown : self->second_dropdown);
 
   if (i >= g_list_model_get_n_items (models))
@@ -55,7 +61,7 @@ get_model (PlComparePage *self,
 static PlSimilarityMetric
 get_metric (PlComparePage *self)
 {
-  return (PlSimilarityMetric) gtk_drop_down_get_selected (self->metric_dropdown);
+  return (PlSimilarityMetric) pl_drop_down_get_value (self->metric_dropdown);
 }
 
 static PlFigure *
@@ -65,7 +71,7 @@ make_heatmap (PlComparePage *self,
 {
   PlFigure *figure = pl_figure_new_heatmap (values, 0);
 
-  pl_view_style_apply (figure, self->workspace);
+  pl_view_style_apply (figure, get_workspace (self));
   pl_figure_set_title (figure, title);
   return figure;
 }
@@ -78,7 +84,7 @@ show_answers (PlComparePage *self)
   PlFigure *panels[2];
   g_autoptr(PlFigure) pair = NULL;
   g_autoptr(PlFigure) difference = NULL;
-  const char *metric_name = gtk_string_object_get_string (gtk_drop_down_get_selected_item (self->metric_dropdown));
+  const char *metric_name = pl_enum_label (PL_TYPE_SIMILARITY_METRIC, get_metric (self));
 
   if (self->answers[0] == NULL || self->answers[1] == NULL || first == NULL || second == NULL)
     return;
@@ -91,7 +97,7 @@ show_answers (PlComparePage *self)
   g_object_unref (panels[1]);
   if (get_metric (self) == PL_SIMILARITY_COSINE)
     pl_figure_set_range (pair, -1, 1);
-  pl_view_style_apply (pair, self->workspace);
+  pl_view_style_apply (pair, get_workspace (self));
   pl_figure_set_value_label (pair, metric_name);
   pl_figure_view_set_figure (self->pair_view, pair, 0, 0);
 
@@ -144,6 +150,7 @@ on_answer (PlComparePage *self,
     }
   self->answers[side] = pl_matrix_ref (g_value_get_boxed (answer));
   show_answers (self);
+  pl_page_show_figure (PL_PAGE (self));
 }
 
 static void
@@ -159,19 +166,20 @@ on_second_answer (gpointer page, const GValue *answer, const GError *error)
 }
 
 static void
-refresh (PlComparePage *self)
+refresh (PlPage *page)
 {
+  PlComparePage *self = PL_COMPARE_PAGE (page);
   const PlPageAnswerFunc answered[2] = { on_first_answer, on_second_answer };
 
-  if (pl_page_defer_until_shown (GTK_WIDGET (self), &self->stale))
+  if (get_workspace (self) == NULL || self->rebuilding_names)
+    return;
+  if (g_list_model_get_n_items (pl_workspace_get_models (get_workspace (self))) == 0)
     {
-      pl_page_runner_cancel (self->runners[0]);
-      pl_page_runner_cancel (self->runners[1]);
+      pl_page_runner_cancel (get_runner (self, 0));
+      pl_page_runner_cancel (get_runner (self, 1));
+      pl_page_show_empty (page);
       return;
     }
-
-  if (self->workspace == NULL || self->rebuilding_names)
-    return;
 
   for (guint side = 0; side < 2; side++)
     {
@@ -181,11 +189,11 @@ refresh (PlComparePage *self)
       g_clear_pointer (&self->answers[side], pl_matrix_unref);
       if (model == NULL)
         {
-          pl_page_runner_cancel (self->runners[side]);
+          pl_page_runner_cancel (get_runner (self, side));
           continue;
         }
       key = pl_similarity_question_key (model, PL_LAYER_TABLE, get_metric (self), FALSE);
-      pl_page_runner_ask (self->runners[side], self->workspace, key, model, PL_LAYER_TABLE,
+      pl_page_runner_ask (get_runner (self, side), get_workspace (self), key, model, PL_LAYER_TABLE,
                           make_question, pl_similarity_question_run,
                           (GDestroyNotify) pl_similarity_question_free, answered[side]);
     }
@@ -195,7 +203,7 @@ refresh (PlComparePage *self)
 static void
 rebuild_names (PlComparePage *self)
 {
-  GListModel *models = pl_workspace_get_models (self->workspace);
+  GListModel *models = pl_workspace_get_models (get_workspace (self));
   guint n = g_list_model_get_n_items (models);
   guint first = gtk_drop_down_get_selected (self->first_dropdown);
   guint second = gtk_drop_down_get_selected (self->second_dropdown);
@@ -217,7 +225,7 @@ rebuild_names (PlComparePage *self)
   gtk_drop_down_set_selected (self->second_dropdown, second < n && second != GTK_INVALID_LIST_POSITION &&
                                                      !(second == 0 && n > 1) ? second : MIN (1, n - 1));
   self->rebuilding_names = FALSE;
-  refresh (self);
+  pl_page_refresh (PL_PAGE (self));
 }
 
 void
@@ -231,14 +239,15 @@ pl_compare_page_set_models (PlComparePage *self,
   gtk_drop_down_set_selected (self->first_dropdown, first);
   gtk_drop_down_set_selected (self->second_dropdown, second);
   self->rebuilding_names = FALSE;
-  refresh (self);
+  pl_page_refresh (PL_PAGE (self));
 }
 
-gboolean
-pl_compare_page_get_busy (PlComparePage *self)
+static gboolean
+get_busy (PlPage *page)
 {
-  g_return_val_if_fail (PL_IS_COMPARE_PAGE (self), FALSE);
-  return pl_page_runner_get_busy (self->runners[0]) || pl_page_runner_get_busy (self->runners[1]);
+  PlComparePage *self = PL_COMPARE_PAGE (page);
+
+  return pl_page_runner_get_busy (get_runner (self, 0)) || pl_page_runner_get_busy (get_runner (self, 1));
 }
 
 PlMatrix *
@@ -251,37 +260,33 @@ pl_compare_page_get_difference (PlComparePage *self)
 static void
 on_parameters_changed (PlComparePage *self)
 {
-  refresh (self);
+  pl_page_refresh (PL_PAGE (self));
 }
 
 static void
-on_style_changed (PlComparePage *self)
+style_changed (PlPage *page)
 {
-  show_answers (self);
+  show_answers (PL_COMPARE_PAGE (page));
 }
 
 static void
-page_set_workspace (PlPage      *page,
-                    PlWorkspace *workspace)
+workspace_changed (PlPage *page)
 {
   PlComparePage *self = PL_COMPARE_PAGE (page);
 
-  if (!g_set_object (&self->workspace, workspace))
-    return;
-  g_signal_connect_object (pl_workspace_get_models (workspace), "items-changed",
+  g_signal_connect_object (pl_workspace_get_models (get_workspace (self)), "items-changed",
                            G_CALLBACK (rebuild_names), self, G_CONNECT_SWAPPED);
-  pl_view_style_connect (workspace, G_CALLBACK (on_style_changed), self);
   rebuild_names (self);
 }
 
 static PlFigure *
-page_get_figure (PlPage *page)
+get_figure (PlPage *page)
 {
   return pl_figure_view_get_figure (PL_COMPARE_PAGE (page)->pair_view);
 }
 
 static char *
-page_get_export_name (PlPage *page)
+get_export_name (PlPage *page)
 {
   PlComparePage *self = PL_COMPARE_PAGE (page);
   g_autoptr(PlModel) first = get_model (self, 0);
@@ -293,38 +298,16 @@ page_get_export_name (PlPage *page)
 }
 
 static void
-page_iface_init (PlPageInterface *iface)
-{
-  iface->set_workspace = page_set_workspace;
-  iface->get_figure = page_get_figure;
-  iface->get_export_name = page_get_export_name;
-}
-
-static void
 pl_compare_page_dispose (GObject *object)
 {
   PlComparePage *self = PL_COMPARE_PAGE (object);
 
+  g_clear_pointer (&self->second_runner, pl_page_runner_free);
   for (guint side = 0; side < 2; side++)
-    {
-      g_clear_pointer (&self->runners[side], pl_page_runner_free);
-      g_clear_pointer (&self->answers[side], pl_matrix_unref);
-    }
+    g_clear_pointer (&self->answers[side], pl_matrix_unref);
   g_clear_pointer (&self->difference, pl_matrix_unref);
-  g_clear_object (&self->workspace);
   gtk_widget_dispose_template (GTK_WIDGET (self), PL_TYPE_COMPARE_PAGE);
-  pl_widget_unparent_children (GTK_WIDGET (self));
   G_OBJECT_CLASS (pl_compare_page_parent_class)->dispose (object);
-}
-
-static void
-pl_compare_page_map (GtkWidget *widget)
-{
-  PlComparePage *self = PL_COMPARE_PAGE (widget);
-
-  GTK_WIDGET_CLASS (pl_compare_page_parent_class)->map (widget);
-  if (self->stale)
-    refresh (self);
 }
 
 static void
@@ -332,19 +315,23 @@ pl_compare_page_class_init (PlComparePageClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+  PlPageClass *page_class = PL_PAGE_CLASS (klass);
 
   object_class->dispose = pl_compare_page_dispose;
-  widget_class->map = pl_compare_page_map;
+  page_class->refresh = refresh;
+  page_class->workspace_changed = workspace_changed;
+  page_class->style_changed = style_changed;
+  page_class->get_figure = get_figure;
+  page_class->get_export_name = get_export_name;
+  page_class->get_busy = get_busy;
 
   g_type_ensure (PL_TYPE_FIGURE_VIEW);
 
-  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_template_from_resource (widget_class, "/org/poslens/Poslens/ui/pl-compare-page.ui");
   gtk_widget_class_bind_template_child (widget_class, PlComparePage, names);
   gtk_widget_class_bind_template_child (widget_class, PlComparePage, first_dropdown);
   gtk_widget_class_bind_template_child (widget_class, PlComparePage, second_dropdown);
   gtk_widget_class_bind_template_child (widget_class, PlComparePage, metric_dropdown);
-  gtk_widget_class_bind_template_child (widget_class, PlComparePage, spinner);
   gtk_widget_class_bind_template_child (widget_class, PlComparePage, status_label);
   gtk_widget_class_bind_template_child (widget_class, PlComparePage, pair_view);
   gtk_widget_class_bind_template_child (widget_class, PlComparePage, difference_view);
@@ -355,7 +342,7 @@ static void
 pl_compare_page_init (PlComparePage *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
-  /* One spinner for both sides: the first runner drives it. */
-  self->runners[0] = pl_page_runner_new (self, self->spinner);
-  self->runners[1] = pl_page_runner_new (self, NULL);
+  pl_drop_down_set_enum (self->metric_dropdown, PL_TYPE_SIMILARITY_METRIC);
+  /* One spinner for both sides: the page's runner drives it. */
+  self->second_runner = pl_page_runner_new (self, NULL);
 }

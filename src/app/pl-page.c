@@ -1,54 +1,473 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
 
-#include "pl-page.h"
+#include <glib/gi18n.h>
 
-G_DEFINE_INTERFACE (PlPage, pl_page, GTK_TYPE_WIDGET)
+#include "pl-page.h"
+#include "pl-view-style.h"
+
+typedef struct
+{
+  PlWorkspace   *workspace;
+  PlPageRunner  *runner;
+  gboolean       stale;          /* asked while hidden: answered when shown */
+  char          *empty_icon_name;
+
+  GtkWidget     *frame;          /* the toolbar over the stack */
+  GtkWidget     *toolbar;
+  GtkSpinner    *spinner;
+  GtkStack      *stack;
+  AdwStatusPage *status;
+  AdwStatusPage *error;
+  GtkWidget     *content;        /* the subclass's figure */
+} PlPagePrivate;
+
+static void buildable_iface_init (GtkBuildableIface *iface);
+
+G_DEFINE_ABSTRACT_TYPE_WITH_CODE (PlPage, pl_page, GTK_TYPE_WIDGET,
+                                  G_ADD_PRIVATE (PlPage)
+                                  G_IMPLEMENT_INTERFACE (GTK_TYPE_BUILDABLE, buildable_iface_init))
+
+enum {
+  PROP_0,
+  PROP_WORKSPACE,
+  PROP_EMPTY_ICON_NAME,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+static GtkBuildableIface *parent_buildable_iface;
+
+PlWorkspace *
+pl_page_get_workspace (PlPage *self)
+{
+  PlPagePrivate *priv = pl_page_get_instance_private (self);
+
+  g_return_val_if_fail (PL_IS_PAGE (self), NULL);
+  return priv->workspace;
+}
+
+PlPageRunner *
+pl_page_get_runner (PlPage *self)
+{
+  PlPagePrivate *priv = pl_page_get_instance_private (self);
+
+  g_return_val_if_fail (PL_IS_PAGE (self), NULL);
+  return priv->runner;
+}
+
+void
+pl_page_refresh (PlPage *self)
+{
+  PlPagePrivate *priv = pl_page_get_instance_private (self);
+
+  g_return_if_fail (PL_IS_PAGE (self));
+
+  /* No work and no figures for what nobody looks at. */
+  if (!gtk_widget_get_mapped (GTK_WIDGET (self)))
+    {
+      priv->stale = TRUE;
+      pl_page_runner_cancel (priv->runner);
+      return;
+    }
+  priv->stale = FALSE;
+  if (PL_PAGE_GET_CLASS (self)->refresh != NULL)
+    PL_PAGE_GET_CLASS (self)->refresh (self);
+}
 
 static void
-pl_page_default_init (PlPageInterface *iface)
+on_style_changed (PlPage *self)
 {
+  if (PL_PAGE_GET_CLASS (self)->style_changed != NULL)
+    PL_PAGE_GET_CLASS (self)->style_changed (self);
+}
+
+static void
+on_selection_changed (PlPage *self)
+{
+  if (PL_PAGE_GET_CLASS (self)->selection_changed != NULL)
+    PL_PAGE_GET_CLASS (self)->selection_changed (self);
+}
+
+static void
+disconnect_workspace (PlPage *self)
+{
+  PlPagePrivate *priv = pl_page_get_instance_private (self);
+  GSettings *settings;
+
+  if (priv->workspace == NULL)
+    return;
+  g_signal_handlers_disconnect_by_data (priv->workspace, self);
+  g_signal_handlers_disconnect_by_data (pl_workspace_get_models (priv->workspace), self);
+  if ((settings = pl_workspace_get_settings (priv->workspace)) != NULL)
+    g_signal_handlers_disconnect_by_data (settings, self);
 }
 
 void
 pl_page_set_workspace (PlPage      *self,
                        PlWorkspace *workspace)
 {
+  PlPagePrivate *priv = pl_page_get_instance_private (self);
+  PlPageFollows follows;
+
   g_return_if_fail (PL_IS_PAGE (self));
-  PL_PAGE_GET_IFACE (self)->set_workspace (self, workspace);
+  g_return_if_fail (workspace == NULL || PL_IS_WORKSPACE (workspace));
+
+  if (priv->workspace == workspace)
+    return;
+  disconnect_workspace (self);
+  g_set_object (&priv->workspace, workspace);
+
+  if (workspace != NULL)
+    {
+      follows = PL_PAGE_GET_CLASS (self)->follows;
+      if (follows & PL_PAGE_FOLLOWS_MODEL)
+        g_signal_connect_object (workspace, "notify::model", G_CALLBACK (pl_page_refresh), self, G_CONNECT_SWAPPED);
+      if (follows & PL_PAGE_FOLLOWS_LAYER)
+        g_signal_connect_object (workspace, "notify::layer", G_CALLBACK (pl_page_refresh), self, G_CONNECT_SWAPPED);
+      if (follows & PL_PAGE_FOLLOWS_HEAD)
+        g_signal_connect_object (workspace, "notify::head", G_CALLBACK (pl_page_refresh), self, G_CONNECT_SWAPPED);
+      if (follows & PL_PAGE_FOLLOWS_MODELS)
+        g_signal_connect_object (pl_workspace_get_models (workspace), "items-changed",
+                                 G_CALLBACK (pl_page_refresh), self, G_CONNECT_SWAPPED);
+      g_signal_connect_object (workspace, "notify::selection", G_CALLBACK (on_selection_changed), self,
+                               G_CONNECT_SWAPPED);
+      pl_view_style_connect (workspace, G_CALLBACK (on_style_changed), self);
+      if (PL_PAGE_GET_CLASS (self)->workspace_changed != NULL)
+        PL_PAGE_GET_CLASS (self)->workspace_changed (self);
+    }
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_WORKSPACE]);
+  pl_page_refresh (self);
 }
 
 PlFigure *
 pl_page_get_figure (PlPage *self)
 {
   g_return_val_if_fail (PL_IS_PAGE (self), NULL);
-  if (PL_PAGE_GET_IFACE (self)->get_figure == NULL)
+  if (PL_PAGE_GET_CLASS (self)->get_figure == NULL)
     return NULL;
-  return PL_PAGE_GET_IFACE (self)->get_figure (self);
+  return PL_PAGE_GET_CLASS (self)->get_figure (self);
 }
 
 char *
 pl_page_get_export_name (PlPage *self)
 {
   g_return_val_if_fail (PL_IS_PAGE (self), NULL);
-  if (PL_PAGE_GET_IFACE (self)->get_export_name == NULL)
+  if (PL_PAGE_GET_CLASS (self)->get_export_name == NULL)
     return g_strdup ("poslens-figure");
-  return PL_PAGE_GET_IFACE (self)->get_export_name (self);
-}
-
-void
-pl_widget_unparent_children (GtkWidget *widget)
-{
-  GtkWidget *child;
-
-  while ((child = gtk_widget_get_first_child (widget)) != NULL)
-    gtk_widget_unparent (child);
+  return PL_PAGE_GET_CLASS (self)->get_export_name (self);
 }
 
 gboolean
-pl_page_defer_until_shown (GtkWidget *page,
-                           gboolean  *stale)
+pl_page_get_busy (PlPage *self)
 {
-  *stale = !gtk_widget_get_mapped (page);
-  return *stale;
+  g_return_val_if_fail (PL_IS_PAGE (self), FALSE);
+  return PL_PAGE_GET_CLASS (self)->get_busy (self);
+}
+
+static gboolean
+pl_page_real_get_busy (PlPage *self)
+{
+  PlPagePrivate *priv = pl_page_get_instance_private (self);
+
+  return pl_page_runner_get_busy (priv->runner);
+}
+
+void
+pl_page_set_busy (PlPage   *self,
+                  gboolean  busy)
+{
+  PlPagePrivate *priv = pl_page_get_instance_private (self);
+
+  g_return_if_fail (PL_IS_PAGE (self));
+  gtk_widget_set_visible (GTK_WIDGET (priv->spinner), busy);
+  gtk_spinner_set_spinning (priv->spinner, busy);
+}
+
+void
+pl_page_show_figure (PlPage *self)
+{
+  PlPagePrivate *priv = pl_page_get_instance_private (self);
+
+  g_return_if_fail (PL_IS_PAGE (self));
+  gtk_stack_set_visible_child_name (priv->stack, "figure");
+}
+
+void
+pl_page_show_loading (PlPage *self)
+{
+  PlPagePrivate *priv = pl_page_get_instance_private (self);
+
+  g_return_if_fail (PL_IS_PAGE (self));
+  /* Until the first answer, say that one is coming rather than "no model";
+   * after it, the figure stays until the next one replaces it. */
+  if (g_strcmp0 (gtk_stack_get_visible_child_name (priv->stack), "figure") != 0)
+    gtk_stack_set_visible_child_name (priv->stack, "loading");
+}
+
+static void
+set_status (AdwStatusPage *status,
+            const char    *icon_name,
+            const char    *title,
+            const char    *description)
+{
+  g_autofree char *escaped = description ? g_markup_escape_text (description, -1) : NULL;
+
+  adw_status_page_set_icon_name (status, icon_name);
+  adw_status_page_set_title (status, title);
+  /* The status page reads its description as markup; a file name or an
+   * error holding "<" or "&" must show as written. */
+  adw_status_page_set_description (status, escaped);
+}
+
+void
+pl_page_show_status (PlPage     *self,
+                     const char *icon_name,
+                     const char *title,
+                     const char *description)
+{
+  PlPagePrivate *priv = pl_page_get_instance_private (self);
+
+  g_return_if_fail (PL_IS_PAGE (self));
+  set_status (priv->status, icon_name, title, description);
+  gtk_stack_set_visible_child_name (priv->stack, "status");
+}
+
+void
+pl_page_show_empty (PlPage *self)
+{
+  PlPagePrivate *priv = pl_page_get_instance_private (self);
+
+  g_return_if_fail (PL_IS_PAGE (self));
+  pl_page_show_status (self, priv->empty_icon_name, _("No Model Selected"),
+                       _("Pick a model in the sidebar, or open a checkpoint."));
+}
+
+void
+pl_page_show_error (PlPage       *self,
+                    const char   *title,
+                    const GError *error)
+{
+  PlPagePrivate *priv = pl_page_get_instance_private (self);
+
+  g_return_if_fail (PL_IS_PAGE (self));
+  g_return_if_fail (error != NULL);
+  set_status (priv->error, "dialog-warning-symbolic", title ? title : _("Cannot Show This Model"), error->message);
+  gtk_stack_set_visible_child_name (priv->stack, "error");
+}
+
+AdwStatusPage *
+pl_page_get_status (PlPage *self)
+{
+  PlPagePrivate *priv = pl_page_get_instance_private (self);
+
+  g_return_val_if_fail (PL_IS_PAGE (self), NULL);
+  if (g_strcmp0 (gtk_stack_get_visible_child_name (priv->stack), "error") == 0)
+    return priv->error;
+  return priv->status;
+}
+
+const char *
+pl_page_get_shown (PlPage *self)
+{
+  PlPagePrivate *priv = pl_page_get_instance_private (self);
+
+  g_return_val_if_fail (PL_IS_PAGE (self), NULL);
+  return gtk_stack_get_visible_child_name (priv->stack);
+}
+
+void
+pl_page_add_toolbar_child (PlPage    *self,
+                           GtkWidget *child)
+{
+  PlPagePrivate *priv = pl_page_get_instance_private (self);
+
+  g_return_if_fail (PL_IS_PAGE (self));
+  gtk_box_append (GTK_BOX (priv->toolbar), child);
+}
+
+void
+pl_page_set_content (PlPage    *self,
+                     GtkWidget *content)
+{
+  PlPagePrivate *priv = pl_page_get_instance_private (self);
+
+  g_return_if_fail (PL_IS_PAGE (self));
+  if (priv->content != NULL)
+    gtk_stack_remove (priv->stack, priv->content);
+  priv->content = content;
+  gtk_stack_add_named (priv->stack, content, "figure");
+}
+
+static void
+pl_page_buildable_add_child (GtkBuildable *buildable,
+                             GtkBuilder   *builder,
+                             GObject      *child,
+                             const char   *type)
+{
+  PlPage *self = PL_PAGE (buildable);
+  PlPagePrivate *priv = pl_page_get_instance_private (self);
+
+  if (g_strcmp0 (type, "toolbar") == 0 && GTK_IS_WIDGET (child))
+    pl_page_add_toolbar_child (self, GTK_WIDGET (child));
+  else if (type == NULL && GTK_IS_WIDGET (child) && priv->frame != NULL)
+    pl_page_set_content (self, GTK_WIDGET (child));
+  else
+    parent_buildable_iface->add_child (buildable, builder, child, type);
+}
+
+static void
+buildable_iface_init (GtkBuildableIface *iface)
+{
+  parent_buildable_iface = g_type_interface_peek_parent (iface);
+  iface->add_child = pl_page_buildable_add_child;
+}
+
+static void
+pl_page_map (GtkWidget *widget)
+{
+  PlPage *self = PL_PAGE (widget);
+  PlPagePrivate *priv = pl_page_get_instance_private (self);
+
+  GTK_WIDGET_CLASS (pl_page_parent_class)->map (widget);
+  if (priv->stale)
+    pl_page_refresh (self);
+}
+
+static void
+pl_page_dispose (GObject *object)
+{
+  PlPage *self = PL_PAGE (object);
+  PlPagePrivate *priv = pl_page_get_instance_private (self);
+
+  g_clear_pointer (&priv->runner, pl_page_runner_free);
+  disconnect_workspace (self);
+  g_clear_object (&priv->workspace);
+  g_clear_pointer (&priv->frame, gtk_widget_unparent);
+  G_OBJECT_CLASS (pl_page_parent_class)->dispose (object);
+}
+
+static void
+pl_page_finalize (GObject *object)
+{
+  PlPagePrivate *priv = pl_page_get_instance_private (PL_PAGE (object));
+
+  g_free (priv->empty_icon_name);
+  G_OBJECT_CLASS (pl_page_parent_class)->finalize (object);
+}
+
+static void
+pl_page_get_property (GObject    *object,
+                      guint       prop_id,
+                      GValue     *value,
+                      GParamSpec *pspec)
+{
+  PlPage *self = PL_PAGE (object);
+  PlPagePrivate *priv = pl_page_get_instance_private (self);
+
+  switch (prop_id)
+    {
+    case PROP_WORKSPACE:
+      g_value_set_object (value, priv->workspace);
+      break;
+    case PROP_EMPTY_ICON_NAME:
+      g_value_set_string (value, priv->empty_icon_name);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+pl_page_set_property (GObject      *object,
+                      guint         prop_id,
+                      const GValue *value,
+                      GParamSpec   *pspec)
+{
+  PlPage *self = PL_PAGE (object);
+  PlPagePrivate *priv = pl_page_get_instance_private (self);
+
+  switch (prop_id)
+    {
+    case PROP_WORKSPACE:
+      pl_page_set_workspace (self, g_value_get_object (value));
+      break;
+    case PROP_EMPTY_ICON_NAME:
+      if (g_strcmp0 (priv->empty_icon_name, g_value_get_string (value)) != 0)
+        {
+          g_free (priv->empty_icon_name);
+          priv->empty_icon_name = g_value_dup_string (value);
+          if (g_strcmp0 (gtk_stack_get_visible_child_name (priv->stack), "status") == 0 &&
+              g_strcmp0 (adw_status_page_get_title (priv->status), _("No Model Selected")) == 0)
+            adw_status_page_set_icon_name (priv->status, priv->empty_icon_name);
+          g_object_notify_by_pspec (object, pspec);
+        }
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+pl_page_class_init (PlPageClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = pl_page_dispose;
+  object_class->finalize = pl_page_finalize;
+  object_class->get_property = pl_page_get_property;
+  object_class->set_property = pl_page_set_property;
+  widget_class->map = pl_page_map;
+  klass->get_busy = pl_page_real_get_busy;
+
+  properties[PROP_WORKSPACE] =
+    g_param_spec_object ("workspace", NULL, NULL, PL_TYPE_WORKSPACE,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_EMPTY_ICON_NAME] =
+    g_param_spec_string ("empty-icon-name", NULL, NULL, "view-grid-symbolic",
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+}
+
+static void
+pl_page_init (PlPage *self)
+{
+  PlPagePrivate *priv = pl_page_get_instance_private (self);
+  GtkWidget *header = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  GtkWidget *loading = gtk_spinner_new ();
+
+  priv->empty_icon_name = g_strdup ("view-grid-symbolic");
+  priv->frame = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+  gtk_widget_set_parent (priv->frame, GTK_WIDGET (self));
+
+  gtk_widget_set_margin_start (header, 12);
+  gtk_widget_set_margin_end (header, 12);
+  gtk_widget_set_margin_top (header, 6);
+  gtk_widget_set_margin_bottom (header, 6);
+  priv->toolbar = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  gtk_widget_set_hexpand (priv->toolbar, TRUE);
+  gtk_box_append (GTK_BOX (header), priv->toolbar);
+  priv->spinner = GTK_SPINNER (gtk_spinner_new ());
+  gtk_widget_set_visible (GTK_WIDGET (priv->spinner), FALSE);
+  gtk_box_append (GTK_BOX (header), GTK_WIDGET (priv->spinner));
+  gtk_box_append (GTK_BOX (priv->frame), header);
+
+  priv->stack = GTK_STACK (gtk_stack_new ());
+  gtk_widget_set_vexpand (GTK_WIDGET (priv->stack), TRUE);
+  priv->status = ADW_STATUS_PAGE (adw_status_page_new ());
+  gtk_stack_add_named (priv->stack, GTK_WIDGET (priv->status), "status");
+  priv->error = ADW_STATUS_PAGE (adw_status_page_new ());
+  gtk_stack_add_named (priv->stack, GTK_WIDGET (priv->error), "error");
+  gtk_spinner_set_spinning (GTK_SPINNER (loading), TRUE);
+  gtk_widget_set_halign (loading, GTK_ALIGN_CENTER);
+  gtk_widget_set_valign (loading, GTK_ALIGN_CENTER);
+  gtk_widget_set_size_request (loading, 32, 32);
+  gtk_stack_add_named (priv->stack, loading, "loading");
+  gtk_box_append (GTK_BOX (priv->frame), GTK_WIDGET (priv->stack));
+
+  priv->runner = pl_page_runner_new (self, priv->spinner);
+  pl_page_show_empty (self);
 }

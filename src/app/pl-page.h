@@ -1,45 +1,101 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #pragma once
 
-#include <gtk/gtk.h>
+#include <adwaita.h>
 
 #include "pl-figure.h"
+#include "pl-page-runner.h"
 #include "pl-workspace.h"
 
 G_BEGIN_DECLS
 
-/* What the window asks of each of its views: follow the workspace, and hand
- * over the figure on screen for export. */
+/* A view of the window: a toolbar over a stack of a status page (no model,
+ * or an error), a spinner while the first answer comes, and the figure. The
+ * base class follows the workspace, holds the view's runner, and asks a
+ * hidden view's question only once it is shown; a subclass says what it
+ * asks (refresh), what it exports (get_figure, get_export_name) and fills the
+ * toolbar and the figure from its template:
+ *
+ *   <template class="PlSimilarityPage" parent="PlPage">
+ *     <child type="toolbar"> … </child>
+ *     <child> <object class="PlFigureView" id="figure_view"/> </child>
+ *   </template>
+ */
 
 #define PL_TYPE_PAGE (pl_page_get_type ())
 
-G_DECLARE_INTERFACE (PlPage, pl_page, PL, PAGE, GtkWidget)
+G_DECLARE_DERIVABLE_TYPE (PlPage, pl_page, PL, PAGE, GtkWidget)
 
-struct _PlPageInterface
+/* What of the workspace a page answers: a change to one refreshes it. */
+typedef enum /*< flags >*/
 {
-  GTypeInterface parent_iface;
+  PL_PAGE_FOLLOWS_NOTHING = 0,
+  PL_PAGE_FOLLOWS_MODEL   = 1 << 0,
+  PL_PAGE_FOLLOWS_LAYER   = 1 << 1,
+  PL_PAGE_FOLLOWS_HEAD    = 1 << 2,
+  PL_PAGE_FOLLOWS_MODELS  = 1 << 3,   /* the sidebar's list */
+} PlPageFollows;
 
-  void       (*set_workspace)   (PlPage      *self,
-                                 PlWorkspace *workspace);
+struct _PlPageClass
+{
+  GtkWidgetClass parent_class;
+
+  PlPageFollows follows;
+
+  /* Asks the page's question for what the workspace shows now. Called only
+   * while the page is on screen: a hidden page is refreshed when shown. */
+  void       (*refresh)           (PlPage *self);
+  /* The workspace was set: connect to anything else the page follows. */
+  void       (*workspace_changed) (PlPage *self);
+  /* The colour map or dark mode changed: restyle what is on screen. */
+  void       (*style_changed)     (PlPage *self);
+  /* The workspace's selected positions changed. */
+  void       (*selection_changed) (PlPage *self);
   /* The figure as shown, or NULL when there is nothing to export. */
-  PlFigure  *(*get_figure)      (PlPage      *self);
+  PlFigure  *(*get_figure)        (PlPage *self);
   /* A file name stem for exports: "mini-gpt2-cosine-layer-2". */
-  char      *(*get_export_name) (PlPage      *self);
+  char      *(*get_export_name)   (PlPage *self);
+  /* TRUE while work is in flight; the default asks the runner. */
+  gboolean   (*get_busy)          (PlPage *self);
 };
 
-void       pl_page_set_workspace   (PlPage      *self,
-                                    PlWorkspace *workspace);
-PlFigure  *pl_page_get_figure      (PlPage      *self);
-char      *pl_page_get_export_name (PlPage      *self);
+PlWorkspace   *pl_page_get_workspace   (PlPage        *self);
+void           pl_page_set_workspace   (PlPage        *self,
+                                        PlWorkspace   *workspace);
+PlFigure      *pl_page_get_figure      (PlPage        *self);
+char          *pl_page_get_export_name (PlPage        *self);
+gboolean       pl_page_get_busy        (PlPage        *self);
 
-/* A hidden view waits until it is shown: no work and no figures for what
- * nobody looks at. TRUE (and *STALE set) when PAGE is hidden and should stop;
- * the page's map handler asks again when *STALE. */
-gboolean   pl_page_defer_until_shown (GtkWidget *page,
-                                      gboolean  *stale);
-
-/* For GtkWidget subclasses built from a template: unparents what is left
- * after gtk_widget_dispose_template(), which clears only bound children. */
-void       pl_widget_unparent_children (GtkWidget *widget);
+/* For subclasses. */
+PlPageRunner  *pl_page_get_runner      (PlPage        *self);
+/* Runs the refresh vfunc now when shown; otherwise cancels the runner and
+ * runs it when the page is next shown. */
+void           pl_page_refresh         (PlPage        *self);
+/* What a template's <child type="toolbar"> and <child> do, for subclasses
+ * built in code. */
+void           pl_page_add_toolbar_child (PlPage      *self,
+                                        GtkWidget     *child);
+void           pl_page_set_content     (PlPage        *self,
+                                        GtkWidget     *content);
+void           pl_page_set_busy        (PlPage        *self,
+                                        gboolean       busy);
+void           pl_page_show_figure     (PlPage        *self);
+/* The spinner, unless a figure or a message is already shown. */
+void           pl_page_show_loading    (PlPage        *self);
+/* "No Model Selected", with the page's empty-icon-name. */
+void           pl_page_show_empty      (PlPage        *self);
+/* A message in the status page; DESCRIPTION is plain text, not markup. */
+void           pl_page_show_status     (PlPage        *self,
+                                        const char    *icon_name,
+                                        const char    *title,
+                                        const char    *description);
+/* ERROR's message, as plain text, under TITLE ("Cannot Show This Model" when NULL). */
+void           pl_page_show_error      (PlPage        *self,
+                                        const char    *title,
+                                        const GError  *error);
+/* The status page on screen (the error's when one is shown), for tests. */
+AdwStatusPage *pl_page_get_status      (PlPage        *self);
+/* The name of the stack child shown: "status", "error", "loading" or "figure". */
+const char    *pl_page_get_shown       (PlPage        *self);
 
 G_END_DECLS

@@ -16,11 +16,8 @@
  * the computation in flight; only the latest answer is kept. */
 struct _PlPlaygroundPage
 {
-  GtkWidget       parent_instance;
+  PlPage          parent_instance;
 
-  gboolean         stale;          /* asked while hidden: answered when shown */
-
-  PlWorkspace    *workspace;
   GCancellable   *cancellable;
   PlMatrix       *matrix;
 
@@ -29,15 +26,17 @@ struct _PlPlaygroundPage
   GtkSpinButton  *width_spin;
   GtkScale       *base_scale;
   GtkLabel       *base_label;
-  GtkSpinner     *spinner;
   PlFigureView   *heatmap_view;
   PlFigureView   *trajectory_view;
 };
 
-static void page_iface_init (PlPageInterface *iface);
+G_DEFINE_FINAL_TYPE (PlPlaygroundPage, pl_playground_page, PL_TYPE_PAGE)
 
-G_DEFINE_FINAL_TYPE_WITH_CODE (PlPlaygroundPage, pl_playground_page, GTK_TYPE_WIDGET,
-                               G_IMPLEMENT_INTERFACE (PL_TYPE_PAGE, page_iface_init))
+static PlWorkspace *
+get_workspace (PlPlaygroundPage *self)
+{
+  return pl_page_get_workspace (PL_PAGE (self));
+}
 
 typedef struct
 {
@@ -99,7 +98,7 @@ show_answer (PlPlaygroundPage *self,
                            (guint) gtk_spin_button_get_value (self->length_spin),
                            (guint) gtk_spin_button_get_value (self->width_spin), get_base (self));
   pl_figure_set_range (heatmap, -1, 1);
-  pl_view_style_apply (heatmap, self->workspace);
+  pl_view_style_apply (heatmap, get_workspace (self));
   pl_figure_set_title (heatmap, title);
   pl_figure_set_value_label (heatmap, _("cosine similarity"));
   pl_figure_view_set_figure (self->heatmap_view, heatmap, cosine->cols, cosine->rows);
@@ -107,7 +106,7 @@ show_answer (PlPlaygroundPage *self,
   if (projection->cols >= 2)
     {
       trajectory = pl_figure_new_trajectory (projection, 0, explained, 0, 1);
-      pl_view_style_apply (trajectory, self->workspace);
+      pl_view_style_apply (trajectory, get_workspace (self));
       pl_figure_set_title (trajectory, _("First two principal components"));
       pl_figure_set_value_label (trajectory, _("Position"));
     }
@@ -126,11 +125,10 @@ compute_done (GObject      *object,
   g_autoptr(GError) error = NULL;
   const GValue *answer = pl_analysis_cache_run_finish (PL_ANALYSIS_CACHE (object), result, &error);
 
-  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) || self->workspace == NULL)
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) || get_workspace (self) == NULL)
     return;
   g_clear_object (&self->cancellable);
-  gtk_widget_set_visible (GTK_WIDGET (self->spinner), FALSE);
-  gtk_spinner_set_spinning (self->spinner, FALSE);
+  pl_page_set_busy (PL_PAGE (self), FALSE);
   if (answer == NULL)
     {
       g_warning ("The sinusoid playground failed: %s", error->message);
@@ -140,28 +138,29 @@ compute_done (GObject      *object,
 }
 
 static void
-refresh (PlPlaygroundPage *self)
+stop (PlPlaygroundPage *self)
 {
+  g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
+  pl_page_set_busy (PL_PAGE (self), FALSE);
+}
+
+static void
+refresh (PlPage *page)
+{
+  PlPlaygroundPage *self = PL_PLAYGROUND_PAGE (page);
   PlAnalysisCache *cache;
   g_autofree char *key = NULL;
   g_autofree char *base_text = NULL;
   Spec *spec;
 
-  if (pl_page_defer_until_shown (GTK_WIDGET (self), &self->stale))
-    {
-      g_cancellable_cancel (self->cancellable);
-      g_clear_object (&self->cancellable);
-      return;
-    }
-
   base_text = g_strdup_printf ("%.0f", get_base (self));
   gtk_label_set_text (self->base_label, base_text);
-  if (self->workspace == NULL)
+  if (get_workspace (self) == NULL)
     return;
 
-  g_cancellable_cancel (self->cancellable);
-  g_clear_object (&self->cancellable);
-  cache = pl_workspace_get_cache (self->workspace);
+  stop (self);
+  cache = pl_workspace_get_cache (get_workspace (self));
   /* The knobs make endless questions: keep no answers but the next. */
   pl_analysis_cache_forget (cache, "playground/");
 
@@ -172,8 +171,7 @@ refresh (PlPlaygroundPage *self)
   key = g_strdup_printf ("playground/%u/%u/%g", spec->length, spec->width, spec->base);
 
   self->cancellable = g_cancellable_new ();
-  gtk_widget_set_visible (GTK_WIDGET (self->spinner), TRUE);
-  gtk_spinner_set_spinning (self->spinner, TRUE);
+  pl_page_set_busy (page, TRUE);
   pl_analysis_cache_run_async (cache, key, compute, spec, g_free, NULL, NULL,
                                self->cancellable, compute_done, g_object_ref (self));
 }
@@ -189,14 +187,13 @@ pl_playground_page_set_encoding (PlPlaygroundPage *self,
   gtk_spin_button_set_value (self->length_spin, length);
   gtk_spin_button_set_value (self->width_spin, width);
   gtk_range_set_value (GTK_RANGE (self->base_scale), log10 (base));
-  refresh (self);
+  pl_page_refresh (PL_PAGE (self));
 }
 
-gboolean
-pl_playground_page_get_busy (PlPlaygroundPage *self)
+static gboolean
+get_busy (PlPage *page)
 {
-  g_return_val_if_fail (PL_IS_PLAYGROUND_PAGE (self), FALSE);
-  return self->cancellable != NULL;
+  return PL_PLAYGROUND_PAGE (page)->cancellable != NULL;
 }
 
 PlMatrix *
@@ -209,56 +206,37 @@ pl_playground_page_get_matrix (PlPlaygroundPage *self)
 static void
 on_parameters_changed (PlPlaygroundPage *self)
 {
-  refresh (self);
+  pl_page_refresh (PL_PAGE (self));
 }
 
 static void
-on_style_changed (PlPlaygroundPage *self)
+style_changed (PlPage *page)
 {
+  PlPlaygroundPage *self = PL_PLAYGROUND_PAGE (page);
   PlFigureView *views[] = { self->heatmap_view, self->trajectory_view };
 
   for (guint i = 0; i < G_N_ELEMENTS (views); i++)
     if (pl_figure_view_get_figure (views[i]) != NULL)
       {
-        pl_view_style_apply (pl_figure_view_get_figure (views[i]), self->workspace);
+        pl_view_style_apply (pl_figure_view_get_figure (views[i]), get_workspace (self));
         pl_figure_view_invalidate (views[i]);
       }
 }
 
-static void
-page_set_workspace (PlPage      *page,
-                    PlWorkspace *workspace)
-{
-  PlPlaygroundPage *self = PL_PLAYGROUND_PAGE (page);
-
-  if (!g_set_object (&self->workspace, workspace))
-    return;
-  pl_view_style_connect (workspace, G_CALLBACK (on_style_changed), self);
-  refresh (self);
-}
-
 static PlFigure *
-page_get_figure (PlPage *page)
+get_figure (PlPage *page)
 {
   return pl_figure_view_get_figure (PL_PLAYGROUND_PAGE (page)->heatmap_view);
 }
 
 static char *
-page_get_export_name (PlPage *page)
+get_export_name (PlPage *page)
 {
   PlPlaygroundPage *self = PL_PLAYGROUND_PAGE (page);
 
   return g_strdup_printf ("sinusoidal-%ux%u-base-%.0f",
                           (guint) gtk_spin_button_get_value (self->length_spin),
                           (guint) gtk_spin_button_get_value (self->width_spin), get_base (self));
-}
-
-static void
-page_iface_init (PlPageInterface *iface)
-{
-  iface->set_workspace = page_set_workspace;
-  iface->get_figure = page_get_figure;
-  iface->get_export_name = page_get_export_name;
 }
 
 static void
@@ -269,20 +247,8 @@ pl_playground_page_dispose (GObject *object)
   g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
   g_clear_pointer (&self->matrix, pl_matrix_unref);
-  g_clear_object (&self->workspace);
   gtk_widget_dispose_template (GTK_WIDGET (self), PL_TYPE_PLAYGROUND_PAGE);
-  pl_widget_unparent_children (GTK_WIDGET (self));
   G_OBJECT_CLASS (pl_playground_page_parent_class)->dispose (object);
-}
-
-static void
-pl_playground_page_map (GtkWidget *widget)
-{
-  PlPlaygroundPage *self = PL_PLAYGROUND_PAGE (widget);
-
-  GTK_WIDGET_CLASS (pl_playground_page_parent_class)->map (widget);
-  if (self->stale)
-    refresh (self);
 }
 
 static void
@@ -290,19 +256,22 @@ pl_playground_page_class_init (PlPlaygroundPageClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+  PlPageClass *page_class = PL_PAGE_CLASS (klass);
 
   object_class->dispose = pl_playground_page_dispose;
-  widget_class->map = pl_playground_page_map;
+  page_class->refresh = refresh;
+  page_class->style_changed = style_changed;
+  page_class->get_figure = get_figure;
+  page_class->get_export_name = get_export_name;
+  page_class->get_busy = get_busy;
 
   g_type_ensure (PL_TYPE_FIGURE_VIEW);
 
-  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_template_from_resource (widget_class, "/org/poslens/Poslens/ui/pl-playground-page.ui");
   gtk_widget_class_bind_template_child (widget_class, PlPlaygroundPage, length_spin);
   gtk_widget_class_bind_template_child (widget_class, PlPlaygroundPage, width_spin);
   gtk_widget_class_bind_template_child (widget_class, PlPlaygroundPage, base_scale);
   gtk_widget_class_bind_template_child (widget_class, PlPlaygroundPage, base_label);
-  gtk_widget_class_bind_template_child (widget_class, PlPlaygroundPage, spinner);
   gtk_widget_class_bind_template_child (widget_class, PlPlaygroundPage, heatmap_view);
   gtk_widget_class_bind_template_child (widget_class, PlPlaygroundPage, trajectory_view);
   gtk_widget_class_bind_template_callback (widget_class, on_parameters_changed);
@@ -312,5 +281,7 @@ static void
 pl_playground_page_init (PlPlaygroundPage *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
+  /* The encoding needs no model. */
+  pl_page_show_figure (PL_PAGE (self));
   gtk_scale_set_draw_value (self->base_scale, FALSE);
 }

@@ -9,13 +9,12 @@ G_BEGIN_DECLS
 
 #define PL_TYPE_PLAYGROUND_PAGE (pl_playground_page_get_type ())
 
-G_DECLARE_FINAL_TYPE (PlPlaygroundPage, pl_playground_page, PL, PLAYGROUND_PAGE, GtkWidget)
+G_DECLARE_FINAL_TYPE (PlPlaygroundPage, pl_playground_page, PL, PLAYGROUND_PAGE, PlPage)
 
 void      pl_playground_page_set_encoding (PlPlaygroundPage *self,
                                            guint             length,
                                            guint             width,
                                            double            base);
-gboolean  pl_playground_page_get_busy     (PlPlaygroundPage *self);
 /* The cosine matrix on screen. */
 PlMatrix *pl_playground_page_get_matrix   (PlPlaygroundPage *self);
 

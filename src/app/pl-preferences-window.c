@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
 
+#include "pl-enum-labels.h"
 #include "pl-preferences-window.h"
 
 /* Every row writes straight to GSettings; the views follow the settings. */
@@ -23,8 +24,6 @@ struct _PlPreferencesWindow
 
 G_DEFINE_FINAL_TYPE (PlPreferencesWindow, pl_preferences_window, ADW_TYPE_PREFERENCES_WINDOW)
 
-static const char * const colormaps[] = { "viridis", "magma", "inferno", "cividis", "diverging", NULL };
-static const char * const metrics[] = { "cosine", "dot", "l2", NULL };
 static const char * const formats[] = { "png", "svg", "pdf", NULL };
 
 /* Combo rows hold an index; the settings hold the choice's name. */
@@ -56,6 +55,50 @@ index_to_name (const GValue       *value,
   return g_variant_new_string (((const char * const *) names)[i]);
 }
 
+/* Rows of an enum type: the settings hold the value's nick. */
+static gboolean
+nick_to_index (GValue   *value,
+               GVariant *variant,
+               gpointer  row)
+{
+  AdwEnumListModel *model = ADW_ENUM_LIST_MODEL (adw_combo_row_get_model (row));
+  g_autoptr(GEnumClass) klass = g_type_class_ref (adw_enum_list_model_get_enum_type (model));
+  GEnumValue *found = g_enum_get_value_by_nick (klass, g_variant_get_string (variant, NULL));
+
+  if (found == NULL)
+    return FALSE;
+  g_value_set_uint (value, adw_enum_list_model_find_position (model, found->value));
+  return TRUE;
+}
+
+static GVariant *
+index_to_nick (const GValue       *value,
+               const GVariantType *type,
+               gpointer            row)
+{
+  AdwEnumListModel *model = ADW_ENUM_LIST_MODEL (adw_combo_row_get_model (row));
+  g_autoptr(AdwEnumListItem) item = g_list_model_get_item (G_LIST_MODEL (model), g_value_get_uint (value));
+
+  if (item == NULL)
+    return NULL;
+  return g_variant_new_string (adw_enum_list_item_get_nick (item));
+}
+
+static void
+bind_enum (GSettings   *settings,
+           const char  *key,
+           AdwComboRow *row,
+           GType        type)
+{
+  g_autoptr(AdwEnumListModel) model = adw_enum_list_model_new (type);
+  g_autoptr(GtkExpression) expression = pl_enum_label_expression_new (type);
+
+  adw_combo_row_set_expression (row, expression);
+  adw_combo_row_set_model (row, G_LIST_MODEL (model));
+  g_settings_bind_with_mapping (settings, key, row, "selected", G_SETTINGS_BIND_DEFAULT,
+                                nick_to_index, index_to_nick, row, NULL);
+}
+
 static void
 bind_choice (GSettings          *settings,
              const char         *key,
@@ -80,9 +123,9 @@ pl_preferences_window_new (GtkWindow *parent,
                        NULL);
   self->settings = g_object_ref (settings);
 
-  bind_choice (settings, "colormap", self->colormap_row, colormaps);
+  bind_enum (settings, "colormap", self->colormap_row, PL_TYPE_COLORMAP_ID);
   g_settings_bind (settings, "colormap-reversed", self->reversed_switch, "active", G_SETTINGS_BIND_DEFAULT);
-  bind_choice (settings, "similarity-metric", self->metric_row, metrics);
+  bind_enum (settings, "similarity-metric", self->metric_row, PL_TYPE_SIMILARITY_METRIC);
   g_settings_bind (settings, "center", self->center_switch, "active", G_SETTINGS_BIND_DEFAULT);
   bind_choice (settings, "export-format", self->format_row, formats);
   g_settings_bind (settings, "export-width", gtk_spin_button_get_adjustment (self->width_spin), "value",

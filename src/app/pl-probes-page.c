@@ -4,6 +4,7 @@
 #include <glib/gi18n.h>
 #include <math.h>
 
+#include "pl-enum-labels.h"
 #include "pl-figure-view.h"
 #include "pl-probes.h"
 #include "pl-probes-page.h"
@@ -14,9 +15,8 @@
  * worker, and the table fills in as answers arrive. */
 struct _PlProbesPage
 {
-  GtkWidget       parent_instance;
+  PlPage          parent_instance;
 
-  PlWorkspace    *workspace;
   GCancellable   *cancellable;
   guint           next;          /* the model being probed */
 
@@ -24,15 +24,17 @@ struct _PlProbesPage
   GtkDropDown    *folds_dropdown;
   GtkSpinButton  *pairs_spin;
   GtkButton      *run_button;
-  GtkSpinner     *spinner;
   GtkLabel       *status_label;
   PlFigureView   *figure_view;
 };
 
-static void page_iface_init (PlPageInterface *iface);
+G_DEFINE_FINAL_TYPE (PlProbesPage, pl_probes_page, PL_TYPE_PAGE)
 
-G_DEFINE_FINAL_TYPE_WITH_CODE (PlProbesPage, pl_probes_page, GTK_TYPE_WIDGET,
-                               G_IMPLEMENT_INTERFACE (PL_TYPE_PAGE, page_iface_init))
+static PlWorkspace *
+get_workspace (PlProbesPage *self)
+{
+  return pl_page_get_workspace (PL_PAGE (self));
+}
 
 typedef struct
 {
@@ -52,8 +54,7 @@ get_options (PlProbesPage   *self,
              PlProbeOptions *options)
 {
   pl_probe_options_init (options);
-  options->folds = gtk_drop_down_get_selected (self->folds_dropdown) == 0 ? PL_FOLDS_INTERLEAVED
-                                                                          : PL_FOLDS_SHUFFLED;
+  options->folds = (PlFolds) pl_drop_down_get_value (self->folds_dropdown);
   options->n_pairs = (guint) gtk_spin_button_get_value (self->pairs_spin);
 }
 
@@ -95,15 +96,19 @@ rebuild (PlProbesPage *self)
 {
   const char *columns[] = { _("Absolute position MAE"), _("Relative order error"), NULL };
   g_autoptr(PlFigure) figure = NULL;
-  GListModel *models = self->workspace ? pl_workspace_get_models (self->workspace) : NULL;
-  guint n = models ? g_list_model_get_n_items (models) : 0;
+  GListModel *models;
+  guint n;
 
+  if (get_workspace (self) == NULL)
+    return;
+  models = pl_workspace_get_models (get_workspace (self));
+  n = g_list_model_get_n_items (models);
   figure = pl_figure_new_table (columns);
   for (guint i = 0; i < n; i++)
     {
       g_autoptr(PlModel) model = g_list_model_get_item (models, i);
       g_autofree char *key = answer_key (self, model);
-      const GValue *answer = pl_analysis_cache_lookup (pl_workspace_get_cache (self->workspace), key);
+      const GValue *answer = pl_analysis_cache_lookup (pl_workspace_get_cache (get_workspace (self)), key);
       double values[2] = { NAN, NAN };
 
       if (answer != NULL)
@@ -114,7 +119,7 @@ rebuild (PlProbesPage *self)
         }
       pl_figure_add_row (figure, pl_model_get_name (model), values);
     }
-  pl_view_style_apply (figure, self->workspace);
+  pl_view_style_apply (figure, get_workspace (self));
   pl_figure_set_title (figure, _("Probes of the position tables"));
   pl_figure_view_set_figure (self->figure_view, figure, 0, 0);
 }
@@ -131,7 +136,7 @@ answer_done (GObject      *object,
   g_autoptr(GError) error = NULL;
   const GValue *answer = pl_analysis_cache_run_finish (PL_ANALYSIS_CACHE (object), result, &error);
 
-  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) || self->workspace == NULL)
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) || get_workspace (self) == NULL)
     return;
   if (answer == NULL)
     gtk_label_set_text (self->status_label, error->message);
@@ -152,7 +157,7 @@ table_done (GObject      *object,
   g_autofree char *key = NULL;
   Question *q;
 
-  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) || self->workspace == NULL)
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) || get_workspace (self) == NULL)
     return;
   if (table == NULL)
     {
@@ -161,12 +166,12 @@ table_done (GObject      *object,
       probe_next (self);
       return;
     }
-  model = g_list_model_get_item (pl_workspace_get_models (self->workspace), self->next);
+  model = g_list_model_get_item (pl_workspace_get_models (get_workspace (self)), self->next);
   key = answer_key (self, model);
   q = g_new0 (Question, 1);
   q->table = g_steal_pointer (&table);
   get_options (self, &q->options);
-  pl_analysis_cache_run_async (pl_workspace_get_cache (self->workspace), key, run_probes,
+  pl_analysis_cache_run_async (pl_workspace_get_cache (get_workspace (self)), key, run_probes,
                                q, (GDestroyNotify) question_free, NULL, NULL,
                                self->cancellable, answer_done, g_object_ref (self));
 }
@@ -175,7 +180,7 @@ table_done (GObject      *object,
 static void
 probe_next (PlProbesPage *self)
 {
-  GListModel *models = pl_workspace_get_models (self->workspace);
+  GListModel *models = pl_workspace_get_models (get_workspace (self));
   guint n = g_list_model_get_n_items (models);
 
   for (; self->next < n; self->next++)
@@ -184,12 +189,12 @@ probe_next (PlProbesPage *self)
       g_autofree char *key = answer_key (self, model);
       g_autofree char *status = NULL;
 
-      if (pl_analysis_cache_lookup (pl_workspace_get_cache (self->workspace), key))
+      if (pl_analysis_cache_lookup (pl_workspace_get_cache (get_workspace (self)), key))
         continue;
       /* Translators: progress of the probes, e.g. "Probing mini-bert (2 of 4)…" */
       status = g_strdup_printf (_("Probing %s (%u of %u)…"), pl_model_get_name (model), self->next + 1, n);
       gtk_label_set_text (self->status_label, status);
-      pl_workspace_get_table_async (self->workspace, model, PL_LAYER_TABLE, self->cancellable,
+      pl_workspace_get_table_async (get_workspace (self), model, PL_LAYER_TABLE, self->cancellable,
                                     table_done, g_object_ref (self));
       return;
     }
@@ -208,8 +213,7 @@ set_running (PlProbesPage *self,
           g_str_has_suffix (gtk_label_get_text (self->status_label), "…"))
         gtk_label_set_text (self->status_label, "");
     }
-  gtk_widget_set_visible (GTK_WIDGET (self->spinner), running);
-  gtk_spinner_set_spinning (self->spinner, running);
+  pl_page_set_busy (PL_PAGE (self), running);
   gtk_widget_set_sensitive (GTK_WIDGET (self->run_button), !running);
 }
 
@@ -218,7 +222,7 @@ pl_probes_page_run (PlProbesPage *self)
 {
   g_return_if_fail (PL_IS_PROBES_PAGE (self));
 
-  if (self->workspace == NULL || self->cancellable != NULL)
+  if (get_workspace (self) == NULL || self->cancellable != NULL)
     return;
   self->cancellable = g_cancellable_new ();
   self->next = 0;
@@ -226,11 +230,10 @@ pl_probes_page_run (PlProbesPage *self)
   probe_next (self);
 }
 
-gboolean
-pl_probes_page_get_busy (PlProbesPage *self)
+static gboolean
+get_busy (PlPage *page)
 {
-  g_return_val_if_fail (PL_IS_PROBES_PAGE (self), FALSE);
-  return self->cancellable != NULL;
+  return PL_PROBES_PAGE (page)->cancellable != NULL;
 }
 
 gboolean
@@ -247,7 +250,7 @@ pl_probes_page_get_result (PlProbesPage *self,
   g_return_val_if_fail (PL_IS_MODEL (model), FALSE);
 
   key = answer_key (self, model);
-  if (!(answer = pl_analysis_cache_lookup (pl_workspace_get_cache (self->workspace), key)))
+  if (!(answer = pl_analysis_cache_lookup (pl_workspace_get_cache (get_workspace (self)), key)))
     return FALSE;
   m = g_value_get_boxed (answer);
   *absolute_mae = m->data[1];
@@ -266,47 +269,25 @@ on_parameters_changed (PlProbesPage *self)
 {
   /* Other options are other questions: stop, and show what is known for them. */
   set_running (self, FALSE);
-  rebuild (self);
+  pl_page_refresh (PL_PAGE (self));
 }
 
 static void
-on_models_changed (PlProbesPage *self)
+refresh (PlPage *page)
 {
-  rebuild (self);
-}
-
-static void
-page_set_workspace (PlPage      *page,
-                    PlWorkspace *workspace)
-{
-  PlProbesPage *self = PL_PROBES_PAGE (page);
-
-  if (!g_set_object (&self->workspace, workspace))
-    return;
-  g_signal_connect_object (pl_workspace_get_models (workspace), "items-changed",
-                           G_CALLBACK (on_models_changed), self, G_CONNECT_SWAPPED);
-  pl_view_style_connect (workspace, G_CALLBACK (on_models_changed), self);
-  rebuild (self);
+  rebuild (PL_PROBES_PAGE (page));
 }
 
 static PlFigure *
-page_get_figure (PlPage *page)
+get_figure (PlPage *page)
 {
   return pl_figure_view_get_figure (PL_PROBES_PAGE (page)->figure_view);
 }
 
 static char *
-page_get_export_name (PlPage *page)
+get_export_name (PlPage *page)
 {
   return g_strdup ("poslens-probes");
-}
-
-static void
-page_iface_init (PlPageInterface *iface)
-{
-  iface->set_workspace = page_set_workspace;
-  iface->get_figure = page_get_figure;
-  iface->get_export_name = page_get_export_name;
 }
 
 static void
@@ -316,9 +297,7 @@ pl_probes_page_dispose (GObject *object)
 
   g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
-  g_clear_object (&self->workspace);
   gtk_widget_dispose_template (GTK_WIDGET (self), PL_TYPE_PROBES_PAGE);
-  pl_widget_unparent_children (GTK_WIDGET (self));
   G_OBJECT_CLASS (pl_probes_page_parent_class)->dispose (object);
 }
 
@@ -327,17 +306,22 @@ pl_probes_page_class_init (PlProbesPageClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+  PlPageClass *page_class = PL_PAGE_CLASS (klass);
 
   object_class->dispose = pl_probes_page_dispose;
+  page_class->follows = PL_PAGE_FOLLOWS_MODELS;
+  page_class->refresh = refresh;
+  page_class->style_changed = refresh;
+  page_class->get_figure = get_figure;
+  page_class->get_export_name = get_export_name;
+  page_class->get_busy = get_busy;
 
   g_type_ensure (PL_TYPE_FIGURE_VIEW);
 
-  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_template_from_resource (widget_class, "/org/poslens/Poslens/ui/pl-probes-page.ui");
   gtk_widget_class_bind_template_child (widget_class, PlProbesPage, folds_dropdown);
   gtk_widget_class_bind_template_child (widget_class, PlProbesPage, pairs_spin);
   gtk_widget_class_bind_template_child (widget_class, PlProbesPage, run_button);
-  gtk_widget_class_bind_template_child (widget_class, PlProbesPage, spinner);
   gtk_widget_class_bind_template_child (widget_class, PlProbesPage, status_label);
   gtk_widget_class_bind_template_child (widget_class, PlProbesPage, figure_view);
   gtk_widget_class_bind_template_callback (widget_class, on_run_clicked);
@@ -348,4 +332,7 @@ static void
 pl_probes_page_init (PlProbesPage *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
+  pl_drop_down_set_enum (self->folds_dropdown, PL_TYPE_FOLDS);
+  /* The table lists every model, with or without answers yet. */
+  pl_page_show_figure (PL_PAGE (self));
 }

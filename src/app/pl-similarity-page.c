@@ -4,9 +4,9 @@
 #include <glib/gi18n.h>
 #include <math.h>
 
+#include "pl-enum-labels.h"
 #include "pl-figure-view.h"
 #include "pl-layer-picker.h"
-#include "pl-page-runner.h"
 #include "pl-questions.h"
 #include "pl-similarity.h"
 #include "pl-similarity-page.h"
@@ -18,12 +18,8 @@
  * to a layer or metric seen before redraws at once. */
 struct _PlSimilarityPage
 {
-  GtkWidget        parent_instance;
+  PlPage           parent_instance;
 
-  gboolean         stale;          /* asked while hidden: answered when shown */
-
-  PlWorkspace     *workspace;
-  PlPageRunner    *runner;
   PlMatrix        *shown;          /* the matrix on screen, for the hover readout */
   guint            shown_first;    /* its first position number */
 
@@ -32,33 +28,24 @@ struct _PlSimilarityPage
   GtkToggleButton *center_button;
   PlLayerPicker   *layer_picker;
   GtkLabel        *readout;
-  GtkStack        *stack;
-  AdwStatusPage   *error_page;
   PlFigureView    *figure_view;
-  GtkSpinner      *spinner;
 };
 
-static void page_iface_init (PlPageInterface *iface);
+G_DEFINE_FINAL_TYPE (PlSimilarityPage, pl_similarity_page, PL_TYPE_PAGE)
 
-G_DEFINE_FINAL_TYPE_WITH_CODE (PlSimilarityPage, pl_similarity_page, GTK_TYPE_WIDGET,
-                               G_IMPLEMENT_INTERFACE (PL_TYPE_PAGE, page_iface_init))
+static PlWorkspace *
+get_workspace (PlSimilarityPage *self)
+{
+  return pl_page_get_workspace (PL_PAGE (self));
+}
 
 static PlSimilarityMetric
 get_metric (PlSimilarityPage *self)
 {
-  return (PlSimilarityMetric) gtk_drop_down_get_selected (self->metric_dropdown);
+  return (PlSimilarityMetric) pl_drop_down_get_value (self->metric_dropdown);
 }
 
-static char *
-answer_key (PlSimilarityPage *self)
-{
-  return pl_similarity_question_key (pl_workspace_get_model (self->workspace),
-                                     pl_workspace_get_layer (self->workspace),
-                                     get_metric (self),
-                                     gtk_toggle_button_get_active (self->center_button));
-}
-
-static void on_selection_changed (PlSimilarityPage *self);
+static void selection_changed (PlPage *page);
 
 static gpointer
 make_question (PlMatrix *table,
@@ -73,19 +60,20 @@ static void
 show_matrix (PlSimilarityPage *self,
              PlMatrix         *matrix)
 {
-  PlModel *model = pl_workspace_get_model (self->workspace);
+  PlWorkspace *workspace = get_workspace (self);
+  PlModel *model = pl_workspace_get_model (workspace);
   PlSimilarityMetric metric = get_metric (self);
   g_autoptr(PlFigure) figure = pl_figure_new_heatmap (matrix, 0);
-  g_autofree char *layer = pl_workspace_describe_layer (self->workspace, pl_workspace_get_layer (self->workspace));
+  g_autofree char *layer = pl_workspace_describe_layer (workspace, pl_workspace_get_layer (workspace));
   g_autofree char *title = NULL;
-  const char *metric_name = gtk_string_object_get_string (gtk_drop_down_get_selected_item (self->metric_dropdown));
+  const char *metric_name = pl_enum_label (PL_TYPE_SIMILARITY_METRIC, metric);
 
   /* Cosine of a table has a natural scale. Layers' mean hidden states share
    * a large common vector, so there the scale follows the data, or every
    * cell would look the same. */
-  if (metric == PL_SIMILARITY_COSINE && pl_workspace_get_layer (self->workspace) == PL_LAYER_TABLE)
+  if (metric == PL_SIMILARITY_COSINE && pl_workspace_get_layer (workspace) == PL_LAYER_TABLE)
     pl_figure_set_range (figure, -1.0, 1.0);
-  pl_view_style_apply (figure, self->workspace);
+  pl_view_style_apply (figure, workspace);
   /* Translators: figure title: model — layer; the colour bar says what is shown */
   title = g_strdup_printf (_("%s — %s"), pl_model_get_name (model), layer);
   pl_figure_set_title (figure, title);
@@ -95,8 +83,8 @@ show_matrix (PlSimilarityPage *self,
   self->shown = pl_matrix_ref (matrix);
   self->shown_first = 0;
   pl_figure_view_set_figure (self->figure_view, figure, matrix->cols, matrix->rows);
-  on_selection_changed (self);
-  gtk_stack_set_visible_child_name (self->stack, "figure");
+  selection_changed (PL_PAGE (self));
+  pl_page_show_figure (PL_PAGE (self));
 }
 
 static void
@@ -108,131 +96,99 @@ on_answer (gpointer      page,
 
   if (answer == NULL)
     {
-      adw_status_page_set_description (self->error_page, error->message);
-      gtk_stack_set_visible_child_name (self->stack, "error");
+      pl_page_show_error (PL_PAGE (self), NULL, error);
       return;
     }
   show_matrix (self, g_value_get_boxed (answer));
 }
 
 static void
-refresh (PlSimilarityPage *self)
+refresh (PlPage *page)
 {
+  PlSimilarityPage *self = PL_SIMILARITY_PAGE (page);
+  PlWorkspace *workspace = get_workspace (self);
+  PlModel *model = workspace ? pl_workspace_get_model (workspace) : NULL;
   g_autofree char *key = NULL;
-  PlModel *model = self->workspace ? pl_workspace_get_model (self->workspace) : NULL;
-
-  if (pl_page_defer_until_shown (GTK_WIDGET (self), &self->stale))
-    {
-      pl_page_runner_cancel (self->runner);
-      return;
-    }
 
   if (model == NULL)
     {
-      pl_page_runner_cancel (self->runner);
+      pl_page_runner_cancel (pl_page_get_runner (page));
       g_clear_pointer (&self->shown, pl_matrix_unref);
       pl_figure_view_set_figure (self->figure_view, NULL, 0, 0);
-      gtk_stack_set_visible_child_name (self->stack, "empty");
+      pl_page_show_empty (page);
       return;
     }
 
-  /* Until the first answer, say that one is coming rather than "no model". */
-  if (g_strcmp0 (gtk_stack_get_visible_child_name (self->stack), "empty") == 0)
-    gtk_stack_set_visible_child_name (self->stack, "loading");
-  key = answer_key (self);
-  pl_page_runner_ask (self->runner, self->workspace, key, model, pl_workspace_get_layer (self->workspace),
+  pl_page_show_loading (page);
+  key = pl_similarity_question_key (model, pl_workspace_get_layer (workspace), get_metric (self),
+                                    gtk_toggle_button_get_active (self->center_button));
+  pl_page_runner_ask (pl_page_get_runner (page), workspace, key, model, pl_workspace_get_layer (workspace),
                       make_question, pl_similarity_question_run, (GDestroyNotify) pl_similarity_question_free,
                       on_answer);
 }
 
 static void
-on_selection_changed (PlSimilarityPage *self)
+selection_changed (PlPage *page)
 {
+  PlSimilarityPage *self = PL_SIMILARITY_PAGE (page);
   guint start, end;
 
-  pl_workspace_get_selection (self->workspace, &start, &end);
+  pl_workspace_get_selection (get_workspace (self), &start, &end);
   pl_figure_view_set_highlight (self->figure_view, start - MIN (start, self->shown_first),
                                 end - MIN (end, self->shown_first));
 }
 
 static void
-on_style_changed (PlSimilarityPage *self)
+style_changed (PlPage *page)
 {
+  PlSimilarityPage *self = PL_SIMILARITY_PAGE (page);
   PlFigure *figure = pl_figure_view_get_figure (self->figure_view);
 
   if (figure != NULL)
     {
-      pl_view_style_apply (figure, self->workspace);
+      pl_view_style_apply (figure, get_workspace (self));
       pl_figure_view_invalidate (self->figure_view);
     }
 }
 
 static void
-page_set_workspace (PlPage      *page,
-                    PlWorkspace *workspace)
+workspace_changed (PlPage *page)
 {
   PlSimilarityPage *self = PL_SIMILARITY_PAGE (page);
-
-  if (self->workspace != NULL)
-    g_signal_handlers_disconnect_by_data (self->workspace, self);
-  if (!g_set_object (&self->workspace, workspace))
-    return;
+  PlWorkspace *workspace = get_workspace (self);
+  GSettings *settings = pl_workspace_get_settings (workspace);
 
   pl_layer_picker_set_workspace (self->layer_picker, workspace);
-  if (workspace != NULL && pl_workspace_get_settings (workspace) != NULL)
+  if (settings != NULL)
     {
-      GSettings *settings = pl_workspace_get_settings (workspace);
       g_autofree char *metric_name = g_settings_get_string (settings, "similarity-metric");
       PlSimilarityMetric metric;
 
       /* The preferences give the starting question. */
       if (pl_similarity_metric_from_string (metric_name, &metric))
-        gtk_drop_down_set_selected (self->metric_dropdown, metric);
+        pl_drop_down_set_value (self->metric_dropdown, metric);
       gtk_toggle_button_set_active (self->center_button, g_settings_get_boolean (settings, "center"));
     }
-  if (workspace != NULL)
-    {
-      g_signal_connect_object (workspace, "notify::model", G_CALLBACK (refresh), self, G_CONNECT_SWAPPED);
-      g_signal_connect_object (workspace, "notify::layer", G_CALLBACK (refresh), self, G_CONNECT_SWAPPED);
-      g_signal_connect_object (workspace, "notify::selection", G_CALLBACK (on_selection_changed), self, G_CONNECT_SWAPPED);
-      pl_view_style_connect (workspace, G_CALLBACK (on_style_changed), self);
-    }
-  refresh (self);
 }
 
 static PlFigure *
-page_get_figure (PlPage *page)
+get_figure (PlPage *page)
 {
-  return pl_similarity_page_get_figure (PL_SIMILARITY_PAGE (page));
+  return pl_figure_view_get_figure (PL_SIMILARITY_PAGE (page)->figure_view);
 }
 
 static char *
-page_get_export_name (PlPage *page)
+get_export_name (PlPage *page)
 {
   PlSimilarityPage *self = PL_SIMILARITY_PAGE (page);
-  PlModel *model = pl_workspace_get_model (self->workspace);
-  int layer = pl_workspace_get_layer (self->workspace);
+  PlModel *model = pl_workspace_get_model (get_workspace (self));
+  int layer = pl_workspace_get_layer (get_workspace (self));
   g_autofree char *layer_part = layer == PL_LAYER_TABLE ? g_strdup ("") : g_strdup_printf ("-layer-%d", layer);
 
   return g_strdup_printf ("%s-%s%s%s", model ? pl_model_get_name (model) : "poslens",
                           pl_similarity_metric_to_string (get_metric (self)),
                           gtk_toggle_button_get_active (self->center_button) ? "-centred" : "",
                           layer_part);
-}
-
-static void
-page_iface_init (PlPageInterface *iface)
-{
-  iface->set_workspace = page_set_workspace;
-  iface->get_figure = page_get_figure;
-  iface->get_export_name = page_get_export_name;
-}
-
-PlFigure *
-pl_similarity_page_get_figure (PlSimilarityPage *self)
-{
-  g_return_val_if_fail (PL_IS_SIMILARITY_PAGE (self), NULL);
-  return pl_figure_view_get_figure (self->figure_view);
 }
 
 GtkWidget *
@@ -242,17 +198,10 @@ pl_similarity_page_get_figure_view (PlSimilarityPage *self)
   return GTK_WIDGET (self->figure_view);
 }
 
-gboolean
-pl_similarity_page_get_busy (PlSimilarityPage *self)
-{
-  g_return_val_if_fail (PL_IS_SIMILARITY_PAGE (self), FALSE);
-  return pl_page_runner_get_busy (self->runner);
-}
-
 static void
 on_parameters_changed (PlSimilarityPage *self)
 {
-  refresh (self);
+  pl_page_refresh (PL_PAGE (self));
 }
 
 static void
@@ -285,8 +234,8 @@ on_select (PlSimilarityPage *self,
            guint             end,
            PlFigureView     *view)
 {
-  if (self->workspace != NULL)
-    pl_workspace_set_selection (self->workspace, start + self->shown_first, end + self->shown_first);
+  if (get_workspace (self) != NULL)
+    pl_workspace_set_selection (get_workspace (self), start + self->shown_first, end + self->shown_first);
 }
 
 static void
@@ -300,23 +249,9 @@ pl_similarity_page_dispose (GObject *object)
 {
   PlSimilarityPage *self = PL_SIMILARITY_PAGE (object);
 
-  g_clear_pointer (&self->runner, pl_page_runner_free);
-  g_clear_object (&self->workspace);
   g_clear_pointer (&self->shown, pl_matrix_unref);
   gtk_widget_dispose_template (GTK_WIDGET (self), PL_TYPE_SIMILARITY_PAGE);
-  pl_widget_unparent_children (GTK_WIDGET (self));
-
   G_OBJECT_CLASS (pl_similarity_page_parent_class)->dispose (object);
-}
-
-static void
-pl_similarity_page_map (GtkWidget *widget)
-{
-  PlSimilarityPage *self = PL_SIMILARITY_PAGE (widget);
-
-  GTK_WIDGET_CLASS (pl_similarity_page_parent_class)->map (widget);
-  if (self->stale)
-    refresh (self);
 }
 
 static void
@@ -324,23 +259,26 @@ pl_similarity_page_class_init (PlSimilarityPageClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+  PlPageClass *page_class = PL_PAGE_CLASS (klass);
 
   object_class->dispose = pl_similarity_page_dispose;
-  widget_class->map = pl_similarity_page_map;
+  page_class->follows = PL_PAGE_FOLLOWS_MODEL | PL_PAGE_FOLLOWS_LAYER;
+  page_class->refresh = refresh;
+  page_class->workspace_changed = workspace_changed;
+  page_class->style_changed = style_changed;
+  page_class->selection_changed = selection_changed;
+  page_class->get_figure = get_figure;
+  page_class->get_export_name = get_export_name;
 
   g_type_ensure (PL_TYPE_FIGURE_VIEW);
   g_type_ensure (PL_TYPE_LAYER_PICKER);
 
-  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_template_from_resource (widget_class, "/org/poslens/Poslens/ui/pl-similarity-page.ui");
   gtk_widget_class_bind_template_child (widget_class, PlSimilarityPage, metric_dropdown);
   gtk_widget_class_bind_template_child (widget_class, PlSimilarityPage, center_button);
   gtk_widget_class_bind_template_child (widget_class, PlSimilarityPage, layer_picker);
   gtk_widget_class_bind_template_child (widget_class, PlSimilarityPage, readout);
-  gtk_widget_class_bind_template_child (widget_class, PlSimilarityPage, stack);
-  gtk_widget_class_bind_template_child (widget_class, PlSimilarityPage, error_page);
   gtk_widget_class_bind_template_child (widget_class, PlSimilarityPage, figure_view);
-  gtk_widget_class_bind_template_child (widget_class, PlSimilarityPage, spinner);
   gtk_widget_class_bind_template_callback (widget_class, on_parameters_changed);
   gtk_widget_class_bind_template_callback (widget_class, on_hover);
   gtk_widget_class_bind_template_callback (widget_class, on_select);
@@ -351,5 +289,5 @@ static void
 pl_similarity_page_init (PlSimilarityPage *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
-  self->runner = pl_page_runner_new (self, self->spinner);
+  pl_drop_down_set_enum (self->metric_dropdown, PL_TYPE_SIMILARITY_METRIC);
 }

@@ -11,13 +11,9 @@ G_BEGIN_DECLS
 
 #define PL_TYPE_SIMILARITY_PAGE (pl_similarity_page_get_type ())
 
-G_DECLARE_FINAL_TYPE (PlSimilarityPage, pl_similarity_page, PL, SIMILARITY_PAGE, GtkWidget)
+G_DECLARE_FINAL_TYPE (PlSimilarityPage, pl_similarity_page, PL, SIMILARITY_PAGE, PlPage)
 
-/* The figure on screen, NULL while nothing is shown. */
-PlFigure  *pl_similarity_page_get_figure      (PlSimilarityPage *self);
 /* The widget the figure is drawn in. */
 GtkWidget *pl_similarity_page_get_figure_view (PlSimilarityPage *self);
-/* TRUE while a computation is in flight. */
-gboolean   pl_similarity_page_get_busy        (PlSimilarityPage *self);
 
 G_END_DECLS

@@ -5,7 +5,6 @@
 
 #include "pl-figure-view.h"
 #include "pl-layer-picker.h"
-#include "pl-page-runner.h"
 #include "pl-pca.h"
 #include "pl-questions.h"
 #include "pl-trajectory-page.h"
@@ -16,12 +15,8 @@
  * (16 components) per model and layer answers every choice of axes. */
 struct _PlTrajectoryPage
 {
-  GtkWidget        parent_instance;
+  PlPage           parent_instance;
 
-  gboolean         stale;          /* asked while hidden: answered when shown */
-
-  PlWorkspace     *workspace;
-  PlPageRunner    *runner;
   PlPca           *shown;
 
   /* Template widgets */
@@ -31,17 +26,17 @@ struct _PlTrajectoryPage
   GtkDropDown     *y_dropdown;
   GtkDropDown     *z_dropdown;
   GtkLabel        *readout;
-  GtkStack        *stack;
-  AdwStatusPage   *error_page;
   PlFigureView    *figure_view;
   PlFigureView    *variance_view;
-  GtkSpinner      *spinner;
 };
 
-static void page_iface_init (PlPageInterface *iface);
+G_DEFINE_FINAL_TYPE (PlTrajectoryPage, pl_trajectory_page, PL_TYPE_PAGE)
 
-G_DEFINE_FINAL_TYPE_WITH_CODE (PlTrajectoryPage, pl_trajectory_page, GTK_TYPE_WIDGET,
-                               G_IMPLEMENT_INTERFACE (PL_TYPE_PAGE, page_iface_init))
+static PlWorkspace *
+get_workspace (PlTrajectoryPage *self)
+{
+  return pl_page_get_workspace (PL_PAGE (self));
+}
 
 static gpointer
 make_input (PlMatrix *table,
@@ -51,11 +46,12 @@ make_input (PlMatrix *table,
 }
 
 static void
-on_selection_changed (PlTrajectoryPage *self)
+selection_changed (PlPage *page)
 {
+  PlTrajectoryPage *self = PL_TRAJECTORY_PAGE (page);
   guint start, end;
 
-  pl_workspace_get_selection (self->workspace, &start, &end);
+  pl_workspace_get_selection (get_workspace (self), &start, &end);
   pl_figure_view_set_highlight (self->figure_view, start, end);
 }
 
@@ -63,9 +59,10 @@ static void
 show_pca (PlTrajectoryPage *self,
           PlPca            *pca)
 {
-  PlModel *model = pl_workspace_get_model (self->workspace);
+  PlWorkspace *workspace = get_workspace (self);
+  PlModel *model = pl_workspace_get_model (workspace);
   g_autofree double *ratios = g_new0 (double, pca->n_components);
-  g_autofree char *layer = pl_workspace_describe_layer (self->workspace, pl_workspace_get_layer (self->workspace));
+  g_autofree char *layer = pl_workspace_describe_layer (workspace, pl_workspace_get_layer (workspace));
   g_autofree char *title = NULL;
   g_autoptr(PlFigure) figure = NULL;
   g_autoptr(PlFigure) bars = NULL;
@@ -93,14 +90,14 @@ show_pca (PlTrajectoryPage *self,
     }
   else
     figure = pl_figure_new_trajectory (pca->projection, 0, ratios, a, b);
-  pl_view_style_apply (figure, self->workspace);
+  pl_view_style_apply (figure, workspace);
   title = g_strdup_printf (_("%s — %s"), pl_model_get_name (model), layer);
   pl_figure_set_title (figure, title);
   pl_figure_set_value_label (figure, _("Position"));
 
   bars = pl_figure_new_bars (ratios, k, NULL);
   pl_figure_set_cumulative (bars, TRUE);
-  pl_view_style_apply (bars, self->workspace);
+  pl_view_style_apply (bars, workspace);
   pl_figure_set_title (bars, _("Explained variance"));
   pl_figure_set_axis_labels (bars, _("Component"), _("Ratio of total variance"));
 
@@ -108,8 +105,8 @@ show_pca (PlTrajectoryPage *self,
   self->shown = pl_pca_ref (pca);
   pl_figure_view_set_figure (self->figure_view, figure, 0, 0);
   pl_figure_view_set_figure (self->variance_view, bars, 0, 0);
-  on_selection_changed (self);
-  gtk_stack_set_visible_child_name (self->stack, "figure");
+  selection_changed (PL_PAGE (self));
+  pl_page_show_figure (PL_PAGE (self));
 }
 
 static void
@@ -121,42 +118,39 @@ on_answer (gpointer      page,
 
   if (answer == NULL)
     {
-      adw_status_page_set_description (self->error_page, error->message);
-      gtk_stack_set_visible_child_name (self->stack, "error");
+      pl_page_show_error (PL_PAGE (self), NULL, error);
       return;
     }
   show_pca (self, g_value_get_boxed (answer));
 }
 
 static void
-refresh (PlTrajectoryPage *self)
+refresh (PlPage *page)
 {
+  PlTrajectoryPage *self = PL_TRAJECTORY_PAGE (page);
+  PlWorkspace *workspace = get_workspace (self);
+  PlModel *model = workspace ? pl_workspace_get_model (workspace) : NULL;
   g_autofree char *key = NULL;
-  PlModel *model = self->workspace ? pl_workspace_get_model (self->workspace) : NULL;
-
-  if (pl_page_defer_until_shown (GTK_WIDGET (self), &self->stale))
-    {
-      pl_page_runner_cancel (self->runner);
-      return;
-    }
 
   if (model == NULL)
     {
-      pl_page_runner_cancel (self->runner);
+      pl_page_runner_cancel (pl_page_get_runner (page));
       g_clear_pointer (&self->shown, pl_pca_unref);
       pl_figure_view_set_figure (self->figure_view, NULL, 0, 0);
       pl_figure_view_set_figure (self->variance_view, NULL, 0, 0);
-      gtk_stack_set_visible_child_name (self->stack, "empty");
+      pl_page_show_empty (page);
       return;
     }
-  key = pl_pca_question_key (model, pl_workspace_get_layer (self->workspace));
-  pl_page_runner_ask (self->runner, self->workspace, key, model, pl_workspace_get_layer (self->workspace),
+  pl_page_show_loading (page);
+  key = pl_pca_question_key (model, pl_workspace_get_layer (workspace));
+  pl_page_runner_ask (pl_page_get_runner (page), workspace, key, model, pl_workspace_get_layer (workspace),
                       make_input, pl_pca_question_run, (GDestroyNotify) pl_matrix_unref, on_answer);
 }
 
 static void
-on_style_changed (PlTrajectoryPage *self)
+style_changed (PlPage *page)
 {
+  PlTrajectoryPage *self = PL_TRAJECTORY_PAGE (page);
   PlFigure *figures[] = {
     pl_figure_view_get_figure (self->figure_view),
     pl_figure_view_get_figure (self->variance_view),
@@ -164,51 +158,35 @@ on_style_changed (PlTrajectoryPage *self)
 
   for (guint i = 0; i < G_N_ELEMENTS (figures); i++)
     if (figures[i] != NULL)
-      pl_view_style_apply (figures[i], self->workspace);
+      pl_view_style_apply (figures[i], get_workspace (self));
   pl_figure_view_invalidate (self->figure_view);
   pl_figure_view_invalidate (self->variance_view);
 }
 
 static void
-page_set_workspace (PlPage      *page,
-                    PlWorkspace *workspace)
+workspace_changed (PlPage *page)
 {
   PlTrajectoryPage *self = PL_TRAJECTORY_PAGE (page);
 
-  if (!g_set_object (&self->workspace, workspace))
-    return;
-  pl_layer_picker_set_workspace (self->layer_picker, workspace);
-  g_signal_connect_object (workspace, "notify::model", G_CALLBACK (refresh), self, G_CONNECT_SWAPPED);
-  g_signal_connect_object (workspace, "notify::layer", G_CALLBACK (refresh), self, G_CONNECT_SWAPPED);
-  g_signal_connect_object (workspace, "notify::selection", G_CALLBACK (on_selection_changed), self, G_CONNECT_SWAPPED);
-  pl_view_style_connect (workspace, G_CALLBACK (on_style_changed), self);
-  refresh (self);
+  pl_layer_picker_set_workspace (self->layer_picker, get_workspace (self));
 }
 
 static PlFigure *
-page_get_figure (PlPage *page)
+get_figure (PlPage *page)
 {
   return pl_figure_view_get_figure (PL_TRAJECTORY_PAGE (page)->figure_view);
 }
 
 static char *
-page_get_export_name (PlPage *page)
+get_export_name (PlPage *page)
 {
   PlTrajectoryPage *self = PL_TRAJECTORY_PAGE (page);
-  PlModel *model = pl_workspace_get_model (self->workspace);
-  int layer = pl_workspace_get_layer (self->workspace);
+  PlModel *model = pl_workspace_get_model (get_workspace (self));
+  int layer = pl_workspace_get_layer (get_workspace (self));
   g_autofree char *layer_part = layer == PL_LAYER_TABLE ? g_strdup ("") : g_strdup_printf ("-layer-%d", layer);
 
   return g_strdup_printf ("%s-pca%s%s", model ? pl_model_get_name (model) : "poslens",
                           gtk_toggle_button_get_active (self->three_d_button) ? "-3d" : "", layer_part);
-}
-
-static void
-page_iface_init (PlPageInterface *iface)
-{
-  iface->set_workspace = page_set_workspace;
-  iface->get_figure = page_get_figure;
-  iface->get_export_name = page_get_export_name;
 }
 
 GtkWidget *
@@ -216,13 +194,6 @@ pl_trajectory_page_get_figure_view (PlTrajectoryPage *self)
 {
   g_return_val_if_fail (PL_IS_TRAJECTORY_PAGE (self), NULL);
   return GTK_WIDGET (self->figure_view);
-}
-
-gboolean
-pl_trajectory_page_get_busy (PlTrajectoryPage *self)
-{
-  g_return_val_if_fail (PL_IS_TRAJECTORY_PAGE (self), FALSE);
-  return pl_page_runner_get_busy (self->runner);
 }
 
 void
@@ -272,22 +243,9 @@ pl_trajectory_page_dispose (GObject *object)
 {
   PlTrajectoryPage *self = PL_TRAJECTORY_PAGE (object);
 
-  g_clear_pointer (&self->runner, pl_page_runner_free);
   g_clear_pointer (&self->shown, pl_pca_unref);
-  g_clear_object (&self->workspace);
   gtk_widget_dispose_template (GTK_WIDGET (self), PL_TYPE_TRAJECTORY_PAGE);
-  pl_widget_unparent_children (GTK_WIDGET (self));
   G_OBJECT_CLASS (pl_trajectory_page_parent_class)->dispose (object);
-}
-
-static void
-pl_trajectory_page_map (GtkWidget *widget)
-{
-  PlTrajectoryPage *self = PL_TRAJECTORY_PAGE (widget);
-
-  GTK_WIDGET_CLASS (pl_trajectory_page_parent_class)->map (widget);
-  if (self->stale)
-    refresh (self);
 }
 
 static void
@@ -295,14 +253,20 @@ pl_trajectory_page_class_init (PlTrajectoryPageClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+  PlPageClass *page_class = PL_PAGE_CLASS (klass);
 
   object_class->dispose = pl_trajectory_page_dispose;
-  widget_class->map = pl_trajectory_page_map;
+  page_class->follows = PL_PAGE_FOLLOWS_MODEL | PL_PAGE_FOLLOWS_LAYER;
+  page_class->refresh = refresh;
+  page_class->workspace_changed = workspace_changed;
+  page_class->style_changed = style_changed;
+  page_class->selection_changed = selection_changed;
+  page_class->get_figure = get_figure;
+  page_class->get_export_name = get_export_name;
 
   g_type_ensure (PL_TYPE_FIGURE_VIEW);
   g_type_ensure (PL_TYPE_LAYER_PICKER);
 
-  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_template_from_resource (widget_class, "/org/poslens/Poslens/ui/pl-trajectory-page.ui");
   gtk_widget_class_bind_template_child (widget_class, PlTrajectoryPage, layer_picker);
   gtk_widget_class_bind_template_child (widget_class, PlTrajectoryPage, three_d_button);
@@ -310,11 +274,8 @@ pl_trajectory_page_class_init (PlTrajectoryPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PlTrajectoryPage, y_dropdown);
   gtk_widget_class_bind_template_child (widget_class, PlTrajectoryPage, z_dropdown);
   gtk_widget_class_bind_template_child (widget_class, PlTrajectoryPage, readout);
-  gtk_widget_class_bind_template_child (widget_class, PlTrajectoryPage, stack);
-  gtk_widget_class_bind_template_child (widget_class, PlTrajectoryPage, error_page);
   gtk_widget_class_bind_template_child (widget_class, PlTrajectoryPage, figure_view);
   gtk_widget_class_bind_template_child (widget_class, PlTrajectoryPage, variance_view);
-  gtk_widget_class_bind_template_child (widget_class, PlTrajectoryPage, spinner);
   gtk_widget_class_bind_template_callback (widget_class, on_parameters_changed);
   gtk_widget_class_bind_template_callback (widget_class, on_hover);
 }
@@ -323,5 +284,4 @@ static void
 pl_trajectory_page_init (PlTrajectoryPage *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
-  self->runner = pl_page_runner_new (self, self->spinner);
 }

@@ -9,10 +9,9 @@ G_BEGIN_DECLS
 
 #define PL_TYPE_TRAJECTORY_PAGE (pl_trajectory_page_get_type ())
 
-G_DECLARE_FINAL_TYPE (PlTrajectoryPage, pl_trajectory_page, PL, TRAJECTORY_PAGE, GtkWidget)
+G_DECLARE_FINAL_TYPE (PlTrajectoryPage, pl_trajectory_page, PL, TRAJECTORY_PAGE, PlPage)
 
 GtkWidget *pl_trajectory_page_get_figure_view (PlTrajectoryPage *self);
-gboolean   pl_trajectory_page_get_busy        (PlTrajectoryPage *self);
 void       pl_trajectory_page_set_3d          (PlTrajectoryPage *self,
                                                gboolean          three_d);
 

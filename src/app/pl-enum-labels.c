@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "pl-enum-labels.h"
+
+const char *
+pl_enum_label (GType type,
+               int   value)
+{
+  if (type == PL_TYPE_SIMILARITY_METRIC)
+    switch ((PlSimilarityMetric) value)
+      {
+      case PL_SIMILARITY_COSINE: return _("Cosine similarity");
+      case PL_SIMILARITY_DOT:    return _("Dot product");
+      case PL_SIMILARITY_L2:     return _("Euclidean distance");
+      default:                   break;
+      }
+  else if (type == PL_TYPE_FOLDS)
+    switch ((PlFolds) value)
+      {
+      /* Translators: how the probes' cross-validation folds are cut */
+      case PL_FOLDS_INTERLEAVED: return _("Interleaved folds");
+      case PL_FOLDS_SHUFFLED:    return _("Shuffled folds");
+      default:                   break;
+      }
+  else if (type == PL_TYPE_ENCODING_KIND)
+    switch ((PlEncodingKind) value)
+      {
+      case PL_ENCODING_SINUSOIDAL: return _("Sinusoidal");
+      case PL_ENCODING_ROPE:       return _("Rotary (RoPE)");
+      case PL_ENCODING_ALIBI:      return _("ALiBi");
+      case PL_ENCODING_NONE:       return _("None (no position information)");
+      default:                     break;
+      }
+  else if (type == PL_TYPE_COLORMAP_ID)
+    switch ((PlColormapId) value)
+      {
+      case PL_COLORMAP_VIRIDIS:   return _("Viridis");
+      case PL_COLORMAP_MAGMA:     return _("Magma");
+      case PL_COLORMAP_INFERNO:   return _("Inferno");
+      case PL_COLORMAP_CIVIDIS:   return _("Cividis");
+      case PL_COLORMAP_DIVERGING: return _("Diverging");
+      default:                    break;
+      }
+  g_return_val_if_reached ("");
+}
+
+static char *
+label_of_item (AdwEnumListItem *item,
+               gpointer         type)
+{
+  if (item == NULL)
+    return g_strdup ("");
+  return g_strdup (pl_enum_label ((GType) GPOINTER_TO_SIZE (type), adw_enum_list_item_get_value (item)));
+}
+
+GtkExpression *
+pl_enum_label_expression_new (GType type)
+{
+  return gtk_cclosure_expression_new (G_TYPE_STRING, NULL, 0, NULL, G_CALLBACK (label_of_item),
+                                      GSIZE_TO_POINTER (type), NULL);
+}
+
+void
+pl_drop_down_set_enum (GtkDropDown *drop_down,
+                       GType        type)
+{
+  g_autoptr(AdwEnumListModel) list = adw_enum_list_model_new (type);
+  g_autoptr(GtkExpression) expression = pl_enum_label_expression_new (type);
+
+  g_return_if_fail (GTK_IS_DROP_DOWN (drop_down));
+  gtk_drop_down_set_expression (drop_down, expression);
+  gtk_drop_down_set_model (drop_down, G_LIST_MODEL (list));
+}
+
+int
+pl_drop_down_get_value (GtkDropDown *drop_down)
+{
+  AdwEnumListItem *item;
+
+  g_return_val_if_fail (GTK_IS_DROP_DOWN (drop_down), 0);
+  item = gtk_drop_down_get_selected_item (drop_down);
+  g_return_val_if_fail (ADW_IS_ENUM_LIST_ITEM (item), 0);
+  return adw_enum_list_item_get_value (item);
+}
+
+void
+pl_drop_down_set_value (GtkDropDown *drop_down,
+                        int          value)
+{
+  AdwEnumListModel *list;
+
+  g_return_if_fail (GTK_IS_DROP_DOWN (drop_down));
+  list = ADW_ENUM_LIST_MODEL (gtk_drop_down_get_model (drop_down));
+  gtk_drop_down_set_selected (drop_down, adw_enum_list_model_find_position (list, value));
+}

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include <adwaita.h>
+
+#include "pl-colormap.h"
+#include "pl-encodings.h"
+#include "pl-enums.h"
+#include "pl-probes.h"
+#include "pl-similarity.h"
+
+G_BEGIN_DECLS
+
+/* The window's choices are enum types (pl-enums.h, made by glib-mkenums):
+ * a drop-down lists the type's values under their translated names and
+ * answers with a value, never a position. */
+
+/* The translated name of VALUE of TYPE: "Cosine similarity". */
+const char *pl_enum_label            (GType        type,
+                                      int          value);
+/* For a list of TYPE's values (AdwEnumListModel): what names its items. */
+GtkExpression *pl_enum_label_expression_new (GType type);
+
+/* Fills DROP_DOWN with TYPE's values. */
+void        pl_drop_down_set_enum    (GtkDropDown *drop_down,
+                                      GType        type);
+int         pl_drop_down_get_value   (GtkDropDown *drop_down);
+void        pl_drop_down_set_value   (GtkDropDown *drop_down,
+                                      int          value);
+
+G_END_DECLS
