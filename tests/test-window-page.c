@@ -2,8 +2,12 @@
 #include "config.h"
 
 #include <adwaita.h>
+#include <string.h>
 
+#include "pl-attention-page.h"
+#include "pl-compare-page.h"
 #include "pl-enum-labels.h"
+#include "pl-figure-view.h"
 #include "pl-page.h"
 #include "pl-preferences-window.h"
 #include "pl-test-window.h"
@@ -18,6 +22,205 @@ static PlPage *
 page (const char *name)
 {
   return PL_PAGE (pl_window_get_page (window, name));
+}
+
+static void
+activate (const char *action, GVariant *param)
+{
+  g_assert_true (gtk_widget_activate_action_variant (GTK_WIDGET (window), action, param));
+}
+
+static gboolean
+page_ready (gpointer data)
+{
+  return !pl_page_get_busy (data) && pl_page_get_figure (data) != NULL;
+}
+
+static gboolean
+attention_ready (gpointer data)
+{
+  return !pl_page_get_busy (data) && pl_attention_page_get_stats (data) != NULL;
+}
+
+/* The PlFigureViews under WIDGET that show a figure, in order. */
+static void
+collect_views (GtkWidget *widget,
+               GPtrArray *views)
+{
+  if (PL_IS_FIGURE_VIEW (widget) && gtk_widget_get_mapped (widget) &&
+      pl_figure_view_get_figure (PL_FIGURE_VIEW (widget)) != NULL)
+    g_ptr_array_add (views, widget);
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
+    collect_views (child, views);
+}
+
+/* A place on VIEW's figure where something is: the middle of a heatmap (of
+ * its first panel), or the first point of a trajectory, scatter or line. */
+static void
+somewhere_on (PlFigureView *view,
+              double       *x,
+              double       *y)
+{
+  PlFigure *figure = pl_figure_view_get_figure (view);
+  cairo_rectangle_t area, panel;
+
+  switch ((int) pl_figure_get_kind (figure))
+    {
+    case PL_FIGURE_HEATMAP:
+      pl_figure_get_plot_area (figure, &area);
+      *x = area.x + area.width / 2;
+      *y = area.y + area.height / 3;
+      return;
+    case PL_FIGURE_MULTIPLES:
+      g_assert_true (pl_figure_get_panel_area (figure, 0, &panel));
+      pl_figure_get_plot_area (pl_figure_get_panel (figure, 0), &area);
+      *x = panel.x + area.x + area.width / 2;
+      *y = panel.y + area.y + area.height / 3;
+      return;
+    default:
+      g_assert_true (pl_figure_get_point (figure, 0, x, y));
+    }
+}
+
+/* Every figure with data tells what is under the pointer. */
+static void
+assert_views_describe (GtkWidget  *page_widget,
+                       const char *what,
+                       guint       at_least)
+{
+  g_autoptr(GPtrArray) views = g_ptr_array_new ();
+
+  pl_test_wait_frames (page_widget, 3);
+  collect_views (page_widget, views);
+  g_assert_cmpuint (views->len, >=, at_least);
+  for (guint i = 0; i < views->len; i++)
+    {
+      PlFigureView *view = views->pdata[i];
+      PlFigure *figure = pl_figure_view_get_figure (view);
+      g_autofree char *text = NULL;
+      double x, y;
+
+      /* Bars (explained variance) have nothing to point at. */
+      if (pl_figure_get_kind (figure) == PL_FIGURE_BARS)
+        continue;
+      somewhere_on (view, &x, &y);
+      text = pl_figure_view_describe_at (view, x, y);
+      g_test_message ("%s, view %u: %s", what, i, text);
+      g_assert_nonnull (text);
+      g_assert_true (gtk_widget_get_has_tooltip (GTK_WIDGET (view)));
+    }
+}
+
+/* The hover readout of every figure of every view, Compare's included. */
+static void
+test_hover_everywhere (void)
+{
+  const char *sub_views[] = { "offsets", "distances", "position-only" };
+  PlAttentionPage *attention = PL_ATTENTION_PAGE (page ("attention"));
+
+  pl_window_select_model (window, 0);
+  activate ("win.show-view", g_variant_new_int32 (0));
+  pl_test_wait_until (page_ready, page ("similarity"), "the heatmap");
+  assert_views_describe (GTK_WIDGET (page ("similarity")), "similarity", 1);
+
+  activate ("win.show-view", g_variant_new_int32 (1));
+  pl_test_wait_until (page_ready, page ("trajectory"), "the trajectory");
+  assert_views_describe (GTK_WIDGET (page ("trajectory")), "trajectory", 2);
+
+  activate ("win.show-view", g_variant_new_int32 (2));
+  pl_test_wait_until (attention_ready, attention, "the attention statistics");
+  for (guint i = 0; i < G_N_ELEMENTS (sub_views); i++)
+    {
+      pl_attention_page_show (attention, sub_views[i]);
+      pl_test_wait_until (page_ready, attention, sub_views[i]);
+      assert_views_describe (GTK_WIDGET (attention), sub_views[i], 1);
+    }
+  pl_attention_page_show (attention, "offsets");
+
+  activate ("win.show-view", g_variant_new_int32 (4));
+  pl_compare_page_set_models (PL_COMPARE_PAGE (page ("compare")), 0, 2);
+  pl_test_wait_until (page_ready, page ("compare"), "the comparison");
+  assert_views_describe (GTK_WIDGET (page ("compare")), "compare", 2);
+
+  activate ("win.show-view", g_variant_new_int32 (5));
+  pl_test_wait_until (page_ready, page ("playground"), "the playground");
+  assert_views_describe (GTK_WIDGET (page ("playground")), "playground", 1);
+}
+
+/* A click on a head's value in Offsets, on its legend entry, or on its
+ * point in Distances chooses that layer and head; Offsets draws the chosen
+ * head over the others. */
+static void
+test_click_heads (void)
+{
+  PlAttentionPage *attention = PL_ATTENTION_PAGE (page ("attention"));
+  PlWorkspace *workspace = pl_window_get_workspace (window);
+  PlAttentionStats *stats;
+  g_autoptr(GPtrArray) views = g_ptr_array_new ();
+  PlFigureView *view;
+  cairo_rectangle_t area;
+  guint n_heads;
+  double x, y;
+  gboolean found_legend = FALSE;
+
+  pl_window_select_model (window, 0);
+  activate ("win.show-view", g_variant_new_int32 (2));
+  pl_test_wait_until (attention_ready, attention, "the attention statistics");
+  stats = pl_attention_page_get_stats (attention);
+  n_heads = stats->n_heads;
+  g_assert_cmpuint (n_heads, >=, 2);
+  pl_workspace_set_layer (workspace, 1);
+  pl_workspace_set_head (workspace, 0);
+
+  /* Offsets: the second head's first value. */
+  pl_attention_page_show (attention, "offsets");
+  pl_test_wait_frames (GTK_WIDGET (attention), 3);
+  collect_views (GTK_WIDGET (attention), views);
+  g_assert_cmpuint (views->len, ==, 1);
+  view = views->pdata[0];
+  {
+    PlFigure *figure = pl_figure_view_get_figure (view);
+    guint n = 0;
+
+    /* The values run head by head: the last is the last head's (on a tie,
+     * the head drawn later wins). */
+    while (pl_figure_get_point (figure, n, &x, &y))
+      n++;
+    g_assert_cmpuint (n, >, 0);
+    g_assert_true (pl_figure_get_point (figure, n - 1, &x, &y));
+  }
+  g_assert_true (pl_figure_view_activate_at (view, x, y));
+  g_assert_cmpuint (pl_workspace_get_head (workspace), ==, n_heads - 1);
+
+  /* Its legend: right of the plot, one row per head. */
+  pl_test_wait_frames (GTK_WIDGET (attention), 2);
+  view = views->pdata[0];
+  pl_figure_get_plot_area (pl_figure_view_get_figure (view), &area);
+  for (y = area.y; y < area.y + area.height && !found_legend; y += 1)
+    {
+      g_autofree char *text = pl_figure_view_describe_at (view, area.x + area.width + 30, y);
+
+      if (text != NULL && strstr (text, "head 1\n") != NULL)
+        {
+          g_assert_true (pl_figure_view_activate_at (view, area.x + area.width + 30, y));
+          found_legend = TRUE;
+        }
+    }
+  g_assert_true (found_legend);
+  g_assert_cmpuint (pl_workspace_get_head (workspace), ==, 0);
+
+  /* Distances: the point of the last layer's last head. */
+  pl_attention_page_show (attention, "distances");
+  pl_test_wait_frames (GTK_WIDGET (attention), 3);
+  g_ptr_array_set_size (views, 0);
+  collect_views (GTK_WIDGET (attention), views);
+  view = views->pdata[0];
+  g_assert_true (pl_figure_get_point (pl_figure_view_get_figure (view), stats->n_layers * n_heads - 1, &x, &y));
+  g_assert_true (pl_figure_view_activate_at (view, x, y));
+  g_assert_cmpint (pl_workspace_get_layer (workspace), ==, (int) stats->n_layers);
+  g_assert_cmpuint (pl_workspace_get_head (workspace), ==, n_heads - 1);
+  pl_attention_page_show (attention, "offsets");
+  activate ("win.show-view", g_variant_new_int32 (0));
 }
 
 /* The text a label under WIDGET shows, if one shows TEXT. */
@@ -153,6 +356,8 @@ main (int argc, char *argv[])
   g_test_add_func ("/pl/page/error-plain-text", test_error_plain_text);
   g_test_add_func ("/pl/page/enum-drop-downs", test_enum_drop_downs);
   g_test_add_func ("/pl/page/preferences-enums", test_preferences_enums);
+  g_test_add_func ("/pl/page/hover-everywhere", test_hover_everywhere);
+  g_test_add_func ("/pl/page/click-heads", test_click_heads);
   status = g_test_run ();
   gtk_window_destroy (GTK_WINDOW (window));
   g_clear_object (&app);

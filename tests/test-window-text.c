@@ -58,24 +58,6 @@ find_descendant (GtkWidget *widget,
   return NULL;
 }
 
-/* A label under WIDGET whose text holds NEEDLE. */
-static GtkLabel *
-find_label (GtkWidget  *widget,
-            const char *needle)
-{
-  if (GTK_IS_LABEL (widget) && strstr (gtk_label_get_text (GTK_LABEL (widget)), needle) != NULL)
-    return GTK_LABEL (widget);
-  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
-       child = gtk_widget_get_next_sibling (child))
-    {
-      GtkLabel *found = find_label (child, needle);
-
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
-}
-
 static PlAttentionText *
 text_view (void)
 {
@@ -255,24 +237,31 @@ test_sentence_matches_forward (void)
   }
 }
 
-/* Hovering a cell names the query and key tokens and the weight shown. */
+/* Hovering a cell names the query and key tokens, the weight shown, and the
+ * layer and head, in a tooltip at the pointer. */
 static void
 test_hover_readout (void)
 {
   g_autoptr(PlForwardResult) expected = direct_forward ();
   PlFigureView *view = pl_attention_text_get_view (text_view ());
+  PlFigure *figure = pl_figure_view_get_figure (view);
   gsize t = strlen (SENTENCE);
   const guint query = 10, key = 4;   /* “b” of brown → “q” of quick */
-  g_autofree char *want = g_strdup_printf ("“b” (10) → “q” (4): %.3f",
+  g_autofree char *want = g_strdup_printf ("“b” (10) → “q” (4): %.3f\nLayer 2, head 2",
                                            pl_matrix_get (expected->attentions[1], 1 * t + query, key));
-  GtkLabel *readout;
+  g_autofree char *text = NULL;
+  g_autofree char *outside = NULL;
+  cairo_rectangle_t area;
 
-  g_signal_emit_by_name (view, "hover", TRUE, key, query);
-  readout = find_label (attention_page (), "→");
-  g_assert_nonnull (readout);
-  g_assert_cmpstr (gtk_label_get_text (readout), ==, want);
-  g_signal_emit_by_name (view, "hover", FALSE, 0, 0);
-  g_assert_cmpstr (gtk_label_get_text (readout), ==, "");
+  g_assert_nonnull (figure);
+  pl_test_wait_frames (GTK_WIDGET (view), 2);
+  pl_figure_get_plot_area (figure, &area);
+  text = pl_figure_view_describe_at (view, area.x + (key + 0.5) * area.width / t,
+                                     area.y + (query + 0.5) * area.height / t);
+  g_assert_cmpstr (text, ==, want);
+  outside = pl_figure_view_describe_at (view, area.x - 5, area.y - 5);
+  g_assert_null (outside);
+  g_assert_true (gtk_widget_get_has_tooltip (GTK_WIDGET (view)));
 }
 
 /* The map draws, with the many colours of real data, and exports. */

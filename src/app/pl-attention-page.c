@@ -36,7 +36,8 @@ struct _PlAttentionPage
   GtkDropDown       *head_dropdown;
   GtkSpinButton     *window_spin;
   GtkProgressBar    *progress;
-  GtkLabel          *readout;
+  guint              offsets_window;  /* offsets shown: −w … −w + count − 1 */
+  guint              offsets_count;
   GtkStack          *views;
   GtkWidget         *switcher;
   PlFigureView      *offsets_view;
@@ -83,6 +84,8 @@ show_offsets (PlAttentionPage *self)
   g_autoptr(PlFigure) figure = NULL;
   g_autofree char *title = NULL;
 
+  self->offsets_window = w;
+  self->offsets_count = n;
   for (guint i = 0; i < n; i++)
     x[i] = (double) i - w;
   figure = pl_figure_new_lines (x, n);
@@ -100,6 +103,8 @@ show_offsets (PlAttentionPage *self)
   title = g_strdup_printf (_("%s — layer %u: attention by offset"), pl_model_get_name (self->model), layer + 1);
   pl_figure_set_title (figure, title);
   pl_figure_set_axis_labels (figure, _("Offset j − i (key − query)"), _("Attention mass"));
+  /* The Head drop-down's head stands out. */
+  pl_figure_set_highlight_series (figure, (int) MIN (get_head (self), stats->n_heads - 1));
   pl_figure_view_set_figure (self->offsets_view, figure, 0, 0);
 }
 
@@ -410,30 +415,67 @@ on_view_changed (PlAttentionPage *self)
     redraw (self);
 }
 
-static void
-on_hover (PlAttentionPage *self,
-          gboolean         inside,
-          guint            a,
-          guint            b,
-          PlFigureView    *view)
+static char *
+on_describe (PlAttentionPage *self,
+             int              panel,
+             guint            a,
+             guint            b,
+             PlFigureView    *view)
 {
-  g_autofree char *text = NULL;
+  PlAttentionStats *stats = self->stats;
 
-  if (inside && view == self->distances_view && self->stats != NULL &&
-      a < self->stats->n_layers * self->stats->n_heads)
+  if (view == self->offsets_view && stats != NULL && b < stats->n_heads)
     {
-      guint l = a / self->stats->n_heads, h = a % self->stats->n_heads;
+      guint layer = get_layer (self), w = self->offsets_window;
+      const float *row = pl_matrix_row (stats->offset_profile, layer * stats->n_heads + b);
 
-      text = g_strdup_printf (_("layer %u, head %u: mean distance %.1f, first token %.2f"), l + 1, h + 1,
-                              pl_matrix_get (self->stats->mean_distance, l, h),
-                              pl_matrix_get (self->stats->first_token, l, h));
+      if (a == G_MAXUINT)
+        /* Translators: hover readout on a legend entry of the offsets plot */
+        return g_strdup_printf (_("Layer %u, head %u\nClick to choose this head"), layer + 1, b + 1);
+      if (a >= self->offsets_count)
+        return NULL;
+      /* Translators: hover readout: offset j − i, layer, head, attention mass */
+      return g_strdup_printf (_("Offset %d\nLayer %u, head %u: %.4f"), (int) a - (int) w, layer + 1, b + 1,
+                              row[(stats->n_tokens - 1) - w + a]);
     }
-  else if (inside && view == pl_attention_text_get_view (self->text_view))
-    text = pl_attention_text_describe (self->text_view, a, b);
-  else if (inside && view == self->position_view && self->head_term != NULL &&
-           b < self->head_term->rows && a < self->head_term->cols)
-    text = g_strdup_printf (_("query %u, key %u: %.4f"), b, a, pl_matrix_get (self->head_term, b, a));
-  gtk_label_set_text (self->readout, text ? text : "");
+  if (view == self->distances_view && stats != NULL && a < stats->n_layers * stats->n_heads)
+    {
+      guint l = a / stats->n_heads, h = a % stats->n_heads;
+
+      return g_strdup_printf (_("layer %u, head %u: mean distance %.1f, first token %.2f"), l + 1, h + 1,
+                              pl_matrix_get (stats->mean_distance, l, h),
+                              pl_matrix_get (stats->first_token, l, h));
+    }
+  if (view == self->position_view && self->head_term != NULL && b < self->head_term->rows &&
+      a < self->head_term->cols)
+    /* Translators: hover readout: query and key positions, then layer 1's head and the attention */
+    return g_strdup_printf (_("Query %u, key %u\nLayer 1, head %u: %.4f"), b, a,
+                            MIN (get_head (self), pl_workspace_get_n_heads (get_workspace (self)) - 1) + 1,
+                            pl_matrix_get (self->head_term, b, a));
+  return NULL;
+}
+
+/* A click on a head (a value in Offsets or its legend entry, a point in
+ * Distances) chooses that layer and head. */
+static void
+on_activate (PlAttentionPage *self,
+             int              panel,
+             guint            a,
+             guint            b,
+             PlFigureView    *view)
+{
+  PlAttentionStats *stats = self->stats;
+  PlWorkspace *workspace = get_workspace (self);
+
+  if (stats == NULL || workspace == NULL)
+    return;
+  if (view == self->offsets_view && b < stats->n_heads)
+    pl_workspace_set_head (workspace, b);
+  else if (view == self->distances_view && a < stats->n_layers * stats->n_heads)
+    {
+      pl_workspace_set_layer (workspace, (int) (a / stats->n_heads) + 1);
+      pl_workspace_set_head (workspace, a % stats->n_heads);
+    }
 }
 
 static void
@@ -537,7 +579,6 @@ pl_attention_page_class_init (PlAttentionPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PlAttentionPage, head_dropdown);
   gtk_widget_class_bind_template_child (widget_class, PlAttentionPage, window_spin);
   gtk_widget_class_bind_template_child (widget_class, PlAttentionPage, progress);
-  gtk_widget_class_bind_template_child (widget_class, PlAttentionPage, readout);
   gtk_widget_class_bind_template_child (widget_class, PlAttentionPage, views);
   gtk_widget_class_bind_template_child (widget_class, PlAttentionPage, offsets_view);
   gtk_widget_class_bind_template_child (widget_class, PlAttentionPage, distances_view);
@@ -548,13 +589,12 @@ pl_attention_page_class_init (PlAttentionPageClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, on_view_changed);
   gtk_widget_class_bind_template_callback (widget_class, on_view_button_toggled);
   gtk_widget_class_bind_template_child (widget_class, PlAttentionPage, switcher);
-  gtk_widget_class_bind_template_callback (widget_class, on_hover);
+  gtk_widget_class_bind_template_callback (widget_class, on_describe);
+  gtk_widget_class_bind_template_callback (widget_class, on_activate);
 }
 
 static void
 pl_attention_page_init (PlAttentionPage *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
-  g_signal_connect_object (pl_attention_text_get_view (self->text_view), "hover",
-                           G_CALLBACK (on_hover), self, G_CONNECT_SWAPPED);
 }

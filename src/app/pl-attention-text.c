@@ -411,9 +411,20 @@ pl_attention_text_describe (PlAttentionText *self,
     return NULL;
   query = readable (self->result->labels[row]);
   key = readable (self->result->labels[column]);
-  /* Translators: readout: “query token” (its position) → “key token” (its position): attention weight */
-  return g_strdup_printf (_("“%s” (%u) → “%s” (%u): %.3f"), query, row, key, column,
-                          pl_matrix_get (self->map, row, column));
+  /* Translators: readout: “query token” (its position) → “key token” (its position): attention weight,
+   * then the layer and head */
+  return g_strdup_printf (_("“%s” (%u) → “%s” (%u): %.3f\nLayer %u, head %u"), query, row, key, column,
+                          pl_matrix_get (self->map, row, column), self->shown_layer + 1, self->shown_head + 1);
+}
+
+static char *
+on_describe (PlAttentionText *self,
+             int              panel,
+             guint            column,
+             guint            row,
+             PlFigureView    *view)
+{
+  return pl_attention_text_describe (self, column, row);
 }
 
 void
@@ -501,6 +512,7 @@ pl_attention_text_init (PlAttentionText *self)
   gtk_widget_add_css_class (GTK_WIDGET (self->count), "numeric");
   pl_page_add_toolbar_child (PL_PAGE (self), GTK_WIDGET (self->count));
   self->view = PL_FIGURE_VIEW (pl_figure_view_new ());
+  g_signal_connect_swapped (self->view, "describe", G_CALLBACK (on_describe), self);
   pl_page_set_content (PL_PAGE (self), GTK_WIDGET (self->view));
   show_hint (self);
 }

@@ -257,6 +257,33 @@ pl_compare_page_get_difference (PlComparePage *self)
   return self->difference;
 }
 
+static char *
+on_describe (PlComparePage *self,
+             int            panel,
+             guint          column,
+             guint          row,
+             PlFigureView  *view)
+{
+  g_autoptr(GString) text = g_string_new (NULL);
+  const char *metric_name = pl_enum_label (PL_TYPE_SIMILARITY_METRIC, get_metric (self));
+
+  /* Translators: hover readout on Compare: positions i and j */
+  g_string_append_printf (text, _("Positions %u and %u"), row, column);
+  for (guint side = 0; side < 2; side++)
+    {
+      g_autoptr(PlModel) model = get_model (self, side);
+      PlMatrix *m = self->answers[side];
+
+      if (model != NULL && m != NULL && row < m->rows && column < m->cols)
+        /* Translators: hover readout on Compare: model, measure: value */
+        g_string_append_printf (text, _("\n%s, %s: %.4f"), pl_model_get_name (model), metric_name,
+                                pl_matrix_get (m, row, column));
+    }
+  if (self->difference != NULL && row < self->difference->rows && column < self->difference->cols)
+    g_string_append_printf (text, _("\nDifference: %.4f"), pl_matrix_get (self->difference, row, column));
+  return g_string_free (g_steal_pointer (&text), FALSE);
+}
+
 static void
 on_parameters_changed (PlComparePage *self)
 {
@@ -336,6 +363,7 @@ pl_compare_page_class_init (PlComparePageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PlComparePage, pair_view);
   gtk_widget_class_bind_template_child (widget_class, PlComparePage, difference_view);
   gtk_widget_class_bind_template_callback (widget_class, on_parameters_changed);
+  gtk_widget_class_bind_template_callback (widget_class, on_describe);
 }
 
 static void

@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
 
+#include <glib/gi18n.h>
 #include <math.h>
 
 #include "pl-figure-view.h"
 
 /* Draws a PlFigure, the same renderer the exports use. Heatmaps zoom with
- * the scroll wheel or a pinch around the pointer, pan by dragging, and report
- * the cell under the pointer. */
+ * the scroll wheel or a pinch around the pointer and pan by dragging. What
+ * is under the pointer (a cell, a point, a line's value, a legend entry) is
+ * described in a tooltip at the pointer by the view's owner (::describe)
+ * and can be clicked (::activate). */
 struct _PlFigureView
 {
   GtkWidget  parent_instance;
@@ -32,6 +35,7 @@ struct _PlFigureView
   guint      select_anchor;
   guint      highlight_start;
   guint      highlight_end;
+  guint      label_offset;     /* the position number of cell 0 */
 
   /* The figure as last drawn, at this size and scale: frames that do not
    * change it (a progress bar, a hover, a highlight) only paint the texture. */
@@ -50,7 +54,8 @@ enum {
 };
 
 enum {
-  HOVER,
+  DESCRIBE,
+  ACTIVATE,
   SELECT,
   N_SIGNALS
 };
@@ -289,36 +294,116 @@ on_click_pressed (GtkGestureClick *gesture,
     pl_figure_view_reset_zoom (self);
 }
 
+/* What is under (X, Y): a cell of a heatmap (of PANEL of small multiples,
+ * else -1); a point of a trajectory or scatter (COLUMN, ROW 0); a value of
+ * a line (COLUMN the x index, ROW the series) or its legend entry (COLUMN
+ * G_MAXUINT). */
+static gboolean
+hit (PlFigureView *self,
+     double        x,
+     double        y,
+     int          *panel,
+     guint        *column,
+     guint        *row)
+{
+  int point;
+
+  *panel = -1;
+  if (self->figure == NULL)
+    return FALSE;
+  switch ((int) pl_figure_get_kind (self->figure))
+    {
+    case PL_FIGURE_MULTIPLES:
+      {
+        double px, py;
+
+        *panel = pl_figure_get_panel_at (self->figure, x, y, &px, &py);
+        return *panel >= 0 && pl_figure_hit_cell (pl_figure_get_panel (self->figure, *panel), px, py, column, row);
+      }
+    case PL_FIGURE_HEATMAP:
+      return pl_figure_hit_cell (self->figure, x, y, column, row);
+    case PL_FIGURE_LINES:
+      return pl_figure_hit_line (self->figure, x, y, 8.0, row, column);
+    default:
+      if ((point = pl_figure_hit_point (self->figure, x, y, 8.0)) < 0)
+        return FALSE;
+      *column = point;
+      *row = 0;
+      return TRUE;
+    }
+}
+
+char *
+pl_figure_view_describe_at (PlFigureView *self,
+                            double        x,
+                            double        y)
+{
+  char *text = NULL;
+  guint column, row;
+  int panel;
+
+  g_return_val_if_fail (PL_IS_FIGURE_VIEW (self), NULL);
+
+  if (hit (self, x, y, &panel, &column, &row))
+    g_signal_emit (self, signals[DESCRIBE], 0, panel, column, row, &text);
+  return text;
+}
+
+gboolean
+pl_figure_view_activate_at (PlFigureView *self,
+                            double        x,
+                            double        y)
+{
+  guint column, row;
+  int panel;
+
+  g_return_val_if_fail (PL_IS_FIGURE_VIEW (self), FALSE);
+
+  if (!hit (self, x, y, &panel, &column, &row))
+    return FALSE;
+  g_signal_emit (self, signals[ACTIVATE], 0, panel, column, row);
+  return TRUE;
+}
+
+static gboolean
+pl_figure_view_query_tooltip (GtkWidget  *widget,
+                              int         x,
+                              int         y,
+                              gboolean    keyboard,
+                              GtkTooltip *tooltip)
+{
+  PlFigureView *self = PL_FIGURE_VIEW (widget);
+  g_autofree char *text = keyboard ? NULL : pl_figure_view_describe_at (self, x, y);
+
+  if (text == NULL)
+    return FALSE;
+  gtk_tooltip_set_text (tooltip, text);
+  /* Around the pointer: leaving this square moves the tooltip along. */
+  gtk_tooltip_set_tip_area (tooltip, &(GdkRectangle) { x - 8, y - 8, 16, 16 });
+  return TRUE;
+}
+
+static void
+on_click_released (GtkGestureClick *gesture,
+                   int              n_press,
+                   double           x,
+                   double           y,
+                   PlFigureView    *self)
+{
+  GdkModifierType state = gtk_event_controller_get_current_event_state (GTK_EVENT_CONTROLLER (gesture));
+
+  if (n_press == 1 && (state & GDK_SHIFT_MASK) == 0)
+    pl_figure_view_activate_at (self, x, y);
+}
+
 static void
 on_motion (GtkEventControllerMotion *controller,
            double                    x,
            double                    y,
            PlFigureView             *self)
 {
-  guint column, row;
-  gboolean inside;
-  int point;
-
   self->pointer_x = x;
   self->pointer_y = y;
-  if (self->figure == NULL)
-    return;
-  if (pl_figure_get_kind (self->figure) == PL_FIGURE_HEATMAP)
-    {
-      inside = pl_figure_hit_cell (self->figure, x, y, &column, &row);
-      g_signal_emit (self, signals[HOVER], 0, inside, inside ? column : 0, inside ? row : 0);
-      return;
-    }
-  /* Trajectories and scatters: the point under the pointer, as column. */
-  point = pl_figure_hit_point (self->figure, x, y, 8.0);
-  g_signal_emit (self, signals[HOVER], 0, point >= 0, (guint) MAX (point, 0), 0u);
-}
-
-static void
-on_leave (GtkEventControllerMotion *controller,
-          PlFigureView             *self)
-{
-  g_signal_emit (self, signals[HOVER], 0, FALSE, 0, 0);
 }
 
 /* The selected range as bands over its rows and columns, clipped to the data. */
@@ -336,18 +421,69 @@ draw_highlight (PlFigureView *self,
   cairo_save (cr);
   cairo_rectangle (cr, area.x, area.y, area.width, area.height);
   cairo_clip (cr);
-  cairo_set_source_rgba (cr, 0.21, 0.52, 0.89, 0.18);   /* Adwaita blue */
   a = area.y + (self->highlight_start - self->y0) * sy;
   b = area.y + (self->highlight_end - self->y0) * sy;
   cairo_rectangle (cr, area.x, a, area.width, b - a);
   if (self->grid_columns == self->grid_rows)
     {
-      a = area.x + (self->highlight_start - self->x0) * sx;
-      b = area.x + (self->highlight_end - self->x0) * sx;
-      cairo_rectangle (cr, a, area.y, b - a, area.height);
+      double c = area.x + (self->highlight_start - self->x0) * sx;
+      double d = area.x + (self->highlight_end - self->x0) * sx;
+
+      cairo_rectangle (cr, c, area.y, d - c, area.height);
+      /* The block where the selection meets itself. */
+      cairo_set_source_rgba (cr, 0.21, 0.52, 0.89, 0.18);   /* Adwaita blue */
+      cairo_fill_preserve (cr);
+      cairo_new_path (cr);
+      cairo_rectangle (cr, c + 0.75, a + 0.75, d - c - 1.5, b - a - 1.5);
     }
-  cairo_fill (cr);
+  else
+    {
+      cairo_set_source_rgba (cr, 0.21, 0.52, 0.89, 0.18);
+      cairo_fill_preserve (cr);
+    }
+  cairo_set_source_rgba (cr, 0.21, 0.52, 0.89, 0.95);
+  cairo_set_line_width (cr, 1.5);
+  cairo_stroke (cr);
   cairo_restore (cr);
+}
+
+static char *
+selection_label (PlFigureView *self)
+{
+  guint first = self->highlight_start + self->label_offset;
+
+  if (self->highlight_end - self->highlight_start == 1)
+    /* Translators: the Shift-drag selection of one position */
+    return g_strdup_printf (_("position %u"), first);
+  /* Translators: the Shift-drag selection: positions 12–40 */
+  return g_strdup_printf (_("positions %u–%u"), first, self->highlight_end - 1 + self->label_offset);
+}
+
+/* "positions a–b" in a pill at the top of the plot. */
+static void
+draw_selection_label (PlFigureView *self,
+                      cairo_t      *cr)
+{
+  g_autofree char *text = selection_label (self);
+  PangoLayout *layout = gtk_widget_create_pango_layout (GTK_WIDGET (self), text);
+  cairo_rectangle_t area;
+  int w, h;
+  double x, y;
+
+  pl_figure_get_plot_area (self->figure, &area);
+  pango_layout_get_pixel_size (layout, &w, &h);
+  x = area.x + area.width - w - 12;
+  y = area.y + 6;
+  cairo_set_source_rgba (cr, 0.21, 0.52, 0.89, 0.95);
+  cairo_new_sub_path (cr);
+  cairo_arc (cr, x + h / 2.0, y + h / 2.0 + 2, h / 2.0 + 2, G_PI / 2, 3 * G_PI / 2);
+  cairo_arc (cr, x + w - h / 2.0 + 8, y + h / 2.0 + 2, h / 2.0 + 2, -G_PI / 2, G_PI / 2);
+  cairo_close_path (cr);
+  cairo_fill (cr);
+  cairo_set_source_rgb (cr, 1, 1, 1);
+  cairo_move_to (cr, x + 4, y + 2);
+  pango_cairo_show_layout (cr, layout);
+  g_object_unref (layout);
 }
 
 /* The selected positions of a trajectory, ringed. */
@@ -430,6 +566,7 @@ pl_figure_view_snapshot (GtkWidget   *widget,
         draw_highlight (self, cr);
       else
         draw_highlight_points (self, cr);
+      draw_selection_label (self, cr);
       cairo_destroy (cr);
     }
 }
@@ -471,6 +608,7 @@ pl_figure_view_class_init (PlFigureViewClass *klass)
   object_class->dispose = pl_figure_view_dispose;
   object_class->get_property = pl_figure_view_get_property;
   widget_class->snapshot = pl_figure_view_snapshot;
+  widget_class->query_tooltip = pl_figure_view_query_tooltip;
 
   properties[PROP_FIGURE] =
     g_param_spec_object ("figure", NULL, NULL,
@@ -478,12 +616,19 @@ pl_figure_view_class_init (PlFigureViewClass *klass)
                          (G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
-  /* PlFigureView::hover (inside, column, row): the cell under the pointer. */
-  signals[HOVER] = g_signal_new ("hover",
-                                 G_TYPE_FROM_CLASS (klass),
-                                 G_SIGNAL_RUN_LAST,
-                                 0, NULL, NULL, NULL,
-                                 G_TYPE_NONE, 3, G_TYPE_BOOLEAN, G_TYPE_UINT, G_TYPE_UINT);
+  /* PlFigureView::describe (panel, column, row): the readout of what is
+   * under the pointer (see hit ()), a newly allocated string or NULL. */
+  signals[DESCRIBE] = g_signal_new ("describe",
+                                    G_TYPE_FROM_CLASS (klass),
+                                    G_SIGNAL_RUN_LAST,
+                                    0, g_signal_accumulator_first_wins, NULL, NULL,
+                                    G_TYPE_STRING, 3, G_TYPE_INT, G_TYPE_UINT, G_TYPE_UINT);
+  /* PlFigureView::activate (panel, column, row): what is under a click. */
+  signals[ACTIVATE] = g_signal_new ("activate",
+                                    G_TYPE_FROM_CLASS (klass),
+                                    G_SIGNAL_RUN_LAST,
+                                    0, NULL, NULL, NULL,
+                                    G_TYPE_NONE, 3, G_TYPE_INT, G_TYPE_UINT, G_TYPE_UINT);
   /* PlFigureView::select (start, end): cells [start, end) chosen with Shift and a drag. */
   signals[SELECT] = g_signal_new ("select",
                                   G_TYPE_FROM_CLASS (klass),
@@ -500,6 +645,7 @@ pl_figure_view_init (PlFigureView *self)
   GtkEventController *scroll, *motion;
   GtkGesture *drag, *click, *zoom;
 
+  gtk_widget_set_has_tooltip (GTK_WIDGET (self), TRUE);
   gtk_widget_set_hexpand (GTK_WIDGET (self), TRUE);
   gtk_widget_set_vexpand (GTK_WIDGET (self), TRUE);
 
@@ -514,6 +660,7 @@ pl_figure_view_init (PlFigureView *self)
 
   click = gtk_gesture_click_new ();
   g_signal_connect (click, "pressed", G_CALLBACK (on_click_pressed), self);
+  g_signal_connect (click, "released", G_CALLBACK (on_click_released), self);
   gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (click));
 
   zoom = gtk_gesture_zoom_new ();
@@ -523,6 +670,15 @@ pl_figure_view_init (PlFigureView *self)
 
   motion = gtk_event_controller_motion_new ();
   g_signal_connect (motion, "motion", G_CALLBACK (on_motion), self);
-  g_signal_connect (motion, "leave", G_CALLBACK (on_leave), self);
   gtk_widget_add_controller (GTK_WIDGET (self), motion);
+}
+
+void
+pl_figure_view_set_label_offset (PlFigureView *self,
+                                 guint         offset)
+{
+  g_return_if_fail (PL_IS_FIGURE_VIEW (self));
+
+  self->label_offset = offset;
+  gtk_widget_queue_draw (GTK_WIDGET (self));
 }

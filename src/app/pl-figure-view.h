@@ -25,6 +25,19 @@ void       pl_figure_view_invalidate  (PlFigureView *self);
 void       pl_figure_view_set_highlight (PlFigureView *self,
                                        guint         start,
                                        guint         end);
+/* The cell numbered 0 is position OFFSET in the selection's label. */
+void       pl_figure_view_set_label_offset (PlFigureView *self,
+                                       guint         offset);
+/* What ::describe says of the place under (X, Y) in widget coordinates, as
+ * the tooltip shows it; NULL for nothing there. */
+char      *pl_figure_view_describe_at (PlFigureView *self,
+                                       double        x,
+                                       double        y);
+/* Emits ::activate for the place under (X, Y), as a click does; FALSE when
+ * nothing is there. */
+gboolean   pl_figure_view_activate_at (PlFigureView *self,
+                                       double        x,
+                                       double        y);
 void       pl_figure_view_zoom        (PlFigureView *self,
                                        double        factor,
                                        double        x,

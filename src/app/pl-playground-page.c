@@ -20,6 +20,7 @@ struct _PlPlaygroundPage
 
   GCancellable   *cancellable;
   PlMatrix       *matrix;
+  PlMatrix       *projection;     /* on screen in the trajectory */
 
   /* Template widgets */
   GtkSpinButton  *length_spin;
@@ -114,6 +115,8 @@ show_answer (PlPlaygroundPage *self,
 
   g_clear_pointer (&self->matrix, pl_matrix_unref);
   self->matrix = pl_matrix_ref (cosine);
+  g_clear_pointer (&self->projection, pl_matrix_unref);
+  self->projection = pl_matrix_ref (projection);
 }
 
 static void
@@ -203,6 +206,26 @@ pl_playground_page_get_matrix (PlPlaygroundPage *self)
   return self->matrix;
 }
 
+static char *
+on_describe (PlPlaygroundPage *self,
+             int               panel,
+             guint             column,
+             guint             row,
+             PlFigureView     *view)
+{
+  if (view == self->trajectory_view && self->projection != NULL && column < self->projection->rows &&
+      self->projection->cols >= 2)
+    /* Translators: hover readout on the sinusoid's trajectory: position, its first two components */
+    return g_strdup_printf (_("Position %u\nPC1 = %.3f, PC2 = %.3f"), column,
+                            pl_matrix_get (self->projection, column, 0), pl_matrix_get (self->projection, column, 1));
+  if (view != self->heatmap_view || self->matrix == NULL || row >= self->matrix->rows ||
+      column >= self->matrix->cols)
+    return NULL;
+  /* Translators: hover readout on the sinusoid's heatmap: positions i and j, cosine similarity */
+  return g_strdup_printf (_("Positions %u and %u\nCosine similarity: %.4f"), row, column,
+                          pl_matrix_get (self->matrix, row, column));
+}
+
 static void
 on_parameters_changed (PlPlaygroundPage *self)
 {
@@ -247,6 +270,7 @@ pl_playground_page_dispose (GObject *object)
   g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
   g_clear_pointer (&self->matrix, pl_matrix_unref);
+  g_clear_pointer (&self->projection, pl_matrix_unref);
   gtk_widget_dispose_template (GTK_WIDGET (self), PL_TYPE_PLAYGROUND_PAGE);
   G_OBJECT_CLASS (pl_playground_page_parent_class)->dispose (object);
 }
@@ -275,6 +299,7 @@ pl_playground_page_class_init (PlPlaygroundPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PlPlaygroundPage, heatmap_view);
   gtk_widget_class_bind_template_child (widget_class, PlPlaygroundPage, trajectory_view);
   gtk_widget_class_bind_template_callback (widget_class, on_parameters_changed);
+  gtk_widget_class_bind_template_callback (widget_class, on_describe);
 }
 
 static void

@@ -27,7 +27,6 @@ struct _PlSimilarityPage
   GtkDropDown     *metric_dropdown;
   GtkToggleButton *center_button;
   PlLayerPicker   *layer_picker;
-  GtkLabel        *readout;
   PlFigureView    *figure_view;
 };
 
@@ -204,28 +203,29 @@ on_parameters_changed (PlSimilarityPage *self)
   pl_page_refresh (PL_PAGE (self));
 }
 
-static void
-on_hover (PlSimilarityPage *self,
-          gboolean          inside,
-          guint             column,
-          guint             row,
-          PlFigureView     *view)
+static char *
+on_describe (PlSimilarityPage *self,
+             int               panel,
+             guint             column,
+             guint             row,
+             PlFigureView     *view)
 {
-  g_autofree char *text = NULL;
+  PlWorkspace *workspace = get_workspace (self);
+  g_autofree char *layer = NULL;
   float value;
 
-  if (!inside || self->shown == NULL || row >= self->shown->rows || column >= self->shown->cols)
-    {
-      gtk_label_set_text (self->readout, "");
-      return;
-    }
+  if (self->shown == NULL || row >= self->shown->rows || column >= self->shown->cols)
+    return NULL;
+  layer = pl_workspace_describe_layer (workspace, pl_workspace_get_layer (workspace));
   value = pl_matrix_get (self->shown, row, column);
   if (isnan (value))
-    /* Translators: hover readout for an undefined value (a zero row has no cosine) */
-    text = g_strdup_printf (_("i = %u, j = %u: no value"), row + self->shown_first, column + self->shown_first);
-  else
-    text = g_strdup_printf ("i = %u, j = %u: %.4f", row + self->shown_first, column + self->shown_first, value);
-  gtk_label_set_text (self->readout, text);
+    /* Translators: hover readout: positions i and j, the layer; a zero row has no cosine */
+    return g_strdup_printf (_("Positions %u and %u\n%s: no value"),
+                            row + self->shown_first, column + self->shown_first, layer);
+  /* Translators: hover readout: positions i and j, the layer, the measure and its value */
+  return g_strdup_printf (_("Positions %u and %u\n%s\n%s: %.4f"), row + self->shown_first,
+                          column + self->shown_first, layer, pl_enum_label (PL_TYPE_SIMILARITY_METRIC, get_metric (self)),
+                          value);
 }
 
 static void
@@ -277,10 +277,9 @@ pl_similarity_page_class_init (PlSimilarityPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PlSimilarityPage, metric_dropdown);
   gtk_widget_class_bind_template_child (widget_class, PlSimilarityPage, center_button);
   gtk_widget_class_bind_template_child (widget_class, PlSimilarityPage, layer_picker);
-  gtk_widget_class_bind_template_child (widget_class, PlSimilarityPage, readout);
   gtk_widget_class_bind_template_child (widget_class, PlSimilarityPage, figure_view);
   gtk_widget_class_bind_template_callback (widget_class, on_parameters_changed);
-  gtk_widget_class_bind_template_callback (widget_class, on_hover);
+  gtk_widget_class_bind_template_callback (widget_class, on_describe);
   gtk_widget_class_bind_template_callback (widget_class, on_select);
   gtk_widget_class_bind_template_callback (widget_class, on_reset_zoom);
 }

@@ -25,7 +25,6 @@ struct _PlTrajectoryPage
   GtkDropDown     *x_dropdown;
   GtkDropDown     *y_dropdown;
   GtkDropDown     *z_dropdown;
-  GtkLabel        *readout;
   PlFigureView    *figure_view;
   PlFigureView    *variance_view;
 };
@@ -212,30 +211,27 @@ on_parameters_changed (PlTrajectoryPage *self)
     show_pca (self, self->shown);
 }
 
-static void
-on_hover (PlTrajectoryPage *self,
-          gboolean          inside,
-          guint             point,
-          guint             unused,
-          PlFigureView     *view)
+static char *
+on_describe (PlTrajectoryPage *self,
+             int               panel,
+             guint             point,
+             guint             unused,
+             PlFigureView     *view)
 {
-  g_autofree char *text = NULL;
+  PlWorkspace *workspace = get_workspace (self);
+  g_autofree char *layer = NULL;
+  guint k, a, b;
 
-  if (!inside || self->shown == NULL || point >= self->shown->projection->rows)
-    {
-      gtk_label_set_text (self->readout, "");
-      return;
-    }
-  {
-    guint a = MIN (gtk_drop_down_get_selected (self->x_dropdown), self->shown->n_components - 1);
-    guint b = MIN (gtk_drop_down_get_selected (self->y_dropdown), self->shown->n_components - 1);
-
-    /* Translators: hover readout on a trajectory: position, then its coordinates */
-    text = g_strdup_printf (_("position %u: PC%u = %.3f, PC%u = %.3f"), point,
-                            a + 1, pl_matrix_get (self->shown->projection, point, a),
-                            b + 1, pl_matrix_get (self->shown->projection, point, b));
-  }
-  gtk_label_set_text (self->readout, text);
+  if (self->shown == NULL || point >= self->shown->projection->rows)
+    return NULL;
+  k = self->shown->n_components;
+  a = MIN (gtk_drop_down_get_selected (self->x_dropdown), k - 1);
+  b = MIN (gtk_drop_down_get_selected (self->y_dropdown), k - 1);
+  layer = pl_workspace_describe_layer (workspace, pl_workspace_get_layer (workspace));
+  /* Translators: hover readout on a trajectory: position, layer, then its coordinates */
+  return g_strdup_printf (_("Position %u\n%s\nPC%u = %.3f, PC%u = %.3f"), point, layer,
+                          a + 1, pl_matrix_get (self->shown->projection, point, a),
+                          b + 1, pl_matrix_get (self->shown->projection, point, b));
 }
 
 static void
@@ -273,11 +269,10 @@ pl_trajectory_page_class_init (PlTrajectoryPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PlTrajectoryPage, x_dropdown);
   gtk_widget_class_bind_template_child (widget_class, PlTrajectoryPage, y_dropdown);
   gtk_widget_class_bind_template_child (widget_class, PlTrajectoryPage, z_dropdown);
-  gtk_widget_class_bind_template_child (widget_class, PlTrajectoryPage, readout);
   gtk_widget_class_bind_template_child (widget_class, PlTrajectoryPage, figure_view);
   gtk_widget_class_bind_template_child (widget_class, PlTrajectoryPage, variance_view);
   gtk_widget_class_bind_template_callback (widget_class, on_parameters_changed);
-  gtk_widget_class_bind_template_callback (widget_class, on_hover);
+  gtk_widget_class_bind_template_callback (widget_class, on_describe);
 }
 
 static void

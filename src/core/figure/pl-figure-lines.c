@@ -41,8 +41,52 @@ pl_figure_new_lines (const double *x,
   self->n_xs = n;
   self->series = g_ptr_array_new_with_free_func (series_free);
   self->integer_scale = TRUE;    /* the colour bar, past MAX_LEGEND series, counts series */
+  self->highlight_series = -1;
 
   return self;
+}
+
+void
+pl_figure_set_highlight_series (PlFigure *self,
+                                int       index)
+{
+  g_return_if_fail (PL_IS_FIGURE (self));
+  g_return_if_fail (self->kind == PL_FIGURE_LINES);
+
+  self->highlight_series = index;
+}
+
+gboolean
+pl_figure_hit_line (PlFigure *self,
+                    double    x,
+                    double    y,
+                    double    radius,
+                    guint    *series,
+                    guint    *index)
+{
+  int point;
+
+  g_return_val_if_fail (PL_IS_FIGURE (self), FALSE);
+
+  if (self->kind != PL_FIGURE_LINES || !self->rendered)
+    return FALSE;
+  for (guint i = 0; self->label_boxes != NULL && i < self->label_boxes->len; i++)
+    {
+      PlLabelBox *box = &g_array_index (self->label_boxes, PlLabelBox, i);
+
+      if (x >= box->box.x && x < box->box.x + box->box.width && y >= box->box.y && y < box->box.y + box->box.height)
+        {
+          *series = box->index;
+          *index = G_MAXUINT;
+          return TRUE;
+        }
+    }
+  /* The points run series by series, n_xs each. */
+  if ((point = pl_figure_hit_point (self, x, y, radius)) < 0 || self->n_xs == 0)
+    return FALSE;
+  *series = point / self->n_xs;
+  *index = point % self->n_xs;
+  return TRUE;
 }
 
 void
@@ -171,6 +215,8 @@ draw_legend (PlDraw                  *draw,
 
   pl_draw_text_size (draw, "Ag", size, 0, NULL, &row_h);
   row_h *= 1.25;
+  if (self->label_boxes == NULL)
+    self->label_boxes = g_array_new (FALSE, FALSE, sizeof (PlLabelBox));
   cairo_save (cr);
   cairo_set_line_width (cr, 1.6);
   for (guint s = 0; s < n; s++)
@@ -178,12 +224,17 @@ draw_legend (PlDraw                  *draw,
       PlSeries *series = g_ptr_array_index (self->series, s);
       double rgb[3], cy = y + row_h * (s + 0.5);
 
+      PlLabelBox box = { 2, s, { x, cy - row_h / 2, legend_width (draw) - BAR_GAP, row_h } };
+
       pl_figure_series_rgb (self, s, n, rgb);
       pl_draw_set_rgb (draw, rgb);
+      cairo_set_line_width (cr, (int) s == self->highlight_series ? 3.5 : 1.6);
       cairo_move_to (cr, x, cy);
       cairo_line_to (cr, x + SWATCH, cy);
       cairo_stroke (cr);
       pl_draw_text (draw, series->name, size, 0, draw->fg, x + SWATCH + 4, cy, 0, 0.5, 0);
+      /* Where each entry landed, for clicks on the legend. */
+      g_array_append_val (self->label_boxes, box);
     }
   cairo_restore (cr);
 }
@@ -239,16 +290,41 @@ pl_figure_lines_render (PlFigure                *self,
   self->plot_area = axes.plot;
   pl_axes_draw_grid (draw, &axes);
 
+  /* Every value's place, series by series, for hit tests. */
+  g_free (self->points);
+  self->n_points = (gsize) n_series * self->n_xs;
+  self->points = g_new (double, 2 * MAX (self->n_points, 1));
+  if (self->label_boxes != NULL)
+    g_array_set_size (self->label_boxes, 0);
+
   cairo_save (cr);
   cairo_rectangle (cr, axes.plot.x, axes.plot.y, axes.plot.width, axes.plot.height);
   cairo_clip (cr);
-  cairo_set_line_width (cr, n_series > MAX_LEGEND ? 0.9 : 1.5);
   cairo_set_line_join (cr, CAIRO_LINE_JOIN_ROUND);
-  for (guint s = 0; s < n_series; s++)
+  for (guint k = 0; k < n_series; k++)
     {
+      /* The highlighted series last, over the others. */
+      int h = self->highlight_series;
+      guint s = h >= 0 && (guint) h < n_series ? (k < (guint) h ? k : k == n_series - 1 ? (guint) h : k + 1) : k;
+      gboolean faded = h >= 0 && (guint) h < n_series && s != (guint) h;
       PlSeries *series = g_ptr_array_index (self->series, s);
       gboolean pen_down = FALSE;
       double rgb[3];
+
+      cairo_set_line_width (cr, n_series > MAX_LEGEND ? 0.9 : h >= 0 && s == (guint) h ? 3.0 : 1.5);
+      if (faded)
+        cairo_push_group (cr);
+      for (gsize i = 0; i < self->n_xs; i++)
+        {
+          double *point = &self->points[2 * ((gsize) s * self->n_xs + i)];
+
+          point[0] = point[1] = NAN;
+          if (isfinite (series->y[i]) && isfinite (self->xs[i]))
+            {
+              point[0] = pl_axes_px (&axes, self->xs[i]);
+              point[1] = pl_axes_py (&axes, series->y[i]);
+            }
+        }
 
       /* With a colour bar for a key, the lines span the whole map as the bar does. */
       if (legend)
@@ -280,6 +356,11 @@ pl_figure_lines_render (PlFigure                *self,
               cairo_arc (cr, pl_axes_px (&axes, self->xs[i]), pl_axes_py (&axes, series->y[i]), 1.8, 0, 2 * G_PI);
               cairo_fill (cr);
             }
+      if (faded)
+        {
+          cairo_pop_group_to_source (cr);
+          cairo_paint_with_alpha (cr, 0.3);
+        }
     }
   cairo_restore (cr);
 

@@ -92,6 +92,7 @@ struct _PlFigure
   char             **categories;      /* bar labels, or NULL */
   gboolean           cumulative;
   gboolean           x_integers;      /* whole-number x ticks whatever the points */
+  int                highlight_series; /* lines: drawn over the others, or -1 */
 
   /* Probe table */
   char             **columns;

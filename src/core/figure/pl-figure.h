@@ -134,6 +134,18 @@ void        pl_figure_add_series        (PlFigure     *self,
  * only, even where points sit between them to stand apart. */
 void        pl_figure_set_x_integers    (PlFigure     *self,
                                          gboolean      integers);
+/* Series INDEX drawn over the others, which fade; -1 for none. */
+void        pl_figure_set_highlight_series (PlFigure  *self,
+                                         int           index);
+/* The value of a line nearest to (x, y) within RADIUS in the last render:
+ * *SERIES and *INDEX (of the x values); or a legend entry, with *INDEX set to
+ * G_MAXUINT. FALSE when there is neither. */
+gboolean    pl_figure_hit_line          (PlFigure     *self,
+                                         double        x,
+                                         double        y,
+                                         double        radius,
+                                         guint        *series,
+                                         guint        *index);
 /* Points (x[i], y[i]); pl_figure_set_point_values colours them with the map. */
 PlFigure   *pl_figure_new_scatter       (const double *x,
                                          const double *y,
