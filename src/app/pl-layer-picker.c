@@ -99,7 +99,7 @@ pl_layer_picker_init (PlLayerPicker *self)
   self->dropdown = GTK_DROP_DOWN (gtk_drop_down_new (G_LIST_MODEL (self->names), NULL));
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->dropdown),
                                _("Where the positions are read: the table itself, or the mean hidden state at each "
-                                 "position after a layer (Page Up / Page Down)"));
+                                 "position after a layer (Ctrl+Page Up / Ctrl+Page Down)"));
   gtk_widget_set_parent (GTK_WIDGET (self->dropdown), GTK_WIDGET (self));
   g_signal_connect_swapped (self->dropdown, "notify::selected", G_CALLBACK (on_selected), self);
   gtk_widget_set_visible (GTK_WIDGET (self), FALSE);

@@ -5,14 +5,16 @@
 #include <string.h>
 
 #include "pl-dataset-dialog.h"
+#include "pl-encoding-dialog.h"
 #include "pl-model-isolated.h"
 #include "pl-paths.h"
 #include "pl-window-private.h"
 
-/* Paths opened together load in order on one worker, so the sidebar keeps
- * the order they were given in. */
+/* Paths opened together load in order on one worker; each path has a place
+ * in the order of opening, which the sidebar keeps whichever loads first. */
 typedef struct
 {
+  guint      first_order; /* the place of paths[0] */
   GStrv      paths;       /* file paths or builtin: specs */
   GStrv      labels;      /* for messages */
   char      *dataset;     /* the table, for files that hold no model */
@@ -61,7 +63,7 @@ open_models_thread (GTask        *task,
 
       /* Files from elsewhere are opened by a helper process first: a
        * damaged one can then only crash the helper, never the window. */
-      if (pl_paths_is_demo (path))
+      if (pl_paths_is_demo (path) || g_str_has_prefix (path, "builtin:"))
         model = pl_model_open (path, request->dataset, &error);
       else
         model = pl_model_open_isolated (path, request->dataset, pl_paths_get_cli (),
@@ -102,6 +104,121 @@ remember_recent (PlWindow   *self,
   g_settings_set_strv (settings, "recent-files", (const char * const *) recent);
 }
 
+/* What went wrong, for the dialog's body: the message without the file's
+ * path in front (the heading names the file) and without the library's
+ * detail in brackets behind, which the details keep. */
+static char *
+summarize_error (const char *message,
+                 const char *path)
+{
+  const char *s = message;
+  g_autofree char *summary = NULL;
+  char *detail;
+
+  if (path != NULL && g_str_has_prefix (s, path))
+    {
+      g_autofree char *name = g_path_get_basename (path);
+
+      summary = g_strconcat (name, s + strlen (path), NULL);
+    }
+  else
+    summary = g_strdup (s);
+  if ((detail = strstr (summary, " (")) != NULL && detail > summary)
+    *detail = '\0';
+  return g_steal_pointer (&summary);
+}
+
+static void
+on_error_dialog_response (AdwMessageDialog *dialog,
+                          const char       *response,
+                          PlWindow         *self)
+{
+  if (g_strcmp0 (response, "copy") == 0)
+    {
+      gdk_clipboard_set_text (gtk_widget_get_clipboard (GTK_WIDGET (dialog)), self->load_errors->str);
+      /* Copying leaves the dialog open. */
+      g_signal_stop_emission_by_name (dialog, "response");
+      return;
+    }
+  g_string_truncate (self->load_errors, 0);
+  self->n_load_errors = 0;
+  gtk_window_destroy (GTK_WINDOW (dialog));
+}
+
+/* Files that could not be opened, in one dialog: the heading names the
+ * file, the body says what happened in plain words, and the full messages
+ * are selectable under Details. Failures while it is open join it, so
+ * nothing waits behind an older message. */
+void
+pl_window_show_load_error (PlWindow     *self,
+                           const char   *label,
+                           const GError *error)
+{
+  g_autofree char *name = g_path_get_basename (label);
+  g_autofree char *summary = summarize_error (error->message, label);
+  g_autofree char *heading = NULL;
+  g_autofree char *message = NULL;
+  GtkWidget *expander, *details;
+
+  g_return_if_fail (PL_IS_WINDOW (self));
+
+  /* The library's messages name the file; say which one when they do not. */
+  if (strstr (error->message, label) != NULL)
+    message = g_strdup (error->message);
+  else
+    message = g_strdup_printf (_("Could not open %s: %s"), label, error->message);
+  g_message ("%s", message);
+  if (self->error_dialog == NULL)
+    {
+      self->error_dialog = ADW_MESSAGE_DIALOG (adw_message_dialog_new (GTK_WINDOW (self), NULL, NULL));
+      g_object_add_weak_pointer (G_OBJECT (self->error_dialog), (gpointer *) &self->error_dialog);
+      adw_message_dialog_add_responses (self->error_dialog,
+                                        "copy", _("_Copy Details"),
+                                        "close", _("_Close"),
+                                        NULL);
+      adw_message_dialog_set_default_response (self->error_dialog, "close");
+      adw_message_dialog_set_close_response (self->error_dialog, "close");
+      g_signal_connect_object (self->error_dialog, "response", G_CALLBACK (on_error_dialog_response), self, 0);
+
+      details = gtk_label_new (NULL);
+      gtk_label_set_selectable (GTK_LABEL (details), TRUE);
+      gtk_label_set_wrap (GTK_LABEL (details), TRUE);
+      gtk_label_set_wrap_mode (GTK_LABEL (details), PANGO_WRAP_WORD_CHAR);
+      gtk_label_set_xalign (GTK_LABEL (details), 0);
+      gtk_widget_add_css_class (details, "monospace");
+      expander = gtk_expander_new_with_mnemonic (_("_Details"));
+      gtk_expander_set_child (GTK_EXPANDER (expander), details);
+      adw_message_dialog_set_extra_child (self->error_dialog, expander);
+      g_string_truncate (self->load_errors, 0);
+      self->n_load_errors = 0;
+    }
+
+  if (self->load_errors->len > 0)
+    g_string_append (self->load_errors, "\n\n");
+  g_string_append (self->load_errors, message);
+  self->n_load_errors++;
+
+  if (self->n_load_errors == 1)
+    {
+      /* Translators: heading of the dialog about a file that did not open */
+      heading = g_strdup_printf (_("Could Not Open “%s”"), name);
+      adw_message_dialog_set_body (self->error_dialog, summary);
+    }
+  else
+    {
+      g_autofree char *body = g_strconcat (adw_message_dialog_get_body (self->error_dialog), "\n", summary, NULL);
+
+      /* Translators: heading of the dialog about files that did not open */
+      heading = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "Could Not Open %u File", "Could Not Open %u Files",
+                                              self->n_load_errors), self->n_load_errors);
+      adw_message_dialog_set_body (self->error_dialog, body);
+    }
+  adw_message_dialog_set_heading (self->error_dialog, heading);
+  details = gtk_expander_get_child (GTK_EXPANDER (adw_message_dialog_get_extra_child (self->error_dialog)));
+  gtk_label_set_text (GTK_LABEL (details), self->load_errors->str);
+  gtk_window_present (GTK_WINDOW (self->error_dialog));
+}
+
 static void
 on_dataset_chosen (PlDatasetDialog *dialog,
                    const char      *dataset,
@@ -126,6 +243,30 @@ choose_dataset (PlWindow *self,
   gtk_window_present (GTK_WINDOW (dialog));
 }
 
+/* Inserts MODEL where its place in the order of opening puts it. */
+static guint
+insert_in_order (PlWindow *self,
+                 PlModel  *model,
+                 guint     order)
+{
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (self->models));
+  guint at = n;
+
+  g_object_set_data (G_OBJECT (model), "pl-open-order", GUINT_TO_POINTER (order));
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(PlModel) other = g_list_model_get_item (G_LIST_MODEL (self->models), i);
+
+      if (GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (other), "pl-open-order")) > order)
+        {
+          at = i;
+          break;
+        }
+    }
+  g_list_store_insert (self->models, at, model);
+  return at;
+}
+
 static void
 open_models_done (GObject      *object,
                   GAsyncResult *result,
@@ -134,6 +275,7 @@ open_models_done (GObject      *object,
   PlWindow *self = PL_WINDOW (object);
   OpenRequest *request = g_task_get_task_data (G_TASK (result));
   gboolean selected = FALSE;
+  guint at;
 
   for (guint i = 0; i < request->models->len; i++)
     {
@@ -142,14 +284,7 @@ open_models_done (GObject      *object,
 
       if (model == NULL)
         {
-          g_autofree char *message = NULL;
-
-          /* The library's messages name the file; say which one when they do not. */
-          if (strstr (error->message, request->labels[i]) != NULL)
-            message = g_strdup (error->message);
-          else
-            message = g_strdup_printf (_("Could not open %s: %s"), request->labels[i], error->message);
-          pl_window_show_error (self, message);
+          pl_window_show_load_error (self, request->labels[i], error);
           continue;
         }
 
@@ -161,11 +296,12 @@ open_models_done (GObject      *object,
           choose_dataset (self, model);
           continue;
         }
-      g_list_store_append (self->models, model);
+      g_object_set_data_full (G_OBJECT (model), "pl-open-dataset", g_strdup (request->dataset), g_free);
+      at = insert_in_order (self, model, request->first_order + i);
       gtk_stack_set_visible_child_name (self->content_stack, "views");
       if ((request->select && !selected) || gtk_list_box_get_selected_row (self->model_list) == NULL)
         {
-          pl_window_select_model (self, g_list_model_get_n_items (G_LIST_MODEL (self->models)) - 1);
+          pl_window_select_model (self, at);
           selected = TRUE;
         }
     }
@@ -182,6 +318,8 @@ pl_window_open_paths (PlWindow           *self,
   g_autoptr(GTask) task = g_task_new (self, NULL, open_models_done, NULL);
   OpenRequest *request = g_new0 (OpenRequest, 1);
 
+  request->first_order = self->next_order;
+  self->next_order += g_strv_length ((char **) paths);
   request->paths = g_strdupv ((char **) paths);
   request->labels = g_strdupv ((char **) labels);
   request->dataset = g_strdup (dataset);
@@ -205,6 +343,18 @@ pl_window_open_file (PlWindow *self,
   g_return_if_fail (PL_IS_WINDOW (self));
   g_return_if_fail (G_IS_FILE (file));
 
+  /* "builtin:sinusoidal:1024x512" on the command line is an analytic
+   * encoding, not a file: GIO reads it as a URI of an unknown scheme. */
+  if (g_file_has_uri_scheme (file, "builtin"))
+    {
+      g_autofree char *spec = g_file_get_uri (file);
+
+      pl_window_open_paths (self,
+                            (const char * const[]) { spec, NULL },
+                            (const char * const[]) { spec, NULL },
+                            NULL, select, FALSE);
+      return;
+    }
   path = g_file_get_path (file);
   label = g_file_get_basename (file);
   if (path == NULL)
@@ -342,3 +492,78 @@ pl_window_load_demo_models (PlWindow *self)
   pl_window_open_paths (self, (const char * const *) demos, (const char * const *) label_list, NULL, FALSE, FALSE);
 }
 
+
+/* The models the user opened (not the demos), with the dataset chosen for
+ * each, to open again at the next start. */
+void
+pl_window_save_models (PlWindow *self)
+{
+  GSettings *settings = pl_workspace_get_settings (self->workspace);
+  g_auto(GStrv) demos = pl_paths_list_demo_models ();
+  GVariantBuilder builder;
+
+  if (settings == NULL)
+    return;
+  g_variant_builder_init (&builder, G_VARIANT_TYPE ("a(ss)"));
+  for (guint i = 0; i < g_list_model_get_n_items (G_LIST_MODEL (self->models)); i++)
+    {
+      g_autoptr(PlModel) model = g_list_model_get_item (G_LIST_MODEL (self->models), i);
+      const char *path = pl_model_get_path (model);
+      const char *dataset = g_object_get_data (G_OBJECT (model), "pl-open-dataset");
+
+      if (path == NULL || pl_paths_is_demo (path) || g_strv_contains ((const char * const *) demos, path))
+        continue;
+      g_variant_builder_add (&builder, "(ss)", path, dataset ? dataset : "");
+    }
+  g_settings_set_value (settings, "open-models", g_variant_builder_end (&builder));
+}
+
+void
+pl_window_restore_models (PlWindow *self)
+{
+  GSettings *settings = pl_workspace_get_settings (self->workspace);
+  g_autoptr(GVariant) saved = settings ? g_settings_get_value (settings, "open-models") : NULL;
+  GVariantIter iter;
+  const char *path, *dataset;
+
+  if (saved == NULL)
+    return;
+  g_variant_iter_init (&iter, saved);
+  while (g_variant_iter_next (&iter, "(&s&s)", &path, &dataset))
+    {
+      g_autofree char *label = g_str_has_prefix (path, "builtin:") ? g_strdup (path) : g_path_get_basename (path);
+
+      /* A file deleted or moved since is left out, not reported at start. */
+      if (!g_str_has_prefix (path, "builtin:") && !g_file_test (path, G_FILE_TEST_EXISTS))
+        continue;
+      pl_window_open_paths (self, (const char * const[]) { path, NULL }, (const char * const[]) { label, NULL },
+                            *dataset != '\0' ? dataset : NULL, FALSE, FALSE);
+    }
+}
+
+static void
+on_encoding_response (PlEncodingDialog *dialog,
+                      const char       *response,
+                      PlWindow         *self)
+{
+  g_autofree char *spec = NULL;
+
+  if (g_strcmp0 (response, "add") != 0)
+    return;
+  spec = pl_encoding_dialog_get_spec (dialog);
+  pl_window_open_paths (self, (const char * const[]) { spec, NULL }, (const char * const[]) { spec, NULL },
+                        NULL, TRUE, FALSE);
+}
+
+/* "New Analytic Encoding…": a sinusoidal, RoPE or ALiBi table of any size. */
+void
+pl_window_new_encoding_action (GtkWidget  *widget,
+                               const char *action_name,
+                               GVariant   *param)
+{
+  PlWindow *self = PL_WINDOW (widget);
+  PlEncodingDialog *dialog = pl_encoding_dialog_new (GTK_WINDOW (self));
+
+  g_signal_connect_object (dialog, "response", G_CALLBACK (on_encoding_response), self, 0);
+  gtk_window_present (GTK_WINDOW (dialog));
+}

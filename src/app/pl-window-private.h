@@ -13,6 +13,10 @@ struct _PlWindow
   GSettings            *settings;     /* construct-only, may be NULL */
   PlWorkspace          *workspace;
   GMenu                *recent_menu;
+  AdwMessageDialog     *error_dialog;  /* files that did not open, while shown */
+  GString              *load_errors;   /* their full messages */
+  guint                 n_load_errors;
+  guint                 next_order;    /* of the next path opened */
 
   /* Template widgets */
   AdwToastOverlay      *toast_overlay;
@@ -30,11 +34,19 @@ void pl_window_open_paths          (PlWindow           *self,
                                     gboolean            select,
                                     gboolean            remember);
 void pl_window_load_demo_models    (PlWindow           *self);
+void pl_window_save_models         (PlWindow           *self);
+void pl_window_restore_models      (PlWindow           *self);
+void pl_window_show_load_error     (PlWindow           *self,
+                                    const char         *label,
+                                    const GError       *error);
 void pl_window_update_recent_menu  (PlWindow           *self);
 void pl_window_open_action         (GtkWidget          *widget,
                                     const char         *action_name,
                                     GVariant           *param);
 void pl_window_open_folder_action  (GtkWidget          *widget,
+                                    const char         *action_name,
+                                    GVariant           *param);
+void pl_window_new_encoding_action (GtkWidget          *widget,
                                     const char         *action_name,
                                     GVariant           *param);
 void pl_window_open_recent_action  (GtkWidget          *widget,

@@ -64,12 +64,15 @@ void
 pl_window_show_error (PlWindow   *self,
                       const char *message)
 {
+  g_autofree char *escaped = NULL;
   AdwToast *toast;
 
   g_return_if_fail (PL_IS_WINDOW (self));
 
   g_message ("%s", message);
-  toast = adw_toast_new (message);
+  /* A toast's title is markup: a message holding "<" or "&" would show empty. */
+  escaped = g_markup_escape_text (message, -1);
+  toast = adw_toast_new (escaped);
   adw_toast_set_timeout (toast, 8);
   adw_toast_overlay_add_toast (self->toast_overlay, toast);
 }
@@ -186,6 +189,38 @@ export_action (GtkWidget  *widget,
   gtk_window_present (GTK_WINDOW (dialog));
 }
 
+/* The folded sidebar's way back: the content's back button. */
+static void
+show_models_action (GtkWidget  *widget,
+                    const char *action_name,
+                    GVariant   *param)
+{
+  PlWindow *self = PL_WINDOW (widget);
+
+  adw_leaflet_navigate (self->leaflet, ADW_NAVIGATION_DIRECTION_BACK);
+}
+
+/* Takes the selected model out of the sidebar; its neighbour is selected. */
+static void
+remove_model_action (GtkWidget  *widget,
+                     const char *action_name,
+                     GVariant   *param)
+{
+  PlWindow *self = PL_WINDOW (widget);
+  GtkListBoxRow *row = gtk_list_box_get_selected_row (self->model_list);
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (self->models));
+  int at;
+
+  if (row == NULL)
+    return;
+  at = gtk_list_box_row_get_index (row);
+  g_list_store_remove (self->models, at);
+  if (n > 1)
+    pl_window_select_model (self, MIN ((guint) at, n - 2));
+  else
+    pl_workspace_set_model (self->workspace, NULL);
+}
+
 static void
 step_layer (GtkWidget  *widget,
             const char *action_name,
@@ -232,6 +267,7 @@ pl_window_constructed (GObject *object)
                              G_CONNECT_SWAPPED);
   pl_window_update_recent_menu (self);
   pl_window_load_demo_models (self);
+  pl_window_restore_models (self);
 }
 
 static gboolean
@@ -240,6 +276,7 @@ pl_window_close_request (GtkWindow *window)
   PlWindow *self = PL_WINDOW (window);
   GSettings *settings = pl_workspace_get_settings (self->workspace);
 
+  pl_window_save_models (self);
   if (settings != NULL)
     {
       int width, height;
@@ -304,11 +341,22 @@ pl_window_dispose (GObject *object)
   if (self->workspace != NULL &&
       !pl_analysis_cache_wait_idle (pl_workspace_get_cache (self->workspace), 5000))
     g_debug ("Workers were still running when the window closed");
+  if (self->error_dialog != NULL)
+    gtk_window_destroy (GTK_WINDOW (self->error_dialog));
   g_clear_object (&self->models);
   g_clear_object (&self->workspace);
   g_clear_object (&self->settings);
 
   G_OBJECT_CLASS (pl_window_parent_class)->dispose (object);
+}
+
+static void
+pl_window_finalize (GObject *object)
+{
+  PlWindow *self = PL_WINDOW (object);
+
+  g_string_free (self->load_errors, TRUE);
+  G_OBJECT_CLASS (pl_window_parent_class)->finalize (object);
 }
 
 static void
@@ -319,6 +367,7 @@ pl_window_class_init (PlWindowClass *klass)
 
   object_class->constructed = pl_window_constructed;
   object_class->dispose = pl_window_dispose;
+  object_class->finalize = pl_window_finalize;
   object_class->get_property = pl_window_get_property;
   object_class->set_property = pl_window_set_property;
   GTK_WINDOW_CLASS (klass)->close_request = pl_window_close_request;
@@ -357,12 +406,39 @@ pl_window_class_init (PlWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.show-view", "i", show_view_action);
   for (int i = 0; i < 6; i++)
     gtk_widget_class_add_binding_action (widget_class, GDK_KEY_1 + i, GDK_ALT_MASK, "win.show-view", "i", i);
+  gtk_widget_class_install_action (widget_class, "win.new-encoding", NULL, pl_window_new_encoding_action);
+  gtk_widget_class_install_action (widget_class, "win.show-models", NULL, show_models_action);
+  gtk_widget_class_install_action (widget_class, "win.remove-model", NULL, remove_model_action);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Delete, 0, "win.remove-model", NULL);
   gtk_widget_class_install_action (widget_class, "win.step-layer", "i", step_layer);
   gtk_widget_class_install_action (widget_class, "win.step-head", "i", step_head);
-  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Page_Down, 0, "win.step-layer", "i", 1);
-  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Page_Up, 0, "win.step-layer", "i", -1);
-  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_bracketright, 0, "win.step-head", "i", 1);
-  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_bracketleft, 0, "win.step-head", "i", -1);
+}
+
+/* Layers and heads step from anywhere in the window: these keys are taken
+ * before the focused widget sees them, and are none that a list, an entry
+ * or a spin button moves with (plain Page Down moves the sidebar's list). */
+static void
+add_stepping_keys (PlWindow *self)
+{
+  static const struct { guint key; GdkModifierType mods; const char *action; int step; } keys[] = {
+    { GDK_KEY_Page_Down, GDK_CONTROL_MASK, "win.step-layer",  1 },
+    { GDK_KEY_Page_Up,   GDK_CONTROL_MASK, "win.step-layer", -1 },
+    { GDK_KEY_Page_Down, GDK_ALT_MASK,     "win.step-head",   1 },
+    { GDK_KEY_Page_Up,   GDK_ALT_MASK,     "win.step-head",  -1 },
+  };
+  GtkEventController *controller = gtk_shortcut_controller_new ();
+
+  gtk_event_controller_set_name (controller, "pl-stepping-keys");
+  gtk_event_controller_set_propagation_phase (controller, GTK_PHASE_CAPTURE);
+  for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
+    {
+      GtkShortcut *shortcut = gtk_shortcut_new (gtk_keyval_trigger_new (keys[i].key, keys[i].mods),
+                                                gtk_named_action_new (keys[i].action));
+
+      gtk_shortcut_set_arguments (shortcut, g_variant_new_int32 (keys[i].step));
+      gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (controller), shortcut);
+    }
+  gtk_widget_add_controller (GTK_WIDGET (self), controller);
 }
 
 static void
@@ -374,8 +450,10 @@ pl_window_init (PlWindow *self)
     gtk_widget_add_css_class (GTK_WIDGET (self), "devel");
 
   self->models = g_list_store_new (PL_TYPE_MODEL);
+  self->load_errors = g_string_new (NULL);
   gtk_list_box_bind_model (self->model_list, G_LIST_MODEL (self->models),
                            create_model_row, self, NULL);
+  add_stepping_keys (self);
 
   {
     /* Checkpoints dropped on the window open like files from the file chooser. */

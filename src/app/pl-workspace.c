@@ -120,7 +120,9 @@ pl_workspace_set_model (PlWorkspace *self,
     pl_workspace_set_layer (self, PL_LAYER_TABLE);
   if (self->head >= MAX (pl_workspace_get_n_heads (self), 1))
     pl_workspace_set_head (self, 0);
-  pl_workspace_set_selection (self, 0, 0);
+  /* The selected positions stay while the model has them all. */
+  if (model == NULL || self->selection_end > pl_model_get_n_positions (model))
+    pl_workspace_set_selection (self, 0, 0);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_MODEL]);
 }
 

@@ -1,0 +1,332 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <adwaita.h>
+#include <string.h>
+
+#include "pl-encoding-dialog.h"
+#include "pl-enum-labels.h"
+#include "pl-test-util.h"
+#include "pl-test-window.h"
+#include "pl-window-private.h"
+
+/* Opening, listing and closing models; the keys and the errors of the window. */
+
+static PlApplication *app;
+static PlWindow *window;
+
+static guint
+n_models (void)
+{
+  return g_list_model_get_n_items (pl_window_get_models (window));
+}
+
+static gboolean
+models_at_least (gpointer n)
+{
+  return n_models () >= GPOINTER_TO_UINT (n);
+}
+
+static char *
+model_name (guint i)
+{
+  g_autoptr(PlModel) model = g_list_model_get_item (pl_window_get_models (window), i);
+
+  return g_strdup (pl_model_get_name (model));
+}
+
+static gint
+find_model (const char *name)
+{
+  for (guint i = 0; i < n_models (); i++)
+    {
+      g_autofree char *each = model_name (i);
+
+      if (g_strcmp0 (each, name) == 0)
+        return (gint) i;
+    }
+  return -1;
+}
+
+static gint
+find_path (const char *path)
+{
+  for (guint i = 0; i < n_models (); i++)
+    {
+      g_autoptr(PlModel) model = g_list_model_get_item (pl_window_get_models (window), i);
+
+      if (g_strcmp0 (pl_model_get_path (model), path) == 0)
+        return (gint) i;
+    }
+  return -1;
+}
+
+/* builtin: names on the command line open as analytic encodings. */
+static void
+test_builtin_command_line (void)
+{
+  g_autoptr(GFile) file = g_file_new_for_commandline_arg ("builtin:sinusoidal:1024x512");
+  guint before = n_models ();
+
+  g_application_open (G_APPLICATION (app), &file, 1, "");
+  pl_test_wait_until (models_at_least, GUINT_TO_POINTER (before + 1), "the encoding");
+  g_assert_cmpint (find_path ("builtin:sinusoidal:1024x512"), ==, (gint) before);
+}
+
+/* Models are listed in the order they were opened, not the order their
+ * loading finished: a copied checkpoint opens in a helper process, an
+ * encoding at once, yet the checkpoint opened first stays first. */
+static void
+test_order_opened (void)
+{
+  g_autofree char *dir = pl_test_tmpdir ();
+  g_autofree char *source = pl_test_demo ("mini-bert", "tf_model.h5", NULL);
+  g_autofree char *copy = g_build_filename (dir, "first.h5", NULL);
+  g_autofree char *contents = NULL;
+  g_autoptr(GFile) file = NULL;
+  g_autoptr(GError) error = NULL;
+  guint before = n_models ();
+  gsize len;
+
+  g_file_get_contents (source, &contents, &len, &error);
+  g_assert_no_error (error);
+  g_file_set_contents (copy, contents, len, &error);
+  g_assert_no_error (error);
+  file = g_file_new_for_path (copy);
+  pl_window_open_file (window, file, FALSE);
+  pl_window_open_paths (window, (const char * const[]) { "builtin:rope:64x16", NULL },
+                        (const char * const[]) { "builtin:rope:64x16", NULL }, NULL, FALSE, FALSE);
+  pl_test_wait_until (models_at_least, GUINT_TO_POINTER (before + 2), "both models");
+  g_assert_cmpint (find_path (copy), ==, (gint) before);
+  g_assert_cmpint (find_path ("builtin:rope:64x16"), ==, (gint) before + 1);
+  pl_test_rmtree (dir);
+}
+
+/* The user takes a model out; the next one is selected. */
+static void
+test_remove_model (void)
+{
+  guint before = n_models ();
+  g_autofree char *second = model_name (1);
+  g_autoptr(PlModel) removed = g_list_model_get_item (pl_window_get_models (window), 0);
+
+  pl_window_select_model (window, 0);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.remove-model", NULL));
+  g_assert_cmpuint (n_models (), ==, before - 1);
+  g_assert_cmpint (find_model (pl_model_get_name (removed)), ==, -1);
+  g_assert_true (pl_workspace_get_model (pl_window_get_workspace (window)) ==
+                 pl_window_get_selected_model (window));
+  g_assert_cmpstr (pl_model_get_name (pl_window_get_selected_model (window)), ==, second);
+}
+
+static gboolean
+has_sinusoid (gpointer data)
+{
+  GListModel *models = pl_window_get_models (data);
+
+  for (guint i = 0; i < g_list_model_get_n_items (models); i++)
+    {
+      g_autoptr(PlModel) model = g_list_model_get_item (models, i);
+
+      if (g_strcmp0 (pl_model_get_path (model), "builtin:sinusoidal:1024x512") == 0)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* What was open when the window closed opens again (the demos aside). */
+static void
+test_restore_models (void)
+{
+  GSettings *settings = pl_workspace_get_settings (pl_window_get_workspace (window));
+  g_autoptr(GVariant) saved = NULL;
+  PlWindow *second;
+
+  pl_window_save_models (window);
+  saved = g_settings_get_value (settings, "open-models");
+  g_assert_true (g_variant_is_of_type (saved, G_VARIANT_TYPE ("a(ss)")));
+  g_assert_cmpuint (g_variant_n_children (saved), >=, 2);
+  {
+    const char *path, *dataset;
+
+    g_variant_get_child (saved, 0, "(&s&s)", &path, &dataset);
+    g_assert_cmpstr (path, ==, "builtin:sinusoidal:1024x512");
+  }
+
+  second = pl_window_new (app);
+  pl_test_wait_until (has_sinusoid, second, "the restored encoding");
+  gtk_window_destroy (GTK_WINDOW (second));
+  g_settings_reset (settings, "open-models");
+}
+
+/* "New Analytic Encoding…" adds the encoding the user described. */
+static void
+test_new_encoding (void)
+{
+  PlEncodingDialog *dialog = pl_encoding_dialog_new (GTK_WINDOW (window));
+  g_autofree char *sinusoid = NULL;
+  g_autofree char *alibi = NULL;
+  g_autofree char *none = NULL;
+  guint before = n_models ();
+
+  pl_encoding_dialog_set (dialog, PL_ENCODING_SINUSOIDAL, 300, 64, 500);
+  sinusoid = pl_encoding_dialog_get_spec (dialog);
+  g_assert_cmpstr (sinusoid, ==, "builtin:sinusoidal:300x64:500");
+  pl_encoding_dialog_set (dialog, PL_ENCODING_ALIBI, 128, 8, 10000);
+  alibi = pl_encoding_dialog_get_spec (dialog);
+  g_assert_cmpstr (alibi, ==, "builtin:alibi:128x8");
+  pl_encoding_dialog_set (dialog, PL_ENCODING_NONE, 16, 8, 10000);
+  none = pl_encoding_dialog_get_spec (dialog);
+  g_assert_cmpstr (none, ==, "builtin:none:16");
+  gtk_window_destroy (GTK_WINDOW (dialog));
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.new-encoding", NULL));
+  dialog = NULL;
+  for (GList *l = gtk_window_list_toplevels (); l != NULL; l = g_list_delete_link (l, l))
+    if (PL_IS_ENCODING_DIALOG (l->data))
+      dialog = l->data;
+  g_assert_nonnull (dialog);
+  pl_encoding_dialog_set (dialog, PL_ENCODING_SINUSOIDAL, 300, 64, 500);
+  adw_message_dialog_response (ADW_MESSAGE_DIALOG (dialog), "add");
+  pl_test_wait_until (models_at_least, GUINT_TO_POINTER (before + 1), "the new encoding");
+  g_assert_cmpint (find_path ("builtin:sinusoidal:300x64:500"), >=, 0);
+}
+
+static gboolean
+error_dialog_shown (gpointer data)
+{
+  return window->error_dialog != NULL && gtk_widget_get_visible (GTK_WIDGET (window->error_dialog));
+}
+
+static GtkLabel *
+error_details (void)
+{
+  GtkWidget *expander = adw_message_dialog_get_extra_child (window->error_dialog);
+
+  return GTK_LABEL (gtk_expander_get_child (GTK_EXPANDER (expander)));
+}
+
+/* A file that does not open gets one dialog: the heading names it, the body
+ * says what happened in plain words (markup characters as written), the
+ * full message is selectable; a second failure joins the same dialog. */
+static void
+test_load_error_dialog (void)
+{
+  g_autofree char *dir = pl_test_tmpdir ();
+  g_autofree char *bad = g_build_filename (dir, "a&b.safetensors", NULL);
+  g_autofree char *empty = g_build_filename (dir, "empty.safetensors", NULL);
+  g_autoptr(GFile) bad_file = g_file_new_for_path (bad);
+  g_autoptr(GFile) empty_file = g_file_new_for_path (empty);
+  g_autoptr(GError) error = NULL;
+  const char *body;
+
+  g_file_set_contents (bad, "\x08\0\0\0\0\0\0\0not json", 16, &error);
+  g_assert_no_error (error);
+  g_file_set_contents (empty, "", 0, &error);
+  g_assert_no_error (error);
+
+  pl_window_open_file (window, bad_file, FALSE);
+  pl_test_wait_until (error_dialog_shown, NULL, "the error dialog");
+  g_assert_cmpstr (adw_message_dialog_get_heading (window->error_dialog), ==, "Could Not Open “a&b.safetensors”");
+  g_assert_false (adw_message_dialog_get_heading_use_markup (window->error_dialog));
+  body = adw_message_dialog_get_body (window->error_dialog);
+  g_assert_true (g_str_has_prefix (body, "a&b.safetensors: the safetensors header is not valid JSON"));
+  g_assert_null (strstr (body, dir));
+  g_test_message ("%s", gtk_label_get_text (error_details ()));
+  g_assert_true (gtk_label_get_selectable (error_details ()));
+  g_assert_nonnull (strstr (gtk_label_get_text (error_details ()), "expected value"));
+  g_assert_nonnull (strstr (gtk_label_get_text (error_details ()), bad));
+
+  pl_window_open_file (window, empty_file, FALSE);
+  while (window->n_load_errors < 2)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_cmpstr (adw_message_dialog_get_heading (window->error_dialog), ==, "Could Not Open 2 Files");
+  g_assert_nonnull (strstr (adw_message_dialog_get_body (window->error_dialog), "empty.safetensors"));
+
+  adw_message_dialog_response (window->error_dialog, "close");
+  while (window->error_dialog != NULL)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_cmpuint (window->n_load_errors, ==, 0);
+  pl_test_rmtree (dir);
+}
+
+/* Layers and heads step from anywhere: the keys are caught before the
+ * focused widget (the sidebar's list took Page Down) and carry a modifier
+ * no list, entry or spin button moves with. */
+static void
+test_stepping_keys (void)
+{
+  g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (GTK_WIDGET (window));
+  GtkShortcutController *keys = NULL;
+  guint n_layer = 0, n_head = 0;
+
+  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
+    {
+      g_autoptr(GtkEventController) controller = g_list_model_get_item (controllers, i);
+
+      if (g_strcmp0 (gtk_event_controller_get_name (controller), "pl-stepping-keys") == 0)
+        keys = GTK_SHORTCUT_CONTROLLER (controller);
+    }
+  g_assert_nonnull (keys);
+  g_assert_cmpint (gtk_event_controller_get_propagation_phase (GTK_EVENT_CONTROLLER (keys)), ==, GTK_PHASE_CAPTURE);
+  for (guint i = 0; i < g_list_model_get_n_items (G_LIST_MODEL (keys)); i++)
+    {
+      g_autoptr(GtkShortcut) shortcut = g_list_model_get_item (G_LIST_MODEL (keys), i);
+      GtkShortcutTrigger *trigger = gtk_shortcut_get_trigger (shortcut);
+      const char *action = gtk_named_action_get_action_name (GTK_NAMED_ACTION (gtk_shortcut_get_action (shortcut)));
+
+      g_assert_true (GTK_IS_KEYVAL_TRIGGER (trigger));
+      g_assert_cmpuint (gtk_keyval_trigger_get_modifiers (GTK_KEYVAL_TRIGGER (trigger)) &
+                        (GDK_CONTROL_MASK | GDK_ALT_MASK), !=, 0);
+      n_layer += g_strcmp0 (action, "win.step-layer") == 0;
+      n_head += g_strcmp0 (action, "win.step-head") == 0;
+    }
+  g_assert_cmpuint (n_layer, ==, 2);
+  g_assert_cmpuint (n_head, ==, 2);
+}
+
+/* The About dialog's icon comes with the app, installed or not. */
+static void
+test_app_icon (void)
+{
+  GtkIconTheme *theme = gtk_icon_theme_get_for_display (gtk_widget_get_display (GTK_WIDGET (window)));
+
+  g_assert_true (gtk_icon_theme_has_icon (theme, APP_ID));
+}
+
+/* The content's back button leads to the folded sidebar. */
+static void
+test_back_to_models (void)
+{
+  g_autoptr(GtkSelectionModel) pages = adw_leaflet_get_pages (window->leaflet);
+  g_autoptr(AdwLeafletPage) first = g_list_model_get_item (G_LIST_MODEL (pages), 0);
+  GtkWidget *sidebar = adw_leaflet_page_get_child (first);
+
+  adw_leaflet_navigate (window->leaflet, ADW_NAVIGATION_DIRECTION_FORWARD);
+  g_assert_false (adw_leaflet_get_visible_child (window->leaflet) == sidebar);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-models", NULL));
+  g_assert_true (adw_leaflet_get_visible_child (window->leaflet) == sidebar);
+}
+
+int
+main (int argc, char *argv[])
+{
+  int status;
+
+  pl_test_window_init (&argc, &argv);
+  window = pl_test_window_open (&app);
+
+  g_test_add_func ("/pl/window-open/builtin-command-line", test_builtin_command_line);
+  g_test_add_func ("/pl/window-open/order-opened", test_order_opened);
+  g_test_add_func ("/pl/window-open/restore-models", test_restore_models);
+  g_test_add_func ("/pl/window-open/remove-model", test_remove_model);
+  g_test_add_func ("/pl/window-open/new-encoding", test_new_encoding);
+  g_test_add_func ("/pl/window-open/load-error-dialog", test_load_error_dialog);
+  g_test_add_func ("/pl/window-open/stepping-keys", test_stepping_keys);
+  g_test_add_func ("/pl/window-open/app-icon", test_app_icon);
+  g_test_add_func ("/pl/window-open/back-to-models", test_back_to_models);
+  status = g_test_run ();
+  gtk_window_destroy (GTK_WINDOW (window));
+  g_clear_object (&app);
+  return status;
+}
