@@ -307,8 +307,8 @@ test_export_png_size (void)
           if (memcmp (bytes + i, "pHYs", 4) == 0)
             phys = bytes + i;
         g_assert_nonnull (phys);
-        g_assert_cmpuint (GUINT32_FROM_BE (*(const guint32 *) (gconstpointer) (phys + 4)), ==, ppm);
-        g_assert_cmpuint (GUINT32_FROM_BE (*(const guint32 *) (gconstpointer) (phys + 8)), ==, ppm);
+        g_assert_cmpuint ((guint32) phys[4] << 24 | phys[5] << 16 | phys[6] << 8 | phys[7], ==, ppm);
+        g_assert_cmpuint ((guint32) phys[8] << 24 | phys[9] << 16 | phys[10] << 8 | phys[11], ==, ppm);
         g_assert_cmpuint (phys[12], ==, 1);
       }
 
