@@ -7,6 +7,7 @@
 #include "pl-matrix.h"
 
 static gint calls;
+static gint cancelled_calls;
 
 /* Squares its input after reporting progress, slowly when asked to. */
 static gboolean
@@ -25,7 +26,10 @@ square (PlAnalysisJob  *job,
       if (x < 0)
         g_usleep (20000);
       if (g_cancellable_set_error_if_cancelled (pl_analysis_job_get_cancellable (job), error))
-        return FALSE;
+        {
+          g_atomic_int_inc (&cancelled_calls);
+          return FALSE;
+        }
     }
   m = pl_matrix_new (1, 1);
   m->data[0] = (float) (x * x);
@@ -129,12 +133,71 @@ test_progress_on_main_context (void)
   g_assert_cmpuint (outcome.n_progress, <=, 10);
 }
 
+/* Two callers of one key while it computes share one computation. */
+static void
+test_shared (void)
+{
+  g_autoptr(PlAnalysisCache) cache = pl_analysis_cache_new ();
+  Outcome a, b;
+
+  calls = 0;
+  run (cache, -1, NULL, &a);
+  run (cache, -1, NULL, &b);
+  while (!a.done || !b.done)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_no_error (a.error);
+  g_assert_no_error (b.error);
+  g_assert_true (a.answer == b.answer);
+  g_assert_cmpint (calls, ==, 1);
+}
+
+/* A caller that cancels and asks again in the same turn keeps the
+ * computation; once no caller waits, it is cancelled and stops. */
+static void
+test_cancel_and_ask_again (void)
+{
+  g_autoptr(PlAnalysisCache) cache = pl_analysis_cache_new ();
+  g_autoptr(GCancellable) first = g_cancellable_new ();
+  g_autoptr(GCancellable) second = g_cancellable_new ();
+  Outcome a, b;
+
+  calls = 0;
+  cancelled_calls = 0;
+  run (cache, -1, first, &a);
+  g_cancellable_cancel (first);
+  run (cache, -1, second, &b);
+  while (!a.done || !b.done)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_error (a.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_clear_error (&a.error);
+  g_assert_no_error (b.error);
+  g_assert_cmpint (calls, ==, 1);
+  g_assert_cmpint (cancelled_calls, ==, 0);
+
+  /* Now alone: cancelling it stops the computation itself. */
+  pl_analysis_cache_forget (cache, NULL);
+  g_cancellable_reset (second);
+  run (cache, -1, second, &b);
+  while (g_atomic_int_get (&calls) < 2)
+    g_main_context_iteration (NULL, FALSE);
+  g_cancellable_cancel (second);
+  while (!b.done)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_error (b.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_clear_error (&b.error);
+  g_assert_true (pl_analysis_cache_wait_idle (cache, 5000));
+  g_assert_cmpint (cancelled_calls, ==, 1);
+  g_assert_null (pl_analysis_cache_lookup (cache, "slow"));
+}
+
 int
 main (int argc, char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/pl/analysis-cache/runs-once-then-cached", test_runs_once_then_cached);
   g_test_add_func ("/pl/analysis-cache/cancel", test_cancel);
+  g_test_add_func ("/pl/analysis-cache/shared", test_shared);
+  g_test_add_func ("/pl/analysis-cache/cancel-and-ask-again", test_cancel_and_ask_again);
   g_test_add_func ("/pl/analysis-cache/progress-on-main-context", test_progress_on_main_context);
   return g_test_run ();
 }

@@ -5,7 +5,7 @@
 
 #include "poslens-resources.h"
 #include "pl-application.h"
-#include "pl-blas.h"
+#include "pl-executor.h"
 #include "pl-paths.h"
 #include "pl-preferences-window.h"
 #include "pl-window.h"
@@ -14,6 +14,7 @@ struct _PlApplication
 {
   AdwApplication  parent_instance;
   GSettings      *settings;
+  PlExecutor     *executor;
   char           *initial_view;   /* --view */
 };
 
@@ -162,13 +163,12 @@ pl_application_startup (GApplication *app)
   static const char *close_accels[] = { "<Control>w", NULL };
   static const char *export_accels[] = { "<Control>e", NULL };
   static const char *preferences_accels[] = { "<Control>comma", NULL };
+  PlApplication *self = PL_APPLICATION (app);
 
   G_APPLICATION_CLASS (pl_application_parent_class)->startup (app);
 
-  /* OpenBLAS threads spin while they wait: leave one core to the window so
-   * it keeps drawing while a forward pass runs. */
-  if (g_strcmp0 (g_getenv ("OPENBLAS_NUM_THREADS"), "") <= 0)
-    pl_blas_set_threads ((int) g_get_num_processors () - 1);
+  /* The threads every question runs on, started once. */
+  self->executor = g_object_ref (pl_executor_get_default ());
 
   g_action_map_add_action_entries (G_ACTION_MAP (app), app_actions, G_N_ELEMENTS (app_actions), app);
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "app.quit", quit_accels);
@@ -201,6 +201,7 @@ pl_application_dispose (GObject *object)
 
   g_clear_pointer (&self->initial_view, g_free);
   g_clear_object (&self->settings);
+  g_clear_object (&self->executor);
   G_OBJECT_CLASS (pl_application_parent_class)->dispose (object);
 }
 

@@ -6,6 +6,7 @@
 
 #include "pl-dataset-dialog.h"
 #include "pl-encoding-dialog.h"
+#include "pl-executor.h"
 #include "pl-model-isolated.h"
 #include "pl-paths.h"
 #include "pl-window-private.h"
@@ -329,7 +330,7 @@ pl_window_open_paths (PlWindow           *self,
   request->errors = g_ptr_array_new_with_free_func (clear_error);
   g_task_set_task_data (task, request, (GDestroyNotify) open_request_free);
   g_task_set_source_tag (task, pl_window_open_paths);
-  g_task_run_in_thread (task, open_models_thread);
+  pl_executor_run_task (pl_executor_get_default (), task, open_models_thread);
 }
 
 void

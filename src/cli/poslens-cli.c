@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "pl-cli.h"
+#include "pl-executor.h"
 
 typedef struct
 {
@@ -69,6 +70,8 @@ main (int   argc,
       return PL_CLI_EXIT_OK;
     }
 
+  /* The threads the analyses split their work over, as in the window. */
+  pl_executor_get_default ();
   for (const Command *c = commands; c->name != NULL; c++)
     if (strcmp (argv[1], c->name) == 0)
       return c->run (argc - 1, argv + 1);

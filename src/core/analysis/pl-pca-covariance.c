@@ -5,22 +5,20 @@
 #include <math.h>
 #include <string.h>
 
-#include "pl-blas.h"
-#include "pl-blas-split.h"
+#include "pl-executor.h"
 #include "pl-pca-private.h"
 
 /* The covariance cross-product and the projections of a large table without
  * a centred copy of it (a write and a read of the whole table): rows are
  * centred a chunk at a time into a buffer that stays in cache, and the
- * chunks are shared among our own threads, each calling BLAS
- * single-threaded. For 1024×1024 from 4096 rows this runs at the rate of
+ * chunks are shared among the executor's threads. For 1024×1024 from 4096 rows this runs at the rate of
  * OpenBLAS's own two-thread SSYRK (98-107 GFLOP/s measured, against 62-66
  * on one thread); what it saves is the copy. */
 
 /* Rows per chunk: a 256×1024 float32 chunk is 1 MiB, and K = 256 is
  * already long enough for SSYRK's inner kernel. */
 #define CHUNK_ROWS 256
-#define MAX_THREADS 16
+#define MAX_SLOTS 16
 
 typedef struct
 {
@@ -28,14 +26,15 @@ typedef struct
   const double   *mean;
   GCancellable   *cancellable;
   guint           n_chunks;
-  guint           n_threads;
+  guint           n_slots;
   gint            next;       /* atomic: the next chunk to take */
-  gint            slot;       /* atomic: the next thread's slot */
-  /* Sums: thread slot t takes chunks t, t + n_threads, ..., so that each
-   * partial sum, and so the total, is the same from run to run. Slot 0 of
-   * the covariance accumulates into S, the others into their own. */
-  float          *partial[MAX_THREADS];
-  double         *column_ss[MAX_THREADS];
+  gint            slot;       /* atomic: the next slot to take */
+  /* Sums: slot s holds chunks s, s + n_slots, ..., so that each partial
+   * sum, and so the total, is the same from run to run whichever thread
+   * takes it. Slot 0 of the covariance accumulates into S, the others into
+   * their own. */
+  float          *partial[MAX_SLOTS];
+  double         *column_ss[MAX_SLOTS];
   /* Projection. */
   const PlMatrix *components;
   PlMatrix       *projection;
@@ -78,23 +77,34 @@ centre_chunk (const ChunkJob *job,
   return rows;
 }
 
-/* Each column's sum over the chunks of one thread's slot. */
+/* How many slots the chunks are dealt into: one per thread that may help. */
+static guint
+count_slots (guint n_chunks)
+{
+  return MIN (MIN (pl_executor_get_n_threads (pl_executor_get_default ()), n_chunks), MAX_SLOTS);
+}
+
+/* Each column's sum over the chunks of each slot this thread takes. */
 static gpointer
 sums_worker (gpointer data)
 {
   ChunkJob *job = data;
   gsize n = job->x->rows, d = job->x->cols;
-  guint slot = (guint) g_atomic_int_add (&job->slot, 1);
-  double *sum = job->column_ss[slot] = g_new0 (double, d);
+  guint slot;
 
-  for (guint c = slot; c < job->n_chunks; c += job->n_threads)
-    for (gsize i = (gsize) c * CHUNK_ROWS; i < MIN (n, ((gsize) c + 1) * CHUNK_ROWS); i++)
-      {
-        const float *row = pl_matrix_row (job->x, i);
+  while ((slot = (guint) g_atomic_int_add (&job->slot, 1)) < job->n_slots)
+    {
+      double *sum = job->column_ss[slot] = g_new0 (double, d);
 
-        for (gsize j = 0; j < d; j++)
-          sum[j] += row[j];
-      }
+      for (guint c = slot; c < job->n_chunks; c += job->n_slots)
+        for (gsize i = (gsize) c * CHUNK_ROWS; i < MIN (n, ((gsize) c + 1) * CHUNK_ROWS); i++)
+          {
+            const float *row = pl_matrix_row (job->x, i);
+
+            for (gsize j = 0; j < d; j++)
+              sum[j] += row[j];
+          }
+    }
   return NULL;
 }
 
@@ -108,11 +118,11 @@ pl_pca_column_means (const PlMatrix *x,
 
   job.x = x;
   job.n_chunks = (guint) ((x->rows + CHUNK_ROWS - 1) / CHUNK_ROWS);
-  job.n_threads = MIN (MIN (pl_blas_split_threads (), job.n_chunks), MAX_THREADS);
-  pl_blas_run_split (job.n_threads, sums_worker, &job);
+  job.n_slots = count_slots (job.n_chunks);
+  pl_executor_split (pl_executor_get_default (), job.n_slots, sums_worker, &job);
 
   memset (mean, 0, d * sizeof (double));
-  for (guint t = 0; t < job.n_threads; t++)
+  for (guint t = 0; t < job.n_slots; t++)
     {
       for (gsize j = 0; j < d; j++)
         mean[j] += job.column_ss[t][j];
@@ -133,27 +143,30 @@ covariance_worker (gpointer data)
 {
   ChunkJob *job = data;
   gsize d = job->x->cols;
-  guint slot = (guint) g_atomic_int_add (&job->slot, 1);
   g_autofree float *buf = g_new (float, CHUNK_ROWS * d);
-  float beta = 0.0f;
-  float *s;
-  guint c;
+  guint slot;
 
-  if (slot > 0)
-    job->partial[slot] = g_new (float, d * d);
-  s = job->partial[slot];
-  job->column_ss[slot] = g_new0 (double, d);
-  for (c = slot; c < job->n_chunks && !g_cancellable_is_cancelled (job->cancellable); c += job->n_threads)
+  while ((slot = (guint) g_atomic_int_add (&job->slot, 1)) < job->n_slots)
     {
-      gsize rows = centre_chunk (job, c, buf, job->column_ss[slot]);
+      float beta = 0.0f;
+      float *s;
 
-      /* Row-major upper = column-major lower. */
-      cblas_ssyrk (CblasRowMajor, CblasUpper, CblasTrans, (blasint) d, (blasint) rows,
-                   1.0f, buf, (blasint) d, beta, s, (blasint) d);
-      beta = 1.0f;
+      if (slot > 0)
+        job->partial[slot] = g_new (float, d * d);
+      s = job->partial[slot];
+      job->column_ss[slot] = g_new0 (double, d);
+      for (guint c = slot; c < job->n_chunks && !g_cancellable_is_cancelled (job->cancellable); c += job->n_slots)
+        {
+          gsize rows = centre_chunk (job, c, buf, job->column_ss[slot]);
+
+          /* Row-major upper = column-major lower. */
+          cblas_ssyrk (CblasRowMajor, CblasUpper, CblasTrans, (blasint) d, (blasint) rows,
+                       1.0f, buf, (blasint) d, beta, s, (blasint) d);
+          beta = 1.0f;
+        }
+      if (beta == 0.0f)
+        memset (s, 0, d * d * sizeof (float));
     }
-  if (beta == 0.0f)
-    memset (s, 0, d * d * sizeof (float));
   return NULL;
 }
 
@@ -166,18 +179,17 @@ pl_pca_covariance (const PlMatrix *x,
 {
   ChunkJob job = { 0 };
   gsize d = x->cols;
-  guint n_threads;
 
   job.x = x;
   job.mean = mean;
   job.cancellable = cancellable;
   job.n_chunks = (guint) ((x->rows + CHUNK_ROWS - 1) / CHUNK_ROWS);
   job.partial[0] = s;
-  n_threads = job.n_threads = MIN (MIN (pl_blas_split_threads (), job.n_chunks), MAX_THREADS);
-  pl_blas_run_split (n_threads, covariance_worker, &job);
+  job.n_slots = count_slots (job.n_chunks);
+  pl_executor_split (pl_executor_get_default (), job.n_slots, covariance_worker, &job);
 
   memset (column_ss, 0, d * sizeof (double));
-  for (guint t = 0; t < n_threads; t++)
+  for (guint t = 0; t < job.n_slots; t++)
     {
       for (gsize j = 0; j < d; j++)
         column_ss[j] += job.column_ss[t][j];
@@ -224,5 +236,5 @@ pl_pca_project (const PlMatrix *x,
   job.n_chunks = (guint) ((x->rows + CHUNK_ROWS - 1) / CHUNK_ROWS);
   job.components = components;
   job.projection = projection;
-  pl_blas_run_split (MIN (pl_blas_split_threads (), job.n_chunks), projection_worker, &job);
+  pl_executor_split (pl_executor_get_default (), job.n_chunks, projection_worker, &job);
 }

@@ -6,9 +6,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "pl-blas.h"
-#include "pl-blas-split.h"
 #include "pl-cpu.h"
+#include "pl-executor.h"
 #include "pl-pca-private.h"
 #include "pl-transpose-private.h"
 
@@ -144,6 +143,9 @@ typedef struct
   StepPhase    phase;
   guint        n_shares;
   gint         taken;   /* atomic: the next share to take */
+  GThreadFunc  side;    /* serial work the first thread in runs first, or NULL */
+  gpointer     side_data;
+  gint         side_taken;   /* atomic */
 } StepJob;
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
@@ -316,15 +318,17 @@ step_worker (gpointer data)
   StepJob *job = data;
   guint s;
 
+  if (job->side != NULL && g_atomic_int_compare_and_exchange (&job->side_taken, 0, 1))
+    job->side (job->side_data);
   while ((s = (guint) g_atomic_int_add (&job->taken, 1)) < job->n_shares)
     step_share (job, s);
   return NULL;
 }
 
-/* One phase of a step on the team, beside SIDE (or NULL) on this thread. */
+/* One phase of a step on the executor's threads, beside SIDE (or NULL),
+ * which one of them runs first. */
 static void
-run_phase (PlBlasTeam  *team,
-           StepJob     *job,
+run_phase (StepJob     *job,
            StepPhase    phase,
            GThreadFunc  side,
            gpointer     side_data)
@@ -339,7 +343,11 @@ run_phase (PlBlasTeam  *team,
     job->n_shares = (guint) ((width + COLUMN_SHARE - 1) / COLUMN_SHARE);
   else
     job->n_shares = row_shares (job);
-  pl_blas_team_run_beside (team, step_worker, job, side, side_data);
+  job->side = side;
+  job->side_data = side_data;
+  job->side_taken = 0;
+  pl_executor_split (pl_executor_get_default (), pl_executor_get_n_threads (pl_executor_get_default ()),
+                     step_worker, job);
 }
 
 /* The mirror of C, one 64-wide tile column per share. */
@@ -381,19 +389,19 @@ mirror_worker (gpointer data)
   return NULL;
 }
 
-/* C (m × m, column-major) made whole, in place, on the team: its lower
+/* C (m × m, column-major) made whole, in place, on the executor: its lower
  * triangle, all that ?syevr reads and left unchanged, copied into the
  * upper one in 64×64 tiles (whose strided writes stay within L1), 8×8
  * blocks transposed in registers where AVX2 is there; the tallest tile
  * columns are handed out first. */
 static void
-complete_symmetric (PlBlasTeam *team,
-                    float      *c,
-                    gsize       m)
+complete_symmetric (float *c,
+                    gsize  m)
 {
   MirrorJob job = { c, m, 0 };
 
-  pl_blas_team_run (team, mirror_worker, &job);
+  pl_executor_split (pl_executor_get_default (), pl_executor_get_n_threads (pl_executor_get_default ()),
+                     mirror_worker, &job);
 }
 
 /* A Rayleigh–Ritz step on the first CUR vectors of the basis: the top KK
@@ -489,7 +497,6 @@ pl_pca_lanczos_top (float        *c,
   double last_worst = 0;
   GRand *rand;
   gboolean converged = FALSE, check_due = FALSE;
-  PlBlasTeam *team;
 
   max_basis = MIN (max_basis, m / 2) / b * b;
   if (max_basis < 3 * (gsize) b)
@@ -510,12 +517,7 @@ pl_pca_lanczos_top (float        *c,
   rc = (RitzCheck) { .q = q, .cq = cq, .tfull = tfull, .m = m, .max_basis = max_basis, .kk = kk, .t = t,
                      .support = support, .theta = theta, .y = y, .yf = yf, .v = v, .r = r };
 
-  /* Our threads for each step's products, started once and woken four
-   * times per step; BLAS inside them runs single-threaded (BLAS's own
-   * threads cost more to wake than they save on products this thin:
-   * measured 37-54 ms against 61-94 ms). */
-  team = pl_blas_team_new (pl_blas_split_threads ());
-  complete_symmetric (team, c, m);
+  complete_symmetric (c, m);
   /* A fixed seed: the same table gives the same answer, bit for bit. */
   rand = g_rand_new_with_seed (0x5ca1ab1e);
   for (gsize i = 0; i < m * b; i++)
@@ -537,16 +539,16 @@ pl_pca_lanczos_top (float        *c,
 
           job.qp = qp;
 #endif
-          run_phase (team, &job, PHASE_PRODUCT, check_due ? ritz_check : NULL, &rc);
+          run_phase (&job, PHASE_PRODUCT, check_due ? ritz_check : NULL, &rc);
           /* T's diagonal block, Q_jᵀ W. */
           cblas_sgemm (CblasColMajor, CblasTrans, CblasNoTrans, (blasint) b, (blasint) b, (blasint) m,
                        1.0f, q + cur * m, (blasint) m, job.w, (blasint) m, 0.0f, tcol + cur, (blasint) (cur + b));
           /* The next block, unless the basis is then full. */
           if (cur + 2 * b <= max_basis)
             {
-              run_phase (team, &job, PHASE_SUBTRACT, NULL, NULL);
-              run_phase (team, &job, PHASE_COEFFS, NULL, NULL);
-              run_phase (team, &job, PHASE_CORRECT, NULL, NULL);
+              run_phase (&job, PHASE_SUBTRACT, NULL, NULL);
+              run_phase (&job, PHASE_COEFFS, NULL, NULL);
+              run_phase (&job, PHASE_CORRECT, NULL, NULL);
             }
         }
       else if (check_due)
@@ -626,7 +628,6 @@ pl_pca_lanczos_top (float        *c,
         }
     }
   g_rand_free (rand);
-  pl_blas_team_free (team);
 
   if (!converged)
     return FALSE;

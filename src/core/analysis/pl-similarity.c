@@ -6,10 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pl-blas.h"
-#include "pl-blas-split.h"
 #include "pl-cpu.h"
 #include "pl-error.h"
+#include "pl-executor.h"
 #include "pl-similarity.h"
 #include "pl-transpose-private.h"
 
@@ -365,7 +364,7 @@ pl_similarity_compute (const PlMatrix      *x,
                    n, d);
       return NULL;
     }
-  n_workers = n < PANEL_MIN_ROWS ? 1 : pl_blas_split_threads ();
+  n_workers = n < PANEL_MIN_ROWS ? 1 : pl_executor_get_n_threads (pl_executor_get_default ());
 
   job.x = x->data;
   job.n = n;
@@ -378,7 +377,7 @@ pl_similarity_compute (const PlMatrix      *x,
   /* The sums of squares double as the check for NaN and infinities: float
    * values cannot overflow a double sum, so a sum is finite exactly when
    * its row is. */
-  pl_blas_run_split (n_workers, norms_worker, &job);
+  pl_executor_split (pl_executor_get_default (), n_workers, norms_worker, &job);
   for (gsize i = 0; i < n; i++)
     if (!isfinite (ss[i]))
       {
@@ -394,7 +393,7 @@ pl_similarity_compute (const PlMatrix      *x,
       centred_copy (x, work);
       job.x = work->data;
       job.next = 0;
-      pl_blas_run_split (n_workers, norms_worker, &job);
+      pl_executor_split (pl_executor_get_default (), n_workers, norms_worker, &job);
     }
 
   if (metric == PL_SIMILARITY_COSINE)
@@ -434,7 +433,7 @@ pl_similarity_compute (const PlMatrix      *x,
   job.g = g;
   split_blocks (&job, n_workers);
   job.next = 0;
-  pl_blas_run_split (n_workers, gram_worker, &job);
+  pl_executor_split (pl_executor_get_default (), n_workers, gram_worker, &job);
   g_free (job.gram_blocks);
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     return NULL;

@@ -1,45 +1,93 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
 
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-
 #include "pl-analysis-cache.h"
+#include "pl-executor.h"
+
+/* A computation (PlAnalysisJob) runs as one task on the executor, with a
+ * cancellable of its own; the callers waiting for it are its waiters, each
+ * with its own GTask and cancellable. Everything but the job's work and
+ * its progress reports happens on the cache's main context. */
+
+typedef struct _Pending Pending;
 
 struct _PlAnalysisCache
 {
-  GObject     parent_instance;
-  GHashTable *answers;   /* key → GValue* */
+  GObject       parent_instance;
+  GMainContext *context;
+  GHashTable   *answers;   /* key → GValue* */
+  GHashTable   *pending;   /* key → Pending*: computations that callers wait for */
+  guint         drop_id;   /* idle that drops cancelled waiters, or 0 */
 
-  /* Workers running now, for pl_analysis_cache_wait_idle() */
-  GMutex      running_lock;
-  GCond       running_cond;
-  guint       running;
+  /* Computations running now, for pl_analysis_cache_wait_idle() */
+  GMutex        running_lock;
+  GCond         running_cond;
+  guint         running;
 };
 
 G_DEFINE_FINAL_TYPE (PlAnalysisCache, pl_analysis_cache, G_TYPE_OBJECT)
 
 struct _PlAnalysisJob
 {
-  char                   *key;
-  PlAnalysisFunc          func;
-  gpointer                input;
-  GDestroyNotify          input_free;
-  GCancellable           *cancellable;
-  GMainContext           *context;
+  char           *key;
+  PlAnalysisFunc  func;
+  gpointer        input;
+  GDestroyNotify  input_free;
+  GCancellable   *cancellable;   /* the computation's own */
+  GValue          result;
+  Pending        *pending;       /* main context only: NULL once no caller waits */
+
+  /* Progress crosses threads: the worker writes it, a timeout on the main
+   * context reads it. At most one is pending. */
+  GMutex          lock;
+  double          fraction;
+  gboolean        progress_pending;
+  GMainContext   *context;
+  gint            ref_count;
+};
+
+/* A caller's question: its key, and its answer once there is one (which it
+ * gets even if the cache forgot it before the caller's callback ran). */
+typedef struct
+{
+  char   *key;
+  GValue  answer;
+} Question;
+
+typedef struct
+{
+  GTask                  *task;         /* the caller's; task data: a Question */
+  gulong                  cancelled_id;
   PlAnalysisProgressFunc  progress;
   gpointer                progress_data;
-  GValue                  result;
+} Waiter;
 
-  /* Progress crosses threads: the worker writes it, an idle on the main
-   * context reads it. At most one idle is pending. */
-  GMutex                  lock;
-  double                  fraction;
-  gboolean                idle_pending;
-  gboolean                finished;      /* main context only: no progress after the answer */
-  gint                    ref_count;
+struct _Pending
+{
+  PlAnalysisJob *job;
+  GPtrArray     *waiters;   /* Waiter* */
 };
+
+static void
+question_free (Question *q)
+{
+  if (G_IS_VALUE (&q->answer))
+    g_value_unset (&q->answer);
+  g_free (q->key);
+  g_free (q);
+}
+
+/* The caller's answer is ANSWER (a reference, for boxed values). */
+static void
+question_return (GTask        *task,
+                 const GValue *answer)
+{
+  Question *q = g_task_get_task_data (task);
+
+  g_value_init (&q->answer, G_VALUE_TYPE (answer));
+  g_value_copy (answer, &q->answer);
+  g_task_return_boolean (task, TRUE);
+}
 
 static PlAnalysisJob *
 job_ref (PlAnalysisJob *job)
@@ -79,11 +127,17 @@ deliver_progress (gpointer data)
 
   g_mutex_lock (&job->lock);
   fraction = job->fraction;
-  job->idle_pending = FALSE;
+  job->progress_pending = FALSE;
   g_mutex_unlock (&job->lock);
 
-  if (!job->finished && !g_cancellable_is_cancelled (job->cancellable))
-    job->progress (fraction, job->progress_data);
+  if (job->pending != NULL)
+    for (guint i = 0; i < job->pending->waiters->len; i++)
+      {
+        Waiter *w = g_ptr_array_index (job->pending->waiters, i);
+
+        if (w->progress != NULL && !g_cancellable_is_cancelled (g_task_get_cancellable (w->task)))
+          w->progress (fraction, w->progress_data);
+      }
   return G_SOURCE_REMOVE;
 }
 
@@ -95,13 +149,10 @@ pl_analysis_job_set_progress (PlAnalysisJob *job,
 
   g_return_if_fail (job != NULL);
 
-  if (job->progress == NULL)
-    return;
-
   g_mutex_lock (&job->lock);
   job->fraction = fraction;
-  schedule = !job->idle_pending;
-  job->idle_pending = TRUE;
+  schedule = !job->progress_pending;
+  job->progress_pending = TRUE;
   g_mutex_unlock (&job->lock);
 
   if (schedule)
@@ -132,20 +183,91 @@ pl_analysis_cache_lookup (PlAnalysisCache *self,
   return g_hash_table_lookup (self->answers, key);
 }
 
-/* Analyses yield to the thread that draws: a worker runs at a lower priority
- * than the main loop, so a forward pass never makes the window stutter. */
+/* Hands WAITER its answer: ANSWER, or ERROR. */
 static void
-lower_thread_priority (void)
+waiter_finish (Waiter       *waiter,
+               const GValue *answer,
+               const GError *error)
 {
-#if defined(__linux__) && defined(SYS_gettid)
-  static GPrivate lowered;
+  g_cancellable_disconnect (g_task_get_cancellable (waiter->task), waiter->cancelled_id);
+  if (error != NULL)
+    g_task_return_error (waiter->task, g_error_copy (error));
+  else
+    question_return (waiter->task, answer);
+  g_object_unref (waiter->task);
+  g_free (waiter);
+}
 
-  if (g_private_get (&lowered) == NULL)
+static void
+pending_free (Pending *pending)
+{
+  pending->job->pending = NULL;
+  job_unref (pending->job);
+  g_ptr_array_unref (pending->waiters);
+  g_free (pending);
+}
+
+/* Callers that cancelled get G_IO_ERROR_CANCELLED; a computation no caller
+ * waits for any more is cancelled and forgotten. This runs in an idle, after
+ * whatever the caller did next in the same turn of the main loop: a caller
+ * that cancels a question and asks it again keeps its computation. */
+static gboolean
+drop_cancelled (gpointer data)
+{
+  PlAnalysisCache *self = data;
+  g_autoptr(GError) cancelled = g_error_new_literal (G_IO_ERROR, G_IO_ERROR_CANCELLED, "Operation was cancelled");
+  g_autoptr(GPtrArray) gone = g_ptr_array_new ();
+  GHashTableIter iter;
+  Pending *pending;
+
+  self->drop_id = 0;
+  g_hash_table_iter_init (&iter, self->pending);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &pending))
     {
-      setpriority (PRIO_PROCESS, (id_t) syscall (SYS_gettid), 10);
-      g_private_set (&lowered, GINT_TO_POINTER (1));
+      for (guint i = pending->waiters->len; i-- > 0;)
+        {
+          Waiter *w = g_ptr_array_index (pending->waiters, i);
+
+          if (g_cancellable_is_cancelled (g_task_get_cancellable (w->task)))
+            g_ptr_array_add (gone, g_ptr_array_steal_index (pending->waiters, i));
+        }
+      if (pending->waiters->len == 0)
+        {
+          g_cancellable_cancel (pending->job->cancellable);
+          g_hash_table_iter_remove (&iter);
+        }
     }
-#endif
+  /* After the tables are consistent: a caller's callback may ask again. */
+  for (guint i = 0; i < gone->len; i++)
+    waiter_finish (g_ptr_array_index (gone, i), NULL, cancelled);
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+drop_cancelled_later (gpointer data)
+{
+  PlAnalysisCache *self = data;
+  GSource *source;
+
+  if (self->drop_id != 0)
+    return G_SOURCE_REMOVE;
+  source = g_idle_source_new ();
+  g_source_set_callback (source, drop_cancelled, g_object_ref (self), g_object_unref);
+  g_source_set_static_name (source, "[poslens] drop cancelled questions");
+  self->drop_id = g_source_attach (source, self->context);
+  g_source_unref (source);
+  return G_SOURCE_REMOVE;
+}
+
+/* A caller's cancellable fired, on whichever thread cancelled it. */
+static void
+on_waiter_cancelled (GCancellable *cancellable,
+                     gpointer      data)
+{
+  PlAnalysisCache *self = data;
+
+  g_main_context_invoke_full (self->context, G_PRIORITY_DEFAULT, drop_cancelled_later,
+                              g_object_ref (self), g_object_unref);
 }
 
 static void
@@ -159,27 +281,101 @@ run_thread (GTask        *task,
   GError *error = NULL;
   gboolean ok;
 
-  lower_thread_priority ();
+  g_mutex_lock (&self->running_lock);
+  self->running++;
+  g_mutex_unlock (&self->running_lock);
+
   ok = !g_cancellable_set_error_if_cancelled (cancellable, &error) &&
        job->func (job, job->input, &job->result, &error);
+  if (ok && !G_IS_VALUE (&job->result))
+    {
+      ok = FALSE;
+      error = g_error_new (G_IO_ERROR, G_IO_ERROR_FAILED, "the analysis “%s” gave no answer", job->key);
+    }
 
   g_mutex_lock (&self->running_lock);
   self->running--;
   g_cond_broadcast (&self->running_cond);
   g_mutex_unlock (&self->running_lock);
 
-  if (!ok)
-    {
-      g_task_return_error (task, error);
-      return;
-    }
-  if (!G_IS_VALUE (&job->result))
-    {
-      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_FAILED,
-                               "the analysis “%s” gave no answer", job->key);
-      return;
-    }
-  g_task_return_boolean (task, TRUE);
+  if (ok)
+    g_task_return_boolean (task, TRUE);
+  else
+    g_task_return_error (task, error);
+}
+
+/* Keeps ANSWER for KEY, unless KEY has one already. */
+static void
+keep_answer (PlAnalysisCache *self,
+             const char      *key,
+             const GValue    *answer)
+{
+  GValue *kept;
+
+  if (g_hash_table_contains (self->answers, key))
+    return;
+  kept = g_new0 (GValue, 1);
+  g_value_init (kept, G_VALUE_TYPE (answer));
+  g_value_copy (answer, kept);
+  g_hash_table_insert (self->answers, g_strdup (key), kept);
+}
+
+/* The computation ended, on the main context: its answer is kept (even if
+ * every caller has gone: it is done) and handed to the callers still
+ * waiting. */
+static void
+job_done (GObject      *object,
+          GAsyncResult *result,
+          gpointer      user_data)
+{
+  PlAnalysisCache *self = PL_ANALYSIS_CACHE (object);
+  PlAnalysisJob *job = g_task_get_task_data (G_TASK (result));
+  g_autoptr(GError) error = NULL;
+  g_autofree char *key = NULL;
+  Pending *pending = job->pending;
+
+  if (g_task_propagate_boolean (G_TASK (result), &error))
+    keep_answer (self, job->key, &job->result);
+  if (pending == NULL)
+    return;
+  /* Out of the table first: a caller's callback may ask again. */
+  g_hash_table_steal_extended (self->pending, job->key, (gpointer *) &key, NULL);
+  for (guint i = 0; i < pending->waiters->len; i++)
+    waiter_finish (g_ptr_array_index (pending->waiters, i), &job->result, error);
+  g_ptr_array_set_size (pending->waiters, 0);
+  pending_free (pending);
+}
+
+static Pending *
+start_job (PlAnalysisCache *self,
+           const char      *key,
+           PlAnalysisFunc   func,
+           gpointer         input,
+           GDestroyNotify   input_free)
+{
+  g_autoptr(GTask) task = NULL;
+  PlAnalysisJob *job = g_new0 (PlAnalysisJob, 1);
+  Pending *pending = g_new0 (Pending, 1);
+
+  job->ref_count = 1;
+  job->key = g_strdup (key);
+  job->func = func;
+  job->input = input;
+  job->input_free = input_free;
+  job->cancellable = g_cancellable_new ();
+  job->context = g_main_context_ref (self->context);
+  job->pending = pending;
+  g_mutex_init (&job->lock);
+  pending->job = job;
+  pending->waiters = g_ptr_array_new ();
+  g_hash_table_insert (self->pending, g_strdup (key), pending);
+
+  task = g_task_new (self, job->cancellable, job_done, NULL);
+  g_task_set_source_tag (task, start_job);
+  g_task_set_task_data (task, job_ref (job), (GDestroyNotify) job_unref);
+  g_task_set_check_cancellable (task, FALSE);
+  pl_executor_run_task (pl_executor_get_default (), task, run_thread);
+  return pending;
 }
 
 void
@@ -194,40 +390,46 @@ pl_analysis_cache_run_async (PlAnalysisCache        *self,
                              GAsyncReadyCallback     callback,
                              gpointer                user_data)
 {
+  g_autoptr(GCancellable) own = NULL;
   g_autoptr(GTask) task = NULL;
-  PlAnalysisJob *job;
+  Pending *pending = NULL;
+  Question *question;
+  Waiter *waiter;
 
   g_return_if_fail (PL_IS_ANALYSIS_CACHE (self));
   g_return_if_fail (key != NULL);
   g_return_if_fail (func != NULL);
 
-  job = g_new0 (PlAnalysisJob, 1);
-  job->ref_count = 1;
-  job->key = g_strdup (key);
-  job->func = func;
-  job->input = input;
-  job->input_free = input_free;
-  job->cancellable = cancellable ? g_object_ref (cancellable) : g_cancellable_new ();
-  job->context = g_main_context_ref_thread_default ();
-  job->progress = progress;
-  job->progress_data = progress_data;
-  g_mutex_init (&job->lock);
-
-  task = g_task_new (self, job->cancellable, callback, user_data);
+  if (cancellable == NULL)
+    cancellable = own = g_cancellable_new ();
+  task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (task, pl_analysis_cache_run_async);
-  g_task_set_task_data (task, job, (GDestroyNotify) job_unref);
-  /* A cancelled question answers at once; its worker stops when it next looks. */
-  g_task_set_return_on_cancel (task, TRUE);
+  question = g_new0 (Question, 1);
+  question->key = g_strdup (key);
+  g_task_set_task_data (task, question, (GDestroyNotify) question_free);
 
-  if (g_hash_table_contains (self->answers, key))
+  if (g_task_return_error_if_cancelled (task) || g_hash_table_contains (self->answers, key) ||
+      (pending = g_hash_table_lookup (self->pending, key)) != NULL)
     {
-      g_task_return_boolean (task, TRUE);
-      return;
+      if (input_free != NULL && input != NULL)
+        input_free (input);
+      if (g_task_had_error (task))
+        return;
+      if (pending == NULL)
+        {
+          question_return (task, g_hash_table_lookup (self->answers, key));
+          return;
+        }
     }
-  g_mutex_lock (&self->running_lock);
-  self->running++;
-  g_mutex_unlock (&self->running_lock);
-  g_task_run_in_thread (task, run_thread);
+  else
+    pending = start_job (self, key, func, input, input_free);
+
+  waiter = g_new0 (Waiter, 1);
+  waiter->task = g_steal_pointer (&task);
+  waiter->progress = progress;
+  waiter->progress_data = progress_data;
+  waiter->cancelled_id = g_cancellable_connect (cancellable, G_CALLBACK (on_waiter_cancelled), self, NULL);
+  g_ptr_array_add (pending->waiters, waiter);
 }
 
 gboolean
@@ -252,28 +454,17 @@ pl_analysis_cache_run_finish (PlAnalysisCache  *self,
                               GAsyncResult     *result,
                               GError          **error)
 {
-  PlAnalysisJob *job;
-  const GValue *answer;
+  Question *q;
 
   g_return_val_if_fail (PL_IS_ANALYSIS_CACHE (self), NULL);
   g_return_val_if_fail (g_task_is_valid (result, self), NULL);
 
-  job = g_task_get_task_data (G_TASK (result));
-  job->finished = TRUE;
   if (!g_task_propagate_boolean (G_TASK (result), error))
     return NULL;
-
-  if ((answer = g_hash_table_lookup (self->answers, job->key)))
-    return answer;
-
-  {
-    GValue *kept = g_new0 (GValue, 1);
-
-    g_value_init (kept, G_VALUE_TYPE (&job->result));
-    g_value_copy (&job->result, kept);
-    g_hash_table_insert (self->answers, g_strdup (job->key), kept);
-    return kept;
-  }
+  /* Forgotten between the answer and this call: it is kept again. */
+  q = g_task_get_task_data (G_TASK (result));
+  keep_answer (self, q->key, &q->answer);
+  return g_hash_table_lookup (self->answers, q->key);
 }
 
 static gboolean
@@ -304,7 +495,11 @@ pl_analysis_cache_finalize (GObject *object)
 {
   PlAnalysisCache *self = PL_ANALYSIS_CACHE (object);
 
+  /* Waiters' tasks and running jobs hold the cache: none is left. */
+  g_assert (g_hash_table_size (self->pending) == 0);
+  g_clear_pointer (&self->pending, g_hash_table_unref);
   g_clear_pointer (&self->answers, g_hash_table_unref);
+  g_clear_pointer (&self->context, g_main_context_unref);
   g_mutex_clear (&self->running_lock);
   g_cond_clear (&self->running_cond);
   G_OBJECT_CLASS (pl_analysis_cache_parent_class)->finalize (object);
@@ -319,7 +514,9 @@ pl_analysis_cache_class_init (PlAnalysisCacheClass *klass)
 static void
 pl_analysis_cache_init (PlAnalysisCache *self)
 {
+  self->context = g_main_context_ref_thread_default ();
   self->answers = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, free_value);
+  self->pending = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) pending_free);
   g_mutex_init (&self->running_lock);
   g_cond_init (&self->running_cond);
 }

@@ -5,14 +5,20 @@
 
 G_BEGIN_DECLS
 
-/* Runs analyses on worker threads and keeps their answers by key, e.g.
- * "similarity/<model>/cosine/0". Results are immutable boxed values (PlMatrix,
- * PlPca, ...) held in a GValue, so any analysis fits without a new type here. */
+/* Runs analyses on the executor's threads (pl-executor.h) and keeps their
+ * answers by key, e.g. "similarity/<model>/cosine/0". Results are immutable
+ * boxed values (PlMatrix, PlPca, ...) held in a GValue, so any analysis fits
+ * without a new type here. Callers asking the same key while it is computed
+ * share one computation; it is cancelled when every caller has cancelled,
+ * unless another asks for it in the same turn of the main loop (stepping
+ * back and forth keeps a computation both steps need). */
 
 typedef struct _PlAnalysisJob PlAnalysisJob;
 
 /* Runs on a worker thread. Puts the answer in RESULT (initialised by the
- * function) or returns FALSE with ERROR set. Checks the job's cancellable. */
+ * function) or returns FALSE with ERROR set. Checks the job's cancellable
+ * (passes it to the core functions it calls) and returns
+ * G_IO_ERROR_CANCELLED soon after it is cancelled. */
 typedef gboolean (*PlAnalysisFunc) (PlAnalysisJob  *job,
                                     gpointer        input,
                                     GValue         *result,
@@ -36,7 +42,9 @@ PlAnalysisCache *pl_analysis_cache_new        (void);
 const GValue    *pl_analysis_cache_lookup     (PlAnalysisCache         *self,
                                                const char              *key);
 /* The answer for KEY from the cache, or from FUNC (INPUT) on a worker thread.
- * INPUT is freed with INPUT_FREE when the job ends. */
+ * INPUT is freed with INPUT_FREE when the job ends, or at once when KEY is
+ * answered or being computed already. PROGRESS hears of the computation's
+ * progress until this caller's answer. */
 void             pl_analysis_cache_run_async  (PlAnalysisCache         *self,
                                                const char              *key,
                                                PlAnalysisFunc           func,
@@ -51,8 +59,8 @@ void             pl_analysis_cache_run_async  (PlAnalysisCache         *self,
 const GValue    *pl_analysis_cache_run_finish (PlAnalysisCache         *self,
                                                GAsyncResult            *result,
                                                GError                 **error);
-/* Waits up to TIMEOUT_MS for the workers still running (cancelled ones stop
- * at their next check), so nothing computes after the window is gone.
+/* Waits up to TIMEOUT_MS for the computations still running (cancelled ones
+ * stop at their next check), so nothing computes after the window is gone.
  * Returns FALSE when some were still running at the timeout. */
 gboolean         pl_analysis_cache_wait_idle  (PlAnalysisCache         *self,
                                                guint                    timeout_ms);

@@ -1,0 +1,324 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The executor: tasks the newest first and at most one per thread, a task
+ * cancelled in the queue never runs, split work done exactly once however
+ * many threads join, and processor time counted per task. */
+#include "config.h"
+
+#include <gio/gio.h>
+#include <time.h>
+
+#include "pl-executor.h"
+
+/* ---- Tasks ----------------------------------------------------------------- */
+
+typedef struct
+{
+  GMutex   lock;
+  GCond    cond;
+  gboolean open;        /* the gate the first task waits at */
+  GArray  *order;       /* task numbers, as they ran */
+  guint    running;
+  guint    most_running;
+  guint    done;
+} Tasks;
+
+static void
+gate_task (GTask        *task,
+           gpointer      source,
+           gpointer      data,
+           GCancellable *cancellable)
+{
+  Tasks *t = g_object_get_data (G_OBJECT (task), "tasks");
+  guint number = GPOINTER_TO_UINT (data);
+
+  g_mutex_lock (&t->lock);
+  g_array_append_val (t->order, number);
+  t->running++;
+  t->most_running = MAX (t->most_running, t->running);
+  while (!t->open)
+    g_cond_wait (&t->cond, &t->lock);
+  g_mutex_unlock (&t->lock);
+  /* Long enough for the other threads to overlap, if they may. */
+  g_usleep (2000);
+  g_mutex_lock (&t->lock);
+  t->running--;
+  g_mutex_unlock (&t->lock);
+  g_task_return_boolean (task, TRUE);
+}
+
+static void
+task_done (GObject      *source,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  Tasks *t = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!g_task_propagate_boolean (G_TASK (result), &error))
+    g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  t->done++;
+}
+
+static void
+push (PlExecutor   *executor,
+      Tasks        *t,
+      guint         number,
+      GCancellable *cancellable)
+{
+  g_autoptr(GTask) task = g_task_new (NULL, cancellable, task_done, t);
+
+  g_object_set_data (G_OBJECT (task), "tasks", t);
+  g_task_set_task_data (task, GUINT_TO_POINTER (number), NULL);
+  pl_executor_run_task (executor, task, gate_task);
+}
+
+static void
+wait_done (Tasks *t,
+           guint  n)
+{
+  while (t->done < n)
+    g_main_context_iteration (NULL, TRUE);
+}
+
+/* One thread: task 0 holds it while 1, 2, 3 queue; 2 is cancelled in the
+ * queue. Then 3 runs before 1, and 2 never runs. */
+static void
+test_newest_first (void)
+{
+  g_autoptr(PlExecutor) executor = pl_executor_new (1);
+  g_autoptr(GCancellable) cancelled = g_cancellable_new ();
+  Tasks t = { .order = g_array_new (FALSE, FALSE, sizeof (guint)) };
+
+  push (executor, &t, 0, NULL);
+  while (pl_executor_get_n_running (executor) == 0)
+    g_usleep (100);
+  push (executor, &t, 1, NULL);
+  push (executor, &t, 2, cancelled);
+  push (executor, &t, 3, NULL);
+  g_cancellable_cancel (cancelled);
+  g_mutex_lock (&t.lock);
+  t.open = TRUE;
+  g_cond_broadcast (&t.cond);
+  g_mutex_unlock (&t.lock);
+  wait_done (&t, 4);
+
+  g_assert_cmpuint (t.order->len, ==, 3);
+  g_assert_cmpuint (g_array_index (t.order, guint, 0), ==, 0);
+  g_assert_cmpuint (g_array_index (t.order, guint, 1), ==, 3);
+  g_assert_cmpuint (g_array_index (t.order, guint, 2), ==, 1);
+  g_array_unref (t.order);
+}
+
+/* Eight tasks on three threads: never more than three at once, and all run. */
+static void
+test_bounded (void)
+{
+  g_autoptr(PlExecutor) executor = pl_executor_new (3);
+  Tasks t = { .open = TRUE, .order = g_array_new (FALSE, FALSE, sizeof (guint)) };
+
+  for (guint i = 0; i < 8; i++)
+    push (executor, &t, i, NULL);
+  wait_done (&t, 8);
+  g_assert_cmpuint (t.order->len, ==, 8);
+  g_assert_cmpuint (t.most_running, <=, 3);
+  g_assert_cmpuint (t.most_running, >=, 2);
+  g_array_unref (t.order);
+}
+
+/* ---- Split work ------------------------------------------------------------ */
+
+#define N_SHARES 37
+
+typedef struct
+{
+  gint  taken;
+  gint  runs[N_SHARES];
+  gint  closed;       /* set once the caller is back: no share may run after */
+  gint  threads;      /* how many threads took a share */
+} Shares;
+
+static gpointer
+share_worker (gpointer data)
+{
+  Shares *job = data;
+  gboolean took = FALSE;
+  guint s;
+
+  while ((s = (guint) g_atomic_int_add (&job->taken, 1)) < N_SHARES)
+    {
+      g_assert_false (g_atomic_int_get (&job->closed));
+      g_atomic_int_inc (&job->runs[s]);
+      took = TRUE;
+      /* Some shares take a while, so the helpers do get some. */
+      if (s % 5 == 0)
+        g_usleep (200);
+    }
+  if (took)
+    g_atomic_int_inc (&job->threads);
+  return NULL;
+}
+
+static void
+run_shares (PlExecutor *executor,
+            guint       n_threads,
+            Shares     *job)
+{
+  *job = (Shares) { 0 };
+  pl_executor_split (executor, n_threads, share_worker, job);
+  g_atomic_int_set (&job->closed, 1);
+  for (guint s = 0; s < N_SHARES; s++)
+    g_assert_cmpint (job->runs[s], ==, 1);
+}
+
+/* Every share runs once, whether helpers join (free threads) or not. */
+static void
+test_split (void)
+{
+  g_autoptr(PlExecutor) executor = pl_executor_new (4);
+  Shares job;
+  gboolean helped = FALSE;
+
+  for (guint k = 0; k < 50; k++)
+    {
+      run_shares (executor, 1 + k % 4, &job);
+      helped = helped || job.threads > 1;
+      /* Jobs back to back, and with a pause between. */
+      if (k % 3 == 0)
+        g_usleep (500);
+    }
+  g_assert_true (helped);
+  /* Late helpers of the last jobs find them closed. */
+  g_usleep (20000);
+}
+
+typedef struct
+{
+  PlExecutor *executor;
+  Shares      shares;
+} SplitInTask;
+
+static void
+split_task (GTask        *task,
+            gpointer      source,
+            gpointer      data,
+            GCancellable *cancellable)
+{
+  SplitInTask *s = data;
+
+  run_shares (s->executor, 2, &s->shares);
+  g_task_return_boolean (task, TRUE);
+}
+
+static void
+count_done (GObject      *source,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  g_assert_true (g_task_propagate_boolean (G_TASK (result), NULL));
+  (*(guint *) user_data)++;
+}
+
+/* Split work from tasks that hold every thread: no helper can start, and
+ * each task does its work alone instead of waiting for one. */
+static void
+test_split_when_busy (void)
+{
+  g_autoptr(PlExecutor) executor = pl_executor_new (2);
+  SplitInTask jobs[6];
+  guint done = 0;
+
+  for (guint i = 0; i < G_N_ELEMENTS (jobs); i++)
+    {
+      g_autoptr(GTask) task = g_task_new (NULL, NULL, count_done, &done);
+
+      jobs[i].executor = executor;
+      g_task_set_task_data (task, &jobs[i], NULL);
+      pl_executor_run_task (executor, task, split_task);
+    }
+  while (done < G_N_ELEMENTS (jobs))
+    g_main_context_iteration (NULL, TRUE);
+}
+
+/* ---- Processor time -------------------------------------------------------- */
+
+static gpointer
+spin_worker (gpointer data)
+{
+  gint *left = data;
+
+  while (g_atomic_int_add (left, -1) > 0)
+    {
+      struct timespec t;
+      gint64 start, now;
+      volatile guint x = 0;
+
+      /* 2 ms of this thread's processor time, however busy the machine. */
+      clock_gettime (CLOCK_THREAD_CPUTIME_ID, &t);
+      start = t.tv_sec * G_GINT64_CONSTANT (1000000000) + t.tv_nsec;
+      do
+        {
+          for (guint i = 0; i < 1000; i++)
+            x++;
+          clock_gettime (CLOCK_THREAD_CPUTIME_ID, &t);
+          now = t.tv_sec * G_GINT64_CONSTANT (1000000000) + t.tv_nsec;
+        }
+      while (now - start < 2000000);
+    }
+  return NULL;
+}
+
+static void
+spin_task (GTask        *task,
+           gpointer      source,
+           gpointer      data,
+           GCancellable *cancellable)
+{
+  gint left = 20;   /* 40 ms of work, split */
+
+  /* The second task is superseded while it works, and works on. */
+  if (cancellable != NULL)
+    g_cancellable_cancel (cancellable);
+  pl_executor_split (source, 2, spin_worker, &left);
+  g_task_return_boolean (task, TRUE);
+}
+
+/* A task's time, its helpers' included, counts as cancelled when its
+ * cancellable was cancelled before it ended. */
+static void
+test_cpu_time (void)
+{
+  g_autoptr(PlExecutor) executor = pl_executor_new (2);
+  double total, cancelled;
+  guint done = 0;
+
+  for (guint i = 0; i < 2; i++)
+    {
+      g_autoptr(GCancellable) cancellable = i ? g_cancellable_new () : NULL;
+      g_autoptr(GTask) task = g_task_new (executor, cancellable, count_done, &done);
+
+      g_task_set_check_cancellable (task, FALSE);
+      pl_executor_run_task (executor, task, spin_task);
+      while (done < i + 1)
+        g_main_context_iteration (NULL, TRUE);
+    }
+  /* A task's time is counted before it stops running. */
+  while (pl_executor_get_n_running (executor) > 0)
+    g_usleep (1000);
+  pl_executor_get_cpu_time (executor, &total, &cancelled);
+  g_test_message ("total %.3f s, cancelled %.3f s", total, cancelled);
+  g_assert_cmpfloat (total, >=, 0.075);
+  g_assert_cmpfloat (cancelled, >=, 0.035);
+  g_assert_cmpfloat (cancelled, <=, total - 0.035);
+}
+
+int
+main (int argc, char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/pl/executor/newest-first", test_newest_first);
+  g_test_add_func ("/pl/executor/bounded", test_bounded);
+  g_test_add_func ("/pl/executor/split", test_split);
+  g_test_add_func ("/pl/executor/split-when-busy", test_split_when_busy);
+  g_test_add_func ("/pl/executor/cpu-time", test_cpu_time);
+  return g_test_run ();
+}
