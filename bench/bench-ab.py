@@ -3,9 +3,12 @@
 """Paired A/B timing of two builds of pl-bench-analyses (run by hand, not a test).
 
     /usr/bin/python3 bench/bench-ab.py OP DRIVER_A DRIVER_B [--rounds N] [--env-b K=V ...]
+                                     [--op-b OP_B] [--shape ROWSxCOLS]
 
 OP is one of the driver's operations (cosine, pca3, pca-lanczos, ...), run on
-the benchmark's random 4096 x 1024 float32 table. On a shared machine the
+the benchmark's random float32 table (4096 x 1024 unless --shape); --op-b runs
+another operation for B (cosine-plain against cosine: a tuned path against its
+plain reference, DRIVER_B then usually the same as DRIVER_A). On a shared machine the
 speed drifts by 10-30 % within minutes, so two builds timed one after the other
 cannot be told apart by a few percent. Here A and B alternate for ROUNDS rounds
 (30 unless --rounds; the order flips each round), each sample the best of 3 runs
@@ -29,6 +32,8 @@ def main():
     parser.add_argument('driver_a')
     parser.add_argument('driver_b')
     parser.add_argument('--rounds', type=int, default=30)
+    parser.add_argument('--op-b', help='the operation B runs (default: OP)')
+    parser.add_argument('--shape', default='4096x1024', help='the table, ROWSxCOLS')
     parser.add_argument('--env-b', action='append', default=[], metavar='K=V',
                         help='an environment variable for B only (repeatable)')
     args = parser.parse_args()
@@ -37,27 +42,30 @@ def main():
 
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, 'x.npy')
-        np.save(path, np.random.default_rng(0).standard_normal((4096, 1024)).astype(np.float32))
+        rows, cols = (int(v) for v in args.shape.split('x'))
+        np.save(path, np.random.default_rng(0).standard_normal((rows, cols)).astype(np.float32))
 
-        def run(driver, extra):
-            out = subprocess.run([driver, args.op, path, '3'], check=True, capture_output=True, text=True,
+        def run(driver, op, extra):
+            out = subprocess.run([driver, op, path, '3'], check=True, capture_output=True, text=True,
                                  env=dict(os.environ, **extra))
             return float(out.stdout.split()[1])
 
+        op_b = args.op_b or args.op
         a, b = [], []
         for r in range(args.rounds):
             if r % 2 == 0:
-                a.append(run(args.driver_a, {}))
-                b.append(run(args.driver_b, env_b))
+                a.append(run(args.driver_a, args.op, {}))
+                b.append(run(args.driver_b, op_b, env_b))
             else:
-                b.append(run(args.driver_b, env_b))
-                a.append(run(args.driver_a, {}))
+                b.append(run(args.driver_b, op_b, env_b))
+                a.append(run(args.driver_a, args.op, {}))
 
     ratios = sorted(y / x for x, y in zip(a, b))
     q = statistics.quantiles(ratios, n=4)
-    print('A %s: median %.1f ms, min %.1f ms' % (args.driver_a, statistics.median(a) * 1e3, min(a) * 1e3))
-    print('B %s%s: median %.1f ms, min %.1f ms' % (args.driver_b, ' ' + str(env_b) if env_b else '',
-                                                  statistics.median(b) * 1e3, min(b) * 1e3))
+    print('%s, OPENBLAS_NUM_THREADS=%s' % (args.shape, os.environ['OPENBLAS_NUM_THREADS']))
+    print('A %s %s: median %.1f ms, min %.1f ms' % (args.driver_a, args.op, statistics.median(a) * 1e3, min(a) * 1e3))
+    print('B %s %s%s: median %.1f ms, min %.1f ms' % (args.driver_b, op_b, ' ' + str(env_b) if env_b else '',
+                                                     statistics.median(b) * 1e3, min(b) * 1e3))
     print('B/A over %d paired rounds: median %.3f, quartiles %.3f-%.3f' % (args.rounds, statistics.median(ratios),
                                                                            q[0], q[2]))
 

@@ -5,7 +5,7 @@
 Writes random BERT-base weights (12 layers, 768 wide, 12 heads, 3072 FFN) as a
 Hugging Face TensorFlow-layout tf_model.h5 + config.json, which Poslens opens
 like any checkpoint; runs bench/pl-bench-forward on it (which also measures
-OpenBLAS' 2048³ SGEMM peak in the same process) and the same weights in
+the 2048³ SGEMM peak in the same process, rows split over its threads) and the same weights in
 PyTorch, written as Hugging Face's eager BERT does it, on the same 512 ids,
 with the same thread count, alternating the two round by round. Prints the
 best times, the ratio and GFLOP/s.
@@ -187,7 +187,7 @@ def main():
 
     print("threads: %d (OPENBLAS_NUM_THREADS, torch.set_num_threads); %d tokens; best of %d alternating rounds; "
           "load average %.1f" % (args.threads, args.tokens, args.repeats, os.getloadavg()[0]))
-    print("OpenBLAS SGEMM 2048³ peak:          %7.1f GFLOP/s" % c["sgemm_gflops"])
+    print("SGEMM 2048³ peak (executor split):  %7.1f GFLOP/s" % c["sgemm_gflops"])
     print("Poslens forward:                    %7.3f s  %6.1f GFLOP/s (%.0f%% of SGEMM peak, %.1f GFLOP)"
           % (c["forward_s"], c["forward_gflops"], 100 * c["forward_gflops"] / c["sgemm_gflops"],
              c["forward_gflop"]))

@@ -239,6 +239,44 @@ test_split_when_busy (void)
     g_main_context_iteration (NULL, TRUE);
 }
 
+typedef struct
+{
+  gint runs[N_SHARES];
+  gint slot_used[4];
+} ForPieces;
+
+static void
+for_piece (guint    piece,
+           guint    slot,
+           gpointer data)
+{
+  ForPieces *job = data;
+
+  g_assert_cmpuint (slot, <, 4);
+  g_atomic_int_inc (&job->runs[piece]);
+  g_atomic_int_set (&job->slot_used[slot], 1);
+  if (piece % 7 == 0)
+    g_usleep (200);
+}
+
+/* pl_executor_for: every piece once, each thread with a slot of its own
+ * below the executor's thread count. */
+static void
+test_for (void)
+{
+  g_autoptr(PlExecutor) executor = pl_executor_new (4);
+
+  for (guint k = 0; k < 20; k++)
+    {
+      ForPieces job = { 0 };
+
+      pl_executor_for (executor, N_SHARES - k, for_piece, &job);
+      for (guint p = 0; p < N_SHARES; p++)
+        g_assert_cmpint (job.runs[p], ==, p < N_SHARES - k ? 1 : 0);
+      g_assert_true (job.slot_used[0]);
+    }
+}
+
 /* ---- Processor time -------------------------------------------------------- */
 
 static gpointer
@@ -319,6 +357,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/pl/executor/bounded", test_bounded);
   g_test_add_func ("/pl/executor/split", test_split);
   g_test_add_func ("/pl/executor/split-when-busy", test_split_when_busy);
+  g_test_add_func ("/pl/executor/for", test_for);
   g_test_add_func ("/pl/executor/cpu-time", test_cpu_time);
   return g_test_run ();
 }

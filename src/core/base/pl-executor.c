@@ -259,6 +259,41 @@ pl_executor_split (PlExecutor  *self,
   split_unref (split);
 }
 
+typedef struct
+{
+  PlPieceFunc func;
+  gpointer    data;
+  guint       n_pieces;
+  gint        next;   /* atomic: the next piece to take */
+  gint        slot;   /* atomic: the next thread's slot */
+} ForJob;
+
+static gpointer
+for_worker (gpointer data)
+{
+  ForJob *job = data;
+  guint slot = (guint) g_atomic_int_add (&job->slot, 1);
+  guint piece;
+
+  while ((piece = (guint) g_atomic_int_add (&job->next, 1)) < job->n_pieces)
+    job->func (piece, slot, job->data);
+  return NULL;
+}
+
+void
+pl_executor_for (PlExecutor  *self,
+                 guint        n_pieces,
+                 PlPieceFunc  func,
+                 gpointer     data)
+{
+  ForJob job = { func, data, n_pieces, 0, 0 };
+
+  g_return_if_fail (PL_IS_EXECUTOR (self));
+  g_return_if_fail (func != NULL);
+
+  pl_executor_split (self, n_pieces, for_worker, &job);
+}
+
 guint
 pl_executor_get_n_running (PlExecutor *self)
 {

@@ -42,6 +42,22 @@ void        pl_executor_split         (PlExecutor      *self,
                                        GThreadFunc      func,
                                        gpointer         data);
 
+/* Piece PIECE of work split by pl_executor_for, on the thread that took
+ * slot SLOT (0 … n_threads − 1, one per thread taking part: an index into
+ * scratch space for each of the executor's threads). */
+typedef void (*PlPieceFunc) (guint    piece,
+                             guint    slot,
+                             gpointer data);
+
+/* FUNC (piece, slot, DATA) for every piece 0 … N_PIECES − 1, each once, on
+ * the calling thread and free executor threads (as pl_executor_split, with
+ * the counter kept here); returns when all are done. The pieces run in no
+ * given order; each writes only what is its own. */
+void        pl_executor_for           (PlExecutor      *self,
+                                       guint            n_pieces,
+                                       PlPieceFunc      func,
+                                       gpointer         data);
+
 /* How many tasks are running now (pieces of split work not counted). */
 guint       pl_executor_get_n_running (PlExecutor      *self);
 

@@ -4,6 +4,7 @@
 #include <cblas.h>
 #include <string.h>
 
+#include "pl-executor.h"
 #include "pl-stored-gemm.h"
 
 /* float32 copies of W's rows are made this many bytes at a time */
@@ -40,6 +41,39 @@ start_rows (const PlMatrix *bias,
     }
 }
 
+/* The product is split over the executor's threads by blocks of W's rows
+ * (OUT's columns): each piece makes its block float32 (unless W is) in
+ * the scratch of its thread and runs one single-threaded SGEMM. */
+typedef struct
+{
+  const PlMatrix       *x;
+  const PlStoredMatrix *w;
+  PlMatrix             *out;
+  gsize                 block_rows;
+  float                *scratch;   /* block_rows × K per executor thread, or NULL for float32 W */
+} GemmJob;
+
+static void
+gemm_piece (guint    piece,
+            guint    slot,
+            gpointer data)
+{
+  GemmJob *job = data;
+  gsize k = job->x->cols, n = job->w->rows, first = piece * job->block_rows;
+  gsize rows = MIN (job->block_rows, n - first);
+  const float *block = (const float *) job->w->data + first * k;
+
+  if (job->scratch != NULL)
+    {
+      float *own = job->scratch + slot * job->block_rows * k;
+
+      pl_stored_matrix_to_float (job->w, first, rows, own);
+      block = own;
+    }
+  cblas_sgemm (CblasRowMajor, CblasNoTrans, CblasTrans, job->x->rows, rows, k,
+               1.0f, job->x->data, k, block, k, 1.0f, job->out->data + first, n);
+}
+
 void
 pl_stored_gemm_plain (const PlMatrix       *x,
                       const PlStoredMatrix *w,
@@ -47,9 +81,11 @@ pl_stored_gemm_plain (const PlMatrix       *x,
                       const PlMatrix       *residual,
                       PlMatrix             *out)
 {
+  PlExecutor *executor = pl_executor_get_default ();
+  guint n_threads = pl_executor_get_n_threads (executor);
   gsize t = x->rows, k = x->cols, n = w->rows;
-  g_autofree float *block = NULL;
-  gsize block_rows;
+  g_autofree float *scratch = NULL;
+  GemmJob job = { x, w, out };
 
   g_assert (w->cols == k && out->rows == t && out->cols == n);
   g_assert (bias == NULL || bias->rows * bias->cols == n);
@@ -58,22 +94,11 @@ pl_stored_gemm_plain (const PlMatrix       *x,
   start_rows (bias, residual, out);
   if (t == 0 || n == 0 || k == 0)
     return;
-  if (w->type == PL_STORED_F32)
-    {
-      cblas_sgemm (CblasRowMajor, CblasNoTrans, CblasTrans, t, n, k,
-                   1.0f, x->data, k, (const float *) w->data, k, 1.0f, out->data, n);
-      return;
-    }
-  block_rows = CLAMP (BLOCK_BYTES / (k * sizeof (float)), 1, n);
-  block = g_new (float, block_rows * k);
-  for (gsize first = 0; first < n; first += block_rows)
-    {
-      gsize rows = MIN (block_rows, n - first);
-
-      pl_stored_matrix_to_float (w, first, rows, block);
-      cblas_sgemm (CblasRowMajor, CblasNoTrans, CblasTrans, t, rows, k,
-                   1.0f, x->data, k, block, k, 1.0f, out->data + first, n);
-    }
+  /* A block per thread at least, and none past BLOCK_BYTES of float32. */
+  job.block_rows = CLAMP (MIN (BLOCK_BYTES / (k * sizeof (float)), (n + n_threads - 1) / n_threads), 1, n);
+  if (w->type != PL_STORED_F32)
+    job.scratch = scratch = g_new (float, n_threads * job.block_rows * k);
+  pl_executor_for (executor, (guint) ((n + job.block_rows - 1) / job.block_rows), gemm_piece, &job);
 }
 
 void

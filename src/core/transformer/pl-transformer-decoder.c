@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "pl-error.h"
+#include "pl-executor.h"
 #include "pl-rope.h"
 #include "pl-stored-gemm.h"
 #include "pl-transformer.h"
@@ -379,48 +380,69 @@ norm (PlTransformer  *self,
  * h / (heads / kv_heads), the head HF's repeat_kv copies to position h.
  * Scores q·k · head_dim^−½; query i sees keys max(0, i − window + 1) … i
  * (all of 0 … i without a window); the others are exactly 0, as HF's mask
- * of the dtype's minimum makes them. */
+ * of the dtype's minimum makes them. The heads are split over the
+ * executor's threads. */
+typedef struct
+{
+  PlTransformer  *self;
+  const PlMatrix *qkv;
+  guint           window;
+  PlMatrix       *probs;   /* every head's, or one [T, T] per executor thread */
+  gboolean        keep;    /* PROBS holds every head's */
+  PlMatrix       *ctx;
+  GCancellable   *cancellable;
+} HeadJob;
+
+static void
+head_piece (guint    head,
+            guint    slot,
+            gpointer data)
+{
+  HeadJob *job = data;
+  const PlTransformerConfig *c = &job->self->config;
+  const PlDecoderSpec *d = &c->decoder;
+  const PlMatrix *qkv = job->qkv;
+  gsize t = qkv->rows, nh = c->n_heads, hd = d->head_dim, group = nh / d->n_kv_heads;
+  gsize q_cols = nh * hd, kv_cols = d->n_kv_heads * hd, stride = qkv->cols, g = head / group;
+  float scale = (float) (1.0 / sqrt ((double) hd));
+  const float *q = qkv->data + head * hd;
+  const float *k = qkv->data + q_cols + g * hd;
+  const float *v = qkv->data + q_cols + kv_cols + g * hd;
+  float *p = job->probs->data + (gsize) (job->keep ? head : slot) * t * t;
+
+  if (g_cancellable_is_cancelled (job->cancellable))
+    return;
+  cblas_sgemm (CblasRowMajor, CblasNoTrans, CblasTrans, t, t, hd,
+               scale, q, stride, k, stride, 0.0f, p, t);
+  for (gsize i = 0; i < t; i++)
+    {
+      float *row = p + i * t;
+      gsize first = job->window > 0 && i + 1 > job->window ? i + 1 - job->window : 0;
+
+      pl_kernel_softmax_row (row + first, i + 1 - first, t - first);
+      if (first > 0)
+        memset (row, 0, first * sizeof (float));
+    }
+  cblas_sgemm (CblasRowMajor, CblasNoTrans, CblasNoTrans, t, hd, t,
+               1.0f, p, t, v, stride, 0.0f, job->ctx->data + head * hd, q_cols);
+}
+
+/* PROBS holds every head's probabilities when KEEP, else one [T, T] of
+ * scratch per executor thread. */
 static gboolean
 attention (PlTransformer  *self,
            const PlMatrix *qkv,
            guint           window,
            PlMatrix       *probs,
+           gboolean        keep,
            PlMatrix       *ctx,
            GCancellable   *cancellable,
            GError        **error)
 {
-  const PlTransformerConfig *c = &self->config;
-  const PlDecoderSpec *d = &c->decoder;
-  gsize t = qkv->rows, nh = c->n_heads, hd = d->head_dim, group = nh / d->n_kv_heads;
-  gsize q_cols = nh * hd, kv_cols = d->n_kv_heads * hd, stride = qkv->cols;
-  float scale = (float) (1.0 / sqrt ((double) hd));
-  gboolean keep = probs->rows == nh * t;
+  HeadJob job = { self, qkv, window, probs, keep, ctx, cancellable };
 
-  for (gsize head = 0; head < nh; head++)
-    {
-      gsize g = head / group;
-      const float *q = qkv->data + head * hd;
-      const float *k = qkv->data + q_cols + g * hd;
-      const float *v = qkv->data + q_cols + kv_cols + g * hd;
-      float *p = keep ? probs->data + head * t * t : probs->data;
-
-      if (g_cancellable_set_error_if_cancelled (cancellable, error))
-        return FALSE;
-      cblas_sgemm (CblasRowMajor, CblasNoTrans, CblasTrans, t, t, hd,
-                   scale, q, stride, k, stride, 0.0f, p, t);
-      for (gsize i = 0; i < t; i++)
-        {
-          float *row = p + i * t;
-          gsize first = window > 0 && i + 1 > window ? i + 1 - window : 0;
-
-          pl_kernel_softmax_row (row + first, i + 1 - first, t - first);
-          if (first > 0)
-            memset (row, 0, first * sizeof (float));
-        }
-      cblas_sgemm (CblasRowMajor, CblasNoTrans, CblasNoTrans, t, hd, t,
-                   1.0f, p, t, v, stride, 0.0f, ctx->data + head * hd, q_cols);
-    }
-  return TRUE;
+  pl_executor_for (pl_executor_get_default (), self->config.n_heads, head_piece, &job);
+  return !g_cancellable_set_error_if_cancelled (cancellable, error);
 }
 
 /* GATE_UP [T, 2 ffn] (gate, then up) → OUT [T, ffn] = act(gate) ⊙ up */
@@ -485,7 +507,8 @@ pl_transformer_run_decoder (PlTransformer   *self,
       !(attn = pl_matrix_try_new (t, h, error)) ||
       !(up = pl_matrix_try_new (t, d->gated_mlp ? 2 * f : f, error)) ||
       (d->gated_mlp && !(act = pl_matrix_try_new (t, f, error))) ||
-      (!want_attentions && !(scratch = pl_matrix_try_new (t, t, error))))
+      (!want_attentions &&
+       !(scratch = pl_matrix_try_new (pl_executor_get_n_threads (pl_executor_get_default ()) * t, t, error))))
     return FALSE;
 
   /* The rotation of every position, for this length (dynamic NTK scaling
@@ -532,7 +555,8 @@ pl_transformer_run_decoder (PlTransformer   *self,
           pl_rope_rotate_row (row, nh, d->head_dim, half, cos_table + i * half, sin_table + i * half);
           pl_rope_rotate_row (row + q, d->n_kv_heads, d->head_dim, half, cos_table + i * half, sin_table + i * half);
         }
-      if (!attention (self, qkv, self->layer_windows ? self->layer_windows[l] : 0, probs, ctx, cancellable, error))
+      if (!attention (self, qkv, self->layer_windows ? self->layer_windows[l] : 0, probs, want_attentions, ctx,
+                      cancellable, error))
         return FALSE;
 
       /* attn = x + a; the feed-forward reads norm2(x + a), or with GPT-NeoX's

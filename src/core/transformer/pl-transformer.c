@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "pl-error.h"
+#include "pl-executor.h"
 #include "pl-transformer.h"
 #include "pl-transformer-kernels.h"
 #include "pl-transformer-private.h"
@@ -411,6 +412,36 @@ pl_transformer_get_max_tokens (PlTransformer *self)
   return self->config.rotary ? MAX (self->config.n_positions, 1u << 20) : self->config.n_positions;
 }
 
+/* The forward pass splits its products over the executor's threads, as
+ * llm.c splits its loops: a linear layer by rows of its input (tokens), the
+ * attention by heads. Each piece is one single-threaded BLAS call. */
+
+/* Rows of a linear layer's input per piece at least: thinner products pack
+ * the weights as often for less work. */
+#define LINEAR_MIN_ROWS 64
+
+typedef struct
+{
+  const PlMatrix *x;
+  const PlMatrix *w;
+  PlMatrix       *out;
+  gsize           rows;     /* per piece */
+} LinearJob;
+
+static void
+linear_piece (guint    piece,
+              guint    slot,
+              gpointer data)
+{
+  LinearJob *job = data;
+  gsize r0 = piece * job->rows, r1 = MIN (job->x->rows, r0 + job->rows);
+
+  cblas_sgemm (CblasRowMajor, CblasNoTrans, CblasNoTrans,
+               r1 - r0, job->w->cols, job->x->cols,
+               1.0f, pl_matrix_row (job->x, r0), job->x->cols, job->w->data, job->w->cols,
+               1.0f, pl_matrix_row (job->out, r0), job->out->cols);
+}
+
 /* OUT = X · W + B (+ RESIDUAL), every matrix row-major. */
 static void
 linear (const PlMatrix *x,
@@ -435,10 +466,13 @@ linear (const PlMatrix *x,
       else
         memcpy (o, b->data, n * sizeof (float));
     }
-  cblas_sgemm (CblasRowMajor, CblasNoTrans, CblasNoTrans,
-               x->rows, n, x->cols,
-               1.0f, x->data, x->cols, w->data, w->cols,
-               1.0f, out->data, n);
+  {
+    PlExecutor *executor = pl_executor_get_default ();
+    guint n_threads = pl_executor_get_n_threads (executor);
+    LinearJob job = { x, w, out, MAX (LINEAR_MIN_ROWS, (x->rows + n_threads - 1) / n_threads) };
+
+    pl_executor_for (executor, (guint) ((x->rows + job.rows - 1) / job.rows), linear_piece, &job);
+  }
 }
 
 static gboolean
@@ -448,38 +482,54 @@ set_cancelled (GCancellable  *cancellable,
   return g_cancellable_set_error_if_cancelled (cancellable, error);
 }
 
+typedef struct
+{
+  const PlTransformerConfig *config;
+  const PlMatrix            *qkv;
+  PlMatrix                  *probs;   /* every head's, or one [T, T] per executor thread */
+  gboolean                   keep;    /* PROBS holds every head's */
+  PlMatrix                  *ctx;
+  GCancellable              *cancellable;
+} HeadJob;
+
+static void
+head_piece (guint    head,
+            guint    slot,
+            gpointer data)
+{
+  HeadJob *job = data;
+  const PlTransformerConfig *c = job->config;
+  gsize t = job->qkv->rows, h = c->hidden_size, d = h / c->n_heads;
+  float scale = 1.0f / sqrtf ((float) d);
+  const float *qkv = job->qkv->data;
+  float *p = job->probs->data + (gsize) (job->keep ? head : slot) * t * t;
+
+  if (g_cancellable_is_cancelled (job->cancellable))
+    return;
+  cblas_sgemm (CblasRowMajor, CblasNoTrans, CblasTrans, t, t, d,
+               scale, qkv + head * d, 3 * h, qkv + h + head * d, 3 * h, 0.0f, p, t);
+  for (gsize i = 0; i < t; i++)
+    pl_kernel_softmax_row (p + i * t, c->causal ? i + 1 : t, t);
+  cblas_sgemm (CblasRowMajor, CblasNoTrans, CblasNoTrans, t, d, t,
+               1.0f, p, t, qkv + 2 * h + head * d, 3 * h, 0.0f, job->ctx->data + head * d, h);
+}
+
 /* Multi-head attention of one layer: QKV [T, 3h] → CTX [T, h]. PROBS holds
- * every head's probabilities ([heads × T, T]) or is one [T, T] scratch. */
+ * every head's probabilities ([heads × T, T]) when KEEP, else it is
+ * scratch, [threads × T, T] for the executor's threads. */
 static gboolean
 attention (PlTransformer  *self,
            const PlMatrix *qkv,
            PlMatrix       *probs,
+           gboolean        keep,
            PlMatrix       *ctx,
            GCancellable   *cancellable,
            GError        **error)
 {
-  const PlTransformerConfig *c = &self->config;
-  gsize t = qkv->rows, h = c->hidden_size, nh = c->n_heads, d = h / nh;
-  float scale = 1.0f / sqrtf ((float) d);
-  gboolean keep = probs->rows == nh * t;
+  HeadJob job = { &self->config, qkv, probs, keep, ctx, cancellable };
 
-  for (gsize head = 0; head < nh; head++)
-    {
-      const float *q = qkv->data + head * d;
-      const float *k = qkv->data + h + head * d;
-      const float *v = qkv->data + 2 * h + head * d;
-      float *p = keep ? probs->data + head * t * t : probs->data;
-
-      if (set_cancelled (cancellable, error))
-        return FALSE;
-      cblas_sgemm (CblasRowMajor, CblasNoTrans, CblasTrans, t, t, d,
-                   scale, q, 3 * h, k, 3 * h, 0.0f, p, t);
-      for (gsize i = 0; i < t; i++)
-        pl_kernel_softmax_row (p + i * t, c->causal ? i + 1 : t, t);
-      cblas_sgemm (CblasRowMajor, CblasNoTrans, CblasNoTrans, t, d, t,
-                   1.0f, p, t, v, 3 * h, 0.0f, ctx->data + head * d, h);
-    }
-  return TRUE;
+  pl_executor_for (pl_executor_get_default (), self->config.n_heads, head_piece, &job);
+  return !set_cancelled (cancellable, error);
 }
 
 gboolean
@@ -536,7 +586,8 @@ pl_transformer_run (PlTransformer   *self,
       !(mid = pl_matrix_try_new (t, h, error)) ||
       !(inner = pl_matrix_try_new (t, f, error)))
     return FALSE;
-  if (!want_attentions && !(scratch = pl_matrix_try_new (t, t, error)))
+  if (!want_attentions &&
+      !(scratch = pl_matrix_try_new (pl_executor_get_n_threads (pl_executor_get_default ()) * t, t, error)))
     return FALSE;
 
   if (layer_func != NULL && !layer_func (0, NULL, x, layer_data))
@@ -565,7 +616,7 @@ pl_transformer_run (PlTransformer   *self,
           pl_kernel_layer_norm (x->data, normed->data, t, h, w->ln1_w->data, w->ln1_b->data,
                                 c->layer_norm_eps);
           linear (normed, w->qkv_w, w->qkv_b, NULL, qkv);
-          if (!attention (self, qkv, probs, ctx, cancellable, error))
+          if (!attention (self, qkv, probs, want_attentions, ctx, cancellable, error))
             return FALSE;
           linear (ctx, w->out_w, w->out_b, x, mid);
           pl_kernel_layer_norm (mid->data, normed->data, t, h, w->ln2_w->data, w->ln2_b->data,
@@ -580,7 +631,7 @@ pl_transformer_run (PlTransformer   *self,
       else
         {
           linear (x, w->qkv_w, w->qkv_b, NULL, qkv);
-          if (!attention (self, qkv, probs, ctx, cancellable, error))
+          if (!attention (self, qkv, probs, want_attentions, ctx, cancellable, error))
             return FALSE;
           linear (ctx, w->out_w, w->out_b, x, mid);
           pl_kernel_layer_norm (mid->data, mid->data, t, h, w->ln1_w->data, w->ln1_b->data,
