@@ -552,7 +552,8 @@ small_bpe_with (const char  *dir,
 
 /* Ids far past what a file lists are refused before anything is sized by
  * them (an array as long as id 1073741823 took 8 GB), and ids past 32 bits
- * are refused, not wrapped (4294967299 was taken as 3). */
+ * are refused, not wrapped (4294967299 was taken as 3); added tokens take
+ * the ids Hugging Face gives them. */
 static void
 test_json_hostile_ids (void)
 {
@@ -564,7 +565,6 @@ test_json_hostile_ids (void)
   } cases[] = {
     { "vocab", "{\"a\": 0, \"b\": 1, \"ab\": 2, \"big\": 1073741823}", "id 1073741823, but the file lists only 4" },
     { "vocab", "{\"a\": 0, \"b\": -1}", "id -1" },
-    { "added_tokens", "[{\"id\": 1073741823, \"content\": \"<x>\"}]", "id 1073741823, but the file lists only 5" },
     { "added_tokens", "[{\"id\": 4294967299, \"content\": \"<x>\"}]", "id 4294967299" },
     { "post_processor", "{\"type\": \"BertProcessing\", \"cls\": [\"[CLS]\", 4294967299], \"sep\": [\"ab\", 2]}", "“cls”" },
     { "post_processor", "{\"type\": \"BertProcessing\", \"cls\": [\"[CLS]\", 3], \"sep\": [\"ab\", -4294967294]}", "“cls”" },
@@ -584,6 +584,17 @@ test_json_hostile_ids (void)
   g_assert_cmpuint (ids->len, ==, 4);
   g_assert_cmpint (g_array_index (ids, int, 0), ==, 3);
   g_assert_cmpint (g_array_index (ids, int, 3), ==, 2);
+
+  /* An added token's id is Hugging Face's, not the file's: the next after
+   * the four tokens of the vocabulary, whatever it says. */
+  {
+    g_autoptr(PlTokenizer) added = small_bpe_with (dir, "added_tokens", "[{\"id\": 1073741823, \"content\": \"<x>\"}]",
+                                                   &error);
+
+    g_assert_no_error (error);
+    g_assert_cmpint (pl_tokenizer_token_to_id (added, "<x>"), ==, 4);
+    g_assert_cmpuint (pl_tokenizer_get_vocab_size (added), ==, 5);
+  }
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {

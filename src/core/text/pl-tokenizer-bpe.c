@@ -309,7 +309,7 @@ initial_symbols (PlTokenizer  *self,
           memcpy (unit, bytes + i, unit_len);
           unit[unit_len] = '\0';
           spelling = unit;
-          id = pl_tokenizer_token_to_id (self, unit);
+          id = pl_tokenizer_model_token_to_id (self, unit);
           i += unit_len;
         }
 
@@ -441,7 +441,7 @@ pl_bpe_encode_piece (PlTokenizer *self,
           g_string_append (spelt, self->byte_chars[(guchar) text[i]]);
       else
         g_string_append_len (spelt, text, len);
-      id = pl_tokenizer_token_to_id (self, spelt->str);
+      id = pl_tokenizer_model_token_to_id (self, spelt->str);
       if (id >= 0)
         {
           merged = g_new (int, 2);

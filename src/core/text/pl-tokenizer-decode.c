@@ -283,6 +283,17 @@ decode_tokens (PlTokenizer *self,
   return tokens;
 }
 
+/* What the decoders get for ID: its token, or the normalised content of a
+ * normalized added token. */
+static const char *
+token_to_decode (PlTokenizer *self,
+                 int          id)
+{
+  const char *normal = g_hash_table_lookup (self->decoded_as, GINT_TO_POINTER (id));
+
+  return normal != NULL ? normal : pl_tokenizer_id_to_token (self, id);
+}
+
 char *
 pl_pipeline_decode (PlTokenizer *self,
                     const int   *ids,
@@ -294,9 +305,13 @@ pl_pipeline_decode (PlTokenizer *self,
 
   for (gsize i = 0; i < n_ids; i++)
     {
-      const char *token = pl_tokenizer_id_to_token (self, ids[i]);
+      const char *token = token_to_decode (self, ids[i]);
+      /* Hugging Face skips a special token by its content: one decoded in
+       * its normalised form is not skipped. */
+      gboolean skip = skip_special && pl_tokenizer_is_special (self, ids[i]) &&
+                      !g_hash_table_contains (self->decoded_as, GINT_TO_POINTER (ids[i]));
 
-      if (token != NULL && !(skip_special && pl_tokenizer_is_special (self, ids[i])))
+      if (token != NULL && !skip)
         g_ptr_array_add (tokens, g_strdup (token));
     }
   tokens = decode_tokens (self, tokens, FALSE);
@@ -316,7 +331,7 @@ pl_pipeline_label (PlTokenizer *self,
   GString *out = g_string_new (NULL);
   const char *p, *end;
 
-  g_ptr_array_add (tokens, g_strdup (pl_tokenizer_id_to_token (self, id)));
+  g_ptr_array_add (tokens, g_strdup (token_to_decode (self, id)));
   tokens = decode_tokens (self, tokens, TRUE);
   for (guint i = 0; i < tokens->len; i++)
     g_string_append (bytes, g_ptr_array_index (tokens, i));

@@ -304,6 +304,15 @@ read_added_tokens (PlTokenizer  *self,
                    GError      **error)
 {
   JsonNode *node = json_object_get_member (root, "added_tokens");
+  /* Hugging Face gives each added token the id its content already has,
+   * else the next after the model's vocabulary (counted, not its largest
+   * id), and only warns when the file said another: real files agree. A
+   * content listed twice keeps the id of its first listing and the
+   * properties of its last, and is special if any listing said so. */
+  gint64 next_id = g_hash_table_size (self->ids);
+  g_autoptr(GHashTable) last = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr(GHashTable) reserved = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr(GHashTable) special = g_hash_table_new (g_str_hash, g_str_equal);
   JsonArray *list;
 
   if (node == NULL || JSON_NODE_HOLDS_NULL (node))
@@ -316,15 +325,50 @@ read_added_tokens (PlTokenizer  *self,
       JsonNode *item = json_array_get_element (list, i);
       JsonObject *object = JSON_NODE_HOLDS_OBJECT (item) ? json_node_get_object (item) : NULL;
       const char *content = object != NULL ? get_string (object, "content") : NULL;
+
+      if (content == NULL)
+        continue;
+      g_hash_table_insert (last, (gpointer) content, GUINT_TO_POINTER (i));
+      if (get_bool (object, "special", TRUE))
+        g_hash_table_add (special, (gpointer) content);
+    }
+  for (guint i = 0; i < json_array_get_length (list); i++)
+    {
+      JsonNode *item = json_array_get_element (list, i);
+      JsonObject *object = JSON_NODE_HOLDS_OBJECT (item) ? json_node_get_object (item) : NULL;
+      const char *content = object != NULL ? get_string (object, "content") : NULL;
       JsonNode *id = object != NULL ? json_object_get_member (object, "id") : NULL;
+      gint64 given;
+      int known;
 
       if (content == NULL || id == NULL || !JSON_NODE_HOLDS_VALUE (id) ||
           json_node_get_value_type (id) != G_TYPE_INT64)
         return corrupt (error, path, "an added token has no content or id");
-      if (!pl_tokenizer_add_token (self, content, json_node_get_int (id),
+      /* The id must still be a 32-bit unsigned number, as Hugging Face
+       * reads it. */
+      given = json_node_get_int (id);
+      if (given < 0 || given > G_MAXUINT32)
+        {
+          g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT, "%s: the added token “%s” has id %" G_GINT64_FORMAT
+                       ", outside 0 to %u", path, content, given, G_MAXUINT32);
+          return FALSE;
+        }
+      if (content[0] == '\0')
+        continue;
+      known = g_hash_table_contains (reserved, content)
+              ? GPOINTER_TO_INT (g_hash_table_lookup (reserved, content))
+              : pl_tokenizer_token_to_id (self, content);
+      if (known < 0)
+        known = next_id++;
+      if (GPOINTER_TO_UINT (g_hash_table_lookup (last, content)) != i)
+        {
+          g_hash_table_insert (reserved, (gpointer) content, GINT_TO_POINTER (known));
+          continue;
+        }
+      if (!pl_tokenizer_add_token (self, content, known,
                                    get_bool (object, "lstrip", FALSE), get_bool (object, "rstrip", FALSE),
-                                   get_bool (object, "normalized", FALSE), get_bool (object, "special", TRUE),
-                                   error))
+                                   get_bool (object, "single_word", FALSE), get_bool (object, "normalized", FALSE),
+                                   g_hash_table_contains (special, content), error))
         return FALSE;
     }
   return TRUE;

@@ -33,6 +33,37 @@ pl_unichar_is_white_space (gunichar c)
     }
 }
 
+/* Alphabetic is the letters, Nl and Other_Alphabetic, which beyond marks
+ * holds only the circled, parenthesised and squared Latin letters (So);
+ * checked over every code point against Hugging Face's single_word. */
+gboolean
+pl_unichar_is_word (gunichar c)
+{
+  if (c < 0x80)
+    return g_ascii_isalnum (c) || c == '_';
+  if (c == 0x200c || c == 0x200d ||
+      (c >= 0x24b6 && c <= 0x24e9) || (c >= 0x1f130 && c <= 0x1f149) ||
+      (c >= 0x1f150 && c <= 0x1f169) || (c >= 0x1f170 && c <= 0x1f189))
+    return TRUE;
+  switch (g_unichar_type (c))
+    {
+    case G_UNICODE_LOWERCASE_LETTER:
+    case G_UNICODE_MODIFIER_LETTER:
+    case G_UNICODE_OTHER_LETTER:
+    case G_UNICODE_TITLECASE_LETTER:
+    case G_UNICODE_UPPERCASE_LETTER:
+    case G_UNICODE_LETTER_NUMBER:
+    case G_UNICODE_NON_SPACING_MARK:
+    case G_UNICODE_SPACING_MARK:
+    case G_UNICODE_ENCLOSING_MARK:
+    case G_UNICODE_DECIMAL_NUMBER:
+    case G_UNICODE_CONNECT_PUNCTUATION:
+      return TRUE;
+    default:
+      return FALSE;
+    }
+}
+
 gboolean
 pl_unichar_is_number (gunichar c)
 {

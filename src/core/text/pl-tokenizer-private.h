@@ -17,6 +17,7 @@ typedef struct
   int       id;
   gboolean  lstrip;
   gboolean  rstrip;
+  gboolean  single_word;  /* only where no word character (\w) touches it */
   gboolean  special;      /* left out by decoding with SKIP_SPECIAL */
 } PlSpecialToken;
 
@@ -137,6 +138,8 @@ struct _PlTokenizer
   PlAddedTokens       added;          /* matched in the text as typed */
   PlAddedTokens       added_normalized; /* matched in the normalised text */
   GHashTable         *added_contents; /* set of the contents of both (owned) */
+  GHashTable         *added_only;     /* ids of added tokens the model's vocabulary lacks */
+  GHashTable         *decoded_as;     /* id → normalised content of normalized added tokens */
   int                 added_sorted;   /* atomic: sorted since the last one was added */
   GHashTable         *special_ids;    /* set of ids that are special */
   GArray             *prefix;         /* ids put before the text */
@@ -198,6 +201,7 @@ gboolean     pl_tokenizer_add_token        (PlTokenizer      *self,
                                             gint64            id,
                                             gboolean          lstrip,
                                             gboolean          rstrip,
+                                            gboolean          single_word,
                                             gboolean          normalized,
                                             gboolean          special,
                                             GError          **error);
@@ -215,6 +219,10 @@ void         pl_tokenizer_split_added      (PlTokenizer      *self,
                                             gboolean          at_start,
                                             PlSegmentFunc     func,
                                             GArray           *ids);
+/* The id of TOKEN in the model's own vocabulary (not an added token's), or
+ * -1: what BPE's merging and ignore_merges look up, as in Hugging Face. */
+int          pl_tokenizer_model_token_to_id (PlTokenizer     *self,
+                                             const char      *token);
 /* Adds every name of NAMES that the vocabulary holds as a special token. */
 void         pl_tokenizer_add_specials_from_vocab (PlTokenizer *self,
                                                    const char * const *names);
@@ -334,6 +342,8 @@ void         pl_bpe_encode_piece           (PlTokenizer      *self,
 /* pl-tokenizer-pretokenize.c */
 typedef void (*PlSpanFunc) (const char *text, gsize len, gpointer user_data);
 gboolean     pl_unichar_is_white_space     (gunichar          c);
+/* \w of Rust's regex crate: Alphabetic, marks, Nd, Pc, Join_Control. */
+gboolean     pl_unichar_is_word            (gunichar          c);
 /* \p{N}: Unicode's Nd, Nl and No, as Rust's char::is_numeric. */
 gboolean     pl_unichar_is_number          (gunichar          c);
 /* GPT-2's pattern 's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+ */

@@ -24,6 +24,8 @@ pl_tokenizer_finalize (GObject *object)
   added_tokens_clear (&self->added);
   added_tokens_clear (&self->added_normalized);
   g_clear_pointer (&self->added_contents, g_hash_table_unref);
+  g_clear_pointer (&self->added_only, g_hash_table_unref);
+  g_clear_pointer (&self->decoded_as, g_hash_table_unref);
   pl_pipeline_clear (self);
   g_clear_pointer (&self->ids, g_hash_table_unref);
   g_clear_pointer (&self->vocab, g_ptr_array_unref);
@@ -53,6 +55,8 @@ pl_tokenizer_init (PlTokenizer *self)
   self->added.tokens = g_array_new (FALSE, TRUE, sizeof (PlSpecialToken));
   self->added_normalized.tokens = g_array_new (FALSE, TRUE, sizeof (PlSpecialToken));
   self->added_contents = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->added_only = g_hash_table_new (NULL, NULL);
+  self->decoded_as = g_hash_table_new_full (NULL, NULL, NULL, g_free);
   self->id_limit = PL_TOKENIZER_MAX_IDS;
   self->special_ids = g_hash_table_new (NULL, NULL);
   self->prefix = g_array_new (FALSE, FALSE, sizeof (int));
@@ -160,6 +164,7 @@ pl_tokenizer_add_token (PlTokenizer  *self,
                         gint64        id,
                         gboolean      lstrip,
                         gboolean      rstrip,
+                        gboolean      single_word,
                         gboolean      normalized,
                         gboolean      special,
                         GError      **error)
@@ -174,6 +179,7 @@ pl_tokenizer_add_token (PlTokenizer  *self,
     {
       if (!pl_tokenizer_set_token (self, id, content, error))
         return FALSE;
+      g_hash_table_add (self->added_only, GINT_TO_POINTER ((int) id));
     }
   g_hash_table_add (self->added_contents, g_strdup (content));
   if (special)
@@ -187,6 +193,9 @@ pl_tokenizer_add_token (PlTokenizer  *self,
 
       set = &self->added_normalized;
       match = pl_pipeline_normalize (self, content, strlen (content), &len);
+      /* Decoders see the normalised form, as Hugging Face's do. */
+      if (match != NULL && strcmp (match, content) != 0)
+        g_hash_table_replace (self->decoded_as, GINT_TO_POINTER ((int) id), g_strdup (match));
     }
   if (match == NULL)
     match = g_strdup (content);
@@ -195,7 +204,7 @@ pl_tokenizer_add_token (PlTokenizer  *self,
       g_free (match);
       return TRUE;
     }
-  sp = (PlSpecialToken) { match, strlen (match), (int) id, lstrip, rstrip, special };
+  sp = (PlSpecialToken) { match, strlen (match), (int) id, lstrip, rstrip, single_word, special };
   g_array_append_val (set->tokens, sp);
   g_atomic_int_set (&self->added_sorted, FALSE);
   set->first[(guchar) sp.content[0]] = 1;
@@ -210,7 +219,7 @@ pl_tokenizer_add_special (PlTokenizer  *self,
                           gboolean      rstrip,
                           GError      **error)
 {
-  return pl_tokenizer_add_token (self, content, id, lstrip, rstrip, FALSE, TRUE, error);
+  return pl_tokenizer_add_token (self, content, id, lstrip, rstrip, FALSE, FALSE, TRUE, error);
 }
 
 void
@@ -429,6 +438,15 @@ pl_tokenizer_split_added (PlTokenizer         *self,
           p++;
           continue;
         }
+      /* single_word: not inside a word, else skipped whole, as Hugging
+       * Face's matcher moves on past it. */
+      if (sp->single_word &&
+          ((p > text && pl_unichar_is_word (g_utf8_get_char (g_utf8_find_prev_char (text, p)))) ||
+           (p + sp->len < end && pl_unichar_is_word (g_utf8_get_char (p + sp->len)))))
+        {
+          p += sp->len;
+          continue;
+        }
       if (sp->lstrip)
         while (stop > segment)
           {
@@ -617,6 +635,15 @@ pl_tokenizer_token_to_id (PlTokenizer *self,
   g_return_val_if_fail (PL_IS_TOKENIZER (self), -1);
   g_return_val_if_fail (token != NULL, -1);
   return GPOINTER_TO_INT (g_hash_table_lookup (self->ids, token)) - 1;
+}
+
+int
+pl_tokenizer_model_token_to_id (PlTokenizer *self,
+                                const char  *token)
+{
+  int id = GPOINTER_TO_INT (g_hash_table_lookup (self->ids, token)) - 1;
+
+  return id >= 0 && !g_hash_table_contains (self->added_only, GINT_TO_POINTER (id)) ? id : -1;
 }
 
 gboolean
