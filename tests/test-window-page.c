@@ -11,7 +11,7 @@
 #include "pl-page.h"
 #include "pl-preferences-window.h"
 #include "pl-test-window.h"
-#include "pl-window.h"
+#include "pl-window-private.h"
 
 /* What every view has from PlPage, and the window's choices as enum types. */
 
@@ -223,6 +223,123 @@ test_click_heads (void)
   activate ("win.show-view", g_variant_new_int32 (0));
 }
 
+static GtkWidget *
+find_visible_type (GtkWidget *widget,
+                   GType      type,
+                   guint      skip)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found;
+
+      if (!gtk_widget_get_visible (child))
+        continue;
+      if (G_TYPE_CHECK_INSTANCE_TYPE (child, type) && skip-- == 0)
+        return child;
+      if ((found = find_visible_type (child, type, skip)) != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* Controls that do not act on what is shown are hidden: the offsets' range
+ * outside Offsets, layers and heads for a model without them. */
+static void
+test_controls_that_apply (void)
+{
+  PlAttentionPage *attention = PL_ATTENTION_PAGE (page ("attention"));
+  GtkWidget *header = pl_page_get_toolbar (PL_PAGE (attention));
+
+  pl_window_select_model (window, 0);
+  activate ("win.show-view", g_variant_new_int32 (2));
+  pl_attention_page_show (attention, "offsets");
+  g_assert_nonnull (find_visible_type (header, GTK_TYPE_SPIN_BUTTON, 0));
+  g_assert_nonnull (find_visible_type (header, GTK_TYPE_DROP_DOWN, 1));
+  pl_attention_page_show (attention, "text");
+  g_assert_null (find_visible_type (header, GTK_TYPE_SPIN_BUTTON, 0));
+  pl_attention_page_show (attention, "distances");
+  g_assert_null (find_visible_type (header, GTK_TYPE_SPIN_BUTTON, 0));
+  pl_attention_page_show (attention, "offsets");
+
+  /* The sinusoid has no layers or heads. */
+  pl_window_select_model (window, 3);
+  g_assert_null (find_visible_type (header, GTK_TYPE_DROP_DOWN, 0));
+  g_assert_null (find_visible_type (header, GTK_TYPE_SPIN_BUTTON, 0));
+  pl_window_select_model (window, 0);
+  activate ("win.show-view", g_variant_new_int32 (0));
+}
+
+static void
+assert_highlight (GtkWidget *page_widget,
+                  guint      start,
+                  guint      end)
+{
+  g_autoptr(GPtrArray) views = g_ptr_array_new ();
+  guint a, b, n = 0;
+
+  pl_test_wait_frames (page_widget, 2);
+  collect_views (page_widget, views);
+  for (guint i = 0; i < views->len; i++)
+    {
+      PlFigure *figure = pl_figure_view_get_figure (views->pdata[i]);
+
+      if (pl_figure_get_kind (figure) != PL_FIGURE_HEATMAP)
+        continue;
+      pl_figure_view_get_highlight (views->pdata[i], &a, &b);
+      g_assert_cmpuint (a, ==, start);
+      g_assert_cmpuint (b, ==, end);
+      n++;
+    }
+  g_assert_cmpuint (n, >, 0);
+}
+
+static gboolean
+has_five_models (gpointer data)
+{
+  return g_list_model_get_n_items (pl_window_get_models (window)) >= 5;
+}
+
+/* The Shift-drag selection shows in every view of positions (Compare's
+ * difference, Position Only and Text too), and stays when another model
+ * has those positions. */
+static void
+test_selection_everywhere (void)
+{
+  PlWorkspace *workspace = pl_window_get_workspace (window);
+  PlAttentionPage *attention = PL_ATTENTION_PAGE (page ("attention"));
+  guint start, end;
+
+  pl_window_select_model (window, 0);
+  pl_workspace_set_selection (workspace, 10, 20);
+
+  activate ("win.show-view", g_variant_new_int32 (2));
+  pl_test_wait_until (attention_ready, attention, "the attention statistics");
+  pl_attention_page_show (attention, "position-only");
+  pl_test_wait_until (page_ready, attention, "position only");
+  assert_highlight (GTK_WIDGET (attention), 10, 20);
+  pl_attention_page_show (attention, "offsets");
+
+  activate ("win.show-view", g_variant_new_int32 (4));
+  pl_compare_page_set_models (PL_COMPARE_PAGE (page ("compare")), 0, 1);
+  pl_test_wait_until (page_ready, page ("compare"), "the comparison");
+  assert_highlight (GTK_WIDGET (page ("compare")), 10, 20);
+
+  /* Another model with those positions keeps them; one without drops them. */
+  pl_window_select_model (window, 1);
+  pl_workspace_get_selection (workspace, &start, &end);
+  g_assert_cmpuint (start, ==, 10);
+  g_assert_cmpuint (end, ==, 20);
+  pl_window_open_paths (window, (const char * const[]) { "builtin:sinusoidal:64x16", NULL },
+                        (const char * const[]) { "builtin:sinusoidal:64x16", NULL }, NULL, FALSE, FALSE);
+  pl_test_wait_until (has_five_models, NULL, "the short encoding");
+  pl_workspace_set_selection (workspace, 100, 120);
+  pl_window_select_model (window, 4);   /* 64 positions */
+  pl_workspace_get_selection (workspace, &start, &end);
+  g_assert_cmpuint (end, ==, 0);
+  pl_window_select_model (window, 0);
+  activate ("win.show-view", g_variant_new_int32 (0));
+}
+
 /* The text a label under WIDGET shows, if one shows TEXT. */
 static gboolean
 shows_text (GtkWidget  *widget,
@@ -358,6 +475,8 @@ main (int argc, char *argv[])
   g_test_add_func ("/pl/page/preferences-enums", test_preferences_enums);
   g_test_add_func ("/pl/page/hover-everywhere", test_hover_everywhere);
   g_test_add_func ("/pl/page/click-heads", test_click_heads);
+  g_test_add_func ("/pl/page/controls-that-apply", test_controls_that_apply);
+  g_test_add_func ("/pl/page/selection-everywhere", test_selection_everywhere);
   status = g_test_run ();
   gtk_window_destroy (GTK_WINDOW (window));
   g_clear_object (&app);

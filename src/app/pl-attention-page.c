@@ -34,6 +34,7 @@ struct _PlAttentionPage
   GtkStringList     *head_names;
   GtkDropDown       *layer_dropdown;
   GtkDropDown       *head_dropdown;
+  GtkWidget         *window_label;
   GtkSpinButton     *window_spin;
   GtkProgressBar    *progress;
   guint              offsets_window;  /* offsets shown: −w … −w + count − 1 */
@@ -69,6 +70,8 @@ get_head (PlAttentionPage *self)
 {
   return pl_workspace_get_head (get_workspace (self));
 }
+
+static void selection_changed (PlPage *page);
 
 static void
 show_offsets (PlAttentionPage *self)
@@ -159,6 +162,7 @@ show_position_only (PlAttentionPage *self)
   pl_figure_set_axis_labels (figure, _("Key position"), _("Query position"));
   pl_figure_set_value_label (figure, _("Attention"));
   pl_figure_view_set_figure (self->position_view, figure, t, t);
+  selection_changed (PL_PAGE (self));
 }
 
 static void
@@ -177,6 +181,20 @@ redraw (PlAttentionPage *self)
     pl_attention_text_redraw (self->text_view);
 }
 
+/* Only the controls that act on what is shown: the offsets' range in
+ * Offsets, layers and heads for a model that has them. */
+static void
+sync_controls (PlAttentionPage *self)
+{
+  gboolean offsets = g_strcmp0 (gtk_stack_get_visible_child_name (self->views), "offsets") == 0;
+  gboolean layered = get_workspace (self) != NULL && pl_workspace_get_n_layers (get_workspace (self)) > 0;
+
+  gtk_widget_set_visible (self->window_label, offsets && layered);
+  gtk_widget_set_visible (GTK_WIDGET (self->window_spin), offsets && layered);
+  gtk_widget_set_visible (GTK_WIDGET (self->layer_dropdown), layered);
+  gtk_widget_set_visible (GTK_WIDGET (self->head_dropdown), layered);
+}
+
 /* Fills the layer and head pickers for the model and follows the workspace. */
 static void
 sync_pickers (PlAttentionPage *self)
@@ -184,6 +202,7 @@ sync_pickers (PlAttentionPage *self)
   guint n_layers = pl_workspace_get_n_layers (get_workspace (self));
   guint n_heads = pl_workspace_get_n_heads (get_workspace (self));
 
+  sync_controls (self);
   self->updating = TRUE;
   if (g_list_model_get_n_items (G_LIST_MODEL (self->layer_names)) != n_layers)
     {
@@ -411,6 +430,8 @@ on_view_changed (PlAttentionPage *self)
 {
   if (self->switcher != NULL)
     sync_view_buttons (self);
+  if (self->window_label != NULL)
+    sync_controls (self);
   if (get_workspace (self) != NULL)
     redraw (self);
 }
@@ -482,6 +503,19 @@ static void
 style_changed (PlPage *page)
 {
   redraw (PL_ATTENTION_PAGE (page));
+}
+
+/* The selected positions, as queries and keys of Position Only and as the
+ * tokens at those positions of Text. */
+static void
+selection_changed (PlPage *page)
+{
+  PlAttentionPage *self = PL_ATTENTION_PAGE (page);
+  guint start, end;
+
+  pl_workspace_get_selection (get_workspace (self), &start, &end);
+  pl_figure_view_set_highlight (self->position_view, start, end);
+  pl_figure_view_set_highlight (pl_attention_text_get_view (self->text_view), start, end);
 }
 
 static PlFigure *
@@ -565,6 +599,7 @@ pl_attention_page_class_init (PlAttentionPageClass *klass)
   page_class->follows = PL_PAGE_FOLLOWS_MODEL | PL_PAGE_FOLLOWS_LAYER | PL_PAGE_FOLLOWS_HEAD;
   page_class->refresh = refresh;
   page_class->style_changed = style_changed;
+  page_class->selection_changed = selection_changed;
   page_class->get_figure = get_figure;
   page_class->get_export_name = get_export_name;
   page_class->get_busy = get_busy;
@@ -577,6 +612,7 @@ pl_attention_page_class_init (PlAttentionPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PlAttentionPage, head_names);
   gtk_widget_class_bind_template_child (widget_class, PlAttentionPage, layer_dropdown);
   gtk_widget_class_bind_template_child (widget_class, PlAttentionPage, head_dropdown);
+  gtk_widget_class_bind_template_child (widget_class, PlAttentionPage, window_label);
   gtk_widget_class_bind_template_child (widget_class, PlAttentionPage, window_spin);
   gtk_widget_class_bind_template_child (widget_class, PlAttentionPage, progress);
   gtk_widget_class_bind_template_child (widget_class, PlAttentionPage, views);

@@ -64,6 +64,8 @@ get_metric (PlComparePage *self)
   return (PlSimilarityMetric) pl_drop_down_get_value (self->metric_dropdown);
 }
 
+static void selection_changed (PlPage *page);
+
 static PlFigure *
 make_heatmap (PlComparePage *self,
               PlMatrix      *values,
@@ -118,6 +120,7 @@ show_answers (PlComparePage *self)
       pl_figure_set_reversed (difference, FALSE);
       pl_figure_set_value_label (difference, _("Difference"));
       pl_figure_view_set_figure (self->difference_view, difference, self->difference->cols, self->difference->rows);
+      selection_changed (PL_PAGE (self));
       gtk_label_set_text (self->status_label, "");
     }
   else
@@ -296,6 +299,17 @@ style_changed (PlPage *page)
   show_answers (PL_COMPARE_PAGE (page));
 }
 
+/* The selected positions, over the difference of the two models. */
+static void
+selection_changed (PlPage *page)
+{
+  PlComparePage *self = PL_COMPARE_PAGE (page);
+  guint start, end;
+
+  pl_workspace_get_selection (get_workspace (self), &start, &end);
+  pl_figure_view_set_highlight (self->difference_view, start, end);
+}
+
 static void
 workspace_changed (PlPage *page)
 {
@@ -348,6 +362,7 @@ pl_compare_page_class_init (PlComparePageClass *klass)
   page_class->refresh = refresh;
   page_class->workspace_changed = workspace_changed;
   page_class->style_changed = style_changed;
+  page_class->selection_changed = selection_changed;
   page_class->get_figure = get_figure;
   page_class->get_export_name = get_export_name;
   page_class->get_busy = get_busy;

@@ -682,3 +682,14 @@ pl_figure_view_set_label_offset (PlFigureView *self,
   self->label_offset = offset;
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
+
+void
+pl_figure_view_get_highlight (PlFigureView *self,
+                              guint        *start,
+                              guint        *end)
+{
+  g_return_if_fail (PL_IS_FIGURE_VIEW (self));
+
+  *start = self->highlight_start;
+  *end = self->highlight_end;
+}

@@ -25,6 +25,9 @@ void       pl_figure_view_invalidate  (PlFigureView *self);
 void       pl_figure_view_set_highlight (PlFigureView *self,
                                        guint         start,
                                        guint         end);
+void       pl_figure_view_get_highlight (PlFigureView *self,
+                                       guint        *start,
+                                       guint        *end);
 /* The cell numbered 0 is position OFFSET in the selection's label. */
 void       pl_figure_view_set_label_offset (PlFigureView *self,
                                        guint         offset);

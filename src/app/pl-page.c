@@ -14,7 +14,15 @@ typedef struct
   char          *empty_icon_name;
 
   GtkWidget     *frame;          /* the toolbar over the stack */
+  GtkWidget     *header;
   GtkWidget     *toolbar;
+  GtkWidget     *toolbar_room;   /* the toolbar's row: may be narrower than the toolbar */
+  GtkViewport   *toolbar_port;
+  GtkWidget     *fold_button;    /* the toolbar as a menu, when its row is too narrow */
+  GtkPopover    *fold_popover;
+  gboolean       folded;
+  int            width;          /* as last allocated */
+  guint          fold_idle;
   GtkSpinner    *spinner;
   GtkStack      *stack;
   AdwStatusPage *status;
@@ -37,6 +45,9 @@ enum {
 
 static GParamSpec *properties[N_PROPS];
 static GtkBuildableIface *parent_buildable_iface;
+
+#define TOOLBAR_SPACING 6
+#define HEADER_MARGIN   12
 
 PlWorkspace *
 pl_page_get_workspace (PlPage *self)
@@ -323,6 +334,115 @@ buildable_iface_init (GtkBuildableIface *iface)
   iface->add_child = pl_page_buildable_add_child;
 }
 
+/* The width the toolbar takes in one row. */
+static int
+toolbar_width (PlPagePrivate *priv)
+{
+  int width = 0, n = 0;
+
+  for (GtkWidget *child = gtk_widget_get_first_child (priv->toolbar); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    if (gtk_widget_get_visible (child))
+      {
+        int natural;
+
+        gtk_widget_measure (child, GTK_ORIENTATION_HORIZONTAL, -1, NULL, &natural, NULL, NULL);
+        width += natural;
+        n++;
+      }
+  return width + TOOLBAR_SPACING * MAX (n - 1, 0);
+}
+
+/* A toolbar too wide for its page goes into a menu at the start of its
+ * row, its controls one under another; back when there is room again.
+ * Done after the allocation that found it, never during one. */
+static gboolean
+refold (gpointer data)
+{
+  PlPage *self = data;
+  PlPagePrivate *priv = pl_page_get_instance_private (self);
+  gboolean fold = priv->width > 0 && toolbar_width (priv) > priv->width - 2 * HEADER_MARGIN;
+
+  priv->fold_idle = 0;
+  if (fold == priv->folded)
+    return G_SOURCE_REMOVE;
+  priv->folded = fold;
+  g_object_ref (priv->toolbar);
+  if (fold)
+    {
+      gtk_viewport_set_child (priv->toolbar_port, NULL);
+      gtk_orientable_set_orientation (GTK_ORIENTABLE (priv->toolbar), GTK_ORIENTATION_VERTICAL);
+      gtk_popover_set_child (priv->fold_popover, priv->toolbar);
+    }
+  else
+    {
+      gtk_popover_popdown (priv->fold_popover);
+      gtk_popover_set_child (priv->fold_popover, NULL);
+      gtk_orientable_set_orientation (GTK_ORIENTABLE (priv->toolbar), GTK_ORIENTATION_HORIZONTAL);
+      gtk_viewport_set_child (priv->toolbar_port, priv->toolbar);
+    }
+  g_object_unref (priv->toolbar);
+  gtk_widget_set_visible (priv->fold_button, fold);
+  gtk_widget_set_visible (priv->toolbar_room, !fold);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+pl_page_measure (GtkWidget      *widget,
+                 GtkOrientation  orientation,
+                 int             for_size,
+                 int            *minimum,
+                 int            *natural,
+                 int            *minimum_baseline,
+                 int            *natural_baseline)
+{
+  PlPagePrivate *priv = pl_page_get_instance_private (PL_PAGE (widget));
+
+  gtk_widget_measure (priv->frame, orientation, for_size, minimum, natural, minimum_baseline, natural_baseline);
+}
+
+static void
+pl_page_size_allocate (GtkWidget *widget,
+                       int        width,
+                       int        height,
+                       int        baseline)
+{
+  PlPage *self = PL_PAGE (widget);
+  PlPagePrivate *priv = pl_page_get_instance_private (self);
+
+  gtk_widget_allocate (priv->frame, width, height, baseline, NULL);
+  priv->width = width;
+  if (priv->fold_idle == 0)
+    priv->fold_idle = g_idle_add_full (G_PRIORITY_HIGH_IDLE, refold, self, NULL);
+}
+
+gboolean
+pl_page_get_folded (PlPage *self)
+{
+  PlPagePrivate *priv = pl_page_get_instance_private (self);
+
+  g_return_val_if_fail (PL_IS_PAGE (self), FALSE);
+  return priv->folded;
+}
+
+GtkWidget *
+pl_page_get_toolbar (PlPage *self)
+{
+  PlPagePrivate *priv = pl_page_get_instance_private (self);
+
+  g_return_val_if_fail (PL_IS_PAGE (self), NULL);
+  return priv->toolbar;
+}
+
+GtkWidget *
+pl_page_get_header (PlPage *self)
+{
+  PlPagePrivate *priv = pl_page_get_instance_private (self);
+
+  g_return_val_if_fail (PL_IS_PAGE (self), NULL);
+  return priv->header;
+}
+
 static void
 pl_page_map (GtkWidget *widget)
 {
@@ -340,6 +460,7 @@ pl_page_dispose (GObject *object)
   PlPage *self = PL_PAGE (object);
   PlPagePrivate *priv = pl_page_get_instance_private (self);
 
+  g_clear_handle_id (&priv->fold_idle, g_source_remove);
   g_clear_pointer (&priv->runner, pl_page_runner_free);
   disconnect_workspace (self);
   g_clear_object (&priv->workspace);
@@ -419,6 +540,8 @@ pl_page_class_init (PlPageClass *klass)
   object_class->get_property = pl_page_get_property;
   object_class->set_property = pl_page_set_property;
   widget_class->map = pl_page_map;
+  widget_class->measure = pl_page_measure;
+  widget_class->size_allocate = pl_page_size_allocate;
   klass->get_busy = pl_page_real_get_busy;
 
   properties[PROP_WORKSPACE] =
@@ -428,32 +551,48 @@ pl_page_class_init (PlPageClass *klass)
     g_param_spec_string ("empty-icon-name", NULL, NULL, "view-grid-symbolic",
                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
-
-  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
 }
 
 static void
 pl_page_init (PlPage *self)
 {
   PlPagePrivate *priv = pl_page_get_instance_private (self);
-  GtkWidget *header = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
   GtkWidget *loading = gtk_spinner_new ();
+  GtkWidget *overlay;
 
   priv->empty_icon_name = g_strdup ("view-grid-symbolic");
   priv->frame = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
   gtk_widget_set_parent (priv->frame, GTK_WIDGET (self));
 
-  gtk_widget_set_margin_start (header, 12);
-  gtk_widget_set_margin_end (header, 12);
-  gtk_widget_set_margin_top (header, 6);
-  gtk_widget_set_margin_bottom (header, 6);
-  priv->toolbar = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
-  gtk_widget_set_hexpand (priv->toolbar, TRUE);
-  gtk_box_append (GTK_BOX (header), priv->toolbar);
-  priv->spinner = GTK_SPINNER (gtk_spinner_new ());
-  gtk_widget_set_visible (GTK_WIDGET (priv->spinner), FALSE);
-  gtk_box_append (GTK_BOX (header), GTK_WIDGET (priv->spinner));
-  gtk_box_append (GTK_BOX (priv->frame), header);
+  priv->header = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, TOOLBAR_SPACING);
+  gtk_widget_set_margin_start (priv->header, HEADER_MARGIN);
+  gtk_widget_set_margin_end (priv->header, HEADER_MARGIN);
+  gtk_widget_set_margin_top (priv->header, 6);
+  gtk_widget_set_margin_bottom (priv->header, 6);
+
+  priv->fold_popover = GTK_POPOVER (gtk_popover_new ());
+  priv->fold_button = gtk_menu_button_new ();
+  gtk_menu_button_set_icon_name (GTK_MENU_BUTTON (priv->fold_button), "view-more-symbolic");
+  gtk_menu_button_set_popover (GTK_MENU_BUTTON (priv->fold_button), GTK_WIDGET (priv->fold_popover));
+  gtk_widget_set_tooltip_text (priv->fold_button, _("View Options"));
+  gtk_widget_set_visible (priv->fold_button, FALSE);
+  gtk_box_append (GTK_BOX (priv->header), priv->fold_button);
+
+  /* The row scrolls nowhere: it only lets the page be narrower than the
+   * toolbar for the moment before the toolbar folds. */
+  priv->toolbar = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, TOOLBAR_SPACING);
+  priv->toolbar_port = GTK_VIEWPORT (gtk_viewport_new (NULL, NULL));
+  gtk_viewport_set_scroll_to_focus (priv->toolbar_port, FALSE);
+  gtk_viewport_set_child (priv->toolbar_port, priv->toolbar);
+  priv->toolbar_room = gtk_scrolled_window_new ();
+  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (priv->toolbar_room), GTK_POLICY_EXTERNAL, GTK_POLICY_NEVER);
+  gtk_scrolled_window_set_propagate_natural_width (GTK_SCROLLED_WINDOW (priv->toolbar_room), TRUE);
+  gtk_scrolled_window_set_propagate_natural_height (GTK_SCROLLED_WINDOW (priv->toolbar_room), TRUE);
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (priv->toolbar_room), GTK_WIDGET (priv->toolbar_port));
+  gtk_widget_set_hexpand (priv->toolbar_room, TRUE);
+  gtk_box_append (GTK_BOX (priv->header), priv->toolbar_room);
+
+  gtk_box_append (GTK_BOX (priv->frame), priv->header);
 
   priv->stack = GTK_STACK (gtk_stack_new ());
   gtk_widget_set_vexpand (GTK_WIDGET (priv->stack), TRUE);
@@ -466,7 +605,19 @@ pl_page_init (PlPage *self)
   gtk_widget_set_valign (loading, GTK_ALIGN_CENTER);
   gtk_widget_set_size_request (loading, 32, 32);
   gtk_stack_add_named (priv->stack, loading, "loading");
-  gtk_box_append (GTK_BOX (priv->frame), GTK_WIDGET (priv->stack));
+  /* Work in flight shows in the corner over the figure, taking no room
+   * from the toolbar. */
+  overlay = gtk_overlay_new ();
+  gtk_overlay_set_child (GTK_OVERLAY (overlay), GTK_WIDGET (priv->stack));
+  priv->spinner = GTK_SPINNER (gtk_spinner_new ());
+  gtk_widget_set_visible (GTK_WIDGET (priv->spinner), FALSE);
+  gtk_widget_set_halign (GTK_WIDGET (priv->spinner), GTK_ALIGN_END);
+  gtk_widget_set_valign (GTK_WIDGET (priv->spinner), GTK_ALIGN_START);
+  gtk_widget_set_margin_end (GTK_WIDGET (priv->spinner), HEADER_MARGIN);
+  gtk_widget_set_margin_top (GTK_WIDGET (priv->spinner), 6);
+  gtk_widget_set_can_target (GTK_WIDGET (priv->spinner), FALSE);
+  gtk_overlay_add_overlay (GTK_OVERLAY (overlay), GTK_WIDGET (priv->spinner));
+  gtk_box_append (GTK_BOX (priv->frame), overlay);
 
   priv->runner = pl_page_runner_new (self, priv->spinner);
   pl_page_show_empty (self);

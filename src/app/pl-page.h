@@ -93,6 +93,12 @@ void           pl_page_show_status     (PlPage        *self,
 void           pl_page_show_error      (PlPage        *self,
                                         const char    *title,
                                         const GError  *error);
+/* TRUE while the toolbar, too wide for the page, is a menu. */
+gboolean       pl_page_get_folded      (PlPage        *self);
+/* The toolbar, in its row or in the menu. */
+GtkWidget     *pl_page_get_toolbar     (PlPage        *self);
+/* The row above the figure: the toolbar, or the menu it folds into. */
+GtkWidget     *pl_page_get_header      (PlPage        *self);
 /* The status page on screen (the error's when one is shown), for tests. */
 AdwStatusPage *pl_page_get_status      (PlPage        *self);
 /* The name of the stack child shown: "status", "error", "loading" or "figure". */

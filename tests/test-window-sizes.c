@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <adwaita.h>
+
+#include "pl-page.h"
+#include "pl-test-window.h"
+#include "pl-window-private.h"
+
+/* The window at any width, down to 360 px: it shrinks to what it is given,
+ * never grows by itself, and every control of every view's toolbar lies
+ * inside it (a toolbar too wide folds into a menu). */
+
+static PlApplication *app;
+static PlWindow *window;
+
+static const char *views[] = { "similarity", "trajectory", "attention", "probes", "compare", "playground" };
+
+/* A window of WIDTH as the user left it last time: the window starts at the
+ * size kept in the settings (GTK cannot resize a mapped window). */
+static void
+open_at (int width)
+{
+  GSettings *settings = pl_workspace_get_settings (pl_window_get_workspace (window));
+
+  g_settings_set_int (settings, "window-width", width);
+  g_settings_set_int (settings, "window-height", 700);
+  gtk_window_destroy (GTK_WINDOW (window));
+  window = pl_window_new (app);
+  gtk_window_present (GTK_WINDOW (window));
+  while (g_list_model_get_n_items (pl_window_get_models (window)) < 4 || !gtk_widget_get_mapped (GTK_WIDGET (window)))
+    g_main_context_iteration (NULL, TRUE);
+  /* A toolbar folds in an idle after the allocation that found it too wide. */
+  pl_test_wait_frames (GTK_WIDGET (window), 4);
+}
+
+/* Every control shown in WIDGET lies inside LIMIT (the page) and the window. */
+static void
+assert_inside (GtkWidget  *widget,
+               GtkWidget  *limit,
+               const char *where)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      graphene_rect_t in_window, in_limit;
+      int window_width = gtk_widget_get_width (GTK_WIDGET (window));
+
+      if (!gtk_widget_get_mapped (child) || gtk_widget_get_width (child) == 0)
+        continue;
+      g_assert_true (gtk_widget_compute_bounds (child, GTK_WIDGET (window), &in_window));
+      g_assert_true (gtk_widget_compute_bounds (child, limit, &in_limit));
+      if (in_window.origin.x < -0.5 || in_window.origin.x + in_window.size.width > window_width + 0.5 ||
+          in_limit.origin.x + in_limit.size.width > gtk_widget_get_width (limit) + 0.5)
+        g_error ("%s: a %s at x = %.0f, %.0f wide, is outside the %d px window or its page",
+                 where, G_OBJECT_TYPE_NAME (child), in_window.origin.x, in_window.size.width, window_width);
+      assert_inside (child, limit, where);
+    }
+}
+
+static void
+check_width (int width)
+{
+  int given;
+
+  open_at (width);
+  /* What the window got, less its frame: never more than asked for. */
+  given = gtk_widget_get_width (GTK_WIDGET (window));
+  g_assert_cmpint (given, <=, width);
+  g_assert_cmpint (given, >=, width - 20);
+  width = given;
+  for (guint i = 0; i < G_N_ELEMENTS (views); i++)
+    {
+      PlPage *page = PL_PAGE (pl_window_get_page (window, views[i]));
+      g_autofree char *where = g_strdup_printf ("%s at %d px", views[i], width);
+
+      pl_window_show_view (window, views[i]);
+      pl_test_wait_frames (GTK_WIDGET (window), 4);
+      /* Folded or not, the window kept the width it was given. */
+      if (gtk_widget_get_width (GTK_WIDGET (window)) != width)
+        {
+          int minimum;
+
+          gtk_widget_measure (GTK_WIDGET (page), GTK_ORIENTATION_HORIZONTAL, -1, &minimum, NULL, NULL, NULL);
+          g_error ("%s: the window grew to %d px (the page needs %d)", where,
+                   gtk_widget_get_width (GTK_WIDGET (window)), minimum);
+        }
+      assert_inside (pl_page_get_header (page), GTK_WIDGET (page), where);
+      g_test_message ("%s: toolbar %s", where, pl_page_get_folded (page) ? "folded" : "in a row");
+    }
+}
+
+static void
+test_wide (void)
+{
+  check_width (900);
+}
+
+static void
+test_medium (void)
+{
+  check_width (600);
+}
+
+static void
+test_narrow (void)
+{
+  check_width (360);
+  /* The sidebar folds away; the back button leads to it. */
+  g_assert_true (adw_leaflet_get_folded (window->leaflet));
+}
+
+/* Switching model does not change the window's width. */
+static void
+test_switch_keeps_width (void)
+{
+  int width;
+
+  open_at (700);
+  width = gtk_widget_get_width (GTK_WIDGET (window));
+  pl_window_show_view (window, "similarity");
+  for (guint i = 0; i < g_list_model_get_n_items (pl_window_get_models (window)); i++)
+    {
+      pl_window_select_model (window, i);
+      pl_test_wait_frames (GTK_WIDGET (window), 6);
+      g_assert_cmpint (gtk_widget_get_width (GTK_WIDGET (window)), ==, width);
+    }
+}
+
+int
+main (int argc, char *argv[])
+{
+  int status;
+
+  pl_test_window_init (&argc, &argv);
+  window = pl_test_window_open (&app);
+
+  g_test_add_func ("/pl/window-sizes/900", test_wide);
+  g_test_add_func ("/pl/window-sizes/600", test_medium);
+  g_test_add_func ("/pl/window-sizes/360", test_narrow);
+  g_test_add_func ("/pl/window-sizes/switch-keeps-width", test_switch_keeps_width);
+  status = g_test_run ();
+  gtk_window_destroy (GTK_WINDOW (window));
+  g_clear_object (&app);
+  return status;
+}
