@@ -11,7 +11,9 @@ Needs a display: run it under xvfb-run on a machine without one.
 
   xvfb-run -a /usr/bin/python3 bench/bench-startup.py BUILD_DIR [--runs 7]
 
-Goal: the median at most 500 ms.
+Goal: the median at most 500 ms. The CPU time the process spent by that
+frame (all threads) and the load average are printed beside it: on a
+shared machine the wall time mostly measures the others' work.
 """
 
 import argparse
@@ -42,6 +44,7 @@ def main():
     driver = os.path.join(build, 'bench', 'pl-bench-startup')
 
     times = []
+    cpu = []
     for run in range(args.runs + 1):
         spawned = time.time()
         out = subprocess.run([driver], env=env, capture_output=True, text=True, timeout=60, check=True)
@@ -50,9 +53,11 @@ def main():
         ms = (frame['first_frame_us'] / 1e6 - spawned) * 1000
         if run > 0:
             times.append(ms)
+            cpu.append(frame['cpu_us'] / 1000)
     median = statistics.median(times)
     print(f"startup: first heatmap frame {median:.0f} ms after launch (median of {len(times)} warm runs, "
-          f"{min(times):.0f}-{max(times):.0f}), goal <= {GOAL_MS:.0f} ms: {'met' if median <= GOAL_MS else 'NOT met'}")
+          f"{min(times):.0f}-{max(times):.0f}), goal <= {GOAL_MS:.0f} ms: {'met' if median <= GOAL_MS else 'NOT met'}; "
+          f"CPU time by then {statistics.median(cpu):.0f} ms; load average {os.getloadavg()[0]:.1f}")
     return 0
 
 
