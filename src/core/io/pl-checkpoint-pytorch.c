@@ -194,6 +194,71 @@ pl_checkpoint_pytorch_read_rows (PlCheckpoint        *checkpoint,
   return g_steal_pointer (&matrix);
 }
 
+/* TRUE when the view is its elements in row-major order, one after the
+ * other (dimensions of size 1 take any stride). */
+static gboolean
+is_contiguous (const PlTensorInfo  *info,
+               const PlPytorchView *view)
+{
+  guint64 expect = 1;
+
+  for (guint d = info->rank; d-- > 0;)
+    {
+      if (info->shape[d] != 1 && view->stride[d] != expect)
+        return FALSE;
+      expect *= info->shape[d];
+    }
+  return TRUE;
+}
+
+/* The whole tensor in its stored precision when its bytes lie in order in
+ * the file (what state dicts hold); other views are gathered as float32. */
+static PlStoredMatrix *
+pl_checkpoint_pytorch_read_stored (PlCheckpoint        *checkpoint,
+                                   const PlTensorInfo  *info,
+                                   GError             **error)
+{
+  PlCheckpointPytorch *self = PL_CHECKPOINT_PYTORCH (checkpoint);
+  const PlTensorEntry *entry = (const PlTensorEntry *) info;
+  const PlPytorchView *view = g_hash_table_lookup (self->views, entry);
+  const PlPytorchStorage *storage = &g_array_index (self->storages, PlPytorchStorage, view->storage);
+  const PlPytorchShard *shard = &g_array_index (self->shards, PlPytorchShard, storage->shard);
+  g_autoptr(PlStoredMatrix) stored = NULL;
+  g_autoptr(PlMatrix) m = NULL;
+  PlStoredType type;
+  guint64 rows, cols, offset;
+
+  pl_tensor_info_get_matrix_shape (info, &rows, &cols);
+  if (!is_contiguous (info, view))
+    {
+      if (!(m = pl_checkpoint_pytorch_read_rows (checkpoint, info, 0, rows, error)) ||
+          !(stored = pl_stored_matrix_try_new (PL_STORED_F32, rows, cols, error)))
+        return NULL;
+      memcpy (stored->data, m->data, rows * cols * sizeof (float));
+      return g_steal_pointer (&stored);
+    }
+  type = info->dtype == PL_DTYPE_F32 ? PL_STORED_F32 : info->dtype == PL_DTYPE_F16 ? PL_STORED_F16 : PL_STORED_BF16;
+  offset = storage->offset + view->offset * entry->elem_size;
+  if (!pl_input_file_check_stored (shard->fd, offset, rows * cols * entry->elem_size, shard->path, info->name, error))
+    return NULL;
+  if (!(stored = pl_stored_matrix_try_new (type, rows, cols, error)))
+    {
+      g_prefix_error (error, "%s: “%s”: ", shard->path, info->name);
+      return NULL;
+    }
+  if (!pl_checkpoint_read_exact (shard->fd, stored->data, rows * cols * entry->elem_size, offset, shard->path, error))
+    return NULL;
+#if G_BYTE_ORDER == G_BIG_ENDIAN
+  if (entry->elem_size == 4)
+    for (guint64 i = 0; i < rows * cols; i++)
+      ((guint32 *) stored->data)[i] = GUINT32_FROM_LE (((guint32 *) stored->data)[i]);
+  else
+    for (guint64 i = 0; i < rows * cols; i++)
+      ((guint16 *) stored->data)[i] = GUINT16_FROM_LE (((guint16 *) stored->data)[i]);
+#endif
+  return g_steal_pointer (&stored);
+}
+
 static void
 pl_checkpoint_pytorch_class_init (PlCheckpointPytorchClass *klass)
 {
@@ -202,6 +267,7 @@ pl_checkpoint_pytorch_class_init (PlCheckpointPytorchClass *klass)
 
   object_class->finalize = pl_checkpoint_pytorch_finalize;
   checkpoint_class->read_rows = pl_checkpoint_pytorch_read_rows;
+  checkpoint_class->read_stored = pl_checkpoint_pytorch_read_stored;
 }
 
 static void
