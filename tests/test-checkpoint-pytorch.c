@@ -217,6 +217,7 @@ test_lazy (void)
   g_autoptr(PlMatrix) transposed = NULL;
   const guint64 size[] = { BIG_ROWS, BIG_COLS }, stride[] = { BIG_COLS, 1 };
   const guint64 t_size[] = { BIG_COLS, BIG_ROWS }, t_stride[] = { 1, BIG_COLS };
+  const guint64 c_size[] = { BIG_ROWS, 1 }, c_stride[] = { BIG_COLS, 1 };
   const guint64 numel = BIG_ROWS * BIG_COLS;
   const char * const keys[] = { "94229433675744" };
   const float * const data[] = { values };
@@ -232,6 +233,8 @@ test_lazy (void)
   pl_test_pickle_tensor (object, keys[0], numel, 0, 2, size, stride);
   pl_test_pickle_string (object, "big.transposed");
   pl_test_pickle_tensor (object, keys[0], numel, 0, 2, t_size, t_stride);
+  pl_test_pickle_string (object, "big.column");
+  pl_test_pickle_tensor (object, keys[0], numel, 5, 2, c_size, c_stride);
   pl_test_pickle_op (object, 'u');
   pl_test_pickle_op (object, '.');
   pl_test_write_torch_legacy (path, object, 1, keys, &numel, data);
@@ -257,6 +260,24 @@ test_lazy (void)
       if (transposed->data[i * BIG_ROWS + j] != values[j * BIG_COLS + i])
         g_error ("big.transposed[%zu, %zu] is %g, not %g", i, j, transposed->data[i * BIG_ROWS + j],
                  values[j * BIG_COLS + i]);
+  /* A block of the transpose's rows, from the middle of both slabs. */
+  {
+    g_autoptr(PlMatrix) block = pl_checkpoint_read_rows (checkpoint, "big.transposed", 500, 3, &error);
+
+    g_assert_no_error (error);
+    for (gsize i = 0; i < 3; i++)
+      for (gsize j = 0; j < BIG_ROWS; j++)
+        g_assert_cmpfloat (block->data[i * BIG_ROWS + j], ==, values[j * BIG_COLS + 500 + i]);
+  }
+  /* One column, 4 KB apart: each row a single element. */
+  {
+    g_autoptr(PlMatrix) column = pl_checkpoint_read (checkpoint, "big.column", &error);
+
+    g_assert_no_error (error);
+    g_assert_cmpuint (column->rows, ==, BIG_ROWS);
+    for (gsize j = 0; j < BIG_ROWS; j++)
+      g_assert_cmpfloat (column->data[j], ==, values[j * BIG_COLS + 5]);
+  }
   g_clear_object (&checkpoint);
   pl_test_rmtree (dir);
 }

@@ -291,7 +291,8 @@ add_tensor (PlPytorchLoad              *load,
     }
   entry->shard = load->shard;
   entry->elem_size = storage->type->elem_size;
-  entry->nbytes = count * entry->elem_size;
+  if (!g_uint64_checked_mul (&entry->nbytes, count, entry->elem_size))
+    entry->nbytes = G_MAXUINT64;
   /* An expanded view (stride 0) can name more elements than it stores:
    * small ones are read (broadcast buffers), large ones would materialise
    * more than the file holds. */

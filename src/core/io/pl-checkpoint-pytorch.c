@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -59,11 +60,131 @@ open_shard (PlCheckpointPytorch  *self,
   return pl_checkpoint_pytorch_open_legacy (&load, error);
 }
 
+/* Where a row of a view starts in its storage, for sorting rows by it. */
+typedef struct
+{
+  guint64 base;
+  guint64 row;
+} RowStart;
+
+static int
+compare_row_starts (gconstpointer a,
+                    gconstpointer b)
+{
+  const RowStart *x = a, *y = b;
+
+  return x->base < y->base ? -1 : x->base > y->base;
+}
+
+/* The columns c of a row starting at BASE, stepping by STEP, whose element
+ * BASE + c * STEP lies in [A, B): FALSE when there are none. */
+static gboolean
+columns_in (guint64  base,
+            guint64  step,
+            guint64  cols,
+            guint64  a,
+            guint64  b,
+            guint64 *c_first,
+            guint64 *c_last)
+{
+  if (base >= b || base + (cols - 1) * step < a)
+    return FALSE;
+  if (step == 0)
+    {
+      *c_first = 0;
+      *c_last = cols - 1;
+      return TRUE;
+    }
+  *c_first = base >= a ? 0 : (a - base + step - 1) / step;
+  *c_last = MIN (cols - 1, (b - 1 - base) / step);
+  return *c_first <= *c_last;
+}
+
+/* Any view: the storage elements [LO, HI] the rows touch are taken a slab
+ * of SLAB_BYTES at a time; in each slab, only the rows that reach into it
+ * (found among the rows sorted by their start) are visited, and only the
+ * elements they need read. Work: the elements copied, plus a visit per row
+ * and slab it spans. */
+static gboolean
+gather_rows (const PlPytorchShard  *shard,
+             guint64                storage_offset,
+             PlDType                dtype,
+             gsize                  elem,
+             const guint64         *base,
+             guint64                n,
+             guint64                cols,
+             guint64                step,
+             guint64                lo,
+             guint64                hi,
+             float                 *out,
+             GError               **error)
+{
+  g_autofree RowStart *starts = g_new (RowStart, n);
+  g_autofree guint8 *slab = g_malloc (MIN (SLAB_BYTES, (hi - lo + 1) * elem));
+  guint64 slab_elems = SLAB_BYTES / elem;
+  guint64 span = (cols - 1) * step;
+
+  for (guint64 r = 0; r < n; r++)
+    {
+      starts[r].base = base[r];
+      starts[r].row = r;
+    }
+  qsort (starts, n, sizeof *starts, compare_row_starts);
+
+  for (guint64 a = lo; a <= hi; a += slab_elems)
+    {
+      guint64 b = MIN (hi + 1, a + slab_elems);   /* the slab covers [a, b) */
+      guint64 reach = a > span ? a - span : 0;     /* rows starting before this end before a */
+      guint64 need_lo = G_MAXUINT64, need_hi = 0;
+      guint64 first = 0, count = n;
+      guint64 c_first, c_last;
+
+      /* The first row that starts at REACH or later. */
+      while (count > 0)
+        {
+          guint64 half = count / 2;
+
+          if (starts[first + half].base < reach)
+            {
+              first += half + 1;
+              count -= half + 1;
+            }
+          else
+            count = half;
+        }
+      for (guint64 i = first; i < n && starts[i].base < b; i++)
+        if (columns_in (starts[i].base, step, cols, a, b, &c_first, &c_last))
+          {
+            need_lo = MIN (need_lo, starts[i].base + c_first * step);
+            need_hi = MAX (need_hi, starts[i].base + c_last * step);
+          }
+      if (need_lo > need_hi)
+        continue;
+      if (!pl_checkpoint_read_exact (shard->fd, slab, (need_hi - need_lo + 1) * elem, storage_offset + need_lo * elem,
+                                     shard->path, error))
+        return FALSE;
+      for (guint64 i = first; i < n && starts[i].base < b; i++)
+        {
+          float *dst = out + starts[i].row * cols;
+          guint64 start = starts[i].base;
+
+          if (!columns_in (start, step, cols, a, b, &c_first, &c_last))
+            continue;
+          if (step == 1)
+            pl_checkpoint_convert_le (dtype, slab + (start + c_first - need_lo) * elem, dst + c_first,
+                                      c_last - c_first + 1);
+          else
+            for (guint64 c = c_first; c <= c_last; c++)
+              pl_checkpoint_convert_le (dtype, slab + (start + c * step - need_lo) * elem, dst + c, 1);
+        }
+    }
+  return TRUE;
+}
+
 /* Rows [FIRST, FIRST + N) of a view, as float32. Each row of the matrix
  * view starts at its own element of the storage (BASE) and steps by the
- * last dimension's stride; the storage is read once over the span the rows
- * touch, a slab at a time, and each slab's elements copied where they go.
- * A contiguous block, what nearly every state dict holds, is one read. */
+ * last dimension's stride. A contiguous block, what nearly every state dict
+ * holds, is one read; any other view is gathered. */
 static PlMatrix *
 pl_checkpoint_pytorch_read_rows (PlCheckpoint        *checkpoint,
                                  const PlTensorInfo  *info,
@@ -159,38 +280,8 @@ pl_checkpoint_pytorch_read_rows (PlCheckpoint        *checkpoint,
       return g_steal_pointer (&matrix);
     }
 
-  slab = g_malloc (MIN (SLAB_BYTES, (hi - lo + 1) * elem));
-  for (guint64 a = lo; a <= hi; a += slab_elems)
-    {
-      guint64 b = MIN (hi + 1, a + slab_elems);   /* the slab holds [a, b) */
-
-      if (!pl_checkpoint_read_exact (shard->fd, slab, (b - a) * elem, storage->offset + a * elem, shard->path, error))
-        return NULL;
-      for (guint64 r = 0; r < n; r++)
-        {
-          float *dst = matrix->data + r * cols;
-          guint64 c_first, c_last;
-
-          if (step == 0)
-            {
-              if (base[r] >= a && base[r] < b)
-                for (guint64 c = 0; c < cols; c++)
-                  pl_checkpoint_convert_le (entry->info.dtype, slab + (base[r] - a) * elem, dst + c, 1);
-              continue;
-            }
-          /* Columns c with a <= base + c * step < b. */
-          if (base[r] + (cols - 1) * step < a || base[r] >= b)
-            continue;
-          c_first = base[r] >= a ? 0 : (a - base[r] + step - 1) / step;
-          c_last = MIN (cols - 1, (b - 1 - base[r]) / step);
-          if (step == 1)
-            pl_checkpoint_convert_le (entry->info.dtype, slab + (base[r] + c_first - a) * elem, dst + c_first,
-                                      c_last - c_first + 1);
-          else
-            for (guint64 c = c_first; c <= c_last; c++)
-              pl_checkpoint_convert_le (entry->info.dtype, slab + (base[r] + c * step - a) * elem, dst + c, 1);
-        }
-    }
+  if (!gather_rows (shard, storage->offset, entry->info.dtype, elem, base, n, cols, step, lo, hi, matrix->data, error))
+    return NULL;
   return g_steal_pointer (&matrix);
 }
 
