@@ -77,6 +77,17 @@ printf '{"model_type": "gpt2", "n_head": "four"' > "$out/bad/config.json"
 cp tests/fuzz/corpus/hdf5/tf-gpt2 "$out/bad/tf_model.h5"
 check 2 info "$out/bad"
 
+# PyTorch: every layout read, every hostile fixture refused.
+for model in tests/fixtures/pytorch/bert-zip tests/fixtures/pytorch/bert-legacy tests/fixtures/pytorch/bert-sharded \
+             tests/fixtures/pytorch/views.pt tests/fixtures/pytorch/views-legacy.pt tests/fixtures/pytorch/train.pth; do
+  check 0 check "$model"
+done
+check 0 similarity tests/fixtures/pytorch/gpt2-f16 --out "$out/s.csv"
+check 0 forward tests/fixtures/pytorch/llama-bf16 --ids 1,5,7,3 --out "$out/f.h5"
+for f in tests/fixtures/pytorch/hostile/*; do
+  check 2 check "$f"
+done
+
 echo "1..$runs"
 echo "$((runs - failed)) clean, $failed failed"
 [ "$failed" -eq 0 ]

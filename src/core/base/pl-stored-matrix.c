@@ -152,6 +152,9 @@ pl_stored_convert (PlStoredType  type,
                    float        *dst,
                    gsize         n)
 {
+  /* An empty matrix has no data: memcpy may not be given NULL. */
+  if (n == 0)
+    return;
   switch (type)
     {
     case PL_STORED_F32:
