@@ -5,7 +5,8 @@
 # _build-fuzz and runs one of them for a while on a copy of its seed corpus:
 #   build-aux/fuzz.sh TARGET [SECONDS] [extra libFuzzer options]
 # TARGET: safetensors, hdf5, config, model, tokenizer, pickle or pytorch.
-# SECONDS defaults to 60.
+# SECONDS defaults to 60. Inputs are mutated with
+# tests/fuzz/dictionaries/TARGET.dict where there is one.
 # Crashes are written to _build-fuzz/findings/TARGET/; keep each one, once
 # fixed, as tests/fuzz/regressions/TARGET/<name>: the normal test suite
 # replays it (fuzz-replay-TARGET).
@@ -44,7 +45,10 @@ if [ "$target" = hdf5 ]; then
   malloc_limit=65536
   ASAN_OPTIONS="$ASAN_OPTIONS:allocator_may_return_null=1"
 fi
-exec "$build_dir/tests/fuzz/fuzz-$target" "$work" "tests/fuzz/corpus/$target" \
+# A target's dictionary (tests/fuzz/dictionaries/TARGET.dict), when it has one.
+dict=""
+[ -f "tests/fuzz/dictionaries/$target.dict" ] && dict="-dict=tests/fuzz/dictionaries/$target.dict"
+exec "$build_dir/tests/fuzz/fuzz-$target" "$work" "tests/fuzz/corpus/$target" $dict \
   -max_total_time="$seconds" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
   -malloc_limit_mb="$malloc_limit" \
   -artifact_prefix="$findings/" -print_final_stats=1 "$@"

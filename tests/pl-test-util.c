@@ -260,6 +260,29 @@ pl_test_run_cli (const char * const *args)
   return WIFEXITED (status) ? WEXITSTATUS (status) : -1;
 }
 
+int
+pl_test_cli_output (const char         *command,
+                    const char * const *args,
+                    char              **out,
+                    char              **err)
+{
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr(GError) error = NULL;
+  int status;
+
+  g_ptr_array_add (argv, (gpointer) g_getenv ("POSLENS_CLI"));
+  g_assert_nonnull (g_ptr_array_index (argv, 0));
+  if (command != NULL)
+    g_ptr_array_add (argv, (gpointer) command);
+  for (guint i = 0; args[i] != NULL; i++)
+    g_ptr_array_add (argv, (gpointer) args[i]);
+  g_ptr_array_add (argv, NULL);
+  g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, out, err, &status, &error);
+  g_assert_no_error (error);
+  g_assert_true (WIFEXITED (status));
+  return WEXITSTATUS (status);
+}
+
 char *
 pl_test_write_known_libhdf5 (guint       i,
                              const char *path)

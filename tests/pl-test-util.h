@@ -39,6 +39,12 @@ PlMatrix *pl_test_read_table      (const PlTestTable *table);
 /* Runs $POSLENS_CLI with ARGS (stdout discarded) and returns its exit
  * code; a failure must say why in one line on stderr, which is logged. */
 int       pl_test_run_cli      (const char * const *args);
+/* Runs $POSLENS_CLI with COMMAND (when not NULL) then ARGS, and returns its
+ * exit code (it must exit, not crash) with what it printed. */
+int       pl_test_cli_output   (const char         *command,
+                                const char * const *args,
+                                char              **out,
+                                char              **err);
 
 /* A long computation that takes a cancellable: FALSE with ERROR set on failure. */
 typedef gboolean (*PlTestCancellableFunc) (gpointer       data,

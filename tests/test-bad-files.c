@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
 #include <math.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -628,6 +629,86 @@ test_hf_cache_links (void)
     g_assert_cmpint (pl_test_run_cli (args), ==, 0);
 }
 
+/* No control character of a file reaches the terminal: tensor names with a
+ * newline, a carriage return, an ESC sequence and a C1 CSI are listed
+ * escaped, one line each, by `info` and `info --json`; an error quoting one
+ * escapes it too. */
+static void
+test_info_escapes_names (void)
+{
+  g_autofree char *path = g_build_filename (corpus, "control-names.safetensors", NULL);
+  g_autofree float *v = pl_test_exact_values (4, 4);
+  const PlTestTensor tensors[] = {
+    { "a\nb\rc\x1b[31mred\x1b[0m", "F32", 2, { 4, 4 }, v },
+    { "x\xc2\x9b" "2J\x7f", "F32", 3, { 1, 2, 2 }, v },
+  };
+  const char *text[] = { "info", path, "--tensors", NULL };
+  const char *json[] = { "info", path, "--tensors", "--json", NULL };
+  const char *refused[] = { "similarity", path, "--dataset", "x\xc2\x9b" "2J\x7f", "--out", "/nonexistent/x.h5", NULL };
+  g_autofree char *out = NULL, *err = NULL, *out2 = NULL, *err2 = NULL, *out3 = NULL, *err3 = NULL;
+  g_auto(GStrv) lines = NULL;
+
+  if (g_getenv ("POSLENS_CLI") == NULL)
+    {
+      g_test_skip ("POSLENS_CLI is not set");
+      return;
+    }
+  pl_test_write_safetensors (path, tensors, G_N_ELEMENTS (tensors));
+
+  g_assert_cmpint (pl_test_cli_output (NULL, text, &out, &err), ==, 0);
+  for (const char *p = out; *p; p++)
+    g_assert_true ((guchar) *p >= 0x20 || *p == '\n');
+  g_assert_null (strstr (out, "\xc2\x9b"));
+  g_assert_null (strchr (out, 0x7f));
+  g_assert_nonnull (strstr (out, "Position table:  a\\nb\\rc\\e[31mred\\e[0m\n"));
+  g_assert_nonnull (strstr (out, "\n  x\\u009b2J\\x7f  [1 × 2 × 2] F32\n"));
+  lines = g_strsplit (out, "\n", -1);
+  /* Model, format, family, table and its shape, count, two tensors. */
+  g_assert_cmpuint (g_strv_length (lines), ==, 8 + 1);
+
+  g_assert_cmpint (pl_test_cli_output (NULL, json, &out2, &err2), ==, 0);
+  g_assert_null (strchr (out2, 0x1b));
+  g_assert_null (strchr (out2, '\r'));
+  g_assert_null (strstr (out2, "\xc2\x9b"));
+  g_assert_null (strchr (out2, 0x7f));
+  {
+    g_autoptr(JsonParser) parser = json_parser_new ();
+    g_autoptr(GError) error = NULL;
+    JsonArray *list;
+
+    json_parser_load_from_data (parser, out2, -1, &error);
+    g_assert_no_error (error);
+    list = json_object_get_array_member (json_node_get_object (json_parser_get_root (parser)), "tensors");
+    g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (list, 0), "name"), ==,
+                     tensors[1].name);
+    g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (list, 1), "name"), ==,
+                     tensors[0].name);
+  }
+
+  /* The 3-D dataset refused as a table: its name escaped in the one line. */
+  g_assert_cmpint (pl_test_cli_output (NULL, refused, &out3, &err3), ==, 2);
+  g_test_message ("%s", err3);
+  g_assert_nonnull (strstr (err3, "“x\\u009b2J\\x7f” is 3-D"));
+  g_assert_true (strchr (err3, '\n') == err3 + strlen (err3) - 1);
+}
+
+/* An empty path names no file, and is not taken for the demo folder. */
+static void
+test_empty_path (void)
+{
+  const char *args[] = { "check", "", NULL };
+  g_autofree char *out = NULL, *err = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_null (pl_model_open ("", NULL, &error));
+  g_assert_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT);
+  if (g_getenv ("POSLENS_CLI") == NULL)
+    return;
+  g_assert_cmpint (pl_test_cli_output (NULL, args, &out, &err), ==, 2);
+  g_assert_nonnull (strstr (err, "empty"));
+  g_assert_null (strstr (err, "demo"));
+}
+
 /* Bit-flipped copies of small valid files: each opens to a table or fails
  * with an error, none crashes or hangs. Deterministic seeds. */
 static void
@@ -724,6 +805,8 @@ main (int   argc,
     }
   g_test_add_func ("/pl/bad-files/hard-link-cycle-with-table", test_hard_link_cycle_with_table);
   g_test_add_func ("/pl/bad-files/hf-cache-links", test_hf_cache_links);
+  g_test_add_func ("/pl/bad-files/info-escapes-names", test_info_escapes_names);
+  g_test_add_func ("/pl/bad-files/empty-path", test_empty_path);
   g_test_add_data_func ("/pl/bad-files/mutations/hdf5", GINT_TO_POINTER (TRUE), test_mutations);
   g_test_add_data_func ("/pl/bad-files/mutations/safetensors", GINT_TO_POINTER (FALSE), test_mutations);
 

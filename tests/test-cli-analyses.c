@@ -12,6 +12,7 @@
 #include "pl-figure.h"
 #include "pl-similarity.h"
 #include "pl-test-util.h"
+#include "pl-test-writers.h"
 
 /* Runs poslens-cli (POSLENS_CLI) with the NULL-terminated arguments; returns
  * its exit status, with stdout and stderr when asked for. */
@@ -550,6 +551,47 @@ test_errors (void)
     }
 }
 
+/* Refusals name the file, and a similarity too large to make is refused
+ * with its size before the table is read. */
+static void
+test_refusals_name_file (void)
+{
+  g_autofree char *dir = pl_test_tmpdir ();
+  g_autofree char *tall = g_build_filename (dir, "tall-table.safetensors", NULL);
+  g_autofree char *small = g_build_filename (dir, "small-table.safetensors", NULL);
+  g_autofree char *out = g_build_filename (dir, "out.h5", NULL);
+  g_autofree float *v = pl_test_exact_values (100000, 1);
+  const PlTestTensor tall_table = { "position_embeddings", "F32", 2, { 100000, 1 }, v };
+  const PlTestTensor small_table = { "position_embeddings", "F32", 2, { 4, 4 }, v };
+  g_autofree char *err = NULL;
+  g_autofree char *err2 = NULL;
+  g_autofree char *err3 = NULL;
+
+  for (gsize i = 0; i < 100000; i++)
+    v[i] = 1.0f + (float) (i % 7);
+  pl_test_write_safetensors (tall, &tall_table, 1);
+  pl_test_write_safetensors (small, &small_table, 1);
+
+  /* 100000² floats: 37.3 GiB. */
+  g_assert_cmpint (run_cli (NULL, &err, "similarity", tall, "--out", out, NULL), ==, 2);
+  g_test_message ("%s", err);
+  g_assert_nonnull (strstr (err, "tall-table.safetensors: the similarity of 100000 positions"));
+  g_assert_nonnull (strstr (err, "37.3 GiB"));
+  g_assert_nonnull (strstr (err, "--rows"));
+  g_assert_false (g_file_test (out, G_FILE_TEST_EXISTS));
+  /* What --rows leaves is small enough: the same file works. */
+  g_assert_cmpint (run_cli (NULL, NULL, "similarity", tall, "--rows", "0:100", "--out", out, NULL), ==, 0);
+
+  /* An analysis's own refusal names the file too. */
+  g_assert_cmpint (run_cli (NULL, &err2, "pca", small, "--components", "8", "--out", out, NULL), ==, 2);
+  g_test_message ("%s", err2);
+  g_assert_nonnull (strstr (err2, "small-table.safetensors: cannot take 8 components"));
+  g_assert_cmpint (run_cli (NULL, &err3, "probe", small, NULL), ==, 2);
+  g_test_message ("%s", err3);
+  g_assert_nonnull (strstr (err3, "small-table.safetensors: "));
+  pl_test_rmtree (dir);
+}
+
 /* --layer L takes the layer's positional component (its own tests compare it
  * with Hugging Face's hidden states): the command's answer is the library's,
  * and a layer the model lacks is refused with exit 2. */
@@ -594,6 +636,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/pl/cli-analyses/probe", test_probe);
   g_test_add_func ("/pl/cli-analyses/errors", test_errors);
   g_test_add_func ("/pl/cli-analyses/layer", test_layer);
+  g_test_add_func ("/pl/cli-analyses/refusals-name-file", test_refusals_name_file);
   g_test_add_func ("/pl/cli-analyses/similarity-figure", test_similarity_figure);
   g_test_add_func ("/pl/cli-analyses/pca-figure", test_pca_figure);
   g_test_add_func ("/pl/cli-analyses/probe-figure", test_probe_figure);

@@ -15,20 +15,7 @@ run_cli (const char * const *args,
          char              **out,
          char              **err)
 {
-  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
-  g_autoptr(GError) error = NULL;
-  int status;
-
-  g_ptr_array_add (argv, (gpointer) g_getenv ("POSLENS_CLI"));
-  g_assert_nonnull (g_ptr_array_index (argv, 0));
-  g_ptr_array_add (argv, (gpointer) "tokenize");
-  for (guint i = 0; args[i] != NULL; i++)
-    g_ptr_array_add (argv, (gpointer) args[i]);
-  g_ptr_array_add (argv, NULL);
-  g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, out, err, &status, &error);
-  g_assert_no_error (error);
-  g_assert_true (WIFEXITED (status));
-  return WEXITSTATUS (status);
+  return pl_test_cli_output ("tokenize", args, out, err);
 }
 
 /* Exit 2 and one line on stderr, naming the problem. */
@@ -43,7 +30,9 @@ expect_input_error (const char * const *args,
   g_assert_cmpstr (out, ==, "");
   g_assert_true (g_str_has_prefix (err, "poslens-cli: "));
   g_assert_true (strchr (err, '\n') == err + strlen (err) - 1);
-  g_assert_nonnull (strstr (err, needle));
+  g_assert_null (strchr (err, 0x1b));
+  if (strstr (err, needle) == NULL)
+    g_error ("“%s” does not say “%s”", err, needle);
 }
 
 static void
@@ -225,6 +214,68 @@ test_errors (void)
   pl_test_rmtree (dir);
 }
 
+/* A tokenizer whose added tokens hold an escape sequence and a C1 CSI, and
+ * text with a NUL byte: nothing raw reaches the terminal, nothing is cut. */
+static void
+test_hostile_text (void)
+{
+  static const char tokenizer[] =
+    "{\"added_tokens\": [{\"id\": 3, \"content\": \"\\u001b[2J\"}, {\"id\": 4, \"content\": \"\\u009b31m\"}],"
+    " \"normalizer\": null, \"pre_tokenizer\": {\"type\": \"ByteLevel\", \"add_prefix_space\": false},"
+    " \"model\": {\"type\": \"BPE\", \"vocab\": {\"a\": 0, \"b\": 1, \"ab\": 2}, \"merges\": [\"a b\"]}}";
+  g_autofree char *dir = pl_test_tmpdir ();
+  g_autofree char *path = g_build_filename (dir, "tokenizer.json", NULL);
+  g_autofree char *nul_file = g_build_filename (dir, "before-nul-after.txt", NULL);
+  g_autofree char *sneaky = g_build_filename (dir, "no\x1b[31mfolder", NULL);
+  const char *table[] = { dir, "--text", "ab\x1b[2Jb\xc2\x9b" "31m", NULL };
+  const char *json[] = { dir, "--text", "ab\x1b[2Jb\xc2\x9b" "31m", "--json", NULL };
+  const char *nul[] = { dir, "--file", nul_file, NULL };
+  const char *empty[] = { "", "--text", "x", NULL };
+  const char *escaped_path[] = { sneaky, "--text", "x", NULL };
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  g_autofree char *out2 = NULL;
+  g_autofree char *err2 = NULL;
+  g_auto(GStrv) lines = NULL;
+
+  g_assert_true (g_file_set_contents (path, tokenizer, -1, NULL));
+  g_assert_true (g_file_set_contents (nul_file, "before\0after", 12, NULL));
+
+  /* The table: one line per token, the escape sequences written out. */
+  g_assert_cmpint (run_cli (table, &out, &err), ==, 0);
+  g_assert_null (strchr (out, 0x1b));
+  g_assert_null (strstr (out, "\xc2\x9b"));
+  lines = g_strsplit (out, "\n", -1);
+  g_assert_cmpuint (g_strv_length (lines), ==, 2 + 4 + 1);
+  g_assert_cmpstr (lines[2], ==, "0\t2\tab");
+  g_assert_cmpstr (lines[3], ==, "1\t3\t\\e[2J");
+  g_assert_cmpstr (lines[4], ==, "2\t1\tb");
+  g_assert_cmpstr (lines[5], ==, "3\t4\t\\u009b31m");
+
+  /* JSON: escapes a JSON parser reads back as the same tokens. */
+  g_assert_cmpint (run_cli (json, &out2, &err2), ==, 0);
+  g_assert_null (strchr (out2, 0x1b));
+  g_assert_null (strstr (out2, "\xc2\x9b"));
+  {
+    g_autoptr(JsonParser) parser = json_parser_new ();
+    g_autoptr(GError) error = NULL;
+    JsonArray *tokens;
+
+    json_parser_load_from_data (parser, out2, -1, &error);
+    g_assert_no_error (error);
+    tokens = json_object_get_array_member (json_node_get_object (json_parser_get_root (parser)), "tokens");
+    g_assert_cmpstr (json_array_get_string_element (tokens, 1), ==, "\x1b[2J");
+    g_assert_cmpstr (json_array_get_string_element (tokens, 3), ==, "\xc2\x9b" "31m");
+  }
+
+  /* A NUL byte: refused by the file's name, not "before" alone. */
+  expect_input_error (nul, "before-nul-after.txt holds a NUL byte at offset 6");
+  expect_input_error (empty, "empty");
+  /* A path with an escape sequence is named with it written out. */
+  expect_input_error (escaped_path, "no\\e[31mfolder");
+  pl_test_rmtree (dir);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -233,5 +284,6 @@ main (int argc, char *argv[])
   g_test_add_func ("/pl/cli/tokenize/table", test_table);
   g_test_add_func ("/pl/cli/tokenize/today", test_today);
   g_test_add_func ("/pl/cli/tokenize/errors", test_errors);
+  g_test_add_func ("/pl/cli/tokenize/hostile-text", test_hostile_text);
   return g_test_run ();
 }

@@ -19,8 +19,7 @@
 static int
 usage (const char *message)
 {
-  fprintf (stderr, "poslens-cli attention: %s\n", message);
-  return PL_CLI_EXIT_USAGE;
+  return pl_cli_usage ("attention", message);
 }
 
 /* The offset profiles of the chosen layer (1-based, 0: all) and head
@@ -63,6 +62,7 @@ run_text (const char               *path,
           gboolean                  is_figure,
           const PlCliFigureOptions *options)
 {
+  g_autofree char *shown_out = pl_escape_text (out, -1);
   g_autoptr(GError) error = NULL;
   g_autoptr(PlTokenizer) tokenizer = NULL;
   g_autoptr(PlTextAttention) sentence = NULL;
@@ -93,7 +93,7 @@ run_text (const char               *path,
       pl_figure_set_value_label (figure, _("Attention"));
       if (!pl_cli_figure_write (figure, out, options, &error))
         return pl_cli_fail (error);
-      printf ("%s: attention of layer %u, head %u over %u tokens\n", out, l + 1, h, t);
+      printf ("%s: attention of layer %u, head %u over %u tokens\n", shown_out, l + 1, h, t);
       return PL_CLI_EXIT_OK;
     }
 
@@ -137,7 +137,7 @@ run_text (const char               *path,
       return pl_cli_fail (error);
   }
   printf ("%s: attention of %u layers × %u heads over %u tokens of text\n",
-          out, sentence->n_layers, sentence->n_heads, t);
+          shown_out, sentence->n_layers, sentence->n_heads, t);
   return PL_CLI_EXIT_OK;
 }
 
@@ -146,6 +146,7 @@ pl_cli_attention (int    argc,
                   char **argv)
 {
   g_autoptr(GOptionContext) context = NULL;
+  g_autofree char *shown_out = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(PlModel) model = NULL;
   g_autoptr(PlTransformer) transformer = NULL;
@@ -205,6 +206,7 @@ pl_cli_attention (int    argc,
     return usage ("expected one PATH (a checkpoint file or folder)");
   if (out == NULL)
     return usage ("--out FILE is required (.h5, .csv or .npy)");
+  shown_out = pl_escape_text (out, -1);
   is_figure = pl_cli_figure_is_figure_path (out);
   if (!is_figure && !pl_matrix_format_from_path (out, &format, &error))
     return usage (error->message);
@@ -247,7 +249,7 @@ pl_cli_attention (int    argc,
       if (!pl_cli_figure_write_attention (stats, layer, head, out, &figure, &error))
         return pl_cli_fail (error);
       printf ("%s: attention of %u layers × %u heads over %u random inputs of %u tokens\n",
-              out, c->n_layers, c->n_heads, stats->n_sequences, stats->n_tokens);
+              shown_out, c->n_layers, c->n_heads, stats->n_sequences, stats->n_tokens);
       return PL_CLI_EXIT_OK;
     }
   if (!(position_only = pl_attention_position_only (transformer, length, &error)))
@@ -278,6 +280,6 @@ pl_cli_attention (int    argc,
       return pl_cli_fail (error);
   }
   printf ("%s: attention of %u layers × %u heads over %u random inputs of %u tokens\n",
-          out, c->n_layers, c->n_heads, stats->n_sequences, t);
+          shown_out, c->n_layers, c->n_heads, stats->n_sequences, t);
   return PL_CLI_EXIT_OK;
 }

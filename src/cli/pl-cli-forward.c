@@ -20,8 +20,7 @@
 static int
 usage (const char *message)
 {
-  fprintf (stderr, "poslens-cli forward: %s\n", message);
-  return PL_CLI_EXIT_USAGE;
+  return pl_cli_usage ("forward", message);
 }
 
 static GArray *
@@ -196,6 +195,10 @@ pl_cli_forward (int    argc,
   if (!ran || !pl_h5_writer_finish (writer, &error))
     return pl_cli_fail (error);
 
-  printf ("%s: %u tokens through %u layers of %u heads\n", out, ids->len, c->n_layers, c->n_heads);
+  {
+    g_autofree char *shown = pl_escape_text (out, -1);
+
+    printf ("%s: %u tokens through %u layers of %u heads\n", shown, ids->len, c->n_layers, c->n_heads);
+  }
   return PL_CLI_EXIT_OK;
 }

@@ -109,9 +109,6 @@ print_json (PlModel  *model,
             gboolean  list_tensors)
 {
   g_autoptr(JsonBuilder) builder = json_builder_new ();
-  g_autoptr(JsonGenerator) generator = json_generator_new ();
-  g_autoptr(JsonNode) root = NULL;
-  g_autofree char *text = NULL;
   PlCheckpoint *checkpoint = pl_model_get_checkpoint (model);
   const char *activation = activation_name (model);
 
@@ -197,12 +194,17 @@ print_json (PlModel  *model,
       json_builder_end_array (builder);
     }
   json_builder_end_object (builder);
+  pl_cli_print_json (builder);
+}
 
-  root = json_builder_get_root (builder);
-  json_generator_set_root (generator, root);
-  json_generator_set_pretty (generator, TRUE);
-  text = json_generator_to_data (generator, NULL);
-  printf ("%s\n", text);
+/* One line of the listing: LABEL, then VALUE escaped (names come from the file). */
+static void
+print_field (const char *label,
+             const char *value)
+{
+  g_autofree char *shown = pl_escape_text (value, -1);
+
+  printf ("%-16s %s\n", label, shown);
 }
 
 static void
@@ -213,21 +215,23 @@ print_text (PlModel  *model,
   const char *activation = activation_name (model);
   const PlDecoderSpec *decoder = pl_model_get_decoder (model);
 
-  printf ("%-16s %s\n", _("Model:"), pl_model_get_name (model));
-  printf ("%-16s %s\n", _("Format:"), checkpoint ? pl_checkpoint_get_format (checkpoint) : "builtin");
-  printf ("%-16s %s\n", _("Family:"), pl_model_get_family_display_name (model));
+  print_field (_("Model:"), pl_model_get_name (model));
+  print_field (_("Format:"), checkpoint ? pl_checkpoint_get_format (checkpoint) : "builtin");
+  print_field (_("Family:"), pl_model_get_family_display_name (model));
   if (pl_model_get_position_table_name (model) != NULL)
     {
-      printf ("%-16s %s\n", _("Position table:"), pl_model_get_position_table_name (model));
+      g_autofree char *dtype = pl_escape_text (dtype_name (model), -1);
+
+      print_field (_("Position table:"), pl_model_get_position_table_name (model));
       printf ("%-16s %u × %u %s, positions in rows %u–%u\n", "",
               pl_model_get_position_table_rows (model), pl_model_get_position_table_cols (model),
-              dtype_name (model), pl_model_get_first_position (model),
+              dtype, pl_model_get_first_position (model),
               pl_model_get_position_table_rows (model) - 1);
     }
   else if (decoder != NULL)
-    printf ("%-16s %s\n", _("Position table:"), _("none: positions rotate queries and keys (RoPE)"));
+    print_field (_("Position table:"), _("none: positions rotate queries and keys (RoPE)"));
   else
-    printf ("%-16s %s\n", _("Position table:"), _("none recognised (choose one with --dataset)"));
+    print_field (_("Position table:"), _("none recognised (choose one with --dataset)"));
   if (decoder != NULL)
     {
       g_autofree char *scaling = describe_scaling (&decoder->rope);
@@ -249,8 +253,8 @@ print_text (PlModel  *model,
       printf ("%-16s %u\n", _("Vocabulary:"), pl_model_get_vocab_size (model));
       printf ("%-16s %g (%s)\n", _("Layer norm:"), pl_model_get_layer_norm_eps (model),
               pl_model_get_pre_ln (model) ? "pre-LN" : "post-LN");
-      printf ("%-16s %s\n", _("Activation:"), activation ? activation : "?");
-      printf ("%-16s %s\n", _("Causal:"), pl_model_get_causal (model) ? _("yes") : _("no"));
+      print_field (_("Activation:"), activation ? activation : "?");
+      print_field (_("Causal:"), pl_model_get_causal (model) ? _("yes") : _("no"));
     }
   if (checkpoint != NULL)
     printf ("%-16s %u\n", _("Tensors:"), pl_checkpoint_get_n_tensors (checkpoint));
@@ -259,10 +263,12 @@ print_text (PlModel  *model,
       {
         const PlTensorInfo *info = pl_checkpoint_get_tensor (checkpoint, i);
         g_autoptr(GString) shape = g_string_new (NULL);
+        g_autofree char *name = pl_escape_text (info->name, -1);
+        g_autofree char *dtype = pl_escape_text (info->dtype_name, -1);
 
         for (guint d = 0; d < info->rank; d++)
           g_string_append_printf (shape, "%s%" G_GUINT64_FORMAT, d ? " × " : "", info->shape[d]);
-        printf ("  %s  [%s] %s\n", info->name, shape->str, info->dtype_name);
+        printf ("  %s  [%s] %s\n", name, shape->str, dtype);
       }
 }
 
@@ -287,15 +293,9 @@ pl_cli_info (int    argc,
   context = g_option_context_new (_("PATH — what a checkpoint holds"));
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
   if (!g_option_context_parse (context, &argc, &argv, &error))
-    {
-      fprintf (stderr, "poslens-cli info: %s\n", error->message);
-      return PL_CLI_EXIT_USAGE;
-    }
+    return pl_cli_usage ("info", error->message);
   if (argc != 2)
-    {
-      fprintf (stderr, "poslens-cli info: expected one PATH (a file, a folder or builtin:…)\n");
-      return PL_CLI_EXIT_USAGE;
-    }
+    return pl_cli_usage ("info", "expected one PATH (a file, a folder or builtin:…)");
 
   model = pl_cli_open_model (argv[1], dataset, &error);
   if (model == NULL)

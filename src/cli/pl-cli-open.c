@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "pl-cli.h"
+#include "pl-error.h"
 
 /* Debian 12's libhdf5 (1.10.8) dereferences NULL or freed memory on some
  * damaged files (tests/fuzz/known-libhdf5/). The window opens files in a
@@ -42,12 +43,13 @@ static void
 note_file (const char *path)
 {
   static gboolean installed;
+  g_autofree char *shown = pl_escape_text (path, -1);
   g_autofree char *line = g_strdup_printf (_("poslens-cli: %s: crashed while reading it; the file is "
                                              "probably damaged (some damaged HDF5 files crash libhdf5 1.10)"),
-                                           path);
+                                           shown);
 
-  /* One line, cut to the buffer (a long path keeps its start). */
-  g_strdelimit (line, "\r\n", ' ');
+  /* One line (the path escaped), cut to the buffer (a long path keeps its
+   * start). */
   crash_line_length = MIN (strlen (line), sizeof crash_line - 2);
   memcpy (crash_line, line, crash_line_length);
   crash_line[crash_line_length++] = '\n';

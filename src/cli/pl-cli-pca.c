@@ -37,6 +37,7 @@ pl_cli_pca (int    argc,
 {
   g_autoptr(GOptionContext) context = NULL;
   g_autoptr(GError) error = NULL;
+  g_autoptr(PlModel) model = NULL;
   g_autoptr(PlMatrix) table = NULL;
   g_autoptr(PlPca) pca = NULL;
   g_autofree char *rows = NULL;
@@ -70,9 +71,12 @@ pl_cli_pca (int    argc,
   if (!pl_cli_figure_is_figure_path (out) && !pl_matrix_format_from_path (out, &format, &error))
     return pl_cli_usage ("pca", error->message);
 
-  if (!(table = pl_cli_read_positions (argv[1], dataset, rows, layer, &error)) ||
-      !(pca = pl_pca_compute (table, (guint) components, NULL, &error)) ||
-      !(pl_cli_figure_is_figure_path (out)
+  if (!(model = pl_cli_open_model (argv[1], dataset, &error)) ||
+      !(table = pl_cli_read_positions (model, rows, layer, &error)))
+    return pl_cli_fail (error);
+  if (!(pca = pl_pca_compute (table, (guint) components, NULL, &error)))
+    return pl_cli_fail_analysis (model, error);
+  if (!(pl_cli_figure_is_figure_path (out)
         ? pl_cli_figure_write_pca (pca, rows, out, &figure, &error)
         : write_pca (out, pca, &error)))
     return pl_cli_fail (error);

@@ -20,9 +20,6 @@ print_result (const PlProbeResult  *result,
   if (json)
     {
       g_autoptr(JsonBuilder) builder = json_builder_new ();
-      g_autoptr(JsonGenerator) generator = json_generator_new ();
-      g_autoptr(JsonNode) root = NULL;
-      g_autofree char *text = NULL;
 
       json_builder_begin_object (builder);
       json_builder_set_member_name (builder, "rows");
@@ -40,12 +37,7 @@ print_result (const PlProbeResult  *result,
       json_builder_set_member_name (builder, "seed");
       json_builder_add_int_value (builder, options->seed);
       json_builder_end_object (builder);
-
-      root = json_builder_get_root (builder);
-      json_generator_set_root (generator, root);
-      json_generator_set_pretty (generator, TRUE);
-      text = json_generator_to_data (generator, NULL);
-      printf ("%s\n", text);
+      pl_cli_print_json (builder);
     }
   else
     {
@@ -79,6 +71,7 @@ pl_cli_probe (int    argc,
 {
   g_autoptr(GOptionContext) context = NULL;
   g_autoptr(GError) error = NULL;
+  g_autoptr(PlModel) model = NULL;
   g_autoptr(PlMatrix) table = NULL;
   g_autofree char *folds = NULL;
   g_autofree char *rows = NULL;
@@ -124,9 +117,11 @@ pl_cli_probe (int    argc,
   options.seed = (guint32) seed;
   options.n_pairs = (guint) pairs;
 
-  if (!(table = pl_cli_read_positions (argv[1], dataset, rows, layer, &error)) ||
-      !pl_probe_run (table, &options, &result, NULL, &error))
+  if (!(model = pl_cli_open_model (argv[1], dataset, &error)) ||
+      !(table = pl_cli_read_positions (model, rows, layer, &error)))
     return pl_cli_fail (error);
+  if (!pl_probe_run (table, &options, &result, NULL, &error))
+    return pl_cli_fail_analysis (model, error);
   print_result (&result, &options, json);
   if (out != NULL)
     {

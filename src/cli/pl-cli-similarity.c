@@ -28,6 +28,7 @@ pl_cli_similarity (int    argc,
 {
   g_autoptr(GOptionContext) context = NULL;
   g_autoptr(GError) error = NULL;
+  g_autoptr(PlModel) model = NULL;
   g_autoptr(PlMatrix) table = NULL;
   g_autoptr(PlMatrix) similarity = NULL;
   g_autofree char *metric_name = NULL;
@@ -38,6 +39,7 @@ pl_cli_similarity (int    argc,
   gboolean center = FALSE;
   PlSimilarityMetric metric = PL_SIMILARITY_COSINE;
   PlMatrixFormat format;
+  gsize n;
   g_auto(PlCliFigureOptions) figure = PL_CLI_FIGURE_OPTIONS_INIT;
   const GOptionEntry entries[] = {
     { "metric", 'm', 0, G_OPTION_ARG_STRING, &metric_name, N_("cosine (default), dot or l2 (Euclidean distance)"), N_("METRIC") },
@@ -64,9 +66,22 @@ pl_cli_similarity (int    argc,
   if (!pl_cli_figure_is_figure_path (out) && !pl_matrix_format_from_path (out, &format, &error))
     return pl_cli_usage ("similarity", error->message);
 
-  if (!(table = pl_cli_read_positions (argv[1], dataset, rows, layer, &error)) ||
-      !(similarity = pl_similarity_compute (table, metric, center, NULL, &error)) ||
-      !(pl_cli_figure_is_figure_path (out)
+  if (!(model = pl_cli_open_model (argv[1], dataset, &error)) ||
+      !pl_cli_count_positions (model, rows, &n, &error))
+    return pl_cli_fail (error);
+  /* Refused before the table is read: the n×n result is what grows. */
+  if (!pl_similarity_check_size (n, &error))
+    {
+      g_autoptr(GError) hinted = g_error_new (error->domain, error->code,
+                                              "%s; choose fewer with --rows FIRST:END", error->message);
+
+      return pl_cli_fail_analysis (model, hinted);
+    }
+  if (!(table = pl_cli_read_positions (model, rows, layer, &error)))
+    return pl_cli_fail (error);
+  if (!(similarity = pl_similarity_compute (table, metric, center, NULL, &error)))
+    return pl_cli_fail_analysis (model, error);
+  if (!(pl_cli_figure_is_figure_path (out)
         ? pl_cli_figure_write_similarity (similarity, metric, rows, out, &figure, &error)
         : write_similarity (out, similarity, metric, &error)))
     return pl_cli_fail (error);

@@ -44,19 +44,31 @@ pl_cli_parse_rows (const char  *spec,
 #define LAYER_SEQUENCES 8
 #define LAYER_SEED      1
 
+gboolean
+pl_cli_count_positions (PlModel     *model,
+                        const char  *rows,
+                        gsize       *n,
+                        GError     **error)
+{
+  gsize first;
+
+  /* A layer's positional component has a row per position too. */
+  *n = pl_model_get_n_positions (model);
+  /* No table: reading it says why. */
+  if (rows == NULL || *n == 0)
+    return TRUE;
+  return pl_cli_parse_rows (rows, *n, &first, n, error);
+}
+
 PlMatrix *
-pl_cli_read_positions (const char  *path,
-                       const char  *dataset,
+pl_cli_read_positions (PlModel     *model,
                        const char  *rows,
                        int          layer,
                        GError     **error)
 {
-  g_autoptr(PlModel) model = NULL;
   g_autoptr(PlMatrix) positions = NULL;
   gsize first, count;
 
-  if (!(model = pl_cli_open_model (path, dataset, error)))
-    return NULL;
   if (layer > (int) pl_model_get_n_layers (model))
     {
       g_set_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT,
@@ -79,9 +91,10 @@ pl_cli_read_positions (const char  *path,
 }
 
 int
-pl_cli_usage (const char *command,
-              const char *message)
+pl_cli_fail_analysis (PlModel      *model,
+                      GError       *error)
 {
-  fprintf (stderr, "poslens-cli %s: %s\n", command, message);
-  return PL_CLI_EXIT_USAGE;
+  /* The analyses know tables, not files: say which file the table is of. */
+  g_prefix_error (&error, "%s: ", pl_model_get_path (model));
+  return pl_cli_fail (error);
 }

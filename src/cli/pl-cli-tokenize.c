@@ -4,9 +4,11 @@
 #include <glib/gi18n.h>
 #include <json-glib/json-glib.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "pl-cli.h"
 #include "pl-error.h"
+#include "pl-input-file.h"
 #include "pl-tokenizer.h"
 
 static void
@@ -15,9 +17,6 @@ print_json (PlTokenizer *tok,
             GPtrArray   *tokens)
 {
   g_autoptr(JsonBuilder) builder = json_builder_new ();
-  g_autoptr(JsonGenerator) generator = json_generator_new ();
-  g_autoptr(JsonNode) root = NULL;
-  g_autofree char *text = NULL;
 
   json_builder_begin_object (builder);
   json_builder_set_member_name (builder, "tokenizer");
@@ -39,12 +38,7 @@ print_json (PlTokenizer *tok,
     json_builder_add_string_value (builder, g_ptr_array_index (tokens, i));
   json_builder_end_array (builder);
   json_builder_end_object (builder);
-
-  root = json_builder_get_root (builder);
-  json_generator_set_root (generator, root);
-  json_generator_set_pretty (generator, TRUE);
-  text = json_generator_to_data (generator, NULL);
-  printf ("%s\n", text);
+  pl_cli_print_json (builder);
 }
 
 static void
@@ -52,18 +46,34 @@ print_table (PlTokenizer *tok,
              GArray      *ids,
              GPtrArray   *tokens)
 {
+  g_autofree char *source = pl_escape_text (pl_tokenizer_get_source (tok), -1);
+
   printf ("# %s tokenizer from %s: %u tokens\n# position\tid\ttoken\n",
-          pl_tokenizer_get_kind_name (tok), pl_tokenizer_get_source (tok), ids->len);
+          pl_tokenizer_get_kind_name (tok), source, ids->len);
+  /* A token is any text the tokenizer's file holds: a newline, a tab, an ESC. */
   for (guint i = 0; i < ids->len; i++)
-    printf ("%u\t%d\t%s\n", i, g_array_index (ids, int, i), (const char *) g_ptr_array_index (tokens, i));
+    {
+      g_autofree char *token = pl_escape_text (g_ptr_array_index (tokens, i), -1);
+
+      printf ("%u\t%d\t%s\n", i, g_array_index (ids, int, i), token);
+    }
 }
 
+/* A text to tokenise: a book is a few megabytes. */
+#define MAX_TEXT_BYTES ((gsize) 256 << 20)
+
+/* FILE's text, or standard input's for "-": refused, naming it, when it
+ * is too large, is not UTF-8 or holds a NUL byte (tokenising stopped there
+ * and said nothing of the rest). */
 static char *
 read_text_file (const char  *path,
                 GError     **error)
 {
-  g_autoptr(GError) local_error = NULL;
-  char *contents = NULL;
+  g_autofree char *contents = NULL;
+  const char *name = g_strcmp0 (path, "-") == 0 ? "standard input" : path;
+  const char *bad = NULL;
+  const char *nul;
+  gsize len = 0;
 
   if (g_strcmp0 (path, "-") == 0)
     {
@@ -71,17 +81,37 @@ read_text_file (const char  *path,
       char buffer[65536];
       gsize n;
 
-      while ((n = fread (buffer, 1, sizeof buffer, stdin)) > 0)
+      while (all->len <= MAX_TEXT_BYTES && (n = fread (buffer, 1, sizeof buffer, stdin)) > 0)
         g_string_append_len (all, buffer, n);
-      return g_string_free (g_steal_pointer (&all), FALSE);
+      if (all->len > MAX_TEXT_BYTES)
+        {
+          g_set_error (error, PL_ERROR, PL_ERROR_TOO_LARGE,
+                       "%s holds more than %" G_GSIZE_FORMAT " MiB of text", name, MAX_TEXT_BYTES >> 20);
+          return NULL;
+        }
+      len = all->len;
+      contents = g_string_free (g_steal_pointer (&all), FALSE);
     }
-  if (!g_file_get_contents (path, &contents, NULL, &local_error))
+  else if ((contents = pl_input_file_read_all (path, MAX_TEXT_BYTES, &len, error)) == NULL)
     {
-      g_set_error (error, PL_ERROR, PL_ERROR_NOT_FOUND,
-                   "Cannot read the text file: %s", local_error->message);
+      g_prefix_error (error, "Cannot read the text file: ");
       return NULL;
     }
-  return contents;
+  if ((nul = memchr (contents, '\0', len)) != NULL)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT,
+                   "%s holds a NUL byte at offset %" G_GSIZE_FORMAT ", which text does not: it is not a text file",
+                   name, (gsize) (nul - contents));
+      return NULL;
+    }
+  if (!g_utf8_validate (contents, len, &bad))
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT,
+                   "%s is not valid UTF-8 text (byte 0x%02x at offset %" G_GSIZE_FORMAT "); save it as UTF-8",
+                   name, (guchar) *bad, (gsize) (bad - contents));
+      return NULL;
+    }
+  return g_steal_pointer (&contents);
 }
 
 int
@@ -111,20 +141,11 @@ pl_cli_tokenize (int    argc,
       "or a tokenizer file: tokenizer.json, vocab.txt, vocab.json (with merges.txt)."));
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
   if (!g_option_context_parse (context, &argc, &argv, &error))
-    {
-      fprintf (stderr, "poslens-cli tokenize: %s\n", error->message);
-      return PL_CLI_EXIT_USAGE;
-    }
+    return pl_cli_usage ("tokenize", error->message);
   if (argc != 2)
-    {
-      fprintf (stderr, "poslens-cli tokenize: expected one PATH (a checkpoint folder or file, or a tokenizer file)\n");
-      return PL_CLI_EXIT_USAGE;
-    }
+    return pl_cli_usage ("tokenize", "expected one PATH (a checkpoint folder or file, or a tokenizer file)");
   if ((text == NULL) == (file == NULL))
-    {
-      fprintf (stderr, "poslens-cli tokenize: give the text with --text TEXT or --file FILE (one of them)\n");
-      return PL_CLI_EXIT_USAGE;
-    }
+    return pl_cli_usage ("tokenize", "give the text with --text TEXT or --file FILE (one of them)");
 
   if (file != NULL && (text = read_text_file (file, &error)) == NULL)
     return pl_cli_fail (error);

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <glib.h>
+#include <json-glib/json-glib.h>
 
 #include "pl-matrix.h"
 #include "pl-model.h"
@@ -15,8 +16,16 @@ G_BEGIN_DECLS
 
 typedef int (*PlCliCommand) (int argc, char **argv);
 
+/* pl-cli-print.c: what is printed besides numbers, every name, path and
+ * message escaped (pl_escape_text) so that no control character from a
+ * file or an argument reaches the terminal. */
 /* Prints "poslens-cli: MESSAGE" as one line on stderr and returns PL_CLI_EXIT_INPUT. */
-int pl_cli_fail (const GError *error);
+int  pl_cli_fail       (const GError *error);
+/* Prints "poslens-cli COMMAND: MESSAGE" on stderr and returns PL_CLI_EXIT_USAGE. */
+int  pl_cli_usage      (const char   *command,
+                        const char   *message);
+/* BUILDER's value as indented JSON on stdout, DEL and C1 controls escaped. */
+void pl_cli_print_json (JsonBuilder  *builder);
 
 /* pl_model_open, and from then on a crash (a damaged file can crash
  * libhdf5 1.10) prints one line naming PATH before the process dies. */
@@ -30,28 +39,34 @@ int pl_cli_check (int argc, char **argv);
 int pl_cli_tokenize (int argc, char **argv);
 
 /* Shared by the table analyses (pl-cli-table.c). */
-/* The real positions of PATH (DATASET as a plain table when given), rows
- * "A:B" of them when ROWS is given. LAYER ≥ 0 takes the positional component
- * of that layer instead (0: the embedding output): the mean hidden state at
- * each position over random inputs. PL_CLI_TABLE_LAYER: the table itself. */
+/* The real positions of MODEL (opened with pl_cli_open_model), rows "A:B" of
+ * them when ROWS is given. LAYER ≥ 0 takes the positional component of that
+ * layer instead (0: the embedding output): the mean hidden state at each
+ * position over random inputs. PL_CLI_TABLE_LAYER: the table itself. */
 #define PL_CLI_TABLE_LAYER (-1)
 #define PL_CLI_LAYER_OPTION(var) \
   { "layer", 'l', 0, G_OPTION_ARG_INT, &(var), \
     N_("Positions after layer L: the mean hidden state at each position over random inputs (0: the embeddings)"), \
     N_("L") }
-PlMatrix *pl_cli_read_positions (const char  *path,
-                                 const char  *dataset,
+PlMatrix *pl_cli_read_positions (PlModel     *model,
                                  const char  *rows,
                                  int          layer,
                                  GError     **error);
+/* How many rows pl_cli_read_positions will return, before anything is read
+ * (0 when MODEL has no table: reading it says why). */
+gboolean  pl_cli_count_positions (PlModel    *model,
+                                  const char *rows,
+                                  gsize      *n,
+                                  GError    **error);
+/* pl_cli_fail for an analysis's ERROR, its message first prefixed with
+ * MODEL's path: the analyses know tables, not files. */
+int       pl_cli_fail_analysis  (PlModel     *model,
+                                 GError      *error);
 gboolean  pl_cli_parse_rows     (const char  *spec,
                                  gsize        n,
                                  gsize       *first,
                                  gsize       *count,
                                  GError     **error);
-/* Prints "poslens-cli COMMAND: MESSAGE" on stderr and returns PL_CLI_EXIT_USAGE. */
-int       pl_cli_usage          (const char  *command,
-                                 const char  *message);
 
 int pl_cli_similarity (int argc, char **argv);
 int pl_cli_pca (int argc, char **argv);

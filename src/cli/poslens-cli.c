@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "pl-cli.h"
+#include "pl-error.h"
 #include "pl-executor.h"
 
 typedef struct
@@ -27,17 +28,6 @@ static const Command commands[] = {
   { "attention", pl_cli_attention, N_("Attention by relative position per layer and head, and the position-only term") },
   { NULL, NULL, NULL }
 };
-
-int
-pl_cli_fail (const GError *error)
-{
-  g_autofree char *line = g_strdup (error->message);
-
-  /* One line, whatever the library said. */
-  g_strdelimit (line, "\r\n", ' ');
-  fprintf (stderr, "poslens-cli: %s\n", line);
-  return PL_CLI_EXIT_INPUT;
-}
 
 static void
 print_usage (FILE *out)
@@ -76,7 +66,11 @@ main (int   argc,
     if (strcmp (argv[1], c->name) == 0)
       return c->run (argc - 1, argv + 1);
 
-  fprintf (stderr, _("poslens-cli: unknown command “%s”\n"), argv[1]);
+  {
+    g_autofree char *name = pl_escape_text (argv[1], -1);
+
+    fprintf (stderr, _("poslens-cli: unknown command “%s”\n"), name);
+  }
   print_usage (stderr);
   return PL_CLI_EXIT_USAGE;
 }

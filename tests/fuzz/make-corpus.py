@@ -67,6 +67,30 @@ out('safetensors', 'gpt2-bf16', safetensors({k: v for k, v in list(gpt2.items())
 out('safetensors', 'table-f64', safetensors({'position_embeddings': (P, H)}, 'F64'))
 
 
+# Sparse files (fuzz-safetensors.c): the bytes, then "HOLE" and how many MiB
+# of never-written file follow them.
+def sparse(header, data, hole_mib):
+    h = json.dumps(header).encode()
+    h += b' ' * (-len(h) % 8)
+    return struct.pack('<Q', len(h)) + h + data + b'HOLE' + struct.pack('<I', hole_mib)
+
+
+def in_hole(name, dtype, shape, size):
+    return sparse({name: {'dtype': dtype, 'shape': shape, 'data_offsets': [0, size]}}, b'', -(-size // (1 << 20)))
+
+
+out('safetensors', 'sparse-f32-20000', in_hole('position_embeddings', 'F32', [20000, 20000], 20000 * 20000 * 4))
+out('safetensors', 'sparse-bf16-45000', in_hole('transformer.wpe.weight', 'BF16', [45000, 45000], 45000 * 45000 * 2))
+# Real rows, then a hole that the next tensor lies in, then a small one that
+# is let through (zeros a sparse copy may leave).
+rows = (np.arange(P * H, dtype=np.float32) * 0.5 + 1).tobytes()
+out('safetensors', 'sparse-after-table', sparse({
+    'position_embeddings': {'dtype': 'F32', 'shape': [P, H], 'data_offsets': [0, len(rows)]},
+    'wte': {'dtype': 'F16', 'shape': [4096, 1024], 'data_offsets': [len(rows), len(rows) + (8 << 20)]},
+    'bias': {'dtype': 'F32', 'shape': [2, 8, 1024], 'data_offsets': [len(rows) + (8 << 20), len(rows) + (8 << 20) + 65536]},
+    '__metadata__': {'format': 'pt'}}, rows, 9))
+
+
 def h5(name, build):
     path = '/tmp/poslens-corpus.h5'
     with h5py.File(path, 'w', libver='earliest') as f:
@@ -199,8 +223,27 @@ llama3 = dict(bpe, model=dict(bpe['model'], ignore_merges=True), pre_tokenizer={
 qwen2 = dict(llama3, normalizer={'type': 'NFC'}, pre_tokenizer={'type': 'Sequence', 'pretokenizers': [
     {'type': 'Split', 'pattern': {'Regex': tiktoken.replace('{1,3}', '')}, 'behavior': 'Isolated', 'invert': False},
     {'type': 'ByteLevel', 'add_prefix_space': False, 'trim_offsets': False, 'use_regex': False}]})
+# Added tokens and each post-processor, whose ids the fuzzer's dictionary
+# (tests/fuzz/dictionaries/tokenizer.dict) replaces with large ones.
+bpe_template = json.loads(json.dumps(bpe_pairs))
+bpe_template['added_tokens'] += [{'id': 10, 'content': '</s>', 'special': True, 'rstrip': True},
+                                 {'id': 11, 'content': '<mask>', 'special': True, 'lstrip': True}]
+bpe_template['post_processor'] = {
+    'type': 'TemplateProcessing',
+    'single': [{'SpecialToken': {'id': '<s>', 'type_id': 0}}, {'Sequence': {'id': 'A', 'type_id': 0}},
+               {'SpecialToken': {'id': '</s>', 'type_id': 0}}],
+    'special_tokens': {'<s>': {'id': '<s>', 'ids': [9], 'tokens': ['<s>']},
+                       '</s>': {'id': '</s>', 'ids': [10], 'tokens': ['</s>']}}}
+wordpiece_bert = json.loads(json.dumps(wordpiece))
+wordpiece_bert['post_processor'] = {'type': 'BertProcessing', 'sep': ['[SEP]', 3], 'cls': ['[CLS]', 2]}
+bpe_roberta = json.loads(json.dumps(bpe_template))
+bpe_roberta['post_processor'] = {'type': 'Sequence', 'processors': [
+    {'type': 'ByteLevel', 'trim_offsets': False},
+    {'type': 'RobertaProcessing', 'sep': ['</s>', 10], 'cls': ['<s>', 9]}]}
 for name, tok in (('wordpiece', wordpiece), ('bpe', bpe), ('bpe-pairs', bpe_pairs), ('llama2', llama2),
-                  ('mistral', mistral), ('gemma', gemma), ('llama3', llama3), ('qwen2', qwen2)):
+                  ('mistral', mistral), ('gemma', gemma), ('llama3', llama3), ('qwen2', qwen2),
+                  ('bpe-template', bpe_template), ('wordpiece-bert', wordpiece_bert),
+                  ('bpe-roberta', bpe_roberta)):
     out('tokenizer', name, bytes([len(pad) // 4]) + pad + json.dumps(tok).encode())
 
 

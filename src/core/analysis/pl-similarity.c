@@ -338,6 +338,18 @@ centred_copy (const PlMatrix *x,
       work->data[i * d + k] = (float) (x->data[i * d + k] - mean[k]);
 }
 
+gboolean
+pl_similarity_check_size (gsize    n,
+                          GError **error)
+{
+  if (!pl_matrix_check_size (n, n, error))
+    {
+      g_prefix_error (error, "the similarity of %" G_GSIZE_FORMAT " positions: ", n);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 PlMatrix *
 pl_similarity_compute (const PlMatrix      *x,
                        PlSimilarityMetric   metric,
@@ -364,6 +376,9 @@ pl_similarity_compute (const PlMatrix      *x,
                    n, d);
       return NULL;
     }
+  /* Before any pass over X: the result is what can be too large. */
+  if (!pl_similarity_check_size (n, error))
+    return NULL;
   n_workers = n < PANEL_MIN_ROWS ? 1 : pl_executor_get_n_threads (pl_executor_get_default ());
 
   job.x = x->data;

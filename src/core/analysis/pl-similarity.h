@@ -18,6 +18,11 @@ const char *pl_similarity_metric_to_string   (PlSimilarityMetric  metric);
 gboolean    pl_similarity_metric_from_string (const char         *name,
                                               PlSimilarityMetric *metric);
 
+/* Whether the similarity of N rows, an N×N matrix, can be computed: FALSE
+ * with its size in ERROR when it is too large, before anything is read. */
+gboolean    pl_similarity_check_size (gsize                n,
+                                      GError             **error);
+
 /* The n×n matrix between the rows of X. Cosine of a zero row is NaN: it is
  * undefined, and the views draw it as "no value". Fails with
  * G_IO_ERROR_CANCELLED soon after CANCELLABLE is cancelled (checked between

@@ -69,27 +69,36 @@ map_huge (gsize  n_bytes,
 #endif
 }
 
+gboolean
+pl_matrix_check_size (gsize rows, gsize cols, GError **error)
+{
+  if (rows != 0 && cols > G_MAXSIZE / rows / sizeof (float))
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_TOO_LARGE,
+                   "a %" G_GSIZE_FORMAT "×%" G_GSIZE_FORMAT " matrix does not fit in memory",
+                   rows, cols);
+      return FALSE;
+    }
+  if (rows * cols * sizeof (float) > PL_MATRIX_MAX_BYTES)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_TOO_LARGE,
+                   "a %" G_GSIZE_FORMAT "×%" G_GSIZE_FORMAT " matrix (%.1f GiB) is too large (at most %"
+                   G_GSIZE_FORMAT " GiB)",
+                   rows, cols, (double) rows * cols * sizeof (float) / (1 << 30), PL_MATRIX_MAX_BYTES >> 30);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 PlMatrix *
 pl_matrix_try_new (gsize rows, gsize cols, GError **error)
 {
   PlMatrix *self;
   gsize n;
 
-  if (rows != 0 && cols > G_MAXSIZE / rows / sizeof (float))
-    {
-      g_set_error (error, PL_ERROR, PL_ERROR_TOO_LARGE,
-                   "a %" G_GSIZE_FORMAT "×%" G_GSIZE_FORMAT " matrix does not fit in memory",
-                   rows, cols);
-      return NULL;
-    }
+  if (!pl_matrix_check_size (rows, cols, error))
+    return NULL;
   n = rows * cols;
-  if (n * sizeof (float) > PL_MATRIX_MAX_BYTES)
-    {
-      g_set_error (error, PL_ERROR, PL_ERROR_TOO_LARGE,
-                   "a %" G_GSIZE_FORMAT "×%" G_GSIZE_FORMAT " matrix (%.1f GiB) is too large",
-                   rows, cols, (double) n * sizeof (float) / (1 << 30));
-      return NULL;
-    }
 
   self = g_new0 (PlMatrix, 1);
   if (PL_MATRIX_MAP && n * sizeof (float) >= MAP_MIN_BYTES)

@@ -22,6 +22,10 @@ typedef struct _PlMatrix
 GType     pl_matrix_get_type  (void) G_GNUC_CONST;
 PlMatrix *pl_matrix_new       (gsize rows, gsize cols);
 PlMatrix *pl_matrix_try_new   (gsize rows, gsize cols, GError **error);
+/* Whether a ROWS×COLS matrix is within what pl_matrix_try_new allocates:
+ * FALSE with its size in ERROR when not, so a caller can refuse before it
+ * reads or computes anything for it. */
+gboolean  pl_matrix_check_size (gsize rows, gsize cols, GError **error);
 PlMatrix *pl_matrix_new_from  (gsize rows, gsize cols, const float *data);
 PlMatrix *pl_matrix_copy      (const PlMatrix *self);
 PlMatrix *pl_matrix_slice_rows (const PlMatrix *self, gsize first, gsize n);

@@ -266,6 +266,12 @@ pl_model_open (const char  *path,
   g_return_val_if_fail (path != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
+  if (path[0] == '\0')
+    {
+      g_set_error_literal (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT,
+                           "The path is empty: name a checkpoint file or folder");
+      return NULL;
+    }
   if (g_str_has_prefix (path, "builtin:"))
     return open_builtin (path, error);
 

@@ -514,6 +514,12 @@ pl_tokenizer_new_for_model_dir (const char  *path,
 
   g_return_val_if_fail (path != NULL, NULL);
 
+  if (path[0] == '\0')
+    {
+      g_set_error_literal (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT,
+                           "The path is empty: name a checkpoint folder or a tokenizer file");
+      return NULL;
+    }
   if (g_str_has_prefix (path, "builtin:"))
     {
       g_set_error (error, PL_ERROR, PL_ERROR_NOT_FOUND,
