@@ -593,6 +593,23 @@ test_hard_link_cycle_with_table (void)
   g_assert_cmpfloat (pl_matrix_get (positions, 3, 5), ==, v[3 * 8 + 5]);
 }
 
+/* Whole tensors read as stored (the forward pass's weights) get the same
+ * check against holes as rows do. */
+static void
+test_sparse_stored (void)
+{
+  g_autofree char *path = g_build_filename (corpus, "sparse-table.safetensors", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PlCheckpoint) checkpoint = pl_checkpoint_open (path, &error);
+  g_autoptr(PlStoredMatrix) stored = NULL;
+
+  g_assert_no_error (error);
+  stored = pl_checkpoint_read_stored (checkpoint, "position_embeddings", &error);
+  g_assert_null (stored);
+  g_assert_error (error, PL_ERROR, PL_ERROR_CORRUPT);
+  g_assert_nonnull (strstr (error->message, "holes of a sparse file"));
+}
+
 /* Hugging Face's cache: a snapshot's files are relative links into blobs/. */
 static void
 test_hf_cache_links (void)
@@ -805,6 +822,7 @@ main (int   argc,
     }
   g_test_add_func ("/pl/bad-files/hard-link-cycle-with-table", test_hard_link_cycle_with_table);
   g_test_add_func ("/pl/bad-files/hf-cache-links", test_hf_cache_links);
+  g_test_add_func ("/pl/bad-files/sparse-stored", test_sparse_stored);
   g_test_add_func ("/pl/bad-files/info-escapes-names", test_info_escapes_names);
   g_test_add_func ("/pl/bad-files/empty-path", test_empty_path);
   g_test_add_data_func ("/pl/bad-files/mutations/hdf5", GINT_TO_POINTER (TRUE), test_mutations);

@@ -143,6 +143,10 @@ pl_checkpoint_safetensors_read_stored (PlCheckpoint        *checkpoint,
   g_assert (info->dtype == PL_DTYPE_F32 || info->dtype == PL_DTYPE_F16 || info->dtype == PL_DTYPE_BF16);
   type = info->dtype == PL_DTYPE_F32 ? PL_STORED_F32 : info->dtype == PL_DTYPE_F16 ? PL_STORED_F16 : PL_STORED_BF16;
   pl_tensor_info_get_matrix_shape (info, &rows, &cols);
+  /* What the file stores of the bytes is checked before memory is taken. */
+  if (!pl_input_file_check_stored (shard->fd, entry->offset, rows * cols * entry->elem_size, shard->path,
+                                   info->name, error))
+    return NULL;
   if (!(stored = pl_stored_matrix_try_new (type, rows, cols, error)))
     {
       g_prefix_error (error, "%s: “%s”: ", shard->path, info->name);
