@@ -11,6 +11,7 @@
 
 #include "pl-error.h"
 #include "pl-model.h"
+#include "pl-model-isolated.h"
 #include "pl-test-util.h"
 #include "pl-test-writers.h"
 
@@ -366,6 +367,79 @@ build_corpus (void)
     pl_test_write_text (a, "x");
     pl_test_write_text (b, "y");
   }
+  /* For `check`: what the window can and cannot show. */
+  write_table_h5 ("zero-first.h5", 0, 0.0f);
+  write_table_h5 ("nan-first.h5", 0, NAN);
+  file = create_h5 ("cube-only.h5");
+  {
+    guint64 d3[3] = { 2, 3, 4 };
+    g_autofree float *v = pl_test_exact_values (6, 4);
+
+    pl_test_h5_put (file, "/x", 3, d3, v);
+  }
+  H5Fclose (file);
+  file = create_h5 ("empty-table.h5");
+  {
+    guint64 d2[2] = { 0, 8 };
+
+    pl_test_h5_put (file, "/position_embeddings", 2, d2, NULL);
+  }
+  H5Fclose (file);
+  {
+    /* A virtual dataset of shape 0 × 18 × 8 that maps nothing, as in
+     * HDF5's own test files. */
+    g_autofree char *path = g_build_filename (corpus, "vds-empty.h5", NULL);
+    hid_t fapl = H5Pcreate (H5P_FILE_ACCESS);
+    hid_t dcpl = H5Pcreate (H5P_DATASET_CREATE);
+    hsize_t dims[3] = { 0, 18, 8 };
+    hid_t space = H5Screate_simple (3, dims, NULL);
+    hid_t dset;
+
+    H5Pset_libver_bounds (fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST);
+    file = H5Fcreate (path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    H5Pset_layout (dcpl, H5D_VIRTUAL);
+    dset = H5Dcreate2 (file, "/vds", H5T_IEEE_F32LE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    g_assert_cmpint (dset, >=, 0);
+    H5Dclose (dset);
+    H5Sclose (space);
+    H5Pclose (dcpl);
+    H5Pclose (fapl);
+    H5Fclose (file);
+  }
+  /* Valid files with datasets Poslens never reads beside a sound table. */
+  file = create_h5 ("table-and-others.h5");
+  {
+    guint64 d2[2] = { 16, 8 }, d3[3] = { 2, 3, 4 };
+    g_autofree float *v = pl_test_exact_values (16, 8);
+    hsize_t four = 4;
+    hid_t null_space = H5Screate (H5S_NULL);
+    hid_t space = H5Screate_simple (1, &four, NULL);
+    hid_t a = H5Dcreate2 (file, "/nothing", H5T_IEEE_F32LE, null_space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t b = H5Dcreate2 (file, "/never_written", H5T_IEEE_F32LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t c = H5Dcreate2 (file, "/step", H5T_STD_I64LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    gint64 steps[4] = { 1, 2, 3, 4 };
+
+    g_assert_cmpint (H5Dwrite (c, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, steps), >=, 0);
+    H5Dclose (a);
+    H5Dclose (b);
+    H5Dclose (c);
+    H5Sclose (space);
+    H5Sclose (null_space);
+    pl_test_h5_put (file, "/position_embeddings", 2, d2, v);
+    pl_test_h5_put (file, "/kernel", 3, d3, v);
+  }
+  H5Fclose (file);
+  {
+    g_autofree char *path = g_build_filename (corpus, "table-and-ids.safetensors", NULL);
+    g_autofree float *v = pl_test_exact_values (16, 8);
+    const PlTestTensor tensors[] = {
+      { "bert.embeddings.position_embeddings.weight", "F32", 2, { 16, 8 }, v },
+      { "bert.embeddings.position_ids", "I64", 2, { 1, 16 }, v },
+    };
+
+    pl_test_write_safetensors (path, tensors, G_N_ELEMENTS (tensors));
+  }
+
   /* Kilobytes on disk that declare gigabytes: a sparse file. */
   write_sparse_safetensors ("sparse-table.safetensors",
                             "{\"position_embeddings\":{\"dtype\":\"F32\",\"shape\":[20000,20000],"
@@ -509,6 +583,51 @@ static const BadCase cases[] = {
   { "two-files", NULL, "several" },
   { "does-not-exist.h5", NULL, "does not exist" },
 };
+
+/* `check` answers for what the window does: exit 0 when it can show the
+ * file, 2 with the reason when the analyses would refuse it. */
+typedef struct
+{
+  const char *file;
+  gboolean    ok;
+  const char *why;       /* a word the refusal must contain */
+} CheckCase;
+
+static const CheckCase check_cases[] = {
+  { "zero-first.h5", FALSE, "position 0 (row 0) of “/position_embeddings” is all zeros" },
+  { "nan-first.h5", FALSE, "holds NaN" },
+  { "inf-row.h5", FALSE, "infinity" },
+  { "cube-only.h5", FALSE, "holds no table to show" },
+  { "empty-table.h5", FALSE, "“/position_embeddings” 0×8" },
+  { "vds-empty.h5", FALSE, "“/vds” 0×18×8" },
+  { "table-and-others.h5", TRUE, NULL },
+  { "table-and-ids.safetensors", TRUE, NULL },
+};
+
+static void
+test_check (gconstpointer data)
+{
+  const CheckCase *c = data;
+  g_autofree char *path = g_build_filename (corpus, c->file, NULL);
+  const char *args[] = { "check", path, NULL };
+  g_autofree char *out = NULL, *err = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PlModel) model = pl_model_open (path, NULL, &error);
+  gboolean ok = model != NULL && pl_model_check_readable (model, &error);
+
+  g_assert_true (ok == c->ok);
+  if (!ok)
+    {
+      g_test_message ("%s: %s", c->file, error->message);
+      if (strstr (error->message, c->why) == NULL)
+        g_error ("%s: “%s” does not say “%s”", c->file, error->message, c->why);
+    }
+  if (g_getenv ("POSLENS_CLI") == NULL)
+    return;
+  g_assert_cmpint (pl_test_cli_output (NULL, args, &out, &err), ==, c->ok ? 0 : 2);
+  if (!c->ok)
+    g_assert_nonnull (strstr (err, c->file));
+}
 
 static void
 test_library (gconstpointer data)
@@ -819,6 +938,12 @@ main (int   argc,
       cli = g_strdup_printf ("/pl/bad-files/cli/%s", name);
       g_test_add_data_func (lib, &cases[i], test_library);
       g_test_add_data_func (cli, &cases[i], test_cli);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (check_cases); i++)
+    {
+      g_autofree char *name = g_strdup_printf ("/pl/bad-files/check/%s", check_cases[i].file);
+
+      g_test_add_data_func (name, &check_cases[i], test_check);
     }
   g_test_add_func ("/pl/bad-files/hard-link-cycle-with-table", test_hard_link_cycle_with_table);
   g_test_add_func ("/pl/bad-files/hf-cache-links", test_hf_cache_links);

@@ -8,8 +8,8 @@
 #include "pl-error.h"
 #include "pl-model-isolated.h"
 
-/* Opens a file as the app would and reads every dataset's first row: exit 0
- * when Poslens can use it, 2 with the reason otherwise. The app runs this in
+/* Opens a file as the window would (pl_model_check_readable): exit 0 when
+ * the window can show it, 2 with the reason otherwise. The app runs this in
  * a process of its own before it lets a file into its libhdf5
  * (pl_model_open_isolated), and reads the PlError code from standard output. */
 int
@@ -26,6 +26,11 @@ pl_cli_check (int    argc,
   };
 
   context = g_option_context_new (_("PATH — can Poslens open this checkpoint?"));
+  g_option_context_set_description (context,
+    _("Opens PATH as the window does: reads its position table whole and checks its values\n"
+      "(no NaN, no infinity, no position of all zeros), or finds a 2-D table to choose when\n"
+      "none is recognised, then reads the first row of every other dataset Poslens reads.\n"
+      "Exit 0 when the window can show it, 2 with the reason on one line otherwise."));
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
   if (!g_option_context_parse (context, &argc, &argv, &error))
     return pl_cli_usage ("check", error->message);

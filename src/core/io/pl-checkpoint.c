@@ -89,7 +89,7 @@ pl_tensor_info_get_matrix_shape (const PlTensorInfo *info,
 gboolean
 pl_tensor_info_is_table (const PlTensorInfo *info)
 {
-  return info->rank == 2 && info->dtype != PL_DTYPE_OTHER;
+  return info->rank == 2 && info->dtype != PL_DTYPE_OTHER && info->shape[0] > 0 && info->shape[1] > 0;
 }
 
 gboolean

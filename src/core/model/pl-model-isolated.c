@@ -12,36 +12,89 @@
 #include "pl-error.h"
 #include "pl-model-isolated.h"
 
+/* "“/vds” 0×18×8, “/x” 2×3×4" for messages: the first few tensors. */
+static char *
+describe_tensors (PlCheckpoint *checkpoint)
+{
+  GString *out = g_string_new (NULL);
+  guint n = pl_checkpoint_get_n_tensors (checkpoint);
+
+  for (guint i = 0; i < MIN (n, 3); i++)
+    {
+      const PlTensorInfo *info = pl_checkpoint_get_tensor (checkpoint, i);
+
+      g_string_append_printf (out, "%s“%s” ", i ? ", " : "", info->name);
+      for (guint d = 0; d < info->rank; d++)
+        g_string_append_printf (out, "%s%" G_GUINT64_FORMAT, d ? "×" : "", info->shape[d]);
+      if (info->rank == 0)
+        g_string_append (out, "scalar");
+      g_string_append_printf (out, " %s", info->dtype_name);
+    }
+  if (n > 3)
+    g_string_append_printf (out, " and %u more", n - 3);
+  return g_string_free (out, FALSE);
+}
+
 gboolean
 pl_model_check_readable (PlModel  *model,
                          GError  **error)
 {
-  PlCheckpoint *checkpoint = pl_model_get_checkpoint (model);
-  const char *table = pl_model_get_position_table_name (model);
+  PlCheckpoint *checkpoint;
+  const char *table;
 
   g_return_val_if_fail (PL_IS_MODEL (model), FALSE);
 
+  checkpoint = pl_model_get_checkpoint (model);
+  table = pl_model_get_position_table_name (model);
   if (checkpoint == NULL)
     return TRUE;    /* an analytic encoding: no file */
+
+  if (table != NULL)
+    {
+      g_autoptr(PlMatrix) positions = pl_model_read_positions (model, error);
+
+      if (positions == NULL)
+        return FALSE;
+    }
+  else
+    {
+      /* The window asks which 2-D table is the position table: there must
+       * be one to choose. */
+      gboolean any = FALSE;
+
+      for (guint i = 0; i < pl_checkpoint_get_n_tensors (checkpoint) && !any; i++)
+        any = pl_tensor_info_is_table (pl_checkpoint_get_tensor (checkpoint, i));
+      if (!any)
+        {
+          g_autofree char *listing = describe_tensors (checkpoint);
+
+          g_set_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED,
+                       "%s holds no table to show: a position table is a non-empty 2-D dataset of floats, "
+                       "and it has %s", pl_checkpoint_get_path (checkpoint), listing);
+          return FALSE;
+        }
+    }
+
   for (guint i = 0; i < pl_checkpoint_get_n_tensors (checkpoint); i++)
     {
       const PlTensorInfo *info = pl_checkpoint_get_tensor (checkpoint, i);
       g_autoptr(PlMatrix) read = NULL;
+      g_autoptr(GError) local_error = NULL;
       guint64 rows, cols;
 
       pl_tensor_info_get_matrix_shape (info, &rows, &cols);
-      if (rows == 0 || cols == 0)
+      if (rows == 0 || cols == 0 || info->dtype == PL_DTYPE_OTHER || g_strcmp0 (info->name, table) == 0)
         continue;
-      /* Integer buffers (position_ids, attention masks) are listed but
-       * never read; reading one is refused by name, not by libhdf5. */
-      if (info->dtype == PL_DTYPE_OTHER && g_strcmp0 (info->name, table) != 0)
-        continue;
-      if (g_strcmp0 (info->name, table) == 0)
-        read = pl_checkpoint_read (checkpoint, info->name, error);
-      else
-        read = pl_checkpoint_read_rows (checkpoint, info->name, 0, 1, error);
-      if (read == NULL)
-        return FALSE;
+      read = pl_checkpoint_read_rows (checkpoint, info->name, 0, 1, &local_error);
+      /* Damage (or a failed read) is the answer; what Poslens will refuse
+       * when asked for that tensor is not. */
+      if (read == NULL &&
+          (g_error_matches (local_error, PL_ERROR, PL_ERROR_CORRUPT) ||
+           g_error_matches (local_error, PL_ERROR, PL_ERROR_FAILED)))
+        {
+          g_propagate_error (error, g_steal_pointer (&local_error));
+          return FALSE;
+        }
     }
   return TRUE;
 }

@@ -10,10 +10,13 @@ G_BEGIN_DECLS
 /* How long a helper may take to open a file before it is stopped. */
 #define PL_MODEL_CHECK_TIMEOUT_SECONDS 60
 
-/* Reads what opening and analysing MODEL reads from its file: the whole
- * position table and the first row of every other tensor, so every
- * dataset's layout in the file is parsed once. The values are not judged
- * (an all-zero row is the analyses' business, not a damaged file). */
+/* Answers for what the window does with MODEL: its position table is read
+ * whole and its values checked as the analyses check them (no NaN, no
+ * infinity, no all-zero position); without one, there must be a 2-D table
+ * to choose. Then the first row of every other tensor Poslens reads, so
+ * every dataset's layout in the file is parsed once, here rather than in
+ * the window's libhdf5. Tensors it never reads (other dtypes, external
+ * storage, never written) are left for when they are asked for. */
 gboolean  pl_model_check_readable (PlModel      *model,
                                    GError      **error);
 
