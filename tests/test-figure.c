@@ -272,6 +272,66 @@ test_dark_mode (void)
   cairo_surface_destroy (dark);
 }
 
+/* The strongest contrast with the background of a pixel within 2 of (x, y). */
+static double
+best_contrast_near (cairo_surface_t *surface,
+                    double           x,
+                    double           y,
+                    const double     bg[3])
+{
+  double best = 1;
+
+  for (int dy = -2; dy <= 2; dy++)
+    for (int dx = -2; dx <= 2; dx++)
+      {
+        guint32 p = fig_pixel (surface, x + dx, y + dy);
+        double rgb[3];
+
+        pl_rgb_from_hex (p, rgb);
+        best = MAX (best, pl_figure_contrast (rgb, bg));
+      }
+  return best;
+}
+
+/* On the dark background the first positions of a trajectory, drawn in the
+ * dark end of the map, still stand out 3:1 (WCAG's contrast for graphics),
+ * in 2-D and in 3-D, with viridis and magma. */
+static void
+test_dark_first_positions (void)
+{
+  const PlColormapId maps[] = { PL_COLORMAP_VIRIDIS, PL_COLORMAP_MAGMA };
+  const double bg[3] = { 0x1e / 255.0, 0x1e / 255.0, 0x1e / 255.0 };
+  g_autoptr(PlMatrix) circle = pl_matrix_new (40, 3);
+
+  for (guint i = 0; i < 40; i++)
+    {
+      pl_matrix_row (circle, i)[0] = (float) cos (2 * G_PI * i / 40);
+      pl_matrix_row (circle, i)[1] = (float) sin (2 * G_PI * i / 40);
+      pl_matrix_row (circle, i)[2] = 0;
+    }
+  for (guint k = 0; k < G_N_ELEMENTS (maps); k++)
+    for (guint deep = 0; deep < 2; deep++)
+      {
+        g_autoptr(PlFigure) figure = deep ? pl_figure_new_trajectory_3d (circle, 0, NULL, 0, 1, 2)
+                                          : pl_figure_new_trajectory (circle, 0, NULL, 0, 1);
+        cairo_surface_t *surface;
+
+        pl_figure_set_colormap (figure, maps[k]);
+        pl_figure_set_dark (figure, TRUE);
+        pl_figure_set_label_every (figure, 100);
+        surface = fig_render (figure, 600, 500);
+        for (guint i = 0; i < 6; i++)
+          {
+            double x0, y0, x1, y1;
+
+            g_assert_true (pl_figure_get_point (figure, i, &x0, &y0));
+            g_assert_true (pl_figure_get_point (figure, i + 1, &x1, &y1));
+            g_assert_cmpfloat (best_contrast_near (surface, (x0 + x1) / 2, (y0 + y1) / 2, bg), >=, 3.0);
+          }
+        cairo_surface_destroy (surface);
+      }
+}
+
 /* ---- export ------------------------------------------------------------- */
 
 static void
@@ -601,6 +661,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pl/figure/heatmap/square-ticks-alike", test_heatmap_square_ticks_alike);
   g_test_add_func ("/pl/figure/heatmap/dark", test_dark_mode);
   g_test_add_func ("/pl/figure/lines/dark-contrast", test_dark_series_contrast);
+  g_test_add_func ("/pl/figure/trajectory/dark-first-positions", test_dark_first_positions);
   g_test_add_func ("/pl/figure/axes/ticks-and-labels", test_ticks_and_labels);
   g_test_add_func ("/pl/figure/export/png-size", test_export_png_size);
   g_test_add_func ("/pl/figure/export/vectors-match-png", test_export_vectors_match_png);

@@ -424,7 +424,7 @@ pl_figure_scatter_render (PlFigure                *self,
   cairo_set_line_width (cr, 0.6);
   for (gsize i = 0; i < self->n_xs; i++)
     {
-      double x, y, rgb[3];
+      double x, y, rgb[3], casing[3];
 
       if (!isfinite (self->xs[i]) || !isfinite (self->ys[i]))
         {
@@ -442,7 +442,11 @@ pl_figure_scatter_render (PlFigure                *self,
       cairo_arc (cr, x, y, 3.2, 0, 2 * G_PI);
       cairo_set_source_rgba (cr, rgb[0], rgb[1], rgb[2], 0.85);
       cairo_fill_preserve (cr);
-      pl_draw_set_rgb (draw, draw->bg);
+      /* Outlined in the background to stand apart, or lighter where the
+       * point alone would melt into a dark background. */
+      if (!pl_draw_casing (draw, rgb, casing))
+        memcpy (casing, draw->bg, sizeof casing);
+      pl_draw_set_rgb (draw, casing);
       cairo_stroke (cr);
     }
   cairo_restore (cr);

@@ -244,6 +244,12 @@ void     pl_figure_series_rgb    (PlFigure          *self,
                                   guint              i,
                                   guint              n,
                                   double             rgb[3]);
+/* On a dark background the dark end of a colour map melts into it: marks
+ * coloured by value keep their true colour but get a light casing. TRUE,
+ * with CASING set, when a mark of colour RGB needs one. */
+gboolean pl_draw_casing          (PlDraw            *draw,
+                                  const double       rgb[3],
+                                  double             casing[3]);
 /* WCAG contrast ratio of two sRGB colours, 1 … 21. */
 double   pl_figure_contrast      (const double       a[3],
                                   const double       b[3]);

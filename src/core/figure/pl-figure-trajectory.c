@@ -13,6 +13,7 @@
 #define BAR_WIDTH  10.0
 #define BAR_GAP    12.0
 #define MARKER      2.6
+#define CASING      0.8   /* each side of a line too dark for the background */
 /* Camera distance in units of the data's radius: enough depth to read, little distortion. */
 #define CAMERA      5.0
 
@@ -322,8 +323,22 @@ render_2d (PlFigure                *self,
   cairo_save (cr);
   cairo_rectangle (cr, axes.plot.x, axes.plot.y, axes.plot.width, axes.plot.height);
   cairo_clip (cr);
-  cairo_set_line_width (cr, 1.4);
   cairo_set_line_cap (cr, CAIRO_LINE_CAP_ROUND);
+  /* Casings first, all under the line, so none covers a neighbouring segment. */
+  cairo_set_line_width (cr, 1.4 + 2 * CASING);
+  for (gsize i = 0; i + 1 < n; i++)
+    {
+      double rgb[3], casing[3];
+
+      position_rgb (self, (i + 0.5) / (n - 1), rgb);
+      if (!pl_draw_casing (draw, rgb, casing))
+        continue;
+      pl_draw_set_rgb (draw, casing);
+      cairo_move_to (cr, self->points[2 * i], self->points[2 * i + 1]);
+      cairo_line_to (cr, self->points[2 * i + 2], self->points[2 * i + 3]);
+      cairo_stroke (cr);
+    }
+  cairo_set_line_width (cr, 1.4);
   for (gsize i = 0; i + 1 < n; i++)
     {
       double rgb[3];
@@ -591,7 +606,20 @@ render_3d (PlFigure                *self,
 
       if (i + 1 < n)
         {
+          double casing[3];
+
           position_rgb (self, (i + 0.5) / (n - 1), rgb);
+          /* Cased by its own colour; far away, the casing fades half as
+           * much as the line, so the depth still shows but the line does too. */
+          if (pl_draw_casing (draw, rgb, casing))
+            {
+              fade (draw, casing, (it->depth + 1) / 2, faded);
+              pl_draw_set_rgb (draw, faded);
+              cairo_set_line_width (cr, (1.4 + 2 * CASING) * near);
+              cairo_move_to (cr, self->points[2 * i], self->points[2 * i + 1]);
+              cairo_line_to (cr, self->points[2 * i + 2], self->points[2 * i + 3]);
+              cairo_stroke (cr);
+            }
           fade (draw, rgb, it->depth, faded);
           pl_draw_set_rgb (draw, faded);
           cairo_set_line_width (cr, 1.4 * near);
