@@ -99,6 +99,39 @@ test_write_similarity (void)
   pl_test_rmtree (dir);
 }
 
+/* Euclidean distances read as cosine does: a zero distance (the diagonal)
+ * in the bright end of the map, large ones in the dark end; a --colormap
+ * given is taken as it is. */
+static void
+test_write_distance (void)
+{
+  g_autofree char *dir = pl_test_tmpdir ();
+  g_autofree char *path = g_build_filename (dir, "l2.png", NULL);
+  g_autoptr(PlMatrix) m = pl_matrix_new (6, 6);
+  g_autoptr(GError) error = NULL;
+  PlCliFigureOptions options = PL_CLI_FIGURE_OPTIONS_INIT;
+  cairo_surface_t *png;
+
+  for (guint i = 0; i < 6; i++)
+    for (guint j = 0; j < 6; j++)
+      m->data[i * 6 + j] = i == j ? 0 : 4;
+  options.size = (char *) "200x100";
+  g_assert_true (pl_cli_figure_write_similarity (m, PL_SIMILARITY_L2, NULL, path, &options, &error));
+  g_assert_no_error (error);
+  png = cairo_image_surface_create_from_png (path);
+  /* Viridis' yellow on the diagonal, its purple off it. */
+  g_assert_cmpuint (count_colour (png, 0xfde725), >, 30);
+  g_assert_cmpuint (count_colour (png, 0x440154), >, 3 * count_colour (png, 0xfde725));
+  cairo_surface_destroy (png);
+
+  options.colormap = (char *) "viridis";
+  g_assert_true (pl_cli_figure_write_similarity (m, PL_SIMILARITY_L2, NULL, path, &options, &error));
+  png = cairo_image_surface_create_from_png (path);
+  g_assert_cmpuint (count_colour (png, 0xfde725), >, 3 * count_colour (png, 0x440154));
+  cairo_surface_destroy (png);
+  pl_test_rmtree (dir);
+}
+
 /* PCA: 2-D with the explained variance on the axes; 3-D once a rotation is asked for. */
 static void
 test_write_pca (void)
@@ -234,6 +267,7 @@ main (int argc, char **argv)
 
   g_test_add_func ("/pl/cli-figure/paths", test_figure_paths);
   g_test_add_func ("/pl/cli-figure/check-options", test_check_options);
+  g_test_add_func ("/pl/cli-figure/distance", test_write_distance);
   g_test_add_func ("/pl/cli-figure/similarity", test_write_similarity);
   g_test_add_func ("/pl/cli-figure/pca", test_write_pca);
   g_test_add_func ("/pl/cli-figure/attention", test_write_attention);

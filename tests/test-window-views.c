@@ -217,6 +217,61 @@ test_layers_step (void)
   pl_test_wait_until (similarity_ready, similarity, "the table's heatmap again");
 }
 
+static gboolean
+similarity_shows_distance (gpointer page)
+{
+  PlFigure *figure = pl_page_get_figure (page);
+  double lo, hi;
+
+  if (pl_page_get_busy (page) || figure == NULL)
+    return FALSE;
+  /* Distances are never negative, and the cosine's range is fixed at ±1. */
+  pl_figure_get_range (figure, &lo, &hi);
+  return lo >= 0 && hi > 1;
+}
+
+/* Euclidean distance reads as cosine similarity does: near positions (the
+ * diagonal, distance 0) bright, far ones dark; the colour bar says distance. */
+static void
+test_distance_reads_like_cosine (void)
+{
+  PlSimilarityPage *similarity = PL_SIMILARITY_PAGE (page ("similarity"));
+  /* Large enough for cells of two pixels. */
+  cairo_surface_t *surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 1400, 1250);
+  cairo_t *cr = cairo_create (surface);
+  const guint8 *data;
+  int stride;
+  PlFigure *figure;
+  cairo_rectangle_t plot;
+  guint32 diagonal, corner;
+  double lo, hi;
+
+  activate ("win.show-view", g_variant_new_int32 (0));
+  pl_similarity_page_set_metric (similarity, PL_SIMILARITY_L2);
+  pl_test_wait_until (similarity_shows_distance, similarity, "the distance heatmap");
+  figure = pl_page_get_figure (PL_PAGE (similarity));
+  pl_figure_render (figure, cr, 1400, 1250);
+  cairo_surface_flush (surface);
+  pl_figure_get_plot_area (figure, &plot);
+  pl_figure_get_range (figure, &lo, &hi);
+  data = cairo_image_surface_get_data (surface);
+  stride = cairo_image_surface_get_stride (surface);
+#define PIXEL(x, y) (*(const guint32 *) (gconstpointer) (data + (gsize) (int) (y) * stride + 4 * (int) (x)) & 0xffffff)
+  g_assert_cmpfloat (plot.width / 512, >=, 2);
+  diagonal = PIXEL (plot.x + plot.width * 256.5 / 512, plot.y + plot.height * 256.5 / 512);
+  corner = PIXEL (plot.x + plot.width * 0.5 / 512, plot.y + plot.height * 511.5 / 512);
+#undef PIXEL
+  g_assert_cmphex (diagonal, ==, pl_colormap_lookup (PL_COLORMAP_VIRIDIS, TRUE, 0));
+  g_assert_cmphex (diagonal, ==, 0xfde725);
+  /* Position 0 and the last one are far apart: the dark half of the map. */
+  g_assert_cmpuint (((corner >> 16) & 0xff) + ((corner >> 8) & 0xff), <, 0x100);
+  cairo_destroy (cr);
+  cairo_surface_destroy (surface);
+
+  pl_similarity_page_set_metric (similarity, PL_SIMILARITY_COSINE);
+  pl_test_wait_until (similarity_ready, similarity, "the cosine heatmap again");
+}
+
 static void
 test_probes_match_reference (void)
 {
@@ -544,6 +599,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/pl/window/views-switch-and-draw", test_views_switch_and_draw);
   g_test_add_func ("/pl/window/attention-numbers", test_attention_numbers);
   g_test_add_func ("/pl/window/attention-axes", test_attention_axes);
+  g_test_add_func ("/pl/window/distance-reads-like-cosine", test_distance_reads_like_cosine);
   g_test_add_func ("/pl/window/layers-step", test_layers_step);
   g_test_add_func ("/pl/window/probes-match-reference", test_probes_match_reference);
   g_test_add_func ("/pl/window/compare-difference", test_compare_difference);

@@ -99,7 +99,7 @@ show_answers (PlComparePage *self)
   g_object_unref (panels[1]);
   if (get_metric (self) == PL_SIMILARITY_COSINE)
     pl_figure_set_range (pair, -1, 1);
-  pl_view_style_apply (pair, get_workspace (self));
+  pl_view_style_apply_metric (pair, get_workspace (self), get_metric (self));
   pl_figure_set_value_label (pair, metric_name);
   pl_figure_view_set_figure (self->pair_view, pair, 0, 0);
 
@@ -115,9 +115,10 @@ show_answers (PlComparePage *self)
       /* Translators: title of the difference of two models' similarities: "A − B" */
       title = g_strdup_printf (_("%s − %s"), pl_model_get_name (first), pl_model_get_name (second));
       difference = make_heatmap (self, self->difference, title);
-      /* Signed values: white is no difference. */
+      /* Signed values: white is no difference, red where the first model
+       * sees positions as more alike (a smaller distance for Euclidean). */
       pl_figure_set_colormap (difference, PL_COLORMAP_DIVERGING);
-      pl_figure_set_reversed (difference, FALSE);
+      pl_figure_set_reversed (difference, get_metric (self) == PL_SIMILARITY_L2);
       pl_figure_set_value_label (difference, _("Difference"));
       pl_figure_view_set_figure (self->difference_view, difference, self->difference->cols, self->difference->rows);
       selection_changed (PL_PAGE (self));

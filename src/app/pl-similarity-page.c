@@ -22,6 +22,7 @@ struct _PlSimilarityPage
 
   PlMatrix        *shown;          /* the matrix on screen, for the hover readout */
   guint            shown_first;    /* its first position number */
+  PlSimilarityMetric shown_metric;
 
   /* Template widgets */
   GtkDropDown     *metric_dropdown;
@@ -72,7 +73,7 @@ show_matrix (PlSimilarityPage *self,
    * cell would look the same. */
   if (metric == PL_SIMILARITY_COSINE && pl_workspace_get_layer (workspace) == PL_LAYER_TABLE)
     pl_figure_set_range (figure, -1.0, 1.0);
-  pl_view_style_apply (figure, workspace);
+  pl_view_style_apply_metric (figure, workspace, metric);
   /* Translators: figure title: model — layer; the colour bar says what is shown */
   title = g_strdup_printf (_("%s — %s"), pl_model_get_name (model), layer);
   pl_figure_set_title (figure, title);
@@ -81,6 +82,7 @@ show_matrix (PlSimilarityPage *self,
   g_clear_pointer (&self->shown, pl_matrix_unref);
   self->shown = pl_matrix_ref (matrix);
   self->shown_first = 0;
+  self->shown_metric = metric;
   pl_figure_view_set_figure (self->figure_view, figure, matrix->cols, matrix->rows);
   selection_changed (PL_PAGE (self));
   pl_page_show_figure (PL_PAGE (self));
@@ -145,7 +147,7 @@ style_changed (PlPage *page)
 
   if (figure != NULL)
     {
-      pl_view_style_apply (figure, get_workspace (self));
+      pl_view_style_apply_metric (figure, get_workspace (self), self->shown_metric);
       pl_figure_view_invalidate (self->figure_view);
     }
 }
@@ -195,6 +197,14 @@ pl_similarity_page_get_figure_view (PlSimilarityPage *self)
 {
   g_return_val_if_fail (PL_IS_SIMILARITY_PAGE (self), NULL);
   return GTK_WIDGET (self->figure_view);
+}
+
+void
+pl_similarity_page_set_metric (PlSimilarityPage   *self,
+                               PlSimilarityMetric  metric)
+{
+  g_return_if_fail (PL_IS_SIMILARITY_PAGE (self));
+  pl_drop_down_set_value (self->metric_dropdown, metric);
 }
 
 static void

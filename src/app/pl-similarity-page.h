@@ -6,6 +6,7 @@
 #include "pl-figure.h"
 #include "pl-model.h"
 #include "pl-page.h"
+#include "pl-similarity.h"
 
 G_BEGIN_DECLS
 
@@ -15,5 +16,8 @@ G_DECLARE_FINAL_TYPE (PlSimilarityPage, pl_similarity_page, PL, SIMILARITY_PAGE,
 
 /* The widget the figure is drawn in. */
 GtkWidget *pl_similarity_page_get_figure_view (PlSimilarityPage *self);
+/* Asks for METRIC, as choosing it in the view does. */
+void       pl_similarity_page_set_metric      (PlSimilarityPage   *self,
+                                               PlSimilarityMetric  metric);
 
 G_END_DECLS

@@ -3,9 +3,10 @@
 
 #include "pl-view-style.h"
 
-void
-pl_view_style_apply (PlFigure    *figure,
-                     PlWorkspace *workspace)
+static void
+apply (PlFigure    *figure,
+       PlWorkspace *workspace,
+       gboolean     turned)
 {
   GSettings *settings;
   PlColormapId colormap = PL_COLORMAP_VIRIDIS;
@@ -24,9 +25,24 @@ pl_view_style_apply (PlFigure    *figure,
       reversed = g_settings_get_boolean (settings, "colormap-reversed") != named_reversed;
     }
   pl_figure_set_colormap (figure, colormap);
-  pl_figure_set_reversed (figure, reversed);
+  pl_figure_set_reversed (figure, reversed != turned);
   pl_figure_set_dark (figure, pl_workspace_get_dark (workspace));
   pl_figure_set_font (figure, NULL, PL_VIEW_SCREEN_FONT_SIZE);
+}
+
+void
+pl_view_style_apply (PlFigure    *figure,
+                     PlWorkspace *workspace)
+{
+  apply (figure, workspace, FALSE);
+}
+
+void
+pl_view_style_apply_metric (PlFigure           *figure,
+                            PlWorkspace        *workspace,
+                            PlSimilarityMetric  metric)
+{
+  apply (figure, workspace, metric == PL_SIMILARITY_L2);
 }
 
 void

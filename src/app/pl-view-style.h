@@ -2,6 +2,7 @@
 #pragma once
 
 #include "pl-figure.h"
+#include "pl-similarity.h"
 #include "pl-workspace.h"
 
 G_BEGIN_DECLS
@@ -15,6 +16,11 @@ G_BEGIN_DECLS
  * dark background when the desktop is dark. Exports keep their own choice. */
 void pl_view_style_apply   (PlFigure    *figure,
                             PlWorkspace *workspace);
+/* The shared look for a heatmap of METRIC. Distances turn the map around,
+ * so that near positions are bright as similar ones are for cosine. */
+void pl_view_style_apply_metric (PlFigure           *figure,
+                                 PlWorkspace        *workspace,
+                                 PlSimilarityMetric  metric);
 /* Calls CALLBACK (swapped, on INSTANCE) when the shared look changes. */
 void pl_view_style_connect (PlWorkspace *workspace,
                             GCallback    callback,

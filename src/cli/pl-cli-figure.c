@@ -158,6 +158,9 @@ pl_cli_figure_write_similarity (PlMatrix                 *similarity,
       break;
     case PL_SIMILARITY_L2:
       pl_figure_set_value_label (figure, "Euclidean distance");
+      /* Near positions bright, as similar ones are for cosine; a --colormap
+       * given is taken as it is. */
+      pl_figure_set_reversed (figure, TRUE);
       break;
     case PL_SIMILARITY_COSINE:
     default:
