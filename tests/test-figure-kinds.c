@@ -336,6 +336,186 @@ test_multiples_shared_scale (void)
   cairo_surface_destroy (surface);
 }
 
+/* The centre pixel of cell (I, J) of panel K of FIGURE, drawn in SURFACE. */
+static guint32
+panel_cell_pixel (cairo_surface_t *surface,
+                  PlFigure        *figure,
+                  guint            k,
+                  guint            n,
+                  guint            i,
+                  guint            j)
+{
+  cairo_rectangle_t cell, plot;
+
+  g_assert_true (pl_figure_get_panel_area (figure, k, &cell));
+  pl_figure_get_plot_area (pl_figure_get_panel (figure, k), &plot);
+  return fig_pixel (surface, cell.x + plot.x + (j + 0.5) / n * plot.width,
+                    cell.y + plot.y + (i + 0.5) / n * plot.height);
+}
+
+/* Two similarities on one scale and their difference on its own: the
+ * difference keeps its diverging map, its range and its bar; the shared
+ * bar stands beside the second panel, and the two shared plots are alike. */
+static void
+test_multiples_own_scale (void)
+{
+  g_autoptr(PlMatrix) a = pl_matrix_new (4, 4);
+  g_autoptr(PlMatrix) b = pl_matrix_new (4, 4);
+  g_autoptr(PlMatrix) d = pl_matrix_new (4, 4);
+  PlFigure *panels[3];
+  g_autoptr(PlFigure) figure = NULL;
+  cairo_surface_t *surface;
+  cairo_rectangle_t pa, pb;
+  double lo, hi;
+
+  for (guint i = 0; i < 16; i++)
+    {
+      a->data[i] = (float) (i % 2);            /* 0 … 1 */
+      b->data[i] = (float) (i % 3);            /* 0 … 2 */
+      d->data[i] = a->data[i] - b->data[i];    /* −2 … 1 */
+    }
+  panels[0] = pl_figure_new_heatmap (a, 0);
+  panels[1] = pl_figure_new_heatmap (b, 0);
+  panels[2] = pl_figure_new_heatmap (d, 0);
+  pl_figure_set_colormap (panels[2], PL_COLORMAP_DIVERGING);
+  pl_figure_set_own_scale (panels[2], TRUE);
+  figure = pl_figure_new_multiples (panels, 3, 3);
+  for (guint k = 0; k < 3; k++)
+    g_object_unref (panels[k]);
+  pl_figure_set_value_label (figure, "Cosine similarity");
+  surface = fig_render (figure, 1200, 400);
+
+  g_assert_false (pl_figure_get_colorbar_area (figure, NULL));
+  g_assert_false (pl_figure_get_colorbar_area (pl_figure_get_panel (figure, 0), NULL));
+  g_assert_true (pl_figure_get_colorbar_area (pl_figure_get_panel (figure, 1), NULL));
+  g_assert_true (pl_figure_get_colorbar_area (pl_figure_get_panel (figure, 2), NULL));
+  pl_figure_get_plot_area (pl_figure_get_panel (figure, 0), &pa);
+  pl_figure_get_plot_area (pl_figure_get_panel (figure, 1), &pb);
+  g_assert_cmpfloat_with_epsilon (pa.width, pb.width, 0.01);
+  g_assert_cmpfloat_with_epsilon (pa.height, pb.height, 0.01);
+  for (guint i = 0; i < 4; i++)
+    for (guint j = 0; j < 4; j++)
+      {
+        g_assert_cmphex (panel_cell_pixel (surface, figure, 0, 4, i, j), ==,
+                         pl_colormap_lookup (PL_COLORMAP_VIRIDIS, FALSE, pl_matrix_get (a, i, j) / 2));
+        g_assert_cmphex (panel_cell_pixel (surface, figure, 1, 4, i, j), ==,
+                         pl_colormap_lookup (PL_COLORMAP_VIRIDIS, FALSE, pl_matrix_get (b, i, j) / 2));
+        /* Diverging, symmetric about 0: −2 … 2. */
+        g_assert_cmphex (panel_cell_pixel (surface, figure, 2, 4, i, j), ==,
+                         pl_colormap_lookup (PL_COLORMAP_DIVERGING, FALSE, (pl_matrix_get (d, i, j) + 2) / 4));
+      }
+  pl_figure_get_range (pl_figure_get_panel (figure, 2), &lo, &hi);
+  g_assert_cmpfloat (lo, ==, -2);
+  g_assert_cmpfloat (hi, ==, 2);
+  cairo_surface_destroy (surface);
+}
+
+/* The smallest side of the heatmap plots of FIGURE drawn at W × H. */
+static double
+smallest_plot (PlFigure *figure,
+               int       w,
+               int       h)
+{
+  cairo_surface_t *surface = fig_render (figure, w, h);
+  double side = INFINITY;
+
+  for (guint k = 0; k < pl_figure_get_n_panels (figure); k++)
+    {
+      cairo_rectangle_t plot;
+
+      pl_figure_get_plot_area (pl_figure_get_panel (figure, k), &plot);
+      side = MIN (side, MIN (plot.width, plot.height));
+    }
+  cairo_surface_destroy (surface);
+  return side;
+}
+
+/* Three square heatmaps fill the space they are given: in a row when it is
+ * wide, stacked when it is narrow, two and one in between; whichever grid
+ * gives the plots the most room, within a pixel. Zooming zooms all three. */
+static void
+test_multiples_fill_space (void)
+{
+  g_autoptr(PlMatrix) m = fig_ramp (64, 64);
+  const int sizes[][2] = { { 1400, 480 }, { 1000, 700 }, { 360, 1000 }, { 700, 700 } };
+  PlFigure *panels[3];
+  g_autoptr(PlFigure) figure = NULL;
+
+  for (guint k = 0; k < 3; k++)
+    panels[k] = pl_figure_new_heatmap (m, 0);
+  pl_figure_set_own_scale (panels[2], TRUE);
+  for (guint s = 0; s < G_N_ELEMENTS (sizes); s++)
+    {
+      double best = 0, chosen;
+
+      for (guint columns = 1; columns <= 3; columns++)
+        {
+          g_autoptr(PlFigure) fixed = pl_figure_new_multiples (panels, 3, columns);
+
+          best = MAX (best, smallest_plot (fixed, sizes[s][0], sizes[s][1]));
+        }
+      g_clear_object (&figure);
+      figure = pl_figure_new_multiples (panels, 3, 0);
+      chosen = smallest_plot (figure, sizes[s][0], sizes[s][1]);
+      g_test_message ("%d × %d: %.0f of the best %.0f", sizes[s][0], sizes[s][1], chosen, best);
+      g_assert_cmpfloat (chosen, >=, best - 1);
+      /* Most of the narrower side goes to the plots. */
+      g_assert_cmpfloat (chosen, >=, 0.3 * MIN (sizes[s][0], sizes[s][1]));
+    }
+
+  /* One zoom for all: the centre of every plot is the same cell. */
+  {
+    cairo_surface_t *surface;
+
+    pl_figure_set_view (figure, 10, 20, 18, 28);
+    surface = fig_render (figure, 1000, 700);
+    for (guint k = 0; k < 3; k++)
+      {
+        cairo_rectangle_t cell, plot;
+        guint column, row;
+
+        g_assert_true (pl_figure_get_panel_area (figure, k, &cell));
+        pl_figure_get_plot_area (pl_figure_get_panel (figure, k), &plot);
+        g_assert_true (pl_figure_hit_cell (figure, cell.x + plot.x + plot.width * 0.55,
+                                           cell.y + plot.y + plot.height * 0.55, &column, &row));
+        g_assert_cmpuint (column, ==, 14);
+        g_assert_cmpuint (row, ==, 24);
+      }
+    cairo_surface_destroy (surface);
+  }
+  for (guint k = 0; k < 3; k++)
+    g_object_unref (panels[k]);
+}
+
+/* A trajectory beside its explained variance, three times as wide. */
+static void
+test_multiples_relative_width (void)
+{
+  g_autoptr(PlPca) pca = fig_gpt2_pca ();
+  PlFigure *panels[2];
+  g_autoptr(PlFigure) figure = NULL;
+  const double ratio[] = { 0.5, 0.3, 0.2 };
+  cairo_surface_t *surface;
+  cairo_rectangle_t a, b;
+
+  panels[0] = pl_figure_new_trajectory (pca->projection, 0, NULL, 0, 1);
+  panels[1] = pl_figure_new_bars (ratio, 3, NULL);
+  pl_figure_set_own_scale (panels[0], TRUE);
+  pl_figure_set_relative_width (panels[1], 1.0 / 3);
+  figure = pl_figure_new_multiples (panels, 2, 2);
+  g_object_unref (panels[0]);
+  g_object_unref (panels[1]);
+  surface = fig_render (figure, 800, 400);
+  g_assert_true (pl_figure_get_panel_area (figure, 0, &a));
+  g_assert_true (pl_figure_get_panel_area (figure, 1, &b));
+  g_assert_cmpfloat_with_epsilon (a.width, 600, 0.01);
+  g_assert_cmpfloat_with_epsilon (b.width, 200, 0.01);
+  g_assert_cmpfloat_with_epsilon (b.x, 600, 0.01);
+  /* The trajectory keeps its position bar. */
+  g_assert_true (pl_figure_get_colorbar_area (pl_figure_get_panel (figure, 0), NULL));
+  cairo_surface_destroy (surface);
+}
+
 /* Every kind draws without cairo errors to each format (light and dark). */
 static void
 test_every_kind_exports (void)
@@ -386,6 +566,9 @@ main (int argc, char **argv)
   g_test_add_func ("/pl/figure/bars/heights", test_bars_heights);
   g_test_add_func ("/pl/figure/table/cells", test_table_cells);
   g_test_add_func ("/pl/figure/multiples/shared-scale", test_multiples_shared_scale);
+  g_test_add_func ("/pl/figure/multiples/own-scale", test_multiples_own_scale);
+  g_test_add_func ("/pl/figure/multiples/fill-space", test_multiples_fill_space);
+  g_test_add_func ("/pl/figure/multiples/relative-width", test_multiples_relative_width);
   g_test_add_func ("/pl/figure/export/every-kind", test_every_kind_exports);
 
   return g_test_run ();

@@ -458,7 +458,7 @@ pl_figure_heatmap_render (PlFigure                *self,
       bottom = TICK_LENGTH + TICK_GAP + tick_h + GAP + label_h + GAP;
     }
   top = GAP + (title_h > 0 ? title_h + GAP : tick_h / 2);
-  if (self->in_multiples)
+  if (self->panel_bar == PL_PANEL_BAR_NONE)
     right = GAP;    /* the multiples draw one bar for all */
   else
     {
@@ -528,7 +528,7 @@ pl_figure_heatmap_render (PlFigure                *self,
                 0, draw->fg, plot.x - left + GAP, plot.y + ph / 2, 0.5, 0, -G_PI / 2);
   pl_draw_title (draw, plot.x + pw / 2, plot.y - GAP, area->x + GAP, area->x + area->width - GAP);
 
-  if (!self->in_multiples)
+  if (self->panel_bar == PL_PANEL_BAR_OWN)
     {
       bar = (cairo_rectangle_t) { plot.x + pw + BAR_GAP, plot.y, BAR_WIDTH, ph };
       pl_draw_colorbar (draw, &bar, lo, hi, FALSE);

@@ -5,8 +5,11 @@
 
 #include "pl-figure-private.h"
 
-/* Small multiples: several figures of one kind in a grid, heatmaps on one
- * shared colour scale read from a single colour bar. */
+/* Small multiples: several figures in a grid, heatmaps on one shared colour
+ * scale read from a single colour bar. A panel of another quantity (a
+ * difference beside two similarities) keeps its own scale and bar; then each
+ * row's shared panels draw the shared bar beside the last of them. The grid
+ * takes the number of columns that gives its panels the most room. */
 
 #define GAP         6.0
 #define BAR_WIDTH  10.0
@@ -29,13 +32,31 @@ pl_figure_new_multiples (PlFigure * const *panels,
       g_return_val_if_fail (PL_IS_FIGURE (panels[i]), self);
       g_return_val_if_fail (panels[i]->kind != PL_FIGURE_MULTIPLES, self);
       g_ptr_array_add (self->panels, g_object_ref (panels[i]));
-      panels[i]->in_multiples = TRUE;
       if (i == 0)
         self->value_label = g_strdup (panels[i]->value_label);
     }
   self->n_columns = columns;
 
   return self;
+}
+
+void
+pl_figure_set_own_scale (PlFigure *self,
+                         gboolean  own_scale)
+{
+  g_return_if_fail (PL_IS_FIGURE (self));
+
+  self->own_scale = !!own_scale;
+}
+
+void
+pl_figure_set_relative_width (PlFigure *self,
+                              double    width)
+{
+  g_return_if_fail (PL_IS_FIGURE (self));
+  g_return_if_fail (width > 0);
+
+  self->relative_width = width;
 }
 
 PlFigure *
@@ -111,7 +132,7 @@ shared_range (PlFigure *self,
     {
       PlFigure *panel = g_ptr_array_index (self->panels, i);
 
-      if (panel->kind != PL_FIGURE_HEATMAP)
+      if (panel->kind != PL_FIGURE_HEATMAP || panel->own_scale)
         continue;
       any = TRUE;
       if (isfinite (panel->data_min))
@@ -139,79 +160,175 @@ shared_range (PlFigure *self,
   return TRUE;
 }
 
+/* Panels coloured by a value, which a colour bar explains. */
+static gboolean
+is_coloured (PlFigure *panel)
+{
+  return panel->kind == PL_FIGURE_HEATMAP || panel->kind == PL_FIGURE_TRAJECTORY ||
+         panel->kind == PL_FIGURE_TRAJECTORY_3D;
+}
+
+/* The number of columns whose panels get the largest square plot in
+ * WIDTH × HEIGHT, from a rough room for each panel's labels and bar. */
+static guint
+best_columns (PlFigure *self,
+              double    width,
+              double    height,
+              gboolean  bar_per_row)
+{
+  guint n = self->panels->len, best = 1;
+  double best_side = -INFINITY;
+  double room_w = self->font_size * (bar_per_row ? 10.0 : 5.0);
+  double room_h = self->font_size * 5.0;
+
+  for (guint columns = 1; columns <= MAX (n, 1); columns++)
+    {
+      guint rows = (MAX (n, 1) + columns - 1) / columns;
+      double side = MIN (width / columns - room_w, height / rows - room_h);
+
+      /* Ties go to fewer columns (a square grid before a long row). */
+      if (side > best_side + 0.5)
+        {
+          best_side = side;
+          best = columns;
+        }
+    }
+  return best;
+}
+
 void
 pl_figure_multiples_render (PlFigure                *self,
                             PlDraw                  *draw,
                             const cairo_rectangle_t *area)
 {
-  cairo_t *cr = draw->cr;
   guint n = self->panels->len;
-  guint columns = self->n_columns > 0 ? self->n_columns : (guint) ceil (sqrt (MAX (n, 1)));
-  guint rows = (MAX (n, 1) + columns - 1) / columns;
-  double title_h = pl_draw_title_height (draw), top, right = 0, cell_w, cell_h, lo = 0, hi = 1;
-  gboolean has_bar = FALSE;
-  PlFigure *first = n > 0 ? g_ptr_array_index (self->panels, 0) : NULL;
+  double title_h = pl_draw_title_height (draw), top, right = 0, lo = 0, hi = 1, cell_h, total_weight = 0;
+  gboolean has_shared = FALSE, any_own = FALSE, grid_bar;
+  PlFigure *first = NULL;
+  guint columns, rows;
+  g_autofree double *column_x = NULL;
+  g_autofree double *column_w = NULL;
 
+  for (guint i = 0; i < n; i++)
+    {
+      PlFigure *panel = g_ptr_array_index (self->panels, i);
+
+      any_own = any_own || panel->own_scale;
+      if (first == NULL && !panel->own_scale)
+        first = panel;
+    }
   if (shared_range (self, &lo, &hi))
-    has_bar = TRUE;
+    has_shared = TRUE;
   else if (first != NULL && (first->kind == PL_FIGURE_TRAJECTORY || first->kind == PL_FIGURE_TRAJECTORY_3D))
     {
       pl_figure_value_range (first, &lo, &hi);
-      has_bar = TRUE;
+      has_shared = TRUE;
     }
   self->shared_lo = lo;
   self->shared_hi = hi;
+  /* One bar right of the grid when every panel reads it; else one per row. */
+  grid_bar = has_shared && !any_own;
 
   top = title_h > 0 ? GAP + title_h + GAP : 0;
-  if (has_bar)
+  if (grid_bar)
     {
       cairo_rectangle_t probe = { 0, 0, BAR_WIDTH, MAX (area->height - top, 10) };
       right = BAR_GAP + pl_draw_colorbar (draw, &probe, lo, hi, TRUE) + GAP;
     }
-  cell_w = MAX ((area->width - right) / columns, 1);
+  columns = self->n_columns > 0 ? self->n_columns
+                                : best_columns (self, area->width - right, area->height - top, !grid_bar);
+  columns = MIN (columns, MAX (n, 1));
+  rows = (MAX (n, 1) + columns - 1) / columns;
   cell_h = MAX ((area->height - top) / rows, 1);
+
+  /* Each column as wide as its widest-asking panel wants, in proportion. */
+  column_x = g_new0 (double, columns + 1);
+  column_w = g_new0 (double, columns);
+  for (guint i = 0; i < n; i++)
+    {
+      PlFigure *panel = g_ptr_array_index (self->panels, i);
+
+      column_w[i % columns] = MAX (column_w[i % columns], panel->relative_width);
+    }
+  for (guint c = 0; c < columns; c++)
+    total_weight += column_w[c] = column_w[c] > 0 ? column_w[c] : 1;
+  for (guint c = 0; c < columns; c++)
+    {
+      column_w[c] = MAX ((area->width - right) * column_w[c] / total_weight, 1);
+      column_x[c + 1] = column_x[c] + column_w[c];
+    }
 
   g_array_set_size (self->panel_areas, n);
   for (guint i = 0; i < n; i++)
     {
       PlFigure *panel = g_ptr_array_index (self->panels, i);
-      cairo_rectangle_t r = { area->x + (i % columns) * cell_w, area->y + top + (i / columns) * cell_h, cell_w, cell_h };
+      guint row = i / columns, column = i % columns;
+      guint in_row = MIN (columns, n - row * columns);
+      /* A short last row of equal columns sits in the middle. */
+      double shift = in_row < columns && column_w[0] == column_w[columns - 1] ? (columns - in_row) * column_w[0] / 2 : 0;
+      cairo_rectangle_t r = { area->x + column_x[column] + shift, area->y + top + row * cell_h, column_w[column], cell_h };
       double saved_min = panel->vmin, saved_max = panel->vmax;
+      char *saved_label = panel->value_label;
 
-      /* Panels follow the whole figure's look and share its scale. */
-      panel->colormap = self->colormap;
-      panel->reversed = self->reversed;
       panel->dark = self->dark;
       pl_figure_set_font (panel, self->font_family, self->font_size);
-      if (panel->kind == PL_FIGURE_HEATMAP)
+      panel->panel_bar = PL_PANEL_BAR_OWN;
+      if (!panel->own_scale && is_coloured (panel))
         {
-          panel->vmin = lo;
-          panel->vmax = hi;
+          gboolean last_in_row = TRUE;
+
+          /* Shared panels follow the whole figure's look and scale. */
+          panel->colormap = self->colormap;
+          panel->reversed = self->reversed;
+          if (panel->kind == PL_FIGURE_HEATMAP)
+            {
+              panel->vmin = lo;
+              panel->vmax = hi;
+            }
+          for (guint j = i + 1; j < (row + 1) * columns && j < n; j++)
+            {
+              PlFigure *next = g_ptr_array_index (self->panels, j);
+
+              if (!next->own_scale && is_coloured (next))
+                last_in_row = FALSE;
+            }
+          if (grid_bar)
+            panel->panel_bar = PL_PANEL_BAR_NONE;
+          else
+            {
+              /* The room is measured with the shared bar's title. */
+              panel->panel_bar = last_in_row ? PL_PANEL_BAR_OWN : PL_PANEL_BAR_ROOM;
+              panel->value_label = self->value_label;
+            }
         }
-      cairo_save (cr);
-      cairo_translate (cr, r.x, r.y);
-      pl_figure_render_full (panel, cr, r.width, r.height, draw->svg_text);
-      cairo_restore (cr);
+      cairo_save (draw->cr);
+      cairo_translate (draw->cr, r.x, r.y);
+      pl_figure_render_full (panel, draw->cr, r.width, r.height, draw->svg_text);
+      cairo_restore (draw->cr);
       panel->vmin = saved_min;
       panel->vmax = saved_max;
+      panel->value_label = saved_label;
+      panel->panel_bar = PL_PANEL_BAR_OWN;
       g_array_index (self->panel_areas, cairo_rectangle_t, i) = r;
     }
 
-  /* The grid's plot area: from the first panel's plot to the last one's. */
+  /* The grid's plot area: from the first panel's plot to the last row's. */
   if (n > 0)
     {
+      PlFigure *first_panel = g_ptr_array_index (self->panels, 0);
       const cairo_rectangle_t *r0 = &g_array_index (self->panel_areas, cairo_rectangle_t, 0);
-      double y0 = r0->y + first->plot_area.y;
+      double y0 = r0->y + first_panel->plot_area.y;
       PlFigure *last_row = g_ptr_array_index (self->panels, (rows - 1) * columns);
       const cairo_rectangle_t *rl = &g_array_index (self->panel_areas, cairo_rectangle_t, (rows - 1) * columns);
       double y1 = rl->y + last_row->plot_area.y + last_row->plot_area.height;
+      double grid_w = column_x[columns];
 
-      self->plot_area = (cairo_rectangle_t) { area->x, y0, columns * cell_w, y1 - y0 };
-      pl_draw_title (draw, area->x + columns * cell_w / 2, area->y + GAP + title_h,
+      self->plot_area = (cairo_rectangle_t) { area->x, y0, grid_w, y1 - y0 };
+      pl_draw_title (draw, area->x + grid_w / 2, area->y + GAP + title_h,
                      area->x + GAP, area->x + area->width - GAP);
-      if (has_bar)
+      if (grid_bar)
         {
-          cairo_rectangle_t bar = { area->x + columns * cell_w + BAR_GAP - GAP, y0, BAR_WIDTH, y1 - y0 };
+          cairo_rectangle_t bar = { area->x + grid_w + BAR_GAP - GAP, y0, BAR_WIDTH, y1 - y0 };
 
           pl_draw_colorbar (draw, &bar, lo, hi, FALSE);
           self->colorbar_area = bar;

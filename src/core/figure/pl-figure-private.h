@@ -7,6 +7,16 @@
 
 G_BEGIN_DECLS
 
+/* A figure's colour bar: its own, or, as a panel of small multiples, none
+ * (the grid's bar serves it) or only the room for one (a neighbour in its
+ * row draws the shared bar, and the plots stay the same size). */
+typedef enum
+{
+  PL_PANEL_BAR_OWN,
+  PL_PANEL_BAR_NONE,
+  PL_PANEL_BAR_ROOM,
+} PlPanelBar;
+
 /* Everything a figure kind needs while drawing one frame. */
 typedef struct
 {
@@ -102,7 +112,9 @@ struct _PlFigure
   GPtrArray         *panels;          /* PlFigure */
   guint              n_columns;
   GArray            *panel_areas;     /* cairo_rectangle_t of each panel in the last render */
-  gboolean           in_multiples;    /* a panel: no colour bar of its own, shared range */
+  PlPanelBar         panel_bar;       /* set by the multiples for each render */
+  gboolean           own_scale;       /* a panel with its own map, range and bar */
+  double             relative_width;  /* of a panel's column, 1 by default */
   double             shared_lo;
   double             shared_hi;
 };

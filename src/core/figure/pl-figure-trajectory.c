@@ -260,7 +260,7 @@ colorbar_room (PlDraw                  *draw,
   cairo_rectangle_t probe = { 0, 0, BAR_WIDTH, MAX (area->height - 4 * GAP, 10) };
   double lo, hi;
 
-  if (self->in_multiples)
+  if (self->panel_bar == PL_PANEL_BAR_NONE)
     return GAP;
   pl_figure_value_range (self, &lo, &hi);
   return BAR_GAP + pl_draw_colorbar (draw, &probe, lo, hi, TRUE) + GAP;
@@ -274,7 +274,7 @@ draw_position_bar (PlDraw                  *draw,
   cairo_rectangle_t bar = { plot->x + plot->width + BAR_GAP, plot->y, BAR_WIDTH, plot->height };
   double lo, hi;
 
-  if (self->in_multiples)
+  if (self->panel_bar != PL_PANEL_BAR_OWN)
     return;
   pl_figure_value_range (self, &lo, &hi);
   pl_draw_colorbar (draw, &bar, lo, hi, FALSE);

@@ -68,6 +68,7 @@ pl_figure_init (PlFigure *self)
   self->perspective = TRUE;
   self->shared_lo = NAN;
   self->shared_hi = NAN;
+  self->relative_width = 1;
 }
 
 PlFigure *
@@ -196,6 +197,9 @@ pl_figure_set_view (PlFigure *self,
   self->view_x1 = x1;
   self->view_y1 = y1;
   self->has_view = TRUE;
+  /* Small multiples zoom and pan as one. */
+  for (guint i = 0; self->panels != NULL && i < self->panels->len; i++)
+    pl_figure_set_view (g_ptr_array_index (self->panels, i), x0, y0, x1, y1);
 }
 
 void
@@ -246,6 +250,8 @@ pl_figure_reset_view (PlFigure *self)
   g_return_if_fail (PL_IS_FIGURE (self));
 
   self->has_view = FALSE;
+  for (guint i = 0; self->panels != NULL && i < self->panels->len; i++)
+    pl_figure_reset_view (g_ptr_array_index (self->panels, i));
 }
 
 void

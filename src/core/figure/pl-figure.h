@@ -172,12 +172,21 @@ void        pl_figure_add_row           (PlFigure     *self,
 
 /* ---- Small multiples ---------------------------------------------------- */
 
-/* The same kind for several models or layers in a grid of COLUMNS (0 picks),
- * heatmaps on one shared colour scale with one colour bar. Takes a reference
- * to each panel; their titles name the panels. */
+/* Several figures in a grid of COLUMNS (0: the count that gives the panels
+ * the most room at each size), heatmaps on one shared colour scale with one
+ * colour bar; zooming (pl_figure_set_view) zooms every panel alike. Takes a
+ * reference to each panel; their titles name the panels. */
 PlFigure   *pl_figure_new_multiples     (PlFigure * const *panels,
                                          guint         n_panels,
                                          guint         columns);
+/* A panel of another quantity than its neighbours (a difference beside two
+ * similarities) keeps its own colour map, range and colour bar. */
+void        pl_figure_set_own_scale     (PlFigure     *self,
+                                         gboolean      own_scale);
+/* How wide a panel's column is against the others' (1 by default): a
+ * narrow bar chart beside a trajectory. */
+void        pl_figure_set_relative_width (PlFigure    *self,
+                                         double        width);
 /* The panel under a point of the last render, or -1; PANEL_X / PANEL_Y get
  * the point in that panel's own units, for its hit tests. */
 int         pl_figure_get_panel_at      (PlFigure     *self,
