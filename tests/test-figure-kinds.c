@@ -204,6 +204,47 @@ test_table_cells (void)
   cairo_surface_destroy (surface);
 }
 
+/* Drawn at its natural size a table fills it but for a 6-point margin, at
+ * full size; twice the text makes it about twice as large; a heatmap has
+ * no natural size. */
+static void
+test_table_natural_size (void)
+{
+  const char * const columns[] = { "Absolute position MAE", "Relative order error", NULL };
+  const double row0[] = { 0.2, 0.9 }, row1[] = { 12.5, NAN };
+  g_autoptr(PlFigure) figure = pl_figure_new_table (columns);
+  g_autoptr(PlMatrix) m = fig_ramp (4, 4);
+  g_autoptr(PlFigure) heatmap = pl_figure_new_heatmap (m, 0);
+  double w, h, w2, h2;
+
+  pl_figure_add_row (figure, "mini-gpt2", row0);
+  pl_figure_add_row (figure, "Sinusoidal 512 × 768", row1);
+  for (guint titled = 0; titled < 2; titled++)
+    {
+      cairo_surface_t *surface;
+      cairo_rectangle_t plot;
+
+      pl_figure_set_title (figure, titled ? "Probes of the position tables" : NULL);
+      g_assert_true (pl_figure_get_natural_size (figure, &w, &h));
+      surface = fig_render (figure, (int) ceil (w), (int) ceil (h));
+      pl_figure_get_plot_area (figure, &plot);
+      g_assert_cmpfloat_with_epsilon (plot.x, 6, 0.5);
+      g_assert_cmpfloat_with_epsilon (plot.x + plot.width, w - 6, 0.5);
+      g_assert_cmpfloat_with_epsilon (plot.y + plot.height, h - 6, 0.5);
+      if (!titled)
+        g_assert_cmpfloat_with_epsilon (plot.y, 6, 0.5);
+      /* Nothing but background in the margins. */
+      g_assert_cmphex (fig_pixel (surface, 2, h / 2), ==, 0xffffff);
+      g_assert_cmphex (fig_pixel (surface, w - 2, h / 2), ==, 0xffffff);
+      cairo_surface_destroy (surface);
+    }
+  pl_figure_set_font (figure, NULL, 20);
+  g_assert_true (pl_figure_get_natural_size (figure, &w2, &h2));
+  g_assert_cmpfloat (w2, >, 1.8 * w - 24);
+  g_assert_cmpfloat (h2, >, 1.8 * h - 24);
+  g_assert_false (pl_figure_get_natural_size (heatmap, NULL, NULL));
+}
+
 /* Lines: a constant series is a horizontal line at its value. */
 static void
 test_lines_positions (void)
@@ -565,6 +606,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pl/figure/scatter/integer-axis", test_scatter_integer_axis);
   g_test_add_func ("/pl/figure/bars/heights", test_bars_heights);
   g_test_add_func ("/pl/figure/table/cells", test_table_cells);
+  g_test_add_func ("/pl/figure/table/natural-size", test_table_natural_size);
   g_test_add_func ("/pl/figure/multiples/shared-scale", test_multiples_shared_scale);
   g_test_add_func ("/pl/figure/multiples/own-scale", test_multiples_own_scale);
   g_test_add_func ("/pl/figure/multiples/fill-space", test_multiples_fill_space);

@@ -4,6 +4,7 @@
 #include <adwaita.h>
 #include <glib/gstdio.h>
 #include <math.h>
+#include <string.h>
 
 #include "pl-application.h"
 #include "pl-attention-page.h"
@@ -372,6 +373,148 @@ test_export (void)
   pl_test_rmtree (dir);
 }
 
+/* The bounding box of what is not the white background in a PNG. */
+static void
+ink_box (const char *path,
+         int        *width,
+         int        *height,
+         int        *x0,
+         int        *y0,
+         int        *x1,
+         int        *y1)
+{
+  cairo_surface_t *png = cairo_image_surface_create_from_png (path);
+  const guint8 *data = cairo_image_surface_get_data (png);
+  int stride = cairo_image_surface_get_stride (png);
+
+  *width = cairo_image_surface_get_width (png);
+  *height = cairo_image_surface_get_height (png);
+  *x0 = *width, *y0 = *height, *x1 = -1, *y1 = -1;
+  for (int y = 0; y < *height; y++)
+    for (int x = 0; x < *width; x++)
+      if ((*(const guint32 *) (gconstpointer) (data + (gsize) y * stride + 4 * x) & 0xffffff) != 0xffffff)
+        {
+          *x0 = MIN (*x0, x);
+          *y0 = MIN (*y0, y);
+          *x1 = MAX (*x1, x);
+          *y1 = MAX (*y1, y);
+        }
+  cairo_surface_destroy (png);
+}
+
+/* The export dialog for papers: a title, the serif face, a journal's one
+ * column (3.3 in) or a 16:9 slide, and a preview that shows the figure. */
+static void
+test_export_for_papers (void)
+{
+  g_autofree char *dir = pl_test_tmpdir ();
+  g_autofree char *png = g_build_filename (dir, "paper.png", NULL);
+  g_autofree char *svg = g_build_filename (dir, "paper.svg", NULL);
+  PlFigure *figure = pl_page_get_figure (PL_PAGE (page ("similarity")));
+  g_autofree char *screen_title = g_strdup (pl_figure_get_title (figure));
+  PlExportDialog *dialog = pl_export_dialog_new (GTK_WINDOW (window), figure, "test", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  g_autoptr(GBytes) shown = NULL;
+  int w, h, x0, y0, x1, y1;
+
+  pl_export_dialog_set_title (dialog, "Cosine & co: GPT-2");
+  pl_export_dialog_set_font (dialog, TRUE);
+  pl_export_dialog_set_size (dialog, PL_EXPORT_ONE_COLUMN);
+  g_assert_true (pl_export_dialog_export (dialog, png, &error));
+  g_assert_no_error (error);
+  /* 3.3 in at 300 dpi, the default 360 × 300 proportions kept. */
+  ink_box (png, &w, &h, &x0, &y0, &x1, &y1);
+  g_assert_cmpint (w, ==, 990);
+  g_assert_cmpint (h, ==, 825);
+  g_assert_true (pl_export_dialog_export (dialog, svg, &error));
+  g_assert_true (g_file_get_contents (svg, &text, NULL, NULL));
+  g_assert_nonnull (strstr (text, ">Cosine &amp; co: GPT-2</text>"));
+  g_assert_nonnull (strstr (text, "font-family=\"Latin Modern Roman"));
+  g_assert_nonnull (strstr (text, "serif\" font-size=\"8.000\""));
+  /* The figure on screen keeps its own title and face. */
+  g_assert_cmpstr (pl_figure_get_title (figure), ==, screen_title);
+
+  pl_export_dialog_set_size (dialog, PL_EXPORT_SLIDE);
+  g_assert_true (pl_export_dialog_export (dialog, png, &error));
+  ink_box (png, &w, &h, &x0, &y0, &x1, &y1);
+  g_assert_cmpint (w, ==, 3000);
+  g_assert_cmpint (h, ==, 1688);
+
+  /* The preview draws the figure: the heatmap's many colours. */
+  gtk_window_present (GTK_WINDOW (dialog));
+  shown = pl_test_render (GTK_WIDGET (dialog), &w, &h);
+  g_assert_cmpuint (pl_test_count_colours (shown), >, 200);
+  gtk_window_destroy (GTK_WINDOW (dialog));
+  pl_test_rmtree (dir);
+}
+
+/* The probes' table is written at its own size: no blank page around it. */
+static void
+test_export_probes_cropped (void)
+{
+  g_autofree char *dir = pl_test_tmpdir ();
+  g_autofree char *png = g_build_filename (dir, "probes.png", NULL);
+  PlFigure *figure = pl_page_get_figure (PL_PAGE (page ("probes")));
+  PlExportDialog *dialog = NULL;
+  g_autoptr(GError) error = NULL;
+  int w, h, x0, y0, x1, y1;
+
+  g_assert_nonnull (figure);
+  dialog = pl_export_dialog_new (GTK_WINDOW (window), figure, "probes", NULL);
+  g_assert_true (pl_export_dialog_export (dialog, png, &error));
+  g_assert_no_error (error);
+  ink_box (png, &w, &h, &x0, &y0, &x1, &y1);
+  /* Within the 6-point margins (25 pixels at 300 dpi) on every side, and
+   * the half-empty header row above its text. */
+  g_assert_cmpint (x0, <=, 30);
+  g_assert_cmpint (y0, <=, 60);
+  g_assert_cmpint (x1, >=, w - 30);
+  g_assert_cmpint (y1, >=, h - 30);
+  g_assert_cmpint (h, <, w);
+  gtk_window_destroy (GTK_WINDOW (dialog));
+  pl_test_rmtree (dir);
+}
+
+/* A trajectory's export can hold its explained variance beside it. */
+static void
+test_export_companion (void)
+{
+  g_autofree char *dir = pl_test_tmpdir ();
+  g_autofree char *svg = g_build_filename (dir, "both.svg", NULL);
+  PlFigure *figure = pl_page_get_figure (PL_PAGE (page ("similarity")));
+  const double ratio[] = { 0.4, 0.2, 0.1 };
+  g_autoptr(PlFigure) bars = pl_figure_new_bars (ratio, 3, NULL);
+  PlExportDialog *dialog = pl_export_dialog_new (GTK_WINDOW (window), figure, "both", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *with = NULL;
+  g_autofree char *without = NULL;
+
+  pl_figure_set_title (bars, "Explained variance");
+  pl_export_dialog_set_companion (dialog, bars, "Include the explained variance");
+  g_assert_true (pl_export_dialog_export (dialog, svg, &error));
+  g_assert_true (g_file_get_contents (svg, &with, NULL, NULL));
+  g_assert_nonnull (strstr (with, ">Explained variance</text>"));
+  pl_export_dialog_set_companion (dialog, NULL, NULL);
+  g_assert_true (pl_export_dialog_export (dialog, svg, &error));
+  g_assert_true (g_file_get_contents (svg, &without, NULL, NULL));
+  g_assert_null (strstr (without, ">Explained variance</text>"));
+  gtk_window_destroy (GTK_WINDOW (dialog));
+  pl_test_rmtree (dir);
+}
+
+/* "Exported NAME" offers to open the file; a name with markup characters
+ * shows as it is. */
+static void
+test_exported_toast (void)
+{
+  g_autoptr(GFile) file = g_file_new_for_path ("/tmp/a&b <c>.png");
+  g_autoptr(AdwToast) toast = g_object_ref_sink (pl_export_dialog_new_exported_toast (file));
+
+  g_assert_cmpstr (adw_toast_get_title (toast), ==, "Exported a&amp;b &lt;c&gt;.png");
+  g_assert_cmpstr (adw_toast_get_button_label (toast), ==, "_Open");
+}
+
 static void
 test_dark_mode (void)
 {
@@ -605,6 +748,10 @@ main (int argc, char *argv[])
   g_test_add_func ("/pl/window/compare-difference", test_compare_difference);
   g_test_add_func ("/pl/window/playground-closed-form", test_playground_closed_form);
   g_test_add_func ("/pl/window/export", test_export);
+  g_test_add_func ("/pl/window/export-for-papers", test_export_for_papers);
+  g_test_add_func ("/pl/window/export-probes-cropped", test_export_probes_cropped);
+  g_test_add_func ("/pl/window/export-companion", test_export_companion);
+  g_test_add_func ("/pl/window/exported-toast", test_exported_toast);
   g_test_add_func ("/pl/window/dark-mode", test_dark_mode);
   g_test_add_func ("/pl/window/open-files", test_open_files);
   g_test_add_func ("/pl/window/generic-hdf5", test_generic_hdf5);

@@ -7,6 +7,15 @@
 
 G_BEGIN_DECLS
 
+/* The sizes the dialog offers besides any the user types. */
+typedef enum
+{
+  PL_EXPORT_CUSTOM,
+  PL_EXPORT_ONE_COLUMN,    /* 3.3 in wide, a journal's single column */
+  PL_EXPORT_TWO_COLUMNS,   /* 7 in, across the page */
+  PL_EXPORT_SLIDE,         /* 10 × 5.625 in, a 16:9 slide */
+} PlExportSize;
+
 #define PL_TYPE_EXPORT_DIALOG (pl_export_dialog_get_type ())
 
 G_DECLARE_FINAL_TYPE (PlExportDialog, pl_export_dialog, PL, EXPORT_DIALOG, AdwWindow)
@@ -17,6 +26,21 @@ PlExportDialog *pl_export_dialog_new    (GtkWindow      *parent,
                                          PlFigure       *figure,
                                          const char     *name,
                                          GSettings      *settings);
+/* What the rows would set: a preset size (with its text size), the serif
+ * face or the sans, the title (NULL or "" for none). */
+void            pl_export_dialog_set_size (PlExportDialog *self,
+                                         PlExportSize    size);
+void            pl_export_dialog_set_font (PlExportDialog *self,
+                                         gboolean        serif);
+void            pl_export_dialog_set_title (PlExportDialog *self,
+                                         const char     *title);
+/* PANEL can go beside the figure, a third as wide (the explained variance
+ * beside a trajectory): a switch row titled LABEL, on at first. */
+void            pl_export_dialog_set_companion (PlExportDialog *self,
+                                         PlFigure       *panel,
+                                         const char     *label);
+/* "Exported NAME" with an Open button that shows FILE in the desktop's viewer. */
+AdwToast       *pl_export_dialog_new_exported_toast (GFile   *file);
 /* Writes the figure to PATH with the dialog's choices, the format taken from
  * PATH's extension; what the file chooser's answer calls, and tests too. */
 gboolean        pl_export_dialog_export (PlExportDialog *self,

@@ -12,7 +12,6 @@
 
 #define DEFAULT_WIDTH_PT   432.0   /* 6 × 5 inches */
 #define DEFAULT_HEIGHT_PT  360.0
-#define PROBE_SIZE         "432x90"
 
 void
 pl_cli_figure_add_options (GOptionContext     *context,
@@ -291,10 +290,14 @@ pl_cli_figure_write_probe (const PlProbeResult      *result,
   const double values[] = { result->absolute_mae, result->relative_error };
   g_autoptr(PlFigure) figure = pl_figure_new_table (columns);
   PlCliFigureOptions fitted = *options;
+  g_autofree char *natural = NULL;
+  double w, h;
 
   pl_figure_add_row (figure, name, values);
-  /* One row needs no 5-inch page: without --size, a strip that fits it. */
-  if (fitted.size == NULL)
-    fitted.size = (char *) PROBE_SIZE;
+  if (options->title != NULL)
+    pl_figure_set_title (figure, options->title);
+  /* One row needs no 5-inch page: without --size, the table's own size. */
+  if (fitted.size == NULL && pl_figure_get_natural_size (figure, &w, &h))
+    fitted.size = natural = g_strdup_printf ("%.0fx%.0f", ceil (w), ceil (h));
   return pl_cli_figure_write (figure, out, &fitted, error);
 }

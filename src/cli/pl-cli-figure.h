@@ -79,7 +79,7 @@ gboolean pl_cli_figure_write_attention  (PlAttentionStats         *stats,
                                          const PlCliFigureOptions *options,
                                          GError                  **error);
 /* The probe results of one table as a one-row probe table; NAME labels the
- * row (the model's name). Without --size, a 432x90 strip that fits the row. */
+ * row (the model's name). Without --size, the table's own size, no blank margins. */
 gboolean pl_cli_figure_write_probe      (const PlProbeResult      *result,
                                          const char               *name,
                                          const char               *out,

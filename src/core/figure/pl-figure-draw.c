@@ -125,6 +125,10 @@ append_svg_text (PlDraw       *draw,
 {
   g_autofree char *escaped = g_markup_escape_text (text, -1);
   g_autofree char *family = g_markup_escape_text (draw->figure->font_family, -1);
+  g_autofree char *lower = g_ascii_strdown (draw->figure->font_family, -1);
+  /* CSS's own fallback: a list that ends in pango's Serif wants serif. */
+  const char *generic = g_str_has_suffix (lower, "serif") && !g_str_has_suffix (lower, "sans serif")
+                        ? "serif" : "sans-serif";
   const char *anchor = ax < 0.25 ? "start" : ax > 0.75 ? "end" : "middle";
   cairo_matrix_t m;
   char buf[6][G_ASCII_DTOSTR_BUF_SIZE];
@@ -149,9 +153,9 @@ append_svg_text (PlDraw       *draw,
   g_ascii_formatd (buf[0], sizeof buf[0], "%.3f", baseline);
   g_ascii_formatd (buf[1], sizeof buf[1], "%.3f", size);
   g_string_append_printf (draw->svg_text,
-                          "y=\"%s\" font-family=\"%s, sans-serif\" font-size=\"%s\"%s%s "
+                          "y=\"%s\" font-family=\"%s, %s\" font-size=\"%s\"%s%s "
                           "text-anchor=\"%s\" fill=\"#%02x%02x%02x\" xml:space=\"preserve\">%s</text>\n",
-                          buf[0], family, buf[1],
+                          buf[0], family, generic, buf[1],
                           (flags & PL_TEXT_BOLD) ? " font-weight=\"bold\"" : "",
                           (flags & PL_TEXT_HALO) ? halo : "",
                           anchor,

@@ -347,6 +347,10 @@ void     pl_figure_bars_render    (PlFigure         *self,
 void     pl_figure_table_render   (PlFigure         *self,
                                    PlDraw           *draw,
                                    const cairo_rectangle_t *area);
+void     pl_figure_table_natural_size (PlFigure     *self,
+                                   PlDraw           *draw,
+                                   double           *width,
+                                   double           *height);
 
 /* pl-figure-multiples.c */
 void     pl_figure_multiples_render (PlFigure       *self,

@@ -65,6 +65,83 @@ format_value (double v)
   return g_strdup_printf ("%.3f", v);
 }
 
+/* What the table takes at its font size: each column's width (the names
+ * first), the row height, the table's width and the whole size with the
+ * title. */
+typedef struct
+{
+  double *widths;
+  double  row_h;
+  double  table_w;
+  double  total_w;
+  double  total_h;
+  double  title_h;
+} TableSize;
+
+static void
+measure (PlFigure  *self,
+         PlDraw    *draw,
+         TableSize *size)
+{
+  guint n_cols = g_strv_length (self->columns), n_rows = self->rows->len;
+  double font = self->font_size, text_h, total_w = 0;
+
+  size->widths = g_new0 (double, n_cols + 1);
+  pl_draw_text_size (draw, "Ag", font, 0, NULL, &text_h);
+  size->row_h = text_h * 1.7;
+  size->title_h = pl_draw_title_height (draw);
+
+  /* Column widths from their widest text: names, then one per probe. */
+  for (guint r = 0; r < n_rows; r++)
+    {
+      PlTableRow *row = g_ptr_array_index (self->rows, r);
+      double w;
+
+      pl_draw_text_size (draw, row->name, font, 0, &w, NULL);
+      size->widths[0] = MAX (size->widths[0], w);
+      for (guint c = 0; c < n_cols; c++)
+        {
+          g_autofree char *text = format_value (row->values[c]);
+
+          pl_draw_text_size (draw, text, font, 0, &w, NULL);
+          size->widths[c + 1] = MAX (size->widths[c + 1], w);
+        }
+    }
+  for (guint c = 0; c < n_cols; c++)
+    {
+      double w;
+
+      pl_draw_text_size (draw, self->columns[c], font, PL_TEXT_BOLD, &w, NULL);
+      size->widths[c + 1] = MAX (size->widths[c + 1], w);
+    }
+  for (guint c = 0; c <= n_cols; c++)
+    total_w += size->widths[c] += 2 * PAD_X;
+  size->table_w = total_w;
+  size->total_h = size->row_h * (n_rows + 1) + (size->title_h > 0 ? size->title_h + GAP : 0);
+  if (size->title_h > 0)
+    {
+      double title_w;
+
+      pl_draw_text_size (draw, self->title, self->font_size * 1.2, PL_TEXT_BOLD, &title_w, NULL);
+      total_w = MAX (total_w, title_w);
+    }
+  size->total_w = total_w;
+}
+
+void
+pl_figure_table_natural_size (PlFigure *self,
+                              PlDraw   *draw,
+                              double   *width,
+                              double   *height)
+{
+  TableSize size;
+
+  measure (self, draw, &size);
+  *width = size.total_w + 2 * GAP;
+  *height = size.total_h + 2 * GAP;
+  g_free (size.widths);
+}
+
 void
 pl_figure_table_render (PlFigure                *self,
                         PlDraw                  *draw,
@@ -72,8 +149,9 @@ pl_figure_table_render (PlFigure                *self,
 {
   cairo_t *cr = draw->cr;
   guint n_cols = g_strv_length (self->columns), n_rows = self->rows->len;
-  g_autofree double *widths = g_new0 (double, n_cols + 1);
-  double size = self->font_size, text_h, row_h, total_w = 0, table_w, total_h, title_h, scale, x0, y0;
+  TableSize size;
+  g_autofree double *widths = NULL;
+  double size_pt = self->font_size, row_h, total_w, table_w, total_h, title_h, scale, x0, y0;
   g_autofree double *col_lo = g_new (double, n_cols + 1);
   g_autofree double *col_hi = g_new (double, n_cols + 1);
 
@@ -97,46 +175,13 @@ pl_figure_table_render (PlFigure                *self,
         col_hi[c] = self->vmax;
     }
 
-  pl_draw_text_size (draw, "Ag", size, 0, NULL, &text_h);
-  row_h = text_h * 1.7;
-  title_h = pl_draw_title_height (draw);
-
-  /* Column widths from their widest text: names, then one per probe. */
-  for (guint r = 0; r < n_rows; r++)
-    {
-      PlTableRow *row = g_ptr_array_index (self->rows, r);
-      double w;
-
-      pl_draw_text_size (draw, row->name, size, 0, &w, NULL);
-      widths[0] = MAX (widths[0], w);
-      for (guint c = 0; c < n_cols; c++)
-        {
-          g_autofree char *text = format_value (row->values[c]);
-
-          pl_draw_text_size (draw, text, size, 0, &w, NULL);
-          widths[c + 1] = MAX (widths[c + 1], w);
-        }
-    }
-  for (guint c = 0; c < n_cols; c++)
-    {
-      double w;
-
-      pl_draw_text_size (draw, self->columns[c], size, PL_TEXT_BOLD, &w, NULL);
-      widths[c + 1] = MAX (widths[c + 1], w);
-    }
-  for (guint c = 0; c <= n_cols; c++)
-    total_w += widths[c] += 2 * PAD_X;
-  total_h = row_h * (n_rows + 1) + (title_h > 0 ? title_h + GAP : 0);
-  if (title_h > 0)
-    {
-      double title_w;
-
-      pl_draw_text_size (draw, self->title, self->font_size * 1.2, PL_TEXT_BOLD, &title_w, NULL);
-      table_w = total_w;
-      total_w = MAX (total_w, title_w);
-    }
-  else
-    table_w = total_w;
+  measure (self, draw, &size);
+  widths = size.widths;
+  row_h = size.row_h;
+  total_w = size.total_w;
+  table_w = size.table_w;
+  total_h = size.total_h;
+  title_h = size.title_h;
 
   /* Shrink to fit, never enlarge: the text stays at its size in points when there is room. */
   scale = MIN (1, MIN ((area->width - 2 * GAP) / total_w, (area->height - 2 * GAP) / total_h));
@@ -159,7 +204,7 @@ pl_figure_table_render (PlFigure                *self,
 
     for (guint c = 0; c < n_cols; c++)
       {
-        pl_draw_text (draw, self->columns[c], size, PL_TEXT_BOLD, draw->fg,
+        pl_draw_text (draw, self->columns[c], size_pt, PL_TEXT_BOLD, draw->fg,
                       x + widths[c + 1] / 2, row_h / 2, 0.5, 0.5, 0);
         x += widths[c + 1];
       }
@@ -170,7 +215,7 @@ pl_figure_table_render (PlFigure                *self,
       PlTableRow *row = g_ptr_array_index (self->rows, r);
       double y = row_h * (r + 1), x = widths[0];
 
-      pl_draw_text (draw, row->name, size, 0, draw->fg, PAD_X, y + row_h / 2, 0, 0.5, 0);
+      pl_draw_text (draw, row->name, size_pt, 0, draw->fg, PAD_X, y + row_h / 2, 0, 0.5, 0);
       for (guint c = 0; c < n_cols; c++)
         {
           double v = row->values[c];
@@ -188,7 +233,7 @@ pl_figure_table_render (PlFigure                *self,
           /* Dark text on light cells and the other way round (Rec. 709 luma). */
           luma = 0.2126 * rgb[0] + 0.7152 * rgb[1] + 0.0722 * rgb[2];
           text_rgb[0] = text_rgb[1] = text_rgb[2] = luma > 0.5 ? 0.08 : 0.97;
-          pl_draw_text (draw, text, size, 0, text_rgb, x + widths[c + 1] / 2, y + row_h / 2, 0.5, 0.5, 0);
+          pl_draw_text (draw, text, size_pt, 0, text_rgb, x + widths[c + 1] / 2, y + row_h / 2, 0.5, 0.5, 0);
           x += widths[c + 1];
         }
     }

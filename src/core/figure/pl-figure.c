@@ -264,6 +264,14 @@ pl_figure_set_title (PlFigure   *self,
   self->title = g_strdup (title);
 }
 
+const char *
+pl_figure_get_title (PlFigure *self)
+{
+  g_return_val_if_fail (PL_IS_FIGURE (self), NULL);
+
+  return self->title;
+}
+
 void
 pl_figure_set_axis_labels (PlFigure   *self,
                            const char *x_label,
@@ -427,6 +435,49 @@ pl_figure_render (PlFigure *self,
   g_return_if_fail (cr != NULL);
 
   pl_figure_render_full (self, cr, width, height, NULL);
+}
+
+gboolean
+pl_figure_get_natural_size (PlFigure *self,
+                            double   *width_pt,
+                            double   *height_pt)
+{
+  cairo_surface_t *scratch;
+  cairo_t *cr;
+  PlDraw draw;
+  double w, h;
+
+  g_return_val_if_fail (PL_IS_FIGURE (self), FALSE);
+
+  if (self->kind != PL_FIGURE_TABLE)
+    return FALSE;
+  /* Text is measured in points whatever the surface: a scratch one will do. */
+  scratch = cairo_recording_surface_create (CAIRO_CONTENT_COLOR_ALPHA, NULL);
+  cr = cairo_create (scratch);
+  pl_draw_init (&draw, self, cr, NULL);
+  pl_figure_table_natural_size (self, &draw, &w, &h);
+  pl_draw_clear (&draw);
+  cairo_destroy (cr);
+  cairo_surface_destroy (scratch);
+  if (width_pt)
+    *width_pt = w;
+  if (height_pt)
+    *height_pt = h;
+  return TRUE;
+}
+
+void
+pl_figure_render_detached (PlFigure *self,
+                           cairo_t  *cr,
+                           double    width,
+                           double    height)
+{
+  g_return_if_fail (PL_IS_FIGURE (self));
+  g_return_if_fail (cr != NULL);
+
+  pl_figure_save_render_state (self);
+  pl_figure_render_full (self, cr, width, height, NULL);
+  pl_figure_restore_render_state (self);
 }
 
 void

@@ -208,6 +208,7 @@ gboolean    pl_figure_get_panel_area    (PlFigure     *self,
 PlFigureKind pl_figure_get_kind       (PlFigure       *self);
 void        pl_figure_set_title       (PlFigure       *self,
                                        const char     *title);
+const char *pl_figure_get_title       (PlFigure       *self);
 /* Axis titles; NULL keeps the kind's default ("Position" for heatmaps,
  * "PC1 (42.0 % of variance)" for trajectories). */
 void        pl_figure_set_axis_labels (PlFigure       *self,
@@ -241,6 +242,13 @@ void        pl_figure_render          (PlFigure       *self,
                                        cairo_t        *cr,
                                        double          width,
                                        double          height);
+/* Draws as pl_figure_render does, but keeps the geometry of the last
+ * render (plot area, hit tests) as it was: a preview of an export beside
+ * the figure on screen. */
+void        pl_figure_render_detached (PlFigure       *self,
+                                       cairo_t        *cr,
+                                       double          width,
+                                       double          height);
 /* Where the data area landed in the last render, in the cairo units of that render. */
 void        pl_figure_get_plot_area   (PlFigure       *self,
                                        cairo_rectangle_t *area);
@@ -254,6 +262,12 @@ const double *pl_figure_get_ticks     (PlFigure     *self,
 /* Where the colour bar landed in the last render; FALSE when there is none. */
 gboolean    pl_figure_get_colorbar_area (PlFigure     *self,
                                        cairo_rectangle_t *area);
+/* The size a figure needs at its font size, in points with its margins,
+ * for kinds that have one (a table); FALSE for kinds that fill whatever
+ * room they are given. Exported at this size a table has no blank margins. */
+gboolean    pl_figure_get_natural_size (PlFigure      *self,
+                                       double         *width_pt,
+                                       double         *height_pt);
 /* PNG, SVG or PDF by the extension, WIDTH_PT × HEIGHT_PT points; a PNG is
  * round (points × DPI / 72) pixels and records its DPI, SVG and PDF are
  * vectors with text as text and heatmaps as images at one pixel per cell.
