@@ -776,7 +776,7 @@ test_info_escapes_names (void)
   g_autofree float *v = pl_test_exact_values (4, 4);
   const PlTestTensor tensors[] = {
     { "a\nb\rc\x1b[31mred\x1b[0m", "F32", 2, { 4, 4 }, v },
-    { "x\xc2\x9b" "2J\x7f", "F32", 3, { 1, 2, 2 }, v },
+    { "x\xc2\x9b" "2J\x7f", "F32", 3, { 2, 1, 2 }, v },  /* 3-D, not a table: [1, n, d] would be one */
   };
   const char *text[] = { "info", path, "--tensors", NULL };
   const char *json[] = { "info", path, "--tensors", "--json", NULL };
@@ -797,7 +797,7 @@ test_info_escapes_names (void)
   g_assert_null (strstr (out, "\xc2\x9b"));
   g_assert_null (strchr (out, 0x7f));
   g_assert_nonnull (strstr (out, "Position table:  a\\nb\\rc\\e[31mred\\e[0m\n"));
-  g_assert_nonnull (strstr (out, "\n  x\\u009b2J\\x7f  [1 × 2 × 2] F32\n"));
+  g_assert_nonnull (strstr (out, "\n  x\\u009b2J\\x7f  [2 × 1 × 2] F32\n"));
   lines = g_strsplit (out, "\n", -1);
   /* Model, format, family, table and its shape, count, two tensors. */
   g_assert_cmpuint (g_strv_length (lines), ==, 8 + 1);

@@ -11,7 +11,10 @@ struct _PlEncodingDialog
   AdwMessageDialog  parent_instance;
 
   AdwComboRow      *kind_row;
+  AdwActionRow     *length_row;
   GtkSpinButton    *length_spin;
+  AdwActionRow     *cols_row;
+  GtkSpinButton    *cols_spin;
   AdwActionRow     *width_row;
   GtkSpinButton    *width_spin;
   AdwActionRow     *base_row;
@@ -29,19 +32,28 @@ get_kind (PlEncodingDialog *self)
 }
 
 /* Only the sizes a kind has: ALiBi has heads instead of a width and no
- * base; no encoding has neither. */
+ * base; no encoding has neither; the 2-D table has rows and columns of
+ * patches instead of a length. */
 static void
 on_kind_changed (PlEncodingDialog *self)
 {
   PlEncodingKind kind = get_kind (self);
+  gboolean grid = kind == PL_ENCODING_SINCOS2D;
 
   gtk_widget_set_visible (GTK_WIDGET (self->width_row), kind != PL_ENCODING_NONE);
-  gtk_widget_set_visible (GTK_WIDGET (self->base_row), kind == PL_ENCODING_SINUSOIDAL || kind == PL_ENCODING_ROPE);
+  gtk_widget_set_visible (GTK_WIDGET (self->cols_row), grid);
+  gtk_widget_set_visible (GTK_WIDGET (self->base_row),
+                          kind == PL_ENCODING_SINUSOIDAL || kind == PL_ENCODING_ROPE || grid);
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self->length_row), grid ? _("_Rows") : _("_Length"));
+  adw_action_row_set_subtitle (self->length_row, grid ? _("Patches down the image") : _("Positions"));
   adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self->width_row),
                                  kind == PL_ENCODING_ALIBI ? _("_Heads") : _("_Width"));
-  /* Sinusoids and RoPE come in pairs of dimensions. */
+  /* Sinusoids and RoPE come in pairs of dimensions, the 2-D table in pairs
+   * for rows and pairs for columns. */
   gtk_adjustment_set_step_increment (gtk_spin_button_get_adjustment (self->width_spin),
-                                     kind == PL_ENCODING_ALIBI ? 1 : 2);
+                                     kind == PL_ENCODING_ALIBI ? 1 : grid ? 4 : 2);
+  if (grid && gtk_spin_button_get_value (self->length_spin) > 4096)
+    gtk_spin_button_set_value (self->length_spin, 14);
 }
 
 char *
@@ -67,6 +79,10 @@ pl_encoding_dialog_get_spec (PlEncodingDialog *self)
       return g_strdup_printf ("builtin:%s:%ux%u:%s", nick, length, width & ~1u, base);
     case PL_ENCODING_ALIBI:
       return g_strdup_printf ("builtin:%s:%ux%u", nick, length, width);
+    case PL_ENCODING_SINCOS2D:
+      g_ascii_dtostr (base, sizeof base, gtk_spin_button_get_value (self->base_spin));
+      return g_strdup_printf ("builtin:%s:%ux%ux%u:%s", nick, MIN (length, 4096u),
+                              (guint) gtk_spin_button_get_value (self->cols_spin), MAX (width & ~3u, 4u), base);
     case PL_ENCODING_NONE:
     default:
       return g_strdup_printf ("builtin:%s:%u", nick, length);
@@ -98,7 +114,10 @@ pl_encoding_dialog_class_init (PlEncodingDialogClass *klass)
 
   gtk_widget_class_set_template_from_resource (widget_class, "/org/poslens/Poslens/ui/pl-encoding-dialog.ui");
   gtk_widget_class_bind_template_child (widget_class, PlEncodingDialog, kind_row);
+  gtk_widget_class_bind_template_child (widget_class, PlEncodingDialog, length_row);
   gtk_widget_class_bind_template_child (widget_class, PlEncodingDialog, length_spin);
+  gtk_widget_class_bind_template_child (widget_class, PlEncodingDialog, cols_row);
+  gtk_widget_class_bind_template_child (widget_class, PlEncodingDialog, cols_spin);
   gtk_widget_class_bind_template_child (widget_class, PlEncodingDialog, width_row);
   gtk_widget_class_bind_template_child (widget_class, PlEncodingDialog, width_spin);
   gtk_widget_class_bind_template_child (widget_class, PlEncodingDialog, base_row);

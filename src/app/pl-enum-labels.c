@@ -32,6 +32,7 @@ pl_enum_label (GType type,
       case PL_ENCODING_ROPE:       return _("Rotary (RoPE)");
       case PL_ENCODING_ALIBI:      return _("ALiBi");
       case PL_ENCODING_NONE:       return _("None (no position information)");
+      case PL_ENCODING_SINCOS2D:   return _("2-D sine–cosine (MAE)");
       default:                     break;
       }
   else if (type == PL_TYPE_COLORMAP_ID)

@@ -104,6 +104,32 @@ add_decoder_json (JsonBuilder         *builder,
   json_builder_end_object (builder);
 }
 
+/* "grid": [rows, cols] or null, "special_rows": k and their names. */
+static void
+add_grid_json (JsonBuilder *builder,
+               PlModel     *model)
+{
+  guint rows, cols, n_special = pl_model_get_n_special_rows (model);
+
+  json_builder_set_member_name (builder, "grid");
+  if (pl_model_get_grid (model, &rows, &cols))
+    {
+      json_builder_begin_array (builder);
+      json_builder_add_int_value (builder, rows);
+      json_builder_add_int_value (builder, cols);
+      json_builder_end_array (builder);
+    }
+  else
+    json_builder_add_null_value (builder);
+  json_builder_set_member_name (builder, "special_rows");
+  json_builder_add_int_value (builder, n_special);
+  json_builder_set_member_name (builder, "special_tokens");
+  json_builder_begin_array (builder);
+  for (guint i = 0; i < n_special; i++)
+    json_builder_add_string_value (builder, pl_model_get_special_row_name (model, i));
+  json_builder_end_array (builder);
+}
+
 static void
 print_json (PlModel  *model,
             gboolean  list_tensors)
@@ -171,6 +197,7 @@ print_json (PlModel  *model,
   json_builder_add_boolean_value (builder, pl_model_get_causal (model));
   if (pl_model_get_decoder (model) != NULL)
     add_decoder_json (builder, model, pl_model_get_decoder (model));
+  add_grid_json (builder, model);
   json_builder_set_member_name (builder, "tensor_count");
   json_builder_add_int_value (builder, checkpoint ? pl_checkpoint_get_n_tensors (checkpoint) : 0);
 
@@ -208,6 +235,31 @@ print_field (const char *label,
 }
 
 static void
+print_text_grid (PlModel *model)
+{
+  g_autoptr(GString) names = g_string_new (NULL);
+  g_autoptr(GError) error = NULL;
+  guint rows, cols, n_special = pl_model_get_n_special_rows (model);
+
+  for (guint i = 0; i < n_special; i++)
+    g_string_append_printf (names, "%s%s", i ? ", " : "", pl_model_get_special_row_name (model, i));
+  if (pl_model_get_grid (model, &rows, &cols))
+    {
+      printf ("%-16s ", _("Patch grid:"));
+      /* Translators: rows × columns of image patches, how many, how they are numbered */
+      printf (_("%u × %u (%u patches, numbered row by row)"), rows, cols, rows * cols);
+      printf ("\n");
+    }
+  else if (n_special > 0 || !pl_model_require_grid (model, NULL, NULL, &error))
+    {
+      if (error != NULL && g_error_matches (error, PL_ERROR, PL_ERROR_NOT_FOUND))
+        print_field (_("Patch grid:"), error->message);
+    }
+  if (n_special > 0)
+    printf ("%-16s %u (%s)\n", _("Special rows:"), n_special, names->str);
+}
+
+static void
 print_text (PlModel  *model,
             gboolean  list_tensors)
 {
@@ -232,6 +284,7 @@ print_text (PlModel  *model,
     print_field (_("Position table:"), _("none: positions rotate queries and keys (RoPE)"));
   else
     print_field (_("Position table:"), _("none recognised (choose one with --dataset)"));
+  print_text_grid (model);
   if (decoder != NULL)
     {
       g_autofree char *scaling = describe_scaling (&decoder->rope);
@@ -250,7 +303,9 @@ print_text (PlModel  *model,
       printf ("%-16s %u\n", _("Layers:"), pl_model_get_n_layers (model));
       printf ("%-16s %u\n", _("Heads:"), pl_model_get_n_heads (model));
       printf ("%-16s %u\n", _("FFN size:"), pl_model_get_ffn_size (model));
-      printf ("%-16s %u\n", _("Vocabulary:"), pl_model_get_vocab_size (model));
+      /* Vision transformers embed patches, not tokens. */
+      if (pl_model_get_vocab_size (model) > 0)
+        printf ("%-16s %u\n", _("Vocabulary:"), pl_model_get_vocab_size (model));
       printf ("%-16s %g (%s)\n", _("Layer norm:"), pl_model_get_layer_norm_eps (model),
               pl_model_get_pre_ln (model) ? "pre-LN" : "post-LN");
       print_field (_("Activation:"), activation ? activation : "?");

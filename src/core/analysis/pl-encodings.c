@@ -13,6 +13,7 @@
 #define MAX_LENGTH   (1u << 20)
 #define MAX_WIDTH    (1u << 16)
 #define MAX_HEADS    4096u
+#define MAX_GRID_SIDE 4096u
 
 static gboolean
 parse_count (const char  *spec,
@@ -32,6 +33,24 @@ parse_count (const char  *spec,
       return FALSE;
     }
   *out = (guint) v;
+  return TRUE;
+}
+
+static gboolean
+parse_base (const char  *spec,
+            const char  *text,
+            double      *base,
+            GError     **error)
+{
+  char *end = NULL;
+
+  *base = g_ascii_strtod (text, &end);
+  if (text[0] == '\0' || *end != '\0' || !isfinite (*base) || *base <= 1.0)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT,
+                   "“%s”: the base “%s” must be a number greater than 1", spec, text);
+      return FALSE;
+    }
   return TRUE;
 }
 
@@ -105,18 +124,41 @@ pl_encoding_spec_parse (const char      *spec,
                        "“%s”: RoPE rotates pairs of dimensions, so the width must be even", spec);
           return FALSE;
         }
-      if (n == 3)
-        {
-          char *end = NULL;
+      if (n == 3 && !parse_base (spec, parts[2], &s.base, error))
+        return FALSE;
+    }
+  else if (g_str_equal (parts[0], "sincos2d"))
+    {
+      g_auto(GStrv) dims = g_strsplit (parts[1], "x", -1);
 
-          s.base = g_ascii_strtod (parts[2], &end);
-          if (parts[2][0] == '\0' || *end != '\0' || !isfinite (s.base) || s.base <= 1.0)
-            {
-              g_set_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT,
-                           "“%s”: the base “%s” must be a number greater than 1", spec, parts[2]);
-              return FALSE;
-            }
+      s.kind = PL_ENCODING_SINCOS2D;
+      if (n > 3 || g_strv_length (dims) != 3)
+        {
+          g_set_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT,
+                       "“%s”: expected builtin:sincos2d:ROWSxCOLSxWIDTH[:BASE], e.g. builtin:sincos2d:14x14x768",
+                       spec);
+          return FALSE;
         }
+      if (!parse_count (spec, dims[0], "number of rows", MAX_GRID_SIDE, &s.rows, error) ||
+          !parse_count (spec, dims[1], "number of columns", MAX_GRID_SIDE, &s.cols, error) ||
+          !parse_count (spec, dims[2], "width", MAX_WIDTH, &s.width, error))
+        return FALSE;
+      if (s.width % 4 != 0)
+        {
+          g_set_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT,
+                       "“%s”: the width %u is not a multiple of 4: half of it encodes the row and half the "
+                       "column, each in sines and cosines", spec, s.width);
+          return FALSE;
+        }
+      if ((guint64) s.rows * s.cols > MAX_LENGTH)
+        {
+          g_set_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT,
+                       "“%s”: %u × %u patches are more than %u", spec, s.rows, s.cols, MAX_LENGTH);
+          return FALSE;
+        }
+      s.length = s.rows * s.cols;
+      if (n == 3 && !parse_base (spec, parts[2], &s.base, error))
+        return FALSE;
     }
   else if (g_str_equal (parts[0], "alibi"))
     {
@@ -145,7 +187,7 @@ pl_encoding_spec_parse (const char      *spec,
   else
     {
       g_set_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT,
-                   "“%s”: unknown encoding “%s”; use sinusoidal, rope, alibi or none",
+                   "“%s”: unknown encoding “%s”; use sinusoidal, rope, alibi, none or sincos2d",
                    spec, parts[0]);
       return FALSE;
     }
@@ -175,6 +217,10 @@ pl_encoding_spec_describe (const PlEncodingSpec *spec)
       return g_strdup_printf (_("ALiBi %u positions, %u heads"), spec->length, spec->heads);
     case PL_ENCODING_NONE:
       return g_strdup_printf (_("No position encoding, %u positions"), spec->length);
+    case PL_ENCODING_SINCOS2D:
+      /* Translators: rows × columns of patches × width; the last %s is empty or ", base 500" */
+      return g_strdup_printf (_("2-D sine–cosine %u × %u × %u%s"), spec->rows, spec->cols, spec->width,
+                              base ? base : "");
     default:
       g_return_val_if_reached (NULL);
     }
@@ -216,6 +262,47 @@ pl_encoding_sinusoidal (guint  length,
   return pe;
 }
 
+/* One 1-D half of the 2-D table: QUARTER sines of p·ω_k, then QUARTER
+ * cosines, from OUT on. */
+static void
+sincos_half (float        *out,
+             double        p,
+             const double *omega,
+             guint         quarter)
+{
+  for (guint k = 0; k < quarter; k++)
+    {
+      out[k] = (float) sin (p * omega[k]);
+      out[quarter + k] = (float) cos (p * omega[k]);
+    }
+}
+
+PlMatrix *
+pl_encoding_sincos2d (guint  rows,
+                      guint  cols,
+                      guint  width,
+                      double base)
+{
+  PlMatrix *pe;
+  guint quarter = width / 4;
+  g_autofree double *omega = g_new (double, quarter + 1);
+
+  g_return_val_if_fail (width % 4 == 0, NULL);
+
+  pe = pl_matrix_new ((gsize) rows * cols, width);
+  for (guint k = 0; k < quarter; k++)
+    omega[k] = 1.0 / pow (base, (double) k / quarter);
+  for (guint r = 0; r < rows; r++)
+    for (guint c = 0; c < cols; c++)
+      {
+        float *row = pl_matrix_row (pe, (gsize) r * cols + c);
+
+        sincos_half (row, c, omega, quarter);
+        sincos_half (row + width / 2, r, omega, quarter);
+      }
+  return pe;
+}
+
 static PlMatrix *
 rope_phases (guint  length,
              guint  width,
@@ -244,7 +331,8 @@ pl_encoding_table (const PlEncodingSpec  *spec,
 {
   g_return_val_if_fail (spec != NULL, NULL);
 
-  if ((spec->kind == PL_ENCODING_SINUSOIDAL || spec->kind == PL_ENCODING_ROPE) &&
+  if ((spec->kind == PL_ENCODING_SINUSOIDAL || spec->kind == PL_ENCODING_ROPE ||
+       spec->kind == PL_ENCODING_SINCOS2D) &&
       (gsize) spec->length * spec->width > ((gsize) 1 << 30))
     {
       g_set_error (error, PL_ERROR, PL_ERROR_TOO_LARGE,
@@ -259,6 +347,8 @@ pl_encoding_table (const PlEncodingSpec  *spec,
       return pl_encoding_sinusoidal (spec->length, spec->width, spec->base);
     case PL_ENCODING_ROPE:
       return rope_phases (spec->length, spec->width, spec->base);
+    case PL_ENCODING_SINCOS2D:
+      return pl_encoding_sincos2d (spec->rows, spec->cols, spec->width, spec->base);
     case PL_ENCODING_ALIBI:
       g_set_error_literal (error, PL_ERROR, PL_ERROR_UNSUPPORTED,
                            "ALiBi has no position table: it adds a bias to attention scores by distance");

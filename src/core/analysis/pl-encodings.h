@@ -12,19 +12,22 @@ typedef enum
   PL_ENCODING_ROPE,
   PL_ENCODING_ALIBI,
   PL_ENCODING_NONE,
+  PL_ENCODING_SINCOS2D,    /* the 2-D sine–cosine table of MAE and DeiT III over a grid */
 } PlEncodingKind;
 
 typedef struct
 {
   PlEncodingKind kind;
-  guint          length;   /* positions */
+  guint          length;   /* positions (sincos2d: rows × cols) */
+  guint          rows;     /* sincos2d: the grid */
+  guint          cols;
   guint          width;    /* model width (sinusoidal, RoPE head dim) */
   guint          heads;    /* ALiBi */
   double         base;     /* 10000 unless given */
 } PlEncodingSpec;
 
 /* "builtin:sinusoidal:512x768", "builtin:sinusoidal:512x768:10000", "builtin:rope:...",
- * "builtin:alibi:...", "builtin:none:..." */
+ * "builtin:alibi:...", "builtin:none:...", "builtin:sincos2d:14x14x768[:BASE]" */
 gboolean  pl_encoding_spec_parse    (const char            *spec,
                                      PlEncodingSpec        *out,
                                      GError               **error);
@@ -32,6 +35,17 @@ gboolean  pl_encoding_spec_parse    (const char            *spec,
 char     *pl_encoding_spec_describe (const PlEncodingSpec  *spec);
 /* The Vaswani et al. table: PE[p, 2k] = sin(p / base^(2k/width)), PE[p, 2k+1] = cos(...). */
 PlMatrix *pl_encoding_sinusoidal    (guint                  length,
+                                     guint                  width,
+                                     double                 base);
+/* The 2-D sine–cosine table of MAE's get_2d_sincos_pos_embed (also DeiT
+ * III's), [ROWS × COLS, WIDTH] with WIDTH a multiple of 4, patch p = r·COLS + c
+ * in row r and column c. The first half of the width encodes the column, the
+ * second half the row, each as a 1-D table of WIDTH / 4 sines followed by
+ * WIDTH / 4 cosines: [sin(c ω_0) … sin(c ω_{W/4−1}), cos(c ω_0) …, sin(r ω_0) …,
+ * cos(r ω_0) …] with ω_k = BASE^(−k / (WIDTH / 4)). (MAE's code names its
+ * first half "emb_h" but feeds it the first of meshgrid(w, h), the column.) */
+PlMatrix *pl_encoding_sincos2d      (guint                  rows,
+                                     guint                  cols,
                                      guint                  width,
                                      double                 base);
 /* The position table an encoding stands for, for the table analyses; NULL and

@@ -431,10 +431,15 @@ pl_checkpoint_hdf5_read_rows (PlCheckpoint        *checkpoint,
   hid_t dataset = H5I_INVALID_HID, file_space = H5I_INVALID_HID, mem_space = H5I_INVALID_HID;
   guint64 rows, cols;
   gboolean ok = FALSE;
+  gboolean flat = TRUE;
 
   pl_tensor_info_get_matrix_shape (info, &rows, &cols);
-  /* Beyond two dimensions, one row (a look at the data) or all of them. */
-  if (info->rank > 2 && n > 1 && (first != 0 || n != rows))
+  /* Leading dimensions of one ([1, rows, width], as ViT's table) leave a
+   * table whose rows are one hyperslab. */
+  for (guint d = 0; d + 2 < info->rank; d++)
+    flat = flat && info->shape[d] == 1;
+  /* Beyond two dimensions otherwise, one row (a look at the data) or all of them. */
+  if (!flat && n > 1 && (first != 0 || n != rows))
     {
       g_set_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED,
                    "%s: “%s” is %u-D; only one row or all of them can be read", file_path, info->name,
@@ -473,7 +478,8 @@ pl_checkpoint_hdf5_read_rows (PlCheckpoint        *checkpoint,
   if (info->rank >= 2 && n != rows)
     {
       /* Only the rows asked for: a hyperslab, not the whole table. Past two
-       * dimensions that is one row, FIRST counted over the leading ones. */
+       * dimensions that is one row, FIRST counted over the leading ones,
+       * unless those are all of one. */
       hsize_t start[PL_TENSOR_MAX_RANK] = { 0 };
       hsize_t count[PL_TENSOR_MAX_RANK] = { 0 };
       guint64 rest = first;
@@ -484,8 +490,8 @@ pl_checkpoint_hdf5_read_rows (PlCheckpoint        *checkpoint,
           rest /= info->shape[d];
           count[d] = 1;
         }
-      if (info->rank == 2)
-        count[0] = n;
+      if (flat)
+        count[info->rank - 2] = n;
       count[info->rank - 1] = cols;
       if (H5Sselect_hyperslab (file_space, H5S_SELECT_SET, start, NULL, count, NULL) < 0)
         {

@@ -89,7 +89,12 @@ pl_tensor_info_get_matrix_shape (const PlTensorInfo *info,
 gboolean
 pl_tensor_info_is_table (const PlTensorInfo *info)
 {
-  return info->rank == 2 && info->dtype != PL_DTYPE_OTHER && info->shape[0] > 0 && info->shape[1] > 0;
+  guint64 rows, cols;
+
+  if (info->dtype == PL_DTYPE_OTHER || !(info->rank == 2 || (info->rank == 3 && info->shape[0] == 1)))
+    return FALSE;
+  pl_tensor_info_get_matrix_shape (info, &rows, &cols);
+  return rows > 0 && cols > 0;
 }
 
 gboolean

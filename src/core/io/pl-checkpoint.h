@@ -34,8 +34,8 @@ typedef struct
 void                pl_tensor_info_get_matrix_shape (const PlTensorInfo *info,
                                                      guint64            *rows,
                                                      guint64            *cols);
-/* TRUE for non-empty 2-D tensors of a float dtype: what can be a position
- * table. */
+/* TRUE for non-empty 2-D tensors of a float dtype, and 3-D ones of a single
+ * first dimension (ViT's [1, rows, width]): what can be a position table. */
 gboolean            pl_tensor_info_is_table     (const PlTensorInfo *info);
 
 #define PL_TYPE_CHECKPOINT (pl_checkpoint_get_type ())

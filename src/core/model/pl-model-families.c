@@ -226,6 +226,72 @@ static const PlFamilyDesc families[] = {
     .fused_qkv_heads = TRUE },
 };
 
+/* Vision transformers' encoder layers, named as BERT's are after an extra
+ * "attention." (no token embeddings, a final LayerNorm): enough to count
+ * layers and read sizes; there is no forward pass. */
+#define VIT_LAYER_ROLES(ln1, ln2, ffn_in, ffn_out) \
+  BERT_LIKE_ROLES ("attention.attention.", "attention.output.dense", ln1, ffn_in, ffn_out, ln2), \
+  [PL_WEIGHT_FINAL_LN_WEIGHT] = "layernorm.weight", \
+  [PL_WEIGHT_FINAL_LN_BIAS] = "layernorm.bias"
+
+/* CLIP's and SigLIP's vision towers, as CLIPModel, SiglipModel and their
+ * vision models alone save them: every name under "vision_model.". */
+#define CLIP_VISION_ROLES \
+  [PL_WEIGHT_Q_WEIGHT] = "self_attn.q_proj.weight", \
+  [PL_WEIGHT_Q_BIAS] = "self_attn.q_proj.bias", \
+  [PL_WEIGHT_K_WEIGHT] = "self_attn.k_proj.weight", \
+  [PL_WEIGHT_K_BIAS] = "self_attn.k_proj.bias", \
+  [PL_WEIGHT_V_WEIGHT] = "self_attn.v_proj.weight", \
+  [PL_WEIGHT_V_BIAS] = "self_attn.v_proj.bias", \
+  [PL_WEIGHT_ATTN_OUT_WEIGHT] = "self_attn.out_proj.weight", \
+  [PL_WEIGHT_ATTN_OUT_BIAS] = "self_attn.out_proj.bias", \
+  [PL_WEIGHT_LN1_WEIGHT] = "layer_norm1.weight", \
+  [PL_WEIGHT_LN1_BIAS] = "layer_norm1.bias", \
+  [PL_WEIGHT_FFN_IN_WEIGHT] = "mlp.fc1.weight", \
+  [PL_WEIGHT_FFN_IN_BIAS] = "mlp.fc1.bias", \
+  [PL_WEIGHT_FFN_OUT_WEIGHT] = "mlp.fc2.weight", \
+  [PL_WEIGHT_FFN_OUT_BIAS] = "mlp.fc2.bias", \
+  [PL_WEIGHT_LN2_WEIGHT] = "layer_norm2.weight", \
+  [PL_WEIGHT_LN2_BIAS] = "layer_norm2.bias", \
+  [PL_WEIGHT_FINAL_LN_WEIGHT] = "vision_model.post_layernorm.weight", \
+  [PL_WEIGHT_FINAL_LN_BIAS] = "vision_model.post_layernorm.bias"
+
+/* The tables of Hugging Face's vision models. ViT, DeiT and DINOv2 keep
+ * theirs as an nn.Parameter [1, specials + patches, width] (named under
+ * "vit.", "deit.", "dinov2." in the task models, under nothing in the base
+ * models saved alone), CLIP and SigLIP as an nn.Embedding [specials +
+ * patches, width]. Among families sharing a table's name, the first whose
+ * marker is present (in this order) is taken when config.json's model_type
+ * does not say. */
+static const PlFamilyDesc vision_families[] = {
+  { .family = PL_FAMILY_DEIT, .name = "deit", .display_name = "DeiT",
+    .position_suffix = "embeddings.position_embeddings", .layer_list = "encoder.layer.",
+    .roles = { VIT_LAYER_ROLES ("layernorm_before", "layernorm_after", "intermediate.dense", "output.dense") },
+    .patch_grid = TRUE, .pre_ln = TRUE, .first_position = 2, .special_names = { "CLS", "distillation" },
+    .marker = "embeddings.distillation_token" },
+  { .family = PL_FAMILY_DINOV2, .name = "dinov2", .display_name = "DINOv2",
+    .position_suffix = "embeddings.position_embeddings", .layer_list = "encoder.layer.",
+    .roles = { VIT_LAYER_ROLES ("norm1", "norm2", "mlp.fc1", "mlp.fc2") },
+    .patch_grid = TRUE, .pre_ln = TRUE, .first_position = 1, .special_names = { "CLS" },
+    .marker = "encoder.layer.0.layer_scale1.lambda1" },
+  { .family = PL_FAMILY_VIT, .name = "vit", .display_name = "ViT",
+    .position_suffix = "embeddings.position_embeddings", .layer_list = "encoder.layer.",
+    .roles = { VIT_LAYER_ROLES ("layernorm_before", "layernorm_after", "intermediate.dense", "output.dense") },
+    .patch_grid = TRUE, .pre_ln = TRUE, .first_position = 1, .special_names = { "CLS" },
+    .marker = "embeddings.cls_token" },
+  { .family = PL_FAMILY_CLIP_VISION, .name = "clip", .display_name = "CLIP (vision)",
+    .position_suffix = "vision_model.embeddings.position_embedding.weight",
+    .layer_list = "vision_model.encoder.layers.", .roles = { CLIP_VISION_ROLES },
+    .patch_grid = TRUE, .pre_ln = TRUE, .first_position = 1, .special_names = { "CLS" },
+    .config_section = "vision_config", .alias = "clip_vision_model",
+    .marker = "vision_model.embeddings.class_embedding" },
+  /* No class token: every row is a patch. */
+  { .family = PL_FAMILY_SIGLIP_VISION, .name = "siglip", .display_name = "SigLIP (vision)",
+    .position_suffix = "vision_model.embeddings.position_embedding.weight",
+    .layer_list = "vision_model.encoder.layers.", .roles = { CLIP_VISION_ROLES },
+    .patch_grid = TRUE, .pre_ln = TRUE, .config_section = "vision_config", .alias = "siglip_vision_model" },
+};
+
 static const PlFamilyDesc table_desc = {
   .family = PL_FAMILY_TABLE, .name = "table", .display_name = N_("Table"),
 };
@@ -240,7 +306,17 @@ pl_family_desc (PlFamily family)
   for (guint i = 0; i < G_N_ELEMENTS (families); i++)
     if (families[i].family == family)
       return &families[i];
+  for (guint i = 0; i < G_N_ELEMENTS (vision_families); i++)
+    if (vision_families[i].family == family)
+      return &vision_families[i];
   return family == PL_FAMILY_ANALYTIC ? &analytic_desc : &table_desc;
+}
+
+const PlFamilyDesc *
+pl_family_vision_descs (guint *n)
+{
+  *n = G_N_ELEMENTS (vision_families);
+  return vision_families;
 }
 
 const char *
@@ -334,8 +410,8 @@ pl_model_normalize_name (const char *name,
   return g_string_free (out, FALSE);
 }
 
-static const char *
-config_model_type (PlCheckpoint *checkpoint)
+const char *
+pl_family_config_model_type (PlCheckpoint *checkpoint)
 {
   JsonObject *config = pl_checkpoint_get_config (checkpoint);
 
@@ -363,7 +439,7 @@ pick_bert_like (PlCheckpoint *checkpoint,
                 GHashTable   *normalized,
                 const char   *prefix)
 {
-  const char *model_type = config_model_type (checkpoint);
+  const char *model_type = pl_family_config_model_type (checkpoint);
   g_autofree char *trimmed = g_strdup (prefix);
   const char *last;
   char *dot;
@@ -447,10 +523,8 @@ pl_family_recognise (PlCheckpoint        *checkpoint,
   return FALSE;
 }
 
-/* The shortest name ending in ".SUFFIX" (or SUFFIX itself), with what comes
- * before it in *PREFIX. */
-static gboolean
-find_suffix (GHashTable  *normalized,
+gboolean
+pl_family_find_suffix (GHashTable  *normalized,
              const char  *suffix,
              char       **prefix)
 {
@@ -483,7 +557,7 @@ pl_family_recognise_rotary (PlCheckpoint        *checkpoint,
                             const PlFamilyDesc **desc,
                             char               **prefix)
 {
-  const char *model_type = config_model_type (checkpoint);
+  const char *model_type = pl_family_config_model_type (checkpoint);
 
   /* Mistral, Qwen2 and Gemma save Llama's names: config.json's model_type
    * tells them apart, and without one the layout is taken as Llama's. A
@@ -498,7 +572,7 @@ pl_family_recognise_rotary (PlCheckpoint        *checkpoint,
       if (!d->rotary || (model_type != NULL && !g_str_equal (model_type, d->name)))
         continue;
       query = g_strconcat (d->layer_list, "0.", d->roles[PL_WEIGHT_Q_WEIGHT], NULL);
-      if (!find_suffix (normalized, query, &found) ||
+      if (!pl_family_find_suffix (normalized, query, &found) ||
           !has (normalized, found, NULL, d->roles[PL_WEIGHT_TOKEN_EMBEDDING]))
         continue;
       *desc = d;

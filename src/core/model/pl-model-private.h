@@ -38,6 +38,15 @@ typedef struct
   gboolean     fused_qkv_heads;   /* GPT-NeoX's query_key_value: per head, its Q, K, V rows */
   gboolean     fused_gate_up;     /* Phi-3's gate_up_proj: the gate's rows, then up's */
   gboolean     scale_embeddings;  /* Gemma */
+  /* Vision transformers (pl-model-vision.c): the table's rows after the
+   * first_position special tokens' are patches in a grid, which config.json's
+   * image_size / patch_size give. */
+  gboolean     patch_grid;
+  const char  *special_names[2];  /* the special rows, in order */
+  const char  *config_section;    /* where a joint model's config.json keeps this tower's keys */
+  const char  *alias;             /* model_type of the tower saved alone ("clip_vision_model") */
+  const char  *marker;            /* a tensor, after the prefix, that tells this family from the ones
+                                   * sharing its table's name; NULL: the last resort among them */
 } PlFamilyDesc;
 
 typedef struct
@@ -60,6 +69,23 @@ gboolean            pl_family_recognise       (PlCheckpoint       *checkpoint,
                                                char              **prefix,
                                                const PlTensorInfo **table);
 PlActivation        pl_activation_from_name   (const char         *name);
+/* A vision transformer whose table is in CHECKPOINT (pl-model-vision.c):
+ * config.json's model_type names it, or its table's name and marker tensor
+ * tell it; FALSE otherwise. */
+gboolean            pl_family_recognise_vision (PlCheckpoint      *checkpoint,
+                                               GHashTable         *normalized,
+                                               const PlFamilyDesc **desc,
+                                               char              **prefix,
+                                               const PlTensorInfo **table);
+/* The shortest name ending in ".SUFFIX" (or SUFFIX itself), with what
+ * comes before it in *PREFIX; FALSE when none does. */
+gboolean            pl_family_find_suffix     (GHashTable         *normalized,
+                                               const char         *suffix,
+                                               char              **prefix);
+/* config.json's model_type, or NULL. */
+const char         *pl_family_config_model_type (PlCheckpoint     *checkpoint);
+/* The families with a patch grid, for pl_family_recognise_vision. */
+const PlFamilyDesc *pl_family_vision_descs    (guint              *n);
 /* The rotary-position decoder whose layout CHECKPOINT's tensors have, with
  * the prefix of its names, when config.json's model_type names one (or says
  * nothing); FALSE otherwise. */
@@ -114,6 +140,11 @@ struct _PlModel
   char                *config_problem; /* why heads/eps/activation are unknown */
   PlError              config_problem_code;
 
+  /* vision transformers and 2-D encodings */
+  guint                grid_rows;      /* 0: no grid */
+  guint                grid_cols;
+  char                *grid_problem;   /* why a vision table has no grid */
+
   /* rotary-position decoders */
   guint                max_positions;  /* max_position_embeddings */
   PlDecoderSpec        decoder;
@@ -133,6 +164,12 @@ void                pl_model_read_config      (PlModel            *self);
  * right shape; otherwise an error naming the file and the tensor. */
 gboolean            pl_model_check_embeddings (PlModel            *self,
                                                GError            **error);
+/* config.json, or its section for this family's tower (CLIP's
+ * vision_config) when it has one; NULL without a config.json. */
+JsonObject         *pl_model_get_family_config (PlModel          *self);
+/* pl-model-vision.c: the grid from config.json's image_size and patch_size,
+ * or the square root of a square patch count; grid_problem otherwise. */
+void                pl_model_read_grid        (PlModel            *self);
 /* config.json's values: the first of KEYS that holds an integer (−1 when
  * none), a number (0 when none), a string (NULL); whether KEY is true. */
 gint64              pl_config_int             (JsonObject         *config,

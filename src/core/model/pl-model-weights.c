@@ -192,7 +192,7 @@ pl_model_read_config (PlModel *self)
   static const char * const pad_keys[] = { "pad_token_id", NULL };
   static const char * const pre_ln_keys[] = { "do_layer_norm_before", NULL };
   static const char * const embedding_keys[] = { "embedding_size", NULL };
-  JsonObject *config = pl_checkpoint_get_config (self->checkpoint);
+  JsonObject *config = pl_model_get_family_config (self);
   g_autoptr(GString) missing = g_string_new (NULL);
   g_autofree char *config_dir = g_path_get_dirname (pl_checkpoint_get_path (self->checkpoint));
   g_autofree char *problem = NULL;

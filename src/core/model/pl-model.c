@@ -35,6 +35,7 @@ pl_model_finalize (GObject *object)
   g_clear_pointer (&self->position_table, g_free);
   g_clear_pointer (&self->activation_name, g_free);
   g_clear_pointer (&self->config_problem, g_free);
+  g_clear_pointer (&self->grid_problem, g_free);
   g_clear_pointer (&self->layer_windows, g_free);
 
   G_OBJECT_CLASS (pl_model_parent_class)->finalize (object);
@@ -102,13 +103,17 @@ build_normalized (PlModel *self)
     }
 }
 
+/* A table is [rows, width], or [1, rows, width] as ViT's nn.Parameter. */
 static void
 set_table (PlModel            *self,
            const PlTensorInfo *info)
 {
+  guint64 rows, cols;
+
+  pl_tensor_info_get_matrix_shape (info, &rows, &cols);
   self->position_table = g_strdup (info->name);
-  self->table_rows = (guint) MIN (info->shape[0], G_MAXUINT);
-  self->table_cols = (guint) MIN (info->shape[1], G_MAXUINT);
+  self->table_rows = (guint) MIN (rows, G_MAXUINT);
+  self->table_cols = (guint) MIN (cols, G_MAXUINT);
 }
 
 static gboolean
@@ -118,16 +123,19 @@ check_table (PlModel             *self,
 {
   const char *path = pl_checkpoint_get_path (self->checkpoint);
   g_autoptr(GString) shape = g_string_new (NULL);
+  guint64 rows, cols;
 
   for (guint i = 0; i < info->rank; i++)
     g_string_append_printf (shape, "%s%" G_GUINT64_FORMAT, i ? "×" : "", info->shape[i]);
-  if (info->rank != 2)
+  if (info->rank != 2 && !(info->rank == 3 && info->shape[0] == 1))
     {
       g_set_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED,
-                   "%s: “%s” is %u-D (%s); a position table must be 2-D (positions × width)",
+                   "%s: “%s” is %u-D (%s); a position table must be 2-D (positions × width, "
+                   "or 1 × positions × width)",
                    path, info->name, info->rank, info->rank ? shape->str : "a scalar");
       return FALSE;
     }
+  pl_tensor_info_get_matrix_shape (info, &rows, &cols);
   if (info->dtype == PL_DTYPE_OTHER)
     {
       g_set_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED,
@@ -135,13 +143,13 @@ check_table (PlModel             *self,
                    path, info->name, info->dtype_name);
       return FALSE;
     }
-  if (info->shape[0] == 0 || info->shape[1] == 0)
+  if (rows == 0 || cols == 0)
     {
       g_set_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED,
                    "%s: “%s” is %s, an empty table", path, info->name, shape->str);
       return FALSE;
     }
-  if (info->shape[0] > G_MAXINT || info->shape[1] > G_MAXINT)
+  if (rows > G_MAXINT || cols > G_MAXINT)
     {
       g_set_error (error, PL_ERROR, PL_ERROR_TOO_LARGE,
                    "%s: “%s” is %s, too large to be a position table", path, info->name, shape->str);
@@ -197,6 +205,11 @@ open_builtin (const char  *spec,
       self->table_rows = self->table->rows;
       self->table_cols = self->table->cols;
       self->hidden = self->table->cols;
+    }
+  if (self->encoding.kind == PL_ENCODING_SINCOS2D)
+    {
+      self->grid_rows = self->encoding.rows;
+      self->grid_cols = self->encoding.cols;
     }
   return g_steal_pointer (&self);
 }
@@ -316,7 +329,8 @@ pl_model_open_checkpoint (PlCheckpoint  *checkpoint,
   self->name = name_for_path (path);
 
   build_normalized (self);
-  recognised = pl_family_recognise (self->checkpoint, self->normalized, &desc, &self->prefix, &table);
+  recognised = pl_family_recognise_vision (self->checkpoint, self->normalized, &desc, &self->prefix, &table) ||
+               pl_family_recognise (self->checkpoint, self->normalized, &desc, &self->prefix, &table);
   rotary = !recognised && pl_family_recognise_rotary (self->checkpoint, self->normalized, &desc, &self->prefix);
 
   /* A dataset other than the model's own position table is a plain table;
@@ -379,6 +393,7 @@ pl_model_open_checkpoint (PlCheckpoint  *checkpoint,
                        self->table_rows, self->first_position);
           return NULL;
         }
+      pl_model_read_grid (self);
       return g_steal_pointer (&self);
     }
 

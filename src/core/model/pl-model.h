@@ -28,6 +28,13 @@ typedef enum
   PL_FAMILY_GEMMA,
   PL_FAMILY_PHI3,
   PL_FAMILY_GPT_NEOX,
+  /* Vision transformers: a learned table whose rows, after the special
+   * tokens', are the patches of an image in a grid. */
+  PL_FAMILY_VIT,
+  PL_FAMILY_DEIT,
+  PL_FAMILY_DINOV2,
+  PL_FAMILY_CLIP_VISION,
+  PL_FAMILY_SIGLIP_VISION,
 } PlFamily;
 
 typedef enum
@@ -170,6 +177,31 @@ gboolean       pl_model_has_forward          (PlModel     *self);
  * naming what is missing and where to put it. The forward pass calls this
  * before anything else. */
 gboolean       pl_model_require_config       (PlModel     *self,
+                                              GError     **error);
+
+/* The grid of a vision transformer's table (or of a 2-D analytic encoding):
+ * ROWS × COLS patches after the special tokens' rows, flattened row by row
+ * as the patch embedding's convolution output is (patch p sits in row
+ * p / COLS, column p % COLS), so pl_model_read_positions gives the patches in
+ * that order. FALSE when the model has no grid; pl_model_require_grid then
+ * says why (a 1-D table, or a vision table whose grid config.json and the
+ * row count do not tell). */
+gboolean       pl_model_get_grid             (PlModel     *self,
+                                              guint       *rows,
+                                              guint       *cols);
+gboolean       pl_model_require_grid         (PlModel     *self,
+                                              guint       *rows,
+                                              guint       *cols,
+                                              GError     **error);
+/* Rows of special tokens before the patches (ViT's class token, DeiT's class
+ * and distillation tokens), kept out of the grid; 0 for other models. */
+guint          pl_model_get_n_special_rows   (PlModel     *self);
+/* "CLS", "distillation": what special row I stands for. */
+const char    *pl_model_get_special_row_name (PlModel     *self,
+                                              guint        i);
+/* The special rows, float32, [n_special_rows, width]; an error when there
+ * are none. They are not checked for zeros: MAE's class row is all zeros. */
+PlMatrix      *pl_model_read_special_rows    (PlModel     *self,
                                               GError     **error);
 
 /* A rotary-position decoder's description, or NULL for other models. */
