@@ -11,6 +11,7 @@
 #include "pl-compare-page.h"
 #include "pl-dataset-dialog.h"
 #include "pl-export-dialog.h"
+#include "pl-figure-view.h"
 #include "pl-playground-page.h"
 #include "pl-probes-page.h"
 #include "pl-similarity-page.h"
@@ -318,6 +319,77 @@ test_compare_difference (void)
         g_assert_cmpfloat_with_epsilon (pl_matrix_get (difference, i, j),
                                         pl_matrix_get (cosine, i, j) - sinusoid, 2e-5);
       }
+}
+
+/* The plot of panel K of FIGURE, in its view's coordinates. */
+static void
+panel_plot (PlFigure          *figure,
+            guint              k,
+            cairo_rectangle_t *plot)
+{
+  cairo_rectangle_t cell;
+
+  g_assert_true (pl_figure_get_panel_area (figure, k, &cell));
+  pl_figure_get_plot_area (pl_figure_get_panel (figure, k), plot);
+  plot->x += cell.x;
+  plot->y += cell.y;
+}
+
+/* Compare is one figure that fills its pane: both similarities and their
+ * difference, none of the plots small; it exports whole; zooming one panel
+ * zooms all three; hovering any panel reads all three values. */
+static void
+test_compare_one_figure (void)
+{
+  PlComparePage *compare = PL_COMPARE_PAGE (page ("compare"));
+  GtkWidget *view = pl_compare_page_get_figure_view (compare);
+  PlFigure *figure = pl_page_get_figure (PL_PAGE (compare));
+  g_autoptr(GBytes) image = NULL;
+  g_autofree char *text = NULL;
+  cairo_rectangle_t plot;
+  guint want_column = 0, want_row = 0;
+  int w, h;
+
+  g_assert_cmpint (pl_figure_get_kind (figure), ==, PL_FIGURE_MULTIPLES);
+  g_assert_cmpuint (pl_figure_get_n_panels (figure), ==, 3);
+  g_assert_nonnull (strstr (pl_figure_get_title (pl_figure_get_panel (figure, 2)), " − "));
+  image = pl_test_render (view, &w, &h);
+  for (guint k = 0; k < 3; k++)
+    {
+      panel_plot (figure, k, &plot);
+      g_test_message ("panel %u: %.0f × %.0f in %d × %d", k, plot.width, plot.height, w, h);
+      g_assert_cmpfloat (MIN (plot.width, plot.height), >=, 0.35 * MIN (w, h));
+    }
+
+  /* Four times closer around the middle of the first panel. */
+  panel_plot (figure, 0, &plot);
+  pl_figure_view_zoom (PL_FIGURE_VIEW (view), 4, plot.x + plot.width / 2, plot.y + plot.height / 2);
+  pl_test_wait_frames (view, 2);
+  for (guint k = 0; k < 3; k++)
+    {
+      guint column, row;
+
+      panel_plot (figure, k, &plot);
+      g_assert_true (pl_figure_hit_cell (figure, plot.x + plot.width * 0.3, plot.y + plot.height * 0.7,
+                                         &column, &row));
+      if (k == 0)
+        {
+          want_column = column;
+          want_row = row;
+          /* 512 positions in view before, 128 now, around the middle. */
+          g_assert_cmpuint (column, >, 192 + 20);
+          g_assert_cmpuint (column, <, 320 - 20);
+        }
+      g_assert_cmpuint (column, ==, want_column);
+      g_assert_cmpuint (row, ==, want_row);
+    }
+
+  panel_plot (figure, 2, &plot);
+  text = pl_figure_view_describe_at (PL_FIGURE_VIEW (view), plot.x + plot.width / 2, plot.y + plot.height / 2);
+  g_assert_nonnull (strstr (text, "mini-gpt2"));
+  g_assert_nonnull (strstr (text, "Sinusoidal"));
+  g_assert_nonnull (strstr (text, "Difference"));
+  pl_figure_view_reset_zoom (PL_FIGURE_VIEW (view));
 }
 
 static void
@@ -746,6 +818,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/pl/window/layers-step", test_layers_step);
   g_test_add_func ("/pl/window/probes-match-reference", test_probes_match_reference);
   g_test_add_func ("/pl/window/compare-difference", test_compare_difference);
+  g_test_add_func ("/pl/window/compare-one-figure", test_compare_one_figure);
   g_test_add_func ("/pl/window/playground-closed-form", test_playground_closed_form);
   g_test_add_func ("/pl/window/export", test_export);
   g_test_add_func ("/pl/window/export-for-papers", test_export_for_papers);

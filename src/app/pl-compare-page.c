@@ -10,8 +10,8 @@
 #include "pl-view-style.h"
 
 /* Two models' position similarities side by side on one colour scale, and
- * their difference where the shapes agree. Each side is its own question, so
- * what the similarity view computed before is reused. */
+ * their difference where the shapes agree, in one figure. Each side is its
+ * own question, so what the similarity view computed before is reused. */
 struct _PlComparePage
 {
   PlPage         parent_instance;
@@ -27,8 +27,7 @@ struct _PlComparePage
   GtkDropDown   *second_dropdown;
   GtkDropDown   *metric_dropdown;
   GtkLabel      *status_label;
-  PlFigureView  *pair_view;
-  PlFigureView  *difference_view;
+  PlFigureView  *figure_view;
 };
 
 G_DEFINE_FINAL_TYPE (PlComparePage, pl_compare_page, PL_TYPE_PAGE)
@@ -78,31 +77,24 @@ make_heatmap (PlComparePage *self,
   return figure;
 }
 
+/* Both similarities on one scale and, where the shapes agree, their
+ * difference on its own: one figure, so it exports whole and its panels zoom,
+ * pan and select as one, laid out to fill the pane at any size. */
 static void
 show_answers (PlComparePage *self)
 {
   g_autoptr(PlModel) first = get_model (self, 0);
   g_autoptr(PlModel) second = get_model (self, 1);
-  PlFigure *panels[2];
-  g_autoptr(PlFigure) pair = NULL;
-  g_autoptr(PlFigure) difference = NULL;
-  const char *metric_name = pl_enum_label (PL_TYPE_SIMILARITY_METRIC, get_metric (self));
+  PlSimilarityMetric metric = get_metric (self);
+  PlFigure *panels[3];
+  guint n_panels = 2, grid = 0;
+  g_autoptr(PlFigure) figure = NULL;
 
   if (self->answers[0] == NULL || self->answers[1] == NULL || first == NULL || second == NULL)
     return;
 
   panels[0] = make_heatmap (self, self->answers[0], pl_model_get_name (first));
   panels[1] = make_heatmap (self, self->answers[1], pl_model_get_name (second));
-  pair = pl_figure_new_multiples ((PlFigure * const *) panels, 2, 2);
-  /* The multiples hold their own references. */
-  g_object_unref (panels[0]);
-  g_object_unref (panels[1]);
-  if (get_metric (self) == PL_SIMILARITY_COSINE)
-    pl_figure_set_range (pair, -1, 1);
-  pl_view_style_apply_metric (pair, get_workspace (self), get_metric (self));
-  pl_figure_set_value_label (pair, metric_name);
-  pl_figure_view_set_figure (self->pair_view, pair, 0, 0);
-
   g_clear_pointer (&self->difference, pl_matrix_unref);
   if (self->answers[0]->rows == self->answers[1]->rows && self->answers[0]->cols == self->answers[1]->cols)
     {
@@ -114,23 +106,35 @@ show_answers (PlComparePage *self)
         self->difference->data[i] = self->answers[0]->data[i] - self->answers[1]->data[i];
       /* Translators: title of the difference of two models' similarities: "A − B" */
       title = g_strdup_printf (_("%s − %s"), pl_model_get_name (first), pl_model_get_name (second));
-      difference = make_heatmap (self, self->difference, title);
+      panels[n_panels] = make_heatmap (self, self->difference, title);
       /* Signed values: white is no difference, red where the first model
        * sees positions as more alike (a smaller distance for Euclidean). */
-      pl_figure_set_colormap (difference, PL_COLORMAP_DIVERGING);
-      pl_figure_set_reversed (difference, get_metric (self) == PL_SIMILARITY_L2);
-      pl_figure_set_value_label (difference, _("Difference"));
-      pl_figure_view_set_figure (self->difference_view, difference, self->difference->cols, self->difference->rows);
-      selection_changed (PL_PAGE (self));
+      pl_figure_set_colormap (panels[n_panels], PL_COLORMAP_DIVERGING);
+      pl_figure_set_reversed (panels[n_panels], metric == PL_SIMILARITY_L2);
+      pl_figure_set_value_label (panels[n_panels], _("Difference"));
+      pl_figure_set_own_scale (panels[n_panels], TRUE);
+      n_panels++;
+      grid = self->difference->rows;
       gtk_label_set_text (self->status_label, "");
     }
   else
     {
       g_autofree char *status = g_strdup_printf (_("No difference: %u and %u positions"),
                                                  (guint) self->answers[0]->rows, (guint) self->answers[1]->rows);
-      pl_figure_view_set_figure (self->difference_view, NULL, 0, 0);
       gtk_label_set_text (self->status_label, status);
     }
+
+  figure = pl_figure_new_multiples ((PlFigure * const *) panels, n_panels, 0);
+  /* The multiples hold their own references. */
+  for (guint i = 0; i < n_panels; i++)
+    g_object_unref (panels[i]);
+  if (metric == PL_SIMILARITY_COSINE)
+    pl_figure_set_range (figure, -1, 1);
+  pl_view_style_apply_metric (figure, get_workspace (self), metric);
+  pl_figure_set_value_label (figure, pl_enum_label (PL_TYPE_SIMILARITY_METRIC, metric));
+  /* Cells to zoom into only when the panels have the same ones. */
+  pl_figure_view_set_figure (self->figure_view, figure, grid, grid);
+  selection_changed (PL_PAGE (self));
 }
 
 static gpointer
@@ -261,6 +265,13 @@ pl_compare_page_get_difference (PlComparePage *self)
   return self->difference;
 }
 
+GtkWidget *
+pl_compare_page_get_figure_view (PlComparePage *self)
+{
+  g_return_val_if_fail (PL_IS_COMPARE_PAGE (self), NULL);
+  return GTK_WIDGET (self->figure_view);
+}
+
 static char *
 on_describe (PlComparePage *self,
              int            panel,
@@ -289,6 +300,15 @@ on_describe (PlComparePage *self,
 }
 
 static void
+on_select (PlComparePage *self,
+           guint          start,
+           guint          end,
+           PlFigureView  *view)
+{
+  pl_workspace_set_selection (get_workspace (self), start, end);
+}
+
+static void
 on_parameters_changed (PlComparePage *self)
 {
   pl_page_refresh (PL_PAGE (self));
@@ -300,7 +320,7 @@ style_changed (PlPage *page)
   show_answers (PL_COMPARE_PAGE (page));
 }
 
-/* The selected positions, over the difference of the two models. */
+/* The selected positions, on every panel. */
 static void
 selection_changed (PlPage *page)
 {
@@ -308,7 +328,7 @@ selection_changed (PlPage *page)
   guint start, end;
 
   pl_workspace_get_selection (get_workspace (self), &start, &end);
-  pl_figure_view_set_highlight (self->difference_view, start, end);
+  pl_figure_view_set_highlight (self->figure_view, start, end);
 }
 
 static void
@@ -324,7 +344,7 @@ workspace_changed (PlPage *page)
 static PlFigure *
 get_figure (PlPage *page)
 {
-  return pl_figure_view_get_figure (PL_COMPARE_PAGE (page)->pair_view);
+  return pl_figure_view_get_figure (PL_COMPARE_PAGE (page)->figure_view);
 }
 
 static char *
@@ -376,10 +396,10 @@ pl_compare_page_class_init (PlComparePageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PlComparePage, second_dropdown);
   gtk_widget_class_bind_template_child (widget_class, PlComparePage, metric_dropdown);
   gtk_widget_class_bind_template_child (widget_class, PlComparePage, status_label);
-  gtk_widget_class_bind_template_child (widget_class, PlComparePage, pair_view);
-  gtk_widget_class_bind_template_child (widget_class, PlComparePage, difference_view);
+  gtk_widget_class_bind_template_child (widget_class, PlComparePage, figure_view);
   gtk_widget_class_bind_template_callback (widget_class, on_parameters_changed);
   gtk_widget_class_bind_template_callback (widget_class, on_describe);
+  gtk_widget_class_bind_template_callback (widget_class, on_select);
 }
 
 static void

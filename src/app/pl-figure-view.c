@@ -146,6 +146,47 @@ clamp_view (PlFigureView *self)
   self->y1 = self->y0 + h;
 }
 
+/* Where the cells lie for a point: the figure's plot, or on small
+ * multiples (which zoom as one) the plot of the panel under the point, or
+ * of the first panel when the point is in none. */
+static void
+plot_area_at (PlFigureView      *self,
+              double             x,
+              double             y,
+              cairo_rectangle_t *area)
+{
+  cairo_rectangle_t cell;
+  int panel;
+
+  if (pl_figure_get_kind (self->figure) != PL_FIGURE_MULTIPLES)
+    {
+      pl_figure_get_plot_area (self->figure, area);
+      return;
+    }
+  panel = MAX (pl_figure_get_panel_at (self->figure, x, y, NULL, NULL), 0);
+  if (!pl_figure_get_panel_area (self->figure, panel, &cell))
+    {
+      pl_figure_get_plot_area (self->figure, area);
+      return;
+    }
+  pl_figure_get_plot_area (pl_figure_get_panel (self->figure, panel), area);
+  area->x += cell.x;
+  area->y += cell.y;
+}
+
+/* The cell coordinate of a widget point in the plot AREA, unclamped. */
+static void
+area_point_to_cell (PlFigureView            *self,
+                    const cairo_rectangle_t *area,
+                    double                   x,
+                    double                   y,
+                    double                  *cx,
+                    double                  *cy)
+{
+  *cx = self->x0 + (x - area->x) / MAX (area->width, 1) * (self->x1 - self->x0);
+  *cy = self->y0 + (y - area->y) / MAX (area->height, 1) * (self->y1 - self->y0);
+}
+
 /* The cell coordinate under a widget point, unclamped. */
 static void
 point_to_cell (PlFigureView *self,
@@ -156,9 +197,8 @@ point_to_cell (PlFigureView *self,
 {
   cairo_rectangle_t area;
 
-  pl_figure_get_plot_area (self->figure, &area);
-  *cx = self->x0 + (x - area.x) / MAX (area.width, 1) * (self->x1 - self->x0);
-  *cy = self->y0 + (y - area.y) / MAX (area.height, 1) * (self->y1 - self->y0);
+  plot_area_at (self, x, y, &area);
+  area_point_to_cell (self, &area, x, y, cx, cy);
 }
 
 void
@@ -267,14 +307,21 @@ on_drag_update (GtkGestureDrag *gesture,
       double sx, sy, cx, cy;
       guint row;
 
+      /* In the panel where the drag began, wherever the pointer is now. */
       gtk_gesture_drag_get_start_point (gesture, &sx, &sy);
-      point_to_cell (self, sx + dx, sy + dy, &cx, &cy);
+      plot_area_at (self, sx, sy, &area);
+      area_point_to_cell (self, &area, sx + dx, sy + dy, &cx, &cy);
       row = (guint) CLAMP (cy, 0, self->grid_rows - 1);
       pl_figure_view_set_highlight (self, MIN (row, self->select_anchor), MAX (row, self->select_anchor) + 1);
       g_signal_emit (self, signals[SELECT], 0, self->highlight_start, self->highlight_end);
       return;
     }
-  pl_figure_get_plot_area (self->figure, &area);
+  {
+    double sx, sy;
+
+    gtk_gesture_drag_get_start_point (gesture, &sx, &sy);
+    plot_area_at (self, sx, sy, &area);
+  }
   self->x0 = self->drag_x0 - dx / MAX (area.width, 1) * w;
   self->y0 = self->drag_y0 - dy / MAX (area.height, 1) * h;
   self->x1 = self->x0 + w;
@@ -406,15 +453,45 @@ on_motion (GtkEventControllerMotion *controller,
   self->pointer_y = y;
 }
 
-/* The selected range as bands over its rows and columns, clipped to the data. */
-static void
-draw_highlight (PlFigureView *self,
-                cairo_t      *cr)
+/* The plot area of heatmap I of the figure (its panels on small
+ * multiples, itself otherwise) in widget coordinates; FALSE past the last. */
+static gboolean
+heatmap_area (PlFigureView      *self,
+              guint              i,
+              cairo_rectangle_t *area)
 {
-  cairo_rectangle_t area;
+  PlFigure *panel;
+  cairo_rectangle_t cell;
+
+  if (pl_figure_get_kind (self->figure) != PL_FIGURE_MULTIPLES)
+    {
+      pl_figure_get_plot_area (self->figure, area);
+      return i == 0;
+    }
+  if (i >= pl_figure_get_n_panels (self->figure) || !pl_figure_get_panel_area (self->figure, i, &cell))
+    return FALSE;
+  panel = pl_figure_get_panel (self->figure, i);
+  pl_figure_get_plot_area (panel, area);
+  area->x += cell.x;
+  area->y += cell.y;
+  /* Another kind of panel holds no cells: an empty area. */
+  if (pl_figure_get_kind (panel) != PL_FIGURE_HEATMAP)
+    area->width = area->height = 0;
+  return TRUE;
+}
+
+/* The selected range as bands over its rows and columns of the heatmap in
+ * AREA, clipped to the data. */
+static void
+draw_highlight (PlFigureView            *self,
+                cairo_t                 *cr,
+                const cairo_rectangle_t *plot)
+{
+  cairo_rectangle_t area = *plot;
   double sx, sy, a, b;
 
-  pl_figure_get_plot_area (self->figure, &area);
+  if (area.width <= 0 || area.height <= 0)
+    return;
   sx = area.width / (self->x1 - self->x0);
   sy = area.height / (self->y1 - self->y0);
 
@@ -470,7 +547,7 @@ draw_selection_label (PlFigureView *self,
   int w, h;
   double x, y;
 
-  pl_figure_get_plot_area (self->figure, &area);
+  heatmap_area (self, 0, &area);
   pango_layout_get_pixel_size (layout, &w, &h);
   x = area.x + area.width - w - 12;
   y = area.y + 6;
@@ -563,7 +640,13 @@ pl_figure_view_snapshot (GtkWidget   *widget,
     {
       cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, 0, width, height));
       if (self->grid_columns > 0)
-        draw_highlight (self, cr);
+        {
+          cairo_rectangle_t area;
+
+          /* On every panel of small multiples: one selection for all. */
+          for (guint i = 0; heatmap_area (self, i, &area); i++)
+            draw_highlight (self, cr, &area);
+        }
       else
         draw_highlight_points (self, cr);
       draw_selection_label (self, cr);

@@ -487,6 +487,8 @@ pl_figure_heatmap_render (PlFigure                *self,
   oy = area->y + top + (ah - ph) / 2;
   plot = (cairo_rectangle_t) { ox, oy, pw, ph };
   self->plot_area = plot;
+  self->slack_x = aw - pw;
+  self->slack_y = ah - ph;
 
   /* The cells. */
   image = ensure_image (self, lo, hi);

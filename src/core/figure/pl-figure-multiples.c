@@ -196,18 +196,96 @@ best_columns (PlFigure *self,
   return best;
 }
 
+/* Draws panel I in R (in the multiples' units) with the figure's look: a
+ * shared panel on the shared scale, with no bar (GRID_BAR), the room for
+ * one, or, last of its row's shared panels, the shared bar itself. */
+static void
+render_panel (PlFigure                *self,
+              cairo_t                 *cr,
+              GString                 *svg_text,
+              guint                    i,
+              guint                    columns,
+              gboolean                 grid_bar,
+              const cairo_rectangle_t *r)
+{
+  PlFigure *panel = g_ptr_array_index (self->panels, i);
+  guint n = self->panels->len, row = i / columns;
+  double saved_min = panel->vmin, saved_max = panel->vmax;
+  char *saved_label = panel->value_label;
+
+  panel->dark = self->dark;
+  pl_figure_set_font (panel, self->font_family, self->font_size);
+  panel->panel_bar = PL_PANEL_BAR_OWN;
+  if (!panel->own_scale && is_coloured (panel))
+    {
+      gboolean last_in_row = TRUE;
+
+      /* Shared panels follow the whole figure's look and scale. */
+      panel->colormap = self->colormap;
+      panel->reversed = self->reversed;
+      if (panel->kind == PL_FIGURE_HEATMAP)
+        {
+          panel->vmin = self->shared_lo;
+          panel->vmax = self->shared_hi;
+        }
+      for (guint j = i + 1; j < (row + 1) * columns && j < n; j++)
+        {
+          PlFigure *next = g_ptr_array_index (self->panels, j);
+
+          if (!next->own_scale && is_coloured (next))
+            last_in_row = FALSE;
+        }
+      if (grid_bar)
+        panel->panel_bar = PL_PANEL_BAR_NONE;
+      else
+        {
+          /* The room is measured with the shared bar's title. */
+          panel->panel_bar = last_in_row ? PL_PANEL_BAR_OWN : PL_PANEL_BAR_ROOM;
+          panel->value_label = self->value_label;
+        }
+    }
+  panel->slack_x = panel->slack_y = 0;
+  cairo_save (cr);
+  cairo_translate (cr, r->x, r->y);
+  pl_figure_render_full (panel, cr, r->width, r->height, svg_text);
+  cairo_restore (cr);
+  panel->vmin = saved_min;
+  panel->vmax = saved_max;
+  panel->value_label = saved_label;
+  panel->panel_bar = PL_PANEL_BAR_OWN;
+}
+
+/* Cell I of the grid: its column's and row's place, a short last row centred. */
+static cairo_rectangle_t
+cell_rect (guint         i,
+           guint         n,
+           guint         columns,
+           const double *column_x,
+           const double *row_y)
+{
+  guint row = i / columns, column = i % columns;
+  guint in_row = MIN (columns, n - row * columns);
+  double shift = (column_x[columns] - column_x[in_row]) / 2;
+
+  return (cairo_rectangle_t) { column_x[column] + shift, row_y[row],
+                               column_x[column + 1] - column_x[column], row_y[row + 1] - row_y[row] };
+}
+
 void
 pl_figure_multiples_render (PlFigure                *self,
                             PlDraw                  *draw,
                             const cairo_rectangle_t *area)
 {
   guint n = self->panels->len;
-  double title_h = pl_draw_title_height (draw), top, right = 0, lo = 0, hi = 1, cell_h, total_weight = 0;
+  double title_h = pl_draw_title_height (draw), top, right = 0, lo = 0, hi = 1, total_weight = 0;
+  double avail_w, avail_h, used_w = 0, used_h = 0;
   gboolean has_shared = FALSE, any_own = FALSE, grid_bar;
   PlFigure *first = NULL;
   guint columns, rows;
   g_autofree double *column_x = NULL;
   g_autofree double *column_w = NULL;
+  g_autofree double *row_y = NULL;
+  g_autofree double *row_h = NULL;
 
   for (guint i = 0; i < n; i++)
     {
@@ -235,15 +313,17 @@ pl_figure_multiples_render (PlFigure                *self,
       cairo_rectangle_t probe = { 0, 0, BAR_WIDTH, MAX (area->height - top, 10) };
       right = BAR_GAP + pl_draw_colorbar (draw, &probe, lo, hi, TRUE) + GAP;
     }
-  columns = self->n_columns > 0 ? self->n_columns
-                                : best_columns (self, area->width - right, area->height - top, !grid_bar);
+  avail_w = MAX (area->width - right, 1);
+  avail_h = MAX (area->height - top, 1);
+  columns = self->n_columns > 0 ? self->n_columns : best_columns (self, avail_w, avail_h, !grid_bar);
   columns = MIN (columns, MAX (n, 1));
   rows = (MAX (n, 1) + columns - 1) / columns;
-  cell_h = MAX ((area->height - top) / rows, 1);
 
   /* Each column as wide as its widest-asking panel wants, in proportion. */
   column_x = g_new0 (double, columns + 1);
   column_w = g_new0 (double, columns);
+  row_y = g_new0 (double, rows + 1);
+  row_h = g_new0 (double, rows);
   for (guint i = 0; i < n; i++)
     {
       PlFigure *panel = g_ptr_array_index (self->panels, i);
@@ -254,61 +334,58 @@ pl_figure_multiples_render (PlFigure                *self,
     total_weight += column_w[c] = column_w[c] > 0 ? column_w[c] : 1;
   for (guint c = 0; c < columns; c++)
     {
-      column_w[c] = MAX ((area->width - right) * column_w[c] / total_weight, 1);
+      column_w[c] = MAX (avail_w * column_w[c] / total_weight, 1);
       column_x[c + 1] = column_x[c] + column_w[c];
+    }
+  for (guint r = 0; r < rows; r++)
+    {
+      row_h[r] = avail_h / rows;
+      row_y[r + 1] = row_y[r] + row_h[r];
+    }
+
+  /* Square plots leave room beside them (a row of tall cells) or below (a
+   * column of wide ones): a first pass, drawn nowhere, measures it, and the
+   * grid closes up around the plots and stands in the middle. */
+  if (n > 0)
+    {
+      cairo_surface_t *scratch = cairo_recording_surface_create (CAIRO_CONTENT_COLOR_ALPHA, NULL);
+      cairo_t *cr = cairo_create (scratch);
+      g_autofree double *spare_w = g_new (double, columns);
+      g_autofree double *spare_h = g_new (double, rows);
+
+      for (guint c = 0; c < columns; c++)
+        spare_w[c] = INFINITY;
+      for (guint r = 0; r < rows; r++)
+        spare_h[r] = INFINITY;
+      for (guint i = 0; i < n; i++)
+        {
+          PlFigure *panel = g_ptr_array_index (self->panels, i);
+          cairo_rectangle_t r = cell_rect (i, n, columns, column_x, row_y);
+
+          render_panel (self, cr, NULL, i, columns, grid_bar, &r);
+          spare_w[i % columns] = MIN (spare_w[i % columns], panel->slack_x);
+          spare_h[i / columns] = MIN (spare_h[i / columns], panel->slack_y);
+        }
+      cairo_destroy (cr);
+      cairo_surface_destroy (scratch);
+      for (guint c = 0; c < columns; c++)
+        used_w += column_w[c] -= MIN (spare_w[c], column_w[c] - 1);
+      for (guint r = 0; r < rows; r++)
+        used_h += row_h[r] -= MIN (spare_h[r], row_h[r] - 1);
+      column_x[0] = area->x + (avail_w - used_w) / 2;
+      for (guint c = 0; c < columns; c++)
+        column_x[c + 1] = column_x[c] + column_w[c];
+      row_y[0] = area->y + top + (avail_h - used_h) / 2;
+      for (guint r = 0; r < rows; r++)
+        row_y[r + 1] = row_y[r] + row_h[r];
     }
 
   g_array_set_size (self->panel_areas, n);
   for (guint i = 0; i < n; i++)
     {
-      PlFigure *panel = g_ptr_array_index (self->panels, i);
-      guint row = i / columns, column = i % columns;
-      guint in_row = MIN (columns, n - row * columns);
-      /* A short last row of equal columns sits in the middle. */
-      double shift = in_row < columns && column_w[0] == column_w[columns - 1] ? (columns - in_row) * column_w[0] / 2 : 0;
-      cairo_rectangle_t r = { area->x + column_x[column] + shift, area->y + top + row * cell_h, column_w[column], cell_h };
-      double saved_min = panel->vmin, saved_max = panel->vmax;
-      char *saved_label = panel->value_label;
+      cairo_rectangle_t r = cell_rect (i, n, columns, column_x, row_y);
 
-      panel->dark = self->dark;
-      pl_figure_set_font (panel, self->font_family, self->font_size);
-      panel->panel_bar = PL_PANEL_BAR_OWN;
-      if (!panel->own_scale && is_coloured (panel))
-        {
-          gboolean last_in_row = TRUE;
-
-          /* Shared panels follow the whole figure's look and scale. */
-          panel->colormap = self->colormap;
-          panel->reversed = self->reversed;
-          if (panel->kind == PL_FIGURE_HEATMAP)
-            {
-              panel->vmin = lo;
-              panel->vmax = hi;
-            }
-          for (guint j = i + 1; j < (row + 1) * columns && j < n; j++)
-            {
-              PlFigure *next = g_ptr_array_index (self->panels, j);
-
-              if (!next->own_scale && is_coloured (next))
-                last_in_row = FALSE;
-            }
-          if (grid_bar)
-            panel->panel_bar = PL_PANEL_BAR_NONE;
-          else
-            {
-              /* The room is measured with the shared bar's title. */
-              panel->panel_bar = last_in_row ? PL_PANEL_BAR_OWN : PL_PANEL_BAR_ROOM;
-              panel->value_label = self->value_label;
-            }
-        }
-      cairo_save (draw->cr);
-      cairo_translate (draw->cr, r.x, r.y);
-      pl_figure_render_full (panel, draw->cr, r.width, r.height, draw->svg_text);
-      cairo_restore (draw->cr);
-      panel->vmin = saved_min;
-      panel->vmax = saved_max;
-      panel->value_label = saved_label;
-      panel->panel_bar = PL_PANEL_BAR_OWN;
+      render_panel (self, draw->cr, draw->svg_text, i, columns, grid_bar, &r);
       g_array_index (self->panel_areas, cairo_rectangle_t, i) = r;
     }
 
@@ -321,14 +398,13 @@ pl_figure_multiples_render (PlFigure                *self,
       PlFigure *last_row = g_ptr_array_index (self->panels, (rows - 1) * columns);
       const cairo_rectangle_t *rl = &g_array_index (self->panel_areas, cairo_rectangle_t, (rows - 1) * columns);
       double y1 = rl->y + last_row->plot_area.y + last_row->plot_area.height;
-      double grid_w = column_x[columns];
 
-      self->plot_area = (cairo_rectangle_t) { area->x, y0, grid_w, y1 - y0 };
-      pl_draw_title (draw, area->x + grid_w / 2, area->y + GAP + title_h,
+      self->plot_area = (cairo_rectangle_t) { column_x[0], y0, column_x[columns] - column_x[0], y1 - y0 };
+      pl_draw_title (draw, (column_x[0] + column_x[columns]) / 2, row_y[0] - GAP,
                      area->x + GAP, area->x + area->width - GAP);
       if (grid_bar)
         {
-          cairo_rectangle_t bar = { area->x + grid_w + BAR_GAP - GAP, y0, BAR_WIDTH, y1 - y0 };
+          cairo_rectangle_t bar = { column_x[columns] + BAR_GAP - GAP, y0, BAR_WIDTH, y1 - y0 };
 
           pl_draw_colorbar (draw, &bar, lo, hi, FALSE);
           self->colorbar_area = bar;

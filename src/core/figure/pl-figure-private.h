@@ -115,6 +115,8 @@ struct _PlFigure
   PlPanelBar         panel_bar;       /* set by the multiples for each render */
   gboolean           own_scale;       /* a panel with its own map, range and bar */
   double             relative_width;  /* of a panel's column, 1 by default */
+  double             slack_x;         /* room the last render left unused around */
+  double             slack_y;         /* its square plot (heatmaps), 0 for others */
   double             shared_lo;
   double             shared_hi;
 };
