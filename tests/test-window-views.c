@@ -548,29 +548,42 @@ test_export_probes_cropped (void)
   pl_test_rmtree (dir);
 }
 
-/* A trajectory's export can hold its explained variance beside it. */
+/* A trajectory's export can hold its explained variance beside it, as the
+ * view shows them; other views have nothing to add. */
 static void
 test_export_companion (void)
 {
   g_autofree char *dir = pl_test_tmpdir ();
   g_autofree char *svg = g_build_filename (dir, "both.svg", NULL);
-  PlFigure *figure = pl_page_get_figure (PL_PAGE (page ("similarity")));
-  const double ratio[] = { 0.4, 0.2, 0.1 };
-  g_autoptr(PlFigure) bars = pl_figure_new_bars (ratio, 3, NULL);
-  PlExportDialog *dialog = pl_export_dialog_new (GTK_WINDOW (window), figure, "both", NULL);
+  PlPage *trajectory = PL_PAGE (page ("trajectory"));
+  PlFigure *figure = pl_page_get_figure (trajectory);
+  const char *label = NULL;
+  PlFigure *variance = pl_page_get_export_companion (trajectory, &label);
+  PlExportDialog *dialog = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *with = NULL;
   g_autofree char *without = NULL;
+  g_autofree char *title = NULL;
 
-  pl_figure_set_title (bars, "Explained variance");
-  pl_export_dialog_set_companion (dialog, bars, "Include the explained variance");
+  g_assert_nonnull (figure);
+  title = g_markup_printf_escaped (">%s</text>", pl_figure_get_title (figure));
+  g_assert_nonnull (variance);
+  g_assert_cmpint (pl_figure_get_kind (variance), ==, PL_FIGURE_BARS);
+  g_assert_nonnull (label);
+  g_assert_null (pl_page_get_export_companion (PL_PAGE (page ("similarity")), &label));
+  dialog = pl_export_dialog_new (GTK_WINDOW (window), figure, "both", NULL);
+  pl_export_dialog_set_companion (dialog, variance, label);
   g_assert_true (pl_export_dialog_export (dialog, svg, &error));
+  g_assert_no_error (error);
   g_assert_true (g_file_get_contents (svg, &with, NULL, NULL));
   g_assert_nonnull (strstr (with, ">Explained variance</text>"));
+  g_assert_nonnull (strstr (with, ">Component</text>"));
+  g_assert_nonnull (strstr (with, title));
   pl_export_dialog_set_companion (dialog, NULL, NULL);
   g_assert_true (pl_export_dialog_export (dialog, svg, &error));
   g_assert_true (g_file_get_contents (svg, &without, NULL, NULL));
   g_assert_null (strstr (without, ">Explained variance</text>"));
+  g_assert_nonnull (strstr (without, title));
   gtk_window_destroy (GTK_WINDOW (dialog));
   pl_test_rmtree (dir);
 }

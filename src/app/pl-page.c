@@ -169,6 +169,19 @@ pl_page_get_export_name (PlPage *self)
   return PL_PAGE_GET_CLASS (self)->get_export_name (self);
 }
 
+PlFigure *
+pl_page_get_export_companion (PlPage      *self,
+                              const char **label)
+{
+  g_return_val_if_fail (PL_IS_PAGE (self), NULL);
+  g_return_val_if_fail (label != NULL, NULL);
+
+  *label = NULL;
+  if (PL_PAGE_GET_CLASS (self)->get_export_companion == NULL)
+    return NULL;
+  return PL_PAGE_GET_CLASS (self)->get_export_companion (self, label);
+}
+
 gboolean
 pl_page_get_busy (PlPage *self)
 {

@@ -55,6 +55,10 @@ struct _PlPageClass
   PlFigure  *(*get_figure)        (PlPage *self);
   /* A file name stem for exports: "mini-gpt2-cosine-layer-2". */
   char      *(*get_export_name)   (PlPage *self);
+  /* A figure an export can put beside the main one (the explained variance
+   * beside a trajectory), or NULL; *LABEL names the choice. */
+  PlFigure  *(*get_export_companion) (PlPage      *self,
+                                      const char **label);
   /* TRUE while work is in flight; the default asks the runner. */
   gboolean   (*get_busy)          (PlPage *self);
 };
@@ -64,6 +68,8 @@ void           pl_page_set_workspace   (PlPage        *self,
                                         PlWorkspace   *workspace);
 PlFigure      *pl_page_get_figure      (PlPage        *self);
 char          *pl_page_get_export_name (PlPage        *self);
+PlFigure      *pl_page_get_export_companion (PlPage   *self,
+                                        const char   **label);
 gboolean       pl_page_get_busy        (PlPage        *self);
 
 /* For subclasses. */

@@ -188,6 +188,14 @@ get_export_name (PlPage *page)
                           gtk_toggle_button_get_active (self->three_d_button) ? "-3d" : "", layer_part);
 }
 
+static PlFigure *
+get_export_companion (PlPage      *page,
+                      const char **label)
+{
+  *label = _("Include the explained variance");
+  return pl_figure_view_get_figure (PL_TRAJECTORY_PAGE (page)->variance_view);
+}
+
 GtkWidget *
 pl_trajectory_page_get_figure_view (PlTrajectoryPage *self)
 {
@@ -259,6 +267,7 @@ pl_trajectory_page_class_init (PlTrajectoryPageClass *klass)
   page_class->selection_changed = selection_changed;
   page_class->get_figure = get_figure;
   page_class->get_export_name = get_export_name;
+  page_class->get_export_companion = get_export_companion;
 
   g_type_ensure (PL_TYPE_FIGURE_VIEW);
   g_type_ensure (PL_TYPE_LAYER_PICKER);

@@ -178,6 +178,8 @@ export_action (GtkWidget  *widget,
   PlFigure *figure = page ? pl_page_get_figure (page) : NULL;
   g_autofree char *name = NULL;
   PlExportDialog *dialog;
+  PlFigure *companion;
+  const char *label;
 
   if (figure == NULL)
     {
@@ -186,6 +188,8 @@ export_action (GtkWidget  *widget,
     }
   name = pl_page_get_export_name (page);
   dialog = pl_export_dialog_new (GTK_WINDOW (self), figure, name, pl_workspace_get_settings (self->workspace));
+  if ((companion = pl_page_get_export_companion (page, &label)) != NULL)
+    pl_export_dialog_set_companion (dialog, companion, label);
   gtk_window_present (GTK_WINDOW (dialog));
 }
 
