@@ -491,8 +491,8 @@ test_export_for_papers (void)
   int w, h, x0, y0, x1, y1;
 
   pl_export_dialog_set_title (dialog, "Cosine & co: GPT-2");
-  pl_export_dialog_set_font (dialog, TRUE);
-  pl_export_dialog_set_size (dialog, PL_EXPORT_ONE_COLUMN);
+  pl_export_dialog_set_font (dialog, PL_EXPORT_FONT_SERIF);
+  pl_export_dialog_set_size (dialog, PL_EXPORT_SIZE_ONE_COLUMN);
   g_assert_true (pl_export_dialog_export (dialog, png, &error));
   g_assert_no_error (error);
   /* 3.3 in at 300 dpi, the default 360 × 300 proportions kept. */
@@ -507,7 +507,7 @@ test_export_for_papers (void)
   /* The figure on screen keeps its own title and face. */
   g_assert_cmpstr (pl_figure_get_title (figure), ==, screen_title);
 
-  pl_export_dialog_set_size (dialog, PL_EXPORT_SLIDE);
+  pl_export_dialog_set_size (dialog, PL_EXPORT_SIZE_SLIDE);
   g_assert_true (pl_export_dialog_export (dialog, png, &error));
   ink_box (png, &w, &h, &x0, &y0, &x1, &y1);
   g_assert_cmpint (w, ==, 3000);

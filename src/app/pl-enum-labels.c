@@ -45,6 +45,30 @@ pl_enum_label (GType type,
       case PL_COLORMAP_DIVERGING: return _("Diverging");
       default:                    break;
       }
+  else if (type == PL_TYPE_EXPORT_FORMAT)
+    switch ((PlExportFormat) value)
+      {
+      case PL_EXPORT_FORMAT_PNG: return "PNG";
+      case PL_EXPORT_FORMAT_SVG: return "SVG";
+      case PL_EXPORT_FORMAT_PDF: return "PDF";
+      default:                   break;
+      }
+  else if (type == PL_TYPE_EXPORT_FONT)
+    switch ((PlExportFont) value)
+      {
+      case PL_EXPORT_FONT_SANS:  return _("Sans");
+      case PL_EXPORT_FONT_SERIF: return _("Serif");
+      default:                   break;
+      }
+  else if (type == PL_TYPE_EXPORT_SIZE)
+    switch ((PlExportSize) value)
+      {
+      case PL_EXPORT_SIZE_CUSTOM:      return _("Custom");
+      case PL_EXPORT_SIZE_ONE_COLUMN:  return _("One column (3.3 in)");
+      case PL_EXPORT_SIZE_TWO_COLUMNS: return _("Two columns (7 in)");
+      case PL_EXPORT_SIZE_SLIDE:       return _("Slide (16:9)");
+      default:                         break;
+      }
   g_return_val_if_reached ("");
 }
 

@@ -3,6 +3,7 @@
 
 #include <glib/gi18n.h>
 
+#include "pl-enum-labels.h"
 #include "pl-export-dialog.h"
 #include "pl-view-style.h"
 
@@ -40,32 +41,68 @@ struct _PlExportDialog
 
 G_DEFINE_FINAL_TYPE (PlExportDialog, pl_export_dialog, ADW_TYPE_WINDOW)
 
-static const char * const extensions[] = { "png", "svg", "pdf" };
-
-/* Pango falls back along the list: Latin Modern is LaTeX's own face. */
-static const struct { const char *key; const char *families; } fonts[] = {
-  { "sans", "Cantarell, Sans" },
-  { "serif", "Latin Modern Roman, CMU Serif, TeX Gyre Termes, Liberation Serif, DejaVu Serif, Serif" },
+/* By PlExportFont: pango falls back along the list; Latin Modern is
+ * LaTeX's own face. */
+static const char * const families[] = {
+  [PL_EXPORT_FONT_SANS]  = "Cantarell, Sans",
+  [PL_EXPORT_FONT_SERIF] = "Latin Modern Roman, CMU Serif, TeX Gyre Termes, Liberation Serif, DejaVu Serif, Serif",
 };
 
 /* Journals' column widths and a 10 × 5.625 in slide, with the text size
  * that reads at each: 8 pt under a one-column figure, larger on a screen. */
 static const struct { double width; double height; double font_size; } presets[] = {
-  [PL_EXPORT_ONE_COLUMN]  = { 3.3 * 72, 0, 8 },
-  [PL_EXPORT_TWO_COLUMNS] = { 7.0 * 72, 0, 9 },
-  [PL_EXPORT_SLIDE]       = { 10.0 * 72, 5.625 * 72, 16 },
+  [PL_EXPORT_SIZE_ONE_COLUMN]  = { 3.3 * 72, 0, 8 },
+  [PL_EXPORT_SIZE_TWO_COLUMNS] = { 7.0 * 72, 0, 9 },
+  [PL_EXPORT_SIZE_SLIDE]       = { 10.0 * 72, 5.625 * 72, 16 },
 };
 
-static const char *
-get_extension (PlExportDialog *self)
+/* A combo row listing the values of TYPE under their names. */
+static void
+set_enum (AdwComboRow *row,
+          GType        type)
 {
-  return extensions[MIN (adw_combo_row_get_selected (self->format_row), G_N_ELEMENTS (extensions) - 1)];
+  g_autoptr(AdwEnumListModel) model = adw_enum_list_model_new (type);
+  g_autoptr(GtkExpression) expression = pl_enum_label_expression_new (type);
+
+  adw_combo_row_set_expression (row, expression);
+  adw_combo_row_set_model (row, G_LIST_MODEL (model));
 }
 
-static const char *
-get_families (PlExportDialog *self)
+static int
+get_value (AdwComboRow *row)
 {
-  return fonts[MIN (adw_combo_row_get_selected (self->font_row), G_N_ELEMENTS (fonts) - 1)].families;
+  AdwEnumListItem *item = adw_combo_row_get_selected_item (row);
+
+  return item != NULL ? adw_enum_list_item_get_value (item) : 0;
+}
+
+static void
+set_value (AdwComboRow *row,
+           int          value)
+{
+  adw_combo_row_set_selected (row, adw_enum_list_model_find_position (ADW_ENUM_LIST_MODEL (adw_combo_row_get_model (row)),
+                                                                      value));
+}
+
+/* The nick of a row's value, as the settings hold it ("pdf", "serif"). */
+static const char *
+get_nick (AdwComboRow *row)
+{
+  AdwEnumListItem *item = adw_combo_row_get_selected_item (row);
+
+  return item != NULL ? adw_enum_list_item_get_nick (item) : "";
+}
+
+static void
+set_nick (AdwComboRow *row,
+          const char  *nick)
+{
+  AdwEnumListModel *model = ADW_ENUM_LIST_MODEL (adw_combo_row_get_model (row));
+  g_autoptr(GEnumClass) klass = g_type_class_ref (adw_enum_list_model_get_enum_type (model));
+  GEnumValue *found = g_enum_get_value_by_nick (klass, nick);
+
+  if (found != NULL)
+    set_value (row, found->value);
 }
 
 /* The figure the file will hold: the one on screen, or it with its
@@ -99,17 +136,17 @@ with_export_style (PlExportDialog *self,
   pl_figure_set_own_scale (self->figure, TRUE);
   figure = make_export_figure (self);
   pl_figure_set_dark (figure, gtk_switch_get_active (self->dark_switch));
-  pl_figure_set_font (figure, get_families (self), gtk_spin_button_get_value (self->font_size_spin));
+  pl_figure_set_font (figure, families[get_value (self->font_row)], gtk_spin_button_get_value (self->font_size_spin));
   ok = draw (self, figure, data);
 
   pl_figure_set_own_scale (self->figure, FALSE);
   pl_figure_set_title (self->figure, screen_title);
   pl_figure_set_dark (self->figure, adw_style_manager_get_dark (adw_style_manager_get_default ()));
-  pl_figure_set_font (self->figure, fonts[0].families, PL_VIEW_SCREEN_FONT_SIZE);
+  pl_figure_set_font (self->figure, families[PL_EXPORT_FONT_SANS], PL_VIEW_SCREEN_FONT_SIZE);
   if (self->companion != NULL)
     {
       pl_figure_set_dark (self->companion, adw_style_manager_get_dark (adw_style_manager_get_default ()));
-      pl_figure_set_font (self->companion, fonts[0].families, PL_VIEW_SCREEN_FONT_SIZE);
+      pl_figure_set_font (self->companion, families[PL_EXPORT_FONT_SANS], PL_VIEW_SCREEN_FONT_SIZE);
     }
   return ok;
 }
@@ -222,11 +259,11 @@ fit_natural_size (PlExportDialog *self)
 static void
 on_preset_changed (PlExportDialog *self)
 {
-  guint preset = adw_combo_row_get_selected (self->preset_row);
+  PlExportSize preset = get_value (self->preset_row);
   double w = gtk_spin_button_get_value (self->width_spin);
   double h = gtk_spin_button_get_value (self->height_spin);
 
-  if (self->syncing || preset == PL_EXPORT_CUSTOM || preset >= G_N_ELEMENTS (presets))
+  if (self->syncing || preset == PL_EXPORT_SIZE_CUSTOM)
     return;
   self->syncing = TRUE;
   gtk_spin_button_set_value (self->font_size_spin, presets[preset].font_size);
@@ -244,17 +281,17 @@ static void
 on_size_changed (PlExportDialog *self)
 {
   double w = gtk_spin_button_get_value (self->width_spin);
-  guint preset = PL_EXPORT_CUSTOM;
+  PlExportSize preset = PL_EXPORT_SIZE_CUSTOM;
 
   if (self->syncing)
     return;
-  for (guint i = PL_EXPORT_ONE_COLUMN; i < G_N_ELEMENTS (presets); i++)
+  for (guint i = PL_EXPORT_SIZE_ONE_COLUMN; i < G_N_ELEMENTS (presets); i++)
     if (G_APPROX_VALUE (w, presets[i].width, 0.05) &&
         (presets[i].height == 0 || G_APPROX_VALUE (gtk_spin_button_get_value (self->height_spin),
                                                    presets[i].height, 0.05)))
       preset = i;
   self->syncing = TRUE;
-  adw_combo_row_set_selected (self->preset_row, preset);
+  set_value (self->preset_row, preset);
   self->syncing = FALSE;
   gtk_widget_queue_draw (GTK_WIDGET (self->preview));
 }
@@ -270,7 +307,7 @@ static void
 on_format_changed (PlExportDialog *self)
 {
   /* Resolution only means something for PNG. */
-  gtk_widget_set_sensitive (GTK_WIDGET (self->dpi_row), adw_combo_row_get_selected (self->format_row) == 0);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->dpi_row), get_value (self->format_row) == PL_EXPORT_FORMAT_PNG);
 }
 
 void
@@ -278,17 +315,15 @@ pl_export_dialog_set_size (PlExportDialog *self,
                            PlExportSize    size)
 {
   g_return_if_fail (PL_IS_EXPORT_DIALOG (self));
-  g_return_if_fail (size <= PL_EXPORT_SLIDE);
-
-  adw_combo_row_set_selected (self->preset_row, size);
+  set_value (self->preset_row, size);
 }
 
 void
 pl_export_dialog_set_font (PlExportDialog *self,
-                           gboolean        serif)
+                           PlExportFont    font)
 {
   g_return_if_fail (PL_IS_EXPORT_DIALOG (self));
-  adw_combo_row_set_selected (self->font_row, serif ? 1 : 0);
+  set_value (self->font_row, font);
 }
 
 void
@@ -426,9 +461,8 @@ save_choices (PlExportDialog *self)
 {
   if (self->settings == NULL)
     return;
-  g_settings_set_string (self->settings, "export-format", get_extension (self));
-  g_settings_set_string (self->settings, "export-font",
-                         fonts[MIN (adw_combo_row_get_selected (self->font_row), G_N_ELEMENTS (fonts) - 1)].key);
+  g_settings_set_string (self->settings, "export-format", get_nick (self->format_row));
+  g_settings_set_string (self->settings, "export-font", get_nick (self->font_row));
   g_settings_set_double (self->settings, "export-font-size", gtk_spin_button_get_value (self->font_size_spin));
   g_settings_set_double (self->settings, "export-dpi", gtk_spin_button_get_value (self->dpi_spin));
   g_settings_set_boolean (self->settings, "export-dark", gtk_switch_get_active (self->dark_switch));
@@ -447,7 +481,7 @@ choose_file_action (GtkWidget  *widget,
 {
   PlExportDialog *self = PL_EXPORT_DIALOG (widget);
   GtkFileChooserNative *chooser;
-  g_autofree char *file_name = g_strdup_printf ("%s.%s", self->name, get_extension (self));
+  g_autofree char *file_name = g_strdup_printf ("%s.%s", self->name, get_nick (self->format_row));
 
   save_choices (self);
   chooser = gtk_file_chooser_native_new (_("Export Figure"), GTK_WINDOW (self),
@@ -464,12 +498,8 @@ load_choices (PlExportDialog *self,
   g_autofree char *format = g_settings_get_string (settings, "export-format");
   g_autofree char *font = g_settings_get_string (settings, "export-font");
 
-  for (guint i = 0; i < G_N_ELEMENTS (extensions); i++)
-    if (g_strcmp0 (format, extensions[i]) == 0)
-      adw_combo_row_set_selected (self->format_row, i);
-  for (guint i = 0; i < G_N_ELEMENTS (fonts); i++)
-    if (g_strcmp0 (font, fonts[i].key) == 0)
-      adw_combo_row_set_selected (self->font_row, i);
+  set_nick (self->format_row, format);
+  set_nick (self->font_row, font);
   gtk_spin_button_set_value (self->font_size_spin, g_settings_get_double (settings, "export-font-size"));
   gtk_spin_button_set_value (self->width_spin, g_settings_get_double (settings, "export-width"));
   gtk_spin_button_set_value (self->height_spin, g_settings_get_double (settings, "export-height"));
@@ -549,6 +579,9 @@ static void
 pl_export_dialog_init (PlExportDialog *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
+  set_enum (self->font_row, PL_TYPE_EXPORT_FONT);
+  set_enum (self->preset_row, PL_TYPE_EXPORT_SIZE);
+  set_enum (self->format_row, PL_TYPE_EXPORT_FORMAT);
   gtk_drawing_area_set_draw_func (self->preview, draw_preview, self, NULL);
   g_signal_connect_swapped (self->format_row, "notify::selected", G_CALLBACK (on_format_changed), self);
   g_signal_connect_swapped (self->preset_row, "notify::selected", G_CALLBACK (on_preset_changed), self);

@@ -7,13 +7,28 @@
 
 G_BEGIN_DECLS
 
+/* The file formats, by their extensions. */
+typedef enum
+{
+  PL_EXPORT_FORMAT_PNG,
+  PL_EXPORT_FORMAT_SVG,
+  PL_EXPORT_FORMAT_PDF,
+} PlExportFormat;
+
+/* The typefaces: the window's sans, or a serif face for a LaTeX paper. */
+typedef enum
+{
+  PL_EXPORT_FONT_SANS,
+  PL_EXPORT_FONT_SERIF,
+} PlExportFont;
+
 /* The sizes the dialog offers besides any the user types. */
 typedef enum
 {
-  PL_EXPORT_CUSTOM,
-  PL_EXPORT_ONE_COLUMN,    /* 3.3 in wide, a journal's single column */
-  PL_EXPORT_TWO_COLUMNS,   /* 7 in, across the page */
-  PL_EXPORT_SLIDE,         /* 10 × 5.625 in, a 16:9 slide */
+  PL_EXPORT_SIZE_CUSTOM,
+  PL_EXPORT_SIZE_ONE_COLUMN,    /* 3.3 in wide, a journal's single column */
+  PL_EXPORT_SIZE_TWO_COLUMNS,   /* 7 in, across the page */
+  PL_EXPORT_SIZE_SLIDE,         /* 10 × 5.625 in, a 16:9 slide */
 } PlExportSize;
 
 #define PL_TYPE_EXPORT_DIALOG (pl_export_dialog_get_type ())
@@ -26,12 +41,12 @@ PlExportDialog *pl_export_dialog_new    (GtkWindow      *parent,
                                          PlFigure       *figure,
                                          const char     *name,
                                          GSettings      *settings);
-/* What the rows would set: a preset size (with its text size), the serif
- * face or the sans, the title (NULL or "" for none). */
+/* What the rows would set: a preset size (with its text size), the face,
+ * the title (NULL or "" for none). */
 void            pl_export_dialog_set_size (PlExportDialog *self,
                                          PlExportSize    size);
 void            pl_export_dialog_set_font (PlExportDialog *self,
-                                         gboolean        serif);
+                                         PlExportFont    font);
 void            pl_export_dialog_set_title (PlExportDialog *self,
                                          const char     *title);
 /* PANEL can go beside the figure, a third as wide (the explained variance
