@@ -12,6 +12,8 @@ Then, in fresh processes, N times each:
     given to it: h5py does no recognition);
   - safetensors through numpy.memmap of the header's offsets (what a careful
     Python reader does), for the safetensors file.
+A third file has the same position table among MANY (--many, 100000) tiny
+tensors: a header of 8 MB, where parsing it is the cost.
 Prints the median wall time of the first open in a fresh process and of later
 opens in the same process (h5py's import has already initialised HDF5; the
 app pays Poslens' initialisation once per session), peak RSS (VmHWM) and what
@@ -90,6 +92,30 @@ def build(folder):
         with open(os.path.join(d, "config.json"), "w") as out:
             json.dump(config, out)
     return h5_dir, st_dir
+
+
+def build_many(folder, many):
+    """The position table and MANY one-element tensors."""
+    rng = np.random.default_rng(1)
+    many_dir = os.path.join(folder, "many")
+    os.makedirs(many_dir)
+    pos = rng.standard_normal((ROWS, H), dtype=np.float32) * 0.02
+    header = {"__metadata__": {"format": "pt"},
+              "roberta.embeddings.position_embeddings.weight":
+                  {"dtype": "F32", "shape": [ROWS, H], "data_offsets": [0, pos.nbytes]}}
+    for i in range(many):
+        header["roberta.extra.%d.bias" % i] = {"dtype": "F32", "shape": [1],
+                                               "data_offsets": [pos.nbytes + 4 * i, pos.nbytes + 4 * i + 4]}
+    text = json.dumps(header).encode()
+    text += b" " * (-len(text) % 8)
+    with open(os.path.join(many_dir, "model.safetensors"), "wb") as out:
+        out.write(struct.pack("<Q", len(text)))
+        out.write(text)
+        out.write(pos.tobytes())
+        out.write(np.arange(many, dtype=np.float32).tobytes())
+    with open(os.path.join(many_dir, "config.json"), "w") as out:
+        json.dump({"model_type": "roberta", "max_position_embeddings": ROWS, "hidden_size": H}, out)
+    return many_dir
 
 
 # Fresh processes so peak RSS and bytes read belong to one open + read each.
@@ -184,10 +210,14 @@ def main():
     parser.add_argument("build_dir")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--keep", action="store_true", help="keep the files in /tmp")
+    parser.add_argument("--many", type=int, default=100000, help="tensors beside the table in the third file")
+    parser.add_argument("--many-only", action="store_true", help="only the third file (no 1 GB checkpoints)")
     parser.add_argument("--build-into", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.build_into:
-        build(args.build_into)
+        if not args.many_only:
+            build(args.build_into)
+        build_many(args.build_into, args.many)
         return
     helper = os.path.join(args.build_dir, "bench", "pl-bench-open")
     if not os.path.exists(helper):
@@ -197,41 +227,61 @@ def main():
     try:
         # Built in another process: this one stays small, so the children
         # it starts measure only themselves.
-        subprocess.run([sys.executable, __file__, args.build_dir, "--build-into", folder], check=True)
-        h5_dir, st_dir = os.path.join(folder, "h5"), os.path.join(folder, "st")
-        h5 = os.path.join(h5_dir, "tf_model.h5")
-        st = os.path.join(st_dir, "model.safetensors")
-        print("checkpoint: %.2f GB tf_model.h5, %.2f GB model.safetensors; %d runs each, warm page cache, median"
-              % (os.path.getsize(h5) / 1e9, os.path.getsize(st) / 1e9, args.runs))
-        dataset = "/roberta/" + PREFIX + "embeddings/position_embeddings/embeddings:0"
-
-        pl_h5 = run([helper, h5_dir], args.runs)
-        py_h5 = run([sys.executable, "-c", H5PY_CHILD, h5, dataset], args.runs)
-        pl_st = run([helper, st_dir], args.runs)
-        py_st = run([sys.executable, "-c", MEMMAP_CHILD, st, "roberta.embeddings.position_embeddings.weight"],
-                    args.runs)
-        for a, b in ((pl_h5, py_h5), (pl_st, py_st), (pl_h5, pl_st)):
-            assert a[0]["rows"] == b[0]["rows"] == 512, (a[0], b[0])
-            assert abs(a[0]["checksum"] - b[0]["checksum"]) < 1e-3, (a[0]["checksum"], b[0]["checksum"])
-
-        print("HDF5 (tf_model.h5):")
-        t1, w1, m1, io1 = summary("Poslens (recognise + rows 2..513)", pl_h5)
-        t2, w2, m2, io2 = summary("h5py (named dataset, rows 2..)", py_h5)
-        print("  ratio Poslens/h5py: first %.2f, again %.2f, memory added %.2f, bytes read %.2f"
-              % (t1 / t2, w1 / w2, m1 / max(m2, 1e-3), io1 / max(io2, 1e-9)))
-        print("safetensors (model.safetensors):")
-        t3, w3, m3, io3 = summary("Poslens (recognise + rows 2..513)", pl_st)
-        t4, w4, m4, io4 = summary("numpy.memmap (header + slice)", py_st)
-        print("  ratio Poslens/numpy: first %.2f, again %.2f, memory added %.2f"
-              % (t3 / t4, w3 / w4, m3 / max(m4, 1e-3)))
-        table_mib = ROWS * H * 4 / 2**20
-        print("position table is %.2f MiB of a %.0f MiB file: Poslens read %.2f MiB (HDF5), %.2f MiB (safetensors)"
-              % (table_mib, os.path.getsize(h5) / 2**20, io1, io3))
+        subprocess.run([sys.executable, __file__, args.build_dir, "--build-into", folder, "--many", str(args.many)]
+                       + (["--many-only"] if args.many_only else []), check=True)
+        if not args.many_only:
+            compare_large(helper, folder, args.runs)
+        many = os.path.join(folder, "many")
+        pl_many = run([helper, many], args.runs)
+        py_many = run([sys.executable, "-c", MEMMAP_CHILD, os.path.join(many, "model.safetensors"),
+                       "roberta.embeddings.position_embeddings.weight"], args.runs)
+        assert pl_many[0]["rows"] == py_many[0]["rows"] == 512, (pl_many[0], py_many[0])
+        assert abs(pl_many[0]["checksum"] - py_many[0]["checksum"]) < 1e-3
+        print("safetensors with %d more tensors (header %.1f MB), %d runs each, median:"
+              % (args.many, (os.path.getsize(os.path.join(many, "model.safetensors")) - ROWS * H * 4) / 1e6,
+                 args.runs))
+        t5, w5, m5, io5 = summary("Poslens (recognise + rows 2..513)", pl_many)
+        t6, w6, m6, io6 = summary("json.loads + numpy.memmap", py_many)
+        print("  ratio Poslens/Python: first %.2f, again %.2f, memory added %.2f"
+              % (t5 / t6, w5 / w6, m5 / max(m6, 1e-3)))
     finally:
         if args.keep:
             print("kept", folder)
         else:
             shutil.rmtree(folder)
+
+
+def compare_large(helper, folder, runs):
+    """The 1 GB checkpoints: Poslens against h5py and numpy.memmap."""
+    h5_dir, st_dir = os.path.join(folder, "h5"), os.path.join(folder, "st")
+    h5 = os.path.join(h5_dir, "tf_model.h5")
+    st = os.path.join(st_dir, "model.safetensors")
+    print("checkpoint: %.2f GB tf_model.h5, %.2f GB model.safetensors; %d runs each, warm page cache, median"
+          % (os.path.getsize(h5) / 1e9, os.path.getsize(st) / 1e9, runs))
+    dataset = "/roberta/" + PREFIX + "embeddings/position_embeddings/embeddings:0"
+
+    pl_h5 = run([helper, h5_dir], runs)
+    py_h5 = run([sys.executable, "-c", H5PY_CHILD, h5, dataset], runs)
+    pl_st = run([helper, st_dir], runs)
+    py_st = run([sys.executable, "-c", MEMMAP_CHILD, st, "roberta.embeddings.position_embeddings.weight"],
+                runs)
+    for a, b in ((pl_h5, py_h5), (pl_st, py_st), (pl_h5, pl_st)):
+        assert a[0]["rows"] == b[0]["rows"] == 512, (a[0], b[0])
+        assert abs(a[0]["checksum"] - b[0]["checksum"]) < 1e-3, (a[0]["checksum"], b[0]["checksum"])
+
+    print("HDF5 (tf_model.h5):")
+    t1, w1, m1, io1 = summary("Poslens (recognise + rows 2..513)", pl_h5)
+    t2, w2, m2, io2 = summary("h5py (named dataset, rows 2..)", py_h5)
+    print("  ratio Poslens/h5py: first %.2f, again %.2f, memory added %.2f, bytes read %.2f"
+          % (t1 / t2, w1 / w2, m1 / max(m2, 1e-3), io1 / max(io2, 1e-9)))
+    print("safetensors (model.safetensors):")
+    t3, w3, m3, io3 = summary("Poslens (recognise + rows 2..513)", pl_st)
+    t4, w4, m4, io4 = summary("numpy.memmap (header + slice)", py_st)
+    print("  ratio Poslens/numpy: first %.2f, again %.2f, memory added %.2f"
+          % (t3 / t4, w3 / w4, m3 / max(m4, 1e-3)))
+    table_mib = ROWS * H * 4 / 2**20
+    print("position table is %.2f MiB of a %.0f MiB file: Poslens read %.2f MiB (HDF5), %.2f MiB (safetensors)"
+          % (table_mib, os.path.getsize(h5) / 2**20, io1, io3))
 
 
 if __name__ == "__main__":

@@ -448,6 +448,13 @@ build_corpus (void)
                             "{\"position_embeddings\":{\"dtype\":\"BF16\",\"shape\":[45000,45000],"
                             "\"data_offsets\":[0,4050000000]}}", 4050000000);
   {
+    /* A header of 64 MiB that is a hole. */
+    g_autofree char *path = g_build_filename (corpus, "sparse-header.safetensors", NULL);
+
+    pl_test_write_raw_safetensors (path, 64 << 20, "{\"t\": ", 0);
+    g_assert_cmpint (truncate (path, 8 + (64 << 20)), ==, 0);
+  }
+  {
     /* Contiguous storage allocated (the file grows by a hole) but never
      * written. */
     hid_t dcpl = H5Pcreate (H5P_DATASET_CREATE);
@@ -568,6 +575,7 @@ static const BadCase cases[] = {
   { "compact-without-data.h5", NULL, "stores 0 of the 96 bytes" },
   { "sparse-table.safetensors", NULL, "holes of a sparse file" },
   { "sparse-bf16.safetensors", NULL, "declares 3.8" },
+  { "sparse-header.safetensors", NULL, "“the safetensors header” declares 64" },
   { "sparse-table.h5", NULL, "holes of a sparse file" },
   { "unwritten.h5", NULL, "never written" },
   { "chunks-unwritten.h5", NULL, "never written" },
@@ -798,6 +806,7 @@ test_info_escapes_names (void)
   g_assert_null (strchr (out, 0x7f));
   g_assert_nonnull (strstr (out, "Position table:  a\\nb\\rc\\e[31mred\\e[0m\n"));
   g_assert_nonnull (strstr (out, "\n  x\\u009b2J\\x7f  [2 × 1 × 2] F32\n"));
+  g_assert_nonnull (strstr (out, "\n  a\\nb\\rc\\e[31mred\\e[0m  [4 × 4] F32\n  x"));
   lines = g_strsplit (out, "\n", -1);
   /* Model, format, family, table and its shape, count, two tensors. */
   g_assert_cmpuint (g_strv_length (lines), ==, 8 + 1);
@@ -816,9 +825,9 @@ test_info_escapes_names (void)
     g_assert_no_error (error);
     list = json_object_get_array_member (json_node_get_object (json_parser_get_root (parser)), "tensors");
     g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (list, 0), "name"), ==,
-                     tensors[1].name);
-    g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (list, 1), "name"), ==,
                      tensors[0].name);
+    g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (list, 1), "name"), ==,
+                     tensors[1].name);
   }
 
   /* The 3-D dataset refused as a table: its name escaped in the one line. */

@@ -8,6 +8,7 @@
 #include "pl-checkpoint.h"
 #include "pl-error.h"
 #include "pl-model.h"
+#include "pl-safetensors-header.h"
 #include "pl-test-util.h"
 #include "pl-test-writers.h"
 
@@ -369,6 +370,132 @@ test_rank3 (void)
   pl_test_rmtree (tmp);
 }
 
+/* Safetensors headers as writers lay them out are scanned without a JSON
+ * tree; anything else (escapes, other members, exponents, a nested value)
+ * goes to json-glib. Either way the listing is the one written here. */
+typedef struct
+{
+  const char *name;
+  const char *dtype;
+  guint       rank;
+  guint64     shape[3];
+  guint64     begin, end;
+} HeaderTensor;
+
+static const HeaderTensor header_tensors[] = {
+  { "transformer.wpe.weight", "F32", 2, { 4, 2 }, 0, 32 },
+  { "transformer.h.0.ln_1.bias", "BF16", 1, { 2 }, 32, 36 },
+  { "a name with spaces, “quotes” and ünïcode", "F16", 3, { 1, 2, 1 }, 36, 40 },
+  { "scalar", "F64", 0, { 0 }, 40, 48 },
+  { "empty", "F32", 2, { 0, 4 }, 48, 48 },
+};
+
+static void
+test_safetensors_header_layouts (void)
+{
+  static const struct
+  {
+    const char *header;
+    gboolean    scanned;
+  } layouts[] = {
+    /* As safetensors' Python writer: metadata first, ", " and ": ". */
+    { "{\"__metadata__\": {\"format\": \"pt\"}, "
+      "\"transformer.wpe.weight\": {\"dtype\": \"F32\", \"shape\": [4, 2], \"data_offsets\": [0, 32]}, "
+      "\"transformer.h.0.ln_1.bias\": {\"dtype\": \"BF16\", \"shape\": [2], \"data_offsets\": [32, 36]}, "
+      "\"a name with spaces, “quotes” and ünïcode\": {\"dtype\": \"F16\", \"shape\": [1, 2, 1], \"data_offsets\": [36, 40]}, "
+      "\"scalar\": {\"dtype\": \"F64\", \"shape\": [], \"data_offsets\": [40, 48]}, "
+      "\"empty\": {\"dtype\": \"F32\", \"shape\": [0, 4], \"data_offsets\": [48, 48]}}        ", TRUE },
+    /* As the Rust one: no spaces, members in another order, metadata last. */
+    { "{\"transformer.wpe.weight\":{\"shape\":[4,2],\"dtype\":\"F32\",\"data_offsets\":[0,32]},"
+      "\"transformer.h.0.ln_1.bias\":{\"data_offsets\":[32,36],\"shape\":[2],\"dtype\":\"BF16\"},"
+      "\"a name with spaces, “quotes” and ünïcode\":{\"dtype\":\"F16\",\"data_offsets\":[36,40],\"shape\":[1,2,1]},"
+      "\"scalar\":{\"dtype\":\"F64\",\"shape\":[],\"data_offsets\":[40,48]},"
+      "\"empty\":{\"dtype\":\"F32\",\"shape\":[0,4],\"data_offsets\":[48,48]},\"__metadata__\":{}}", TRUE },
+    /* Indented, tabs and CRLF. */
+    { "{\r\n\t\"transformer.wpe.weight\" : { \"dtype\" : \"F32\" , \"shape\" : [ 4 , 2 ] , \"data_offsets\" : [ 0 , 32 ] } ,\n"
+      "\t\"transformer.h.0.ln_1.bias\" : {\"dtype\":\"BF16\",\"shape\":[2],\"data_offsets\":[32,36]},\n"
+      "\t\"a name with spaces, “quotes” and ünïcode\":{\"dtype\":\"F16\",\"shape\":[1,2,1],\"data_offsets\":[36,40]},\n"
+      "\t\"scalar\":{\"dtype\":\"F64\",\"shape\":[ ],\"data_offsets\":[40,48]},\n"
+      "\t\"empty\":{\"dtype\":\"F32\",\"shape\":[0,4],\"data_offsets\":[48,48]}\r\n}\n", TRUE },
+    /* For json-glib: escapes in names, other members, a nested metadata
+     * value, an exponent-free float is not plain either. */
+    { "{\"transformer.wpe.\\u0077eight\":{\"dtype\":\"F32\",\"shape\":[4,2],\"data_offsets\":[0,32],\"x\":[1,{}]},"
+      "\"transformer.h.0.ln_1.bias\":{\"dtype\":\"BF16\",\"shape\":[2],\"data_offsets\":[32,36]},"
+      "\"a name with spaces, \\u201cquotes\\u201d and \\u00fcn\\u00efcode\":{\"dtype\":\"F16\",\"shape\":[1,2,1],\"data_offsets\":[36,40]},"
+      "\"scalar\":{\"dtype\":\"F64\",\"shape\":[],\"data_offsets\":[40,48]},"
+      "\"empty\":{\"dtype\":\"F32\",\"shape\":[0,4],\"data_offsets\":[48,48]},"
+      "\"__metadata__\":{\"nested\":{\"a\":[1,2]}}}", FALSE },
+  };
+  g_autofree char *dir = pl_test_tmpdir ();
+  g_autofree char *path = g_build_filename (dir, "layout.safetensors", NULL);
+
+  for (guint l = 0; l < G_N_ELEMENTS (layouts); l++)
+    {
+      g_autoptr(GArray) entries = g_array_new (FALSE, FALSE, sizeof (PlSafetensorsEntry));
+      g_autoptr(PlCheckpoint) checkpoint = NULL;
+      g_autoptr(GError) error = NULL;
+      const char *header = layouts[l].header;
+
+      g_assert_true (pl_safetensors_header_scan (header, strlen (header), entries) == layouts[l].scanned);
+      g_assert_cmpuint (entries->len, ==, layouts[l].scanned ? G_N_ELEMENTS (header_tensors) : 0);
+      for (guint i = 0; i < entries->len; i++)
+        {
+          const PlSafetensorsEntry *e = &g_array_index (entries, PlSafetensorsEntry, i);
+          const HeaderTensor *t = &header_tensors[i];
+
+          g_assert_cmpmem (e->name, e->name_len, t->name, strlen (t->name));
+          g_assert_cmpmem (e->dtype, e->dtype_len, t->dtype, strlen (t->dtype));
+          g_assert_cmpuint (e->rank, ==, t->rank);
+          g_assert_cmpmem (e->shape, e->rank * sizeof (guint64), t->shape, t->rank * sizeof (guint64));
+          g_assert_cmpuint (e->begin, ==, t->begin);
+          g_assert_cmpuint (e->end, ==, t->end);
+        }
+
+      /* Opened, both ways give the listing written. */
+      pl_test_write_raw_safetensors (path, strlen (header), header, 48);
+      checkpoint = pl_checkpoint_open (path, &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (pl_checkpoint_get_n_tensors (checkpoint), ==, G_N_ELEMENTS (header_tensors));
+      for (guint i = 0; i < G_N_ELEMENTS (header_tensors); i++)
+        {
+          const PlTensorInfo *info = pl_checkpoint_get_tensor (checkpoint, i);
+          const HeaderTensor *t = &header_tensors[i];
+
+          g_assert_cmpstr (info->name, ==, t->name);
+          g_assert_cmpstr (info->dtype_name, ==, t->dtype);
+          g_assert_cmpuint (info->rank, ==, t->rank);
+          g_assert_cmpmem (info->shape, info->rank * sizeof (guint64), t->shape, t->rank * sizeof (guint64));
+        }
+    }
+
+  /* What the scanner leaves to json-glib, and json-glib refuses. */
+  {
+    static const char * const refused[] = {
+      "{\"t\":{\"dtype\":\"F32\",\"shape\":[2,2],\"data_offsets\":[0,1.6e1]}}",
+      "{\"t\":{\"dtype\":\"F32\",\"shape\":[-2,2],\"data_offsets\":[0,16]}}",
+      "{\"t\":{\"dtype\":\"F32\",\"shape\":[2,2],\"data_offsets\":[0,16,32]}}",
+      "{\"t\":{\"dtype\":\"F32\",\"shape\":[2,2]}}",
+      "{\"t\":{\"dtype\":\"F32\",\"shape\":[2,2],\"data_offsets\":[0,16]},}",
+    };
+
+    for (guint i = 0; i < G_N_ELEMENTS (refused); i++)
+      {
+        g_autoptr(GArray) entries = g_array_new (FALSE, FALSE, sizeof (PlSafetensorsEntry));
+        g_autoptr(PlCheckpoint) checkpoint = NULL;
+        g_autoptr(GError) error = NULL;
+
+        g_assert_false (pl_safetensors_header_scan (refused[i], strlen (refused[i]), entries));
+        g_assert_cmpuint (entries->len, ==, 0);
+        pl_test_write_raw_safetensors (path, strlen (refused[i]), refused[i], 32);
+        checkpoint = pl_checkpoint_open (path, &error);
+        g_assert_null (checkpoint);
+        g_assert_error (error, PL_ERROR, PL_ERROR_CORRUPT);
+        g_test_message ("%s", error->message);
+      }
+  }
+  pl_test_rmtree (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -389,6 +516,7 @@ main (int   argc,
   g_test_add_func ("/pl/checkpoint/cli-info-json", test_cli_info_json);
   g_test_add_func ("/pl/checkpoint/threads", test_threads);
   g_test_add_func ("/pl/checkpoint/rank3", test_rank3);
+  g_test_add_func ("/pl/checkpoint/safetensors-header-layouts", test_safetensors_header_layouts);
 
   return g_test_run ();
 }

@@ -12,6 +12,7 @@
 #include "pl-error.h"
 #include "pl-input-file.h"
 #include "pl-json.h"
+#include "pl-safetensors-header.h"
 
 /* Real headers are a few MB at most (tens of thousands of tensors). */
 #define MAX_HEADER_BYTES ((guint64) 100 << 20)
@@ -215,20 +216,238 @@ compare_ranges (gconstpointer a,
   return ra->begin < rb->begin ? -1 : ra->begin > rb->begin ? 1 : 0;
 }
 
+static const DTypeInfo *
+lookup_dtype (const char *name,
+              gsize       len)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (dtypes); i++)
+    if (strlen (dtypes[i].name) == len && memcmp (name, dtypes[i].name, len) == 0)
+      return &dtypes[i];
+  return NULL;
+}
+
+static gboolean
+malformed (GError     **error,
+           const char  *path,
+           const char  *name)
+{
+  g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT,
+               "%s: the header entry of tensor “%s” is malformed (needs dtype, shape and data_offsets)",
+               path, name);
+  return FALSE;
+}
+
+/* Checks one header entry against the file and lists it: what both ways
+ * of reading the header share. */
+static gboolean
+add_entry (PlCheckpointSafetensors  *self,
+           guint                     shard_index,
+           const char               *name,
+           const DTypeInfo          *dt,
+           guint                     rank,
+           const guint64            *shape,
+           guint64                   begin,
+           guint64                   end,
+           GArray                   *ranges,
+           GError                  **error)
+{
+  Shard *shard = &g_array_index (self->shards, Shard, shard_index);
+  const char *path = shard->path;
+  PlTensorEntry *entry;
+  guint64 count = 1;
+  Range range;
+
+  for (guint i = 0; i < rank; i++)
+    {
+      if (shape[i] != 0 && count > G_MAXUINT64 / shape[i])
+        {
+          g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT,
+                       "%s: the shape of tensor “%s” overflows", path, name);
+          return FALSE;
+        }
+      count *= shape[i];
+    }
+  if (count > G_MAXUINT64 / dt->size)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT,
+                   "%s: the shape of tensor “%s” overflows", path, name);
+      return FALSE;
+    }
+  if (end < begin)
+    return malformed (error, path, name);
+  if (end > shard->data_size)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT,
+                   "%s: tensor “%s” ends at byte %" G_GUINT64_FORMAT " of the data, past the end of the file (%"
+                   G_GUINT64_FORMAT " bytes of data; truncated?)",
+                   path, name, end, shard->data_size);
+      return FALSE;
+    }
+  if (end - begin != count * dt->size)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT,
+                   "%s: tensor “%s” spans %" G_GUINT64_FORMAT " bytes but its shape and dtype %s need %"
+                   G_GUINT64_FORMAT,
+                   path, name, end - begin, dt->name, count * dt->size);
+      return FALSE;
+    }
+
+  entry = pl_checkpoint_add_tensor (PL_CHECKPOINT (self), name, rank, shape, dt->dtype, dt->name);
+  if (entry == NULL)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT,
+                   "%s: tensor “%s” appears twice", path, name);
+      return FALSE;
+    }
+  entry->shard = shard_index;
+  entry->offset = shard->data_start + begin;
+  entry->nbytes = end - begin;
+  entry->elem_size = dt->size;
+
+  range.begin = begin;
+  range.end = end;
+  range.name = entry->info.name;
+  if (end > begin)
+    g_array_append_val (ranges, range);
+  return TRUE;
+}
+
+static gboolean
+unknown_dtype (GError     **error,
+               const char  *path,
+               const char  *name,
+               const char  *dtype)
+{
+  g_set_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED,
+               "%s: tensor “%s” has the unknown dtype “%s”", path, name, dtype);
+  return FALSE;
+}
+
+/* The header as json-glib reads it: any JSON, with what is wrong said. */
+static gboolean
+add_json_entries (PlCheckpointSafetensors  *self,
+                  guint                     shard_index,
+                  const char               *header,
+                  gsize                     header_len,
+                  GArray                   *ranges,
+                  GError                  **error)
+{
+  const char *path = g_array_index (self->shards, Shard, shard_index).path;
+  g_autoptr(JsonParser) parser = NULL;
+  g_autofree char *what = g_strdup_printf ("%s: the safetensors header", path);
+  g_autoptr(GList) names = NULL;
+  JsonNode *root;
+
+  if ((parser = pl_json_parse (header, header_len, what, error)) == NULL)
+    return FALSE;
+  root = json_parser_get_root (parser);
+  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT,
+                   "%s: the safetensors header is not a JSON object", path);
+      return FALSE;
+    }
+
+  /* In the file's order, as the scanner lists them (a name given twice
+   * keeps its first place and its last value). */
+  names = json_object_get_members (json_node_get_object (root));
+  for (GList *l = names; l != NULL; l = l->next)
+    {
+      const char *name = l->data;
+      JsonNode *node = json_object_get_member (json_node_get_object (root), name);
+      JsonObject *obj;
+      JsonNode *dtype_node;
+      JsonArray *shape_array, *offsets;
+      const DTypeInfo *dt;
+      guint64 shape[PL_TENSOR_MAX_RANK] = { 0 };
+      guint64 begin, end;
+      guint rank;
+
+      if (strcmp (name, "__metadata__") == 0)
+        continue;
+      if (!JSON_NODE_HOLDS_OBJECT (node))
+        return malformed (error, path, name);
+      obj = json_node_get_object (node);
+      dtype_node = json_object_get_member (obj, "dtype");
+      if (dtype_node == NULL || !JSON_NODE_HOLDS_VALUE (dtype_node) ||
+          json_node_get_value_type (dtype_node) != G_TYPE_STRING ||
+          !json_object_has_member (obj, "shape") ||
+          !JSON_NODE_HOLDS_ARRAY (json_object_get_member (obj, "shape")) ||
+          !json_object_has_member (obj, "data_offsets") ||
+          !JSON_NODE_HOLDS_ARRAY (json_object_get_member (obj, "data_offsets")))
+        return malformed (error, path, name);
+
+      dt = lookup_dtype (json_node_get_string (dtype_node), strlen (json_node_get_string (dtype_node)));
+      if (dt == NULL)
+        return unknown_dtype (error, path, name, json_node_get_string (dtype_node));
+
+      shape_array = json_object_get_array_member (obj, "shape");
+      rank = json_array_get_length (shape_array);
+      if (rank > PL_TENSOR_MAX_RANK)
+        {
+          g_set_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED,
+                       "%s: tensor “%s” has %u dimensions, more than %d",
+                       path, name, rank, PL_TENSOR_MAX_RANK);
+          return FALSE;
+        }
+      for (guint i = 0; i < rank; i++)
+        if (!get_uint (json_array_get_element (shape_array, i), &shape[i]))
+          return malformed (error, path, name);
+
+      offsets = json_object_get_array_member (obj, "data_offsets");
+      if (json_array_get_length (offsets) != 2 ||
+          !get_uint (json_array_get_element (offsets, 0), &begin) ||
+          !get_uint (json_array_get_element (offsets, 1), &end))
+        return malformed (error, path, name);
+      if (!add_entry (self, shard_index, name, dt, rank, shape, begin, end, ranges, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* The header as nearly every writer lays it out, scanned without building
+ * a tree of it (pl-safetensors-header.c); FALSE and no error when it is
+ * laid out otherwise. */
+static gboolean
+add_scanned_entries (PlCheckpointSafetensors  *self,
+                     guint                     shard_index,
+                     GArray                   *entries,
+                     GArray                   *ranges,
+                     GError                  **error)
+{
+  const char *path = g_array_index (self->shards, Shard, shard_index).path;
+  g_autoptr(GString) name = g_string_new (NULL);
+  g_autoptr(GString) dtype = g_string_new (NULL);
+
+  for (guint i = 0; i < entries->len; i++)
+    {
+      const PlSafetensorsEntry *e = &g_array_index (entries, PlSafetensorsEntry, i);
+      const DTypeInfo *dt = lookup_dtype (e->dtype, e->dtype_len);
+
+      g_string_truncate (name, 0);
+      g_string_append_len (name, e->name, e->name_len);
+      if (dt == NULL)
+        {
+          g_string_truncate (dtype, 0);
+          g_string_append_len (dtype, e->dtype, e->dtype_len);
+          return unknown_dtype (error, path, name->str, dtype->str);
+        }
+      if (!add_entry (self, shard_index, name->str, dt, e->rank, e->shape, e->begin, e->end, ranges, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
 static gboolean
 parse_header (PlCheckpointSafetensors  *self,
               guint                     shard_index,
               GError                  **error)
 {
   Shard *shard = &g_array_index (self->shards, Shard, shard_index);
-  g_autoptr(JsonParser) parser = NULL;
   g_autoptr(GArray) ranges = g_array_new (FALSE, FALSE, sizeof (Range));
+  g_autoptr(GArray) entries = g_array_new (FALSE, FALSE, sizeof (PlSafetensorsEntry));
   g_autofree char *header = NULL;
   const char *path = shard->path;
-  JsonObjectIter iter;
-  const char *name;
-  JsonNode *node;
-  JsonNode *root;
   GStatBuf st;
   guint8 len_bytes[8];
   guint64 header_len, file_size;
@@ -265,6 +484,8 @@ parse_header (PlCheckpointSafetensors  *self,
                    path, header_len);
       return FALSE;
     }
+  if (!pl_input_file_check_stored (shard->fd, 8, header_len, path, "the safetensors header", error))
+    return FALSE;
   header = g_malloc (header_len + 1);
   if (!pl_checkpoint_read_exact (shard->fd, header, header_len, 8, path, error))
     return FALSE;
@@ -275,138 +496,17 @@ parse_header (PlCheckpointSafetensors  *self,
                    "%s: the safetensors header is not UTF-8 text", path);
       return FALSE;
     }
-  {
-    g_autofree char *what = g_strdup_printf ("%s: the safetensors header", path);
-
-    parser = pl_json_parse (header, header_len, what, error);
-    if (parser == NULL)
-      return FALSE;
-  }
-  root = json_parser_get_root (parser);
-  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
-    {
-      g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT,
-                   "%s: the safetensors header is not a JSON object", path);
-      return FALSE;
-    }
 
   shard->data_start = 8 + header_len;
   shard->data_size = file_size - shard->data_start;
 
-  json_object_iter_init (&iter, json_node_get_object (root));
-  while (json_object_iter_next (&iter, &name, &node))
+  if (pl_safetensors_header_scan (header, header_len, entries))
     {
-      JsonObject *obj;
-      JsonNode *dtype_node;
-      JsonArray *shape_array, *offsets;
-      const DTypeInfo *dt = NULL;
-      guint64 shape[PL_TENSOR_MAX_RANK] = { 0 };
-      guint64 begin, end, count = 1;
-      guint rank;
-      PlTensorEntry *entry;
-      Range range;
-
-      if (strcmp (name, "__metadata__") == 0)
-        continue;
-      if (!JSON_NODE_HOLDS_OBJECT (node))
-        goto bad_entry;
-      obj = json_node_get_object (node);
-      dtype_node = json_object_get_member (obj, "dtype");
-      if (dtype_node == NULL || !JSON_NODE_HOLDS_VALUE (dtype_node) ||
-          json_node_get_value_type (dtype_node) != G_TYPE_STRING ||
-          !json_object_has_member (obj, "shape") ||
-          !JSON_NODE_HOLDS_ARRAY (json_object_get_member (obj, "shape")) ||
-          !json_object_has_member (obj, "data_offsets") ||
-          !JSON_NODE_HOLDS_ARRAY (json_object_get_member (obj, "data_offsets")))
-        goto bad_entry;
-
-      for (guint i = 0; i < G_N_ELEMENTS (dtypes); i++)
-        if (strcmp (json_node_get_string (dtype_node), dtypes[i].name) == 0)
-          dt = &dtypes[i];
-      if (dt == NULL)
-        {
-          g_set_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED,
-                       "%s: tensor “%s” has the unknown dtype “%s”",
-                       path, name, json_node_get_string (dtype_node));
-          return FALSE;
-        }
-
-      shape_array = json_object_get_array_member (obj, "shape");
-      rank = json_array_get_length (shape_array);
-      if (rank > PL_TENSOR_MAX_RANK)
-        {
-          g_set_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED,
-                       "%s: tensor “%s” has %u dimensions, more than %d",
-                       path, name, rank, PL_TENSOR_MAX_RANK);
-          return FALSE;
-        }
-      for (guint i = 0; i < rank; i++)
-        {
-          if (!get_uint (json_array_get_element (shape_array, i), &shape[i]))
-            goto bad_entry;
-          if (shape[i] != 0 && count > G_MAXUINT64 / shape[i])
-            {
-              g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT,
-                           "%s: the shape of tensor “%s” overflows", path, name);
-              return FALSE;
-            }
-          count *= shape[i];
-        }
-      if (count > G_MAXUINT64 / dt->size)
-        {
-          g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT,
-                       "%s: the shape of tensor “%s” overflows", path, name);
-          return FALSE;
-        }
-
-      offsets = json_object_get_array_member (obj, "data_offsets");
-      if (json_array_get_length (offsets) != 2 ||
-          !get_uint (json_array_get_element (offsets, 0), &begin) ||
-          !get_uint (json_array_get_element (offsets, 1), &end) ||
-          end < begin)
-        goto bad_entry;
-      if (end > shard->data_size)
-        {
-          g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT,
-                       "%s: tensor “%s” ends at byte %" G_GUINT64_FORMAT " of the data, past the end of the file (%"
-                       G_GUINT64_FORMAT " bytes of data; truncated?)",
-                       path, name, end, shard->data_size);
-          return FALSE;
-        }
-      if (end - begin != count * dt->size)
-        {
-          g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT,
-                       "%s: tensor “%s” spans %" G_GUINT64_FORMAT " bytes but its shape and dtype %s need %"
-                       G_GUINT64_FORMAT,
-                       path, name, end - begin, dt->name, count * dt->size);
-          return FALSE;
-        }
-
-      entry = pl_checkpoint_add_tensor (PL_CHECKPOINT (self), name, rank, shape, dt->dtype, dt->name);
-      if (entry == NULL)
-        {
-          g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT,
-                       "%s: tensor “%s” appears twice", path, name);
-          return FALSE;
-        }
-      entry->shard = shard_index;
-      entry->offset = shard->data_start + begin;
-      entry->nbytes = end - begin;
-      entry->elem_size = dt->size;
-
-      range.begin = begin;
-      range.end = end;
-      range.name = entry->info.name;
-      if (end > begin)
-        g_array_append_val (ranges, range);
-      continue;
-
-    bad_entry:
-      g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT,
-                   "%s: the header entry of tensor “%s” is malformed (needs dtype, shape and data_offsets)",
-                   path, name);
-      return FALSE;
+      if (!add_scanned_entries (self, shard_index, entries, ranges, error))
+        return FALSE;
     }
+  else if (!add_json_entries (self, shard_index, header, header_len, ranges, error))
+    return FALSE;
 
   /* Tensors must not share bytes: overlapping ranges mean a forged header. */
   g_array_sort (ranges, compare_ranges);
