@@ -32,6 +32,7 @@ static const TorchFile torch_files[] = {
   { "llama-bf16", "llama-bf16/pytorch_model.bin", 21 },
   { "views", "views.pt", 19 },
   { "views-legacy", "views-legacy.pt", 19 },
+  { "views-zip64", "views-zip64.pt", 19 },
   { "train", "train.pth", 3 },
   { "model-key", "model-key.pt", 3 },
 };

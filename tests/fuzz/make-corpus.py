@@ -302,3 +302,18 @@ seeds = {
 for name, data in seeds.items():
     out('pytorch', name, data)
     out('pickle', name, object_pickle(data))
+
+# The same in zip64 form (sizes and offsets in zip64 fields), with
+# tests/fixtures/make-pytorch.py's writer.
+import importlib.util
+import tempfile
+spec = importlib.util.spec_from_file_location('make_pytorch', os.path.join(root, 'tests', 'fixtures', 'make-pytorch.py'))
+make_pytorch = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(make_pytorch)
+with tempfile.TemporaryDirectory() as tmp:
+    source, zip64 = os.path.join(tmp, 'a.pt'), os.path.join(tmp, 'b.pt')
+    with open(source, 'wb') as f:
+        f.write(seeds['views-protocol4'])
+    make_pytorch.rewrite_as_zip64(source, zip64)
+    with open(zip64, 'rb') as f:
+        out('pytorch', 'views-zip64', f.read())
