@@ -14,7 +14,8 @@
  *   pl-bench-forward MODEL IDS.txt REPEATS [HIDDEN_OUT.f32]
  * With REPEATS 0 it answers commands on stdin instead, one line each, so the
  * script can alternate it with PyTorch on a shared machine: "sgemm",
- * "forward", "attentions" print seconds; "save" writes HIDDEN_OUT; "quit". */
+ * "forward", "attentions" print seconds; "clock" prints the core's clock in
+ * GHz; "save" writes HIDDEN_OUT; "quit". */
 
 static double
 best_of (int n, double (*run) (gpointer), gpointer data)
@@ -24,6 +25,27 @@ best_of (int n, double (*run) (gpointer), gpointer data)
   for (int i = 0; i < n; i++)
     best = MIN (best, run (data));
   return best;
+}
+
+/* The clock the core runs at now: a chain of dependent integer additions
+ * retires one per cycle, so cycles per second = additions per second. */
+static double
+time_clock (gpointer data)
+{
+  guint64 x = 0, n = 50 * 1000 * 1000;
+  gint64 start = g_get_monotonic_time ();
+
+  for (guint64 i = 0; i < n; i++)
+    {
+#if defined(__x86_64__)
+      __asm__ volatile ("add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\t"
+                        "add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0" : "+r" (x));
+#else
+      __asm__ volatile ("" : "+r" (x));
+      x += 8;
+#endif
+    }
+  return (g_get_monotonic_time () - start) / 1e6 / (8.0 * n) * 1e9;
 }
 
 typedef struct
@@ -157,6 +179,8 @@ main (int argc, char *argv[])
           g_strstrip (line);
           if (g_str_equal (line, "sgemm"))
             printf ("%.6f\n", time_sgemm (m));
+          else if (g_str_equal (line, "clock"))
+            printf ("%.4f\n", 1.0 / best_of (5, time_clock, NULL));
           else if (g_str_equal (line, "forward") || g_str_equal (line, "attentions"))
             {
               fwd.attentions = g_str_equal (line, "attentions");
