@@ -251,6 +251,40 @@ test_usage (void)
   pl_test_rmtree (dir);
 }
 
+/* forward --stats-out: what goes with it, and a bad input leaves no file. */
+static void
+test_stats_out_usage (void)
+{
+  g_autofree char *dir = pl_test_tmpdir ();
+  g_autofree char *checkpoint = pl_test_demo ("mini-gpt2", NULL);
+  g_autofree char *out = g_build_filename (dir, "out.h5", NULL);
+  g_autofree char *stats = g_build_filename (dir, "stats.h5", NULL);
+  g_autofree char *long_text = g_strnfill (600, 'a');
+  const char *seqs_alone[] = { "forward", checkpoint, "--random", "8", "--sequences", "2", "-o", out, NULL };
+  const char *seqs_both[] = { "forward", checkpoint, "--random", "8", "--sequences", "2", "-o", out,
+                              "--stats-out", stats, NULL };
+  const char *seqs_no_random[] = { "forward", checkpoint, "--ids", "5,6", "--sequences", "2",
+                                   "--stats-out", stats, NULL };
+  const char *map_alone[] = { "forward", checkpoint, "--random", "8", "--map-text", "Hi", "-o", out, NULL };
+  const char *not_h5[] = { "forward", checkpoint, "--random", "8", "--stats-out", "stats.csv", NULL };
+  const char *long_map[] = { "forward", checkpoint, "--random", "8", "--map-text", long_text,
+                             "--stats-out", stats, NULL };
+  const char *both[] = { "forward", checkpoint, "--random", "8", "--stats-out", stats, "-o", out, NULL };
+
+  expect_failure (seqs_alone, 1, "--stats-out");
+  expect_failure (seqs_both, 1, "--out writes one input");
+  expect_failure (seqs_no_random, 1, "--random");
+  expect_failure (map_alone, 1, "--stats-out");
+  expect_failure (not_h5, 1, "--stats-out must name an .h5 file");
+  expect_failure (long_map, 2, "--map-text 1 gives 600 tokens");
+  g_assert_false (g_file_test (stats, G_FILE_TEST_EXISTS));
+  /* Both files from one input. */
+  run_ok (both);
+  g_assert_true (g_file_test (stats, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_test (out, G_FILE_TEST_EXISTS));
+  pl_test_rmtree (dir);
+}
+
 /* The labels back to the text: \xHH is a byte of a split character. */
 static char *
 join_labels (char **labels)
@@ -330,6 +364,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/pl/cli-text/attention-figure", test_attention_figure);
   g_test_add_func ("/pl/cli-text/no-tokenizer", test_no_tokenizer);
   g_test_add_func ("/pl/cli-text/usage", test_usage);
+  g_test_add_func ("/pl/cli-text/stats-out-usage", test_stats_out_usage);
   g_test_add_func ("/pl/cli-text/token-labels", test_token_labels);
 
   return g_test_run ();

@@ -117,6 +117,12 @@ else skip "poslens-cli has the installed demo dir compiled in" "poslens-cli does
 # Run the installed CLI from an unrelated directory.
 cd "$tmp" || exit 1
 check "installed poslens-cli --help" "$bin/poslens-cli" --help
+# poslens-export runs where a model runs; its --help needs only Python.
+if command -v python3 >/dev/null; then
+  check "installed poslens-export --help" "$bin/poslens-export" --help
+else
+  skip "installed poslens-export --help" "no python3"
+fi
 help=$("$bin/poslens-cli" --help 2>&1)
 if printf '%s\n' "$help" | grep -q '^  info '; then
   for d in mini-gpt2 mini-bert mini-roberta; do

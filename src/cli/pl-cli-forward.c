@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "pl-activations-writer.h"
 #include "pl-cli.h"
 #include "pl-error.h"
 #include "pl-h5-writer.h"
@@ -15,7 +16,12 @@
 
 /* poslens-cli forward: attentions and hidden states of one input, written
  * layer by layer into HDF5 as Hugging Face's output_attentions and
- * output_hidden_states lay them out, so memory stays at one layer. */
+ * output_hidden_states lay them out, so memory stays at one layer; or, with
+ * --stats-out, the activations file of several inputs (what the views need
+ * of a forward pass), in the layout poslens-export writes. */
+
+/* Random inputs the statistics average over, as the views' */
+#define STATS_SEQUENCES 8
 
 static int
 usage (const char *message)
@@ -75,6 +81,64 @@ write_layer (guint     k,
   return TRUE;
 }
 
+static char *
+config_text (PlModel *model)
+{
+  JsonObject *config = pl_checkpoint_get_config (pl_model_get_checkpoint (model));
+  g_autoptr(JsonNode) node = NULL;
+
+  if (config == NULL)
+    return NULL;
+  node = json_node_new (JSON_NODE_OBJECT);
+  json_node_set_object (node, config);
+  return json_to_string (node, FALSE);
+}
+
+static int
+write_stats (const char     *path,
+             PlModel        *model,
+             PlTransformer  *transformer,
+             GPtrArray      *sequences,
+             char          **map_texts,
+             const char     *out)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PlTokenizer) tokenizer = pl_tokenizer_new_for_model_dir (path, NULL);
+  g_autoptr(GPtrArray) maps = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+  g_autofree char *config = config_text (model);
+  g_autofree char *shown = pl_escape_text (out, -1);
+  const PlTransformerConfig *c = pl_transformer_get_config (transformer);
+  PlActivationsInputs inputs = { 0, };
+
+  for (guint m = 0; map_texts != NULL && map_texts[m] != NULL; m++)
+    {
+      GArray *ids = pl_tokenizer_encode_for_model (path, map_texts[m], NULL, &error);
+
+      if (ids == NULL)
+        return pl_cli_fail (error);
+      g_ptr_array_add (maps, ids);
+      if (ids->len == 0 || ids->len > pl_transformer_get_max_tokens (transformer))
+        {
+          g_set_error (&error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT,
+                       "--map-text %u gives %u tokens; %s reads 1 to %u", m + 1, ids->len, path,
+                       pl_transformer_get_max_tokens (transformer));
+          return pl_cli_fail (error);
+        }
+    }
+
+  inputs.model_name = pl_model_get_name (model);
+  inputs.config_json = config;
+  inputs.writer = "poslens-cli " PACKAGE_VERSION;
+  inputs.sequences = sequences;
+  inputs.map_sequences = maps;
+  inputs.tokenizer = tokenizer;
+  if (!pl_activations_write (transformer, &inputs, out, NULL, &error))
+    return pl_cli_fail (error);
+  printf ("%s: statistics of %u inputs of %u tokens through %u layers of %u heads, %u attention maps\n",
+          shown, sequences->len, ((GArray *) sequences->pdata[0])->len, c->n_layers, c->n_heads, maps->len);
+  return PL_CLI_EXIT_OK;
+}
+
 int
 pl_cli_forward (int    argc,
                 char **argv)
@@ -88,8 +152,11 @@ pl_cli_forward (int    argc,
   g_autofree char *ids_from = NULL;
   g_autofree char *text = NULL;
   g_autofree char *out = NULL;
+  g_autofree char *stats_out = NULL;
+  g_auto(GStrv) map_texts = NULL;
+  g_autoptr(GPtrArray) sequences = NULL;
   const PlTransformerConfig *c;
-  int random_n = 0, period = 0;
+  int random_n = 0, period = 0, n_sequences = 0;
   gint64 seed = 0;
   gboolean wrap = FALSE, no_attentions = FALSE, no_hidden = FALSE;
   g_autoptr(PlH5Writer) writer = NULL;
@@ -106,6 +173,9 @@ pl_cli_forward (int    argc,
     { "no-attentions", 0, 0, G_OPTION_ARG_NONE, &no_attentions, N_("Do not write /attentions"), NULL },
     { "no-hidden-states", 0, 0, G_OPTION_ARG_NONE, &no_hidden, N_("Do not write /hidden_states"), NULL },
     { "out", 'o', 0, G_OPTION_ARG_FILENAME, &out, N_("Output HDF5 file"), N_("FILE.h5") },
+    { "stats-out", 0, 0, G_OPTION_ARG_FILENAME, &stats_out, N_("Write the activations file: the statistics the views need, over the inputs"), N_("FILE.h5") },
+    { "sequences", 0, 0, G_OPTION_ARG_INT, &n_sequences, N_("With --stats-out and --random: N random inputs, seeds S to S + N − 1 (default 8)"), N_("N") },
+    { "map-text", 0, 0, G_OPTION_ARG_STRING_ARRAY, &map_texts, N_("With --stats-out: keep the full attention maps of this sentence (repeatable)"), N_("TEXT") },
     { NULL }
   };
 
@@ -115,7 +185,11 @@ pl_cli_forward (int    argc,
       "(hidden_states[0] is the embedding output; GPT-2's last is after ln_f), float32, as Hugging Face's\n"
       "output_attentions and output_hidden_states.\n"
       "--text needs the model’s tokenizer files beside it (tokenizer.json, vocab.txt, vocab.json + merges.txt,\n"
-      "or Poslens’ byte tokenizer in tokenizer_config.json); its ids already hold [CLS]/[SEP] or <s>/</s>."));
+      "or Poslens’ byte tokenizer in tokenizer_config.json); its ids already hold [CLS]/[SEP] or <s>/</s>.\n"
+      "\n"
+      "--stats-out writes the activations file (its layout is in Poslens’ README) over the inputs: --random N\n"
+      "with --sequences inputs, the rows of a 2-D --ids-from dataset, or --ids or --text alone. Poslens opens\n"
+      "it like a model; poslens-export writes the same file from a Hugging Face run."));
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
   if (!g_option_context_parse (context, &argc, &argv, &error))
     return usage (error->message);
@@ -131,17 +205,31 @@ pl_cli_forward (int    argc,
     return usage ("--seed must be ≥ 0");
   if (period < 0 || (period > 0 && random_n == 0))
     return usage ("--period P needs P ≥ 1 and --random N");
-  if (out == NULL)
-    return usage ("--out FILE.h5 is required");
-  if (!g_str_has_suffix (out, ".h5") && !g_str_has_suffix (out, ".hdf5"))
+  if (out == NULL && stats_out == NULL)
+    return usage ("--out FILE.h5 or --stats-out FILE.h5 is required");
+  if (out != NULL && !g_str_has_suffix (out, ".h5") && !g_str_has_suffix (out, ".hdf5"))
     return usage ("--out must name an .h5 file (attentions are 4-D)");
+  if (stats_out != NULL && !g_str_has_suffix (stats_out, ".h5") && !g_str_has_suffix (stats_out, ".hdf5"))
+    return usage ("--stats-out must name an .h5 file");
+  if (stats_out == NULL && (n_sequences != 0 || map_texts != NULL))
+    return usage ("--sequences and --map-text go with --stats-out");
+  if (n_sequences < 0 || (n_sequences > 0 && random_n == 0))
+    return usage ("--sequences N needs N ≥ 1 and --random");
+  if (n_sequences > 1 && out != NULL)
+    return usage ("--out writes one input: give --sequences with --stats-out alone");
 
   if (ids_text != NULL && !(ids = parse_ids (ids_text, &error)))
     return usage (error->message);
   if (ids != NULL && ids->len == 0)
     return usage ("--ids holds no token id");
-  if (ids_from != NULL && !(ids = pl_matrix_io_read_ids (ids_from, &error)))
-    return pl_cli_fail (error);
+  if (ids_from != NULL)
+    {
+      if (!(sequences = pl_matrix_io_read_id_rows (ids_from, &error)))
+        return pl_cli_fail (error);
+      if (sequences->len > 1 && out != NULL)
+        return usage ("--out writes one input: a 2-D --ids-from goes with --stats-out alone");
+      ids = g_array_ref (sequences->pdata[0]);
+    }
 
   if (!(model = pl_cli_open_model (argv[1], NULL, &error)) ||
       !(transformer = pl_transformer_new (model, &error)))
@@ -167,6 +255,31 @@ pl_cli_forward (int    argc,
       GArray *wrapped = pl_transformer_wrap_ids (transformer, (int *) ids->data, ids->len);
       g_array_unref (ids);
       ids = wrapped;
+      if (sequences != NULL)
+        for (guint r = 0; r < sequences->len; r++)
+          {
+            GArray *row = sequences->pdata[r];
+
+            sequences->pdata[r] = pl_transformer_wrap_ids (transformer, (int *) row->data, row->len);
+            g_array_unref (row);
+          }
+    }
+
+  if (stats_out != NULL)
+    {
+      int status;
+
+      if (sequences == NULL)
+        {
+          sequences = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+          g_ptr_array_add (sequences, g_array_ref (ids));
+          /* the views' random inputs: seeds S, S + 1, … */
+          for (int s = 1; random_n > 0 && s < (n_sequences > 0 ? n_sequences : STATS_SEQUENCES); s++)
+            g_ptr_array_add (sequences, pl_transformer_repeated_ids (transformer, random_n, period, seed + s));
+        }
+      status = write_stats (argv[1], model, transformer, sequences, map_texts, stats_out);
+      if (status != PL_CLI_EXIT_OK || out == NULL)
+        return status;
     }
 
   {

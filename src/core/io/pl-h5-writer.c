@@ -193,6 +193,109 @@ pl_h5_writer_write_ints (PlH5Writer  *self,
   return write_whole (self, name, H5T_STD_I64LE, H5T_NATIVE_INT, 1, dims, values, error);
 }
 
+gboolean
+pl_h5_writer_write_int_array (PlH5Writer     *self,
+                              const char     *name,
+                              guint           rank,
+                              const guint64  *dims,
+                              const int      *values,
+                              GError        **error)
+{
+  g_return_val_if_fail (self != NULL && name != NULL && dims != NULL && values != NULL, FALSE);
+
+  return write_whole (self, name, H5T_STD_I64LE, H5T_NATIVE_INT, rank, dims, values, error);
+}
+
+/* A variable-length UTF-8 string type; close it with H5Tclose. */
+static hid_t
+string_type (void)
+{
+  hid_t type = H5Tcopy (H5T_C_S1);
+
+  H5Tset_size (type, H5T_VARIABLE);
+  H5Tset_cset (type, H5T_CSET_UTF8);
+  return type;
+}
+
+gboolean
+pl_h5_writer_write_strings (PlH5Writer          *self,
+                            const char          *name,
+                            guint                rank,
+                            const guint64       *dims,
+                            const char * const  *values,
+                            GError             **error)
+{
+  hid_t type;
+  gboolean ok;
+
+  g_return_val_if_fail (self != NULL && name != NULL && dims != NULL && values != NULL, FALSE);
+
+  pl_hdf5_lock ();
+  type = string_type ();
+  ok = write_whole (self, name, type, type, rank, dims, values, error);
+  H5Tclose (type);
+  pl_hdf5_unlock ();
+  return ok;
+}
+
+static gboolean
+set_attribute (PlH5Writer   *self,
+               const char   *object,
+               const char   *attribute,
+               hid_t         file_type,
+               hid_t         memory_type,
+               const void   *value,
+               GError      **error)
+{
+  hid_t space, attr;
+  gboolean ok;
+
+  pl_hdf5_lock ();
+  space = H5Screate (H5S_SCALAR);
+  attr = H5Acreate_by_name (self->file, object, attribute, file_type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  ok = attr >= 0 && H5Awrite (attr, memory_type, value) >= 0;
+  if (!ok)
+    pl_hdf5_set_error (error, PL_ERROR_FAILED, self->path, "cannot write the attribute %s of %s",
+                       attribute, object);
+  if (attr >= 0)
+    H5Aclose (attr);
+  H5Sclose (space);
+  pl_hdf5_unlock ();
+  return ok;
+}
+
+gboolean
+pl_h5_writer_set_string (PlH5Writer   *self,
+                         const char   *object,
+                         const char   *attribute,
+                         const char   *value,
+                         GError      **error)
+{
+  hid_t type;
+  gboolean ok;
+
+  g_return_val_if_fail (self != NULL && object != NULL && attribute != NULL && value != NULL, FALSE);
+
+  pl_hdf5_lock ();
+  type = string_type ();
+  ok = set_attribute (self, object, attribute, type, type, &value, error);
+  H5Tclose (type);
+  pl_hdf5_unlock ();
+  return ok;
+}
+
+gboolean
+pl_h5_writer_set_int (PlH5Writer   *self,
+                      const char   *object,
+                      const char   *attribute,
+                      gint64        value,
+                      GError      **error)
+{
+  g_return_val_if_fail (self != NULL && object != NULL && attribute != NULL, FALSE);
+
+  return set_attribute (self, object, attribute, H5T_STD_I64LE, H5T_NATIVE_INT64, &value, error);
+}
+
 static gboolean
 close_file (PlH5Writer  *self,
             GError     **error)

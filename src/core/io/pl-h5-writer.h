@@ -41,6 +41,32 @@ gboolean    pl_h5_writer_write_ints (PlH5Writer     *self,
                                      const int      *values,
                                      gsize           n,
                                      GError        **error);
+/* An int64 dataset of RANK (1 to 4) dimensions DIMS at once. */
+gboolean    pl_h5_writer_write_int_array (PlH5Writer *self,
+                                     const char     *name,
+                                     guint           rank,
+                                     const guint64  *dims,
+                                     const int      *values,
+                                     GError        **error);
+/* A dataset of variable-length UTF-8 strings, RANK dimensions DIMS. */
+gboolean    pl_h5_writer_write_strings (PlH5Writer  *self,
+                                     const char     *name,
+                                     guint           rank,
+                                     const guint64  *dims,
+                                     const char * const *values,
+                                     GError        **error);
+/* Attributes of the group or dataset OBJECT ("/" for the file), which
+ * must exist: a variable-length UTF-8 string, or an int64. */
+gboolean    pl_h5_writer_set_string (PlH5Writer     *self,
+                                     const char     *object,
+                                     const char     *attribute,
+                                     const char     *value,
+                                     GError        **error);
+gboolean    pl_h5_writer_set_int    (PlH5Writer     *self,
+                                     const char     *object,
+                                     const char     *attribute,
+                                     gint64          value,
+                                     GError        **error);
 /* Closes the file and moves it into place. */
 gboolean    pl_h5_writer_finish     (PlH5Writer     *self,
                                      GError        **error);

@@ -90,16 +90,16 @@ write_hdf5 (const char          *path,
   return pl_h5_writer_finish (writer, error);
 }
 
-GArray *
-pl_matrix_io_read_ids (const char  *spec,
-                       GError     **error)
+GPtrArray *
+pl_matrix_io_read_id_rows (const char  *spec,
+                           GError     **error)
 {
   const char *colon = g_strrstr (spec, ":/");
   g_autofree char *file = NULL;
   hid_t f = -1, d = -1, s = -1, t = -1;
-  hsize_t dims[2] = { 0, 0 };
+  hsize_t dims[2] = { 1, 0 };
   int rank;
-  GArray *ids = NULL;
+  GPtrArray *rows = NULL;
 
   g_return_val_if_fail (spec != NULL, NULL);
 
@@ -118,20 +118,27 @@ pl_matrix_io_read_ids (const char  *spec,
   else if ((t = H5Dget_type (d)) < 0 || H5Tget_class (t) != H5T_INTEGER ||
            (s = H5Dget_space (d)) < 0 ||
            (rank = H5Sget_simple_extent_ndims (s)) < 1 || rank > 2 ||
-           H5Sget_simple_extent_dims (s, dims, NULL) < 0 ||
-           (rank == 2 && dims[0] != 1) || dims[rank - 1] == 0 || dims[rank - 1] > (1 << 20))
+           H5Sget_simple_extent_dims (s, dims + 2 - rank, NULL) < 0 ||
+           dims[0] == 0 || dims[1] == 0 || dims[0] > (1 << 24) || dims[1] > (1 << 20) ||
+           dims[0] * dims[1] > (1 << 24))
     g_set_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED,
-                 "%s: %s must hold token ids, integers in one row", file, colon + 1);
+                 "%s: %s must hold token ids, integers in rows (at most 2²⁴ in all)", file, colon + 1);
   else
     {
-      hsize_t n = dims[rank - 1];
+      g_autofree int *all = g_new (int, dims[0] * dims[1]);
 
-      ids = g_array_sized_new (FALSE, TRUE, sizeof (int), n);
-      g_array_set_size (ids, n);
-      if (H5Dread (d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, ids->data) < 0)
+      if (H5Dread (d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, all) < 0)
+        pl_hdf5_set_error (error, PL_ERROR_CORRUPT, file, "cannot read %s", colon + 1);
+      else
         {
-          pl_hdf5_set_error (error, PL_ERROR_CORRUPT, file, "cannot read %s", colon + 1);
-          g_clear_pointer (&ids, g_array_unref);
+          rows = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+          for (hsize_t r = 0; r < dims[0]; r++)
+            {
+              GArray *ids = g_array_sized_new (FALSE, FALSE, sizeof (int), dims[1]);
+
+              g_array_append_vals (ids, all + r * dims[1], dims[1]);
+              g_ptr_array_add (rows, ids);
+            }
         }
     }
   if (s >= 0) H5Sclose (s);
@@ -139,7 +146,28 @@ pl_matrix_io_read_ids (const char  *spec,
   if (d >= 0) H5Dclose (d);
   if (f >= 0) H5Fclose (f);
   pl_hdf5_unlock ();
-  return ids;
+  return rows;
+}
+
+GArray *
+pl_matrix_io_read_ids (const char  *spec,
+                       GError     **error)
+{
+  g_autoptr(GPtrArray) rows = NULL;
+
+  g_return_val_if_fail (spec != NULL, NULL);
+
+  if (!(rows = pl_matrix_io_read_id_rows (spec, error)))
+    return NULL;
+  if (rows->len != 1)
+    {
+      g_autofree char *file = g_strndup (spec, g_strrstr (spec, ":/") - spec);
+
+      g_set_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED,
+                   "%s: %s must hold token ids, integers in one row", file, g_strrstr (spec, ":/") + 1);
+      return NULL;
+    }
+  return g_array_ref (rows->pdata[0]);
 }
 
 static GBytes *

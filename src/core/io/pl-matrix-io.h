@@ -42,6 +42,10 @@ gboolean pl_matrix_io_write         (const char           *path,
 
 /* Token ids from SPEC, "FILE.h5:/DATASET": a 1-D integer dataset, or one
  * row of a 2-D one. */
+/* Each row of a 2-D integer dataset (or the one of a 1-D one) as a GArray
+ * of int. */
+GPtrArray *pl_matrix_io_read_id_rows (const char          *spec,
+                                      GError             **error);
 GArray  *pl_matrix_io_read_ids      (const char           *spec,
                                      GError              **error);
 

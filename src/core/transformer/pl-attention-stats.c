@@ -108,6 +108,35 @@ accumulate (guint     k,
   return TRUE;
 }
 
+/* Inputs to average over: at least one, all of one length, not empty. */
+static gboolean
+check_lengths (GPtrArray  *sequences,
+               GError    **error)
+{
+  guint t;
+
+  if (sequences->len == 0)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT, "attention statistics need at least one input");
+      return FALSE;
+    }
+  t = ((GArray *) sequences->pdata[0])->len;
+  for (guint s = 1; s < sequences->len; s++)
+    if (((GArray *) sequences->pdata[s])->len != t)
+      {
+        g_set_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT,
+                     "attention statistics average inputs of one length; input %u has %u tokens, not %u",
+                     s + 1, ((GArray *) sequences->pdata[s])->len, t);
+        return FALSE;
+      }
+  if (t == 0)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT, "an empty input");
+      return FALSE;
+    }
+  return TRUE;
+}
+
 PlAttentionStats *
 pl_attention_stats_compute_for_ids (PlTransformer  *transformer,
                                     GPtrArray      *sequences,
@@ -130,25 +159,9 @@ pl_attention_stats_compute_for_ids (PlTransformer  *transformer,
   g_return_val_if_fail (sequences != NULL, NULL);
 
   c = pl_transformer_get_config (transformer);
-  if (sequences->len == 0)
-    {
-      g_set_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT, "attention statistics need at least one input");
-      return NULL;
-    }
+  if (!check_lengths (sequences, error))
+    return NULL;
   t = ((GArray *) sequences->pdata[0])->len;
-  for (guint s = 1; s < sequences->len; s++)
-    if (((GArray *) sequences->pdata[s])->len != t)
-      {
-        g_set_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT,
-                     "attention statistics average inputs of one length; input %u has %u tokens, not %" G_GSIZE_FORMAT,
-                     s + 1, ((GArray *) sequences->pdata[s])->len, t);
-        return NULL;
-      }
-  if (t == 0)
-    {
-      g_set_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT, "an empty input");
-      return NULL;
-    }
 
   width = 2 * t - 1;
   rows = (gsize) c->n_layers * c->n_heads;
@@ -329,24 +342,23 @@ add_hidden (guint     k,
 }
 
 GPtrArray *
-pl_attention_positional_components (PlTransformer  *transformer,
-                                    guint           max_layer,
-                                    guint           n_sequences,
-                                    guint           length,
-                                    guint64         seed,
-                                    GCancellable   *cancellable,
-                                    PlProgressFunc  progress,
-                                    gpointer        progress_data,
-                                    GError        **error)
+pl_attention_positional_components_for_ids (PlTransformer  *transformer,
+                                            guint           max_layer,
+                                            GPtrArray      *sequences,
+                                            GCancellable   *cancellable,
+                                            PlProgressFunc  progress,
+                                            gpointer        progress_data,
+                                            GError        **error)
 {
   const PlTransformerConfig *c;
-  Progress prog = { progress, progress_data, 0, n_sequences };
+  Progress prog = { progress, progress_data, 0, 0 };
   g_autoptr(GPtrArray) tables = NULL;
   Means means;
   gsize t, h;
   gboolean ok = TRUE;
 
   g_return_val_if_fail (PL_IS_TRANSFORMER (transformer), NULL);
+  g_return_val_if_fail (sequences != NULL, NULL);
 
   c = pl_transformer_get_config (transformer);
   if (max_layer > c->n_layers)
@@ -356,10 +368,11 @@ pl_attention_positional_components (PlTransformer  *transformer,
                    max_layer, c->n_layers);
       return NULL;
     }
-  if (!check_counts (transformer, n_sequences, length, error))
+  if (!check_lengths (sequences, error))
     return NULL;
-  t = resolve_length (transformer, length);
+  t = ((GArray *) sequences->pdata[0])->len;
   h = c->hidden_size;
+  prog.total = sequences->len;
 
   means.max_layer = max_layer;
   means.sums = g_new0 (double *, max_layer + 1);
@@ -373,9 +386,9 @@ pl_attention_positional_components (PlTransformer  *transformer,
         ok = FALSE;
       }
 
-  for (guint s = 0; s < n_sequences && ok; s++)
+  for (guint s = 0; s < sequences->len && ok; s++)
     {
-      g_autoptr(GArray) ids = pl_transformer_random_ids (transformer, t, seed + s);
+      GArray *ids = sequences->pdata[s];
 
       prog.done = s;
       ok = pl_transformer_run (transformer, (int *) ids->data, ids->len, FALSE, add_hidden, &means,
@@ -390,7 +403,7 @@ pl_attention_positional_components (PlTransformer  *transformer,
           PlMatrix *table = pl_matrix_new (t, h);
 
           for (gsize i = 0; i < t * h; i++)
-            table->data[i] = (float) (means.sums[k][i] / n_sequences);
+            table->data[i] = (float) (means.sums[k][i] / sequences->len);
           g_ptr_array_add (tables, table);
         }
     }
@@ -398,4 +411,26 @@ pl_attention_positional_components (PlTransformer  *transformer,
     g_free (means.sums[k]);
   g_free (means.sums);
   return g_steal_pointer (&tables);
+}
+
+GPtrArray *
+pl_attention_positional_components (PlTransformer  *transformer,
+                                    guint           max_layer,
+                                    guint           n_sequences,
+                                    guint           length,
+                                    guint64         seed,
+                                    GCancellable   *cancellable,
+                                    PlProgressFunc  progress,
+                                    gpointer        progress_data,
+                                    GError        **error)
+{
+  g_autoptr(GPtrArray) sequences = NULL;
+
+  g_return_val_if_fail (PL_IS_TRANSFORMER (transformer), NULL);
+
+  if (!check_counts (transformer, n_sequences, length, error))
+    return NULL;
+  sequences = random_sequences (transformer, n_sequences, resolve_length (transformer, length), seed);
+  return pl_attention_positional_components_for_ids (transformer, max_layer, sequences, cancellable,
+                                                     progress, progress_data, error);
 }

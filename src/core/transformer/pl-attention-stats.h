@@ -82,6 +82,15 @@ GPtrArray        *pl_attention_positional_components (PlTransformer *transformer
                                                   PlProgressFunc    progress,
                                                   gpointer          progress_data,
                                                   GError          **error);
+/* The same over given inputs: SEQUENCES holds GArrays of int, all of one
+ * length. */
+GPtrArray        *pl_attention_positional_components_for_ids (PlTransformer *transformer,
+                                                  guint             max_layer,
+                                                  GPtrArray        *sequences,
+                                                  GCancellable     *cancellable,
+                                                  PlProgressFunc    progress,
+                                                  gpointer          progress_data,
+                                                  GError          **error);
 /* The table for layer LAYER alone (0: the embedding output), [T, hidden],
  * for similarity, PCA and probes to take like any position table. Reads the
  * model's weights, runs only the layers needed. */
