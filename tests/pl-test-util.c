@@ -81,6 +81,27 @@ pl_test_read_h5 (const char *file,
   return m;
 }
 
+PlMatrix *
+pl_test_vision_reference (const char *group,
+                          const char *dataset)
+{
+  g_autofree char *reference = pl_test_fixture ("vision", "reference.h5", NULL);
+  g_autofree char *path = g_strdup_printf ("/%s/%s", group, dataset);
+
+  return pl_test_read_h5 (reference, path);
+}
+
+PlModel *
+pl_test_open_vision (const char *name)
+{
+  g_autofree char *path = pl_test_fixture ("vision", name, NULL);
+  g_autoptr(GError) error = NULL;
+  PlModel *model = pl_model_open (path, NULL, &error);
+
+  g_assert_no_error (error);
+  return model;
+}
+
 double
 pl_test_read_h5_scalar (const char *file,
                         const char *dataset)

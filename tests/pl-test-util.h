@@ -4,6 +4,7 @@
 #include <gio/gio.h>
 
 #include "pl-matrix.h"
+#include "pl-model.h"
 
 G_BEGIN_DECLS
 
@@ -18,6 +19,11 @@ PlMatrix *pl_test_read_h5      (const char *file,
                                 const char *dataset);
 double    pl_test_read_h5_scalar (const char *file,
                                   const char *dataset);
+/* tests/fixtures/vision (make-vision.py): /GROUP/DATASET of its
+ * reference.h5, and the checkpoint folder NAME opened. */
+PlMatrix *pl_test_vision_reference (const char *group,
+                                    const char *dataset);
+PlModel  *pl_test_open_vision  (const char *name);
 /* Largest |a - b| over all elements; NaN when the shapes differ. */
 double    pl_test_max_abs_diff (const PlMatrix *a,
                                 const PlMatrix *b);

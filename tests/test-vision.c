@@ -40,33 +40,6 @@ static const VisionFixture fixtures[] = {
   { "siglip", PL_FAMILY_SIGLIP_VISION, 4, 4, 0, { NULL } },
 };
 
-static char *
-reference_path (void)
-{
-  return pl_test_fixture ("vision", "reference.h5", NULL);
-}
-
-static PlMatrix *
-read_reference (const char *group,
-                const char *dataset)
-{
-  g_autofree char *reference = reference_path ();
-  g_autofree char *path = g_strdup_printf ("/%s/%s", group, dataset);
-
-  return pl_test_read_h5 (reference, path);
-}
-
-static PlModel *
-open_fixture (const char *name)
-{
-  g_autofree char *path = pl_test_fixture ("vision", name, NULL);
-  g_autoptr(GError) error = NULL;
-  PlModel *model = pl_model_open (path, NULL, &error);
-
-  g_assert_no_error (error);
-  return model;
-}
-
 /* The family, the grid and the special rows each checkpoint's names and
  * config give; the patches are the rows after the special ones, exactly,
  * and the special rows never among them. */
@@ -74,9 +47,9 @@ static void
 test_families (gconstpointer data)
 {
   const VisionFixture *f = data;
-  g_autoptr(PlModel) model = open_fixture (f->name);
+  g_autoptr(PlModel) model = pl_test_open_vision (f->name);
   g_autoptr(PlMatrix) patches = NULL;
-  g_autoptr(PlMatrix) expected = read_reference (f->name, "patches");
+  g_autoptr(PlMatrix) expected = pl_test_vision_reference (f->name, "patches");
   g_autoptr(GError) error = NULL;
   guint rows = 0, cols = 0;
 
@@ -99,7 +72,7 @@ test_families (gconstpointer data)
   if (f->special > 0)
     {
       g_autoptr(PlMatrix) special = pl_model_read_special_rows (model, &error);
-      g_autoptr(PlMatrix) expected_special = read_reference (f->name, "special");
+      g_autoptr(PlMatrix) expected_special = pl_test_vision_reference (f->name, "special");
 
       g_assert_no_error (error);
       g_assert_cmpfloat (pl_test_max_abs_diff (special, expected_special), ==, 0.0);
@@ -124,11 +97,11 @@ static void
 test_cosine (gconstpointer data)
 {
   const VisionFixture *f = data;
-  g_autoptr(PlModel) model = open_fixture (f->name);
+  g_autoptr(PlModel) model = pl_test_open_vision (f->name);
   g_autoptr(GError) error = NULL;
   g_autoptr(PlMatrix) patches = pl_model_read_positions (model, &error);
   g_autoptr(PlMatrix) cosine = NULL;
-  g_autoptr(PlMatrix) expected = read_reference (f->name, "cosine");
+  g_autoptr(PlMatrix) expected = pl_test_vision_reference (f->name, "cosine");
 
   g_assert_no_error (error);
   cosine = pl_similarity_compute (patches, PL_SIMILARITY_COSINE, FALSE, NULL, &error);
@@ -142,12 +115,12 @@ static void
 test_pca_colors (gconstpointer data)
 {
   const VisionFixture *f = data;
-  g_autoptr(PlModel) model = open_fixture (f->name);
+  g_autoptr(PlModel) model = pl_test_open_vision (f->name);
   g_autoptr(GError) error = NULL;
   g_autoptr(PlMatrix) patches = pl_model_read_positions (model, &error);
   g_autoptr(PlPca) pca = NULL;
   g_autoptr(PlMatrix) rgb = NULL;
-  g_autoptr(PlMatrix) expected = read_reference (f->name, "pca_rgb");
+  g_autoptr(PlMatrix) expected = pl_test_vision_reference (f->name, "pca_rgb");
 
   g_assert_no_error (error);
   pca = pl_pca_compute (patches, 3, NULL, &error);
@@ -194,7 +167,7 @@ test_interpolate (void)
       {
         const Interpolation *c = &interpolations[i];
         const VisionFixture *f = find_fixture (c->fixture);
-        g_autoptr(PlModel) model = open_fixture (f->name);
+        g_autoptr(PlModel) model = pl_test_open_vision (f->name);
         g_autoptr(GError) error = NULL;
         g_autoptr(PlMatrix) patches = pl_model_read_positions (model, &error);
         g_autoptr(PlMatrix) resized = NULL;
@@ -207,7 +180,7 @@ test_interpolate (void)
         g_assert_no_error (error);
         resized = pl_grid_interpolate (patches, f->rows, f->cols, c->rows, c->cols, r, NULL, &error);
         g_assert_no_error (error);
-        expected = read_reference ("interpolate", name);
+        expected = pl_test_vision_reference ("interpolate", name);
         g_assert_cmpuint (expected->rows, ==, f->special + c->rows * c->cols);
         expected_patches = pl_matrix_slice_rows (expected, f->special, c->rows * c->cols);
         for (gsize k = 0; k < expected->rows * expected->cols; k++)
@@ -240,7 +213,7 @@ test_sincos2d (void)
       g_autoptr(GError) error = NULL;
       g_autoptr(PlModel) model = pl_model_open (cases[i].spec, NULL, &error);
       g_autoptr(PlMatrix) table = NULL;
-      g_autoptr(PlMatrix) expected = read_reference ("sincos2d", cases[i].dataset);
+      g_autoptr(PlMatrix) expected = pl_test_vision_reference ("sincos2d", cases[i].dataset);
       guint rows, cols;
 
       g_assert_no_error (error);

@@ -140,16 +140,10 @@ first_position (const char *rows)
   return (guint) first;
 }
 
-gboolean
-pl_cli_figure_write_similarity (PlMatrix                 *similarity,
-                                PlSimilarityMetric        metric,
-                                const char               *rows,
-                                const char               *out,
-                                const PlCliFigureOptions *options,
-                                GError                  **error)
+void
+pl_cli_figure_show_metric (PlFigure           *figure,
+                           PlSimilarityMetric  metric)
 {
-  g_autoptr(PlFigure) figure = pl_figure_new_heatmap (similarity, first_position (rows));
-
   switch (metric)
     {
     case PL_SIMILARITY_DOT:
@@ -166,6 +160,19 @@ pl_cli_figure_write_similarity (PlMatrix                 *similarity,
       pl_figure_set_value_label (figure, "Cosine similarity");
       break;
     }
+}
+
+gboolean
+pl_cli_figure_write_similarity (PlMatrix                 *similarity,
+                                PlSimilarityMetric        metric,
+                                const char               *rows,
+                                const char               *out,
+                                const PlCliFigureOptions *options,
+                                GError                  **error)
+{
+  g_autoptr(PlFigure) figure = pl_figure_new_heatmap (similarity, first_position (rows));
+
+  pl_cli_figure_show_metric (figure, metric);
   return pl_cli_figure_write (figure, out, options, error);
 }
 

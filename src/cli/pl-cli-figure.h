@@ -52,6 +52,11 @@ gboolean pl_cli_figure_write            (PlFigure                 *figure,
                                          const char               *out,
                                          const PlCliFigureOptions *options,
                                          GError                  **error);
+/* FIGURE's value label for METRIC; Euclidean distance reversed, so near
+ * positions are bright as similar ones are for cosine (a --colormap given is
+ * taken as it is). */
+void     pl_cli_figure_show_metric      (PlFigure                 *figure,
+                                         PlSimilarityMetric        metric);
 /* The analyses' figures in one call each. ROWS is the command's --rows
  * ("FIRST:END" or NULL), so the axes count positions from FIRST. */
 gboolean pl_cli_figure_write_similarity (PlMatrix                 *similarity,

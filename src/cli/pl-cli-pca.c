@@ -7,6 +7,7 @@
 #include "pl-cli.h"
 #include "pl-cli-figure.h"
 #include "pl-error.h"
+#include "pl-grid.h"
 #include "pl-matrix-io.h"
 #include "pl-pca.h"
 
@@ -31,6 +32,40 @@ write_pca (const char   *out,
                              error);
 }
 
+/* The patches' first three components as colours over their grid: a figure,
+ * or /grid_rgb [rows, cols, 3] with the ratios of variance. */
+static gboolean
+write_grid_colors (const char               *out,
+                   const PlPca              *pca,
+                   guint                     rows,
+                   guint                     cols,
+                   const PlCliFigureOptions *figure_options,
+                   GError                  **error)
+{
+  g_autoptr(PlMatrix) rgb = pl_grid_pca_colors (pca);
+
+  if (pl_cli_figure_is_figure_path (out))
+    {
+      double ratio[3];
+      g_autoptr(PlFigure) figure = NULL;
+
+      for (guint k = 0; k < 3; k++)
+        ratio[k] = k < pca->n_components ? pl_matrix_get (pca->explained_variance_ratio, 0, k) : NAN;
+      figure = pl_figure_new_grid_colors (rgb, rows, cols, ratio);
+      return pl_cli_figure_write (figure, out, figure_options, error);
+    }
+  else
+    {
+      g_autoptr(PlMatrix) grid = pl_matrix_new_from (rows, (gsize) cols * 3, rgb->data);
+      const PlNamedMatrix datasets[] = {
+        { "/grid_rgb", grid, FALSE, 3 },
+        { "/explained_variance_ratio", pca->explained_variance_ratio, TRUE },
+      };
+
+      return pl_matrix_io_write (out, datasets, G_N_ELEMENTS (datasets), error);
+    }
+}
+
 int
 pl_cli_pca (int    argc,
             char **argv)
@@ -45,6 +80,8 @@ pl_cli_pca (int    argc,
   int layer = PL_CLI_TABLE_LAYER;
   g_autofree char *out = NULL;
   int components = 3;
+  gboolean grid_colors = FALSE;
+  guint grid_rows = 0, grid_cols = 0;
   PlMatrixFormat format;
   g_auto(PlCliFigureOptions) figure = PL_CLI_FIGURE_OPTIONS_INIT;
   const GOptionEntry entries[] = {
@@ -52,6 +89,7 @@ pl_cli_pca (int    argc,
     { "rows", 'r', 0, G_OPTION_ARG_STRING, &rows, N_("Only positions FIRST to END − 1"), N_("FIRST:END") },
     { "dataset", 'd', 0, G_OPTION_ARG_STRING, &dataset, N_("Use this 2-D dataset as a plain position table"), N_("NAME") },
     PL_CLI_LAYER_OPTION (layer),
+    { "grid-colors", 'g', 0, G_OPTION_ARG_NONE, &grid_colors, N_("A vision transformer’s patches: the first three components as colours over the grid (/grid_rgb [rows, cols, 3])"), NULL },
     { "out", 'o', 0, G_OPTION_ARG_FILENAME, &out, N_("Write /projection and /explained_variance_ratio here (.h5, .csv, .npy)"), N_("FILE") },
     { NULL }
   };
@@ -70,15 +108,25 @@ pl_cli_pca (int    argc,
     return pl_cli_usage ("pca", "--components must be 1 to 16");
   if (!pl_cli_figure_is_figure_path (out) && !pl_matrix_format_from_path (out, &format, &error))
     return pl_cli_usage ("pca", error->message);
+  if (grid_colors && rows != NULL)
+    return pl_cli_usage ("pca", "--grid-colors colours every patch of the grid: leave out --rows");
+  if (grid_colors && layer != PL_CLI_TABLE_LAYER)
+    return pl_cli_usage ("pca", "--grid-colors colours the table’s patches: leave out --layer");
 
   if (!(model = pl_cli_open_model (argv[1], dataset, &error)) ||
+      (grid_colors && !pl_model_require_grid (model, &grid_rows, &grid_cols, &error)) ||
       !(table = pl_cli_read_positions (model, rows, layer, &error)))
     return pl_cli_fail (error);
-  if (!(pca = pl_pca_compute (table, (guint) components, NULL, &error)))
+  if (!(pca = pl_pca_compute (table, grid_colors ? MAX ((guint) components, 3) : (guint) components, NULL, &error)))
     return pl_cli_fail_analysis (model, error);
-  if (!(pl_cli_figure_is_figure_path (out)
-        ? pl_cli_figure_write_pca (pca, rows, out, &figure, &error)
-        : write_pca (out, pca, &error)))
+  if (grid_colors)
+    {
+      if (!write_grid_colors (out, pca, grid_rows, grid_cols, &figure, &error))
+        return pl_cli_fail (error);
+    }
+  else if (!(pl_cli_figure_is_figure_path (out)
+             ? pl_cli_figure_write_pca (pca, rows, out, &figure, &error)
+             : write_pca (out, pca, &error)))
     return pl_cli_fail (error);
   return PL_CLI_EXIT_OK;
 }

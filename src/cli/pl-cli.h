@@ -70,6 +70,7 @@ gboolean  pl_cli_parse_rows     (const char  *spec,
 
 int pl_cli_similarity (int argc, char **argv);
 int pl_cli_pca (int argc, char **argv);
+int pl_cli_patch_grid (int argc, char **argv);
 int pl_cli_probe (int argc, char **argv);
 
 int pl_cli_forward (int argc, char **argv);

@@ -169,6 +169,48 @@ pl_grid_interpolate (const PlMatrix  *patches,
 }
 
 PlMatrix *
+pl_grid_similarity (const PlMatrix      *patches,
+                    const PlMatrix      *special,
+                    PlSimilarityMetric   metric,
+                    PlMatrix           **special_out,
+                    GCancellable        *cancellable,
+                    GError             **error)
+{
+  g_autoptr(PlMatrix) stacked = NULL;
+  g_autoptr(PlMatrix) all = NULL;
+  PlMatrix *out;
+  gsize n, k;
+
+  g_return_val_if_fail (patches != NULL, NULL);
+  g_return_val_if_fail (special == NULL || special->cols == patches->cols, NULL);
+  g_return_val_if_fail (special == NULL || special_out != NULL, NULL);
+
+  if (special == NULL || special->rows == 0)
+    {
+      if (special_out != NULL)
+        *special_out = NULL;
+      return pl_similarity_compute (patches, metric, FALSE, cancellable, error);
+    }
+
+  n = patches->rows;
+  k = special->rows;
+  if (!pl_similarity_check_size (n + k, error) || !(stacked = pl_matrix_try_new (n + k, patches->cols, error)))
+    return NULL;
+  memcpy (stacked->data, patches->data, n * patches->cols * sizeof (float));
+  memcpy (stacked->data + n * patches->cols, special->data, k * special->cols * sizeof (float));
+  if (!(all = pl_similarity_compute (stacked, metric, FALSE, cancellable, error)))
+    return NULL;
+
+  out = pl_matrix_new (n, n);
+  *special_out = pl_matrix_new (k, n);
+  for (gsize i = 0; i < n; i++)
+    memcpy (out->data + i * n, pl_matrix_row (all, i), n * sizeof (float));
+  for (gsize i = 0; i < k; i++)
+    memcpy ((*special_out)->data + i * n, pl_matrix_row (all, n + i), n * sizeof (float));
+  return out;
+}
+
+PlMatrix *
 pl_grid_pca_colors (const PlPca *pca)
 {
   PlMatrix *rgb;

@@ -5,6 +5,7 @@
 
 #include "pl-matrix.h"
 #include "pl-pca.h"
+#include "pl-similarity.h"
 
 G_BEGIN_DECLS
 
@@ -45,6 +46,17 @@ PlMatrix   *pl_grid_interpolate         (const PlMatrix  *patches,
                                          PlGridResample   resample,
                                          GCancellable    *cancellable,
                                          GError         **error);
+
+/* The values of the grid of grids: METRIC between every two of PATCHES
+ * ([ROWS × COLS, width], [n, n]) and, when SPECIAL ([k, width]) is given,
+ * between each special row and every patch in *SPECIAL_OUT ([k, n]), both
+ * from one computation over the rows stacked, so they share its scale. */
+PlMatrix   *pl_grid_similarity          (const PlMatrix     *patches,
+                                         const PlMatrix     *special,
+                                         PlSimilarityMetric  metric,
+                                         PlMatrix          **special_out,
+                                         GCancellable       *cancellable,
+                                         GError            **error);
 
 /* The first three principal components of PCA's rows as red, green and
  * blue: each component's values scaled over the rows to [0, 1],

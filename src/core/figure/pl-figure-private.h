@@ -108,6 +108,18 @@ struct _PlFigure
   char             **columns;
   GPtrArray         *rows;            /* PlTableRow */
 
+  /* Patch grids (values: the similarity, or the colours) */
+  guint              grid_rows;
+  guint              grid_cols;
+  double             map_scale;       /* device units per image pixel in the last render */
+  PlMatrix          *special_values;  /* [k, patches], or NULL */
+  char             **special_names;
+  cairo_surface_t   *special_image;
+  double             special_scale;
+  double             special_pitch;   /* from one special map's name to the next's */
+  double             special_offset;  /* from a name to its map */
+  cairo_rectangle_t  special_area;
+
   /* Small multiples */
   GPtrArray         *panels;          /* PlFigure */
   guint              n_columns;
@@ -281,6 +293,8 @@ void     pl_figure_record_ticks  (PlFigure          *self,
  * render left (areas, points, panels) across it. */
 void     pl_figure_save_render_state    (PlFigure   *self);
 void     pl_figure_restore_render_state (PlFigure   *self);
+/* data_min and data_max over the values (and a patch grid's special maps). */
+void     pl_figure_scan_extremes (PlFigure          *self);
 /* Finite minimum and maximum of N values; FALSE when there are none. */
 gboolean pl_finite_range         (const double      *values,
                                   gsize              n,
@@ -353,6 +367,43 @@ void     pl_figure_table_natural_size (PlFigure     *self,
                                    PlDraw           *draw,
                                    double           *width,
                                    double           *height);
+
+/* pl-figure-patch-grid.c: the grid of grids, and the axes of every
+ * figure of patches in a grid (numbered rows and columns). */
+void     pl_figure_patch_grid_render (PlFigure      *self,
+                                      PlDraw        *draw,
+                                      const cairo_rectangle_t *area);
+gboolean pl_figure_patch_grid_hit    (PlFigure      *self,
+                                      double         x,
+                                      double         y,
+                                      guint         *column,
+                                      guint         *row);
+/* The room the patch axes need left of, below and above the plot. */
+void     pl_patch_axes_measure       (PlFigure      *self,
+                                      PlDraw        *draw,
+                                      double        *left,
+                                      double        *bottom,
+                                      double        *top);
+/* Ticks for the grid's columns and rows, PITCH apart, each at the centre of
+ * its first INNER units; the axis titles and the figure's title. */
+void     pl_patch_axes_draw          (PlFigure      *self,
+                                      PlDraw        *draw,
+                                      const cairo_rectangle_t *plot,
+                                      double         pitch_x,
+                                      double         pitch_y,
+                                      double         inner_x,
+                                      double         inner_y,
+                                      double         left);
+
+/* pl-figure-grid-colors.c */
+void     pl_figure_grid_colors_render (PlFigure     *self,
+                                       PlDraw       *draw,
+                                       const cairo_rectangle_t *area);
+gboolean pl_figure_grid_colors_hit    (PlFigure     *self,
+                                       double        x,
+                                       double        y,
+                                       guint        *column,
+                                       guint        *row);
 
 /* pl-figure-multiples.c */
 void     pl_figure_multiples_render (PlFigure       *self,

@@ -38,6 +38,9 @@ pl_figure_finalize (GObject *object)
   g_clear_pointer (&self->font_family, g_free);
   g_clear_pointer (&self->values, pl_matrix_unref);
   g_clear_pointer (&self->image, cairo_surface_destroy);
+  g_clear_pointer (&self->special_image, cairo_surface_destroy);
+  g_clear_pointer (&self->special_values, pl_matrix_unref);
+  g_clear_pointer (&self->special_names, g_strfreev);
   g_clear_pointer (&self->bar_image, cairo_surface_destroy);
   g_clear_pointer (&self->tick_labels, g_strfreev);
   g_clear_pointer (&self->label_boxes, g_array_unref);
@@ -112,21 +115,32 @@ pl_figure_y_label (PlFigure *self)
 }
 
 static void
-scan_extremes (PlFigure *self)
+scan_matrix (const PlMatrix *m,
+             double         *lo,
+             double         *hi)
 {
-  double lo = INFINITY, hi = -INFINITY;
-  gsize n = self->values->rows * self->values->cols;
+  gsize n = m->rows * m->cols;
 
   for (gsize i = 0; i < n; i++)
     {
-      float v = self->values->data[i];
+      float v = m->data[i];
 
       if (isfinite (v))
         {
-          lo = MIN (lo, v);
-          hi = MAX (hi, v);
+          *lo = MIN (*lo, v);
+          *hi = MAX (*hi, v);
         }
     }
+}
+
+void
+pl_figure_scan_extremes (PlFigure *self)
+{
+  double lo = INFINITY, hi = -INFINITY;
+
+  scan_matrix (self->values, &lo, &hi);
+  if (self->special_values != NULL)
+    scan_matrix (self->special_values, &lo, &hi);
   self->data_min = isfinite (lo) ? lo : NAN;
   self->data_max = isfinite (hi) ? hi : NAN;
 }
@@ -161,7 +175,7 @@ pl_figure_set_values (PlFigure *self,
   g_clear_pointer (&self->values, pl_matrix_unref);
   self->values = values;
   self->first_position = first_position;
-  scan_extremes (self);
+  pl_figure_scan_extremes (self);
   pl_figure_heatmap_clear (self);
 }
 
@@ -334,7 +348,7 @@ pl_figure_get_range (PlFigure *self,
 
   g_return_if_fail (PL_IS_FIGURE (self));
 
-  if (self->kind == PL_FIGURE_HEATMAP)
+  if (self->kind == PL_FIGURE_HEATMAP || self->kind == PL_FIGURE_PATCH_GRID)
     pl_figure_heatmap_auto_range (self, &lo, &hi);
   else
     pl_figure_value_range (self, &lo, &hi);
@@ -415,6 +429,12 @@ pl_figure_render_full (PlFigure *self,
       break;
     case PL_FIGURE_MULTIPLES:
       pl_figure_multiples_render (self, &draw, &area);
+      break;
+    case PL_FIGURE_PATCH_GRID:
+      pl_figure_patch_grid_render (self, &draw, &area);
+      break;
+    case PL_FIGURE_GRID_COLORS:
+      pl_figure_grid_colors_render (self, &draw, &area);
       break;
     default:
       g_assert_not_reached ();
@@ -546,6 +566,10 @@ pl_figure_hit_cell (PlFigure *self,
 
       return i >= 0 && pl_figure_hit_cell (g_ptr_array_index (self->panels, i), px, py, column, row);
     }
+  if (self->kind == PL_FIGURE_PATCH_GRID)
+    return pl_figure_patch_grid_hit (self, x, y, column ? column : &(guint) { 0 }, row ? row : &(guint) { 0 });
+  if (self->kind == PL_FIGURE_GRID_COLORS)
+    return pl_figure_grid_colors_hit (self, x, y, column ? column : &(guint) { 0 }, row ? row : &(guint) { 0 });
   if (self->kind != PL_FIGURE_HEATMAP || !self->rendered || self->values == NULL)
     return FALSE;
   if (x < p->x || y < p->y || x >= p->x + p->width || y >= p->y + p->height)
@@ -573,6 +597,7 @@ pl_figure_value_range (PlFigure *self,
   switch (self->kind)
     {
     case PL_FIGURE_HEATMAP:
+    case PL_FIGURE_PATCH_GRID:
       pl_figure_heatmap_auto_range (self, &a, &b);
       return;
     case PL_FIGURE_TRAJECTORY:

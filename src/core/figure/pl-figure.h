@@ -25,6 +25,8 @@ typedef enum
   PL_FIGURE_BARS,
   PL_FIGURE_TABLE,
   PL_FIGURE_MULTIPLES,
+  PL_FIGURE_PATCH_GRID,
+  PL_FIGURE_GRID_COLORS,
 } PlFigureKind;
 
 #define PL_TYPE_FIGURE (pl_figure_get_type ())
@@ -202,6 +204,32 @@ guint       pl_figure_get_n_panels      (PlFigure     *self);
 gboolean    pl_figure_get_panel_area    (PlFigure     *self,
                                          guint         index,
                                          cairo_rectangle_t *area);
+
+/* ---- Patches of an image in their grid ----------------------------------- */
+
+/* The grid of grids (Dosovitskiy et al. 2021, Figure 7) for a table of
+ * ROWS × COLS patches numbered row by row: in patch p's place, a small
+ * ROWS × COLS map of SIMILARITY's row p, its similarity with every patch.
+ * SIMILARITY is [ROWS × COLS, ROWS × COLS]. pl_figure_hit_cell gives the
+ * patch whose map is under the point as ROW and the patch of that map's
+ * cell as COLUMN. */
+PlFigure   *pl_figure_new_patch_grid    (PlMatrix     *similarity,
+                                         guint         rows,
+                                         guint         cols);
+/* The special tokens' similarity with every patch ([K, ROWS × COLS]) as K
+ * maps named NAMES, in a column of their own beside the grid (their cells
+ * hit as ROW ROWS × COLS + k); NULL for none. */
+void        pl_figure_set_special_maps  (PlFigure     *self,
+                                         PlMatrix     *values,
+                                         const char * const *names);
+/* Each patch of a ROWS × COLS grid a square of its colour: RGB is
+ * [ROWS × COLS, 3] in [0, 1], EXPLAINED_RATIO (3 values, or NULL) the share
+ * of variance each channel's component explains, for the key.
+ * pl_figure_hit_cell gives the patch's column and row. */
+PlFigure   *pl_figure_new_grid_colors   (PlMatrix     *rgb,
+                                         guint         rows,
+                                         guint         cols,
+                                         const double *explained_ratio);
 
 /* ---- Common ------------------------------------------------------------- */
 

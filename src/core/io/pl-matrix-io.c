@@ -80,11 +80,23 @@ write_hdf5 (const char          *path,
   for (guint i = 0; i < n; i++)
     {
       const PlMatrix *m = datasets[i].matrix;
-      guint64 dims[2] = { m->rows, m->cols };
+      guint depth = datasets[i].depth;
+      guint64 dims[3] = { m->rows, m->cols, 1 };
+      guint rank = 2;
 
       if (datasets[i].vector)
-        dims[0] = m->rows * m->cols;
-      if (!pl_h5_writer_write (writer, datasets[i].name, datasets[i].vector ? 1 : 2, dims, m->data, error))
+        {
+          dims[0] = m->rows * m->cols;
+          rank = 1;
+        }
+      else if (depth > 1)
+        {
+          g_return_val_if_fail (m->cols % depth == 0, FALSE);
+          dims[1] = m->cols / depth;
+          dims[2] = depth;
+          rank = 3;
+        }
+      if (!pl_h5_writer_write (writer, datasets[i].name, rank, dims, m->data, error))
         return FALSE;
     }
   return pl_h5_writer_finish (writer, error);
@@ -206,6 +218,9 @@ format_npy (const PlNamedMatrix *ds)
   if (ds->vector)
     dict = g_strdup_printf ("{'descr': '<f4', 'fortran_order': False, 'shape': (%" G_GSIZE_FORMAT ",), }",
                             count);
+  else if (ds->depth > 1)
+    dict = g_strdup_printf ("{'descr': '<f4', 'fortran_order': False, 'shape': (%" G_GSIZE_FORMAT
+                            ", %" G_GSIZE_FORMAT ", %u), }", m->rows, m->cols / ds->depth, ds->depth);
   else
     dict = g_strdup_printf ("{'descr': '<f4', 'fortran_order': False, 'shape': (%" G_GSIZE_FORMAT
                             ", %" G_GSIZE_FORMAT "), }", m->rows, m->cols);

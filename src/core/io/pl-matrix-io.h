@@ -14,12 +14,16 @@ typedef enum
 
 /* A result to write: NAME is the HDF5 dataset ("/similarity") and, for the
  * one-matrix formats, the suffix of the extra files. VECTOR writes a 1×n or
- * n×1 matrix as a 1-D dataset. */
+ * n×1 matrix as a 1-D dataset. DEPTH > 1 writes a rows × cols matrix as a
+ * 3-D [rows, cols / DEPTH, DEPTH] dataset in HDF5 and .npy (a grid of
+ * colours: [rows, grid columns × 3] as [rows, grid columns, 3]); CSV keeps
+ * the rows × cols. */
 typedef struct
 {
   const char     *name;
   const PlMatrix *matrix;
   gboolean        vector;
+  guint           depth;
 } PlNamedMatrix;
 
 /* The format named by PATH's extension; an error naming the ones there are. */
