@@ -46,7 +46,9 @@ void        pl_test_pickle_tensor   (GByteArray    *pickle,
 
 /* A legacy torch.save file: magic number, protocol version and system
  * information, OBJECT (a whole pickle, STOP included), the list of KEYS,
- * then each storage: NUMELS[i] (8 bytes) and the float32 DATA[i]. */
+ * then each storage: NUMELS[i] (8 bytes) and the float32 DATA[i]. A NULL
+ * DATA[i] leaves that storage a hole: the file declares it, sparse, and
+ * stores none of its bytes. */
 void        pl_test_write_torch_legacy (const char          *path,
                                         GByteArray          *object,
                                         guint                n_storages,

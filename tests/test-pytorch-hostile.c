@@ -15,7 +15,8 @@
  * folder, as make-pytorch.py checks with Python's own unpickler; storages
  * missing, compressed or larger than the file; truncated files; absurd
  * shapes and views), and pickles forged here that Python would not write
- * (deep nesting, forged memo indices, millions of values). */
+ * (deep nesting, forged memo indices, millions of values, a storage that
+ * is the hole of a sparse file). */
 
 #define PAYLOAD_FILE "poslens-payload-ran"
 /* What any of these files may cost to refuse. */
@@ -192,12 +193,30 @@ storage_named_twice (GByteArray *p)
   pl_test_pickle_op (p, '.');
 }
 
+/* GPT-2's position table of 8192 × 8192 float32 (256 MiB) whose storage
+ * the file declares and never writes: a sparse file of a few hundred bytes
+ * on disk. */
+#define HOLE_ROWS 8192
+
+static void
+sparse_table (GByteArray *p)
+{
+  const guint64 size[] = { HOLE_ROWS, HOLE_ROWS }, stride[] = { HOLE_ROWS, 1 };
+
+  pl_test_pickle_op (p, '}');
+  pl_test_pickle_string (p, "transformer.wpe.weight");
+  pl_test_pickle_tensor (p, "0", (guint64) HOLE_ROWS * HOLE_ROWS, 0, 2, size, stride);
+  pl_test_pickle_op (p, 's');
+  pl_test_pickle_op (p, '.');
+}
+
 typedef struct
 {
   const char *file;
   const char *why;
   MakePickle  make;
   gboolean    storage;    /* the file holds storage "0" of 4 floats */
+  gboolean    hole;       /* or of HOLE_ROWS² floats, never written */
 } MadeCase;
 
 static const MadeCase made_cases[] = {
@@ -216,6 +235,7 @@ static const MadeCase made_cases[] = {
   { "not-a-dict.bin", "no dict of tensors", not_a_dict },
   { "few-arguments.bin", "fewer than 4 arguments", few_arguments },
   { "storage-named-twice.bin", "named twice", storage_named_twice, TRUE },
+  { "sparse-table.bin", "holes of a sparse file", sparse_table, TRUE, TRUE },
 };
 
 static void
@@ -223,17 +243,19 @@ make_files (void)
 {
   static const float zeros[4];
   const char * const keys[] = { "0" };
-  const float * const data[] = { zeros };
-  const guint64 numel = 4;
+  const float * const data[] = { zeros }, * const hole[] = { NULL };
+  const guint64 numel = 4, hole_numel = (guint64) HOLE_ROWS * HOLE_ROWS;
 
   made_dir = pl_test_tmpdir ();
   for (guint i = 0; i < G_N_ELEMENTS (made_cases); i++)
     {
-      g_autofree char *path = g_build_filename (made_dir, made_cases[i].file, NULL);
+      const MadeCase *c = &made_cases[i];
+      g_autofree char *path = g_build_filename (made_dir, c->file, NULL);
       g_autoptr(GByteArray) pickle = pl_test_pickle_new ();
 
-      made_cases[i].make (pickle);
-      pl_test_write_torch_legacy (path, pickle, made_cases[i].storage ? 1 : 0, keys, &numel, data);
+      c->make (pickle);
+      pl_test_write_torch_legacy (path, pickle, c->storage ? 1 : 0, keys, c->hole ? &hole_numel : &numel,
+                                  c->hole ? hole : data);
     }
 }
 

@@ -4,18 +4,25 @@
 #include "pl-fuzz.h"
 
 /* A PyTorch file, zip or legacy: the zip directory, the pickles, the
- * storages' layout, then reads of what it listed. */
+ * storages' layout, then reads of what it listed; a sparse one
+ * (pl_fuzz_write_sparse: a legacy file's storages come last, so the hole
+ * can be one of them) is then checked as `poslens-cli check` does. */
 int
 LLVMFuzzerTestOneInput (const uint8_t *data,
                         size_t         size)
 {
-  g_autofree char *path = pl_fuzz_write ("pytorch_model.bin", data, size);
+  g_autofree char *path = NULL;
   g_autoptr(PlCheckpoint) checkpoint = NULL;
   g_autoptr(GError) error = NULL;
+  guint32 hole_mib;
 
+  path = pl_fuzz_write_sparse ("pytorch_model.bin", data, size, &hole_mib);
   checkpoint = pl_checkpoint_open (path, &error);
   g_assert ((checkpoint == NULL) != (error == NULL));
-  if (checkpoint != NULL)
-    pl_fuzz_exercise_checkpoint (checkpoint, path);
+  if (checkpoint == NULL)
+    return 0;
+  pl_fuzz_exercise_checkpoint (checkpoint, path);
+  if (hole_mib > 0)
+    pl_fuzz_check_sparse (checkpoint, path);
   return 0;
 }

@@ -317,3 +317,10 @@ with tempfile.TemporaryDirectory() as tmp:
     make_pytorch.rewrite_as_zip64(source, zip64)
     with open(zip64, 'rb') as f:
         out('pytorch', 'views-zip64', f.read())
+
+# A legacy file whose last storage, GPT-2's position table of 4096 × 4096
+# float32, is a hole (fuzz-pytorch.c: the bytes, then "HOLE" and how many
+# MiB of never-written file follow them).
+hole_bytes = 4096 * 4096 * 4
+legacy = torch_bytes(OrderedDict([('transformer.wpe.weight', torch.zeros(4096, 4096))]), legacy=True)
+out('pytorch', 'sparse-legacy', legacy[:-hole_bytes] + b'HOLE' + struct.pack('<I', hole_bytes >> 20))

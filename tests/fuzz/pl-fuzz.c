@@ -3,9 +3,12 @@
 
 #include <glib/gstdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "pl-error.h"
 #include "pl-fuzz.h"
+#include "pl-model-isolated.h"
 #include "pl-model-private.h"
 
 #define PL_TYPE_FUZZ_CHECKPOINT (pl_fuzz_checkpoint_get_type ())
@@ -112,6 +115,43 @@ pl_fuzz_write (const char *name,
   g_file_set_contents_full (path, data, size, G_FILE_SET_CONTENTS_NONE, 0600, &error);
   g_assert_no_error (error);
   return path;
+}
+
+#define HOLE_MAGIC    "HOLE"
+#define MAX_HOLE_MIB  (1u << 16)
+
+char *
+pl_fuzz_write_sparse (const char *name,
+                      const void *data,
+                      size_t      size,
+                      guint32    *hole_mib)
+{
+  char *path;
+
+  *hole_mib = 0;
+  if (size >= 8 && memcmp ((const guint8 *) data + size - 8, HOLE_MAGIC, 4) == 0)
+    {
+      memcpy (hole_mib, (const guint8 *) data + size - 4, 4);
+      *hole_mib = GUINT32_FROM_LE (*hole_mib) % (MAX_HOLE_MIB + 1);
+      size -= 8;
+    }
+  path = pl_fuzz_write (name, data, size);
+  if (*hole_mib > 0)
+    g_assert (truncate (path, (off_t) size + ((off_t) *hole_mib << 20)) == 0);
+  return path;
+}
+
+void
+pl_fuzz_check_sparse (PlCheckpoint *checkpoint,
+                      const char   *path)
+{
+  g_autoptr(PlModel) model = NULL;
+  g_autoptr(GError) error = NULL;
+
+  model = pl_model_open_checkpoint (g_object_ref (checkpoint), path, NULL, &error);
+  g_assert ((model == NULL) != (error == NULL));
+  if (model != NULL)
+    g_assert (pl_model_check_readable (model, &error) == (error == NULL));
 }
 
 void

@@ -20,6 +20,20 @@ char         *pl_fuzz_write              (const char    *name,
                                           const void    *data,
                                           size_t         size);
 
+/* pl_fuzz_write for readers of sparse files: DATA that ends in "HOLE" and a
+ * 32-bit little-endian count N is written without those 8 bytes and
+ * followed by N MiB never written (at most 64 GiB), a sparse file that may
+ * declare tensors in bytes the disk does not hold. HOLE_MIB receives N. */
+char         *pl_fuzz_write_sparse       (const char    *name,
+                                          const void    *data,
+                                          size_t         size,
+                                          guint32       *hole_mib);
+/* What `poslens-cli check` does with a sparse file: the model's position
+ * table is read whatever its size, so the reader must refuse what the file
+ * does not store before it takes memory for it (libFuzzer's
+ * -malloc_limit_mb catches it when it does not). */
+void          pl_fuzz_check_sparse       (PlCheckpoint  *checkpoint,
+                                          const char    *path);
 /* A checkpoint holding only a list of tensors: reading any of them fails.
  * What the model recogniser sees, without a file format in the way. */
 PlCheckpoint *pl_fuzz_checkpoint_new     (const char    *path);
