@@ -210,10 +210,8 @@ test_errors (void)
   g_assert_nonnull (e3);
 }
 
-/* Matrices of 8 MiB and more get a mapping of their own: zeroed, every
- * byte writable up to the last one (a mapping cut one page short faults
- * here), copied and freed like the small ones. AddressSanitizer builds
- * keep them in malloc, where the same test checks the bounds. */
+/* A large matrix and a small one: zeroed, every byte writable up to the
+ * last one (AddressSanitizer builds check the bounds), copied and freed. */
 static void
 test_large_matrix (void)
 {

@@ -4,9 +4,6 @@
 #include <glib.h>
 #include <math.h>
 #include <string.h>
-#ifdef G_OS_UNIX
-# include <sys/mman.h>
-#endif
 
 #include "pl-error.h"
 #include "pl-matrix.h"
@@ -16,58 +13,6 @@ G_DEFINE_BOXED_TYPE (PlMatrix, pl_matrix, pl_matrix_ref, pl_matrix_unref)
 /* Anything bigger than this is a hostile or mistaken declared size, not a
  * position table or a weight matrix anyone can look at. */
 #define PL_MATRIX_MAX_BYTES ((gsize) 16 << 30)
-
-/* Matrices of this size and more are mapped on their own, aligned to and
- * advised into 2 MiB huge pages: a 4096² similarity is written through
- * 32 page faults instead of 16384, and none of its pages stays a 4 KiB
- * one at the ends of an unaligned malloc block. Those edge pages cost most:
- * SGEMM reads C before it writes it, so each maps the zero page first and
- * its copy-on-write then flushes the other cores' TLBs. */
-#define HUGE_PAGE ((gsize) 2 << 20)
-#define MAP_MIN_BYTES (4 * HUGE_PAGE)
-
-/* AddressSanitizer guards malloc blocks, not the slack of a mapping: its
- * builds keep every matrix in malloc so overruns are still caught. */
-#if defined(__SANITIZE_ADDRESS__)
-# define PL_MATRIX_MAP 0
-#elif defined(__has_feature)
-# if __has_feature(address_sanitizer)
-#  define PL_MATRIX_MAP 0
-# endif
-#endif
-#ifndef PL_MATRIX_MAP
-# define PL_MATRIX_MAP 1
-#endif
-
-/* Zeroed memory for N_BYTES, aligned to HUGE_PAGE, or NULL (then the
- * caller falls back to malloc). */
-static float *
-map_huge (gsize  n_bytes,
-          gsize *mapped_bytes)
-{
-#if defined(G_OS_UNIX) && defined(MAP_ANONYMOUS)
-  gsize size = (n_bytes + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
-  gsize slack = size + HUGE_PAGE;
-  char *base = mmap (NULL, slack, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  char *start;
-
-  if (base == MAP_FAILED)
-    return NULL;
-  /* Trim the slack around the aligned part. */
-  start = (char *) (((guintptr) base + HUGE_PAGE - 1) & ~(guintptr) (HUGE_PAGE - 1));
-  if (start > base)
-    munmap (base, start - base);
-  if (base + slack > start + size)
-    munmap (start + size, base + slack - (start + size));
-# ifdef MADV_HUGEPAGE
-  madvise (start, size, MADV_HUGEPAGE);
-# endif
-  *mapped_bytes = size;
-  return (float *) start;
-#else
-  return NULL;
-#endif
-}
 
 gboolean
 pl_matrix_check_size (gsize rows, gsize cols, GError **error)
@@ -101,10 +46,7 @@ pl_matrix_try_new (gsize rows, gsize cols, GError **error)
   n = rows * cols;
 
   self = g_new0 (PlMatrix, 1);
-  if (PL_MATRIX_MAP && n * sizeof (float) >= MAP_MIN_BYTES)
-    self->data = map_huge (n * sizeof (float), &self->mapped_bytes);
-  if (self->data == NULL)
-    self->data = g_try_malloc0 (MAX (n, 1) * sizeof (float));
+  self->data = g_try_malloc0 (MAX (n, 1) * sizeof (float));
   if (self->data == NULL)
     {
       g_free (self);
@@ -169,12 +111,7 @@ pl_matrix_unref (PlMatrix *self)
   g_return_if_fail (self != NULL);
   if (g_atomic_int_dec_and_test (&self->ref_count))
     {
-#ifdef G_OS_UNIX
-      if (self->mapped_bytes > 0)
-        munmap (self->data, self->mapped_bytes);
-      else
-#endif
-        g_free (self->data);
+      g_free (self->data);
       g_free (self);
     }
 }

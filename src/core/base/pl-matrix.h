@@ -14,7 +14,6 @@ typedef struct _PlMatrix
   float *data;
   /*< private >*/
   gint   ref_count;
-  gsize  mapped_bytes;  /* data is an mmap of this size, or 0: malloc */
 } PlMatrix;
 
 #define PL_TYPE_MATRIX (pl_matrix_get_type ())
