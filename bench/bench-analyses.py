@@ -5,8 +5,8 @@ random float32 data, in one run, and prints the ratios (run by hand, not a test)
 
     /usr/bin/python3 bench/bench-analyses.py [BUILD_DIR [ROUNDS [PART...]]]
 
-BUILD_DIR defaults to _build; PARTs are cosine, pca, probe and breakdown (all
-unless named), so that one comparison can be given many rounds.
+BUILD_DIR defaults to _build; PARTs are cosine, pca, probe, stepping and breakdown
+(all unless named), so that one comparison can be given many rounds.
 
 Poslens runs in bench/pl-bench-analyses (built with the project): the matrix is
 loaded from an .npy before the clock starts, one warm-up run, then the best of
@@ -22,9 +22,17 @@ with OPENBLAS_NUM_THREADS threads (2 unless set); the kernels that run are
 printed first. A breakdown of Poslens's side follows: the bare SSYRK and SGEMM
 products on one thread and on all (GFLOP/s, the floor both sides build on),
 the cosine, and the PCA's covariance and Lanczos parts.
+
+The stepping part holds Page Down in the real window (bench/pl-bench-stepping,
+under xvfb-run when there is no display) through the 12 layers of a 1024-position
+GPT-2 written here, ROUNDS times, and prints the share of the executor's
+processor time spent on superseded questions (goal <= 10 %) and how many
+computations still ran 100 ms after the last press (goal <= 1).
 """
+import json
 import os
 import statistics
+import struct
 import subprocess
 import sys
 import tempfile
@@ -45,9 +53,10 @@ from sklearn.model_selection import KFold, cross_val_score  # noqa: E402
 
 REPEAT = 3
 ROUNDS = int(sys.argv[2]) if len(sys.argv) > 2 else 6
-PARTS = set(sys.argv[3:]) or {'cosine', 'pca', 'probe', 'breakdown'}
-if PARTS - {'cosine', 'pca', 'probe', 'breakdown'}:
-    sys.exit('unknown part(s): %s (cosine, pca, probe, breakdown)' % ', '.join(sorted(PARTS)))
+ALL_PARTS = {'cosine', 'pca', 'probe', 'stepping', 'breakdown'}
+PARTS = set(sys.argv[3:]) or ALL_PARTS
+if PARTS - ALL_PARTS:
+    sys.exit('unknown part(s): %s (%s)' % (', '.join(sorted(PARTS - ALL_PARTS)), ', '.join(sorted(ALL_PARTS))))
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 build = sys.argv[1] if len(sys.argv) > 1 else os.path.join(root, '_build')
 driver = os.path.join(build, 'bench', 'pl-bench-analyses')
@@ -150,6 +159,54 @@ if 'probe' in PARTS:
     rows.append(('absolute probe 512x768', 'sklearn cross_val_score(LinearRegression)', t_sk, t_pl, 5.0))
 
 
+def write_gpt2(folder, layers=12, positions=1024, hidden=64, heads=2, vocab=256):
+    """A random GPT-2 as model.safetensors (Conv1D weights [in, out]) + config.json."""
+    g = np.random.default_rng(3)
+
+    def normal(*shape, scale=0.2):
+        return (g.standard_normal(shape) * scale).astype(np.float32)
+
+    t = {'wte.weight': normal(vocab, hidden, scale=1), 'wpe.weight': normal(positions, hidden, scale=1),
+         'ln_f.weight': 1 + normal(hidden, scale=0.1), 'ln_f.bias': normal(hidden, scale=0.1)}
+    for l in range(layers):
+        p = 'h.%d.' % l
+        for ln in ('ln_1', 'ln_2'):
+            t[p + ln + '.weight'] = 1 + normal(hidden, scale=0.1)
+            t[p + ln + '.bias'] = normal(hidden, scale=0.1)
+        for name, n_in, n_out in (('attn.c_attn', hidden, 3 * hidden), ('attn.c_proj', hidden, hidden),
+                                  ('mlp.c_fc', hidden, 4 * hidden), ('mlp.c_proj', 4 * hidden, hidden)):
+            t[p + name + '.weight'] = normal(n_in, n_out)
+            t[p + name + '.bias'] = normal(n_out, scale=0.1)
+    header, blobs, offset = {}, [], 0
+    for name, a in t.items():
+        header[name] = {'dtype': 'F32', 'shape': list(a.shape), 'data_offsets': [offset, offset + a.nbytes]}
+        blobs.append(a.tobytes())
+        offset += a.nbytes
+    text = json.dumps(header).encode()
+    text += b' ' * (-len(text) % 8)
+    with open(os.path.join(folder, 'model.safetensors'), 'wb') as out:
+        out.write(struct.pack('<Q', len(text)) + text + b''.join(blobs))
+    with open(os.path.join(folder, 'config.json'), 'w') as out:
+        json.dump({'model_type': 'gpt2', 'n_embd': hidden, 'n_layer': layers, 'n_head': heads,
+                   'n_positions': positions, 'vocab_size': vocab, 'layer_norm_epsilon': 1e-5,
+                   'activation_function': 'gelu_new'}, out)
+
+
+stepping = []
+if 'stepping' in PARTS:
+    # Each round a fresh process: nothing is cached, every step waits for the
+    # forward passes of all layers, which the steps share.
+    stepper = os.path.join(build, 'bench', 'pl-bench-stepping')
+    command = [stepper] if os.environ.get('DISPLAY') else ['xvfb-run', '-a', '-s', '-screen 0 1600x1000x24', stepper]
+    with tempfile.TemporaryDirectory() as tmp:
+        write_gpt2(tmp)
+        for _ in range(ROUNDS):
+            out = subprocess.run(command + [tmp], check=True, capture_output=True, text=True,
+                                 env=dict(os.environ, OPENBLAS_NUM_THREADS=os.environ['OPENBLAS_NUM_THREADS']))
+            line = [l for l in out.stdout.splitlines() if l.startswith('stepping ')][-1].split()
+            stepping.append((int(line[2]), float(line[3]), float(line[4]), float(line[5])))
+
+
 def med(samples, k):
     return statistics.median(s[k] for s in samples)
 
@@ -165,6 +222,17 @@ for task, what, them, us, goal in rows:
     print('%-22s %-40s %8.4f/%-8.4f %8.4f/%-8.4f %5.2fx %4.2f-%-5.2f %s (cpu %.2fx)'
           % (task, what, med(them, 0), med(them, 1), med(us, 0), med(us, 1), ratio, min(ratios), max(ratios),
              verdict, cpu_ratio))
+
+if stepping:
+    shares = [s[3] / s[2] for s in stepping]
+    print()
+    print('stepping 12 layers x 1024 positions (Page Down every 33 ms, %d rounds): superseded questions took %.1f %% '
+          'of the processor time (median; max %.1f %%), goal <= 10 %% %s; computations running 100 ms after the last '
+          'press: at most %d, goal <= 1 %s; last answer %.2f s after the last press, %.2f s of processor time (medians)'
+          % (len(stepping), 100 * statistics.median(shares), 100 * max(shares),
+             'ok' if statistics.median(shares) <= 0.10 else 'MISSED', max(s[0] for s in stepping),
+             'ok' if max(s[0] for s in stepping) <= 1 else 'MISSED', statistics.median(s[1] for s in stepping),
+             statistics.median(s[2] for s in stepping)))
 
 if 'breakdown' not in PARTS:
     sys.exit(0)
