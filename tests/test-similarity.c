@@ -164,13 +164,11 @@ test_center (void)
       }
 }
 
-/* A table large enough to be cut into blocks over two threads (1453 rows:
- * panels of 368, the top one in three, blocks of 368 columns and short
- * last ones, 5 rows past the last 8-row group), every entry against a
- * double loop, both triangles alike and bitwise equal, the cosine's
- * diagonal exactly 1. Fails when a block is skipped, finished twice or
- * mirrored to the wrong place. Its 8.4 MiB result is a matrix of its own
- * mapping (pl_matrix_try_new), whose zeros the products add to. */
+/* A table large enough to be cut into pieces over two threads (1453 rows:
+ * fifteen panels of 96 rows and a last one of 13, bands of 64 and a last
+ * one of 45), every entry against a double loop, both triangles alike and
+ * bitwise equal, the cosine's diagonal exactly 1. Fails when a panel is
+ * skipped, a band finished twice or mirrored to the wrong place. */
 static void
 test_blocks_many (void)
 {
