@@ -137,7 +137,7 @@ if 'cosine' in PARTS:
     # For comparison: numpy's whole path against one bare, OpenBLAS-threaded SSYRK
     # into a fresh 4096 x 4096 result as Poslens allocates it (nothing else) -- what
     # a cosine that left the threading to OpenBLAS could reach at most. Poslens's
-    # cosine splits the product over its own threads instead and beats it.
+    # cosine splits the product over its own threads instead.
     t_np2, t_syrk = side_by_side([(numpy_cosine, REPEAT)], 'ssyrk', x / np.linalg.norm(x, axis=1, keepdims=True))
     rows.append(('cosine 4096x1024', 'numpy path vs bare threaded SSYRK alone', t_np2, t_syrk, None))
 

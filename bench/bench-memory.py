@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Peak memory of position analyses on a large checkpoint: near the tensors
-used, not the file (issue 9).
+used, not the file.
 
 Builds bench-open.py's ~1 GB BERT-large-shaped checkpoint (a 514 × 1024
 float32 position table, 2 MiB, among 1 GB of other weights) as tf_model.h5

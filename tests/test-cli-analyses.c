@@ -188,7 +188,7 @@ test_probe (void)
   g_assert_cmpfloat (json_object_get_double_member (obj, "relative_error"), <=, 1);
 }
 
-/* ---- Figures (issue 6): poslens-cli writes one when --out ends in .png, .svg or .pdf ---- */
+/* ---- Figures: poslens-cli writes one when --out ends in .png, .svg or .pdf ---- */
 
 static cairo_surface_t *
 load_png (const char *path)

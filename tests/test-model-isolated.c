@@ -10,7 +10,7 @@
 #include "pl-paths.h"
 #include "pl-test-util.h"
 
-/* Opening untrusted files through a helper process (issue 9): the files that
+/* Opening untrusted files through a helper process: the files that
  * make Debian's libhdf5 1.10 read freed memory when opened one after another
  * in one process are refused with the helper's reason and never reach this
  * process's libhdf5 (run under AddressSanitizer, build-aux/setup.sh sanitize,

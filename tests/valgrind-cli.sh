@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
 # poslens-cli under valgrind's memcheck over the fixtures and over damaged
-# files (issue 9): every command on every demo checkpoint and the fixture
+# files: every command on every demo checkpoint and the fixture
 # files, and `info` on the fuzz targets' seeds and regressions. Fails on any
 # invalid read or write, use of uninitialised memory, or definite leak.
 #   tests/valgrind-cli.sh [BUILD_DIR]     (default _build; a build without sanitizers)

@@ -11,9 +11,8 @@
 /* The covariance cross-product and the projections of a large table without
  * a centred copy of it (a write and a read of the whole table): rows are
  * centred a chunk at a time into a buffer that stays in cache, and the
- * chunks are shared among the executor's threads. For 1024×1024 from 4096 rows this runs at the rate of
- * OpenBLAS's own two-thread SSYRK (98-107 GFLOP/s measured, against 62-66
- * on one thread); what it saves is the copy. */
+ * chunks are shared among the executor's threads. It runs at the rate of
+ * a two-thread SSYRK; what it saves is the copy. */
 
 /* Rows per chunk: a 256×1024 float32 chunk is 1 MiB, and K = 256 is
  * already long enough for SSYRK's inner kernel. */

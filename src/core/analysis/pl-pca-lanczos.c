@@ -472,11 +472,8 @@ pl_pca_lanczos_top (float        *c,
                     GCancellable *cancellable)
 {
   /* Blocks one wider than the components asked for: a smaller block
-   * reaches a higher polynomial degree for the same number of vectors. At
-   * 1024² on random data (flat top), three components took 168 vectors in
-   * blocks of 4, 256 in blocks of 8 and 336 in blocks of 12; sixteen took
-   * 493 in blocks of 17 and did not converge within 512 in blocks of 20.
-   * Four at least, the product kernel's width. */
+   * reaches a higher polynomial degree for the same number of vectors, so
+   * it converges within fewer. Four at least, the product kernel's width. */
   guint b = MAX (kk + 1, 4u);
 
   g_autofree float *q = NULL;
@@ -528,8 +525,7 @@ pl_pca_lanczos_top (float        *c,
     {
       /* A step's products, unless the basis is full; the Rayleigh–Ritz
        * check that fell due at the last step runs beside them, on this
-       * thread (at 1024 × 1024 the checks were a sixth of the time, and
-       * the helpers take the product's shares meanwhile). */
+       * thread, while the helpers take the product's shares. */
       if (cur + b <= max_basis)
         {
           StepJob job = { .c = c, .m = m, .b = b, .q = q, .cur = cur, .cq = cq, .w = cq + cur * m,

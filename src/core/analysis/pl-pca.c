@@ -17,7 +17,7 @@
  * residual ‖Cv − λv‖ is below this fraction of λmax (float32 rounding of C
  * itself is of that order); otherwise the dense solver. Random data, with
  * its flat Marchenko–Pastur top, needs about 170 basis vectors for three
- * components at m = 1024 (measured), still a fraction of the dense
+ * components at m = 1024, still a fraction of the dense
  * solver's tridiagonal reduction; below LANCZOS_MIN_SIZE that reduction is
  * cheap enough on its own. */
 #define LANCZOS_MIN_SIZE  512
