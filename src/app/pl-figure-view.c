@@ -368,6 +368,8 @@ hit (PlFigureView *self,
         return *panel >= 0 && pl_figure_hit_cell (pl_figure_get_panel (self->figure, *panel), px, py, column, row);
       }
     case PL_FIGURE_HEATMAP:
+    case PL_FIGURE_PATCH_GRID:
+    case PL_FIGURE_GRID_COLORS:
       return pl_figure_hit_cell (self->figure, x, y, column, row);
     case PL_FIGURE_LINES:
       return pl_figure_hit_line (self->figure, x, y, 8.0, row, column);

@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
 
+#include <string.h>
+
+#include "pl-grid.h"
 #include "pl-questions.h"
 
 char *
@@ -47,6 +50,64 @@ pl_similarity_question_run (PlAnalysisJob  *job,
     return FALSE;
   g_value_init (result, PL_TYPE_MATRIX);
   g_value_take_boxed (result, matrix);
+  return TRUE;
+}
+
+char *
+pl_patch_grid_question_key (PlModel            *model,
+                            PlSimilarityMetric  metric)
+{
+  return g_strdup_printf ("patch-grid/%s/%s", pl_workspace_model_key (model), pl_similarity_metric_to_string (metric));
+}
+
+PlPatchGridQuestion *
+pl_patch_grid_question_new (PlMatrix           *table,
+                            PlModel            *model,
+                            PlSimilarityMetric  metric)
+{
+  PlPatchGridQuestion *question = g_new0 (PlPatchGridQuestion, 1);
+
+  question->table = pl_matrix_ref (table);
+  question->model = g_object_ref (model);
+  question->metric = metric;
+  return question;
+}
+
+void
+pl_patch_grid_question_free (PlPatchGridQuestion *question)
+{
+  g_clear_pointer (&question->table, pl_matrix_unref);
+  g_clear_object (&question->model);
+  g_free (question);
+}
+
+gboolean
+pl_patch_grid_question_run (PlAnalysisJob  *job,
+                            gpointer        data,
+                            GValue         *result,
+                            GError        **error)
+{
+  PlPatchGridQuestion *question = data;
+  g_autoptr(PlMatrix) special = NULL;
+  g_autoptr(PlMatrix) patches = NULL;
+  g_autoptr(PlMatrix) special_similarity = NULL;
+  PlMatrix *answer;
+  gsize n, k;
+
+  if (pl_model_get_n_special_rows (question->model) > 0 &&
+      !(special = pl_model_read_special_rows (question->model, error)))
+    return FALSE;
+  if (!(patches = pl_grid_similarity (question->table, special, question->metric, &special_similarity,
+                                      pl_analysis_job_get_cancellable (job), error)))
+    return FALSE;
+  n = patches->rows;
+  k = special_similarity != NULL ? special_similarity->rows : 0;
+  answer = pl_matrix_new (n + k, n);
+  memcpy (answer->data, patches->data, n * n * sizeof (float));
+  if (k > 0)
+    memcpy (answer->data + n * n, special_similarity->data, k * n * sizeof (float));
+  g_value_init (result, PL_TYPE_MATRIX);
+  g_value_take_boxed (result, answer);
   return TRUE;
 }
 

@@ -31,6 +31,27 @@ gboolean              pl_similarity_question_run  (PlAnalysisJob       *job,
                                                    GValue              *result,
                                                    GError             **error);
 
+/* The grid of grids of a vision transformer's patches. The answer is a
+ * PlMatrix of n + k rows by n: the patches' similarity, then each special
+ * row's similarity with every patch (read on the worker). */
+typedef struct
+{
+  PlMatrix           *table;
+  PlModel            *model;
+  PlSimilarityMetric  metric;
+} PlPatchGridQuestion;
+
+char                 *pl_patch_grid_question_key  (PlModel             *model,
+                                                   PlSimilarityMetric   metric);
+PlPatchGridQuestion  *pl_patch_grid_question_new  (PlMatrix            *table,
+                                                   PlModel             *model,
+                                                   PlSimilarityMetric   metric);
+void                  pl_patch_grid_question_free (PlPatchGridQuestion *question);
+gboolean              pl_patch_grid_question_run  (PlAnalysisJob       *job,
+                                                   gpointer             question,
+                                                   GValue              *result,
+                                                   GError             **error);
+
 char                 *pl_pca_question_key         (PlModel             *model,
                                                    int                  layer);
 /* A PlAnalysisFunc on a PlMatrix table: the answer is a PlPca of up to 16 components. */

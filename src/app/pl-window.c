@@ -9,6 +9,7 @@
 #include "pl-export-dialog.h"
 #include "pl-model-row.h"
 #include "pl-page.h"
+#include "pl-patches-page.h"
 #include "pl-playground-page.h"
 #include "pl-probes-page.h"
 #include "pl-similarity-page.h"
@@ -98,7 +99,7 @@ show_view_action (GtkWidget  *widget,
   g_autoptr(GtkSelectionModel) pages = adw_view_stack_get_pages (self->view_stack);
   guint index = (guint) g_variant_get_int32 (param);
 
-  /* Alt+1 … Alt+6: the views in the order the switcher shows them. */
+  /* Alt+1 … Alt+7: the views in the order the switcher shows them. */
   if (index < g_list_model_get_n_items (G_LIST_MODEL (pages)))
     {
       g_autoptr(AdwViewStackPage) page = g_list_model_get_item (G_LIST_MODEL (pages), index);
@@ -393,6 +394,7 @@ pl_window_class_init (PlWindowClass *klass)
   g_type_ensure (PL_TYPE_PROBES_PAGE);
   g_type_ensure (PL_TYPE_COMPARE_PAGE);
   g_type_ensure (PL_TYPE_PLAYGROUND_PAGE);
+  g_type_ensure (PL_TYPE_PATCHES_PAGE);
 
   gtk_widget_class_set_template_from_resource (widget_class, "/org/poslens/Poslens/ui/pl-window.ui");
   gtk_widget_class_bind_template_child (widget_class, PlWindow, toast_overlay);
@@ -408,7 +410,7 @@ pl_window_class_init (PlWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.open-recent", "s", pl_window_open_recent_action);
   gtk_widget_class_install_action (widget_class, "win.open-folder", NULL, pl_window_open_folder_action);
   gtk_widget_class_install_action (widget_class, "win.show-view", "i", show_view_action);
-  for (int i = 0; i < 6; i++)
+  for (int i = 0; i < 7; i++)
     gtk_widget_class_add_binding_action (widget_class, GDK_KEY_1 + i, GDK_ALT_MASK, "win.show-view", "i", i);
   gtk_widget_class_install_action (widget_class, "win.new-encoding", NULL, pl_window_new_encoding_action);
   gtk_widget_class_install_action (widget_class, "win.show-models", NULL, show_models_action);

@@ -292,6 +292,7 @@ pl_figure_patch_grid_render (PlFigure                *self,
       self->special_scale = MAX (special_scale, 0);
     }
   s = MAX (s, 1e-3);
+  /* The grid, the special maps and the colour bar side by side, centred. */
   plot = (cairo_rectangle_t) { area->x + left + (aw - special_w - image_w * s) / 2,
                                area->y + top + (ah - image_h * s) / 2, image_w * s, image_h * s };
   self->plot_area = plot;
@@ -333,7 +334,7 @@ pl_figure_patch_grid_render (PlFigure                *self,
 
   if (self->panel_bar == PL_PANEL_BAR_OWN)
     {
-      cairo_rectangle_t bar = { area->x + area->width - right + BAR_GAP, plot.y, BAR_WIDTH, plot.height };
+      cairo_rectangle_t bar = { plot.x + plot.width + special_w + BAR_GAP, plot.y, BAR_WIDTH, plot.height };
 
       pl_draw_colorbar (draw, &bar, lo, hi, FALSE);
       self->colorbar_area = bar;

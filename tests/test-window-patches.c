@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <adwaita.h>
+#include <string.h>
+
+#include "pl-figure-view.h"
+#include "pl-page.h"
+#include "pl-patches-page.h"
+#include "pl-test-util.h"
+#include "pl-test-window.h"
+#include "pl-window-private.h"
+
+/* The Patches view in the real window, on the DeiT fixture (a 3 × 3 grid,
+ * class and distillation tokens): the grid of grids reads out numpy's
+ * cosine of the two patches under the pointer, a click opens a map large
+ * and a second goes back, the principal colours name the patch, and a model
+ * without a grid gets a status page instead. */
+
+static PlApplication *app;
+static PlWindow *window;
+
+static PlPatchesPage *
+patches_page (void)
+{
+  return PL_PATCHES_PAGE (pl_window_get_page (window, "patches"));
+}
+
+static PlFigureView *
+figure_view (void)
+{
+  return PL_FIGURE_VIEW (pl_patches_page_get_figure_view (patches_page ()));
+}
+
+static gboolean
+page_shows (gpointer kind)
+{
+  PlPage *page = PL_PAGE (patches_page ());
+  PlFigure *figure = pl_page_get_figure (page);
+
+  return !pl_page_get_busy (page) && figure != NULL && pl_figure_get_kind (figure) == GPOINTER_TO_INT (kind) &&
+         g_str_equal (pl_page_get_shown (page), "figure");
+}
+
+static gboolean
+page_shows_status (gpointer data)
+{
+  return g_str_equal (pl_page_get_shown (PL_PAGE (patches_page ())), "status");
+}
+
+static gboolean
+models_at_least (gpointer n)
+{
+  return g_list_model_get_n_items (pl_window_get_models (window)) >= GPOINTER_TO_UINT (n);
+}
+
+static char *
+describe (double x,
+          double y)
+{
+  pl_test_wait_frames (GTK_WIDGET (figure_view ()), 3);
+  return pl_figure_view_describe_at (figure_view (), x, y);
+}
+
+static void
+test_patches_view (void)
+{
+  g_autofree char *deit = pl_test_fixture ("vision", "deit", NULL);
+  g_autoptr(PlMatrix) cosine = pl_test_vision_reference ("deit", "cosine");
+  GListModel *models = pl_window_get_models (window);
+  guint before = g_list_model_get_n_items (models);
+  g_autofree char *text = NULL;
+  g_autofree char *expected = NULL;
+  PlFigure *figure;
+  cairo_rectangle_t plot;
+  double s;
+
+  /* A language model has no grid: the view says so. */
+  pl_window_select_model (window, 0);
+  g_assert_true (pl_window_show_view (window, "patches"));
+  pl_test_wait_until (page_shows_status, NULL, "the status page");
+
+  pl_window_open_paths (window, (const char * const[]) { deit, NULL }, (const char * const[]) { deit, NULL },
+                        NULL, TRUE, FALSE);
+  pl_test_wait_until (models_at_least, GUINT_TO_POINTER (before + 1), "the DeiT fixture");
+  pl_window_select_model (window, before);
+  pl_test_wait_until (page_shows, GINT_TO_POINTER (PL_FIGURE_PATCH_GRID), "the grid of grids");
+
+  /* 3 × 3 maps of 3 × 3 cells, a pixel between maps: 11 image pixels
+   * across, S device units each. Map 0's cell (0, 1) is patch (0, 0)
+   * against patch (0, 1). */
+  pl_test_wait_frames (GTK_WIDGET (figure_view ()), 3);
+  figure = pl_figure_view_get_figure (figure_view ());
+  pl_figure_get_plot_area (figure, &plot);
+  s = plot.width / 11;
+  text = describe (plot.x + 1.5 * s, plot.y + 0.5 * s);
+  expected = g_strdup_printf ("%.4f", pl_matrix_get (cosine, 0, 1));
+  g_test_message ("%s", text);
+  g_assert_nonnull (text);
+  g_assert_nonnull (strstr (text, "(0, 0)"));
+  g_assert_nonnull (strstr (text, "(0, 1)"));
+  g_assert_nonnull (strstr (text, expected));
+
+  /* Map 4 (patch (1, 1)) clicked: its map large; hovering its cell (2, 0)
+   * gives numpy's cosine of patches 4 and 6. */
+  g_assert_true (pl_figure_view_activate_at (figure_view (), plot.x + 5.5 * s, plot.y + 5.5 * s));
+  g_assert_cmpint (pl_patches_page_get_focus (patches_page ()), ==, 4);
+  pl_test_wait_until (page_shows, GINT_TO_POINTER (PL_FIGURE_HEATMAP), "the map large");
+  pl_test_wait_frames (GTK_WIDGET (figure_view ()), 3);
+  pl_figure_get_plot_area (pl_figure_view_get_figure (figure_view ()), &plot);
+  g_clear_pointer (&text, g_free);
+  g_clear_pointer (&expected, g_free);
+  text = describe (plot.x + plot.width / 6, plot.y + plot.height * 5 / 6);
+  expected = g_strdup_printf ("%.4f", pl_matrix_get (cosine, 4, 6));
+  g_test_message ("%s", text);
+  g_assert_nonnull (text);
+  g_assert_nonnull (strstr (text, "(1, 1)"));
+  g_assert_nonnull (strstr (text, "(2, 0)"));
+  g_assert_nonnull (strstr (text, expected));
+  g_assert_true (pl_figure_view_activate_at (figure_view (), plot.x + plot.width / 2, plot.y + plot.height / 2));
+  g_assert_cmpint (pl_patches_page_get_focus (patches_page ()), ==, -1);
+  pl_test_wait_until (page_shows, GINT_TO_POINTER (PL_FIGURE_PATCH_GRID), "the grid again");
+
+  /* The principal colours: the patch under the pointer, by row and column. */
+  pl_patches_page_show (patches_page (), PL_PATCHES_COLOURS);
+  pl_test_wait_until (page_shows, GINT_TO_POINTER (PL_FIGURE_GRID_COLORS), "the colours");
+  pl_test_wait_frames (GTK_WIDGET (figure_view ()), 3);
+  pl_figure_get_plot_area (pl_figure_view_get_figure (figure_view ()), &plot);
+  g_clear_pointer (&text, g_free);
+  text = describe (plot.x + plot.width * 5 / 6, plot.y + plot.height / 6);
+  g_test_message ("%s", text);
+  g_assert_nonnull (text);
+  g_assert_nonnull (strstr (text, "(0, 2)"));
+  g_assert_nonnull (strstr (text, "PC1"));
+  pl_patches_page_show (patches_page (), PL_PATCHES_GRID_OF_GRIDS);
+}
+
+int
+main (int argc, char *argv[])
+{
+  int status;
+
+  pl_test_window_init (&argc, &argv);
+  window = pl_test_window_open (&app);
+
+  g_test_add_func ("/pl/window-patches/view", test_patches_view);
+  status = g_test_run ();
+  gtk_window_destroy (GTK_WINDOW (window));
+  g_clear_object (&app);
+  return status;
+}
