@@ -3,6 +3,7 @@
 
 #include <glib/gstdio.h>
 #include <hdf5.h>
+#include <float.h>
 #include <math.h>
 
 #include "pl-colormap.h"
@@ -273,6 +274,92 @@ test_cli (void)
   pl_test_rmtree (dir);
 }
 
+typedef struct
+{
+  const char *fixture;
+  const char *grid;
+  const char *resample;
+  const char *reference;   /* /interpolate/… in reference.h5 */
+} Resize;
+
+/* poslens-cli resize writes torch's F.interpolate of the patches (special
+ * rows in front, as make-vision.py's hf_interpolate) within 16 float32
+ * epsilons of the largest value, the tolerance test-vision gives the core;
+ * patch-grid --resize draws the resized table's cosine, against the cosine
+ * of torch's table in float64. */
+static void
+test_cli_resize (void)
+{
+  static const Resize cases[] = {
+    { "vit", "6x6", "size", "vit-6x6-size" },
+    { "vit", "5x7", "tenth", "vit-5x7-tenth" },
+    { "vit-wide", "4x10", "size", "vit-wide-4x10-size" },
+    { "deit", "5x5", "tenth", "deit-5x5-tenth" },
+    { "siglip", "9x5", "size", "siglip-9x5-size" },
+    { "clip", "7x7", "tenth", "clip-7x7-tenth" },
+  };
+  g_autofree char *dir = pl_test_tmpdir ();
+  g_autofree char *out = g_build_filename (dir, "table.h5", NULL);
+  g_autofree char *grid = g_build_filename (dir, "grid.h5", NULL);
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *path = pl_test_fixture ("vision", cases[i].fixture, NULL);
+      g_autoptr(PlMatrix) expected = pl_test_vision_reference ("interpolate", cases[i].reference);
+      g_autoptr(PlMatrix) table = NULL;
+      double largest = 0;
+
+      g_assert_cmpint (pl_test_run_cli ((const char *[]) { "resize", path, "--grid", cases[i].grid, "--resample",
+                                                           cases[i].resample, "--out", out, NULL }), ==, 0);
+      table = pl_test_read_h5 (out, "/table");
+      for (gsize j = 0; j < expected->rows * expected->cols; j++)
+        largest = MAX (largest, fabs (expected->data[j]));
+      g_assert_cmpfloat (pl_test_max_abs_diff (table, expected), <=, 16 * FLT_EPSILON * largest);
+    }
+
+  /* The grid of grids of the ViT fixture at 6 × 6. */
+  {
+    g_autofree char *vit = pl_test_fixture ("vision", "vit", NULL);
+    g_autoptr(PlMatrix) expected = pl_test_vision_reference ("interpolate", "vit-6x6-size");
+    g_autoptr(PlMatrix) similarity = NULL;
+    g_autoptr(PlMatrix) special = NULL;
+    gsize n = 36, d = expected->cols;
+    double worst = 0;
+
+    g_assert_cmpint (pl_test_run_cli ((const char *[]) { "patch-grid", vit, "--resize", "6x6", "--out", grid,
+                                                         NULL }), ==, 0);
+    similarity = pl_test_read_h5 (grid, "/similarity");
+    special = pl_test_read_h5 (grid, "/special");
+    g_assert_cmpuint (similarity->rows, ==, n);
+    g_assert_cmpuint (similarity->cols, ==, n);
+    g_assert_cmpuint (special->rows, ==, 1);
+    for (gsize a = 0; a < n + 1; a++)
+      for (gsize b = 0; b < n; b++)
+        {
+          const float *x = pl_matrix_row (expected, a == n ? 0 : 1 + a), *y = pl_matrix_row (expected, 1 + b);
+          double xy = 0, xx = 0, yy = 0, got;
+
+          for (gsize c = 0; c < d; c++)
+            {
+              xy += (double) x[c] * y[c];
+              xx += (double) x[c] * x[c];
+              yy += (double) y[c] * y[c];
+            }
+          got = a == n ? pl_matrix_get (special, 0, b) : pl_matrix_get (similarity, a, b);
+          worst = MAX (worst, fabs (got - xy / sqrt (xx * yy)));
+        }
+    g_assert_cmpfloat (worst, <, 1e-5);
+  }
+
+  g_assert_cmpint (pl_test_run_cli ((const char *[]) { "resize", "builtin:sinusoidal:16x8", "--grid", "4x4",
+                                                       "--out", out, NULL }), ==, 2);
+  g_assert_cmpint (pl_test_run_cli ((const char *[]) { "resize", "builtin:sincos2d:4x4x8", "--grid", "0x4",
+                                                       "--out", out, NULL }), ==, 1);
+  g_assert_cmpint (pl_test_run_cli ((const char *[]) { "resize", "builtin:sincos2d:4x4x8", "--grid", "4x4",
+                                                       "--resample", "nearest", "--out", out, NULL }), ==, 1);
+  pl_test_rmtree (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -288,5 +375,6 @@ main (int   argc,
       g_test_add_data_func (colors, &fixtures[i], test_grid_colors);
     }
   g_test_add_func ("/pl/figure-grid/cli", test_cli);
+  g_test_add_func ("/pl/figure-grid/cli-resize", test_cli_resize);
   return g_test_run ();
 }

@@ -41,13 +41,18 @@ pl_cli_patch_grid (int    argc,
   g_autoptr(PlMatrix) special_similarity = NULL;
   g_autofree char *metric_name = NULL;
   g_autofree char *out = NULL;
+  g_autofree char *resize = NULL;
+  g_autofree char *resample_name = NULL;
   gboolean no_special = FALSE;
+  PlGridResample resample = PL_GRID_RESAMPLE_SIZE;
   PlSimilarityMetric metric = PL_SIMILARITY_COSINE;
   PlMatrixFormat format;
   guint rows, cols, n_special;
   g_auto(PlCliFigureOptions) figure_options = PL_CLI_FIGURE_OPTIONS_INIT;
   const GOptionEntry entries[] = {
     { "metric", 'm', 0, G_OPTION_ARG_STRING, &metric_name, N_("cosine (default), dot or l2 (Euclidean distance)"), N_("METRIC") },
+    { "resize", 0, 0, G_OPTION_ARG_STRING, &resize, N_("The table resized to this grid first, as Hugging Face’s interpolate_pos_encoding does"), N_("ROWSxCOLS") },
+    { "resample", 0, 0, G_OPTION_ARG_STRING, &resample_name, N_("With --resize: size (default) or tenth, as poslens-cli resize"), N_("HOW") },
     { "no-special", 0, 0, G_OPTION_ARG_NONE, &no_special, N_("Leave out the special tokens’ maps"), NULL },
     { "out", 'o', 0, G_OPTION_ARG_FILENAME, &out, N_("Write the figure (.png, .svg, .pdf) or the numbers (.h5, .csv, .npy) here"), N_("FILE") },
     { NULL }
@@ -67,10 +72,13 @@ pl_cli_patch_grid (int    argc,
     return pl_cli_usage ("patch-grid", "--metric must be cosine, dot or l2");
   if (!pl_cli_figure_is_figure_path (out) && !pl_matrix_format_from_path (out, &format, &error))
     return pl_cli_usage ("patch-grid", error->message);
+  if (resample_name != NULL && !pl_grid_resample_from_string (resample_name, &resample))
+    return pl_cli_usage ("patch-grid", "--resample must be size or tenth");
+  if (resize != NULL && !pl_cli_parse_grid (resize, &rows, &cols, &error))
+    return pl_cli_usage ("patch-grid", error->message);
 
   if (!(model = pl_cli_open_model (argv[1], NULL, &error)) ||
-      !pl_model_require_grid (model, &rows, &cols, &error) ||
-      !(patches = pl_model_read_positions (model, &error)))
+      !pl_cli_read_grid (model, resize, resample, &patches, &rows, &cols, &error))
     return pl_cli_fail (error);
   n_special = no_special ? 0 : pl_model_get_n_special_rows (model);
   if (n_special > 0 && !(special = pl_model_read_special_rows (model, &error)))

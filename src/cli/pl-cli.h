@@ -4,6 +4,7 @@
 #include <glib.h>
 #include <json-glib/json-glib.h>
 
+#include "pl-grid.h"
 #include "pl-matrix.h"
 #include "pl-model.h"
 
@@ -71,6 +72,24 @@ gboolean  pl_cli_parse_rows     (const char  *spec,
 int pl_cli_similarity (int argc, char **argv);
 int pl_cli_pca (int argc, char **argv);
 int pl_cli_patch_grid (int argc, char **argv);
+
+/* pl-cli-resize.c: vision transformers' grids. */
+/* "ROWSxCOLS", each 1 to PL_GRID_MAX_SIDE. */
+gboolean  pl_cli_parse_grid     (const char      *spec,
+                                 guint           *rows,
+                                 guint           *cols,
+                                 GError         **error);
+/* MODEL's patches and their grid; with RESIZE ("ROWSxCOLS", or NULL) the
+ * patches resized to that grid with RESAMPLE's arguments, as Hugging Face's
+ * interpolate_pos_encoding does. */
+gboolean  pl_cli_read_grid      (PlModel         *model,
+                                 const char      *resize,
+                                 PlGridResample   resample,
+                                 PlMatrix       **patches,
+                                 guint           *rows,
+                                 guint           *cols,
+                                 GError         **error);
+int pl_cli_resize (int argc, char **argv);
 int pl_cli_probe (int argc, char **argv);
 
 int pl_cli_forward (int argc, char **argv);

@@ -24,6 +24,7 @@ static const Command commands[] = {
   { "similarity", pl_cli_similarity, N_("Cosine, dot or Euclidean similarity between positions, to .h5/.csv/.npy") },
   { "pca", pl_cli_pca, N_("Principal components of the positions, to .h5/.csv/.npy") },
   { "patch-grid", pl_cli_patch_grid, N_("A vision transformer’s grid of grids: each patch’s similarity with every patch") },
+  { "resize", pl_cli_resize, N_("A vision transformer’s position table at another grid, as Hugging Face resizes it") },
   { "probe", pl_cli_probe, N_("The paper's absolute-position and relative-order probes") },
   { "forward", pl_cli_forward, N_("Run the model on one input: attentions and hidden states to .h5") },
   { "attention", pl_cli_attention, N_("Attention by relative position per layer and head, and the position-only term") },
