@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "pl-analysis-cache.h"
+#include "pl-executor.h"
 #include "pl-matrix.h"
 
 static gint calls;
@@ -185,8 +186,33 @@ test_cancel_and_ask_again (void)
     g_main_context_iteration (NULL, TRUE);
   g_assert_error (b.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
   g_clear_error (&b.error);
-  g_assert_true (pl_analysis_cache_wait_idle (cache, 5000));
+  pl_executor_wait_idle (pl_executor_get_default ());
   g_assert_cmpint (cancelled_calls, ==, 1);
+  g_assert_null (pl_analysis_cache_lookup (cache, "slow"));
+}
+
+/* Cancelling everything stops a computation at once, with no turn of the
+ * main loop (a window closing at the end of the process), and its caller
+ * then hears it was cancelled. */
+static void
+test_cancel_all (void)
+{
+  g_autoptr(PlAnalysisCache) cache = pl_analysis_cache_new ();
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  Outcome outcome;
+
+  calls = 0;
+  cancelled_calls = 0;
+  run (cache, -1, cancellable, &outcome);
+  while (g_atomic_int_get (&calls) < 1)
+    g_usleep (1000);
+  pl_analysis_cache_cancel_all (cache);
+  pl_executor_wait_idle (pl_executor_get_default ());
+  g_assert_cmpint (cancelled_calls, ==, 1);
+  while (!outcome.done)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_error (outcome.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_clear_error (&outcome.error);
   g_assert_null (pl_analysis_cache_lookup (cache, "slow"));
 }
 
@@ -198,6 +224,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/pl/analysis-cache/cancel", test_cancel);
   g_test_add_func ("/pl/analysis-cache/shared", test_shared);
   g_test_add_func ("/pl/analysis-cache/cancel-and-ask-again", test_cancel_and_ask_again);
+  g_test_add_func ("/pl/analysis-cache/cancel-all", test_cancel_all);
   g_test_add_func ("/pl/analysis-cache/progress-on-main-context", test_progress_on_main_context);
   return g_test_run ();
 }

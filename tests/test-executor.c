@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The executor: tasks the newest first and at most one per thread, a task
- * cancelled in the queue never runs, split work done exactly once however
- * many threads join, and processor time counted per task. */
+ * cancelled in the queue never runs, waiting for idle waits for every task,
+ * split work done exactly once however many threads join, and processor
+ * time counted per task. */
 #include "config.h"
 
 #include <gio/gio.h>
@@ -106,6 +107,42 @@ test_newest_first (void)
   g_assert_cmpuint (g_array_index (t.order, guint, 0), ==, 0);
   g_assert_cmpuint (g_array_index (t.order, guint, 1), ==, 3);
   g_assert_cmpuint (g_array_index (t.order, guint, 2), ==, 1);
+  g_array_unref (t.order);
+}
+
+static gpointer
+open_gate_later (gpointer data)
+{
+  Tasks *t = data;
+
+  g_usleep (50000);
+  g_mutex_lock (&t->lock);
+  t->open = TRUE;
+  g_cond_broadcast (&t->cond);
+  g_mutex_unlock (&t->lock);
+  return NULL;
+}
+
+/* Waiting for the executor to be idle returns once the running task and
+ * the queued ones have all ended, none left half done. */
+static void
+test_wait_idle (void)
+{
+  g_autoptr(PlExecutor) executor = pl_executor_new (1);
+  Tasks t = { .order = g_array_new (FALSE, FALSE, sizeof (guint)) };
+  GThread *opener;
+
+  for (guint i = 0; i < 3; i++)
+    push (executor, &t, i, NULL);
+  opener = g_thread_new ("open-gate", open_gate_later, &t);
+  pl_executor_wait_idle (executor);
+  g_mutex_lock (&t.lock);
+  g_assert_cmpuint (t.order->len, ==, 3);
+  g_assert_cmpuint (t.running, ==, 0);
+  g_mutex_unlock (&t.lock);
+  g_assert_cmpuint (pl_executor_get_n_running (executor), ==, 0);
+  g_thread_join (opener);
+  wait_done (&t, 3);
   g_array_unref (t.order);
 }
 
@@ -355,6 +392,7 @@ main (int argc, char *argv[])
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/pl/executor/newest-first", test_newest_first);
   g_test_add_func ("/pl/executor/bounded", test_bounded);
+  g_test_add_func ("/pl/executor/wait-idle", test_wait_idle);
   g_test_add_func ("/pl/executor/split", test_split);
   g_test_add_func ("/pl/executor/split-when-busy", test_split_when_busy);
   g_test_add_func ("/pl/executor/for", test_for);

@@ -179,6 +179,18 @@ pl_application_startup (GApplication *app)
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "app.preferences", preferences_accels);
 }
 
+/* Quitting (Ctrl+Q) ends the main loop with the window still open: it is
+ * closed here, which stops what it computes before the process exits. */
+static void
+pl_application_shutdown (GApplication *app)
+{
+  GList *windows;
+
+  while ((windows = gtk_application_get_windows (GTK_APPLICATION (app))) != NULL)
+    gtk_window_destroy (GTK_WINDOW (windows->data));
+  G_APPLICATION_CLASS (pl_application_parent_class)->shutdown (app);
+}
+
 static int
 pl_application_handle_local_options (GApplication *app,
                                      GVariantDict *options)
@@ -217,6 +229,7 @@ pl_application_class_init (PlApplicationClass *klass)
   app_class->activate = pl_application_activate;
   app_class->open = pl_application_open;
   app_class->startup = pl_application_startup;
+  app_class->shutdown = pl_application_shutdown;
   app_class->handle_local_options = pl_application_handle_local_options;
 }
 

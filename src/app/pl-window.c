@@ -6,6 +6,7 @@
 
 #include "pl-attention-page.h"
 #include "pl-compare-page.h"
+#include "pl-executor.h"
 #include "pl-export-dialog.h"
 #include "pl-model-row.h"
 #include "pl-page.h"
@@ -339,13 +340,16 @@ pl_window_dispose (GObject *object)
   PlWindow *self = PL_WINDOW (object);
 
   gtk_widget_dispose_template (GTK_WIDGET (self), PL_TYPE_WINDOW);
-  /* The views go first, cancelling what they asked; then the workers they
-   * started are given a moment to notice, so none computes into a closed window
-   * or past the end of the process. */
+  /* Everything the views asked stops now, and the window is gone only once
+   * no thread computes: the process may end next, and OpenBLAS and HDF5
+   * free at exit what a thread still computing uses. A view whose question
+   * is in flight outlives the window (the question holds it) and cancels
+   * nothing itself, and the idle in which the cache cancels a computation
+   * nobody waits for may never run. */
   adw_application_window_set_content (ADW_APPLICATION_WINDOW (self), NULL);
-  if (self->workspace != NULL &&
-      !pl_analysis_cache_wait_idle (pl_workspace_get_cache (self->workspace), 5000))
-    g_debug ("Workers were still running when the window closed");
+  if (self->workspace != NULL)
+    pl_analysis_cache_cancel_all (pl_workspace_get_cache (self->workspace));
+  pl_executor_wait_idle (pl_executor_get_default ());
   if (self->error_dialog != NULL)
     gtk_window_destroy (GTK_WINDOW (self->error_dialog));
   g_clear_object (&self->models);

@@ -18,11 +18,6 @@ struct _PlAnalysisCache
   GHashTable   *answers;   /* key → GValue* */
   GHashTable   *pending;   /* key → Pending*: computations that callers wait for */
   guint         drop_id;   /* idle that drops cancelled waiters, or 0 */
-
-  /* Computations running now, for pl_analysis_cache_wait_idle() */
-  GMutex        running_lock;
-  GCond         running_cond;
-  guint         running;
 };
 
 G_DEFINE_FINAL_TYPE (PlAnalysisCache, pl_analysis_cache, G_TYPE_OBJECT)
@@ -276,14 +271,9 @@ run_thread (GTask        *task,
             gpointer      task_data,
             GCancellable *cancellable)
 {
-  PlAnalysisCache *self = source_object;
   PlAnalysisJob *job = task_data;
   GError *error = NULL;
   gboolean ok;
-
-  g_mutex_lock (&self->running_lock);
-  self->running++;
-  g_mutex_unlock (&self->running_lock);
 
   ok = !g_cancellable_set_error_if_cancelled (cancellable, &error) &&
        job->func (job, job->input, &job->result, &error);
@@ -292,11 +282,6 @@ run_thread (GTask        *task,
       ok = FALSE;
       error = g_error_new (G_IO_ERROR, G_IO_ERROR_FAILED, "the analysis “%s” gave no answer", job->key);
     }
-
-  g_mutex_lock (&self->running_lock);
-  self->running--;
-  g_cond_broadcast (&self->running_cond);
-  g_mutex_unlock (&self->running_lock);
 
   if (ok)
     g_task_return_boolean (task, TRUE);
@@ -432,21 +417,17 @@ pl_analysis_cache_run_async (PlAnalysisCache        *self,
   g_ptr_array_add (pending->waiters, waiter);
 }
 
-gboolean
-pl_analysis_cache_wait_idle (PlAnalysisCache *self,
-                             guint            timeout_ms)
+void
+pl_analysis_cache_cancel_all (PlAnalysisCache *self)
 {
-  gint64 end = g_get_monotonic_time () + (gint64) timeout_ms * 1000;
-  gboolean idle;
+  GHashTableIter iter;
+  Pending *pending;
 
-  g_return_val_if_fail (PL_IS_ANALYSIS_CACHE (self), FALSE);
+  g_return_if_fail (PL_IS_ANALYSIS_CACHE (self));
 
-  g_mutex_lock (&self->running_lock);
-  while (self->running > 0 && g_cond_wait_until (&self->running_cond, &self->running_lock, end))
-    ;
-  idle = self->running == 0;
-  g_mutex_unlock (&self->running_lock);
-  return idle;
+  g_hash_table_iter_init (&iter, self->pending);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &pending))
+    g_cancellable_cancel (pending->job->cancellable);
 }
 
 const GValue *
@@ -500,8 +481,6 @@ pl_analysis_cache_finalize (GObject *object)
   g_clear_pointer (&self->pending, g_hash_table_unref);
   g_clear_pointer (&self->answers, g_hash_table_unref);
   g_clear_pointer (&self->context, g_main_context_unref);
-  g_mutex_clear (&self->running_lock);
-  g_cond_clear (&self->running_cond);
   G_OBJECT_CLASS (pl_analysis_cache_parent_class)->finalize (object);
 }
 
@@ -517,6 +496,4 @@ pl_analysis_cache_init (PlAnalysisCache *self)
   self->context = g_main_context_ref_thread_default ();
   self->answers = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, free_value);
   self->pending = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) pending_free);
-  g_mutex_init (&self->running_lock);
-  g_cond_init (&self->running_cond);
 }

@@ -59,11 +59,11 @@ void             pl_analysis_cache_run_async  (PlAnalysisCache         *self,
 const GValue    *pl_analysis_cache_run_finish (PlAnalysisCache         *self,
                                                GAsyncResult            *result,
                                                GError                 **error);
-/* Waits up to TIMEOUT_MS for the computations still running (cancelled ones
- * stop at their next check), so nothing computes after the window is gone.
- * Returns FALSE when some were still running at the timeout. */
-gboolean         pl_analysis_cache_wait_idle  (PlAnalysisCache         *self,
-                                               guint                    timeout_ms);
+/* Cancels every computation in flight now, not in an idle: for when all
+ * its callers go (a window closing), as the main loop may not turn again.
+ * Their callers get G_IO_ERROR_CANCELLED once each stops, and so does a
+ * question asked again before that. */
+void             pl_analysis_cache_cancel_all (PlAnalysisCache         *self);
 /* Forgets every answer whose key starts with PREFIX (NULL: all). */
 void             pl_analysis_cache_forget     (PlAnalysisCache         *self,
                                                const char              *prefix);

@@ -39,6 +39,9 @@ struct _PlExecutor
   guint        n_threads;
   gint         next_order;   /* atomic */
   gint         n_running;    /* atomic */
+  GMutex       tasks_lock;
+  GCond        tasks_done;
+  guint        n_tasks;      /* queued or running */
   GMutex       cpu_lock;
   gint64       cpu_total_ns;
   gint64       cpu_cancelled_ns;
@@ -134,8 +137,14 @@ worker (gpointer data,
     }
   else
     {
-      run_task (user_data, item);
+      PlExecutor *self = user_data;
+
+      run_task (self, item);
       g_object_unref (item->task);
+      g_mutex_lock (&self->tasks_lock);
+      if (--self->n_tasks == 0)
+        g_cond_broadcast (&self->tasks_done);
+      g_mutex_unlock (&self->tasks_lock);
     }
   g_free (item);
 }
@@ -207,7 +216,21 @@ pl_executor_run_task (PlExecutor      *self,
   item->order = (guint) g_atomic_int_add (&self->next_order, 1) + 1;
   item->task = g_object_ref (task);
   item->func = func;
+  g_mutex_lock (&self->tasks_lock);
+  self->n_tasks++;
+  g_mutex_unlock (&self->tasks_lock);
   g_thread_pool_push (self->pool, item, NULL);
+}
+
+void
+pl_executor_wait_idle (PlExecutor *self)
+{
+  g_return_if_fail (PL_IS_EXECUTOR (self));
+
+  g_mutex_lock (&self->tasks_lock);
+  while (self->n_tasks > 0)
+    g_cond_wait (&self->tasks_done, &self->tasks_lock);
+  g_mutex_unlock (&self->tasks_lock);
 }
 
 void
@@ -321,6 +344,8 @@ pl_executor_finalize (GObject *object)
 
   /* Whatever was queued still runs (its owners have cancelled it by now). */
   g_thread_pool_free (self->pool, FALSE, TRUE);
+  g_mutex_clear (&self->tasks_lock);
+  g_cond_clear (&self->tasks_done);
   g_mutex_clear (&self->cpu_lock);
   G_OBJECT_CLASS (pl_executor_parent_class)->finalize (object);
 }
@@ -334,5 +359,7 @@ pl_executor_class_init (PlExecutorClass *klass)
 static void
 pl_executor_init (PlExecutor *self)
 {
+  g_mutex_init (&self->tasks_lock);
+  g_cond_init (&self->tasks_done);
   g_mutex_init (&self->cpu_lock);
 }

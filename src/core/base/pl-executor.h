@@ -32,6 +32,12 @@ void        pl_executor_run_task      (PlExecutor      *self,
                                        GTask           *task,
                                        GTaskThreadFunc  func);
 
+/* Returns once every task handed to pl_executor_run_task has ended, queued
+ * ones included. A process waits here before it exits, after cancelling
+ * what it asked: OpenBLAS and HDF5 tear themselves down at exit, under any
+ * thread still computing. */
+void        pl_executor_wait_idle     (PlExecutor      *self);
+
 /* Runs FUNC (DATA) on the calling thread and on up to N_THREADS − 1 of the
  * executor's threads that are free, and returns when every thread that took
  * part is done. FUNC takes its pieces of work from a counter in DATA (a
