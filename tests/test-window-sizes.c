@@ -3,6 +3,7 @@
 
 #include <adwaita.h>
 
+#include "pl-figure-view.h"
 #include "pl-page.h"
 #include "pl-test-window.h"
 #include "pl-window-private.h"
@@ -59,6 +60,34 @@ assert_inside (GtkWidget  *widget,
 }
 
 static void
+collect_figure_views (GtkWidget *widget,
+                      GPtrArray *found)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    if (PL_IS_FIGURE_VIEW (child))
+      g_ptr_array_add (found, child);
+    else
+      collect_figure_views (child, found);
+}
+
+/* Whether the Playground's second figure lies under its first, not beside it. */
+static gboolean
+playground_stacked (void)
+{
+  GtkWidget *page = pl_window_get_page (window, "playground");
+  g_autoptr(GPtrArray) figures = g_ptr_array_new ();
+  graphene_rect_t first, second;
+
+  collect_figure_views (page, figures);
+  g_assert_cmpuint (figures->len, ==, 2);
+  g_assert_true (gtk_widget_compute_bounds (figures->pdata[0], page, &first));
+  g_assert_true (gtk_widget_compute_bounds (figures->pdata[1], page, &second));
+  g_assert_cmpfloat (first.size.width, >, 0);
+  return second.origin.y >= first.origin.y + first.size.height - 0.5;
+}
+
+static void
 check_width (int width)
 {
   int given;
@@ -94,6 +123,10 @@ static void
 test_wide (void)
 {
   check_width (900);
+  /* Wide: the Playground's heatmap and trajectory side by side. */
+  pl_window_show_view (window, "playground");
+  pl_test_wait_frames (GTK_WIDGET (window), 4);
+  g_assert_false (playground_stacked ());
 }
 
 static void
@@ -108,6 +141,10 @@ test_narrow (void)
   check_width (360);
   /* The sidebar folds away; the back button leads to it. */
   g_assert_true (adw_leaflet_get_folded (window->leaflet));
+  /* Narrow: one figure above the other, each as wide as the window. */
+  pl_window_show_view (window, "playground");
+  pl_test_wait_frames (GTK_WIDGET (window), 4);
+  g_assert_true (playground_stacked ());
 }
 
 /* Switching model does not change the window's width. */

@@ -19,6 +19,7 @@ struct _PlPlaygroundPage
   PlPage          parent_instance;
 
   GCancellable   *cancellable;
+  guint           restack_id;
   PlMatrix       *matrix;
   PlMatrix       *projection;     /* on screen in the trajectory */
 
@@ -27,6 +28,7 @@ struct _PlPlaygroundPage
   GtkSpinButton  *width_spin;
   GtkScale       *base_scale;
   GtkLabel       *base_label;
+  GtkBox         *figures;
   PlFigureView   *heatmap_view;
   PlFigureView   *trajectory_view;
 };
@@ -262,11 +264,43 @@ get_export_name (PlPage *page)
                           (guint) gtk_spin_button_get_value (self->width_spin), get_base (self));
 }
 
+/* The two figures side by side, or one above the other where that gives
+ * each a larger square (a narrow window). Switched after the allocation
+ * that found it, never during one. */
+static gboolean
+restack (gpointer data)
+{
+  PlPlaygroundPage *self = data;
+  int width = gtk_widget_get_width (GTK_WIDGET (self->figures));
+  int height = gtk_widget_get_height (GTK_WIDGET (self->figures));
+  GtkOrientation orientation = MIN (width, height / 2) > MIN (width / 2, height) ? GTK_ORIENTATION_VERTICAL
+                                                                                 : GTK_ORIENTATION_HORIZONTAL;
+
+  self->restack_id = 0;
+  if (width > 0 && height > 0 && gtk_orientable_get_orientation (GTK_ORIENTABLE (self->figures)) != orientation)
+    gtk_orientable_set_orientation (GTK_ORIENTABLE (self->figures), orientation);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+pl_playground_page_size_allocate (GtkWidget *widget,
+                                  int        width,
+                                  int        height,
+                                  int        baseline)
+{
+  PlPlaygroundPage *self = PL_PLAYGROUND_PAGE (widget);
+
+  GTK_WIDGET_CLASS (pl_playground_page_parent_class)->size_allocate (widget, width, height, baseline);
+  if (self->restack_id == 0)
+    self->restack_id = g_idle_add_full (G_PRIORITY_HIGH_IDLE, restack, self, NULL);
+}
+
 static void
 pl_playground_page_dispose (GObject *object)
 {
   PlPlaygroundPage *self = PL_PLAYGROUND_PAGE (object);
 
+  g_clear_handle_id (&self->restack_id, g_source_remove);
   g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
   g_clear_pointer (&self->matrix, pl_matrix_unref);
@@ -283,6 +317,7 @@ pl_playground_page_class_init (PlPlaygroundPageClass *klass)
   PlPageClass *page_class = PL_PAGE_CLASS (klass);
 
   object_class->dispose = pl_playground_page_dispose;
+  widget_class->size_allocate = pl_playground_page_size_allocate;
   page_class->refresh = refresh;
   page_class->style_changed = style_changed;
   page_class->get_figure = get_figure;
@@ -296,6 +331,7 @@ pl_playground_page_class_init (PlPlaygroundPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PlPlaygroundPage, width_spin);
   gtk_widget_class_bind_template_child (widget_class, PlPlaygroundPage, base_scale);
   gtk_widget_class_bind_template_child (widget_class, PlPlaygroundPage, base_label);
+  gtk_widget_class_bind_template_child (widget_class, PlPlaygroundPage, figures);
   gtk_widget_class_bind_template_child (widget_class, PlPlaygroundPage, heatmap_view);
   gtk_widget_class_bind_template_child (widget_class, PlPlaygroundPage, trajectory_view);
   gtk_widget_class_bind_template_callback (widget_class, on_parameters_changed);
