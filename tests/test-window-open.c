@@ -159,6 +159,80 @@ test_restore_models (void)
   g_settings_reset (settings, "open-models");
 }
 
+typedef struct
+{
+  PlWindow *window;
+  guint     n;
+} Expected;
+
+static gboolean
+lists_at_least (gpointer data)
+{
+  Expected *expected = data;
+
+  return g_list_model_get_n_items (pl_window_get_models (expected->window)) >= expected->n;
+}
+
+static gboolean
+lists_model (PlWindow   *in,
+             const char *name)
+{
+  GListModel *models = pl_window_get_models (in);
+
+  for (guint i = 0; i < g_list_model_get_n_items (models); i++)
+    {
+      g_autoptr(PlModel) model = g_list_model_get_item (models, i);
+
+      if (g_strcmp0 (pl_model_get_name (model), name) == 0)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* A new window with every demo not removed (they arrive together). */
+static PlWindow *
+open_window (guint n_demos)
+{
+  Expected expected = { pl_window_new (app), n_demos };
+
+  pl_test_wait_until (lists_at_least, &expected, "the demos");
+  g_assert_cmpuint (g_list_model_get_n_items (pl_window_get_models (expected.window)), ==, n_demos);
+  return expected.window;
+}
+
+/* A demo the user removed stays out at the next start, until "Bring Back
+ * Demo Models" opens it again. */
+static void
+test_removed_demo_stays_out (void)
+{
+  GSettings *settings = pl_workspace_get_settings (pl_window_get_workspace (window));
+  g_auto(GStrv) removed = NULL;
+  Expected expected;
+  PlWindow *other;
+
+  g_settings_reset (settings, "removed-demos");
+  other = open_window (4);   /* three checkpoints and the built-in table */
+  g_assert_true (lists_model (other, "mini-bert"));
+  pl_window_select_model (other, 1);
+  g_assert_cmpstr (pl_model_get_name (pl_window_get_selected_model (other)), ==, "mini-bert");
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (other), "win.remove-model", NULL));
+  g_assert_false (lists_model (other, "mini-bert"));
+  gtk_window_destroy (GTK_WINDOW (other));
+  removed = g_settings_get_strv (settings, "removed-demos");
+  g_assert_true (g_strv_contains ((const char * const *) removed, "mini-bert"));
+
+  other = open_window (3);
+  g_assert_false (lists_model (other, "mini-bert"));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (other), "win.restore-demos", NULL));
+  expected = (Expected) { other, 4 };
+  pl_test_wait_until (lists_at_least, &expected, "the demo brought back");
+  g_assert_true (lists_model (other, "mini-bert"));
+  g_clear_pointer (&removed, g_strfreev);
+  removed = g_settings_get_strv (settings, "removed-demos");
+  g_assert_cmpuint (g_strv_length (removed), ==, 0);
+  gtk_window_destroy (GTK_WINDOW (other));
+}
+
 /* "New Analytic Encoding…" adds the encoding the user described. */
 static void
 test_new_encoding (void)
@@ -320,6 +394,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/pl/window-open/order-opened", test_order_opened);
   g_test_add_func ("/pl/window-open/restore-models", test_restore_models);
   g_test_add_func ("/pl/window-open/remove-model", test_remove_model);
+  g_test_add_func ("/pl/window-open/removed-demo-stays-out", test_removed_demo_stays_out);
   g_test_add_func ("/pl/window-open/new-encoding", test_new_encoding);
   g_test_add_func ("/pl/window-open/load-error-dialog", test_load_error_dialog);
   g_test_add_func ("/pl/window-open/stepping-keys", test_stepping_keys);

@@ -244,6 +244,15 @@ choose_dataset (PlWindow *self,
   gtk_window_present (GTK_WINDOW (dialog));
 }
 
+/* A demo's name (its folder's, or its builtin: name), or NULL for a path that is none. */
+static char *
+demo_name (const char *path)
+{
+  g_auto(GStrv) demos = pl_paths_list_demo_models ();
+
+  return g_strv_contains ((const char * const *) demos, path) ? g_path_get_basename (path) : NULL;
+}
+
 /* Inserts MODEL where its place in the order of opening puts it. */
 static guint
 insert_in_order (PlWindow *self,
@@ -298,6 +307,7 @@ open_models_done (GObject      *object,
           continue;
         }
       g_object_set_data_full (G_OBJECT (model), "pl-open-dataset", g_strdup (request->dataset), g_free);
+      g_object_set_data_full (G_OBJECT (model), "pl-demo-name", demo_name (request->paths[i]), g_free);
       at = insert_in_order (self, model, request->first_order + i);
       gtk_stack_set_visible_child_name (self->content_stack, "views");
       if ((request->select && !selected) || gtk_list_box_get_selected_row (self->model_list) == NULL)
@@ -477,22 +487,97 @@ pl_window_on_drop (GtkDropTarget *target,
   return TRUE;
 }
 
-void
-pl_window_load_demo_models (PlWindow *self)
+/* The demos the user removed, which stay out until brought back. */
+static GStrv
+get_removed_demos (PlWindow *self)
+{
+  GSettings *settings = pl_workspace_get_settings (self->workspace);
+
+  return settings != NULL ? g_settings_get_strv (settings, "removed-demos") : g_new0 (char *, 1);
+}
+
+static void
+update_restore_demos (PlWindow *self)
+{
+  g_auto(GStrv) removed = get_removed_demos (self);
+
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.restore-demos", removed[0] != NULL);
+}
+
+/* Opens the demos whose names are (REMOVED TRUE) or are not (FALSE) in the
+ * list of removed ones. */
+static void
+open_demos (PlWindow *self,
+            gboolean  removed)
 {
   g_auto(GStrv) demos = pl_paths_list_demo_models ();
+  g_auto(GStrv) gone = get_removed_demos (self);
+  g_autoptr(GStrvBuilder) paths = g_strv_builder_new ();
   g_autoptr(GStrvBuilder) labels = g_strv_builder_new ();
+  g_auto(GStrv) path_list = NULL;
   g_auto(GStrv) label_list = NULL;
 
   for (guint i = 0; demos[i] != NULL; i++)
     {
-      g_autofree char *label = g_path_get_basename (demos[i]);
-      g_strv_builder_add (labels, label);
+      g_autofree char *name = g_path_get_basename (demos[i]);
+
+      if (g_strv_contains ((const char * const *) gone, name) != removed)
+        continue;
+      g_strv_builder_add (paths, demos[i]);
+      g_strv_builder_add (labels, name);
     }
+  path_list = g_strv_builder_end (paths);
   label_list = g_strv_builder_end (labels);
-  pl_window_open_paths (self, (const char * const *) demos, (const char * const *) label_list, NULL, FALSE, FALSE);
+  if (path_list[0] != NULL)
+    pl_window_open_paths (self, (const char * const *) path_list, (const char * const *) label_list, NULL,
+                          FALSE, FALSE);
 }
 
+void
+pl_window_load_demo_models (PlWindow *self)
+{
+  open_demos (self, FALSE);
+  update_restore_demos (self);
+}
+
+/* MODEL left the sidebar: a demo stays out at the next start too. */
+void
+pl_window_forget_demo (PlWindow *self,
+                       PlModel  *model)
+{
+  GSettings *settings = pl_workspace_get_settings (self->workspace);
+  const char *name = g_object_get_data (G_OBJECT (model), "pl-demo-name");
+  g_auto(GStrv) removed = NULL;
+  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+  g_auto(GStrv) list = NULL;
+
+  if (name == NULL || settings == NULL)
+    return;
+  removed = g_settings_get_strv (settings, "removed-demos");
+  if (g_strv_contains ((const char * const *) removed, name))
+    return;
+  g_strv_builder_addv (builder, (const char **) removed);
+  g_strv_builder_add (builder, name);
+  list = g_strv_builder_end (builder);
+  g_settings_set_strv (settings, "removed-demos", (const char * const *) list);
+  update_restore_demos (self);
+}
+
+/* "Bring Back Demo Models": the removed demos open again, and at start. */
+void
+pl_window_restore_demos_action (GtkWidget  *widget,
+                                const char *action_name,
+                                GVariant   *param)
+{
+  PlWindow *self = PL_WINDOW (widget);
+  GSettings *settings = pl_workspace_get_settings (self->workspace);
+
+  if (settings == NULL)
+    return;
+  open_demos (self, TRUE);
+  g_settings_reset (settings, "removed-demos");
+  update_restore_demos (self);
+}
 
 /* The models the user opened (not the demos), with the dataset chosen for
  * each, to open again at the next start. */

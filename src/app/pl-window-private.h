@@ -34,6 +34,11 @@ void pl_window_open_paths          (PlWindow           *self,
                                     gboolean            select,
                                     gboolean            remember);
 void pl_window_load_demo_models    (PlWindow           *self);
+void pl_window_forget_demo         (PlWindow           *self,
+                                    PlModel            *model);
+void pl_window_restore_demos_action (GtkWidget         *widget,
+                                    const char         *action_name,
+                                    GVariant           *param);
 void pl_window_save_models         (PlWindow           *self);
 void pl_window_restore_models      (PlWindow           *self);
 void pl_window_show_load_error     (PlWindow           *self,

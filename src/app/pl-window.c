@@ -215,11 +215,14 @@ remove_model_action (GtkWidget  *widget,
   PlWindow *self = PL_WINDOW (widget);
   GtkListBoxRow *row = gtk_list_box_get_selected_row (self->model_list);
   guint n = g_list_model_get_n_items (G_LIST_MODEL (self->models));
+  g_autoptr(PlModel) removed = NULL;
   int at;
 
   if (row == NULL)
     return;
   at = gtk_list_box_row_get_index (row);
+  removed = g_list_model_get_item (G_LIST_MODEL (self->models), at);
+  pl_window_forget_demo (self, removed);
   g_list_store_remove (self->models, at);
   if (n > 1)
     pl_window_select_model (self, MIN ((guint) at, n - 2));
@@ -420,6 +423,7 @@ pl_window_class_init (PlWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.show-models", NULL, show_models_action);
   gtk_widget_class_install_action (widget_class, "win.remove-model", NULL, remove_model_action);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Delete, 0, "win.remove-model", NULL);
+  gtk_widget_class_install_action (widget_class, "win.restore-demos", NULL, pl_window_restore_demos_action);
   gtk_widget_class_install_action (widget_class, "win.step-layer", "i", step_layer);
   gtk_widget_class_install_action (widget_class, "win.step-head", "i", step_head);
 }
