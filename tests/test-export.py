@@ -14,7 +14,10 @@ hf/text and hf/random: transformers' own fp32 eager forward pass):
   pass over the same ids hold the same datasets and attributes, and the same
   numbers within the forward pass's agreement with Hugging Face: attention
   mass 1e-4, mean distance 2e-3 (each probability weighs up to 127
-  positions), mean hidden state 1e-3, attention maps 1e-4.
+  positions), mean hidden state 1e-3, attention maps 1e-4;
+- both files open in Poslens like a model (`poslens-cli attention FILE`,
+  `poslens-cli similarity FILE --layer 2`) to the same figures within those
+  tolerances (cosine similarity 1e-3), the script's to exactly what it holds.
 Prints TAP; skips only when torch, numpy or h5py cannot be imported.
 """
 
@@ -149,6 +152,40 @@ def check_fixture(module, fixtures, cli, demo_dir, name, tmp):
             report(d < tolerance, f"{name}: {dataset} agrees within {tolerance:g}", f"max difference {d:.3g}")
         sums = b["attention/offset_profile"][()].sum(-1)
         report(max_diff(sums, np.ones_like(sums)) < 1e-5, f"{name}: every offset profile sums to 1")
+        stored = {k: a[k][()] for k in ("attention/offset_profile", "attention/mean_distance",
+                                         "attention/first_token_mass", "hidden/position_mean")}
+
+    # Both files opened like a model by Poslens: the attention statistics
+    # and a layer's positional component (its cosine similarity) agree as
+    # the files do, and the script's file reads back as written.
+    opened = {}
+    for which, path in (("script", script_file), ("cli", cli_file)):
+        attention = os.path.join(tmp, f"{name}-{which}-attention.h5")
+        similarity = os.path.join(tmp, f"{name}-{which}-similarity.h5")
+        for args in (["attention", path, "-o", attention], ["similarity", path, "--layer", "2", "-o", similarity]):
+            run = subprocess.run([cli] + args, capture_output=True, text=True)
+            report(run.returncode == 0, f"{name}: poslens-cli {args[0]} opens the {which}'s file", run.stderr)
+            if run.returncode != 0:
+                return
+        with h5py.File(attention, "r") as f, h5py.File(similarity, "r") as g:
+            opened[which] = {k: f[k][()] for k in ("offset_profile", "mean_distance", "first_token_mass")}
+            opened[which]["similarity"] = g["similarity"][()]
+            report("position_only" not in f, f"{name}: no position-only term without weights")
+    script, from_cli = opened["script"], opened["cli"]
+    report(np.array_equal(script["offset_profile"], stored["attention/offset_profile"].reshape(-1, 2 * t - 1)) and
+           np.array_equal(script["mean_distance"], stored["attention/mean_distance"]) and
+           np.array_equal(script["first_token_mass"], stored["attention/first_token_mass"]),
+           f"{name}: the script's file opens to the numbers it holds")
+    h = stored["hidden/position_mean"][2].astype(np.float64)
+    h /= np.linalg.norm(h, axis=1, keepdims=True)
+    d = max_diff(script["similarity"], h @ h.T)
+    report(d < 1e-5, f"{name}: its layer 2 opens to the cosine similarity of its mean hidden states",
+           f"max difference {d:.3g}")
+    for key, tolerance in (("offset_profile", 1e-4), ("mean_distance", 2e-3), ("first_token_mass", 1e-4),
+                           ("similarity", 1e-3)):
+        d = max_diff(script[key], from_cli[key])
+        report(d < tolerance, f"{name}: both files open to the same {key} within {tolerance:g}",
+               f"max difference {d:.3g}")
 
 
 def main():

@@ -157,7 +157,8 @@ pl_cli_attention (int    argc,
   g_autofree char *out = NULL;
   g_autofree char *text = NULL;
   g_auto(PlCliFigureOptions) figure = PL_CLI_FIGURE_OPTIONS_INIT;
-  const PlTransformerConfig *c;
+  PlActivationsFile *activations;
+  guint n_layers, n_heads;
   gboolean is_figure;
   PlMatrixFormat format;
   int layer = 0, head = -1, sequences = 8, length = 0;
@@ -195,7 +196,10 @@ pl_cli_attention (int    argc,
       "  input_ids         [T]: the tokens\n"
       "  offset_profile, offsets, mean_distance, first_token_mass: as above, over the sentence\n"
       "A figure is the map of --layer (default 1) and --head (default 0) with the tokens on\n"
-      "both axes. --text excludes --sequences, --length and --seed."));
+      "both axes. --text excludes --sequences, --length and --seed.\n"
+      "\n"
+      "An activations file (poslens-cli forward --stats-out, poslens-export) gives the statistics\n"
+      "over its own inputs; position_only and --text need the model’s weights."));
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
   pl_cli_figure_add_options (context, &figure);
   if (!g_option_context_parse (context, &argc, &argv, &error))
@@ -219,40 +223,50 @@ pl_cli_attention (int    argc,
   if (text != NULL && (length != 0 || seed != 0 || sequences != 8))
     return usage ("--text is the input: it excludes --sequences, --length and --seed");
 
-  if (!(model = pl_cli_open_model (argv[1], NULL, &error)) ||
-      !(transformer = pl_transformer_new (model, &error)))
+  if (!(model = pl_cli_open_model (argv[1], NULL, &error)))
     return pl_cli_fail (error);
-  c = pl_transformer_get_config (transformer);
-  if ((guint) layer > c->n_layers)
+  activations = pl_model_get_activations (model);
+  if (activations != NULL && text == NULL && (length != 0 || seed != 0 || sequences != 8))
+    return usage ("an activations file holds its own inputs: --sequences, --length and --seed do not apply");
+  if ((activations == NULL || text != NULL) && !(transformer = pl_transformer_new (model, &error)))
+    return pl_cli_fail (error);
+  n_layers = pl_model_get_n_layers (model);
+  n_heads = pl_model_get_n_heads (model);
+  if ((guint) layer > n_layers)
     {
-      g_autofree char *m = g_strdup_printf ("--layer %d: the model has layers 1 to %u", layer, c->n_layers);
+      g_autofree char *m = g_strdup_printf ("--layer %d: the model has layers 1 to %u", layer, n_layers);
       return usage (m);
     }
-  if (head >= (int) c->n_heads || head < -1)
+  if (head >= (int) n_heads || head < -1)
     {
-      g_autofree char *m = g_strdup_printf ("--head %d: the model has heads 0 to %u", head, c->n_heads - 1);
+      g_autofree char *m = g_strdup_printf ("--head %d: the model has heads 0 to %u", head, n_heads - 1);
       return usage (m);
     }
   if (text != NULL)
     return run_text (argv[1], model, transformer, text, layer, head, out, is_figure, &figure);
-  if ((guint) length > pl_transformer_get_max_tokens (transformer))
+  if (transformer != NULL && (guint) length > pl_transformer_get_max_tokens (transformer))
     {
       g_autofree char *m = g_strdup_printf ("--length %d: the model takes at most %u tokens", length,
                                             pl_transformer_get_max_tokens (transformer));
       return usage (m);
     }
 
-  if (!(stats = pl_attention_stats_compute (transformer, sequences, length, seed, NULL, NULL, NULL, &error)))
+  if (activations != NULL)
+    stats = pl_attention_stats_new_from_file (activations, &error);
+  else
+    stats = pl_attention_stats_compute (transformer, sequences, length, seed, NULL, NULL, NULL, &error);
+  if (stats == NULL)
     return pl_cli_fail (error);
   if (is_figure)
     {
       if (!pl_cli_figure_write_attention (stats, layer, head, out, &figure, &error))
         return pl_cli_fail (error);
-      printf ("%s: attention of %u layers × %u heads over %u random inputs of %u tokens\n",
-              shown_out, c->n_layers, c->n_heads, stats->n_sequences, stats->n_tokens);
+      printf ("%s: attention of %u layers × %u heads over %u inputs of %u tokens\n",
+              shown_out, n_layers, n_heads, stats->n_sequences, stats->n_tokens);
       return PL_CLI_EXIT_OK;
     }
-  if (!(position_only = pl_attention_position_only (transformer, length, &error)))
+  /* The position-only term is computed from the weights. */
+  if (transformer != NULL && !(position_only = pl_attention_position_only (transformer, length, &error)))
     return pl_cli_fail (error);
   t = stats->n_tokens;
 
@@ -260,7 +274,7 @@ pl_cli_attention (int    argc,
   offsets = pl_matrix_new (1, 2 * t - 1);
   for (guint o = 0; o < 2 * t - 1; o++)
     offsets->data[o] = (float) o - (float) (t - 1);
-  if (head >= 0)
+  if (head >= 0 && position_only != NULL)
     {
       PlMatrix *one = pl_matrix_slice_rows (position_only, (gsize) head * t, t);
       pl_matrix_unref (position_only);
@@ -276,10 +290,10 @@ pl_cli_attention (int    argc,
       { "/position_only", position_only, FALSE },
     };
 
-    if (!pl_matrix_io_write (out, datasets, G_N_ELEMENTS (datasets), &error))
+    if (!pl_matrix_io_write (out, datasets, G_N_ELEMENTS (datasets) - (position_only == NULL), &error))
       return pl_cli_fail (error);
   }
-  printf ("%s: attention of %u layers × %u heads over %u random inputs of %u tokens\n",
-          shown_out, c->n_layers, c->n_heads, stats->n_sequences, t);
+  printf ("%s: attention of %u layers × %u heads over %u inputs of %u tokens\n",
+          shown_out, n_layers, n_heads, stats->n_sequences, t);
   return PL_CLI_EXIT_OK;
 }

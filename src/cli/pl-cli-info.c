@@ -266,6 +266,7 @@ print_text (PlModel  *model,
   PlCheckpoint *checkpoint = pl_model_get_checkpoint (model);
   const char *activation = activation_name (model);
   const PlDecoderSpec *decoder = pl_model_get_decoder (model);
+  PlActivationsFile *activations = pl_model_get_activations (model);
 
   print_field (_("Model:"), pl_model_get_name (model));
   print_field (_("Format:"), checkpoint ? pl_checkpoint_get_format (checkpoint) : "builtin");
@@ -282,8 +283,22 @@ print_text (PlModel  *model,
     }
   else if (decoder != NULL)
     print_field (_("Position table:"), _("none: positions rotate queries and keys (RoPE)"));
+  else if (activations != NULL)
+    print_field (_("Position table:"), _("none: each layer’s mean hidden state at each position (--layer)"));
   else
     print_field (_("Position table:"), _("none recognised (choose one with --dataset)"));
+  if (activations != NULL)
+    {
+      const char *writer = pl_activations_file_get_writer (activations);
+
+      printf ("%-16s ", _("Activations:"));
+      printf (_("inputs: %u × %u tokens; attention maps: %u; rotary norms: %s"),
+              pl_activations_file_get_n_sequences (activations), pl_activations_file_get_n_tokens (activations),
+              pl_activations_file_get_n_maps (activations),
+              pl_activations_file_get_n_planes (activations) > 0 ? _("yes") : _("no"));
+      printf ("\n");
+      print_field (_("Written by:"), writer != NULL ? writer : "?");
+    }
   print_text_grid (model);
   if (decoder != NULL)
     {
@@ -302,13 +317,17 @@ print_text (PlModel  *model,
         printf ("%-16s %u\n", _("Embedding size:"), pl_model_get_embedding_size (model));
       printf ("%-16s %u\n", _("Layers:"), pl_model_get_n_layers (model));
       printf ("%-16s %u\n", _("Heads:"), pl_model_get_n_heads (model));
-      printf ("%-16s %u\n", _("FFN size:"), pl_model_get_ffn_size (model));
+      if (activations == NULL)
+        printf ("%-16s %u\n", _("FFN size:"), pl_model_get_ffn_size (model));
       /* Vision transformers embed patches, not tokens. */
       if (pl_model_get_vocab_size (model) > 0)
         printf ("%-16s %u\n", _("Vocabulary:"), pl_model_get_vocab_size (model));
-      printf ("%-16s %g (%s)\n", _("Layer norm:"), pl_model_get_layer_norm_eps (model),
-              pl_model_get_pre_ln (model) ? "pre-LN" : "post-LN");
-      print_field (_("Activation:"), activation ? activation : "?");
+      if (activations == NULL)
+        {
+          printf ("%-16s %g (%s)\n", _("Layer norm:"), pl_model_get_layer_norm_eps (model),
+                  pl_model_get_pre_ln (model) ? "pre-LN" : "post-LN");
+          print_field (_("Activation:"), activation ? activation : "?");
+        }
       print_field (_("Causal:"), pl_model_get_causal (model) ? _("yes") : _("no"));
     }
   if (checkpoint != NULL)

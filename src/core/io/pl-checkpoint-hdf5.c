@@ -278,6 +278,95 @@ has_root_group (hid_t       file,
   return H5Lexists (file, name, pl_hdf5_link_access ()) > 0;
 }
 
+/* A scalar string or integer attribute of the root as text, or NULL when it
+ * is absent, of another kind, or longer than MAX_ATTRIBUTE_BYTES. */
+#define MAX_ATTRIBUTE_BYTES (16 << 20)
+
+static char *
+read_root_attribute (hid_t       file,
+                     const char *name)
+{
+  hid_t attr, type = -1, space = -1;
+  char *value = NULL;
+
+  if (!has_root_attribute (file, name) ||
+      (attr = H5Aopen_by_name (file, "/", name, H5P_DEFAULT, H5P_DEFAULT)) < 0)
+    return NULL;
+  if ((type = H5Aget_type (attr)) >= 0 && (space = H5Aget_space (attr)) >= 0 &&
+      H5Sget_simple_extent_type (space) == H5S_SCALAR)
+    {
+      H5T_class_t klass = H5Tget_class (type);
+
+      if (klass == H5T_INTEGER)
+        {
+          gint64 v;
+
+          if (H5Aread (attr, H5T_NATIVE_INT64, &v) >= 0)
+            value = g_strdup_printf ("%" G_GINT64_FORMAT, v);
+        }
+      else if (klass == H5T_STRING && H5Tis_variable_str (type) > 0)
+        {
+          hid_t memory = H5Tcopy (H5T_C_S1);
+          char *text = NULL;
+
+          H5Tset_size (memory, H5T_VARIABLE);
+          H5Tset_cset (memory, H5Tget_cset (type));
+          if (H5Aread (attr, memory, &text) >= 0 && text != NULL)
+            {
+              if (strlen (text) <= MAX_ATTRIBUTE_BYTES)
+                value = g_strdup (text);
+              H5free_memory (text);
+            }
+          H5Tclose (memory);
+        }
+      else if (klass == H5T_STRING && H5Tget_size (type) <= MAX_ATTRIBUTE_BYTES)
+        {
+          gsize size = H5Tget_size (type);
+          hid_t memory = H5Tcopy (H5T_C_S1);
+          g_autofree char *text = g_malloc0 (size + 1);
+
+          H5Tset_size (memory, size + 1);
+          if (H5Aread (attr, memory, text) >= 0)
+            value = g_strdup (text);
+          H5Tclose (memory);
+        }
+    }
+  if (space >= 0)
+    H5Sclose (space);
+  if (type >= 0)
+    H5Tclose (type);
+  H5Aclose (attr);
+  return value;
+}
+
+/* An activations file (README, "Activations files"): what it says about
+ * itself, and its configuration, kept with the checkpoint. */
+static const char * const activations_attributes[] = {
+  "format", "format_version", "model_name", "writer", "causal",
+};
+
+static gboolean
+read_activations_attributes (PlCheckpointHdf5  *self,
+                             hid_t              file,
+                             const char        *path,
+                             GError           **error)
+{
+  g_autofree char *config = NULL;
+  g_autofree char *what = NULL;
+
+  for (guint i = 0; i < G_N_ELEMENTS (activations_attributes); i++)
+    {
+      g_autofree char *value = read_root_attribute (file, activations_attributes[i]);
+
+      if (value != NULL)
+        pl_checkpoint_set_attribute (PL_CHECKPOINT (self), activations_attributes[i], value);
+    }
+  if (!(config = read_root_attribute (file, "config")))
+    return TRUE;
+  what = g_strdup_printf ("%s: the attribute config", path);
+  return pl_checkpoint_set_config_text (PL_CHECKPOINT (self), config, what, error);
+}
+
 static void
 pl_checkpoint_hdf5_finalize (GObject *object)
 {
@@ -416,6 +505,49 @@ out:
   return ok;
 }
 
+/* Rows [FIRST, FIRST + N) of INFO viewed as a matrix (rows counted over
+ * every dimension but the last) as one hyperslab START, COUNT: FALSE when
+ * they are not one box of the tensor. Dimension D holds BLOCK rows per
+ * entry; the box spans whole entries of the dimensions after the highest D
+ * whose entries the rows start and end on, and a run of D's entries. */
+static gboolean
+row_box (const PlTensorInfo *info,
+         guint64             first,
+         guint64             n,
+         hsize_t            *start,
+         hsize_t            *count)
+{
+  guint last = info->rank - 2;   /* the dimension of single rows */
+  guint64 block = 1, rest = first;
+  int top = -1;
+
+  if (n == 0)
+    return FALSE;
+  /* The highest dimension whose entries the rows fill whole. */
+  for (int d = last; d >= 0; d--)
+    {
+      if (first % block != 0 || n % block != 0 ||
+          (first / block) % info->shape[d] + n / block > info->shape[d])
+        break;
+      top = d;
+      block *= info->shape[d];
+    }
+  if (top < 0)
+    return FALSE;
+  block = 1;
+  for (int d = last; d > top; d--)
+    block *= info->shape[d];
+  for (int d = last; d >= 0; d--)
+    {
+      start[d] = rest % info->shape[d];
+      rest /= info->shape[d];
+      count[d] = d > top ? info->shape[d] : 1;
+    }
+  count[top] = n / block;
+  count[info->rank - 1] = info->shape[info->rank - 1];
+  return TRUE;
+}
+
 static PlMatrix *
 pl_checkpoint_hdf5_read_rows (PlCheckpoint        *checkpoint,
                               const PlTensorInfo  *info,
@@ -429,21 +561,20 @@ pl_checkpoint_hdf5_read_rows (PlCheckpoint        *checkpoint,
   g_autoptr(PlMatrix) matrix = NULL;
   hid_t file = g_array_index (self->files, hid_t, entry->shard);
   hid_t dataset = H5I_INVALID_HID, file_space = H5I_INVALID_HID, mem_space = H5I_INVALID_HID;
+  hsize_t start[PL_TENSOR_MAX_RANK] = { 0 };
+  hsize_t count[PL_TENSOR_MAX_RANK] = { 0 };
   guint64 rows, cols;
   gboolean ok = FALSE;
-  gboolean flat = TRUE;
 
   pl_tensor_info_get_matrix_shape (info, &rows, &cols);
-  /* Leading dimensions of one ([1, rows, width], as ViT's table) leave a
-   * table whose rows are one hyperslab. */
-  for (guint d = 0; d + 2 < info->rank; d++)
-    flat = flat && info->shape[d] == 1;
-  /* Beyond two dimensions otherwise, one row (a look at the data) or all of them. */
-  if (!flat && n > 1 && (first != 0 || n != rows))
+  /* Beyond two dimensions, rows that make one box of the tensor: one row
+   * (a look at the data), whole entries of leading dimensions (a layer of
+   * [layers, T, hidden]), or all of them. */
+  if (info->rank >= 2 && n != rows && !row_box (info, first, n, start, count))
     {
       g_set_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED,
-                   "%s: “%s” is %u-D; only one row or all of them can be read", file_path, info->name,
-                   info->rank);
+                   "%s: “%s” is %u-D; rows %" G_GUINT64_FORMAT " to %" G_GUINT64_FORMAT
+                   " do not make one block of it", file_path, info->name, info->rank, first, first + n - 1);
       return NULL;
     }
 
@@ -477,22 +608,7 @@ pl_checkpoint_hdf5_read_rows (PlCheckpoint        *checkpoint,
     }
   if (info->rank >= 2 && n != rows)
     {
-      /* Only the rows asked for: a hyperslab, not the whole table. Past two
-       * dimensions that is one row, FIRST counted over the leading ones,
-       * unless those are all of one. */
-      hsize_t start[PL_TENSOR_MAX_RANK] = { 0 };
-      hsize_t count[PL_TENSOR_MAX_RANK] = { 0 };
-      guint64 rest = first;
-
-      for (guint d = info->rank - 1; d-- > 0;)
-        {
-          start[d] = rest % info->shape[d];
-          rest /= info->shape[d];
-          count[d] = 1;
-        }
-      if (flat)
-        count[info->rank - 2] = n;
-      count[info->rank - 1] = cols;
+      /* Only the rows asked for: a hyperslab, not the whole table. */
       if (H5Sselect_hyperslab (file_space, H5S_SELECT_SET, start, NULL, count, NULL) < 0)
         {
           pl_hdf5_set_error (error, PL_ERROR_FAILED, file_path, "cannot select rows of “%s”", info->name);
@@ -641,8 +757,18 @@ pl_checkpoint_hdf5_open (const char          *path,
             format = "hdf5-keras", keras_full = TRUE;
           else if (has_root_attribute (file, "layer_names"))
             format = "hdf5-tf";
+          else
+            {
+              g_autofree char *kind = read_root_attribute (file, "format");
+
+              if (g_strcmp0 (kind, "poslens-activations") == 0)
+                {
+                  format = "poslens-activations";
+                  ok = read_activations_attributes (self, file, shards[i], error);
+                }
+            }
         }
-      ok = list_file (self, i, shards[i], file, keras_full, error);
+      ok = ok && list_file (self, i, shards[i], file, keras_full, error);
     }
   H5Eclear2 (H5E_DEFAULT);
   pl_hdf5_unlock ();

@@ -30,6 +30,15 @@ PlTensorEntry *pl_checkpoint_add_tensor          (PlCheckpoint    *self,
 gboolean       pl_checkpoint_load_config         (PlCheckpoint    *self,
                                                   const char      *weights_file,
                                                   GError         **error);
+/* A configuration the file carries itself (JSON TEXT; WHAT names it in
+ * messages), in place of a config.json beside it. */
+gboolean       pl_checkpoint_set_config_text     (PlCheckpoint    *self,
+                                                  const char      *text,
+                                                  const char      *what,
+                                                  GError         **error);
+void           pl_checkpoint_set_attribute       (PlCheckpoint    *self,
+                                                  const char      *name,
+                                                  const char      *value);
 /* Reads a sharded checkpoint's index: returns the shard file names in first-use
  * order (plain names in the index's folder, never paths elsewhere). */
 GStrv          pl_checkpoint_read_shard_index    (const char      *index_path,

@@ -24,6 +24,7 @@ typedef struct
   GHashTable  *by_name;   /* name -> PlTensorEntry */
   JsonParser  *config_parser;
   JsonObject  *config;
+  GHashTable  *attributes; /* name -> value as text, or NULL */
 } PlCheckpointPrivate;
 
 G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (PlCheckpoint, pl_checkpoint, G_TYPE_OBJECT)
@@ -48,6 +49,7 @@ pl_checkpoint_finalize (GObject *object)
   g_clear_pointer (&priv->by_name, g_hash_table_unref);
   g_clear_pointer (&priv->tensors, g_ptr_array_unref);
   g_clear_object (&priv->config_parser);
+  g_clear_pointer (&priv->attributes, g_hash_table_unref);
   g_clear_pointer (&priv->path, g_free);
   g_clear_pointer (&priv->format, g_free);
 
@@ -230,8 +232,9 @@ pl_checkpoint_load_config (PlCheckpoint  *self,
   g_autoptr(JsonParser) parser = NULL;
   JsonNode *root;
 
-  /* One that is there but not a regular file is refused when opened. */
-  if (!g_file_test (config_path, G_FILE_TEST_EXISTS))
+  /* One that is there but not a regular file is refused when opened. A
+   * file that carries its own configuration keeps it. */
+  if (priv->config != NULL || !g_file_test (config_path, G_FILE_TEST_EXISTS))
     return TRUE;
 
   parser = pl_json_parse_file (config_path, 16 << 20, error);
@@ -247,6 +250,53 @@ pl_checkpoint_load_config (PlCheckpoint  *self,
   priv->config_parser = g_steal_pointer (&parser);
   priv->config = json_node_get_object (root);
   return TRUE;
+}
+
+gboolean
+pl_checkpoint_set_config_text (PlCheckpoint  *self,
+                               const char    *text,
+                               const char    *what,
+                               GError       **error)
+{
+  PlCheckpointPrivate *priv = pl_checkpoint_get_instance_private (self);
+  g_autoptr(JsonParser) parser = NULL;
+  JsonNode *root;
+
+  if (!(parser = pl_json_parse (text, strlen (text), what, error)))
+    return FALSE;
+  root = json_parser_get_root (parser);
+  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT, "%s is not a JSON object", what);
+      return FALSE;
+    }
+  g_clear_object (&priv->config_parser);
+  priv->config_parser = g_steal_pointer (&parser);
+  priv->config = json_node_get_object (root);
+  return TRUE;
+}
+
+void
+pl_checkpoint_set_attribute (PlCheckpoint  *self,
+                             const char    *name,
+                             const char    *value)
+{
+  PlCheckpointPrivate *priv = pl_checkpoint_get_instance_private (self);
+
+  if (priv->attributes == NULL)
+    priv->attributes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  g_hash_table_insert (priv->attributes, g_strdup (name), g_strdup (value));
+}
+
+const char *
+pl_checkpoint_get_attribute (PlCheckpoint *self,
+                             const char   *name)
+{
+  PlCheckpointPrivate *priv = pl_checkpoint_get_instance_private (self);
+
+  g_return_val_if_fail (PL_IS_CHECKPOINT (self), NULL);
+  g_return_val_if_fail (name != NULL, NULL);
+  return priv->attributes != NULL ? g_hash_table_lookup (priv->attributes, name) : NULL;
 }
 
 GStrv

@@ -66,16 +66,23 @@ PlCheckpoint       *pl_checkpoint_open          (const char    *path,
                                                  GError       **error);
 const char         *pl_checkpoint_get_path      (PlCheckpoint  *self);
 /* "hdf5-tf" (Keras save_weights, as HF writes tf_model.h5), "hdf5-keras"
- * (Keras model.save), "hdf5-sharded", "hdf5" (any other HDF5 file),
- * "safetensors", "safetensors-sharded". */
+ * (Keras model.save), "hdf5-sharded", "poslens-activations" (an
+ * activations file, README), "hdf5" (any other HDF5 file), "safetensors",
+ * "safetensors-sharded". */
 const char         *pl_checkpoint_get_format    (PlCheckpoint  *self);
 guint               pl_checkpoint_get_n_tensors (PlCheckpoint  *self);
 const PlTensorInfo *pl_checkpoint_get_tensor    (PlCheckpoint  *self,
                                                  guint          i);
 const PlTensorInfo *pl_checkpoint_find_tensor   (PlCheckpoint  *self,
                                                  const char    *name);
-/* config.json beside the weights, or NULL when there is none. */
+/* config.json beside the weights (an activations file's own), or NULL when
+ * there is none. */
 JsonObject         *pl_checkpoint_get_config    (PlCheckpoint  *self);
+/* What a file records about itself at its root, as text (integers in
+ * decimal): an activations file's "format", "format_version",
+ * "model_name", "writer", "causal". NULL when absent. */
+const char         *pl_checkpoint_get_attribute (PlCheckpoint  *self,
+                                                 const char    *name);
 PlMatrix           *pl_checkpoint_read          (PlCheckpoint  *self,
                                                  const char    *name,
                                                  GError       **error);

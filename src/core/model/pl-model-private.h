@@ -94,6 +94,11 @@ gboolean            pl_family_recognise_rotary (PlCheckpoint      *checkpoint,
                                                const PlFamilyDesc **desc,
                                                char              **prefix);
 
+/* pl-model-activations.c: SELF (taken over), whose checkpoint is an
+ * activations file, as a model without weights. */
+PlModel            *pl_model_open_activations (PlModel            *self,
+                                               GError            **error);
+
 /* pl_model_open's recognition on an opened CHECKPOINT (taken over), named
  * after PATH: the entry point of the model recogniser's fuzz target. */
 PlModel            *pl_model_open_checkpoint  (PlCheckpoint       *checkpoint,
@@ -144,6 +149,9 @@ struct _PlModel
   guint                grid_rows;      /* 0: no grid */
   guint                grid_cols;
   char                *grid_problem;   /* why a vision table has no grid */
+
+  /* an activations file: statistics, no weights */
+  PlActivationsFile   *activations;
 
   /* rotary-position decoders */
   guint                max_positions;  /* max_position_embeddings */

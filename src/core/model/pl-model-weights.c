@@ -297,6 +297,8 @@ pl_model_require_config (PlModel  *self,
 {
   g_return_val_if_fail (PL_IS_MODEL (self), FALSE);
 
+  if (!pl_model_require_weights (self, error))
+    return FALSE;
   if (self->desc->family == PL_FAMILY_TABLE || self->desc->family == PL_FAMILY_ANALYTIC)
     {
       g_set_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED,

@@ -27,6 +27,7 @@ pl_model_finalize (GObject *object)
   PlModel *self = PL_MODEL (object);
 
   g_clear_object (&self->checkpoint);
+  g_clear_object (&self->activations);
   g_clear_pointer (&self->table, pl_matrix_unref);
   g_clear_pointer (&self->normalized, g_hash_table_unref);
   g_clear_pointer (&self->name, g_free);
@@ -327,6 +328,9 @@ pl_model_open_checkpoint (PlCheckpoint  *checkpoint,
   self->checkpoint = checkpoint;
   self->path = g_strdup (path);
   self->name = name_for_path (path);
+
+  if (g_strcmp0 (pl_checkpoint_get_format (checkpoint), PL_ACTIVATIONS_FORMAT) == 0 && dataset == NULL)
+    return pl_model_open_activations (g_steal_pointer (&self), error);
 
   build_normalized (self);
   recognised = pl_family_recognise_vision (self->checkpoint, self->normalized, &desc, &self->prefix, &table) ||
@@ -685,6 +689,13 @@ pl_model_read_positions (PlModel  *self,
   g_return_val_if_fail (PL_IS_MODEL (self), NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
+  if (self->activations != NULL)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_NOT_FOUND,
+                   "%s holds what a forward pass measured, not a position table: choose a layer "
+                   "(0 is the embedding output) for the mean hidden state at each position", self->path);
+      return NULL;
+    }
   if (self->desc->rotary)
     {
       g_set_error (error, PL_ERROR, PL_ERROR_NOT_FOUND,

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #pragma once
 
+#include "pl-activations-file.h"
 #include "pl-checkpoint.h"
 #include "pl-encodings.h"
 #include "pl-matrix.h"
@@ -202,6 +203,16 @@ const char    *pl_model_get_special_row_name (PlModel     *self,
 /* The special rows, float32, [n_special_rows, width]; an error when there
  * are none. They are not checked for zeros: MAE's class row is all zeros. */
 PlMatrix      *pl_model_read_special_rows    (PlModel     *self,
+                                              GError     **error);
+
+/* An activations file (README, "Activations files") opened as a model: what
+ * a forward pass measured, read from the file, with no weights; NULL for
+ * other models. Its sizes and name are the file's, its positions the sample
+ * inputs' T, and it has no position table. */
+PlActivationsFile *pl_model_get_activations  (PlModel     *self);
+/* TRUE when the model has weights; for an activations file, an error
+ * saying what it holds and that this needs the checkpoint itself. */
+gboolean       pl_model_require_weights      (PlModel     *self,
                                               GError     **error);
 
 /* A rotary-position decoder's description, or NULL for other models. */

@@ -1,15 +1,11 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #pragma once
 
+#include "pl-activations-file.h"
 #include "pl-tokenizer.h"
 #include "pl-transformer.h"
 
 G_BEGIN_DECLS
-
-/* The version of the activations file layout (README, "Activations files")
- * this code writes and reads. */
-#define PL_ACTIVATIONS_FORMAT         "poslens-activations"
-#define PL_ACTIVATIONS_FORMAT_VERSION 1
 
 /* What an activations file records of a forward pass, and about what. */
 typedef struct

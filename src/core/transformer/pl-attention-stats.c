@@ -34,6 +34,26 @@ pl_attention_stats_unref (PlAttentionStats *self)
     }
 }
 
+PlAttentionStats *
+pl_attention_stats_new_from_file (PlActivationsFile  *file,
+                                  GError            **error)
+{
+  g_autoptr(PlAttentionStats) stats = g_new0 (PlAttentionStats, 1);
+
+  g_return_val_if_fail (PL_IS_ACTIVATIONS_FILE (file), NULL);
+
+  stats->ref_count = 1;
+  stats->n_layers = pl_activations_file_get_n_layers (file);
+  stats->n_heads = pl_activations_file_get_n_heads (file);
+  stats->n_tokens = pl_activations_file_get_n_tokens (file);
+  stats->n_sequences = pl_activations_file_get_n_sequences (file);
+  if (!(stats->offset_profile = pl_activations_file_read_offset_profile (file, error)) ||
+      !(stats->mean_distance = pl_activations_file_read_mean_distance (file, error)) ||
+      !(stats->first_token = pl_activations_file_read_first_token (file, error)))
+    return NULL;
+  return g_steal_pointer (&stats);
+}
+
 PlMatrix *
 pl_attention_stats_get_profile (PlAttentionStats *self,
                                 guint             layer,

@@ -50,6 +50,9 @@ PlAttentionStats *pl_attention_stats_compute_for_ids (PlTransformer *transformer
                                                   PlProgressFunc    progress,
                                                   gpointer          progress_data,
                                                   GError          **error);
+/* What an activations file recorded, laid out as computed. */
+PlAttentionStats *pl_attention_stats_new_from_file (PlActivationsFile *file,
+                                                  GError          **error);
 /* One profile as 1 × (2T − 1), offsets −(T − 1) … T − 1. */
 PlMatrix         *pl_attention_stats_get_profile (PlAttentionStats *self,
                                                   guint             layer,
@@ -93,7 +96,8 @@ GPtrArray        *pl_attention_positional_components_for_ids (PlTransformer *tra
                                                   GError          **error);
 /* The table for layer LAYER alone (0: the embedding output), [T, hidden],
  * for similarity, PCA and probes to take like any position table. Reads the
- * model's weights, runs only the layers needed. */
+ * model's weights, runs only the layers needed; an activations file's is
+ * read from it (over its own inputs: N_SEQUENCES, LENGTH and SEED unused). */
 PlMatrix         *pl_attention_positional_component (PlModel        *model,
                                                   guint             layer,
                                                   guint             n_sequences,

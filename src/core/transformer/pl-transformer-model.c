@@ -146,6 +146,9 @@ pl_attention_positional_component (PlModel        *model,
 
   g_return_val_if_fail (PL_IS_MODEL (model), NULL);
 
+  /* An activations file measured it over its own inputs. */
+  if (pl_model_get_activations (model) != NULL)
+    return pl_activations_file_read_position_mean (pl_model_get_activations (model), layer, error);
   if (!(transformer = pl_transformer_new (model, error)))
     return NULL;
   if (!(tables = pl_attention_positional_components (transformer, layer, n_sequences, length, seed,

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include "pl-checkpoint.h"
+
+G_BEGIN_DECLS
+
+/* The activations file layout (README, "Activations files"): what its root
+ * says it is, and the version this code writes and reads. */
+#define PL_ACTIVATIONS_FORMAT         "poslens-activations"
+#define PL_ACTIVATIONS_FORMAT_VERSION 1
+
+#define PL_TYPE_ACTIVATIONS_FILE (pl_activations_file_get_type ())
+
+G_DECLARE_FINAL_TYPE (PlActivationsFile, pl_activations_file, PL, ACTIVATIONS_FILE, GObject)
+
+/* What an activations file holds of a forward pass, read through CHECKPOINT
+ * (opened by pl_checkpoint_open, format "poslens-activations"), a layer at
+ * a time. The layout is checked when it is made: the version, every dataset
+ * the views need, float32 and of shapes that agree with each other; an
+ * error names the file and what is wrong. */
+PlActivationsFile *pl_activations_file_new            (PlCheckpoint       *checkpoint,
+                                                       GError            **error);
+PlCheckpoint      *pl_activations_file_get_checkpoint (PlActivationsFile  *self);
+const char        *pl_activations_file_get_model_name (PlActivationsFile  *self);
+const char        *pl_activations_file_get_writer     (PlActivationsFile  *self);
+guint              pl_activations_file_get_n_layers   (PlActivationsFile  *self);
+guint              pl_activations_file_get_n_heads    (PlActivationsFile  *self);
+/* T: the length of the sample inputs, and how many there are. */
+guint              pl_activations_file_get_n_tokens   (PlActivationsFile  *self);
+guint              pl_activations_file_get_n_sequences (PlActivationsFile *self);
+guint              pl_activations_file_get_hidden_size (PlActivationsFile *self);
+gboolean           pl_activations_file_get_causal     (PlActivationsFile  *self);
+/* Rotary models: the planes of the per-plane norms (0 when the file has
+ * none) and the key heads. */
+guint              pl_activations_file_get_n_planes   (PlActivationsFile  *self);
+guint              pl_activations_file_get_n_kv_heads (PlActivationsFile  *self);
+/* Sentences whose full attention maps the file keeps. */
+guint              pl_activations_file_get_n_maps     (PlActivationsFile  *self);
+
+/* [layers × heads, 2T − 1], row l·heads + h, column (j − i) + T − 1. */
+PlMatrix          *pl_activations_file_read_offset_profile (PlActivationsFile *self,
+                                                       GError            **error);
+/* [layers, heads] each. */
+PlMatrix          *pl_activations_file_read_mean_distance (PlActivationsFile *self,
+                                                       GError            **error);
+PlMatrix          *pl_activations_file_read_first_token (PlActivationsFile *self,
+                                                       GError            **error);
+/* hidden_states[K] averaged over the inputs at each position, [T, hidden]
+ * (K = 0: the embedding output), read alone. */
+PlMatrix          *pl_activations_file_read_position_mean (PlActivationsFile *self,
+                                                       guint               k,
+                                                       GError            **error);
+/* Layer LAYER's (0-based) per-plane norms, [heads, planes] (with KEYS, the
+ * key heads'). */
+PlMatrix          *pl_activations_file_read_plane_norms (PlActivationsFile *self,
+                                                       guint               layer,
+                                                       gboolean            keys,
+                                                       GError            **error);
+/* Sentence M's map of LAYER (0-based) and HEAD, [T_M, T_M]. */
+PlMatrix          *pl_activations_file_read_map       (PlActivationsFile  *self,
+                                                       guint               m,
+                                                       guint               layer,
+                                                       guint               head,
+                                                       GError            **error);
+
+G_END_DECLS
