@@ -4,6 +4,8 @@
 #include <adwaita.h>
 #include <string.h>
 
+#include "pl-activations-writer.h"
+#include "pl-attention-page.h"
 #include "pl-encoding-dialog.h"
 #include "pl-enum-labels.h"
 #include "pl-test-util.h"
@@ -359,6 +361,76 @@ test_stepping_keys (void)
   g_assert_cmpuint (n_head, ==, 2);
 }
 
+static gboolean
+attention_ready (gpointer page)
+{
+  return !pl_page_get_busy (page) && pl_attention_page_get_stats (page) != NULL;
+}
+
+static gboolean
+figure_ready (gpointer page)
+{
+  return !pl_page_get_busy (page) && pl_page_get_figure (page) != NULL &&
+         g_strcmp0 (pl_page_get_shown (page), "figure") == 0;
+}
+
+/* An activations file opens like a model: the layers start at the
+ * embedding output, attention shows the file's statistics as they were
+ * written, and what needs weights says so. */
+static void
+test_activations_file (void)
+{
+  g_autofree char *dir = pl_test_tmpdir ();
+  g_autofree char *path = g_build_filename (dir, "gpt2-activations.h5", NULL);
+  g_autofree char *demo = pl_test_demo ("mini-gpt2", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PlModel) source = pl_model_open (demo, NULL, &error);
+  g_autoptr(PlTransformer) transformer = pl_transformer_new (source, &error);
+  g_autoptr(GPtrArray) sequences = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+  g_autoptr(PlAttentionStats) expected = NULL;
+  g_autoptr(GFile) file = NULL;
+  PlActivationsInputs inputs = { "mini-gpt2 (activations)", NULL, "test", sequences, NULL, NULL };
+  PlWorkspace *workspace = pl_window_get_workspace (window);
+  GtkWidget *attention = pl_window_get_page (window, "attention");
+  GtkWidget *similarity = pl_window_get_page (window, "similarity");
+  PlAttentionStats *shown;
+  guint before = n_models ();
+
+  g_assert_no_error (error);
+  for (guint s = 0; s < 2; s++)
+    g_ptr_array_add (sequences, pl_transformer_random_ids (transformer, 32, 7 + s));
+  g_assert_true (pl_activations_write (transformer, &inputs, path, NULL, &error));
+  g_assert_no_error (error);
+  expected = pl_attention_stats_compute_for_ids (transformer, sequences, NULL, NULL, NULL, &error);
+
+  file = g_file_new_for_path (path);
+  pl_window_open_file (window, file, TRUE);
+  pl_test_wait_until (models_at_least, GUINT_TO_POINTER (before + 1), "the activations file");
+  pl_window_select_model (window, (guint) find_model ("mini-gpt2 (activations)"));
+  g_assert_cmpint (pl_workspace_get_layer (workspace), ==, 0);
+  g_assert_cmpuint (pl_workspace_get_n_layers (workspace), ==, 4);
+
+  pl_window_show_view (window, "similarity");
+  pl_test_wait_until (figure_ready, similarity, "layer 0's heatmap");
+
+  pl_window_show_view (window, "attention");
+  pl_test_wait_until (attention_ready, attention, "the file's attention statistics");
+  shown = pl_attention_page_get_stats (PL_ATTENTION_PAGE (attention));
+  g_assert_cmpuint (shown->n_tokens, ==, 32);
+  g_assert_cmpfloat (pl_test_max_abs_diff (shown->offset_profile, expected->offset_profile), ==, 0);
+  g_assert_cmpfloat (pl_test_max_abs_diff (shown->mean_distance, expected->mean_distance), ==, 0);
+  g_assert_cmpstr (pl_page_get_shown (PL_PAGE (attention)), ==, "figure");
+
+  pl_attention_page_show (PL_ATTENTION_PAGE (attention), "position-only");
+  g_assert_cmpstr (pl_page_get_shown (PL_PAGE (attention)), ==, "status");
+  g_assert_cmpstr (adw_status_page_get_title (pl_page_get_status (PL_PAGE (attention))), ==,
+                   "Needs the Model’s Weights");
+  pl_attention_page_show (PL_ATTENTION_PAGE (attention), "offsets");
+  g_assert_cmpstr (pl_page_get_shown (PL_PAGE (attention)), ==, "figure");
+  pl_window_show_view (window, "similarity");
+  pl_test_rmtree (dir);
+}
+
 /* The About dialog's icon comes with the app, installed or not. */
 static void
 test_app_icon (void)
@@ -400,6 +472,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/pl/window-open/stepping-keys", test_stepping_keys);
   g_test_add_func ("/pl/window-open/app-icon", test_app_icon);
   g_test_add_func ("/pl/window-open/back-to-models", test_back_to_models);
+  g_test_add_func ("/pl/window-open/activations-file", test_activations_file);
   status = g_test_run ();
   gtk_window_destroy (GTK_WINDOW (window));
   g_clear_object (&app);

@@ -170,6 +170,20 @@ redraw (PlAttentionPage *self)
 {
   const char *view = gtk_stack_get_visible_child_name (self->views);
 
+  /* An activations file has what a forward pass measured, not weights. */
+  if (self->model != NULL && pl_model_get_activations (self->model) != NULL)
+    {
+      if (g_strcmp0 (view, "position-only") == 0 || g_strcmp0 (view, "text") == 0)
+        {
+          pl_page_show_status (PL_PAGE (self), "dialog-information-symbolic", _("Needs the Model’s Weights"),
+                               _("This activations file holds what a forward pass measured over its inputs. "
+                                 "The position-only term and the attention of a typed sentence are computed "
+                                 "from the weights: open the checkpoint itself for them."));
+          return;
+        }
+      pl_page_show_figure (PL_PAGE (self));
+    }
+
   /* Only the sub-view on screen is drawn; the others when they are shown. */
   if (self->stats != NULL && g_strcmp0 (view, "offsets") == 0)
     show_offsets (self);
@@ -249,6 +263,21 @@ compute_stats (PlAnalysisJob  *job,
   stats = pl_attention_stats_compute (PL_TRANSFORMER (data), STATS_SEQUENCES, 0, STATS_SEED,
                                       pl_analysis_job_get_cancellable (job),
                                       (PlProgressFunc) pl_analysis_job_set_progress, job, error);
+  if (stats == NULL)
+    return FALSE;
+  g_value_init (result, PL_TYPE_ATTENTION_STATS);
+  g_value_take_boxed (result, stats);
+  return TRUE;
+}
+
+static gboolean
+read_stats (PlAnalysisJob  *job,
+            gpointer        data,
+            GValue         *result,
+            GError        **error)
+{
+  PlAttentionStats *stats = pl_attention_stats_new_from_file (pl_model_get_activations (PL_MODEL (data)), error);
+
   if (stats == NULL)
     return FALSE;
   g_value_init (result, PL_TYPE_ATTENTION_STATS);
@@ -364,7 +393,8 @@ refresh (PlPage *page)
   stop (self);
   g_set_object (&self->model, model);
   pl_attention_text_set_model (self->text_view, get_workspace (self),
-                               pl_workspace_get_n_layers (get_workspace (self)) > 0 ? model : NULL);
+                               pl_workspace_get_n_layers (get_workspace (self)) > 0 &&
+                               pl_model_get_activations (model) == NULL ? model : NULL);
   g_clear_pointer (&self->stats, pl_attention_stats_unref);
   g_clear_pointer (&self->position_only, pl_matrix_unref);
   pl_figure_view_set_figure (self->offsets_view, NULL, 0, 0);
@@ -384,6 +414,15 @@ refresh (PlPage *page)
   self->cancellable = g_cancellable_new ();
   gtk_progress_bar_set_fraction (self->progress, 0);
   gtk_widget_set_visible (GTK_WIDGET (self->progress), TRUE);
+  if (pl_model_get_activations (model) != NULL)
+    {
+      g_autofree char *key = g_strdup_printf ("attention-stats/%s/file", pl_workspace_model_key (model));
+
+      pl_analysis_cache_run_async (pl_workspace_get_cache (get_workspace (self)), key, read_stats,
+                                   g_object_ref (model), g_object_unref, NULL, NULL, self->cancellable,
+                                   answer_done, g_object_ref (self));
+      return;
+    }
   pl_workspace_get_transformer_async (get_workspace (self), model, self->cancellable,
                                       transformer_done, g_object_ref (self));
 }

@@ -21,7 +21,14 @@ describe (PlModel *model)
   guint rows = pl_model_get_n_positions (model);
   guint cols = pl_model_get_position_table_cols (model);
   guint first = pl_model_get_first_position (model);
+  PlActivationsFile *activations = pl_model_get_activations (model);
 
+  if (activations != NULL)
+    /* Translators: an activations file: sample inputs × tokens, layers */
+    return g_strdup_printf (_("Activations · %u × %u tokens · %u layers"),
+                            pl_activations_file_get_n_sequences (activations),
+                            pl_activations_file_get_n_tokens (activations),
+                            pl_activations_file_get_n_layers (activations));
   if (first > 0)
     /* Translators: family · positions × width · first table row that is a real position */
     return g_strdup_printf (_("%s · %u × %u · from row %u"),

@@ -300,7 +300,8 @@ open_models_done (GObject      *object,
 
       if (request->remember)
         remember_recent (self, request->paths[i]);
-      if (pl_model_get_position_table_name (model) == NULL && pl_model_get_checkpoint (model) != NULL)
+      if (pl_model_get_position_table_name (model) == NULL && pl_model_get_checkpoint (model) != NULL &&
+          pl_model_get_activations (model) == NULL)
         {
           /* A file of any kind: let the user say which dataset is the table. */
           choose_dataset (self, model);

@@ -118,6 +118,9 @@ pl_workspace_set_model (PlWorkspace *self,
                                                                       : PL_LAYER_TABLE);
   if (pl_workspace_get_n_layers (self) == 0 && self->layer != PL_LAYER_TABLE)
     pl_workspace_set_layer (self, PL_LAYER_TABLE);
+  /* An activations file has no table: its embedding output stands first. */
+  if (model != NULL && pl_model_get_activations (model) != NULL && self->layer == PL_LAYER_TABLE)
+    pl_workspace_set_layer (self, 0);
   if (self->head >= MAX (pl_workspace_get_n_heads (self), 1))
     pl_workspace_set_head (self, 0);
   /* The selected positions stay while the model has them all. */
@@ -131,7 +134,7 @@ pl_workspace_get_n_layers (PlWorkspace *self)
 {
   g_return_val_if_fail (PL_IS_WORKSPACE (self), 0);
 
-  if (self->model == NULL || !pl_model_has_forward (self->model))
+  if (self->model == NULL || !(pl_model_has_forward (self->model) || pl_model_get_activations (self->model)))
     return 0;
   return pl_model_get_n_layers (self->model);
 }
@@ -141,7 +144,7 @@ pl_workspace_get_n_heads (PlWorkspace *self)
 {
   g_return_val_if_fail (PL_IS_WORKSPACE (self), 0);
 
-  if (self->model == NULL || !pl_model_has_forward (self->model))
+  if (self->model == NULL || !(pl_model_has_forward (self->model) || pl_model_get_activations (self->model)))
     return 0;
   return pl_model_get_n_heads (self->model);
 }
@@ -289,6 +292,23 @@ read_table (PlAnalysisJob  *job,
       return TRUE;
     }
 
+  /* An activations file holds every layer's: read them all, as below. */
+  if (pl_model_get_activations (input->model) != NULL)
+    {
+      PlActivationsFile *file = pl_model_get_activations (input->model);
+
+      layers = g_ptr_array_new_with_free_func ((GDestroyNotify) pl_matrix_unref);
+      for (guint k = 0; k <= pl_activations_file_get_n_layers (file); k++)
+        {
+          if (!(table = pl_activations_file_read_position_mean (file, k, error)))
+            return FALSE;
+          g_ptr_array_add (layers, table);
+        }
+      g_value_init (result, G_TYPE_PTR_ARRAY);
+      g_value_set_boxed (result, layers);
+      return TRUE;
+    }
+
   /* Every layer at once: stepping through layers afterwards is instant. */
   if (!(layers = pl_attention_positional_components (input->transformer,
                                                      pl_model_get_n_layers (input->model),
@@ -388,7 +408,15 @@ pl_workspace_get_table_async (PlWorkspace         *self,
       return;
     }
 
-  /* Layers need the forward pass first. */
+  /* An activations file measured them; other models need the forward pass first. */
+  if (pl_model_get_activations (model) != NULL)
+    {
+      key = g_strdup_printf ("layers/%s", pl_workspace_model_key (model));
+      pl_analysis_cache_run_async (self->cache, key, read_table,
+                                   table_input_new (model, layer), (GDestroyNotify) table_input_free,
+                                   NULL, NULL, cancellable, table_done, task);
+      return;
+    }
   pl_workspace_get_transformer_async (self, model, cancellable, layers_transformer_done, task);
 }
 

@@ -48,6 +48,14 @@ pl_model_check_readable (PlModel  *model,
   table = pl_model_get_position_table_name (model);
   if (checkpoint == NULL)
     return TRUE;    /* an analytic encoding: no file */
+  if (pl_model_get_activations (model) != NULL)
+    {
+      /* Its layout was checked when opened; its first layer reads. */
+      g_autoptr(PlMatrix) first = pl_activations_file_read_position_mean (pl_model_get_activations (model), 0,
+                                                                          error);
+
+      return first != NULL;
+    }
 
   if (table != NULL)
     {
