@@ -3,7 +3,19 @@
 
 #include <math.h>
 #include <string.h>
+#if defined(__x86_64__) && defined(__linux__)
+# include <errno.h>
+# include <stddef.h>
+# include <linux/audit.h>
+# include <linux/filter.h>
+# include <linux/seccomp.h>
+# include <sys/prctl.h>
+# include <sys/syscall.h>
+# include <unistd.h>
+#endif
 
+#include "pl-cpu.h"
+#include "pl-decoder-attention.h"
 #include "pl-error.h"
 #include "pl-model.h"
 #include "pl-rope.h"
@@ -260,8 +272,10 @@ test_windows (void)
     }
 }
 
-/* F32, F16 and sharded copies of one model compute what the BF16 one does,
- * to the last bit: the stored values are the same numbers. */
+/* F32, F16 and sharded copies of one model compute what the BF16 one does:
+ * the stored values are the same numbers. On the plain path to the last
+ * bit; with AMX tiles the BF16 weights take another path (split
+ * activations, pl-stored-gemm-amx.c), within float32 rounding. */
 static void
 test_copies_agree (void)
 {
@@ -283,7 +297,14 @@ test_copies_agree (void)
       g_assert_cmpint (q->type, ==, g_str_equal (copies[i], "llama-f32") ? PL_STORED_F32
                                     : g_str_equal (copies[i], "llama-f16") ? PL_STORED_F16 : PL_STORED_BF16);
       for (guint k = 0; k <= expected->n_layers; k++)
-        g_assert_cmpfloat (pl_test_max_abs_diff (got->hidden_states[k], expected->hidden_states[k]), ==, 0);
+        {
+          double diff = pl_test_max_abs_diff (got->hidden_states[k], expected->hidden_states[k]);
+
+          if (pl_cpu_has_amx_bf16 () && !g_str_equal (copies[i], "llama-sharded"))
+            g_assert_cmpfloat (diff, <, 1e-5 * max_abs (expected->hidden_states[k]));
+          else
+            g_assert_cmpfloat (diff, ==, 0);
+        }
     }
 }
 
@@ -447,6 +468,140 @@ test_stored_gemm (void)
     }
 }
 
+static float
+noise (gsize i)
+{
+  return (float) sin (0.731 * i + 0.2 * (i % 7)) * (1.0f + (float) (i % 5) / 4.0f);
+}
+
+/* The tuned GEMM (AMX tiles for BF16 weights where the processor has them)
+ * against the plain one, on shapes no kernel block divides. */
+static void
+test_tuned_gemm (void)
+{
+  static const gsize shapes[][3] = { { 45, 70, 96 }, { 33, 50, 64 }, { 3, 17, 40 }, { 64, 64, 2048 } };
+
+  for (guint s = 0; s < G_N_ELEMENTS (shapes); s++)
+    {
+      gsize t = shapes[s][0], n = shapes[s][1], k = shapes[s][2];
+      g_autoptr(PlStoredMatrix) w = pl_stored_matrix_try_new (PL_STORED_BF16, n, k, NULL);
+      g_autoptr(PlMatrix) x = pl_matrix_new (t, k);
+      g_autoptr(PlMatrix) bias = pl_matrix_new (1, n);
+      g_autoptr(PlMatrix) tuned = pl_matrix_new (t, n);
+      g_autoptr(PlMatrix) plain = pl_matrix_new (t, n);
+      double worst = 0, scale = 0;
+
+      for (gsize i = 0; i < n * k; i++)
+        {
+          float v = 0.05f * noise (i + 3);
+          guint32 bits;
+
+          memcpy (&bits, &v, 4);
+          ((guint16 *) w->data)[i] = bits >> 16;
+        }
+      for (gsize i = 0; i < t * k; i++)
+        x->data[i] = noise (7 * i + 1);
+      for (gsize j = 0; j < n; j++)
+        bias->data[j] = noise (j);
+      pl_stored_gemm (x, w, bias, NULL, tuned);
+      pl_stored_gemm_plain (x, w, bias, NULL, plain);
+      worst = pl_test_max_abs_diff (tuned, plain);
+      scale = max_abs (plain);
+      g_test_message ("%" G_GSIZE_FORMAT "×%" G_GSIZE_FORMAT "×%" G_GSIZE_FORMAT ": tuned − plain %.2g of %.2g",
+                      t, n, k, worst, scale);
+      g_assert_cmpfloat (worst, <, 2e-6 * scale);
+    }
+}
+
+/* The tuned attention (AVX-512, heads over threads) against the plain one:
+ * grouped heads, a head size that is not a multiple of 16, with and
+ * without a window, kept and not kept probabilities. */
+static void
+test_tuned_attention (void)
+{
+  static const guint windows[] = { 0, 7, 1 };
+  gsize t = 45, nh = 6, kv = 2, hd = 80, cols = (nh + 2 * kv) * hd;
+  g_autofree float *qkv = g_new (float, t * cols);
+
+  for (gsize i = 0; i < t * cols; i++)
+    qkv[i] = 0.3f * noise (i);
+  for (guint w = 0; w < G_N_ELEMENTS (windows); w++)
+    {
+      g_autoptr(PlMatrix) probs_a = pl_matrix_new (nh * t, t);
+      g_autoptr(PlMatrix) probs_b = pl_matrix_new (nh * t, t);
+      g_autoptr(PlMatrix) ctx_a = pl_matrix_new (t, nh * hd);
+      g_autoptr(PlMatrix) ctx_b = pl_matrix_new (t, nh * hd);
+      g_autoptr(PlMatrix) ctx_c = pl_matrix_new (t, nh * hd);
+      PlDecoderAttention job = { qkv, cols, t, nh, kv, hd, windows[w], 0.125f, probs_a, ctx_a->data };
+      g_autoptr(GError) error = NULL;
+
+      g_assert_true (pl_decoder_attention (&job, NULL, &error));
+      job.probs = probs_b;
+      job.ctx = ctx_b->data;
+      g_assert_true (pl_decoder_attention_plain (&job, NULL, &error));
+      job.probs = NULL;
+      job.ctx = ctx_c->data;
+      g_assert_true (pl_decoder_attention (&job, NULL, &error));
+      g_assert_no_error (error);
+      g_assert_cmpfloat (pl_test_max_abs_diff (probs_a, probs_b), <, 1e-6);
+      g_assert_cmpfloat (pl_test_max_abs_diff (ctx_a, ctx_b), <, 1e-5 * max_abs (ctx_b));
+      g_assert_cmpfloat (pl_test_max_abs_diff (ctx_a, ctx_c), ==, 0);
+      pl_test_check_rows (probs_a, t, TRUE);
+    }
+}
+
+/* A process the kernel refuses the AMX tile state (arch_prctl
+ * ARCH_REQ_XCOMP_PERM answering EPERM, as under a sandbox that filters it)
+ * runs the plain GEMM and still computes the reference. The refusal comes
+ * from a seccomp filter in a subprocess, which detects the processor anew. */
+static void
+test_amx_refused (void)
+{
+#if defined(__x86_64__) && defined(__linux__)
+  if (g_test_subprocess ())
+    {
+      struct sock_filter code[] = {
+        BPF_STMT (BPF_LD | BPF_W | BPF_ABS, offsetof (struct seccomp_data, arch)),
+        BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 0, 5),
+        BPF_STMT (BPF_LD | BPF_W | BPF_ABS, offsetof (struct seccomp_data, nr)),
+        BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, SYS_arch_prctl, 0, 3),
+        BPF_STMT (BPF_LD | BPF_W | BPF_ABS, offsetof (struct seccomp_data, args[0])),
+        BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, 0x1023, 0, 1),
+        BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+        BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+      };
+      struct sock_fprog program = { G_N_ELEMENTS (code), code };
+      gsize t = 45, n = 70, k = 96;
+      g_autoptr(PlStoredMatrix) w = pl_stored_matrix_try_new (PL_STORED_BF16, n, k, NULL);
+      g_autoptr(PlMatrix) x = pl_matrix_new (t, k);
+      g_autoptr(PlMatrix) tuned = pl_matrix_new (t, n);
+      g_autoptr(PlMatrix) plain = pl_matrix_new (t, n);
+
+      if (prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || prctl (PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program) != 0)
+        {
+          g_test_skip ("no seccomp filter here");
+          return;
+        }
+      g_assert_cmpint (syscall (SYS_arch_prctl, 0x1023, 18), ==, -1);
+      g_assert_cmpint (errno, ==, EPERM);
+      g_assert_false (pl_cpu_has_amx_bf16 ());
+      for (gsize i = 0; i < n * k; i++)
+        ((guint16 *) w->data)[i] = 0x3c00 | (i % 97);
+      for (gsize i = 0; i < t * k; i++)
+        x->data[i] = noise (i);
+      pl_stored_gemm (x, w, NULL, NULL, tuned);
+      pl_stored_gemm_plain (x, w, NULL, NULL, plain);
+      g_assert_cmpfloat (pl_test_max_abs_diff (tuned, plain), ==, 0);
+      test_reference (&fixtures[0]);
+      return;
+    }
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_INHERIT_STDERR);
+  g_test_trap_assert_passed ();
+#else
+  g_test_skip ("AMX is an x86-64 Linux matter");
+#endif
+}
+
 /* poslens-cli forward writes what the reference holds. */
 static void
 test_cli_forward (void)
@@ -499,6 +654,9 @@ main (int argc, char **argv)
   g_test_add_func ("/pl/rope/other-model-type", test_other_model_type);
   g_test_add_func ("/pl/rope/no-table", test_no_table);
   g_test_add_func ("/pl/rope/stored-gemm", test_stored_gemm);
+  g_test_add_func ("/pl/rope/tuned-gemm", test_tuned_gemm);
+  g_test_add_func ("/pl/rope/tuned-attention", test_tuned_attention);
+  g_test_add_func ("/pl/rope/amx-refused", test_amx_refused);
   g_test_add_func ("/pl/rope/cli-forward", test_cli_forward);
   return g_test_run ();
 }

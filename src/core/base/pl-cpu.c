@@ -3,6 +3,14 @@
 
 #include "pl-cpu.h"
 
+#if defined(__x86_64__) && defined(__GNUC__)
+# include <cpuid.h>
+#endif
+#ifdef __linux__
+# include <sys/syscall.h>
+# include <unistd.h>
+#endif
+
 gboolean
 pl_cpu_has_avx2_fma (void)
 {
@@ -15,6 +23,71 @@ pl_cpu_has_avx2_fma (void)
       g_once_init_leave (&usable, __builtin_cpu_supports ("avx2") && __builtin_cpu_supports ("fma") &&
                                   g_getenv ("POSLENS_DISABLE_SIMD") == NULL ? 2 : 1);
     }
+  return usable == 2;
+#else
+  return FALSE;
+#endif
+}
+
+gboolean
+pl_cpu_has_avx512 (void)
+{
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+  static gsize usable = 0;
+
+  if (g_once_init_enter (&usable))
+    {
+      __builtin_cpu_init ();
+      g_once_init_leave (&usable, __builtin_cpu_supports ("avx512f") && __builtin_cpu_supports ("avx512bw") &&
+                                  __builtin_cpu_supports ("avx512vl") && __builtin_cpu_supports ("avx512dq") &&
+                                  g_getenv ("POSLENS_DISABLE_SIMD") == NULL ? 2 : 1);
+    }
+  return usable == 2;
+#else
+  return FALSE;
+#endif
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+/* CPUID leaf 7: AMX-TILE (EDX bit 24), AMX-BF16 (EDX bit 22), AVX512F
+ * (EBX bit 16), AVX512BW (EBX bit 30); leaf 7 subleaf 1: AVX512_BF16 (EAX
+ * bit 5); the OS saving SSE, AVX and AVX-512 state (XCR0 bits 1, 2, 5-7) and
+ * XTILECFG and XTILEDATA (bits 17, 18); and on Linux the permission for
+ * XTILEDATA. */
+static gboolean
+detect_amx_bf16 (void)
+{
+  unsigned int eax, ebx, ecx, edx, lo, hi;
+
+  if (!__get_cpuid_count (7, 0, &eax, &ebx, &ecx, &edx) ||
+      !(edx & (1u << 24)) || !(edx & (1u << 22)) || !(ebx & (1u << 16)) || !(ebx & (1u << 30)))
+    return FALSE;
+  if (!__get_cpuid_count (7, 1, &eax, &ebx, &ecx, &edx) || !(eax & (1u << 5)))
+    return FALSE;
+  if (!__get_cpuid (1, &eax, &ebx, &ecx, &edx) || !(ecx & (1u << 27)))
+    return FALSE;
+  __asm__ volatile ("xgetbv" : "=a" (lo), "=d" (hi) : "c" (0));
+  if ((lo & 0x600e6) != 0x600e6)
+    return FALSE;
+# ifdef __linux__
+  /* ARCH_REQ_XCOMP_PERM for XFEATURE_XTILEDATA */
+  if (syscall (SYS_arch_prctl, 0x1023, 18) != 0)
+    return FALSE;
+  return TRUE;
+# else
+  return FALSE;
+# endif
+}
+#endif
+
+gboolean
+pl_cpu_has_amx_bf16 (void)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+  static gsize usable = 0;
+
+  if (g_once_init_enter (&usable))
+    g_once_init_leave (&usable, g_getenv ("POSLENS_DISABLE_SIMD") == NULL && detect_amx_bf16 () ? 2 : 1);
   return usable == 2;
 #else
   return FALSE;

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "pl-executor.h"
-#include "pl-stored-gemm.h"
+#include "pl-stored-gemm-private.h"
 
 /* float32 copies of W's rows are made this many bytes at a time */
 #define BLOCK_BYTES ((gsize) 8 << 20)
@@ -74,12 +74,23 @@ gemm_piece (guint    piece,
                1.0f, job->x->data, k, block, k, 1.0f, job->out->data + first, n);
 }
 
-void
-pl_stored_gemm_plain (const PlMatrix       *x,
-                      const PlStoredMatrix *w,
-                      const PlMatrix       *bias,
-                      const PlMatrix       *residual,
-                      PlMatrix             *out)
+static void
+check_shapes (const PlMatrix       *x,
+              const PlStoredMatrix *w,
+              const PlMatrix       *bias,
+              const PlMatrix       *residual,
+              PlMatrix             *out)
+{
+  g_assert (w->cols == x->cols && out->rows == x->rows && out->cols == w->rows);
+  g_assert (bias == NULL || bias->rows * bias->cols == w->rows);
+  g_assert (residual == NULL || (residual->rows == x->rows && residual->cols == w->rows));
+}
+
+/* OUT += X · Wᵀ by single-threaded SGEMMs over the executor's threads */
+static void
+add_product (const PlMatrix       *x,
+             const PlStoredMatrix *w,
+             PlMatrix             *out)
 {
   PlExecutor *executor = pl_executor_get_default ();
   guint n_threads = pl_executor_get_n_threads (executor);
@@ -87,11 +98,6 @@ pl_stored_gemm_plain (const PlMatrix       *x,
   g_autofree float *scratch = NULL;
   GemmJob job = { x, w, out };
 
-  g_assert (w->cols == k && out->rows == t && out->cols == n);
-  g_assert (bias == NULL || bias->rows * bias->cols == n);
-  g_assert (residual == NULL || (residual->rows == t && residual->cols == n));
-
-  start_rows (bias, residual, out);
   if (t == 0 || n == 0 || k == 0)
     return;
   /* A block per thread at least, and none past BLOCK_BYTES of float32. */
@@ -102,11 +108,27 @@ pl_stored_gemm_plain (const PlMatrix       *x,
 }
 
 void
+pl_stored_gemm_plain (const PlMatrix       *x,
+                      const PlStoredMatrix *w,
+                      const PlMatrix       *bias,
+                      const PlMatrix       *residual,
+                      PlMatrix             *out)
+{
+  check_shapes (x, w, bias, residual, out);
+  start_rows (bias, residual, out);
+  add_product (x, w, out);
+}
+
+void
 pl_stored_gemm (const PlMatrix       *x,
                 const PlStoredMatrix *w,
                 const PlMatrix       *bias,
                 const PlMatrix       *residual,
                 PlMatrix             *out)
 {
-  pl_stored_gemm_plain (x, w, bias, residual, out);
+  check_shapes (x, w, bias, residual, out);
+  start_rows (bias, residual, out);
+  if (x->rows > 0 && w->rows > 0 && w->cols > 0 && pl_stored_gemm_amx (x, w, out))
+    return;
+  add_product (x, w, out);
 }

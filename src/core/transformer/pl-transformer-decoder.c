@@ -1,12 +1,11 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
 
-#include <cblas.h>
 #include <math.h>
 #include <string.h>
 
+#include "pl-decoder-attention.h"
 #include "pl-error.h"
-#include "pl-executor.h"
 #include "pl-rope.h"
 #include "pl-stored-gemm.h"
 #include "pl-transformer.h"
@@ -374,77 +373,6 @@ norm (PlTransformer  *self,
     pl_kernel_rms_norm (x->data, out->data, x->rows, x->cols, w->data, c->layer_norm_eps);
 }
 
-/* Every head's attention of one layer. QKV [T, q + 2 kv] holds the rotated
- * queries and keys and the values; CTX [T, q] gets each head's context.
- * Grouped-query attention: query head h reads key/value head
- * h / (heads / kv_heads), the head HF's repeat_kv copies to position h.
- * Scores q·k · head_dim^−½; query i sees keys max(0, i − window + 1) … i
- * (all of 0 … i without a window); the others are exactly 0, as HF's mask
- * of the dtype's minimum makes them. The heads are split over the
- * executor's threads. */
-typedef struct
-{
-  PlTransformer  *self;
-  const PlMatrix *qkv;
-  guint           window;
-  PlMatrix       *probs;   /* every head's, or one [T, T] per executor thread */
-  gboolean        keep;    /* PROBS holds every head's */
-  PlMatrix       *ctx;
-  GCancellable   *cancellable;
-} HeadJob;
-
-static void
-head_piece (guint    head,
-            guint    slot,
-            gpointer data)
-{
-  HeadJob *job = data;
-  const PlTransformerConfig *c = &job->self->config;
-  const PlDecoderSpec *d = &c->decoder;
-  const PlMatrix *qkv = job->qkv;
-  gsize t = qkv->rows, nh = c->n_heads, hd = d->head_dim, group = nh / d->n_kv_heads;
-  gsize q_cols = nh * hd, kv_cols = d->n_kv_heads * hd, stride = qkv->cols, g = head / group;
-  float scale = (float) (1.0 / sqrt ((double) hd));
-  const float *q = qkv->data + head * hd;
-  const float *k = qkv->data + q_cols + g * hd;
-  const float *v = qkv->data + q_cols + kv_cols + g * hd;
-  float *p = job->probs->data + (gsize) (job->keep ? head : slot) * t * t;
-
-  if (g_cancellable_is_cancelled (job->cancellable))
-    return;
-  cblas_sgemm (CblasRowMajor, CblasNoTrans, CblasTrans, t, t, hd,
-               scale, q, stride, k, stride, 0.0f, p, t);
-  for (gsize i = 0; i < t; i++)
-    {
-      float *row = p + i * t;
-      gsize first = job->window > 0 && i + 1 > job->window ? i + 1 - job->window : 0;
-
-      pl_kernel_softmax_row (row + first, i + 1 - first, t - first);
-      if (first > 0)
-        memset (row, 0, first * sizeof (float));
-    }
-  cblas_sgemm (CblasRowMajor, CblasNoTrans, CblasNoTrans, t, hd, t,
-               1.0f, p, t, v, stride, 0.0f, job->ctx->data + head * hd, q_cols);
-}
-
-/* PROBS holds every head's probabilities when KEEP, else one [T, T] of
- * scratch per executor thread. */
-static gboolean
-attention (PlTransformer  *self,
-           const PlMatrix *qkv,
-           guint           window,
-           PlMatrix       *probs,
-           gboolean        keep,
-           PlMatrix       *ctx,
-           GCancellable   *cancellable,
-           GError        **error)
-{
-  HeadJob job = { self, qkv, window, probs, keep, ctx, cancellable };
-
-  pl_executor_for (pl_executor_get_default (), self->config.n_heads, head_piece, &job);
-  return !g_cancellable_set_error_if_cancelled (cancellable, error);
-}
-
 /* GATE_UP [T, 2 ffn] (gate, then up) → OUT [T, ffn] = act(gate) ⊙ up */
 static void
 gate (const PlMatrix *gate_up,
@@ -488,11 +416,11 @@ pl_transformer_run_decoder (PlTransformer   *self,
   g_autoptr(PlMatrix) attn = NULL;
   g_autoptr(PlMatrix) up = NULL;
   g_autoptr(PlMatrix) act = NULL;
-  g_autoptr(PlMatrix) scratch = NULL;
   g_autofree float *inv_freq = g_new (float, half);
   g_autofree float *cos_table = NULL;
   g_autofree float *sin_table = NULL;
   float attention_scaling;
+  PlDecoderAttention job = { 0, };
 
   if (t > MAX_TOKENS)
     {
@@ -506,9 +434,7 @@ pl_transformer_run_decoder (PlTransformer   *self,
       !(ctx = pl_matrix_try_new (t, q, error)) ||
       !(attn = pl_matrix_try_new (t, h, error)) ||
       !(up = pl_matrix_try_new (t, d->gated_mlp ? 2 * f : f, error)) ||
-      (d->gated_mlp && !(act = pl_matrix_try_new (t, f, error))) ||
-      (!want_attentions &&
-       !(scratch = pl_matrix_try_new (pl_executor_get_n_threads (pl_executor_get_default ()) * t, t, error))))
+      (d->gated_mlp && !(act = pl_matrix_try_new (t, f, error))))
     return FALSE;
 
   /* The rotation of every position, for this length (dynamic NTK scaling
@@ -531,6 +457,14 @@ pl_transformer_run_decoder (PlTransformer   *self,
   if (layer_func != NULL && !layer_func (0, NULL, x, layer_data))
     return TRUE;
 
+  job.qkv = qkv->data;
+  job.stride = qkv->cols;
+  job.n_tokens = t;
+  job.n_heads = nh;
+  job.n_kv_heads = d->n_kv_heads;
+  job.head_dim = d->head_dim;
+  job.scale = (float) (1.0 / sqrt ((double) d->head_dim));
+  job.ctx = ctx->data;
   for (guint l = 0; l < c->n_layers; l++)
     {
       const PlDecoderLayer *w = &self->decoder_layers[l];
@@ -541,8 +475,6 @@ pl_transformer_run_decoder (PlTransformer   *self,
         return FALSE;
       if (want_attentions && !(probs = pl_matrix_try_new (nh * t, t, error)))
         return FALSE;
-      if (!want_attentions)
-        probs = pl_matrix_ref (scratch);
       if (!(next = pl_matrix_try_new (t, h, error)))
         return FALSE;
 
@@ -555,8 +487,9 @@ pl_transformer_run_decoder (PlTransformer   *self,
           pl_rope_rotate_row (row, nh, d->head_dim, half, cos_table + i * half, sin_table + i * half);
           pl_rope_rotate_row (row + q, d->n_kv_heads, d->head_dim, half, cos_table + i * half, sin_table + i * half);
         }
-      if (!attention (self, qkv, self->layer_windows ? self->layer_windows[l] : 0, probs, want_attentions, ctx,
-                      cancellable, error))
+      job.window = self->layer_windows ? self->layer_windows[l] : 0;
+      job.probs = want_attentions ? probs : NULL;
+      if (!pl_decoder_attention (&job, cancellable, error))
         return FALSE;
 
       /* attn = x + a; the feed-forward reads norm2(x + a), or with GPT-NeoX's
