@@ -19,6 +19,7 @@
 #include "pl-error.h"
 #include "pl-model.h"
 #include "pl-rope.h"
+#include "pl-rope-profile.h"
 #include "pl-stored-gemm.h"
 #include "pl-transformer.h"
 #include "pl-test-transformer.h"
@@ -233,6 +234,29 @@ test_relative (gconstpointer data)
           g_assert_cmpfloat (fabs (score - first), <, 2e-5 * norm * scaling * scaling);
         }
     }
+}
+
+/* The rotary profile of one probe against the norms the reference script
+ * took of its queries and keys, plane by plane. */
+static void
+test_profile (gconstpointer data)
+{
+  const Fixture *fx = data;
+  g_autoptr(PlTransformer) t = open_transformer (fx->name);
+  g_autofree char *file = reference_file (fx->reference);
+  g_autoptr(GPtrArray) sequences = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+  g_autoptr(PlMatrix) ref_query = pl_test_read_h5 (file, "long/rope_query_norm");
+  g_autoptr(PlMatrix) ref_key = pl_test_read_h5 (file, "long/rope_key_norm");
+  g_autoptr(PlMatrix) ref_freq = pl_test_read_h5 (file, "long/rope_inv_freq");
+  g_autoptr(PlRopeProfile) profile = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_ptr_array_add (sequences, pl_test_reference_ids (file, "", "long"));
+  profile = pl_rope_profile_compute_for_ids (t, sequences, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpfloat (pl_test_max_abs_diff (profile->query_norm, ref_query), <, 1e-5 * max_abs (ref_query));
+  g_assert_cmpfloat (pl_test_max_abs_diff (profile->key_norm, ref_key), <, 1e-5 * max_abs (ref_key));
+  g_assert_cmpfloat (pl_test_max_abs_diff (profile->frequency, ref_freq), <, 1e-6);
 }
 
 /* Mistral's window of 4 and Qwen2's of 3 from layer 1 on: query i sees keys
@@ -625,6 +649,37 @@ test_cli_forward (void)
   pl_test_rmtree (dir);
 }
 
+/* poslens-cli rope-profile writes the profile of its random inputs, draws
+ * one layer, and refuses a model with a position table. */
+static void
+test_cli_rope_profile (void)
+{
+  g_autofree char *dir = pl_test_tmpdir ();
+  g_autofree char *h5 = g_build_filename (dir, "profile.h5", NULL);
+  g_autofree char *png = g_build_filename (dir, "profile.png", NULL);
+  g_autofree char *model = pl_test_fixture ("rope", "qwen2", NULL);
+  g_autofree char *gpt2 = pl_test_demo ("mini-gpt2", NULL);
+  const char *numbers[] = { "rope-profile", model, "--length", "12", "--sequences", "3", "--out", h5, NULL };
+  const char *figure[] = { "rope-profile", model, "--length", "12", "--layer", "2", "--keys", "--out", png, NULL };
+  const char *too_deep[] = { "rope-profile", model, "--layer", "3", "--out", png, NULL };
+  const char *table[] = { "rope-profile", gpt2, "--out", h5, NULL };
+  g_autoptr(PlTransformer) t = open_transformer ("qwen2");
+  g_autoptr(PlRopeProfile) profile = pl_rope_profile_compute (t, 3, 12, 0, NULL, NULL, NULL, NULL);
+  g_autoptr(PlMatrix) query = NULL;
+  g_autoptr(PlMatrix) wavelength = NULL;
+
+  g_assert_cmpint (pl_test_run_cli (numbers), ==, 0);
+  query = pl_test_read_h5 (h5, "query_norm");
+  wavelength = pl_test_read_h5 (h5, "wavelength");
+  g_assert_cmpfloat (pl_test_max_abs_diff (query, profile->query_norm), ==, 0);
+  g_assert_cmpfloat_with_epsilon (wavelength->data[1], 2 * G_PI / profile->frequency->data[1], 1e-3);
+  g_assert_cmpint (pl_test_run_cli (figure), ==, 0);
+  g_assert_true (g_file_test (png, G_FILE_TEST_IS_REGULAR));
+  g_assert_cmpint (pl_test_run_cli (too_deep), ==, 1);
+  g_assert_cmpint (pl_test_run_cli (table), ==, 2);
+  pl_test_rmtree (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -635,12 +690,14 @@ main (int argc, char **argv)
       g_autofree char *ref = g_strdup_printf ("/pl/rope/reference/%s", fixtures[i].name);
       g_autofree char *freq = g_strdup_printf ("/pl/rope/frequencies/%s", fixtures[i].name);
       g_autofree char *rel = g_strdup_printf ("/pl/rope/relative/%s", fixtures[i].name);
+      g_autofree char *prof = g_strdup_printf ("/pl/rope/profile/%s", fixtures[i].name);
 
       g_test_add_data_func (ref, &fixtures[i], test_reference);
       if (g_str_equal (fixtures[i].name, fixtures[i].reference))
         {
           g_test_add_data_func (freq, &fixtures[i], test_frequencies);
           g_test_add_data_func (rel, &fixtures[i], test_relative);
+          g_test_add_data_func (prof, &fixtures[i], test_profile);
         }
     }
   for (guint i = 0; i < G_N_ELEMENTS (refusals); i++)
@@ -658,5 +715,6 @@ main (int argc, char **argv)
   g_test_add_func ("/pl/rope/tuned-attention", test_tuned_attention);
   g_test_add_func ("/pl/rope/amx-refused", test_amx_refused);
   g_test_add_func ("/pl/rope/cli-forward", test_cli_forward);
+  g_test_add_func ("/pl/rope/cli-rope-profile", test_cli_rope_profile);
   return g_test_run ();
 }

@@ -94,5 +94,6 @@ int pl_cli_probe (int argc, char **argv);
 
 int pl_cli_forward (int argc, char **argv);
 int pl_cli_attention (int argc, char **argv);
+int pl_cli_rope_profile (int argc, char **argv);
 
 G_END_DECLS

@@ -28,6 +28,7 @@ static const Command commands[] = {
   { "probe", pl_cli_probe, N_("The paper's absolute-position and relative-order probes") },
   { "forward", pl_cli_forward, N_("Run the model on one input: attentions and hidden states to .h5") },
   { "attention", pl_cli_attention, N_("Attention by relative position per layer and head, and the position-only term") },
+  { "rope-profile", pl_cli_rope_profile, N_("Which rotary frequencies each head of a RoPE model uses") },
   { NULL, NULL, NULL }
 };
 

@@ -400,6 +400,8 @@ pl_transformer_run_decoder (PlTransformer   *self,
                             gboolean         want_attentions,
                             PlLayerFunc      layer_func,
                             gpointer         layer_data,
+                            PlQkvFunc        qkv_func,
+                            gpointer         qkv_data,
                             GCancellable    *cancellable,
                             PlProgressFunc   progress,
                             gpointer         progress_data,
@@ -487,6 +489,8 @@ pl_transformer_run_decoder (PlTransformer   *self,
           pl_rope_rotate_row (row, nh, d->head_dim, half, cos_table + i * half, sin_table + i * half);
           pl_rope_rotate_row (row + q, d->n_kv_heads, d->head_dim, half, cos_table + i * half, sin_table + i * half);
         }
+      if (qkv_func != NULL)
+        qkv_func (l, qkv, qkv_data);
       job.window = self->layer_windows ? self->layer_windows[l] : 0;
       job.probs = want_attentions ? probs : NULL;
       if (!pl_decoder_attention (&job, cancellable, error))

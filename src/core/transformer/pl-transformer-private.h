@@ -73,13 +73,24 @@ struct _PlTransformer
 };
 
 /* pl-transformer-decoder.c */
+/* Called with LAYER's (0-based) queries, keys and values after the
+ * rotation, [T, q + 2 kv]: every query head, then the key heads, then the
+ * value heads, head_dim columns each. */
+typedef void (*PlQkvFunc) (guint           layer,
+                           const PlMatrix *qkv,
+                           gpointer        user_data);
+
 void      pl_transformer_clear_decoder      (PlTransformer  *self);
+/* pl_transformer_run for rotary decoders, QKV_FUNC (may be NULL) seeing
+ * each layer's queries and keys. */
 gboolean  pl_transformer_run_decoder        (PlTransformer  *self,
                                              const int      *ids,
                                              gsize           n_ids,
                                              gboolean        want_attentions,
                                              PlLayerFunc     layer_func,
                                              gpointer        layer_data,
+                                             PlQkvFunc       qkv_func,
+                                             gpointer        qkv_data,
                                              GCancellable   *cancellable,
                                              PlProgressFunc  progress,
                                              gpointer        progress_data,

@@ -576,7 +576,7 @@ pl_transformer_run (PlTransformer   *self,
   if (set_cancelled (cancellable, error))
     return FALSE;
   if (c->rotary)
-    return pl_transformer_run_decoder (self, ids, t, want_attentions, layer_func, layer_data,
+    return pl_transformer_run_decoder (self, ids, t, want_attentions, layer_func, layer_data, NULL, NULL,
                                        cancellable, progress, progress_data, error);
 
   if (!(x = pl_transformer_embed (self, ids, t, error)) ||

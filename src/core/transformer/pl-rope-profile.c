@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <math.h>
+
+#include "pl-error.h"
+#include "pl-rope.h"
+#include "pl-rope-profile.h"
+#include "pl-transformer-private.h"
+
+G_DEFINE_BOXED_TYPE (PlRopeProfile, pl_rope_profile, pl_rope_profile_ref, pl_rope_profile_unref)
+
+PlRopeProfile *
+pl_rope_profile_ref (PlRopeProfile *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  g_atomic_int_inc (&self->ref_count);
+  return self;
+}
+
+void
+pl_rope_profile_unref (PlRopeProfile *self)
+{
+  g_return_if_fail (self != NULL);
+  if (g_atomic_int_dec_and_test (&self->ref_count))
+    {
+      g_clear_pointer (&self->query_norm, pl_matrix_unref);
+      g_clear_pointer (&self->key_norm, pl_matrix_unref);
+      g_clear_pointer (&self->frequency, pl_matrix_unref);
+      g_free (self);
+    }
+}
+
+typedef struct
+{
+  const PlTransformerConfig *config;
+  double                    *query;   /* [layers × heads, planes] sums */
+  double                    *key;     /* [layers × kv_heads, planes] */
+} Sums;
+
+/* Adds each head's plane norms at every position of one layer. */
+static void
+add_layer (guint           layer,
+           const PlMatrix *qkv,
+           gpointer        user_data)
+{
+  Sums *s = user_data;
+  const PlDecoderSpec *d = &s->config->decoder;
+  guint nh = s->config->n_heads, kv = d->n_kv_heads, hd = d->head_dim, half = d->rope.dim / 2;
+
+  for (gsize i = 0; i < qkv->rows; i++)
+    {
+      const float *row = pl_matrix_row (qkv, i);
+
+      for (guint h = 0; h < nh + kv; h++)
+        {
+          const float *v = row + (gsize) h * hd;
+          double *sum = h < nh ? s->query + ((gsize) layer * nh + h) * half
+                               : s->key + ((gsize) layer * kv + h - nh) * half;
+
+          for (guint p = 0; p < half; p++)
+            sum[p] += sqrt ((double) v[p] * v[p] + (double) v[p + half] * v[p + half]);
+        }
+    }
+}
+
+typedef struct
+{
+  PlProgressFunc func;
+  gpointer       data;
+  guint          done;
+  guint          total;
+} Progress;
+
+static void
+sequence_progress (double   fraction,
+                   gpointer user_data)
+{
+  Progress *p = user_data;
+
+  if (p->func != NULL)
+    p->func ((p->done + fraction) / p->total, p->data);
+}
+
+PlRopeProfile *
+pl_rope_profile_compute_for_ids (PlTransformer  *transformer,
+                                 GPtrArray      *sequences,
+                                 GCancellable   *cancellable,
+                                 PlProgressFunc  progress,
+                                 gpointer        progress_data,
+                                 GError        **error)
+{
+  const PlTransformerConfig *c;
+  const PlDecoderSpec *d;
+  Progress prog = { progress, progress_data, 0, 0 };
+  g_autofree double *query = NULL;
+  g_autofree double *key = NULL;
+  g_autofree float *inv_freq = NULL;
+  PlRopeProfile *self;
+  Sums sums;
+  guint half, length;
+  float scaling;
+  double norm;
+
+  g_return_val_if_fail (PL_IS_TRANSFORMER (transformer), NULL);
+  g_return_val_if_fail (sequences != NULL, NULL);
+
+  c = pl_transformer_get_config (transformer);
+  d = &c->decoder;
+  if (!c->rotary)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED,
+                   "the model has no rotary position embedding: its positions are a learned table");
+      return NULL;
+    }
+  if (sequences->len == 0)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT, "the number of inputs must be at least 1");
+      return NULL;
+    }
+  length = ((GArray *) sequences->pdata[0])->len;
+  for (guint s = 1; s < sequences->len; s++)
+    if (((GArray *) sequences->pdata[s])->len != length)
+      {
+        g_set_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT,
+                     "the rotary profile averages inputs of one length; input %u has %u tokens, not %u",
+                     s + 1, ((GArray *) sequences->pdata[s])->len, length);
+        return NULL;
+      }
+
+  half = d->rope.dim / 2;
+  query = g_new0 (double, (gsize) c->n_layers * c->n_heads * half);
+  key = g_new0 (double, (gsize) c->n_layers * d->n_kv_heads * half);
+  sums = (Sums) { c, query, key };
+  prog.total = sequences->len;
+  for (guint s = 0; s < sequences->len; s++)
+    {
+      GArray *ids = sequences->pdata[s];
+
+      prog.done = s;
+      if (!pl_transformer_check_length (transformer, ids->len, error) ||
+          !pl_transformer_run_decoder (transformer, (int *) ids->data, ids->len, FALSE, NULL, NULL,
+                                       add_layer, &sums, cancellable, sequence_progress, &prog, error))
+        return NULL;
+    }
+
+  self = g_new0 (PlRopeProfile, 1);
+  self->ref_count = 1;
+  self->n_layers = c->n_layers;
+  self->n_heads = c->n_heads;
+  self->n_kv_heads = d->n_kv_heads;
+  self->n_planes = half;
+  self->n_tokens = length;
+  self->n_sequences = sequences->len;
+  self->query_norm = pl_matrix_new ((gsize) c->n_layers * c->n_heads, half);
+  self->key_norm = pl_matrix_new ((gsize) c->n_layers * d->n_kv_heads, half);
+  self->frequency = pl_matrix_new (1, half);
+  norm = 1.0 / ((double) length * sequences->len);
+  for (gsize i = 0; i < self->query_norm->rows * half; i++)
+    self->query_norm->data[i] = (float) (query[i] * norm);
+  for (gsize i = 0; i < self->key_norm->rows * half; i++)
+    self->key_norm->data[i] = (float) (key[i] * norm);
+  inv_freq = g_new (float, half);
+  pl_rope_inv_freq (&d->rope, length, inv_freq, &scaling);
+  for (guint p = 0; p < half; p++)
+    self->frequency->data[p] = inv_freq[p];
+  return self;
+}
+
+PlRopeProfile *
+pl_rope_profile_compute (PlTransformer  *transformer,
+                         guint           n_sequences,
+                         guint           length,
+                         guint64         seed,
+                         GCancellable   *cancellable,
+                         PlProgressFunc  progress,
+                         gpointer        progress_data,
+                         GError        **error)
+{
+  g_autoptr(GPtrArray) sequences = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+
+  g_return_val_if_fail (PL_IS_TRANSFORMER (transformer), NULL);
+
+  if (length == 0)
+    length = pl_transformer_get_config (transformer)->n_positions;
+  if (!pl_transformer_check_length (transformer, length, error))
+    return NULL;
+  for (guint s = 0; s < n_sequences; s++)
+    g_ptr_array_add (sequences, pl_transformer_random_ids (transformer, length, seed + s));
+  return pl_rope_profile_compute_for_ids (transformer, sequences, cancellable, progress, progress_data, error);
+}
+
+PlMatrix *
+pl_rope_profile_get_layer (PlRopeProfile *self,
+                           guint          layer,
+                           gboolean       keys)
+{
+  guint heads;
+
+  g_return_val_if_fail (self != NULL, NULL);
+  g_return_val_if_fail (layer < self->n_layers, NULL);
+
+  heads = keys ? self->n_kv_heads : self->n_heads;
+  return pl_matrix_slice_rows (keys ? self->key_norm : self->query_norm, (gsize) layer * heads, heads);
+}
