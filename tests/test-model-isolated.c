@@ -35,22 +35,29 @@ test_damaged_sequence (void)
 
       g_free (pl_test_write_known_libhdf5 (i, path));
       opened = pl_model_open_isolated (path, NULL, helper, 30, &error);
+      /* Written over 04, 05 and 06 make sound HDF5 files whose first
+       * position is all zeros: they open, as the dot product and PCA can
+       * show them. */
+      if (i == 5 || i == 6)
+        {
+          g_autoptr(PlMatrix) positions = NULL;
+
+          g_assert_no_error (error);
+          positions = pl_model_read_positions (opened, &error);
+          g_assert_no_error (error);
+          for (guint j = 0; j < positions->cols; j++)
+            g_assert_cmpfloat (pl_matrix_get (positions, 0, j), ==, 0.0f);
+          continue;
+        }
       /* The helper's one line, naming the file, with its PlError code. */
       g_assert_null (opened);
       g_assert_error (error, PL_ERROR, error->code);
       g_assert_nonnull (strstr (error->message, path));
       g_assert_null (strchr (error->message, '\n'));
       g_assert_null (strstr (error->message, "poslens-cli"));
-      /* Written over 04, 05 and 06 make sound HDF5 files whose first
-       * position is all zeros: refused as the analyses would refuse them. */
-      if (i == 5 || i == 6)
-        {
-          g_assert_error (error, PL_ERROR, PL_ERROR_BAD_VALUES);
-          g_assert_nonnull (strstr (error->message, "all zeros"));
-        }
       refused++;
     }
-  g_assert_cmpuint (refused, ==, N_SEQUENCE);
+  g_assert_cmpuint (refused, ==, N_SEQUENCE - 2);
   pl_test_rmtree (dir);
 }
 

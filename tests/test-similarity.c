@@ -3,6 +3,7 @@
 
 #include <math.h>
 
+#include "pl-error.h"
 #include "pl-model.h"
 #include "pl-similarity.h"
 #include "pl-test-util.h"
@@ -89,6 +90,32 @@ test_cosine_zero_row (void)
   g_assert_true (isnan (pl_matrix_get (cos, 0, 1)));
   g_assert_cmpfloat (pl_matrix_get (cos, 0, 2), ==, 0.0f);
   g_assert_cmpfloat (pl_matrix_get (cos, 2, 2), ==, 1.0f);
+}
+
+/* The cosine refuses a table with zero rows, naming each position; centred,
+ * or by the dot product or distance, the same table is compared. */
+static void
+test_check_rows (void)
+{
+  g_autoptr(PlMatrix) x = pl_matrix_new (6, 3);
+  g_autoptr(GError) error = NULL;
+
+  for (guint i = 0; i < 6; i++)
+    if (i != 1 && i != 4)
+      x->data[i * 3 + i % 3] = 1.0f + i;
+  g_assert_false (pl_similarity_check_rows (x, 10, PL_SIMILARITY_COSINE, FALSE, &error));
+  g_assert_error (error, PL_ERROR, PL_ERROR_BAD_VALUES);
+  g_assert_nonnull (strstr (error->message, "positions 11 and 14 are all zeros"));
+  g_clear_error (&error);
+  g_assert_true (pl_similarity_check_rows (x, 0, PL_SIMILARITY_COSINE, TRUE, &error));
+  g_assert_true (pl_similarity_check_rows (x, 0, PL_SIMILARITY_DOT, FALSE, &error));
+  g_assert_true (pl_similarity_check_rows (x, 0, PL_SIMILARITY_L2, FALSE, &error));
+  g_assert_no_error (error);
+
+  x->data[1 * 3 + 0] = 1e-30f;
+  x->data[4 * 3 + 2] = -2.0f;
+  g_assert_true (pl_similarity_check_rows (x, 0, PL_SIMILARITY_COSINE, FALSE, &error));
+  g_assert_no_error (error);
 }
 
 static void
@@ -245,6 +272,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/pl/similarity/cosine-sinusoid-closed-form", test_cosine_sinusoid_closed_form);
   g_test_add_func ("/pl/similarity/dot-and-l2", test_dot_and_l2);
   g_test_add_func ("/pl/similarity/cosine-zero-row", test_cosine_zero_row);
+  g_test_add_func ("/pl/similarity/check-rows", test_check_rows);
   g_test_add_func ("/pl/similarity/rejects-nan", test_rejects_nan);
   g_test_add_func ("/pl/similarity/center", test_center);
   g_test_add_func ("/pl/similarity/blocks-many", test_blocks_many);

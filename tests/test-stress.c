@@ -307,9 +307,9 @@ test_bad_files_in_window (void)
 /* The files after which Debian's libhdf5 1.10 reads freed memory when they
  * are written one over the other at one path and opened in one process
  * (tests/fuzz/known-libhdf5/): the window lets its helper process open them
- * first, so all 14 are refused by name (12 damaged; 05 and 06 sound HDF5
- * whose first position is all zeros, which no view could show) and nothing
- * of them reaches the window's libhdf5. Under AddressSanitizer
+ * first, so the 12 damaged ones are refused by name and nothing of them
+ * reaches the window's libhdf5 (05 and 06 are sound HDF5 whose first
+ * position is all zeros: they open, and are taken out again). Under AddressSanitizer
  * (build-aux/setup.sh sanitize) this fails when the window opens them
  * itself. */
 static void
@@ -326,6 +326,18 @@ test_known_libhdf5_sequence (void)
 
       g_ptr_array_set_size (messages, 0);
       pl_window_open_file (window, file, FALSE);
+      if (i == 5 || i == 6)
+        {
+          /* Sound files whose first position is all zeros: they open (the
+           * dot product and PCA can show them), and are taken out before
+           * the next file is written over them. */
+          pl_test_wait_until (models_at_least, GUINT_TO_POINTER (before + 1), known);
+          pl_window_select_model (window, before);
+          pl_test_wait_until (all_idle, NULL, "the views");
+          g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.remove-model", NULL));
+          g_assert_cmpuint (n_models (), ==, before);
+          continue;
+        }
       pl_test_wait_until (message_names, path, known);
     }
   g_assert_cmpuint (n_models (), ==, before);

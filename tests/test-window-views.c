@@ -730,6 +730,67 @@ test_generic_hdf5 (void)
   pl_test_rmtree (dir);
 }
 
+static gboolean
+page_settled (gpointer page)
+{
+  const char *shown = pl_page_get_shown (page);
+
+  return !pl_page_get_busy (page) && (g_strcmp0 (shown, "figure") == 0 || g_strcmp0 (shown, "error") == 0);
+}
+
+/* A table with all-zero rows: the cosine refuses it naming every such
+ * position; the dot product (zero beside them) and PCA show it. */
+static void
+test_zero_rows_per_analysis (void)
+{
+  g_autofree char *dir = pl_test_tmpdir ();
+  g_autofree char *path = g_build_filename (dir, "zeros.h5", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autofree float *values = pl_test_exact_values (40, 12);
+  const guint64 dims[2] = { 40, 12 };
+  guint before = g_list_model_get_n_items (pl_window_get_models (window));
+  PlPage *similarity = PL_PAGE (page ("similarity"));
+  PlPage *trajectory = PL_PAGE (page ("trajectory"));
+  const char *description;
+  PlMatrix *shown;
+  hid_t h5 = H5Fcreate (path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+
+  for (guint j = 0; j < 12; j++)
+    values[3 * 12 + j] = values[17 * 12 + j] = 0.0f;
+  pl_test_h5_put (h5, "/position_embeddings", 2, dims, values);
+  H5Fclose (h5);
+
+  activate ("win.show-view", g_variant_new_int32 (0));
+  pl_similarity_page_set_metric (PL_SIMILARITY_PAGE (similarity), PL_SIMILARITY_COSINE);
+  pl_window_open_file (window, file, TRUE);
+  pl_test_wait_until (models_more_than, GUINT_TO_POINTER (before), "the table with zero rows");
+  pl_window_select_model (window, before);
+  pl_test_wait_until (page_settled, similarity, "the cosine");
+  g_assert_cmpstr (pl_page_get_shown (similarity), ==, "error");
+  description = adw_status_page_get_description (pl_page_get_status (similarity));
+  g_test_message ("%s", description);
+  g_assert_nonnull (strstr (description, "positions 3 and 17 are all zeros"));
+
+  pl_similarity_page_set_metric (PL_SIMILARITY_PAGE (similarity), PL_SIMILARITY_DOT);
+  pl_test_wait_until (page_settled, similarity, "the dot product");
+  g_assert_cmpstr (pl_page_get_shown (similarity), ==, "figure");
+  shown = pl_similarity_page_get_matrix (PL_SIMILARITY_PAGE (similarity));
+  g_assert_cmpuint (shown->rows, ==, 40);
+  g_assert_cmpfloat (pl_matrix_get (shown, 3, 5), ==, 0.0f);
+  g_assert_cmpfloat (pl_matrix_get (shown, 17, 17), ==, 0.0f);
+  g_assert_cmpfloat (pl_matrix_get (shown, 5, 5), >, 0.0f);
+
+  activate ("win.show-view", g_variant_new_int32 (1));
+  pl_test_wait_until (page_settled, trajectory, "the trajectory");
+  g_assert_cmpstr (pl_page_get_shown (trajectory), ==, "figure");
+
+  activate ("win.show-view", g_variant_new_int32 (0));
+  pl_similarity_page_set_metric (PL_SIMILARITY_PAGE (similarity), PL_SIMILARITY_COSINE);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.remove-model", NULL));
+  pl_window_select_model (window, 0);
+  pl_test_rmtree (dir);
+}
+
 /* How long the main thread waited for a CPU, in µs (Linux schedstat): time
  * the machine's load took, not time our main loop spent. */
 static gint64
@@ -841,6 +902,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/pl/window/dark-mode", test_dark_mode);
   g_test_add_func ("/pl/window/open-files", test_open_files);
   g_test_add_func ("/pl/window/generic-hdf5", test_generic_hdf5);
+  g_test_add_func ("/pl/window/zero-rows-per-analysis", test_zero_rows_per_analysis);
   g_test_add_func ("/pl/window/responsive-during-forward", test_responsive_during_forward);
   status = g_test_run ();
 

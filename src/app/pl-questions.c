@@ -43,9 +43,12 @@ pl_similarity_question_run (PlAnalysisJob  *job,
                             GError        **error)
 {
   PlSimilarityQuestion *question = data;
-  PlMatrix *matrix = pl_similarity_compute (question->table, question->metric, question->center,
-                                            pl_analysis_job_get_cancellable (job), error);
+  PlMatrix *matrix;
 
+  if (!pl_similarity_check_rows (question->table, 0, question->metric, question->center, error))
+    return FALSE;
+  matrix = pl_similarity_compute (question->table, question->metric, question->center,
+                                  pl_analysis_job_get_cancellable (job), error);
   if (matrix == NULL)
     return FALSE;
   g_value_init (result, PL_TYPE_MATRIX);

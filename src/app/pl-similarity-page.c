@@ -199,6 +199,13 @@ pl_similarity_page_get_figure_view (PlSimilarityPage *self)
   return GTK_WIDGET (self->figure_view);
 }
 
+PlMatrix *
+pl_similarity_page_get_matrix (PlSimilarityPage *self)
+{
+  g_return_val_if_fail (PL_IS_SIMILARITY_PAGE (self), NULL);
+  return self->shown;
+}
+
 void
 pl_similarity_page_set_metric (PlSimilarityPage   *self,
                                PlSimilarityMetric  metric)

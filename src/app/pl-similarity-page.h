@@ -16,6 +16,8 @@ G_DECLARE_FINAL_TYPE (PlSimilarityPage, pl_similarity_page, PL, SIMILARITY_PAGE,
 
 /* The widget the figure is drawn in. */
 GtkWidget *pl_similarity_page_get_figure_view (PlSimilarityPage *self);
+/* The matrix on screen, or NULL. */
+PlMatrix  *pl_similarity_page_get_matrix      (PlSimilarityPage *self);
 /* Asks for METRIC, as choosing it in the view does. */
 void       pl_similarity_page_set_metric      (PlSimilarityPage   *self,
                                                PlSimilarityMetric  metric);

@@ -28,7 +28,7 @@ pl_cli_check (int    argc,
   context = g_option_context_new (_("PATH — can Poslens open this checkpoint?"));
   g_option_context_set_description (context,
     _("Opens PATH as the window does: reads its position table whole and checks its values\n"
-      "(no NaN, no infinity, no position of all zeros), or finds a 2-D table to choose when\n"
+      "(no NaN, no infinity), or finds a 2-D table to choose when\n"
       "none is recognised, then reads the first row of every other dataset Poslens reads.\n"
       "Exit 0 when the window can show it, 2 with the reason on one line otherwise."));
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);

@@ -375,7 +375,7 @@ pl_cli_info (int    argc,
   if (model == NULL)
     return pl_cli_fail (error);
   /* Reading the table checks what an analysis would trip on: truncated
-   * data, NaN, infinities, all-zero rows. Only those rows are read. */
+   * data, NaN, infinities. Only those rows are read. */
   if (pl_model_get_position_table_name (model) != NULL)
     {
       positions = pl_model_read_positions (model, &error);

@@ -33,6 +33,7 @@ pl_cli_similarity (int    argc,
   g_autoptr(PlMatrix) similarity = NULL;
   g_autofree char *metric_name = NULL;
   g_autofree char *rows = NULL;
+  gsize first = 0, count;
   g_autofree char *dataset = NULL;
   int layer = PL_CLI_TABLE_LAYER;
   g_autofree char *out = NULL;
@@ -79,6 +80,10 @@ pl_cli_similarity (int    argc,
     }
   if (!(table = pl_cli_read_positions (model, rows, layer, &error)))
     return pl_cli_fail (error);
+  if (rows != NULL)
+    pl_cli_parse_rows (rows, G_MAXSIZE, &first, &count, NULL);
+  if (!pl_similarity_check_rows (table, (guint) first, metric, center, &error))
+    return pl_cli_fail_analysis (model, error);
   if (!(similarity = pl_similarity_compute (table, metric, center, NULL, &error)))
     return pl_cli_fail_analysis (model, error);
   if (!(pl_cli_figure_is_figure_path (out)

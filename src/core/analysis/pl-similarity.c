@@ -201,6 +201,32 @@ pl_similarity_check_size (gsize    n,
   return TRUE;
 }
 
+gboolean
+pl_similarity_check_rows (const PlMatrix      *x,
+                          guint                first,
+                          PlSimilarityMetric   metric,
+                          gboolean             center,
+                          GError             **error)
+{
+  g_autoptr(GArray) zero_rows = NULL;
+  g_autofree char *list = NULL;
+
+  g_return_val_if_fail (x != NULL, FALSE);
+
+  if (metric != PL_SIMILARITY_COSINE || center)
+    return TRUE;
+  pl_matrix_find_bad_rows (x, NULL, NULL, &zero_rows);
+  if (zero_rows->len == 0)
+    return TRUE;
+  list = pl_matrix_describe_rows (zero_rows, first);
+  g_set_error (error, PL_ERROR, PL_ERROR_BAD_VALUES,
+               "%s %s %s all zeros, so %s no direction and no cosine: the dot product and the Euclidean "
+               "distance can compare %s, and so can the cosine of the centred table",
+               zero_rows->len == 1 ? "position" : "positions", list, zero_rows->len == 1 ? "is" : "are",
+               zero_rows->len == 1 ? "it has" : "they have", zero_rows->len == 1 ? "it" : "them");
+  return FALSE;
+}
+
 PlMatrix *
 pl_similarity_compute (const PlMatrix      *x,
                        PlSimilarityMetric   metric,

@@ -23,6 +23,16 @@ gboolean    pl_similarity_metric_from_string (const char         *name,
 gboolean    pl_similarity_check_size (gsize                n,
                                       GError             **error);
 
+/* Whether METRIC can compare the rows of X, position FIRST onwards: an
+ * all-zero row has no direction, so the cosine (uncentred) refuses a table
+ * with one, naming every such position; dot products and distances take
+ * it. */
+gboolean    pl_similarity_check_rows (const PlMatrix      *x,
+                                      guint                first,
+                                      PlSimilarityMetric   metric,
+                                      gboolean             center,
+                                      GError             **error);
+
 /* The n×n matrix between the rows of X. Cosine of a zero row is NaN: it is
  * undefined, and the views draw it as "no value". Fails with
  * G_IO_ERROR_CANCELLED soon after CANCELLABLE is cancelled (checked between

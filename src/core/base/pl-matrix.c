@@ -126,3 +126,66 @@ pl_matrix_all_finite (const PlMatrix *self)
       return FALSE;
   return TRUE;
 }
+
+void
+pl_matrix_find_bad_rows (const PlMatrix  *self,
+                         GArray         **nan_rows,
+                         GArray         **inf_rows,
+                         GArray         **zero_rows)
+{
+  GArray *nan = g_array_new (FALSE, FALSE, sizeof (guint));
+  GArray *inf = g_array_new (FALSE, FALSE, sizeof (guint));
+  GArray *zero = g_array_new (FALSE, FALSE, sizeof (guint));
+
+  for (gsize i = 0; i < self->rows; i++)
+    {
+      const guint32 *bits = (const guint32 *) pl_matrix_row (self, i);
+      guint32 non_finite = 0, any = 0;
+      guint row = (guint) i;
+
+      /* Integer tests on the bit patterns, which the compiler vectorises:
+       * an all-ones exponent is NaN or infinity; any bit but the sign is
+       * a non-zero value. */
+      for (gsize j = 0; j < self->cols; j++)
+        {
+          non_finite |= (bits[j] & 0x7f800000u) == 0x7f800000u;
+          any |= bits[j] & 0x7fffffffu;
+        }
+      if (non_finite)
+        {
+          const float *values = pl_matrix_row (self, i);
+          gboolean has_nan = FALSE;
+
+          for (gsize j = 0; j < self->cols && !has_nan; j++)
+            has_nan = isnan (values[j]);
+          g_array_append_val (has_nan ? nan : inf, row);
+        }
+      else if (!any && self->cols > 0)
+        g_array_append_val (zero, row);
+    }
+
+  if (nan_rows) *nan_rows = nan; else g_array_unref (nan);
+  if (inf_rows) *inf_rows = inf; else g_array_unref (inf);
+  if (zero_rows) *zero_rows = zero; else g_array_unref (zero);
+}
+
+#define ROWS_NAMED 5
+
+char *
+pl_matrix_describe_rows (const GArray *rows,
+                         guint         first)
+{
+  GString *text = g_string_new (NULL);
+  guint n = rows->len;
+  guint named = n > ROWS_NAMED + 1 ? ROWS_NAMED : n;
+
+  for (guint i = 0; i < named; i++)
+    {
+      if (i > 0)
+        g_string_append (text, i + 1 == named && named == n ? " and " : ", ");
+      g_string_append_printf (text, "%u", g_array_index (rows, guint, i) + first);
+    }
+  if (named < n)
+    g_string_append_printf (text, " and %u more", n - named);
+  return g_string_free (text, FALSE);
+}

@@ -31,6 +31,17 @@ PlMatrix *pl_matrix_slice_rows (const PlMatrix *self, gsize first, gsize n);
 PlMatrix *pl_matrix_ref       (PlMatrix *self);
 void      pl_matrix_unref     (PlMatrix *self);
 gboolean  pl_matrix_all_finite (const PlMatrix *self);
+/* The rows of SELF that hold a NaN, an infinity (and no NaN), or only zeros,
+ * each as a GArray of guint row numbers (empty when there are none). Any
+ * out-argument may be NULL. */
+void      pl_matrix_find_bad_rows (const PlMatrix  *self,
+                                   GArray         **nan_rows,
+                                   GArray         **inf_rows,
+                                   GArray         **zero_rows);
+/* ROWS (guint) plus FIRST in words, for an error message: "3", "3 and 7",
+ * "3, 7 and 9"; past six, the first five and "and 12 more". */
+char     *pl_matrix_describe_rows (const GArray    *rows,
+                                   guint            first);
 
 static inline float *
 pl_matrix_row (const PlMatrix *self, gsize i)

@@ -634,49 +634,53 @@ pl_model_get_encoding (PlModel *self)
   return self->has_encoding ? &self->encoding : NULL;
 }
 
+/* "position 5 holds NaN", "positions 3 and 7 are all zeros". */
+static void
+append_rows (GString      *text,
+             const GArray *rows,
+             guint         first,
+             const char   *one,
+             const char   *many)
+{
+  g_autofree char *list = NULL;
+
+  if (rows->len == 0)
+    return;
+  list = pl_matrix_describe_rows (rows, first);
+  if (text->len > 0)
+    g_string_append (text, "; ");
+  g_string_append_printf (text, "%s %s %s", rows->len == 1 ? "position" : "positions", list,
+                          rows->len == 1 ? one : many);
+}
+
+/* NaN and infinities are refused, with every row that holds them named (and
+ * the zero rows beside them). All-zero rows pass: dot products, distances,
+ * PCA and the probes take them; the cosine refuses them itself
+ * (pl_similarity_check_rows). */
 static gboolean
 check_rows (PlModel   *self,
             PlMatrix  *m,
             GError   **error)
 {
   const char *where = self->checkpoint ? pl_checkpoint_get_path (self->checkpoint) : self->name;
+  g_autoptr(GArray) nan_rows = NULL;
+  g_autoptr(GArray) inf_rows = NULL;
+  g_autoptr(GArray) zero_rows = NULL;
+  g_autoptr(GString) problems = NULL;
 
-  for (gsize i = 0; i < m->rows; i++)
-    {
-      const guint32 *bits = (const guint32 *) pl_matrix_row (m, i);
-      guint32 non_finite = 0, any = 0;
+  pl_matrix_find_bad_rows (m, &nan_rows, &inf_rows, &zero_rows);
+  if (nan_rows->len == 0 && inf_rows->len == 0)
+    return TRUE;
 
-      /* Integer tests on the bit patterns, which the compiler vectorises:
-       * an all-ones exponent is NaN or infinity; any bit but the sign is
-       * a non-zero value. */
-      for (gsize j = 0; j < m->cols; j++)
-        {
-          non_finite |= (bits[j] & 0x7f800000u) == 0x7f800000u;
-          any |= bits[j] & 0x7fffffffu;
-        }
-      if (non_finite)
-        {
-          const float *row = pl_matrix_row (m, i);
-          gboolean has_nan = FALSE;
-
-          for (gsize j = 0; j < m->cols; j++)
-            has_nan = has_nan || isnan (row[j]);
-          g_set_error (error, PL_ERROR, PL_ERROR_BAD_VALUES,
-                       "%s: position %" G_GSIZE_FORMAT " (row %" G_GSIZE_FORMAT ") of “%s” holds %s",
-                       where, i, i + self->first_position, self->position_table,
-                       has_nan ? "NaN" : "an infinity");
-          return FALSE;
-        }
-      if (!any && m->cols > 0)
-        {
-          g_set_error (error, PL_ERROR, PL_ERROR_BAD_VALUES,
-                       "%s: position %" G_GSIZE_FORMAT " (row %" G_GSIZE_FORMAT ") of “%s” is all zeros, "
-                       "so it has no direction to compare",
-                       where, i, i + self->first_position, self->position_table);
-          return FALSE;
-        }
-    }
-  return TRUE;
+  problems = g_string_new (NULL);
+  append_rows (problems, nan_rows, 0, "holds NaN", "hold NaN");
+  append_rows (problems, inf_rows, 0, "holds an infinity", "hold infinities");
+  append_rows (problems, zero_rows, 0, "is all zeros", "are all zeros");
+  if (self->first_position > 0)
+    g_string_append_printf (problems, " (position 0 is row %u of the table)", self->first_position);
+  g_set_error (error, PL_ERROR, PL_ERROR_BAD_VALUES, "%s: “%s” holds values no analysis can use: %s",
+               where, self->position_table, problems->str);
+  return FALSE;
 }
 
 PlMatrix *
