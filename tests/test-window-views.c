@@ -401,6 +401,8 @@ test_playground_closed_form (void)
   activate ("win.show-view", g_variant_new_int32 (5));
   pl_playground_page_set_encoding (playground, 64, 16, 100.0);
   pl_test_wait_until (playground_ready, playground, "the playground");
+  /* The colour bar is titled as the similarity view's is. */
+  g_assert_cmpstr (pl_figure_get_value_label (pl_page_get_figure (PL_PAGE (playground))), ==, "Cosine similarity");
   m = pl_playground_page_get_matrix (playground);
   g_assert_cmpuint (m->rows, ==, 64);
   for (guint i = 0; i < 64; i += 5)

@@ -5,6 +5,7 @@
 #include <math.h>
 
 #include "pl-encodings.h"
+#include "pl-enum-labels.h"
 #include "pl-figure-view.h"
 #include "pl-pca.h"
 #include "pl-playground-page.h"
@@ -103,7 +104,7 @@ show_answer (PlPlaygroundPage *self,
   pl_figure_set_range (heatmap, -1, 1);
   pl_view_style_apply (heatmap, get_workspace (self));
   pl_figure_set_title (heatmap, title);
-  pl_figure_set_value_label (heatmap, _("cosine similarity"));
+  pl_figure_set_value_label (heatmap, pl_enum_label (PL_TYPE_SIMILARITY_METRIC, PL_SIMILARITY_COSINE));
   pl_figure_view_set_figure (self->heatmap_view, heatmap, cosine->cols, cosine->rows);
 
   if (projection->cols >= 2)

@@ -309,6 +309,14 @@ pl_figure_set_value_label (PlFigure   *self,
   self->value_label = g_strdup (label);
 }
 
+const char *
+pl_figure_get_value_label (PlFigure *self)
+{
+  g_return_val_if_fail (PL_IS_FIGURE (self), NULL);
+
+  return self->value_label;
+}
+
 void
 pl_figure_set_colormap (PlFigure     *self,
                         PlColormapId  colormap)

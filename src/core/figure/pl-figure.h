@@ -246,6 +246,7 @@ void        pl_figure_set_axis_labels (PlFigure       *self,
  * (trajectories label theirs "Position"). */
 void        pl_figure_set_value_label (PlFigure       *self,
                                        const char     *label);
+const char *pl_figure_get_value_label (PlFigure       *self);
 void        pl_figure_set_colormap    (PlFigure       *self,
                                        PlColormapId    colormap);
 void        pl_figure_set_reversed    (PlFigure       *self,
