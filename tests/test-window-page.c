@@ -340,6 +340,42 @@ test_selection_everywhere (void)
   activate ("win.show-view", g_variant_new_int32 (0));
 }
 
+/* The text of the ⓘ popover in WIDGET's toolbar, or NULL. */
+static const char *
+help_text (GtkWidget *widget)
+{
+  if (GTK_IS_MENU_BUTTON (widget) &&
+      g_strcmp0 (gtk_menu_button_get_icon_name (GTK_MENU_BUTTON (widget)), "help-about-symbolic") == 0)
+    {
+      GtkWidget *child = gtk_popover_get_child (gtk_menu_button_get_popover (GTK_MENU_BUTTON (widget)));
+
+      return GTK_IS_LABEL (child) ? gtk_label_get_text (GTK_LABEL (child)) : NULL;
+    }
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
+    {
+      const char *text = help_text (child);
+
+      if (text != NULL)
+        return text;
+    }
+  return NULL;
+}
+
+/* The ⓘ texts say what is drawn: the trajectory's running total is a line,
+ * and the similarity's layer view says what it averages over. */
+static void
+test_help_texts (void)
+{
+  const char *trajectory = help_text (GTK_WIDGET (page ("trajectory")));
+  const char *similarity = help_text (GTK_WIDGET (page ("similarity")));
+
+  g_assert_nonnull (trajectory);
+  g_assert_nonnull (similarity);
+  g_assert_null (strstr (trajectory, "bars on the right add"));
+  g_assert_nonnull (strstr (trajectory, "the line adds them up"));
+  g_assert_nonnull (strstr (similarity, "averaged over 8 sequences of random tokens"));
+}
+
 /* The text a label under WIDGET shows, if one shows TEXT. */
 static gboolean
 shows_text (GtkWidget  *widget,
@@ -477,6 +513,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/pl/page/click-heads", test_click_heads);
   g_test_add_func ("/pl/page/controls-that-apply", test_controls_that_apply);
   g_test_add_func ("/pl/page/selection-everywhere", test_selection_everywhere);
+  g_test_add_func ("/pl/page/help-texts", test_help_texts);
   status = g_test_run ();
   gtk_window_destroy (GTK_WINDOW (window));
   g_clear_object (&app);
