@@ -126,3 +126,16 @@ pl_test_mean_luminance (GBytes *image)
     sum += (0.0722 * px[i] + 0.7152 * px[i + 1] + 0.2126 * px[i + 2]) / 255.0;
   return sum / (size / 4);
 }
+
+gboolean
+pl_test_shows_label (GtkWidget  *widget,
+                     const char *text)
+{
+  if (GTK_IS_LABEL (widget) && gtk_widget_get_visible (widget) &&
+      g_strcmp0 (gtk_label_get_text (GTK_LABEL (widget)), text) == 0)
+    return TRUE;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
+    if (pl_test_shows_label (child, text))
+      return TRUE;
+  return FALSE;
+}

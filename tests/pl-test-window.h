@@ -29,6 +29,9 @@ void     pl_test_wait_frames (GtkWidget   *widget,
 GBytes  *pl_test_render      (GtkWidget   *widget,
                               int         *width,
                               int         *height);
+/* Whether a visible label under WIDGET shows TEXT. */
+gboolean pl_test_shows_label (GtkWidget   *widget,
+                              const char  *text);
 /* How many different colours a sample of the image holds. */
 guint    pl_test_count_colours (GBytes    *image);
 /* The mean luminance (0 … 1) of the image. */

@@ -376,20 +376,6 @@ test_help_texts (void)
   g_assert_nonnull (strstr (similarity, "averaged over 8 sequences of random tokens"));
 }
 
-/* The text a label under WIDGET shows, if one shows TEXT. */
-static gboolean
-shows_text (GtkWidget  *widget,
-            const char *text)
-{
-  if (GTK_IS_LABEL (widget) && gtk_widget_get_visible (widget) &&
-      g_strcmp0 (gtk_label_get_text (GTK_LABEL (widget)), text) == 0)
-    return TRUE;
-  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
-    if (shows_text (child, text))
-      return TRUE;
-  return FALSE;
-}
-
 /* An error whose text would be markup ("<data>" from GLib's JSON parser, a
  * path with "&") shows as written, not as an empty page. */
 static void
@@ -401,10 +387,10 @@ test_error_plain_text (void)
 
   pl_page_show_error (similarity, NULL, error);
   g_assert_cmpstr (pl_page_get_shown (similarity), ==, "error");
-  g_assert_true (shows_text (GTK_WIDGET (pl_page_get_status (similarity)), message));
+  g_assert_true (pl_test_shows_label (GTK_WIDGET (pl_page_get_status (similarity)), message));
 
   pl_page_show_status (similarity, "dialog-warning-symbolic", "Title", "a < b && c > d");
-  g_assert_true (shows_text (GTK_WIDGET (pl_page_get_status (similarity)), "a < b && c > d"));
+  g_assert_true (pl_test_shows_label (GTK_WIDGET (pl_page_get_status (similarity)), "a < b && c > d"));
   pl_page_refresh (similarity);
 }
 

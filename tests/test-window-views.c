@@ -709,17 +709,28 @@ test_generic_hdf5 (void)
   GSettings *settings = pl_workspace_get_settings (pl_window_get_workspace (window));
   guint before = g_list_model_get_n_items (pl_window_get_models (window));
   hid_t h5 = H5Fcreate (path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  hid_t space, ints;
 
   /* Names that say nothing, so Poslens cannot guess and has to ask. */
   pl_test_h5_put (h5, "/experiments/run1/table", 2, dims, values);
   pl_test_h5_put (h5, "/experiments/run1/other", 2, dims, values);
   pl_test_h5_put (h5, "/experiments/run1/bias", 1, dims + 1, values);
+  space = H5Screate_simple (2, (const hsize_t[]) { 4, 3 }, NULL);
+  ints = H5Dcreate2 (h5, "/experiments/run1/steps", H5T_STD_I32LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  H5Dwrite (ints, H5T_NATIVE_INT32, H5S_ALL, H5S_ALL, H5P_DEFAULT, (const gint32[12]) { 0 });
+  H5Dclose (ints);
+  H5Sclose (space);
   H5Fclose (h5);
 
   pl_window_open_file (window, file, TRUE);
   pl_test_wait_until (dataset_dialog_shown, NULL, "the dataset picker");
+  /* The greyed-out datasets say why they cannot be chosen. */
+  pl_test_wait_frames (GTK_WIDGET (find_dataset_dialog ()), 2);
+  g_assert_true (pl_test_shows_label (GTK_WIDGET (find_dataset_dialog ()), "One dimension: a table has rows and columns"));
+  g_assert_true (pl_test_shows_label (GTK_WIDGET (find_dataset_dialog ()), "Holds int32 values: a table holds floating-point numbers"));
   /* A vector is no table; the 2-D dataset is. */
   g_assert_false (pl_dataset_dialog_choose (find_dataset_dialog (), "/experiments/run1/bias"));
+  g_assert_false (pl_dataset_dialog_choose (find_dataset_dialog (), "/experiments/run1/steps"));
   g_assert_true (pl_dataset_dialog_choose (find_dataset_dialog (), "/experiments/run1/table"));
   pl_test_wait_until (models_more_than, GUINT_TO_POINTER (before), "the chosen table");
   model = g_list_model_get_item (pl_window_get_models (window), before);

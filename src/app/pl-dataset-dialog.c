@@ -38,6 +38,8 @@ create_children (gpointer item,
   return children ? g_object_ref (children) : NULL;
 }
 
+/* A row: the name over why it cannot be chosen (when it cannot), its shape
+ * and type on the right. */
 static void
 setup_row (GtkSignalListItemFactory *factory,
            GtkListItem              *item,
@@ -45,15 +47,24 @@ setup_row (GtkSignalListItemFactory *factory,
 {
   GtkWidget *expander = gtk_tree_expander_new ();
   GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
+  GtkWidget *names = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
   GtkWidget *name = gtk_label_new (NULL);
+  GtkWidget *reason = gtk_label_new (NULL);
   GtkWidget *summary = gtk_label_new (NULL);
 
   gtk_label_set_xalign (GTK_LABEL (name), 0);
-  gtk_widget_set_hexpand (name, TRUE);
   gtk_label_set_ellipsize (GTK_LABEL (name), PANGO_ELLIPSIZE_MIDDLE);
+  gtk_label_set_xalign (GTK_LABEL (reason), 0);
+  gtk_label_set_wrap (GTK_LABEL (reason), TRUE);
+  gtk_widget_add_css_class (reason, "caption");
+  gtk_widget_add_css_class (reason, "dim-label");
+  gtk_widget_set_hexpand (names, TRUE);
+  gtk_widget_set_valign (names, GTK_ALIGN_CENTER);
   gtk_widget_add_css_class (summary, "dim-label");
   gtk_widget_add_css_class (summary, "numeric");
-  gtk_box_append (GTK_BOX (box), name);
+  gtk_box_append (GTK_BOX (names), name);
+  gtk_box_append (GTK_BOX (names), reason);
+  gtk_box_append (GTK_BOX (box), names);
   gtk_box_append (GTK_BOX (box), summary);
   gtk_tree_expander_set_child (GTK_TREE_EXPANDER (expander), box);
   gtk_list_item_set_child (item, expander);
@@ -68,14 +79,20 @@ bind_row (GtkSignalListItemFactory *factory,
   PlDatasetNode *node = gtk_tree_list_row_get_item (row);
   GtkWidget *expander = gtk_list_item_get_child (item);
   GtkWidget *box = gtk_tree_expander_get_child (GTK_TREE_EXPANDER (expander));
-  GtkWidget *name = gtk_widget_get_first_child (box);
+  GtkWidget *names = gtk_widget_get_first_child (box);
+  GtkWidget *name = gtk_widget_get_first_child (names);
+  GtkWidget *reason = gtk_widget_get_last_child (names);
   GtkWidget *summary = gtk_widget_get_last_child (box);
   gboolean group = pl_dataset_node_get_children (node) != NULL;
+  const char *why = pl_dataset_node_get_reason (node);
 
   gtk_tree_expander_set_list_row (GTK_TREE_EXPANDER (expander), row);
   gtk_label_set_text (GTK_LABEL (name), pl_dataset_node_get_name (node));
   gtk_label_set_text (GTK_LABEL (summary), pl_dataset_node_get_summary (node));
-  /* Only 2-D tables can be chosen; the rest is shown for orientation. */
+  /* Only 2-D tables can be chosen; the rest is shown for orientation, and
+   * says why it cannot be chosen. */
+  gtk_label_set_text (GTK_LABEL (reason), why ? why : "");
+  gtk_widget_set_visible (reason, why != NULL);
   gtk_widget_set_sensitive (name, group || pl_dataset_node_get_is_table (node));
   gtk_list_item_set_selectable (item, !group && pl_dataset_node_get_is_table (node));
   g_object_unref (node);

@@ -13,6 +13,7 @@ struct _PlDatasetNode
   char       *path;       /* NULL for groups */
   char       *summary;
   gboolean    is_table;
+  char       *reason;     /* why a dataset cannot be the table, or NULL */
   GListStore *children;   /* NULL for datasets */
 };
 
@@ -63,6 +64,26 @@ summarise_groups (GListStore *store)
     }
 }
 
+/* Why INFO cannot be chosen as the position table, or NULL when it can. */
+static char *
+describe_refusal (const PlTensorInfo *info)
+{
+  if (pl_tensor_info_is_table (info))
+    return NULL;
+  if (info->rank == 0)
+    return g_strdup (_("A single number, not a table"));
+  if (info->rank == 1)
+    return g_strdup (_("One dimension: a table has rows and columns"));
+  if (info->rank > 2 && !(info->rank == 3 && info->shape[0] == 1))
+    return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u dimension: a table has two",
+                                         "%u dimensions: a table has two", info->rank), info->rank);
+  if (info->dtype == PL_DTYPE_OTHER)
+    /* Translators: %s is the stored type, e.g. "int32" or "I64" */
+    return g_strdup_printf (_("Holds %s values: a table holds floating-point numbers"),
+                            info->dtype_name ? info->dtype_name : "?");
+  return g_strdup (_("Empty: a table needs at least one row and one column"));
+}
+
 GListModel *
 pl_dataset_node_build_tree (PlCheckpoint *checkpoint)
 {
@@ -97,6 +118,7 @@ pl_dataset_node_build_tree (PlCheckpoint *checkpoint)
       leaf = node_new (parts[last - 1]);
       leaf->path = g_strdup (info->name);
       leaf->is_table = pl_tensor_info_is_table (info);
+      leaf->reason = describe_refusal (info);
       leaf->summary = g_strdup_printf ("%s %s", shape->str, info->dtype_name ? info->dtype_name : "");
       g_list_store_append (parent, leaf);
       g_object_unref (leaf);
@@ -133,6 +155,13 @@ pl_dataset_node_get_is_table (PlDatasetNode *self)
   return self->is_table;
 }
 
+const char *
+pl_dataset_node_get_reason (PlDatasetNode *self)
+{
+  g_return_val_if_fail (PL_IS_DATASET_NODE (self), NULL);
+  return self->reason;
+}
+
 GListModel *
 pl_dataset_node_get_children (PlDatasetNode *self)
 {
@@ -148,6 +177,7 @@ pl_dataset_node_finalize (GObject *object)
   g_free (self->name);
   g_free (self->path);
   g_free (self->summary);
+  g_free (self->reason);
   g_clear_object (&self->children);
   G_OBJECT_CLASS (pl_dataset_node_parent_class)->finalize (object);
 }

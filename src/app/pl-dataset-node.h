@@ -20,6 +20,9 @@ const char    *pl_dataset_node_get_path      (PlDatasetNode *self);
 const char    *pl_dataset_node_get_summary   (PlDatasetNode *self);
 /* A 2-D float dataset: something that can be a position table. */
 gboolean       pl_dataset_node_get_is_table  (PlDatasetNode *self);
+/* Why a dataset cannot be the table ("One dimension: a table has rows and
+ * columns"), NULL for tables and groups. */
+const char    *pl_dataset_node_get_reason    (PlDatasetNode *self);
 GListModel    *pl_dataset_node_get_children  (PlDatasetNode *self);
 
 G_END_DECLS
