@@ -16,7 +16,8 @@ xvfb=$!
 trap 'kill $xvfb 2>/dev/null || true' EXIT
 sleep 1
 
-# shot NAME VIEW [ARGS…]
+# shot NAME VIEW [ARGS…]; KEYS, when set, are typed into the window first
+# (the probes' Alt+R runs them), then it waits AFTER_KEYS seconds more.
 shot() {
   name="$1"; view="$2"; shift 2
   DISPLAY="$display" GTK_A11Y=none GSETTINGS_BACKEND=memory \
@@ -25,6 +26,10 @@ shot() {
   app=$!
   sleep "${POSLENS_SCREENSHOT_WAIT:-6}"
   window=$(DISPLAY="$display" xdotool search --onlyvisible --name '^Poslens' | head -n 1)
+  if [ -n "${KEYS:-}" ] && [ -n "$window" ]; then
+    DISPLAY="$display" xdotool windowfocus --sync "$window" key $KEYS
+    sleep "${AFTER_KEYS:-30}"
+  fi
   DISPLAY="$display" import -window "${window:-root}" "$out/$name.png"
   kill "$app" 2>/dev/null || true
   wait "$app" 2>/dev/null || true
@@ -33,7 +38,8 @@ shot() {
 
 shot similarity similarity
 shot trajectory trajectory
-POSLENS_SCREENSHOT_WAIT=25 shot attention attention
-shot probes probes
+POSLENS_SCREENSHOT_WAIT=60 shot attention attention
+KEYS=alt+r shot probes probes
+unset KEYS
 shot compare compare
 shot playground playground
