@@ -41,6 +41,7 @@ struct _PlAttentionPage
   guint              offsets_count;
   GtkStack          *views;
   GtkWidget         *switcher;
+  GtkWidget         *position_button;
   PlFigureView      *offsets_view;
   PlFigureView      *distances_view;
   PlFigureView      *position_view;
@@ -252,15 +253,29 @@ set_progress (double   fraction,
   gtk_progress_bar_set_fraction (self->progress, fraction);
 }
 
+typedef struct
+{
+  PlTransformer *transformer;
+  guint          length;        /* of the random inputs; 0: the model's positions */
+} StatsInput;
+
+static void
+stats_input_free (StatsInput *input)
+{
+  g_object_unref (input->transformer);
+  g_free (input);
+}
+
 static gboolean
 compute_stats (PlAnalysisJob  *job,
                gpointer        data,
                GValue         *result,
                GError        **error)
 {
+  StatsInput *input = data;
   PlAttentionStats *stats;
 
-  stats = pl_attention_stats_compute (PL_TRANSFORMER (data), STATS_SEQUENCES, 0, STATS_SEED,
+  stats = pl_attention_stats_compute (input->transformer, STATS_SEQUENCES, input->length, STATS_SEED,
                                       pl_analysis_job_get_cancellable (job),
                                       (PlProgressFunc) pl_analysis_job_set_progress, job, error);
   if (stats == NULL)
@@ -358,6 +373,7 @@ transformer_done (GObject      *object,
   PlAnalysisCache *cache;
   g_autofree char *stats_key = NULL;
   g_autofree char *term_key = NULL;
+  StatsInput *input;
 
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) || get_workspace (self) == NULL)
     return;
@@ -368,12 +384,17 @@ transformer_done (GObject      *object,
       return;
     }
   cache = pl_workspace_get_cache (get_workspace (self));
+  input = g_new0 (StatsInput, 1);
+  input->transformer = g_object_ref (transformer);
+  input->length = pl_workspace_sample_length (self->model);
   term_key = g_strdup_printf ("position-only/%s", pl_workspace_model_key (self->model));
-  stats_key = g_strdup_printf ("attention-stats/%s/%u/%u", pl_workspace_model_key (self->model),
-                               STATS_SEQUENCES, STATS_SEED);
-  pl_analysis_cache_run_async (cache, term_key, compute_position_only, g_object_ref (transformer), g_object_unref,
-                               NULL, NULL, self->cancellable, answer_done, g_object_ref (self));
-  pl_analysis_cache_run_async (cache, stats_key, compute_stats, g_object_ref (transformer), g_object_unref,
+  stats_key = g_strdup_printf ("attention-stats/%s/%u/%u/%u", pl_workspace_model_key (self->model),
+                               STATS_SEQUENCES, STATS_SEED, input->length);
+  /* A rotary model has no position vectors to take alone. */
+  if (pl_model_get_decoder (self->model) == NULL)
+    pl_analysis_cache_run_async (cache, term_key, compute_position_only, g_object_ref (transformer), g_object_unref,
+                                 NULL, NULL, self->cancellable, answer_done, g_object_ref (self));
+  pl_analysis_cache_run_async (cache, stats_key, compute_stats, input, (GDestroyNotify) stats_input_free,
                                set_progress, self, self->cancellable, answer_done, g_object_ref (self));
 }
 
@@ -403,12 +424,22 @@ refresh (PlPage *page)
 
   if (model == NULL || pl_workspace_get_n_layers (get_workspace (self)) == 0)
     {
-      pl_page_show_status (page, "find-location-symbolic", _("No Attention to Show"),
-                           _("Attention needs a model Poslens can run: GPT-2, BERT, RoBERTa, XLM-RoBERTa, "
-                             "ELECTRA or DistilBERT, with its config.json. Tables and analytic encodings "
-                             "have no attention."));
+      g_autofree char *families = pl_family_list_forward ();
+      /* Translators: the list is of architectures: GPT-2, OPT, BERT, …, Llama, GPT-NeoX */
+      g_autofree char *description = g_strdup_printf (_("Attention needs a model Poslens can run: %s, with its "
+                                                        "config.json. Tables and analytic encodings have no "
+                                                        "attention."), families);
+
+      pl_page_show_status (page, "find-location-symbolic", _("No Attention to Show"), description);
       return;
     }
+
+  /* The position-only term exists where positions are vectors added to the
+   * embeddings, not for rotary models. */
+  gtk_widget_set_visible (self->position_button, pl_model_get_decoder (model) == NULL);
+  if (pl_model_get_decoder (model) != NULL &&
+      g_strcmp0 (gtk_stack_get_visible_child_name (self->views), "position-only") == 0)
+    gtk_stack_set_visible_child_name (self->views, "offsets");
 
   pl_page_show_figure (page);
   self->cancellable = g_cancellable_new ();
@@ -664,6 +695,7 @@ pl_attention_page_class_init (PlAttentionPageClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, on_view_changed);
   gtk_widget_class_bind_template_callback (widget_class, on_view_button_toggled);
   gtk_widget_class_bind_template_child (widget_class, PlAttentionPage, switcher);
+  gtk_widget_class_bind_template_child (widget_class, PlAttentionPage, position_button);
   gtk_widget_class_bind_template_callback (widget_class, on_describe);
   gtk_widget_class_bind_template_callback (widget_class, on_activate);
 }

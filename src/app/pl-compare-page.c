@@ -189,6 +189,19 @@ refresh (PlPage *page)
       return;
     }
 
+  /* Tables are compared: a rotary model has none to put beside another. */
+  for (guint side = 0; side < 2; side++)
+    {
+      g_autoptr(PlModel) model = get_model (self, side);
+
+      if (model != NULL && pl_model_get_decoder (model) != NULL)
+        {
+          pl_page_runner_cancel (get_runner (self, 0));
+          pl_page_runner_cancel (get_runner (self, 1));
+          pl_page_show_no_table (page, model);
+          return;
+        }
+    }
   for (guint side = 0; side < 2; side++)
     {
       g_autoptr(PlModel) model = get_model (self, side);

@@ -35,6 +35,14 @@ pl_enum_label (GType type,
       case PL_ENCODING_SINCOS2D:   return _("2-D sine–cosine (MAE)");
       default:                     break;
       }
+  else if (type == PL_TYPE_PLAYGROUND_KIND)
+    switch ((PlPlaygroundKind) value)
+      {
+      case PL_PLAYGROUND_SINUSOIDAL: return _("Sinusoidal");
+      case PL_PLAYGROUND_ROPE:       return _("Rotary (RoPE)");
+      case PL_PLAYGROUND_ALIBI:      return _("ALiBi");
+      default:                       break;
+      }
   else if (type == PL_TYPE_COLORMAP_ID)
     switch ((PlColormapId) value)
       {

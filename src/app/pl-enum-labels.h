@@ -6,6 +6,7 @@
 #include "pl-colormap.h"
 #include "pl-encodings.h"
 #include "pl-export-dialog.h"
+#include "pl-playground-page.h"
 #include "pl-enums.h"
 #include "pl-probes.h"
 #include "pl-similarity.h"

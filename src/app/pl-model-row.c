@@ -22,6 +22,7 @@ describe (PlModel *model)
   guint cols = pl_model_get_position_table_cols (model);
   guint first = pl_model_get_first_position (model);
   PlActivationsFile *activations = pl_model_get_activations (model);
+  const PlDecoderSpec *decoder = pl_model_get_decoder (model);
 
   if (activations != NULL)
     /* Translators: an activations file: sample inputs × tokens, layers */
@@ -29,6 +30,10 @@ describe (PlModel *model)
                             pl_activations_file_get_n_sequences (activations),
                             pl_activations_file_get_n_tokens (activations),
                             pl_activations_file_get_n_layers (activations));
+  if (decoder != NULL)
+    /* Translators: family · rotary (RoPE) base · max_position_embeddings */
+    return g_strdup_printf (_("%s · RoPE base %g · %u positions"), pl_model_get_family_display_name (model),
+                            decoder->rope.theta, rows);
   if (first > 0)
     /* Translators: family · positions × width · first table row that is a real position */
     return g_strdup_printf (_("%s · %u × %u · from row %u"),

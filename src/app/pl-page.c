@@ -254,7 +254,57 @@ pl_page_show_status (PlPage     *self,
 
   g_return_if_fail (PL_IS_PAGE (self));
   set_status (priv->status, icon_name, title, description);
+  adw_status_page_set_child (priv->status, NULL);
   gtk_stack_set_visible_child_name (priv->stack, "status");
+}
+
+void
+pl_page_show_no_table (PlPage  *self,
+                       PlModel *model)
+{
+  PlPagePrivate *priv = pl_page_get_instance_private (self);
+  const PlDecoderSpec *decoder;
+  g_autofree char *spec = NULL;
+  g_autofree char *description = NULL;
+  GtkWidget *button;
+
+  g_return_if_fail (PL_IS_PAGE (self));
+  g_return_if_fail (PL_IS_MODEL (model));
+
+  decoder = pl_model_get_decoder (model);
+  spec = pl_workspace_analytic_rope (model);
+  g_return_if_fail (decoder != NULL && spec != NULL);
+
+  /* Translators: a rotary model's missing table; the family (Llama), the rotary base and dims */
+  description = g_strdup_printf (_("%s models learn no position vectors: each layer turns its queries and keys by "
+                                   "angles that grow with the position (RoPE, base %g, %u of %u dims per head), "
+                                   "so attention sees how far apart two tokens are. The layers show what the "
+                                   "hidden states hold about position, and the analytic RoPE of this base and "
+                                   "size can be opened as a table."),
+                                 pl_model_get_family_display_name (model), decoder->rope.theta,
+                                 decoder->rope.dim, decoder->head_dim);
+  pl_page_show_status (self, "view-grid-symbolic", _("No Position Table"), description);
+  button = gtk_button_new_with_mnemonic (_("Open _Analytic RoPE"));
+  gtk_widget_set_halign (button, GTK_ALIGN_CENTER);
+  gtk_widget_add_css_class (button, "pill");
+  gtk_widget_add_css_class (button, "suggested-action");
+  gtk_actionable_set_action_name (GTK_ACTIONABLE (button), "win.open-analytic");
+  gtk_actionable_set_action_target_value (GTK_ACTIONABLE (button), g_variant_new_string (spec));
+  adw_status_page_set_child (priv->status, button);
+}
+
+gboolean
+pl_page_show_if_no_table (PlPage  *self,
+                          PlModel *model,
+                          int      layer)
+{
+  g_return_val_if_fail (PL_IS_PAGE (self), FALSE);
+
+  if (model == NULL || layer != PL_LAYER_TABLE || pl_model_get_decoder (model) == NULL)
+    return FALSE;
+  pl_page_runner_cancel (pl_page_get_runner (self));
+  pl_page_show_no_table (self, model);
+  return TRUE;
 }
 
 void

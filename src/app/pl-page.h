@@ -95,6 +95,16 @@ void           pl_page_show_status     (PlPage        *self,
                                         const char    *icon_name,
                                         const char    *title,
                                         const char    *description);
+/* Why a rotary model (pl_model_get_decoder) has no position table, with a
+ * button that opens the analytic RoPE of its base and size (win.open-analytic). */
+void           pl_page_show_no_table   (PlPage        *self,
+                                        PlModel       *model);
+/* For a table view's refresh: when MODEL is rotary and LAYER is
+ * PL_LAYER_TABLE, cancels the question in flight, shows why there is no
+ * table and returns TRUE; FALSE otherwise. */
+gboolean       pl_page_show_if_no_table (PlPage       *self,
+                                        PlModel       *model,
+                                        int            layer);
 /* ERROR's message, as plain text, under TITLE ("Cannot Show This Model" when NULL). */
 void           pl_page_show_error      (PlPage        *self,
                                         const char    *title,

@@ -9,22 +9,33 @@
 #include "pl-figure-view.h"
 #include "pl-pca.h"
 #include "pl-playground-page.h"
+#include "pl-rope.h"
 #include "pl-similarity.h"
 #include "pl-view-style.h"
 
-/* The sinusoidal encoding with its knobs out: length, width and base change
- * the heatmap and the trajectory as the user turns them. Each change cancels
- * the computation in flight; only the latest answer is kept. */
+/* Analytic encodings with their knobs out, changing as the user turns them:
+ * the sinusoidal table (its similarity and trajectory for a length, width
+ * and base); rotary embeddings (the similarity of their rotation phases, and
+ * the score of a fixed query and key by offset with RoFormer's bound on it,
+ * for a head size and base); ALiBi (each head's bias by distance). Each
+ * change cancels the computation in flight; only the latest answer is kept. */
 struct _PlPlaygroundPage
 {
   PlPage          parent_instance;
 
   GCancellable   *cancellable;
   guint           restack_id;
+  PlPlaygroundKind kind;           /* of the answer on screen */
+  PlPlaygroundKind asked;          /* of the question in flight */
   PlMatrix       *matrix;
   PlMatrix       *projection;     /* on screen in the trajectory */
+  PlMatrix       *curves;         /* RoPE: score and bound rows; ALiBi: the biases */
 
   /* Template widgets */
+  GtkDropDown    *kind_dropdown;
+  GtkLabel       *width_label;
+  GtkWidget      *base_box;
+  GtkLabel       *caption_label;
   GtkSpinButton  *length_spin;
   GtkSpinButton  *width_spin;
   GtkScale       *base_scale;
@@ -44,10 +55,17 @@ get_workspace (PlPlaygroundPage *self)
 
 typedef struct
 {
-  guint  length;
-  guint  width;
-  double base;
+  PlPlaygroundKind kind;
+  guint            length;
+  guint            width;    /* ALiBi: heads */
+  double           base;
 } Spec;
+
+static PlPlaygroundKind
+get_kind (PlPlaygroundPage *self)
+{
+  return (PlPlaygroundKind) pl_drop_down_get_value (self->kind_dropdown);
+}
 
 static double
 get_base (PlPlaygroundPage *self)
@@ -55,7 +73,45 @@ get_base (PlPlaygroundPage *self)
   return pow (10.0, gtk_range_get_value (GTK_RANGE (self->base_scale)));
 }
 
-/* The answer: [cosine, projection (3 components), explained ratios]. */
+/* RoPE's answer: [cosine of the phase table, 2 × offsets: the score of
+ * q = k = (1, …, 1) divided by the head size, and RoFormer's bound divided
+ * by its value at offset 0]: both start at 1. */
+static gboolean
+compute_rope (Spec          *spec,
+              GCancellable  *cancellable,
+              GPtrArray     *answer,
+              GError       **error)
+{
+  PlEncodingSpec encoding = {
+    .kind = PL_ENCODING_ROPE, .length = spec->length, .width = spec->width, .base = spec->base,
+  };
+  g_autoptr(PlMatrix) table = NULL;
+  g_autoptr(PlMatrix) cosine = NULL;
+  g_autoptr(PlMatrix) scores = NULL;
+  g_autoptr(PlMatrix) bound = NULL;
+  g_autofree float *ones = g_new (float, spec->width);
+  PlMatrix *curves;
+
+  for (guint i = 0; i < spec->width; i++)
+    ones[i] = 1.0f;
+  if (!(table = pl_encoding_table (&encoding, error)) ||
+      !(cosine = pl_similarity_compute (table, PL_SIMILARITY_COSINE, FALSE, cancellable, error)))
+    return FALSE;
+  scores = pl_encoding_rope_scores (ones, ones, spec->width, spec->base, 0, (int) spec->length - 1);
+  bound = pl_rope_decay_bound (spec->width, spec->base, spec->length - 1);
+  curves = pl_matrix_new (2, spec->length);
+  for (guint m = 0; m < spec->length; m++)
+    {
+      curves->data[m] = scores->data[m] / spec->width;
+      curves->data[spec->length + m] = bound->data[m] / bound->data[0];
+    }
+  g_ptr_array_add (answer, g_steal_pointer (&cosine));
+  g_ptr_array_add (answer, curves);
+  return TRUE;
+}
+
+/* The answer: sinusoidal [cosine, projection (3 components), explained
+ * ratios]; RoPE [cosine, curves]; ALiBi [biases, heads × distance]. */
 static gboolean
 compute (PlAnalysisJob  *job,
          gpointer        data,
@@ -64,36 +120,131 @@ compute (PlAnalysisJob  *job,
 {
   Spec *spec = data;
   GCancellable *cancellable = pl_analysis_job_get_cancellable (job);
-  g_autoptr(PlMatrix) table = pl_encoding_sinusoidal (spec->length, spec->width, spec->base);
-  g_autoptr(PlMatrix) cosine = NULL;
-  g_autoptr(PlPca) pca = NULL;
-  GPtrArray *answer;
+  g_autoptr(GPtrArray) answer = g_ptr_array_new_with_free_func ((GDestroyNotify) pl_matrix_unref);
 
-  if (!(cosine = pl_similarity_compute (table, PL_SIMILARITY_COSINE, FALSE, cancellable, error)))
-    return FALSE;
-  if (!(pca = pl_pca_compute (table, MIN (3, MIN (table->rows, table->cols)), cancellable, error)))
-    return FALSE;
+  if (spec->kind == PL_PLAYGROUND_ROPE)
+    {
+      if (!compute_rope (spec, cancellable, answer, error))
+        return FALSE;
+    }
+  else if (spec->kind == PL_PLAYGROUND_ALIBI)
+    g_ptr_array_add (answer, pl_encoding_alibi_bias (spec->width, spec->length));
+  else
+    {
+      g_autoptr(PlMatrix) table = pl_encoding_sinusoidal (spec->length, spec->width, spec->base);
+      g_autoptr(PlMatrix) cosine = NULL;
+      g_autoptr(PlPca) pca = NULL;
 
-  answer = g_ptr_array_new_with_free_func ((GDestroyNotify) pl_matrix_unref);
-  g_ptr_array_add (answer, g_steal_pointer (&cosine));
-  g_ptr_array_add (answer, pl_matrix_ref (pca->projection));
-  g_ptr_array_add (answer, pl_matrix_ref (pca->explained_variance_ratio));
+      if (!(cosine = pl_similarity_compute (table, PL_SIMILARITY_COSINE, FALSE, cancellable, error)))
+        return FALSE;
+      if (!(pca = pl_pca_compute (table, MIN (3, MIN (table->rows, table->cols)), cancellable, error)))
+        return FALSE;
+      g_ptr_array_add (answer, g_steal_pointer (&cosine));
+      g_ptr_array_add (answer, pl_matrix_ref (pca->projection));
+      g_ptr_array_add (answer, pl_matrix_ref (pca->explained_variance_ratio));
+    }
   g_value_init (result, G_TYPE_PTR_ARRAY);
-  g_value_take_boxed (result, answer);
+  g_value_take_boxed (result, g_steal_pointer (&answer));
   return TRUE;
+}
+
+/* Lines of MATRIX's rows against 0 … cols − 1, named NAMES (or "Head h"). */
+static PlFigure *
+rows_as_lines (PlMatrix           *matrix,
+               const char * const *names)
+{
+  g_autofree double *x = g_new (double, matrix->cols);
+  g_autofree double *y = g_new (double, matrix->cols);
+  PlFigure *figure;
+
+  for (gsize i = 0; i < matrix->cols; i++)
+    x[i] = (double) i;
+  figure = pl_figure_new_lines (x, matrix->cols);
+  for (gsize r = 0; r < matrix->rows; r++)
+    {
+      g_autofree char *head = g_strdup_printf (_("Head %u"), (guint) r + 1);
+
+      for (gsize i = 0; i < matrix->cols; i++)
+        y[i] = pl_matrix_get (matrix, r, i);
+      pl_figure_add_series (figure, names ? names[r] : head, y);
+    }
+  return figure;
+}
+
+static void
+show_curves (PlPlaygroundPage *self,
+             PlPlaygroundKind  kind,
+             PlMatrix         *heatmap_values,
+             PlMatrix         *curves)
+{
+  guint length = (guint) gtk_spin_button_get_value (self->length_spin);
+  guint width = (guint) gtk_spin_button_get_value (self->width_spin);
+  g_autoptr(PlFigure) heatmap = pl_figure_new_heatmap (heatmap_values, 0);
+  g_autoptr(PlFigure) lines = NULL;
+  g_autofree char *title = NULL;
+
+  pl_view_style_apply (heatmap, get_workspace (self));
+  if (kind == PL_PLAYGROUND_ROPE)
+    {
+      const char *names[] = { _("Score, q = k = 1"), _("RoFormer’s bound") };
+
+      /* Translators: the rotary playground: positions, head size, base */
+      title = g_strdup_printf (_("RoPE %u positions, head size %u, base %.0f"), length, width & ~1u, get_base (self));
+      pl_figure_set_range (heatmap, -1, 1);
+      pl_figure_set_title (heatmap, title);
+      pl_figure_set_value_label (heatmap, _("cosine similarity"));
+      lines = rows_as_lines (curves, names);
+      pl_figure_set_title (lines, _("Long-range decay of a rotary score"));
+      pl_figure_set_axis_labels (lines, _("Offset j − i"), _("Relative to offset 0"));
+    }
+  else
+    {
+      /* Translators: the ALiBi playground: heads, positions */
+      title = g_strdup_printf (_("ALiBi, %u heads, %u positions"), width, length);
+      pl_figure_set_title (heatmap, title);
+      pl_figure_set_axis_labels (heatmap, _("Distance |i − j|"), _("Head"));
+      pl_figure_set_value_label (heatmap, _("bias added to the score"));
+      lines = rows_as_lines (curves, NULL);
+      pl_figure_set_title (lines, _("Each head’s bias by distance"));
+      pl_figure_set_axis_labels (lines, _("Distance |i − j|"), _("Bias −m·d"));
+    }
+  pl_view_style_apply (lines, get_workspace (self));
+  pl_figure_view_set_figure (self->heatmap_view, heatmap, heatmap_values->cols, heatmap_values->rows);
+  pl_figure_view_set_figure (self->trajectory_view, lines, 0, 0);
+  g_clear_pointer (&self->matrix, pl_matrix_unref);
+  self->matrix = pl_matrix_ref (heatmap_values);
+  g_clear_pointer (&self->curves, pl_matrix_unref);
+  self->curves = pl_matrix_ref (curves);
+  g_clear_pointer (&self->projection, pl_matrix_unref);
 }
 
 static void
 show_answer (PlPlaygroundPage *self,
+             PlPlaygroundKind  kind,
              GPtrArray        *answer)
 {
   PlMatrix *cosine = g_ptr_array_index (answer, 0);
-  PlMatrix *projection = g_ptr_array_index (answer, 1);
-  PlMatrix *ratios = g_ptr_array_index (answer, 2);
+  PlMatrix *projection, *ratios;
   double explained[3] = { 0, 0, 0 };
-  g_autoptr(PlFigure) heatmap = pl_figure_new_heatmap (cosine, 0);
+  g_autoptr(PlFigure) heatmap = NULL;
   g_autoptr(PlFigure) trajectory = NULL;
   g_autofree char *title = NULL;
+
+  self->kind = kind;
+  if (kind == PL_PLAYGROUND_ROPE)
+    {
+      show_curves (self, kind, cosine, g_ptr_array_index (answer, 1));
+      return;
+    }
+  if (kind == PL_PLAYGROUND_ALIBI)
+    {
+      show_curves (self, kind, cosine, cosine);
+      return;
+    }
+  projection = g_ptr_array_index (answer, 1);
+  ratios = g_ptr_array_index (answer, 2);
+  heatmap = pl_figure_new_heatmap (cosine, 0);
+  g_clear_pointer (&self->curves, pl_matrix_unref);
 
   for (guint i = 0; i < MIN (3, ratios->cols); i++)
     explained[i] = ratios->data[i];
@@ -137,10 +288,10 @@ compute_done (GObject      *object,
   pl_page_set_busy (PL_PAGE (self), FALSE);
   if (answer == NULL)
     {
-      g_warning ("The sinusoid playground failed: %s", error->message);
+      g_warning ("The playground failed: %s", error->message);
       return;
     }
-  show_answer (self, g_value_get_boxed (answer));
+  show_answer (self, self->asked, g_value_get_boxed (answer));
 }
 
 static void
@@ -151,6 +302,36 @@ stop (PlPlaygroundPage *self)
   pl_page_set_busy (PL_PAGE (self), FALSE);
 }
 
+/* The knobs a kind has, and what they mean for it. */
+static void
+sync_controls (PlPlaygroundPage *self,
+               PlPlaygroundKind  kind)
+{
+  static const char *captions[] = {
+    [PL_PLAYGROUND_SINUSOIDAL] = N_("PE(p, 2k) = sin(p / base^(2k/width)) and PE(p, 2k+1) = cos(p / base^(2k/width)). "
+                                    "The dot product of two rows depends only on their distance, so every diagonal "
+                                    "of the heatmap is constant. A larger base stretches the slowest waves: nearby "
+                                    "positions look more alike for longer. Few dimensions make the similarity ripple; "
+                                    "many make it fall smoothly."),
+    [PL_PLAYGROUND_ROPE] = N_("RoPE turns dims 2k and 2k+1 of a query and a key by p · base^(−2k/d) at position p, so "
+                              "their score depends only on the offset. For q = k = (1, …, 1) it is Σ cos(offset · θ_k): "
+                              "it falls, with ripples, as the offset grows, as does the bound RoFormer proved (Su et al., "
+                              "2021); both are drawn relative to their value at offset 0. A larger base makes the "
+                              "decay slower; the heatmap is the similarity of the rotation phases."),
+    [PL_PLAYGROUND_ALIBI] = N_("ALiBi adds no position vectors: each head adds −m·|i − j| to its attention scores, "
+                               "penalising distant keys linearly. The slopes m form a geometric series, 2^(−8/n), "
+                               "2^(−16/n), … for n heads (Press et al., 2022): the first head looks nearby, the last "
+                               "almost everywhere."),
+  };
+
+  gtk_label_set_text_with_mnemonic (self->width_label, kind == PL_PLAYGROUND_ALIBI ? _("_Heads")
+                                                       : kind == PL_PLAYGROUND_ROPE ? _("_Head size") : _("_Width"));
+  gtk_adjustment_set_step_increment (gtk_spin_button_get_adjustment (self->width_spin),
+                                     kind == PL_PLAYGROUND_ALIBI ? 1 : 2);
+  gtk_widget_set_visible (self->base_box, kind != PL_PLAYGROUND_ALIBI);
+  gtk_label_set_text (self->caption_label, _(captions[kind]));
+}
+
 static void
 refresh (PlPage *page)
 {
@@ -158,10 +339,12 @@ refresh (PlPage *page)
   PlAnalysisCache *cache;
   g_autofree char *key = NULL;
   g_autofree char *base_text = NULL;
+  PlPlaygroundKind kind = get_kind (self);
   Spec *spec;
 
   base_text = g_strdup_printf ("%.0f", get_base (self));
   gtk_label_set_text (self->base_label, base_text);
+  sync_controls (self, kind);
   if (get_workspace (self) == NULL)
     return;
 
@@ -171,15 +354,29 @@ refresh (PlPage *page)
   pl_analysis_cache_forget (cache, "playground/");
 
   spec = g_new0 (Spec, 1);
+  spec->kind = kind;
   spec->length = (guint) gtk_spin_button_get_value (self->length_spin);
-  spec->width = (guint) gtk_spin_button_get_value (self->width_spin) & ~1u;
+  spec->width = (guint) gtk_spin_button_get_value (self->width_spin);
+  if (kind != PL_PLAYGROUND_ALIBI)
+    spec->width = MAX (spec->width & ~1u, 2);
   spec->base = get_base (self);
-  key = g_strdup_printf ("playground/%u/%u/%g", spec->length, spec->width, spec->base);
+  key = g_strdup_printf ("playground/%d/%u/%u/%g", kind, spec->length, spec->width, spec->base);
+  self->asked = kind;
 
   self->cancellable = g_cancellable_new ();
   pl_page_set_busy (page, TRUE);
   pl_analysis_cache_run_async (cache, key, compute, spec, g_free, NULL, NULL,
                                self->cancellable, compute_done, g_object_ref (self));
+}
+
+void
+pl_playground_page_set_kind (PlPlaygroundPage *self,
+                             PlPlaygroundKind  kind)
+{
+  g_return_if_fail (PL_IS_PLAYGROUND_PAGE (self));
+
+  pl_drop_down_set_value (self->kind_dropdown, kind);
+  pl_page_refresh (PL_PAGE (self));
 }
 
 void
@@ -216,6 +413,23 @@ on_describe (PlPlaygroundPage *self,
              guint             row,
              PlFigureView     *view)
 {
+  if (self->kind == PL_PLAYGROUND_ROPE && view == self->trajectory_view && self->curves != NULL &&
+      row < self->curves->rows && column < self->curves->cols)
+    /* Translators: hover readout on the rotary decay: offset, which curve, its value */
+    return g_strdup_printf (_("Offset %u\n%s: %.4f"), column, row == 0 ? _("Score") : _("Bound"),
+                            pl_matrix_get (self->curves, row, column));
+  if (self->kind == PL_PLAYGROUND_ALIBI && self->curves != NULL && row < self->curves->rows &&
+      column < self->curves->cols)
+    /* Translators: hover readout on ALiBi: head, distance, the bias added to the score */
+    return g_strdup_printf (_("Head %u, distance %u\nBias %.4f"), row + 1, column,
+                            pl_matrix_get (self->curves, row, column));
+  if (self->kind == PL_PLAYGROUND_ROPE && view == self->heatmap_view && self->matrix != NULL &&
+      row < self->matrix->rows && column < self->matrix->cols)
+    /* Translators: hover readout on the rotary heatmap: positions i and j, cosine of their phases */
+    return g_strdup_printf (_("Positions %u and %u\nCosine similarity: %.4f"), row, column,
+                            pl_matrix_get (self->matrix, row, column));
+  if (self->kind != PL_PLAYGROUND_SINUSOIDAL)
+    return NULL;
   if (view == self->trajectory_view && self->projection != NULL && column < self->projection->rows &&
       self->projection->cols >= 2)
     /* Translators: hover readout on the sinusoid's trajectory: position, its first two components */
@@ -232,6 +446,21 @@ on_describe (PlPlaygroundPage *self,
 static void
 on_parameters_changed (PlPlaygroundPage *self)
 {
+  pl_page_refresh (PL_PAGE (self));
+}
+
+/* A model's width makes no sense as a number of ALiBi heads, nor the other
+ * way round: each kind starts from a size of its own. */
+static void
+on_kind_changed (PlPlaygroundPage *self)
+{
+  PlPlaygroundKind kind = get_kind (self);
+  double width = gtk_spin_button_get_value (self->width_spin);
+
+  if (kind == PL_PLAYGROUND_ALIBI && width > 64)
+    gtk_spin_button_set_value (self->width_spin, 8);
+  else if (kind != PL_PLAYGROUND_ALIBI && width < 16)
+    gtk_spin_button_set_value (self->width_spin, 128);
   pl_page_refresh (PL_PAGE (self));
 }
 
@@ -260,9 +489,13 @@ get_export_name (PlPage *page)
 {
   PlPlaygroundPage *self = PL_PLAYGROUND_PAGE (page);
 
-  return g_strdup_printf ("sinusoidal-%ux%u-base-%.0f",
-                          (guint) gtk_spin_button_get_value (self->length_spin),
-                          (guint) gtk_spin_button_get_value (self->width_spin), get_base (self));
+  guint length = (guint) gtk_spin_button_get_value (self->length_spin);
+  guint width = (guint) gtk_spin_button_get_value (self->width_spin);
+
+  if (self->kind == PL_PLAYGROUND_ALIBI)
+    return g_strdup_printf ("alibi-%u-heads-%u", width, length);
+  return g_strdup_printf ("%s-%ux%u-base-%.0f", self->kind == PL_PLAYGROUND_ROPE ? "rope" : "sinusoidal",
+                          length, width, get_base (self));
 }
 
 /* The two figures side by side, or one above the other where that gives
@@ -306,6 +539,7 @@ pl_playground_page_dispose (GObject *object)
   g_clear_object (&self->cancellable);
   g_clear_pointer (&self->matrix, pl_matrix_unref);
   g_clear_pointer (&self->projection, pl_matrix_unref);
+  g_clear_pointer (&self->curves, pl_matrix_unref);
   gtk_widget_dispose_template (GTK_WIDGET (self), PL_TYPE_PLAYGROUND_PAGE);
   G_OBJECT_CLASS (pl_playground_page_parent_class)->dispose (object);
 }
@@ -328,6 +562,10 @@ pl_playground_page_class_init (PlPlaygroundPageClass *klass)
   g_type_ensure (PL_TYPE_FIGURE_VIEW);
 
   gtk_widget_class_set_template_from_resource (widget_class, "/org/poslens/Poslens/ui/pl-playground-page.ui");
+  gtk_widget_class_bind_template_child (widget_class, PlPlaygroundPage, kind_dropdown);
+  gtk_widget_class_bind_template_child (widget_class, PlPlaygroundPage, width_label);
+  gtk_widget_class_bind_template_child (widget_class, PlPlaygroundPage, base_box);
+  gtk_widget_class_bind_template_child (widget_class, PlPlaygroundPage, caption_label);
   gtk_widget_class_bind_template_child (widget_class, PlPlaygroundPage, length_spin);
   gtk_widget_class_bind_template_child (widget_class, PlPlaygroundPage, width_spin);
   gtk_widget_class_bind_template_child (widget_class, PlPlaygroundPage, base_scale);
@@ -336,6 +574,7 @@ pl_playground_page_class_init (PlPlaygroundPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PlPlaygroundPage, heatmap_view);
   gtk_widget_class_bind_template_child (widget_class, PlPlaygroundPage, trajectory_view);
   gtk_widget_class_bind_template_callback (widget_class, on_parameters_changed);
+  gtk_widget_class_bind_template_callback (widget_class, on_kind_changed);
   gtk_widget_class_bind_template_callback (widget_class, on_describe);
 }
 
@@ -343,6 +582,7 @@ static void
 pl_playground_page_init (PlPlaygroundPage *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
+  pl_drop_down_set_enum (self->kind_dropdown, PL_TYPE_PLAYGROUND_KIND);
   /* The encoding needs no model. */
   pl_page_show_figure (PL_PAGE (self));
   gtk_scale_set_draw_value (self->base_scale, FALSE);

@@ -7,6 +7,14 @@
 
 G_BEGIN_DECLS
 
+/* What the Playground draws. */
+typedef enum
+{
+  PL_PLAYGROUND_SINUSOIDAL,   /* the Transformer's table: similarity and trajectory */
+  PL_PLAYGROUND_ROPE,         /* rotary: the score of a fixed query and key by offset */
+  PL_PLAYGROUND_ALIBI,        /* ALiBi: each head's bias by distance */
+} PlPlaygroundKind;
+
 #define PL_TYPE_PLAYGROUND_PAGE (pl_playground_page_get_type ())
 
 G_DECLARE_FINAL_TYPE (PlPlaygroundPage, pl_playground_page, PL, PLAYGROUND_PAGE, PlPage)
@@ -15,7 +23,10 @@ void      pl_playground_page_set_encoding (PlPlaygroundPage *self,
                                            guint             length,
                                            guint             width,
                                            double            base);
-/* The cosine matrix on screen. */
+void      pl_playground_page_set_kind     (PlPlaygroundPage *self,
+                                           PlPlaygroundKind  kind);
+/* The heatmap's matrix on screen: the table's cosine similarity (sinusoidal,
+ * RoPE) or the heads' biases (ALiBi). */
 PlMatrix *pl_playground_page_get_matrix   (PlPlaygroundPage *self);
 
 G_END_DECLS

@@ -119,6 +119,12 @@ refresh (PlPage *page)
       pl_page_show_empty (page);
       return;
     }
+  if (pl_page_show_if_no_table (page, model, pl_workspace_get_layer (workspace)))
+    {
+      g_clear_pointer (&self->shown, pl_matrix_unref);
+      pl_figure_view_set_figure (self->figure_view, NULL, 0, 0);
+      return;
+    }
 
   pl_page_show_loading (page);
   key = pl_similarity_question_key (model, pl_workspace_get_layer (workspace), get_metric (self),

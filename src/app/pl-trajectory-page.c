@@ -140,6 +140,13 @@ refresh (PlPage *page)
       pl_page_show_empty (page);
       return;
     }
+  if (pl_page_show_if_no_table (page, model, pl_workspace_get_layer (workspace)))
+    {
+      g_clear_pointer (&self->shown, pl_pca_unref);
+      pl_figure_view_set_figure (self->figure_view, NULL, 0, 0);
+      pl_figure_view_set_figure (self->variance_view, NULL, 0, 0);
+      return;
+    }
   pl_page_show_loading (page);
   key = pl_pca_question_key (model, pl_workspace_get_layer (workspace));
   pl_page_runner_ask (pl_page_get_runner (page), workspace, key, model, pl_workspace_get_layer (workspace),

@@ -301,9 +301,10 @@ open_models_done (GObject      *object,
       if (request->remember)
         remember_recent (self, request->paths[i]);
       if (pl_model_get_position_table_name (model) == NULL && pl_model_get_checkpoint (model) != NULL &&
-          pl_model_get_activations (model) == NULL)
+          pl_model_get_activations (model) == NULL && pl_model_get_decoder (model) == NULL)
         {
-          /* A file of any kind: let the user say which dataset is the table. */
+          /* A file of any kind: let the user say which dataset is the table
+           * (a rotary model has none, and is a model all the same). */
           choose_dataset (self, model);
           continue;
         }
@@ -450,6 +451,23 @@ pl_window_open_recent_action (GtkWidget  *widget,
   g_autoptr(GFile) file = g_file_new_for_path (g_variant_get_string (param, NULL));
 
   pl_window_open_file (PL_WINDOW (widget), file, TRUE);
+}
+
+/* An analytic encoding by its spec ("builtin:rope:1024x64:10000"), opened
+ * beside the models and selected. */
+void
+pl_window_open_analytic_action (GtkWidget  *widget,
+                                const char *action_name,
+                                GVariant   *param)
+{
+  const char *spec = g_variant_get_string (param, NULL);
+
+  if (!g_str_has_prefix (spec, "builtin:"))
+    return;
+  pl_window_open_paths (PL_WINDOW (widget),
+                        (const char * const[]) { spec, NULL },
+                        (const char * const[]) { spec, NULL },
+                        NULL, TRUE, FALSE);
 }
 
 /* The "Open Recent" menu, rebuilt when the list changes. */

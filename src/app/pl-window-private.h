@@ -57,6 +57,9 @@ void pl_window_new_encoding_action (GtkWidget          *widget,
 void pl_window_open_recent_action  (GtkWidget          *widget,
                                     const char         *action_name,
                                     GVariant           *param);
+void pl_window_open_analytic_action (GtkWidget        *widget,
+                                    const char         *action_name,
+                                    GVariant           *param);
 gboolean pl_window_on_drop         (GtkDropTarget      *target,
                                     const GValue       *value,
                                     double              x,

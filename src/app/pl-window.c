@@ -13,6 +13,7 @@
 #include "pl-patches-page.h"
 #include "pl-playground-page.h"
 #include "pl-probes-page.h"
+#include "pl-rotary-page.h"
 #include "pl-similarity-page.h"
 #include "pl-trajectory-page.h"
 #include "pl-window-private.h"
@@ -100,7 +101,7 @@ show_view_action (GtkWidget  *widget,
   g_autoptr(GtkSelectionModel) pages = adw_view_stack_get_pages (self->view_stack);
   guint index = (guint) g_variant_get_int32 (param);
 
-  /* Alt+1 … Alt+7: the views in the order the switcher shows them. */
+  /* Alt+1 … Alt+8: the views in the order the switcher shows them. */
   if (index < g_list_model_get_n_items (G_LIST_MODEL (pages)))
     {
       g_autoptr(AdwViewStackPage) page = g_list_model_get_item (G_LIST_MODEL (pages), index);
@@ -398,6 +399,7 @@ pl_window_class_init (PlWindowClass *klass)
   g_type_ensure (PL_TYPE_SIMILARITY_PAGE);
   g_type_ensure (PL_TYPE_TRAJECTORY_PAGE);
   g_type_ensure (PL_TYPE_ATTENTION_PAGE);
+  g_type_ensure (PL_TYPE_ROTARY_PAGE);
   g_type_ensure (PL_TYPE_PROBES_PAGE);
   g_type_ensure (PL_TYPE_COMPARE_PAGE);
   g_type_ensure (PL_TYPE_PLAYGROUND_PAGE);
@@ -415,9 +417,10 @@ pl_window_class_init (PlWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.open", NULL, pl_window_open_action);
   gtk_widget_class_install_action (widget_class, "win.export", NULL, export_action);
   gtk_widget_class_install_action (widget_class, "win.open-recent", "s", pl_window_open_recent_action);
+  gtk_widget_class_install_action (widget_class, "win.open-analytic", "s", pl_window_open_analytic_action);
   gtk_widget_class_install_action (widget_class, "win.open-folder", NULL, pl_window_open_folder_action);
   gtk_widget_class_install_action (widget_class, "win.show-view", "i", show_view_action);
-  for (int i = 0; i < 7; i++)
+  for (int i = 0; i < 8; i++)
     gtk_widget_class_add_binding_action (widget_class, GDK_KEY_1 + i, GDK_ALT_MASK, "win.show-view", "i", i);
   gtk_widget_class_install_action (widget_class, "win.new-encoding", NULL, pl_window_new_encoding_action);
   gtk_widget_class_install_action (widget_class, "win.show-models", NULL, show_models_action);

@@ -123,6 +123,11 @@ pl_workspace_set_model (PlWorkspace *self,
     pl_workspace_set_layer (self, 0);
   if (self->head >= MAX (pl_workspace_get_n_heads (self), 1))
     pl_workspace_set_head (self, 0);
+  /* A rotary model has no table to show: it opens on what its first layer
+   * holds about position. */
+  if (model != NULL && pl_model_get_decoder (model) != NULL && self->layer == PL_LAYER_TABLE &&
+      pl_workspace_get_n_layers (self) > 0)
+    pl_workspace_set_layer (self, 1);
   /* The selected positions stay while the model has them all. */
   if (model == NULL || self->selection_end > pl_model_get_n_positions (model))
     pl_workspace_set_selection (self, 0, 0);
@@ -239,6 +244,29 @@ pl_workspace_get_dark (PlWorkspace *self)
   return adw_style_manager_get_dark (adw_style_manager_get_default ());
 }
 
+guint
+pl_workspace_sample_length (PlModel *model)
+{
+  g_return_val_if_fail (PL_IS_MODEL (model), 0);
+
+  if (pl_model_get_decoder (model) == NULL)
+    return 0;
+  return MIN (pl_model_get_n_positions (model), PL_ROTARY_SAMPLE_LENGTH);
+}
+
+char *
+pl_workspace_analytic_rope (PlModel *model)
+{
+  const PlDecoderSpec *decoder;
+
+  g_return_val_if_fail (PL_IS_MODEL (model), NULL);
+
+  if ((decoder = pl_model_get_decoder (model)) == NULL)
+    return NULL;
+  return g_strdup_printf ("builtin:rope:%ux%u:%g", MIN (pl_model_get_n_positions (model), 1024u),
+                          decoder->rope.dim, decoder->rope.theta);
+}
+
 /* ---- Tables by layer ------------------------------------------------------ */
 
 typedef struct
@@ -312,7 +340,8 @@ read_table (PlAnalysisJob  *job,
   /* Every layer at once: stepping through layers afterwards is instant. */
   if (!(layers = pl_attention_positional_components (input->transformer,
                                                      pl_model_get_n_layers (input->model),
-                                                     COMPONENT_SEQUENCES, 0, COMPONENT_SEED,
+                                                     COMPONENT_SEQUENCES, pl_workspace_sample_length (input->model),
+                                                     COMPONENT_SEED,
                                                      pl_analysis_job_get_cancellable (job),
                                                      forward_progress, job, error)))
     return FALSE;

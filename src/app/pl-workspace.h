@@ -58,6 +58,16 @@ void             pl_workspace_set_selection    (PlWorkspace  *self,
 
 gboolean         pl_workspace_get_dark         (PlWorkspace  *self);
 
+/* How long the random inputs of MODEL's forward-pass views are: its whole
+ * table (n_positions, as 0 says to the analyses) for a learned table; for a
+ * rotary model, whose max_position_embeddings can be 128 K, at most
+ * PL_ROTARY_SAMPLE_LENGTH. */
+#define PL_ROTARY_SAMPLE_LENGTH 256
+guint            pl_workspace_sample_length    (PlModel      *model);
+/* "builtin:rope:LENGTHxDIM:BASE": the analytic RoPE of a rotary MODEL's base
+ * and rotated dims, or NULL for other models. */
+char            *pl_workspace_analytic_rope    (PlModel      *model);
+
 /* The position table of the current layer of MODEL (the stored table, or a
  * layer's positional component from forward passes), from the cache or a worker. */
 void             pl_workspace_get_table_async  (PlWorkspace         *self,

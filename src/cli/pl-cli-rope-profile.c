@@ -38,8 +38,8 @@ write_figure (PlModel                  *model,
   g_autoptr(PlMatrix) norms = pl_rope_profile_get_layer (profile, layer - 1, keys);
   g_autoptr(PlFigure) figure = pl_figure_new_heatmap (norms, 0);
   /* Translators: figure title: model — layer N, queries or keys */
-  g_autofree char *title = g_strdup_printf (keys ? _("%s — layer %u, key norm by rotary plane")
-                                                 : _("%s — layer %u, query norm by rotary plane"),
+  g_autofree char *title = g_strdup_printf (keys ? _("%s — layer %u: key norm by rotary plane")
+                                                 : _("%s — layer %u: query norm by rotary plane"),
                                             pl_model_get_name (model), layer);
 
   pl_figure_set_title (figure, title);

@@ -3,6 +3,7 @@
 
 #include <math.h>
 
+#include "pl-encodings.h"
 #include "pl-rope.h"
 
 /* Hugging Face computes the frequencies as float32 tensors; each line below
@@ -216,4 +217,33 @@ pl_rope_rotate_row (float       *x,
           v[d + half_dim] = b * cos_row[d] + a * sin_row[d];
         }
     }
+}
+
+PlMatrix *
+pl_rope_decay_bound (guint  width,
+                     double base,
+                     guint  max_offset)
+{
+  guint half = width / 2;
+  g_autofree double *theta = g_new (double, MAX (half, 1));
+  PlMatrix *bound;
+
+  g_return_val_if_fail (width >= 2 && width % 2 == 0, NULL);
+
+  pl_encoding_rope_frequencies (width, base, theta);
+  bound = pl_matrix_new (1, (gsize) max_offset + 1);
+  for (guint m = 0; m <= max_offset; m++)
+    {
+      double re = 0, im = 0, sum = 0;
+
+      /* S_i for i = 1 … d/2, each adding the next e^{i m θ_j} */
+      for (guint j = 0; j < half; j++)
+        {
+          re += cos ((double) m * theta[j]);
+          im += sin ((double) m * theta[j]);
+          sum += sqrt (re * re + im * im);
+        }
+      bound->data[m] = (float) (sum / half);
+    }
+  return bound;
 }

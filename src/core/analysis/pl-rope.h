@@ -3,6 +3,8 @@
 
 #include <glib.h>
 
+#include "pl-matrix.h"
+
 G_BEGIN_DECLS
 
 /* How a rotary model scales its frequencies (config.json's rope_scaling,
@@ -72,5 +74,14 @@ void        pl_rope_rotate_row   (float             *x,
                                   guint              half_dim,
                                   const float       *cos_row,
                                   const float       *sin_row);
+
+/* RoFormer's long-term decay (Su et al., 2021, section 3.4.3): for offsets
+ * 0 … MAX_OFFSET, the relative upper bound (2/d) Σ_{i=1}^{d/2} |S_i| of a
+ * head of WIDTH = d dims with base BASE, S_i = Σ_{j<i} e^{i·m·θ_j} and
+ * θ_j = base^(−2j/d). It is (d/2 + 1) / 2 at offset 0 and falls, with
+ * ripples, as the offset grows. A 1 × (MAX_OFFSET + 1) matrix. */
+PlMatrix   *pl_rope_decay_bound  (guint              width,
+                                  double             base,
+                                  guint              max_offset);
 
 G_END_DECLS

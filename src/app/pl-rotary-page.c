@@ -1,0 +1,360 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <math.h>
+
+#include "pl-figure-view.h"
+#include "pl-rope-profile.h"
+#include "pl-rotary-page.h"
+#include "pl-view-style.h"
+
+/* Which rotary frequencies each head of a RoPE model uses: for the
+ * workspace's layer, the mean norm of every head's query (or key) in each
+ * 2-D rotary plane, fastest plane first. One profile per model holds every
+ * layer, computed once on a worker over random inputs with a progress bar. */
+
+#define PROFILE_SEQUENCES 8
+#define PROFILE_SEED      1
+
+struct _PlRotaryPage
+{
+  PlPage           parent_instance;
+
+  GCancellable    *cancellable;
+  PlModel         *model;          /* what profile belongs to */
+  PlRopeProfile   *profile;
+  PlMatrix        *shown;          /* heads × planes on screen */
+  gboolean         updating;
+
+  /* Template widgets */
+  GtkStringList   *layer_names;
+  GtkDropDown     *layer_dropdown;
+  GtkToggleButton *keys_button;
+  GtkProgressBar  *progress;
+  PlFigureView    *figure_view;
+};
+
+G_DEFINE_FINAL_TYPE (PlRotaryPage, pl_rotary_page, PL_TYPE_PAGE)
+
+static PlWorkspace *
+get_workspace (PlRotaryPage *self)
+{
+  return pl_page_get_workspace (PL_PAGE (self));
+}
+
+/* The layer shown, 0-based, from the workspace's layer (1 … L). */
+static guint
+get_layer (PlRotaryPage *self)
+{
+  int layer = pl_workspace_get_layer (get_workspace (self));
+  guint n = pl_workspace_get_n_layers (get_workspace (self));
+
+  return (guint) CLAMP (layer, 1, (int) MAX (n, 1)) - 1;
+}
+
+static gboolean
+showing_keys (PlRotaryPage *self)
+{
+  return gtk_toggle_button_get_active (self->keys_button);
+}
+
+static void
+redraw (PlRotaryPage *self)
+{
+  g_autoptr(PlFigure) figure = NULL;
+  g_autofree char *title = NULL;
+  guint layer;
+
+  if (self->profile == NULL)
+    return;
+  layer = MIN (get_layer (self), self->profile->n_layers - 1);
+  g_clear_pointer (&self->shown, pl_matrix_unref);
+  self->shown = pl_rope_profile_get_layer (self->profile, layer, showing_keys (self));
+  figure = pl_figure_new_heatmap (self->shown, 0);
+  pl_view_style_apply (figure, get_workspace (self));
+  /* Translators: figure title: model — layer, what is drawn */
+  title = g_strdup_printf (showing_keys (self) ? _("%s — layer %u: key norm by rotary plane")
+                                               : _("%s — layer %u: query norm by rotary plane"),
+                           pl_model_get_name (self->model), layer + 1);
+  pl_figure_set_title (figure, title);
+  pl_figure_set_axis_labels (figure, _("Rotary plane (fastest first)"), showing_keys (self) ? _("Key head") : _("Head"));
+  pl_figure_set_value_label (figure, _("Mean norm"));
+  pl_figure_view_set_figure (self->figure_view, figure, self->shown->cols, self->shown->rows);
+  pl_page_show_figure (PL_PAGE (self));
+}
+
+static void
+sync_layers (PlRotaryPage *self)
+{
+  guint n_layers = pl_workspace_get_n_layers (get_workspace (self));
+
+  self->updating = TRUE;
+  if (g_list_model_get_n_items (G_LIST_MODEL (self->layer_names)) != n_layers)
+    {
+      gtk_string_list_splice (self->layer_names, 0, g_list_model_get_n_items (G_LIST_MODEL (self->layer_names)), NULL);
+      for (guint l = 0; l < n_layers; l++)
+        {
+          g_autofree char *name = g_strdup_printf (_("Layer %u"), l + 1);
+          gtk_string_list_append (self->layer_names, name);
+        }
+    }
+  if (n_layers > 0)
+    gtk_drop_down_set_selected (self->layer_dropdown, get_layer (self));
+  self->updating = FALSE;
+}
+
+static void
+stop (PlRotaryPage *self)
+{
+  g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
+  gtk_widget_set_visible (GTK_WIDGET (self->progress), FALSE);
+}
+
+static void
+set_progress (double   fraction,
+              gpointer data)
+{
+  gtk_progress_bar_set_fraction (PL_ROTARY_PAGE (data)->progress, fraction);
+}
+
+typedef struct
+{
+  PlTransformer *transformer;
+  guint          length;
+} ProfileInput;
+
+static void
+profile_input_free (ProfileInput *input)
+{
+  g_object_unref (input->transformer);
+  g_free (input);
+}
+
+static gboolean
+compute_profile (PlAnalysisJob  *job,
+                 gpointer        data,
+                 GValue         *result,
+                 GError        **error)
+{
+  ProfileInput *input = data;
+  PlRopeProfile *profile;
+
+  profile = pl_rope_profile_compute (input->transformer, PROFILE_SEQUENCES, input->length, PROFILE_SEED,
+                                     pl_analysis_job_get_cancellable (job),
+                                     (PlProgressFunc) pl_analysis_job_set_progress, job, error);
+  if (profile == NULL)
+    return FALSE;
+  g_value_init (result, PL_TYPE_ROPE_PROFILE);
+  g_value_take_boxed (result, profile);
+  return TRUE;
+}
+
+static void
+profile_done (GObject      *object,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  g_autoptr(PlRotaryPage) self = user_data;
+  g_autoptr(GError) error = NULL;
+  const GValue *answer = pl_analysis_cache_run_finish (PL_ANALYSIS_CACHE (object), result, &error);
+
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) || get_workspace (self) == NULL)
+    return;
+  stop (self);
+  if (answer == NULL)
+    {
+      pl_page_show_error (PL_PAGE (self), _("Cannot Run This Model"), error);
+      return;
+    }
+  g_clear_pointer (&self->profile, pl_rope_profile_unref);
+  self->profile = pl_rope_profile_ref (g_value_get_boxed (answer));
+  redraw (self);
+}
+
+static void
+transformer_done (GObject      *object,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  g_autoptr(PlRotaryPage) self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PlTransformer) transformer = pl_workspace_get_transformer_finish (PL_WORKSPACE (object), result, &error);
+  ProfileInput *input;
+  g_autofree char *key = NULL;
+
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) || get_workspace (self) == NULL)
+    return;
+  if (transformer == NULL)
+    {
+      stop (self);
+      pl_page_show_error (PL_PAGE (self), _("Cannot Run This Model"), error);
+      return;
+    }
+  input = g_new0 (ProfileInput, 1);
+  input->transformer = g_steal_pointer (&transformer);
+  input->length = pl_workspace_sample_length (self->model);
+  key = g_strdup_printf ("rope-profile/%s/%u/%u/%u", pl_workspace_model_key (self->model), PROFILE_SEQUENCES,
+                         PROFILE_SEED, input->length);
+  pl_analysis_cache_run_async (pl_workspace_get_cache (get_workspace (self)), key, compute_profile, input,
+                               (GDestroyNotify) profile_input_free, set_progress, self, self->cancellable,
+                               profile_done, g_object_ref (self));
+}
+
+static void
+refresh (PlPage *page)
+{
+  PlRotaryPage *self = PL_ROTARY_PAGE (page);
+  PlModel *model = pl_workspace_get_model (get_workspace (self));
+
+  sync_layers (self);
+  if (model == self->model && self->profile != NULL)
+    {
+      redraw (self);
+      return;
+    }
+
+  stop (self);
+  g_set_object (&self->model, model);
+  g_clear_pointer (&self->profile, pl_rope_profile_unref);
+  g_clear_pointer (&self->shown, pl_matrix_unref);
+  pl_figure_view_set_figure (self->figure_view, NULL, 0, 0);
+  if (model == NULL)
+    {
+      pl_page_show_empty (page);
+      return;
+    }
+  if (pl_model_get_decoder (model) == NULL || pl_workspace_get_n_layers (get_workspace (self)) == 0)
+    {
+      pl_page_show_status (page, "weather-clear-night-symbolic", _("No Rotary Embedding"),
+                           _("This model’s positions are vectors added to its embeddings, a learned table or an "
+                             "analytic encoding. The rotary profile is for models that turn queries and keys "
+                             "instead (RoPE): Llama, Mistral, Qwen2, Gemma, Phi-3 and GPT-NeoX."));
+      return;
+    }
+
+  pl_page_show_loading (page);
+  self->cancellable = g_cancellable_new ();
+  gtk_progress_bar_set_fraction (self->progress, 0);
+  gtk_widget_set_visible (GTK_WIDGET (self->progress), TRUE);
+  pl_workspace_get_transformer_async (get_workspace (self), model, self->cancellable,
+                                      transformer_done, g_object_ref (self));
+}
+
+static void
+on_layer_selected (PlRotaryPage *self)
+{
+  guint selected = gtk_drop_down_get_selected (self->layer_dropdown);
+
+  if (!self->updating && get_workspace (self) != NULL && selected != GTK_INVALID_LIST_POSITION)
+    pl_workspace_set_layer (get_workspace (self), (int) selected + 1);
+}
+
+static void
+on_keys_toggled (PlRotaryPage *self)
+{
+  if (get_workspace (self) != NULL)
+    redraw (self);
+}
+
+static char *
+on_describe (PlRotaryPage *self,
+             int           panel,
+             guint         column,
+             guint         row,
+             PlFigureView *view)
+{
+  float theta;
+
+  if (self->shown == NULL || self->profile == NULL || row >= self->shown->rows || column >= self->shown->cols)
+    return NULL;
+  theta = self->profile->frequency->data[column];
+  /* Translators: hover readout: head and rotary plane (counted from 0, as on the axes), the plane's angle
+   * per token and wavelength, the mean norm */
+  return g_strdup_printf (showing_keys (self) ? _("Key head %u, plane %u\n%.4g rad per token, one turn in %.4g tokens\nMean norm: %.3f")
+                                              : _("Head %u, plane %u\n%.4g rad per token, one turn in %.4g tokens\nMean norm: %.3f"),
+                          row, column, theta, 2 * G_PI / theta, pl_matrix_get (self->shown, row, column));
+}
+
+static void
+style_changed (PlPage *page)
+{
+  redraw (PL_ROTARY_PAGE (page));
+}
+
+static PlFigure *
+get_figure (PlPage *page)
+{
+  return pl_figure_view_get_figure (PL_ROTARY_PAGE (page)->figure_view);
+}
+
+static char *
+get_export_name (PlPage *page)
+{
+  PlRotaryPage *self = PL_ROTARY_PAGE (page);
+
+  return g_strdup_printf ("%s-rope-profile-layer-%u%s", self->model ? pl_model_get_name (self->model) : "poslens",
+                          get_layer (self) + 1, showing_keys (self) ? "-keys" : "");
+}
+
+static gboolean
+get_busy (PlPage *page)
+{
+  return PL_ROTARY_PAGE (page)->cancellable != NULL;
+}
+
+PlRopeProfile *
+pl_rotary_page_get_profile (PlRotaryPage *self)
+{
+  g_return_val_if_fail (PL_IS_ROTARY_PAGE (self), NULL);
+  return self->profile;
+}
+
+static void
+pl_rotary_page_dispose (GObject *object)
+{
+  PlRotaryPage *self = PL_ROTARY_PAGE (object);
+
+  g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
+  g_clear_object (&self->model);
+  g_clear_pointer (&self->profile, pl_rope_profile_unref);
+  g_clear_pointer (&self->shown, pl_matrix_unref);
+  gtk_widget_dispose_template (GTK_WIDGET (self), PL_TYPE_ROTARY_PAGE);
+  G_OBJECT_CLASS (pl_rotary_page_parent_class)->dispose (object);
+}
+
+static void
+pl_rotary_page_class_init (PlRotaryPageClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+  PlPageClass *page_class = PL_PAGE_CLASS (klass);
+
+  object_class->dispose = pl_rotary_page_dispose;
+  page_class->follows = PL_PAGE_FOLLOWS_MODEL | PL_PAGE_FOLLOWS_LAYER;
+  page_class->refresh = refresh;
+  page_class->style_changed = style_changed;
+  page_class->get_figure = get_figure;
+  page_class->get_export_name = get_export_name;
+  page_class->get_busy = get_busy;
+
+  g_type_ensure (PL_TYPE_FIGURE_VIEW);
+
+  gtk_widget_class_set_template_from_resource (widget_class, "/org/poslens/Poslens/ui/pl-rotary-page.ui");
+  gtk_widget_class_bind_template_child (widget_class, PlRotaryPage, layer_names);
+  gtk_widget_class_bind_template_child (widget_class, PlRotaryPage, layer_dropdown);
+  gtk_widget_class_bind_template_child (widget_class, PlRotaryPage, keys_button);
+  gtk_widget_class_bind_template_child (widget_class, PlRotaryPage, progress);
+  gtk_widget_class_bind_template_child (widget_class, PlRotaryPage, figure_view);
+  gtk_widget_class_bind_template_callback (widget_class, on_layer_selected);
+  gtk_widget_class_bind_template_callback (widget_class, on_keys_toggled);
+  gtk_widget_class_bind_template_callback (widget_class, on_describe);
+}
+
+static void
+pl_rotary_page_init (PlRotaryPage *self)
+{
+  gtk_widget_init_template (GTK_WIDGET (self));
+}

@@ -1,0 +1,276 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <adwaita.h>
+#include <math.h>
+#include <string.h>
+
+#include "pl-application.h"
+#include "pl-attention-page.h"
+#include "pl-attention-stats.h"
+#include "pl-encodings.h"
+#include "pl-playground-page.h"
+#include "pl-rope.h"
+#include "pl-rope-profile.h"
+#include "pl-rotary-page.h"
+#include "pl-similarity-page.h"
+#include "pl-test-util.h"
+#include "pl-test-window.h"
+#include "pl-transformer.h"
+#include "pl-window.h"
+#include "pl-workspace.h"
+
+/* Rotary models in the real window: a tiny Llama and a tiny GPT-NeoX open on
+ * their first layer's positional component, say why they have no table and
+ * open the analytic RoPE instead, run the attention views, and show the
+ * rotary profile the core computes; the Playground's RoPE and ALiBi against
+ * their closed forms. */
+
+static PlApplication *app;
+static PlWindow *window;
+
+static void
+activate (const char *action, GVariant *param)
+{
+  g_assert_true (gtk_widget_activate_action_variant (GTK_WIDGET (window), action, param));
+}
+
+static GtkWidget *
+page (const char *name)
+{
+  GtkWidget *widget = pl_window_get_page (window, name);
+
+  g_assert_nonnull (widget);
+  return widget;
+}
+
+static PlWorkspace *
+workspace (void)
+{
+  return pl_window_get_workspace (window);
+}
+
+static gboolean
+figure_ready (gpointer p)
+{
+  return !pl_page_get_busy ((PlPage *) p) && pl_page_get_figure ((PlPage *) p) != NULL;
+}
+
+static gboolean
+status_shown (gpointer p)
+{
+  return g_strcmp0 (pl_page_get_shown (p), "status") == 0;
+}
+
+static gboolean
+attention_ready (gpointer p)
+{
+  return !pl_page_get_busy ((PlPage *) p) && pl_attention_page_get_stats (p) != NULL;
+}
+
+static gboolean
+rotary_ready (gpointer p)
+{
+  return !pl_page_get_busy ((PlPage *) p) && pl_rotary_page_get_profile (p) != NULL;
+}
+
+static gboolean
+playground_ready (gpointer p)
+{
+  return !pl_page_get_busy ((PlPage *) p) && pl_playground_page_get_matrix (p) != NULL;
+}
+
+static guint wanted_models;
+
+static gboolean
+models_listed (gpointer data)
+{
+  return g_list_model_get_n_items (pl_window_get_models (window)) >= wanted_models;
+}
+
+/* Opens tests/fixtures/rope/NAME and selects it; returns its index. */
+static guint
+open_fixture (const char *name)
+{
+  g_autofree char *path = pl_test_fixture ("rope", name, NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  guint index = g_list_model_get_n_items (pl_window_get_models (window));
+
+  wanted_models = index + 1;
+  pl_window_open_file (window, file, TRUE);
+  pl_test_wait_until (models_listed, NULL, name);
+  pl_window_select_model (window, index);
+  return index;
+}
+
+static PlModel *
+current_model (void)
+{
+  return pl_workspace_get_model (workspace ());
+}
+
+/* The model opens on layer 1; its table layer explains itself and offers the
+ * analytic RoPE, which opens as a model of its own. */
+static void
+test_opens_on_layers (void)
+{
+  PlPage *similarity = PL_PAGE (page ("similarity"));
+  g_autofree char *spec = NULL;
+  AdwStatusPage *status;
+  guint n;
+
+  activate ("win.show-view", g_variant_new_int32 (0));
+  open_fixture ("llama");
+  g_assert_cmpint (pl_model_get_family (current_model ()), ==, PL_FAMILY_LLAMA);
+  g_assert_cmpint (pl_workspace_get_layer (workspace ()), ==, 1);
+  pl_test_wait_until (figure_ready, similarity, "layer 1's similarity");
+
+  pl_workspace_set_layer (workspace (), PL_LAYER_TABLE);
+  pl_test_wait_until (status_shown, similarity, "why there is no table");
+  status = pl_page_get_status (similarity);
+  g_assert_cmpstr (adw_status_page_get_title (status), ==, "No Position Table");
+  g_assert_nonnull (strstr (adw_status_page_get_description (status), "base 500"));
+  g_assert_true (GTK_IS_BUTTON (adw_status_page_get_child (status)));
+  g_assert_cmpstr (gtk_actionable_get_action_name (GTK_ACTIONABLE (adw_status_page_get_child (status))), ==,
+                   "win.open-analytic");
+
+  spec = pl_workspace_analytic_rope (current_model ());
+  g_assert_cmpstr (spec, ==, "builtin:rope:32x12:500");
+  n = g_list_model_get_n_items (pl_window_get_models (window));
+  wanted_models = n + 1;
+  gtk_widget_activate (adw_status_page_get_child (status));
+  pl_test_wait_until (models_listed, NULL, "the analytic RoPE");
+  pl_test_wait_until (figure_ready, similarity, "the analytic RoPE's similarity");
+  g_assert_nonnull (pl_model_get_encoding (current_model ()));
+  g_assert_cmpint (pl_model_get_encoding (current_model ())->kind, ==, PL_ENCODING_ROPE);
+}
+
+/* The attention statistics of a rotary model over its sample length, as the
+ * core computes them; no position-only term. */
+static void
+check_attention (const char *name)
+{
+  PlAttentionPage *attention = PL_ATTENTION_PAGE (page ("attention"));
+  g_autoptr(PlTransformer) transformer = NULL;
+  g_autoptr(PlAttentionStats) expected = NULL;
+  PlAttentionStats *stats;
+
+  activate ("win.show-view", g_variant_new_int32 (2));
+  open_fixture (name);
+  pl_test_wait_until (attention_ready, attention, "the attention statistics");
+  stats = pl_attention_page_get_stats (attention);
+  transformer = pl_transformer_new (current_model (), NULL);
+  expected = pl_attention_stats_compute (transformer, 8, pl_workspace_sample_length (current_model ()), 1,
+                                         NULL, NULL, NULL, NULL);
+  g_assert_cmpuint (stats->n_tokens, ==, 32);
+  g_assert_cmpfloat (pl_test_max_abs_diff (stats->offset_profile, expected->offset_profile), ==, 0);
+  g_assert_cmpfloat (pl_test_max_abs_diff (stats->first_token, expected->first_token), ==, 0);
+  pl_attention_page_show (attention, "distances");
+  g_assert_nonnull (pl_page_get_figure (PL_PAGE (attention)));
+}
+
+/* The Rotary view shows the profile pl_rope_profile_compute gives. */
+static void
+check_rotary (const char *name)
+{
+  PlRotaryPage *rotary = PL_ROTARY_PAGE (page ("rotary"));
+  g_autoptr(PlTransformer) transformer = NULL;
+  g_autoptr(PlRopeProfile) expected = NULL;
+  PlRopeProfile *profile;
+  PlFigure *figure;
+  int w, h;
+  g_autoptr(GBytes) image = NULL;
+
+  pl_window_show_view (window, "rotary");
+  open_fixture (name);
+  pl_test_wait_until (rotary_ready, rotary, "the rotary profile");
+  profile = pl_rotary_page_get_profile (rotary);
+  transformer = pl_transformer_new (current_model (), NULL);
+  expected = pl_rope_profile_compute (transformer, 8, 32, 1, NULL, NULL, NULL, NULL);
+  g_assert_cmpfloat (pl_test_max_abs_diff (profile->query_norm, expected->query_norm), ==, 0);
+  g_assert_cmpfloat (pl_test_max_abs_diff (profile->key_norm, expected->key_norm), ==, 0);
+  figure = pl_page_get_figure (PL_PAGE (rotary));
+  g_assert_nonnull (figure);
+  g_assert_cmpint (pl_figure_get_kind (figure), ==, PL_FIGURE_HEATMAP);
+  image = pl_test_render (GTK_WIDGET (rotary), &w, &h);
+  g_assert_cmpuint (pl_test_count_colours (image), >, 10);
+}
+
+static void
+test_llama (void)
+{
+  check_attention ("llama");
+  check_rotary ("llama");
+}
+
+static void
+test_neox (void)
+{
+  check_attention ("gpt-neox");
+  check_rotary ("gpt-neox");
+}
+
+/* A model with a table has no rotary profile to show. */
+static void
+test_rotary_needs_rope (void)
+{
+  PlRotaryPage *rotary = PL_ROTARY_PAGE (page ("rotary"));
+
+  pl_window_show_view (window, "rotary");
+  pl_window_select_model (window, 0);
+  pl_test_wait_until (status_shown, rotary, "the Rotary view's message");
+  g_assert_cmpstr (adw_status_page_get_title (pl_page_get_status (PL_PAGE (rotary))), ==, "No Rotary Embedding");
+}
+
+/* RoPE's score of q = k = 1 is (2/d) Σ cos(m θ_k) and ALiBi's biases are
+ * −m_h·d: the Playground against both. */
+static void
+test_playground (void)
+{
+  PlPlaygroundPage *playground = PL_PLAYGROUND_PAGE (page ("playground"));
+  g_autoptr(PlMatrix) alibi = pl_encoding_alibi_bias (8, 64);
+  PlMatrix *m;
+
+  activate ("win.show-view", g_variant_new_int32 (5));
+  pl_playground_page_set_encoding (playground, 64, 16, 100.0);
+  pl_playground_page_set_kind (playground, PL_PLAYGROUND_ROPE);
+  pl_test_wait_until (playground_ready, playground, "the RoPE playground");
+  m = pl_playground_page_get_matrix (playground);
+  /* the phases' cosine: the same closed form */
+  for (guint i = 0; i < 64; i += 7)
+    for (guint j = 0; j < 64; j += 5)
+      {
+        double expect = 0;
+
+        for (guint k = 0; k < 8; k++)
+          expect += cos (((double) i - j) * pow (100.0, -2.0 * k / 16));
+        g_assert_cmpfloat_with_epsilon (pl_matrix_get (m, i, j), expect / 8, 1e-5);
+      }
+
+  pl_playground_page_set_encoding (playground, 64, 8, 100.0);
+  pl_playground_page_set_kind (playground, PL_PLAYGROUND_ALIBI);
+  pl_test_wait_until (playground_ready, playground, "the ALiBi playground");
+  m = pl_playground_page_get_matrix (playground);
+  g_assert_cmpfloat (pl_test_max_abs_diff (m, alibi), ==, 0);
+  pl_playground_page_set_kind (playground, PL_PLAYGROUND_SINUSOIDAL);
+}
+
+int
+main (int argc, char *argv[])
+{
+  int status;
+
+  pl_test_window_init (&argc, &argv);
+  window = pl_test_window_open (&app);
+
+  g_test_add_func ("/pl/window/rotary/opens-on-layers", test_opens_on_layers);
+  g_test_add_func ("/pl/window/rotary/llama", test_llama);
+  g_test_add_func ("/pl/window/rotary/neox", test_neox);
+  g_test_add_func ("/pl/window/rotary/needs-rope", test_rotary_needs_rope);
+  g_test_add_func ("/pl/window/rotary/playground", test_playground);
+  status = g_test_run ();
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  g_clear_object (&app);
+  return status;
+}
