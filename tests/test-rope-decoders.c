@@ -410,6 +410,36 @@ test_refusal (gconstpointer data)
   pl_test_rmtree (dir);
 }
 
+/* With Llama 2's tokenizer beside the weights, random inputs start with its
+ * bos token, as a tokenised text does, and hold no other special token.
+ * (The test tokenizer lists 533 tokens, config.json says so; the weights
+ * embed the first 64, which random inputs draw from.) */
+static void
+test_inputs_start_with_bos (void)
+{
+  g_autofree char *dir = edited_copy ("llama", "\"vocab_size\": 64", "\"vocab_size\": 533");
+  g_autofree char *tokenizer_path = pl_test_fixture ("tokenizers", "llama2", "tokenizer.json", NULL);
+  g_autofree char *copy = g_build_filename (dir, "tokenizer.json", NULL);
+  g_autofree char *text = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PlModel) model = NULL;
+  g_autoptr(PlTransformer) t = NULL;
+  g_autoptr(GArray) ids = NULL;
+  gsize len;
+
+  g_assert_true (g_file_get_contents (tokenizer_path, &text, &len, NULL));
+  g_assert_true (g_file_set_contents (copy, text, len, NULL));
+  model = pl_model_open (dir, NULL, &error);
+  g_assert_no_error (error);
+  t = pl_transformer_new (model, &error);
+  g_assert_no_error (error);
+  ids = pl_transformer_random_ids (t, 20, 3);
+  g_assert_cmpint (g_array_index (ids, int, 0), ==, 1);
+  for (guint i = 1; i < ids->len; i++)
+    g_assert_cmpint (g_array_index (ids, int, i), >, 2);
+  pl_test_rmtree (dir);
+}
+
 /* Another architecture's model_type on Llama's names is not run as Llama. */
 static void
 test_other_model_type (void)
@@ -709,6 +739,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pl/rope/windows", test_windows);
   g_test_add_func ("/pl/rope/copies-agree", test_copies_agree);
   g_test_add_func ("/pl/rope/other-model-type", test_other_model_type);
+  g_test_add_func ("/pl/rope/inputs-start-with-bos", test_inputs_start_with_bos);
   g_test_add_func ("/pl/rope/no-table", test_no_table);
   g_test_add_func ("/pl/rope/stored-gemm", test_stored_gemm);
   g_test_add_func ("/pl/rope/tuned-gemm", test_tuned_gemm);

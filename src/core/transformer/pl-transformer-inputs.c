@@ -43,12 +43,12 @@ end_id (PlTransformer *self)
   return self->config.causal ? -1 : self->config.eos_id;
 }
 
-/* Hugging Face's OPT tokenizer puts bos_token (</s>) before the text and
- * nothing after it; the others wrap in both ids or in neither. */
+/* Causal models' tokenizers (OPT's, Llama's) put a start id before the text
+ * and nothing after it; the others wrap in both ids or in neither. */
 static gboolean
 starts (PlTransformer *self)
 {
-  return start_id (self) >= 0 && (end_id (self) >= 0 || self->config.family == PL_FAMILY_OPT);
+  return start_id (self) >= 0 && (end_id (self) >= 0 || self->config.causal);
 }
 
 static gboolean

@@ -51,6 +51,10 @@ use_tokenizer (PlTransformer *transformer,
       first = g_array_index (empty, int, 0);
       last = g_array_index (empty, int, 1);
     }
+  /* Llama's, Mistral's and Gemma's tokenizers put their bos token before a
+   * text and nothing after it */
+  else if (empty->len == 1 && pl_model_get_causal (model))
+    first = g_array_index (empty, int, 0);
   /* Hugging Face's OPT tokenizer (GPT2Tokenizer, add_bos_token) puts the
    * configured bos_token_id (</s>) first and nothing last, whatever the
    * tokenizer files beside the checkpoint would add. */

@@ -149,7 +149,8 @@ void                       pl_transformer_first_qk    (PlTransformer        *sel
 /* Inputs. Each returns a GArray of int holding exactly the tokens the model
  * sees. BERT-style models (not causal, with start/end ids) get the start id
  * first and the end id last, inside LENGTH; OPT gets its bos id (</s>) first,
- * as its tokenizer does, and nothing last. */
+ * as its tokenizer does, and nothing last, and so do causal models whose
+ * tokenizer puts one id before a text (Llama's bos). */
 GArray                    *pl_transformer_random_ids  (PlTransformer        *self,
                                                        guint                 length,
                                                        guint64               seed);
