@@ -132,7 +132,8 @@ run_once (const char     *op,
       double mae;
 
       pl_probe_options_init (&options);
-      if (pl_probe_absolute (x, &options, &mae, NULL, &error))
+      options.protocol = PL_PROBE_INTERLEAVED;
+      if (pl_probe_absolute (x, &options, &mae, NULL, NULL, &error))
         fprintf (stderr, "absolute MAE %.6f\n", mae);
     }
   else

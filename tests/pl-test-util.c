@@ -50,6 +50,22 @@ pl_test_demo (const char *first, ...)
   return path;
 }
 
+/* DATASET of FILE, open, with its file in *F: the test fails when either is missing. */
+static hid_t
+open_dataset (const char *file,
+              const char *dataset,
+              hid_t      *f)
+{
+  hid_t d;
+
+  *f = H5Fopen (file, H5F_ACC_RDONLY, H5P_DEFAULT);
+  g_assert_cmpint (*f, >=, 0);
+  d = H5Dopen2 (*f, dataset, H5P_DEFAULT);
+  if (d < 0)
+    g_error ("%s has no dataset %s", file, dataset);
+  return d;
+}
+
 PlMatrix *
 pl_test_read_h5 (const char *file,
                  const char *dataset)
@@ -60,11 +76,7 @@ pl_test_read_h5 (const char *file,
   gsize rows = 1, cols = 1;
   PlMatrix *m;
 
-  f = H5Fopen (file, H5F_ACC_RDONLY, H5P_DEFAULT);
-  g_assert_cmpint (f, >=, 0);
-  d = H5Dopen2 (f, dataset, H5P_DEFAULT);
-  if (d < 0)
-    g_error ("%s has no dataset %s", file, dataset);
+  d = open_dataset (file, dataset, &f);
   s = H5Dget_space (d);
   rank = H5Sget_simple_extent_ndims (s);
   g_assert_cmpint (rank, <=, 8);
@@ -102,22 +114,34 @@ pl_test_open_vision (const char *name)
   return model;
 }
 
+double *
+pl_test_read_h5_doubles (const char *file,
+                         const char *dataset,
+                         gsize      *n)
+{
+  hid_t f, d, s;
+  double *values;
+
+  d = open_dataset (file, dataset, &f);
+  s = H5Dget_space (d);
+  *n = (gsize) H5Sget_simple_extent_npoints (s);
+  values = g_new (double, MAX (*n, 1));
+  g_assert_cmpint (H5Dread (d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values), >=, 0);
+  H5Sclose (s);
+  H5Dclose (d);
+  H5Fclose (f);
+  return values;
+}
+
 double
 pl_test_read_h5_scalar (const char *file,
                         const char *dataset)
 {
-  hid_t f, d;
-  double v = NAN;
+  gsize n;
+  g_autofree double *values = pl_test_read_h5_doubles (file, dataset, &n);
 
-  f = H5Fopen (file, H5F_ACC_RDONLY, H5P_DEFAULT);
-  g_assert_cmpint (f, >=, 0);
-  d = H5Dopen2 (f, dataset, H5P_DEFAULT);
-  if (d < 0)
-    g_error ("%s has no dataset %s", file, dataset);
-  g_assert_cmpint (H5Dread (d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, &v), >=, 0);
-  H5Dclose (d);
-  H5Fclose (f);
-  return v;
+  g_assert_cmpuint (n, ==, 1);
+  return values[0];
 }
 
 double

@@ -24,6 +24,10 @@ double    pl_test_read_h5_scalar (const char *file,
 PlMatrix *pl_test_vision_reference (const char *group,
                                     const char *dataset);
 PlModel  *pl_test_open_vision  (const char *name);
+/* Every value of a dataset as double, in storage order; N gets how many. */
+double   *pl_test_read_h5_doubles (const char *file,
+                                   const char *dataset,
+                                   gsize      *n);
 /* Largest |a - b| over all elements; NaN when the shapes differ. */
 double    pl_test_max_abs_diff (const PlMatrix *a,
                                 const PlMatrix *b);

@@ -166,26 +166,123 @@ test_pca (void)
   pl_test_rmtree (dir);
 }
 
-/* The probe on mini-roberta (its real rows 2..513): the fixture's MAE to 1e-6. */
+/* The probe on mini-roberta with interleaved folds (its real rows 2..513):
+ * the fixture's MAE to 1e-6; --folds is the option's old name. */
 static void
 test_probe (void)
 {
   g_autofree char *model = pl_test_demo ("mini-roberta", NULL);
   g_autofree char *reference = pl_test_fixture ("mini-roberta", "reference.h5", NULL);
+  double want = pl_test_read_h5_scalar (reference, "/position_table/position_regression_mae_interleaved");
+  const char *spellings[2][2] = { { "--protocol", "interleaved" }, { "--folds", "interleaved" } };
+
+  for (guint i = 0; i < G_N_ELEMENTS (spellings); i++)
+    {
+      g_autofree char *out = NULL;
+      g_autoptr(JsonParser) parser = json_parser_new ();
+      g_autoptr(GError) error = NULL;
+      JsonObject *obj;
+
+      g_assert_cmpint (run_cli (&out, NULL, "probe", model, spellings[i][0], spellings[i][1], "--seed", "0",
+                                "--pairs", "100", "--json", NULL), ==, 0);
+      json_parser_load_from_data (parser, out, -1, &error);
+      g_assert_no_error (error);
+      obj = json_node_get_object (json_parser_get_root (parser));
+      g_assert_cmpstr (json_object_get_string_member (obj, "protocol"), ==, "interleaved");
+      g_assert_cmpint (json_object_get_int_member (obj, "rows"), ==, 512);
+      g_assert_cmpint (json_object_get_int_member (obj, "repeats"), ==, 1);
+      g_assert_cmpint (json_object_get_int_member (obj, "pairs"), ==, 100);
+      g_assert_cmpfloat_with_epsilon (json_object_get_double_member (obj, "absolute_mae"), want, 1e-6);
+      g_assert_cmpfloat (json_object_get_double_member (obj, "relative_error"), >=, 0);
+      g_assert_cmpfloat (json_object_get_double_member (obj, "relative_error"), <=, 1);
+    }
+}
+
+/* The paper's protocol by default: RoBERTa's whole stored table (514 rows,
+ * said so), and every fold of seeds 2 and 3 as PE-Study's code with
+ * scikit-learn gets them (fixtures/paper-probes.h5). */
+static void
+test_probe_paper (void)
+{
+  g_autofree char *model = pl_test_demo ("mini-roberta", NULL);
+  g_autofree char *reference = pl_test_fixture ("paper-probes.h5", NULL);
   g_autofree char *out = NULL;
+  g_autofree char *text = NULL;
   g_autoptr(JsonParser) parser = json_parser_new ();
   g_autoptr(GError) error = NULL;
-  double want = pl_test_read_h5_scalar (reference, "/position_table/position_regression_mae_interleaved");
-  JsonObject *obj;
+  gsize n_abs, n_rel;
+  g_autofree double *want_abs = pl_test_read_h5_doubles (reference, "/mini-roberta/absolute_folds", &n_abs);
+  g_autofree double *want_rel = pl_test_read_h5_doubles (reference, "/mini-roberta/relative_folds", &n_rel);
+  JsonObject *obj, *spread;
+  JsonArray *runs;
 
-  g_assert_cmpint (run_cli (&out, NULL, "probe", model, "--json", NULL), ==, 0);
+  g_assert_cmpint (run_cli (&out, NULL, "probe", model, "--seed", "2", "--repeats", "2", "--json", NULL), ==, 0);
   json_parser_load_from_data (parser, out, -1, &error);
   g_assert_no_error (error);
   obj = json_node_get_object (json_parser_get_root (parser));
-  g_assert_cmpint (json_object_get_int_member (obj, "rows"), ==, 512);
-  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (obj, "absolute_mae"), want, 1e-6);
-  g_assert_cmpfloat (json_object_get_double_member (obj, "relative_error"), >=, 0);
-  g_assert_cmpfloat (json_object_get_double_member (obj, "relative_error"), <=, 1);
+  g_assert_cmpstr (json_object_get_string_member (obj, "protocol"), ==, "paper");
+  g_assert_cmpint (json_object_get_int_member (obj, "rows"), ==, 514);
+  g_assert_cmpint (json_object_get_int_member (obj, "relative_rows"), ==, 512);
+  g_assert_cmpint (json_object_get_int_member (obj, "pairs"), ==, 512);
+  g_assert_nonnull (strstr (json_object_get_string_member (obj, "rows_used"), "rows 0–1"));
+  runs = json_object_get_array_member (obj, "runs");
+  g_assert_cmpuint (json_array_get_length (runs), ==, 2);
+  for (guint r = 0; r < 2; r++)
+    {
+      JsonObject *run = json_array_get_object_element (runs, r);
+      JsonArray *abs_folds = json_object_get_array_member (run, "absolute_folds");
+      JsonArray *rel_folds = json_object_get_array_member (run, "relative_folds");
+
+      g_assert_cmpint (json_object_get_int_member (run, "seed"), ==, 2 + r);
+      g_assert_cmpuint (json_array_get_length (abs_folds), ==, 5);
+      for (guint k = 0; k < 5; k++)
+        {
+          g_assert_cmpfloat_with_epsilon (json_array_get_double_element (abs_folds, k),
+                                          want_abs[(2 + r) * 5 + k], 1e-6);
+          g_assert_cmpfloat_with_epsilon (json_array_get_double_element (rel_folds, k),
+                                          want_rel[(2 + r) * 5 + k], 1e-6);
+        }
+    }
+  spread = json_object_get_object_member (obj, "relative");
+  g_assert_cmpfloat (json_object_get_double_member (spread, "ci95_half_width"), >, 0);
+
+  /* In words: the protocol, the rows and the seeds. */
+  g_assert_cmpint (run_cli (&text, NULL, "probe", model, "--repeats", "2", NULL), ==, 0);
+  g_assert_nonnull (strstr (text, "absolute.py"));
+  g_assert_nonnull (strstr (text, "all 514 rows"));
+  g_assert_nonnull (strstr (text, "seeds 0–1"));
+  g_assert_nonnull (strstr (text, " ± "));
+}
+
+/* `paper`: the four files, and Table 1 on the terminal for one seed as
+ * PE-Study's code gives it (the mean of seed 0's five folds). */
+static void
+test_paper (void)
+{
+  g_autofree char *dir = pl_test_tmpdir ();
+  g_autofree char *out_dir = g_build_filename (dir, "figures", NULL);
+  g_autofree char *reference = pl_test_fixture ("paper-probes.h5", NULL);
+  g_autofree char *text = NULL;
+  g_autofree char *cell = NULL;
+  const char *names[] = { "figure1.pdf", "figure1.png", "table1.pdf", "table1.png" };
+  gsize n;
+  g_autofree double *folds = pl_test_read_h5_doubles (reference, "/mini-gpt2/absolute_folds", &n);
+  double mae = 0;
+
+  for (guint k = 0; k < 5; k++)
+    mae += folds[k] / 5;
+  g_assert_cmpint (run_cli (&text, NULL, "paper", "--repeats", "1", "--out", out_dir, "mini-gpt2", NULL), ==, 0);
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autofree char *path = g_build_filename (out_dir, names[i], NULL);
+
+      g_assert_true (g_file_test (path, G_FILE_TEST_IS_REGULAR));
+    }
+  cell = g_strdup_printf ("%9.3f", mae);
+  g_assert_nonnull (strstr (text, cell));
+  g_assert_cmpint (run_cli (NULL, NULL, "paper", "mini-gpt2", NULL), ==, 1);
+  g_assert_cmpint (run_cli (NULL, NULL, "paper", "--repeats", "0", "--out", out_dir, NULL), ==, 1);
+  pl_test_rmtree (dir);
 }
 
 /* ---- Figures: poslens-cli writes one when --out ends in .png, .svg or .pdf ---- */
@@ -497,12 +594,16 @@ test_probe_figure (void)
   JsonObject *obj;
   cairo_surface_t *image;
 
-  g_assert_cmpint (run_cli (&out, NULL, "probe", slashed, "--json", "--out", svg, NULL), ==, 0);
+  g_assert_cmpint (run_cli (&out, NULL, "probe", slashed, "--repeats", "2", "--json", "--out", svg, NULL), ==, 0);
   json_parser_load_from_data (parser, out, -1, &error);
   g_assert_no_error (error);
   obj = json_node_get_object (json_parser_get_root (parser));
-  mae = g_strdup_printf (">%.3f</text>", json_object_get_double_member (obj, "absolute_mae"));
-  rel = g_strdup_printf (">%.3f</text>", json_object_get_double_member (obj, "relative_error"));
+  mae = g_strdup_printf (">%.3f ± %.3f</text>", json_object_get_double_member (obj, "absolute_mae"),
+                         json_object_get_double_member (json_object_get_object_member (obj, "absolute"),
+                                                        "ci95_half_width"));
+  rel = g_strdup_printf (">%.3f ± %.3f</text>", json_object_get_double_member (obj, "relative_error"),
+                         json_object_get_double_member (json_object_get_object_member (obj, "relative"),
+                                                        "ci95_half_width"));
   g_assert_true (g_file_get_contents (svg, &text, NULL, NULL));
   g_assert_nonnull (strstr (text, ">mini-roberta</text>"));
   g_assert_nonnull (strstr (text, ">Absolute position, MAE</text>"));
@@ -511,16 +612,16 @@ test_probe_figure (void)
 
   /* Without --size the table's own size: one row under a header, as wide
    * as its two columns' names, nothing more; with it, as asked. */
-  g_assert_cmpint (run_cli (NULL, NULL, "probe", model, "--dpi", "144", "--out", png, NULL), ==, 0);
+  g_assert_cmpint (run_cli (NULL, NULL, "probe", model, "--seed", "0", "--dpi", "144", "--out", png, NULL), ==, 0);
   image = load_png (png);
   g_assert_cmpint (cairo_image_surface_get_width (image), >, 2 * 200);
   g_assert_cmpint (cairo_image_surface_get_width (image), <, 2 * 432);
   g_assert_cmpint (cairo_image_surface_get_height (image), >, 2 * 30);
   g_assert_cmpint (cairo_image_surface_get_height (image), <, 2 * 90);
   cairo_surface_destroy (image);
-  g_assert_cmpint (run_cli (NULL, NULL, "probe", model, "--dpi", "144", "--size", "432x90", "--out", png, NULL), ==, 0);
-  g_assert_cmpint (run_cli (NULL, NULL, "probe", model, "--size", "432x90", "--out", pdf, NULL), ==, 0);
-  g_assert_cmpint (run_cli (NULL, NULL, "probe", model, "--size", "432x90", "--out", svg, NULL), ==, 0);
+  g_assert_cmpint (run_cli (NULL, NULL, "probe", model, "--seed", "0", "--dpi", "144", "--size", "432x90", "--out", png, NULL), ==, 0);
+  g_assert_cmpint (run_cli (NULL, NULL, "probe", model, "--seed", "0", "--size", "432x90", "--out", pdf, NULL), ==, 0);
+  g_assert_cmpint (run_cli (NULL, NULL, "probe", model, "--seed", "0", "--size", "432x90", "--out", svg, NULL), ==, 0);
   assert_vectors_match_png (png, svg, pdf, 432, 90, NULL);
 
   g_assert_cmpint (run_cli (NULL, NULL, "probe", model, "--out", "probe.h5", NULL), ==, 1);
@@ -537,6 +638,9 @@ test_errors (void)
     { 1, { "pca", "builtin:sinusoidal:64x16", "--out", "x.txt", NULL } },
     { 1, { "pca", "builtin:sinusoidal:64x16", "--components", "17", "--out", "x.h5" } },
     { 1, { "probe", "builtin:sinusoidal:64x16", "--folds", "random", NULL } },
+    { 1, { "probe", "builtin:sinusoidal:64x16", "--protocol", "random", NULL } },
+    { 1, { "probe", "builtin:sinusoidal:64x16", "--repeats", "-2", NULL } },
+    { 2, { "probe", "builtin:sinusoidal:64x16", "--pairs", "5000", NULL } },
     { 2, { "similarity", "/nonexistent/model.h5", "--out", "x.h5", NULL } },
     { 2, { "pca", "builtin:sinusoidal:64x16", "--rows", "50:70", "--out", "x.h5" } },
     { 2, { "probe", "builtin:alibi:64x4", NULL } },
@@ -638,6 +742,8 @@ main (int argc, char *argv[])
   g_test_add_func ("/pl/cli-analyses/similarity-formats", test_similarity_formats);
   g_test_add_func ("/pl/cli-analyses/pca", test_pca);
   g_test_add_func ("/pl/cli-analyses/probe", test_probe);
+  g_test_add_func ("/pl/cli-analyses/probe-paper", test_probe_paper);
+  g_test_add_func ("/pl/cli-analyses/paper", test_paper);
   g_test_add_func ("/pl/cli-analyses/errors", test_errors);
   g_test_add_func ("/pl/cli-analyses/layer", test_layer);
   g_test_add_func ("/pl/cli-analyses/refusals-name-file", test_refusals_name_file);

@@ -251,13 +251,19 @@ test_write_attention (void)
 static void
 test_write_probe (void)
 {
-  PlProbeResult result = { .rows = 512, .absolute_mae = 3.25, .relative_error = 0.125, .n_pairs = 512 };
-  g_autofree char *text = write_and_read (write_probe, &result);
+  PlProbeSummary one = { .absolute = { .n = 1, .mean = 3.25 }, .relative = { .n = 1, .mean = 0.125 } };
+  PlProbeSummary repeats = { .absolute = { .n = 20, .mean = 3.25, .half_width = 0.5 },
+                             .relative = { .n = 20, .mean = 0.125, .half_width = 0.0625 } };
+  g_autofree char *text = write_and_read (write_probe, &one);
+  g_autofree char *spread = write_and_read (write_probe, &repeats);
 
   g_assert_nonnull (strstr (text, ">mini-gpt2</text>"));
   g_assert_nonnull (strstr (text, ">Absolute position, MAE</text>"));
   g_assert_nonnull (strstr (text, ">3.250</text>"));
   g_assert_nonnull (strstr (text, ">0.125</text>"));
+  /* Repeats: the mean ± the half-width of its interval. */
+  g_assert_nonnull (strstr (spread, ">3.250 ± 0.500</text>"));
+  g_assert_nonnull (strstr (spread, ">0.125 ± 0.062</text>"));
 }
 
 int

@@ -7,6 +7,7 @@
 #include "pl-error.h"
 #include "pl-model.h"
 #include "pl-probes.h"
+#include "pl-probes-private.h"
 #include "pl-test-util.h"
 
 /* fixtures/probes-sklearn.h5 was made by fixtures/make-probes-sklearn.py with Debian's /usr/bin/python3 and
@@ -37,7 +38,8 @@ check_absolute_fixture (gconstpointer data)
   double mae = -1;
 
   pl_probe_options_init (&options);
-  pl_probe_absolute (table, &options, &mae, NULL, &error);
+  options.protocol = PL_PROBE_INTERLEAVED;
+  pl_probe_absolute (table, &options, &mae, NULL, NULL, &error);
   g_assert_no_error (error);
   g_test_message ("%s: MAE %.10g, reference %.10g", f->reference, mae, want);
   g_assert_cmpfloat_with_epsilon (mae, want, MAE_TOL);
@@ -54,7 +56,8 @@ test_absolute_wide (void)
   double mae = -1;
 
   pl_probe_options_init (&options);
-  g_assert_true (pl_probe_absolute (x, &options, &mae, NULL, NULL));
+  options.protocol = PL_PROBE_INTERLEAVED;
+  g_assert_true (pl_probe_absolute (x, &options, &mae, NULL, NULL, NULL));
   g_assert_cmpfloat_with_epsilon (mae, want, MAE_TOL);
 }
 
@@ -101,6 +104,45 @@ test_logistic_wide (void)
   check_logistic ("wide");
 }
 
+/* The pairs' Newton steps (through the table's rows) against the explicit
+ * fit on the materialised features [p_i ; p_j]: the same optimum. Pairs
+ * repeat, and a row can be first and second of the same pair. */
+static void
+test_logistic_pairs (void)
+{
+  const gsize rows = 40, d = 6, n = 300;
+  g_autofree double *table = g_new (double, rows * d);
+  g_autofree double *x = g_new (double, n * 2 * d);
+  g_autofree guint32 *pi = g_new (guint32, n);
+  g_autofree guint32 *pj = g_new (guint32, n);
+  g_autofree guint8 *y = g_new (guint8, n);
+  g_autofree double *w_pairs = g_new (double, 2 * d);
+  g_autofree double *w_plain = g_new (double, 2 * d);
+  g_autoptr(GError) error = NULL;
+  GRand *rand = g_rand_new_with_seed (11);
+  double b_pairs, b_plain;
+
+  for (gsize i = 0; i < rows * d; i++)
+    table[i] = g_rand_double_range (rand, -1, 1) + (i % d == 0 ? 0.05 * (i / d) : 0);
+  for (gsize s = 0; s < n; s++)
+    {
+      pi[s] = g_rand_int_range (rand, 0, rows);
+      pj[s] = s % 17 == 0 ? pi[s] : (guint32) g_rand_int_range (rand, 0, rows);
+      y[s] = pj[s] > pi[s];
+      memcpy (x + s * 2 * d, table + pi[s] * d, d * sizeof (double));
+      memcpy (x + s * 2 * d + d, table + pj[s] * d, d * sizeof (double));
+    }
+  g_rand_free (rand);
+
+  pl_logistic_fit_pairs (table, rows, d, pi, pj, y, n, 1.0, w_pairs, &b_pairs, &error);
+  g_assert_no_error (error);
+  pl_logistic_fit (x, y, n, 2 * d, 1.0, w_plain, &b_plain, &error);
+  g_assert_no_error (error);
+  for (gsize j = 0; j < 2 * d; j++)
+    g_assert_cmpfloat_with_epsilon (w_pairs[j], w_plain[j], 1e-10);
+  g_assert_cmpfloat_with_epsilon (b_pairs, b_plain, 1e-10);
+}
+
 /* The sinusoidal table orders positions almost perfectly; a random table
  * carries no order, so the probe is at chance. */
 static void
@@ -119,9 +161,11 @@ test_relative_sinusoid_and_random (void)
   g_rand_free (rand);
 
   pl_probe_options_init (&options);
-  pl_probe_relative (table, &options, &err_sin, NULL, &error);
+  options.protocol = PL_PROBE_INTERLEAVED;
+  options.n_pairs = 512;
+  pl_probe_relative (table, &options, &err_sin, NULL, NULL, &error);
   g_assert_no_error (error);
-  pl_probe_relative (noise, &options, &err_rand, NULL, &error);
+  pl_probe_relative (noise, &options, &err_rand, NULL, NULL, &error);
   g_assert_no_error (error);
   g_test_message ("relative-order error: sinusoid %.4f, random %.4f", err_sin, err_rand);
   g_assert_cmpfloat (err_sin, <, 0.1);
@@ -129,7 +173,7 @@ test_relative_sinusoid_and_random (void)
   g_assert_cmpfloat (err_rand, <, 0.6);
 
   /* Same seed, same answer. */
-  g_assert_true (pl_probe_relative (table, &options, &again, NULL, NULL));
+  g_assert_true (pl_probe_relative (table, &options, &again, NULL, NULL, NULL));
   g_assert_cmpfloat (again, ==, err_sin);
 }
 
@@ -144,7 +188,7 @@ test_shuffled_folds (void)
   PlProbeResult a, b;
 
   pl_probe_options_init (&options);
-  options.folds = PL_FOLDS_SHUFFLED;
+  options.protocol = PL_PROBE_SHUFFLED;
   options.seed = 42;
   options.n_pairs = 300;
   pl_probe_run (part, &options, &a, NULL, &error);
@@ -169,23 +213,30 @@ test_bad_input (void)
   g_autoptr(GError) e2 = NULL;
   g_autoptr(GError) e3 = NULL;
   PlProbeOptions options;
-  PlFolds folds;
+  g_autoptr(GError) e4 = NULL;
+  PlProbeProtocol protocol;
   double v;
 
   pl_probe_options_init (&options);
-  g_assert_false (pl_probe_absolute (tiny, &options, &v, NULL, &e1));
+  g_assert_false (pl_probe_absolute (tiny, &options, &v, NULL, NULL, &e1));
   g_assert_error (e1, PL_ERROR, PL_ERROR_INVALID_ARGUMENT);
   options.n_pairs = 3;
-  g_assert_false (pl_probe_relative (x, &options, &v, NULL, &e2));
+  g_assert_false (pl_probe_relative (x, &options, &v, NULL, NULL, &e2));
   g_assert_error (e2, PL_ERROR, PL_ERROR_INVALID_ARGUMENT);
+  /* The paper's pairs are distinct ordered pairs of the rows: at most 50². */
+  options.n_pairs = 2501;
+  g_assert_false (pl_probe_relative (x, &options, &v, NULL, NULL, &e4));
+  g_assert_error (e4, PL_ERROR, PL_ERROR_INVALID_ARGUMENT);
   options.n_pairs = 512;
   x->data[7] = INFINITY;
-  g_assert_false (pl_probe_absolute (x, &options, &v, NULL, &e3));
+  g_assert_false (pl_probe_absolute (x, &options, &v, NULL, NULL, &e3));
   g_assert_error (e3, PL_ERROR, PL_ERROR_BAD_VALUES);
 
-  g_assert_true (pl_folds_from_string ("shuffled", &folds));
-  g_assert_cmpint (folds, ==, PL_FOLDS_SHUFFLED);
-  g_assert_false (pl_folds_from_string ("random", &folds));
+  g_assert_true (pl_probe_protocol_from_string ("shuffled", &protocol));
+  g_assert_cmpint (protocol, ==, PL_PROBE_SHUFFLED);
+  g_assert_true (pl_probe_protocol_from_string ("paper", &protocol));
+  g_assert_cmpint (protocol, ==, PL_PROBE_PAPER);
+  g_assert_false (pl_probe_protocol_from_string ("random", &protocol));
 }
 
 /* A cancelled probe answers nothing. */
@@ -203,9 +254,9 @@ test_cancel (void)
     x->data[i] = (float) sin (0.1 * i);
   pl_probe_options_init (&options);
   g_cancellable_cancel (cancellable);
-  g_assert_false (pl_probe_absolute (x, &options, &v, cancellable, &e1));
+  g_assert_false (pl_probe_absolute (x, &options, &v, NULL, cancellable, &e1));
   g_assert_error (e1, G_IO_ERROR, G_IO_ERROR_CANCELLED);
-  g_assert_false (pl_probe_relative (x, &options, &v, cancellable, &e2));
+  g_assert_false (pl_probe_relative (x, &options, &v, NULL, cancellable, &e2));
   g_assert_error (e2, G_IO_ERROR, G_IO_ERROR_CANCELLED);
 }
 
@@ -217,6 +268,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/pl/probes/absolute/wide", test_absolute_wide);
   g_test_add_func ("/pl/probes/logistic/tall", test_logistic_tall);
   g_test_add_func ("/pl/probes/logistic/wide", test_logistic_wide);
+  g_test_add_func ("/pl/probes/logistic/pairs", test_logistic_pairs);
   g_test_add_func ("/pl/probes/relative/sinusoid-and-random", test_relative_sinusoid_and_random);
   g_test_add_func ("/pl/probes/shuffled-folds", test_shuffled_folds);
   g_test_add_func ("/pl/probes/bad-input", test_bad_input);

@@ -421,7 +421,7 @@ test_enum_drop_downs (void)
 
   g_assert_true (has_enum_drop_down (GTK_WIDGET (page ("similarity")), PL_TYPE_SIMILARITY_METRIC));
   g_assert_true (has_enum_drop_down (GTK_WIDGET (page ("compare")), PL_TYPE_SIMILARITY_METRIC));
-  g_assert_true (has_enum_drop_down (GTK_WIDGET (page ("probes")), PL_TYPE_FOLDS));
+  g_assert_true (has_enum_drop_down (GTK_WIDGET (page ("probes")), PL_TYPE_PROBE_PROTOCOL));
 
   /* Every value has a name of its own, and the drop-down answers values. */
   g_assert_cmpuint (metrics->n_values, ==, 3);

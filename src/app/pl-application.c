@@ -162,6 +162,7 @@ pl_application_startup (GApplication *app)
   static const char *open_folder_accels[] = { "<Control><Shift>o", NULL };
   static const char *close_accels[] = { "<Control>w", NULL };
   static const char *export_accels[] = { "<Control>e", NULL };
+  static const char *paper_accels[] = { "<Control><Shift>p", NULL };
   static const char *preferences_accels[] = { "<Control>comma", NULL };
   PlApplication *self = PL_APPLICATION (app);
 
@@ -174,6 +175,7 @@ pl_application_startup (GApplication *app)
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "app.quit", quit_accels);
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.open", open_accels);
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.open-folder", open_folder_accels);
+  gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.reproduce-paper", paper_accels);
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "window.close", close_accels);
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.export", export_accels);
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "app.preferences", preferences_accels);

@@ -17,12 +17,13 @@ pl_enum_label (GType type,
       case PL_SIMILARITY_L2:     return _("Euclidean distance");
       default:                   break;
       }
-  else if (type == PL_TYPE_FOLDS)
-    switch ((PlFolds) value)
+  else if (type == PL_TYPE_PROBE_PROTOCOL)
+    switch ((PlProbeProtocol) value)
       {
-      /* Translators: how the probes' cross-validation folds are cut */
-      case PL_FOLDS_INTERLEAVED: return _("Interleaved folds");
-      case PL_FOLDS_SHUFFLED:    return _("Shuffled folds");
+      /* Translators: the probes' protocol: Wang and Chen's own code, or how the cross-validation folds are cut */
+      case PL_PROBE_PAPER:       return _("Paper’s protocol");
+      case PL_PROBE_INTERLEAVED: return _("Interleaved folds");
+      case PL_PROBE_SHUFFLED:    return _("Shuffled folds");
       default:                   break;
       }
   else if (type == PL_TYPE_ENCODING_KIND)

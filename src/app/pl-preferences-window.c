@@ -16,6 +16,7 @@ struct _PlPreferencesWindow
   AdwComboRow          *metric_row;
   GtkSwitch            *center_switch;
   AdwComboRow          *format_row;
+  GtkSpinButton        *repeats_spin;
   GtkSpinButton        *width_spin;
   GtkSpinButton        *height_spin;
   GtkSpinButton        *dpi_spin;
@@ -127,6 +128,8 @@ pl_preferences_window_new (GtkWindow *parent,
   g_settings_bind (settings, "colormap-reversed", self->reversed_switch, "active", G_SETTINGS_BIND_DEFAULT);
   bind_enum (settings, "similarity-metric", self->metric_row, PL_TYPE_SIMILARITY_METRIC);
   g_settings_bind (settings, "center", self->center_switch, "active", G_SETTINGS_BIND_DEFAULT);
+  g_settings_bind (settings, "probe-repeats", gtk_spin_button_get_adjustment (self->repeats_spin), "value",
+                   G_SETTINGS_BIND_DEFAULT);
   bind_choice (settings, "export-format", self->format_row, formats);
   g_settings_bind (settings, "export-width", gtk_spin_button_get_adjustment (self->width_spin), "value",
                    G_SETTINGS_BIND_DEFAULT);
@@ -161,6 +164,7 @@ pl_preferences_window_class_init (PlPreferencesWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PlPreferencesWindow, metric_row);
   gtk_widget_class_bind_template_child (widget_class, PlPreferencesWindow, center_switch);
   gtk_widget_class_bind_template_child (widget_class, PlPreferencesWindow, format_row);
+  gtk_widget_class_bind_template_child (widget_class, PlPreferencesWindow, repeats_spin);
   gtk_widget_class_bind_template_child (widget_class, PlPreferencesWindow, width_spin);
   gtk_widget_class_bind_template_child (widget_class, PlPreferencesWindow, height_spin);
   gtk_widget_class_bind_template_child (widget_class, PlPreferencesWindow, dpi_spin);

@@ -6,25 +6,31 @@
 
 #include "pl-enum-labels.h"
 #include "pl-figure-view.h"
+#include "pl-model.h"
 #include "pl-probes.h"
 #include "pl-probes-page.h"
 #include "pl-view-style.h"
 
-/* The paper's Table 1 for every model in the sidebar, side by side. Probes
- * take seconds, so they run when asked, one model after another on a
- * worker, and the table fills in as answers arrive. */
+/* The paper's Table 1 for every model in the sidebar, side by side: each
+ * probe's mean over the repeats (GSettings probe-repeats, seeds 0, 1, …) ±
+ * the 95 % interval of that mean. Probes take seconds, so they run when
+ * asked, one model after another on a worker, and the table fills in as
+ * answers arrive. The paper's protocol takes the rows PE-Study's code takes
+ * (pl_model_read_paper_positions); the others the model's positions. */
 struct _PlProbesPage
 {
   PlPage          parent_instance;
 
   GCancellable   *cancellable;
   guint           next;          /* the model being probed */
+  gboolean        follows_repeats;
 
   /* Template widgets */
   GtkDropDown    *folds_dropdown;
   GtkSpinButton  *pairs_spin;
   GtkButton      *run_button;
   GtkLabel       *status_label;
+  GtkLabel       *note_label;
   PlFigureView   *figure_view;
 };
 
@@ -38,15 +44,39 @@ get_workspace (PlProbesPage *self)
 
 typedef struct
 {
-  PlMatrix       *table;
+  PlModel        *model;        /* the paper's protocol reads its rows on the worker */
+  PlMatrix       *table;        /* the others' table, read by the workspace */
   PlProbeOptions  options;
+  guint           n_repeats;
 } Question;
 
 static void
 question_free (Question *q)
 {
+  g_clear_object (&q->model);
   g_clear_pointer (&q->table, pl_matrix_unref);
   g_free (q);
+}
+
+/* What an answer holds, as the columns of a 1 × N_ANSWER matrix. */
+enum
+{
+  ANSWER_ROWS,
+  ANSWER_ABSOLUTE_MEAN,
+  ANSWER_ABSOLUTE_HALF_WIDTH,
+  ANSWER_RELATIVE_MEAN,
+  ANSWER_RELATIVE_HALF_WIDTH,
+  ANSWER_PAIRS,
+  ANSWER_FEATURES,
+  N_ANSWER
+};
+
+static guint
+get_repeats (PlProbesPage *self)
+{
+  GSettings *settings = get_workspace (self) ? pl_workspace_get_settings (get_workspace (self)) : NULL;
+
+  return settings ? (guint) g_settings_get_int (settings, "probe-repeats") : PL_PROBE_DEFAULT_REPEATS;
 }
 
 static void
@@ -54,7 +84,8 @@ get_options (PlProbesPage   *self,
              PlProbeOptions *options)
 {
   pl_probe_options_init (options);
-  options->folds = (PlFolds) pl_drop_down_get_value (self->folds_dropdown);
+  options->protocol = (PlProbeProtocol) pl_drop_down_get_value (self->folds_dropdown);
+  /* 0: the protocol's own count (the paper's 512, else by the table's width). */
   options->n_pairs = (guint) gtk_spin_button_get_value (self->pairs_spin);
 }
 
@@ -65,11 +96,13 @@ answer_key (PlProbesPage *self,
   PlProbeOptions options;
 
   get_options (self, &options);
-  return g_strdup_printf ("probes/%s/%s/%u/%u", pl_workspace_model_key (model),
-                          pl_folds_to_string (options.folds), options.n_pairs, options.seed);
+  return g_strdup_printf ("probes/%s/%s/%u/%u/%u", pl_workspace_model_key (model),
+                          pl_probe_protocol_to_string (options.protocol), options.n_pairs, options.seed,
+                          get_repeats (self));
 }
 
-/* The answer as a 1 × 3 matrix: rows, absolute MAE, relative error. */
+/* The answer as a 1 × N_ANSWER matrix (float: the table prints three
+ * decimals). */
 static gboolean
 run_probes (PlAnalysisJob  *job,
             gpointer        data,
@@ -77,30 +110,86 @@ run_probes (PlAnalysisJob  *job,
             GError        **error)
 {
   Question *q = data;
-  PlProbeResult probe;
+  GCancellable *cancellable = pl_analysis_job_get_cancellable (job);
+  g_autoptr(PlMatrix) paper_table = NULL;
+  const PlMatrix *table = q->table;
+  g_autofree PlProbeResult *runs = g_new0 (PlProbeResult, q->n_repeats);
+  PlProbeSummary summary;
   PlMatrix *answer;
 
-  if (!pl_probe_run (q->table, &q->options, &probe, pl_analysis_job_get_cancellable (job), error))
+  if (table == NULL)
+    {
+      if (!(paper_table = pl_model_read_paper_positions (q->model, error)))
+        return FALSE;
+      table = paper_table;
+    }
+  if (!pl_probe_repeat (table, &q->options, q->n_repeats, runs, cancellable, error))
     return FALSE;
-  answer = pl_matrix_new (1, 3);
-  answer->data[0] = probe.rows;
-  answer->data[1] = (float) probe.absolute_mae;
-  answer->data[2] = (float) probe.relative_error;
+  pl_probe_summarise (runs, q->n_repeats, &summary);
+  answer = pl_matrix_new (1, N_ANSWER);
+  answer->data[ANSWER_ROWS] = runs[0].rows;
+  answer->data[ANSWER_ABSOLUTE_MEAN] = (float) summary.absolute.mean;
+  answer->data[ANSWER_ABSOLUTE_HALF_WIDTH] = (float) summary.absolute.half_width;
+  answer->data[ANSWER_RELATIVE_MEAN] = (float) summary.relative.mean;
+  answer->data[ANSWER_RELATIVE_HALF_WIDTH] = (float) summary.relative.half_width;
+  answer->data[ANSWER_PAIRS] = runs[0].n_pairs;
+  answer->data[ANSWER_FEATURES] = 2 * table->cols;
   g_value_init (result, PL_TYPE_MATRIX);
   g_value_take_boxed (result, answer);
   return TRUE;
 }
+
+/* Below the table: the protocol and the repeats, and a warning for the
+ * models whose relative probe had fewer pairs than features. */
+static void
+update_note (PlProbesPage *self,
+             const char   *few_pairs)
+{
+  PlProbeOptions options;
+  guint repeats = get_repeats (self);
+  g_autofree char *runs = NULL;
+  g_autofree char *text = NULL;
+
+  get_options (self, &options);
+  if (repeats > 1)
+    /* Translators: how the table's numbers were made, e.g. "Paper’s protocol: mean ± 95 % interval over 20 runs (seeds 0–19)." */
+    runs = g_strdup_printf (_("%s: mean ± 95 %% interval over %u runs (seeds 0–%u)."),
+                            pl_enum_label (PL_TYPE_PROBE_PROTOCOL, options.protocol), repeats, repeats - 1);
+  else
+    /* Translators: e.g. "Paper’s protocol: one run (seed 0)." */
+    runs = g_strdup_printf (_("%s: one run (seed 0)."), pl_enum_label (PL_TYPE_PROBE_PROTOCOL, options.protocol));
+  if (few_pairs != NULL)
+    /* Translators: %s lists models with their pair and feature counts; the warning follows the line above */
+    text = g_strdup_printf (_("%s Fewer pairs than features (%s): the relative-order error mostly measures the sample, not the table."),
+                            runs, few_pairs);
+  gtk_label_set_text (self->note_label, text ? text : runs);
+  if (few_pairs != NULL)
+    gtk_widget_add_css_class (GTK_WIDGET (self->note_label), "warning");
+  else
+    gtk_widget_remove_css_class (GTK_WIDGET (self->note_label), "warning");
+}
+
+static void set_running (PlProbesPage *self, gboolean running);
+static void probe_next (PlProbesPage *self);
+static void on_parameters_changed (PlProbesPage *self);
 
 static void
 rebuild (PlProbesPage *self)
 {
   const char *columns[] = { _("Absolute position MAE"), _("Relative order error"), NULL };
   g_autoptr(PlFigure) figure = NULL;
+  g_autoptr(GString) few_pairs = g_string_new (NULL);
   GListModel *models;
   guint n;
 
   if (get_workspace (self) == NULL)
     return;
+  if (!self->follows_repeats && pl_workspace_get_settings (get_workspace (self)) != NULL)
+    {
+      g_signal_connect_object (pl_workspace_get_settings (get_workspace (self)), "changed::probe-repeats",
+                               G_CALLBACK (on_parameters_changed), self, G_CONNECT_SWAPPED);
+      self->follows_repeats = TRUE;
+    }
   models = pl_workspace_get_models (get_workspace (self));
   n = g_list_model_get_n_items (models);
   figure = pl_figure_new_table (columns);
@@ -109,23 +198,32 @@ rebuild (PlProbesPage *self)
       g_autoptr(PlModel) model = g_list_model_get_item (models, i);
       g_autofree char *key = answer_key (self, model);
       const GValue *answer = pl_analysis_cache_lookup (pl_workspace_get_cache (get_workspace (self)), key);
-      double values[2] = { NAN, NAN };
+      double values[2] = { NAN, NAN }, half_widths[2] = { NAN, NAN };
 
       if (answer != NULL)
         {
           PlMatrix *m = g_value_get_boxed (answer);
-          values[0] = m->data[1];
-          values[1] = m->data[2];
+
+          values[0] = m->data[ANSWER_ABSOLUTE_MEAN];
+          values[1] = m->data[ANSWER_RELATIVE_MEAN];
+          if (get_repeats (self) > 1)
+            {
+              half_widths[0] = m->data[ANSWER_ABSOLUTE_HALF_WIDTH];
+              half_widths[1] = m->data[ANSWER_RELATIVE_HALF_WIDTH];
+            }
+          if (m->data[ANSWER_PAIRS] < m->data[ANSWER_FEATURES])
+            /* Translators: a model with its pairs and features, e.g. "mini-gpt2: 512 pairs, 512 features" */
+            g_string_append_printf (few_pairs, _("%s%s: %.0f pairs, %.0f features"), few_pairs->len ? "; " : "",
+                                    pl_model_get_name (model), m->data[ANSWER_PAIRS], m->data[ANSWER_FEATURES]);
         }
-      pl_figure_add_row (figure, pl_model_get_name (model), values);
+      pl_figure_add_row_with_intervals (figure, pl_model_get_name (model), values, half_widths);
     }
+  update_note (self, few_pairs->len ? few_pairs->str : NULL);
   pl_view_style_apply (figure, get_workspace (self));
   pl_figure_set_title (figure, _("Probes of the position tables"));
   pl_figure_view_set_figure (self->figure_view, figure, 0, 0);
 }
 
-static void set_running (PlProbesPage *self, gboolean running);
-static void probe_next (PlProbesPage *self);
 
 static void
 answer_done (GObject      *object,
@@ -145,6 +243,25 @@ answer_done (GObject      *object,
   probe_next (self);
 }
 
+/* Runs the probes of MODEL on TABLE (taken), or on the paper's rows of
+ * MODEL when TABLE is NULL. */
+static void
+ask (PlProbesPage *self,
+     PlModel      *model,
+     PlMatrix     *table)
+{
+  g_autofree char *key = answer_key (self, model);
+  Question *q = g_new0 (Question, 1);
+
+  q->model = g_object_ref (model);
+  q->table = table;
+  q->n_repeats = get_repeats (self);
+  get_options (self, &q->options);
+  pl_analysis_cache_run_async (pl_workspace_get_cache (get_workspace (self)), key, run_probes,
+                               q, (GDestroyNotify) question_free, NULL, NULL,
+                               self->cancellable, answer_done, g_object_ref (self));
+}
+
 static void
 table_done (GObject      *object,
             GAsyncResult *result,
@@ -154,8 +271,6 @@ table_done (GObject      *object,
   g_autoptr(GError) error = NULL;
   g_autoptr(PlMatrix) table = pl_workspace_get_table_finish (PL_WORKSPACE (object), result, &error);
   g_autoptr(PlModel) model = NULL;
-  g_autofree char *key = NULL;
-  Question *q;
 
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) || get_workspace (self) == NULL)
     return;
@@ -167,13 +282,7 @@ table_done (GObject      *object,
       return;
     }
   model = g_list_model_get_item (pl_workspace_get_models (get_workspace (self)), self->next);
-  key = answer_key (self, model);
-  q = g_new0 (Question, 1);
-  q->table = g_steal_pointer (&table);
-  get_options (self, &q->options);
-  pl_analysis_cache_run_async (pl_workspace_get_cache (get_workspace (self)), key, run_probes,
-                               q, (GDestroyNotify) question_free, NULL, NULL,
-                               self->cancellable, answer_done, g_object_ref (self));
+  ask (self, model, g_steal_pointer (&table));
 }
 
 /* Probes the next model without an answer, or stops at the end of the list. */
@@ -194,8 +303,11 @@ probe_next (PlProbesPage *self)
       /* Translators: progress of the probes, e.g. "Probing mini-bert (2 of 4)…" */
       status = g_strdup_printf (_("Probing %s (%u of %u)…"), pl_model_get_name (model), self->next + 1, n);
       gtk_label_set_text (self->status_label, status);
-      pl_workspace_get_table_async (get_workspace (self), model, PL_LAYER_TABLE, self->cancellable,
-                                    table_done, g_object_ref (self));
+      if (pl_drop_down_get_value (self->folds_dropdown) == PL_PROBE_PAPER)
+        ask (self, model, NULL);
+      else
+        pl_workspace_get_table_async (get_workspace (self), model, PL_LAYER_TABLE, self->cancellable,
+                                      table_done, g_object_ref (self));
       return;
     }
   set_running (self, FALSE);
@@ -253,8 +365,8 @@ pl_probes_page_get_result (PlProbesPage *self,
   if (!(answer = pl_analysis_cache_lookup (pl_workspace_get_cache (get_workspace (self)), key)))
     return FALSE;
   m = g_value_get_boxed (answer);
-  *absolute_mae = m->data[1];
-  *relative_error = m->data[2];
+  *absolute_mae = m->data[ANSWER_ABSOLUTE_MEAN];
+  *relative_error = m->data[ANSWER_RELATIVE_MEAN];
   return TRUE;
 }
 
@@ -262,6 +374,49 @@ static void
 on_run_clicked (PlProbesPage *self)
 {
   pl_probes_page_run (self);
+}
+
+void
+pl_probes_page_set_protocol (PlProbesPage    *self,
+                             PlProbeProtocol  protocol)
+{
+  g_return_if_fail (PL_IS_PROBES_PAGE (self));
+
+  pl_drop_down_set_value (self->folds_dropdown, protocol);
+}
+
+const char *
+pl_probes_page_get_note (PlProbesPage *self)
+{
+  g_return_val_if_fail (PL_IS_PROBES_PAGE (self), NULL);
+
+  return gtk_label_get_text (self->note_label);
+}
+
+/* 0 pairs reads "Auto". */
+static gboolean
+on_pairs_output (GtkSpinButton *spin)
+{
+  if (gtk_spin_button_get_value_as_int (spin) != 0)
+    return FALSE;
+  gtk_editable_set_text (GTK_EDITABLE (spin), C_("pairs", "Auto"));
+  return TRUE;
+}
+
+static int
+on_pairs_input (GtkSpinButton *spin,
+                double        *value)
+{
+  const char *text = gtk_editable_get_text (GTK_EDITABLE (spin));
+  char *end = NULL;
+
+  if (g_strcmp0 (text, C_("pairs", "Auto")) == 0)
+    {
+      *value = 0;
+      return TRUE;
+    }
+  *value = g_ascii_strtod (text, &end);
+  return end != text && *end == '\0' ? TRUE : GTK_INPUT_ERROR;
 }
 
 static void
@@ -323,16 +478,19 @@ pl_probes_page_class_init (PlProbesPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PlProbesPage, pairs_spin);
   gtk_widget_class_bind_template_child (widget_class, PlProbesPage, run_button);
   gtk_widget_class_bind_template_child (widget_class, PlProbesPage, status_label);
+  gtk_widget_class_bind_template_child (widget_class, PlProbesPage, note_label);
   gtk_widget_class_bind_template_child (widget_class, PlProbesPage, figure_view);
   gtk_widget_class_bind_template_callback (widget_class, on_run_clicked);
   gtk_widget_class_bind_template_callback (widget_class, on_parameters_changed);
+  gtk_widget_class_bind_template_callback (widget_class, on_pairs_output);
+  gtk_widget_class_bind_template_callback (widget_class, on_pairs_input);
 }
 
 static void
 pl_probes_page_init (PlProbesPage *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
-  pl_drop_down_set_enum (self->folds_dropdown, PL_TYPE_FOLDS);
+  pl_drop_down_set_enum (self->folds_dropdown, PL_TYPE_PROBE_PROTOCOL);
   /* The table lists every model, with or without answers yet. */
   pl_page_show_figure (PL_PAGE (self));
 }

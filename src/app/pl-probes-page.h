@@ -4,6 +4,7 @@
 #include <adwaita.h>
 
 #include "pl-page.h"
+#include "pl-probes.h"
 
 G_BEGIN_DECLS
 
@@ -13,6 +14,11 @@ G_DECLARE_FINAL_TYPE (PlProbesPage, pl_probes_page, PL, PROBES_PAGE, PlPage)
 
 /* Fits both probes on every model that has no answer yet. */
 void     pl_probes_page_run      (PlProbesPage *self);
+void     pl_probes_page_set_protocol (PlProbesPage    *self,
+                                      PlProbeProtocol  protocol);
+/* The line under the table: the protocol, the runs, and a warning naming
+ * the models whose relative probe had fewer pairs than features. */
+const char *pl_probes_page_get_note (PlProbesPage *self);
 /* The numbers shown for MODEL under the current options; FALSE while unknown. */
 gboolean pl_probes_page_get_result (PlProbesPage *self,
                                     PlModel      *model,

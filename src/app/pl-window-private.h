@@ -17,6 +17,9 @@ struct _PlWindow
   GString              *load_errors;   /* their full messages */
   guint                 n_load_errors;
   guint                 next_order;    /* of the next path opened */
+  GCancellable         *paper_cancellable;  /* while the paper's figures are made */
+  AdwToast             *paper_toast;        /* its progress */
+  char                 *paper_folder;       /* where they were written last */
 
   /* Template widgets */
   AdwToastOverlay      *toast_overlay;
@@ -60,6 +63,13 @@ void pl_window_open_recent_action  (GtkWidget          *widget,
 void pl_window_open_analytic_action (GtkWidget        *widget,
                                     const char         *action_name,
                                     GVariant           *param);
+/* pl-window-paper.c: "Reproduce the Paper" */
+void pl_window_reproduce_paper_action   (GtkWidget   *widget,
+                                         const char  *action_name,
+                                         GVariant    *param);
+void pl_window_open_paper_folder_action (GtkWidget   *widget,
+                                         const char  *action_name,
+                                         GVariant    *param);
 gboolean pl_window_on_drop         (GtkDropTarget      *target,
                                     const GValue       *value,
                                     double              x,

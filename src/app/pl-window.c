@@ -343,6 +343,7 @@ pl_window_dispose (GObject *object)
 {
   PlWindow *self = PL_WINDOW (object);
 
+  g_cancellable_cancel (self->paper_cancellable);
   gtk_widget_dispose_template (GTK_WIDGET (self), PL_TYPE_WINDOW);
   /* Everything the views asked stops now, and the window is gone only once
    * no thread computes: the process may end next, and OpenBLAS and HDF5
@@ -356,6 +357,9 @@ pl_window_dispose (GObject *object)
   pl_executor_wait_idle (pl_executor_get_default ());
   if (self->error_dialog != NULL)
     gtk_window_destroy (GTK_WINDOW (self->error_dialog));
+  g_clear_object (&self->paper_cancellable);
+  g_clear_object (&self->paper_toast);
+  g_clear_pointer (&self->paper_folder, g_free);
   g_clear_object (&self->models);
   g_clear_object (&self->workspace);
   g_clear_object (&self->settings);
@@ -416,6 +420,8 @@ pl_window_class_init (PlWindowClass *klass)
 
   gtk_widget_class_install_action (widget_class, "win.open", NULL, pl_window_open_action);
   gtk_widget_class_install_action (widget_class, "win.export", NULL, export_action);
+  gtk_widget_class_install_action (widget_class, "win.reproduce-paper", NULL, pl_window_reproduce_paper_action);
+  gtk_widget_class_install_action (widget_class, "win.open-paper-folder", NULL, pl_window_open_paper_folder_action);
   gtk_widget_class_install_action (widget_class, "win.open-recent", "s", pl_window_open_recent_action);
   gtk_widget_class_install_action (widget_class, "win.open-analytic", "s", pl_window_open_analytic_action);
   gtk_widget_class_install_action (widget_class, "win.open-folder", NULL, pl_window_open_folder_action);

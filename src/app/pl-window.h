@@ -28,6 +28,12 @@ PlWorkspace *pl_window_get_workspace (PlWindow *self);
 /* Shows the view named NAME ("similarity", "trajectory", …); FALSE when there is none. */
 gboolean     pl_window_show_view     (PlWindow   *self,
                                       const char *name);
+/* Figure 1 and Table 1 for the models in the sidebar into FOLDER, as the
+ * "Reproduce the Paper" action does after asking for the folder; busy until
+ * they are written (a toast says so, or why not). */
+void        pl_window_reproduce_paper_in (PlWindow  *self,
+                                      const char    *folder);
+gboolean    pl_window_get_paper_busy (PlWindow      *self);
 /* The view named NAME, for tests and for actions that reach into them. */
 GtkWidget  *pl_window_get_page       (PlWindow      *self,
                                       const char    *name);

@@ -287,20 +287,24 @@ pl_cli_figure_write_attention (PlAttentionStats         *stats,
 }
 
 gboolean
-pl_cli_figure_write_probe (const PlProbeResult      *result,
+pl_cli_figure_write_probe (const PlProbeSummary     *summary,
                            const char               *name,
                            const char               *out,
                            const PlCliFigureOptions *options,
                            GError                  **error)
 {
   const char * const columns[] = { "Absolute position, MAE", "Relative order, error rate", NULL };
-  const double values[] = { result->absolute_mae, result->relative_error };
+  const double values[] = { summary->absolute.mean, summary->relative.mean };
+  const double half_widths[] = {
+    summary->absolute.n > 1 ? summary->absolute.half_width : NAN,
+    summary->relative.n > 1 ? summary->relative.half_width : NAN,
+  };
   g_autoptr(PlFigure) figure = pl_figure_new_table (columns);
   PlCliFigureOptions fitted = *options;
   g_autofree char *natural = NULL;
   double w, h;
 
-  pl_figure_add_row (figure, name, values);
+  pl_figure_add_row_with_intervals (figure, name, values, half_widths);
   if (options->title != NULL)
     pl_figure_set_title (figure, options->title);
   /* One row needs no 5-inch page: without --size, the table's own size. */

@@ -83,9 +83,10 @@ gboolean pl_cli_figure_write_attention  (PlAttentionStats         *stats,
                                          const char               *out,
                                          const PlCliFigureOptions *options,
                                          GError                  **error);
-/* The probe results of one table as a one-row probe table; NAME labels the
- * row (the model's name). Without --size, the table's own size, no blank margins. */
-gboolean pl_cli_figure_write_probe      (const PlProbeResult      *result,
+/* The probe results of one table as a one-row probe table, the means with
+ * their 95 % intervals when there were repeats; NAME labels the row (the
+ * model's name). Without --size, the table's own size, no blank margins. */
+gboolean pl_cli_figure_write_probe      (const PlProbeSummary     *summary,
                                          const char               *name,
                                          const char               *out,
                                          const PlCliFigureOptions *options,

@@ -11,43 +11,163 @@
 #include "pl-error.h"
 #include "pl-probes.h"
 
-/* The one place results leave (figures can hook here). */
-static void
-print_result (const PlProbeResult  *result,
-              const PlProbeOptions *options,
-              gboolean              json)
+typedef struct
 {
-  if (json)
+  PlProbeOptions  options;
+  guint           n_runs;
+  PlProbeResult  *runs;
+  PlProbeSummary  summary;
+  char           *rows_note;     /* which rows, in words */
+} Probe;
+
+static void
+add_double_array (JsonBuilder  *builder,
+                  const char   *name,
+                  const double *values,
+                  guint         n)
+{
+  json_builder_set_member_name (builder, name);
+  json_builder_begin_array (builder);
+  for (guint i = 0; i < n; i++)
+    json_builder_add_double_value (builder, values[i]);
+  json_builder_end_array (builder);
+}
+
+static void
+add_spread (JsonBuilder         *builder,
+            const char          *name,
+            const PlProbeSpread *spread)
+{
+  json_builder_set_member_name (builder, name);
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "mean");
+  json_builder_add_double_value (builder, spread->mean);
+  json_builder_set_member_name (builder, "ci95_half_width");
+  json_builder_add_double_value (builder, spread->half_width);
+  json_builder_set_member_name (builder, "sd");
+  json_builder_add_double_value (builder, spread->sd);
+  json_builder_set_member_name (builder, "min");
+  json_builder_add_double_value (builder, spread->min);
+  json_builder_set_member_name (builder, "max");
+  json_builder_add_double_value (builder, spread->max);
+  json_builder_end_object (builder);
+}
+
+static void
+print_json (const Probe *probe)
+{
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+  const PlProbeResult *first = &probe->runs[0];
+
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "protocol");
+  json_builder_add_string_value (builder, pl_probe_protocol_to_string (probe->options.protocol));
+  json_builder_set_member_name (builder, "rows");
+  json_builder_add_int_value (builder, (gint64) first->rows);
+  json_builder_set_member_name (builder, "relative_rows");
+  json_builder_add_int_value (builder, (gint64) first->relative_rows);
+  if (probe->rows_note != NULL)
     {
-      g_autoptr(JsonBuilder) builder = json_builder_new ();
+      json_builder_set_member_name (builder, "rows_used");
+      json_builder_add_string_value (builder, probe->rows_note);
+    }
+  json_builder_set_member_name (builder, "pairs");
+  json_builder_add_int_value (builder, first->n_pairs);
+  json_builder_set_member_name (builder, "n_folds");
+  json_builder_add_int_value (builder, first->n_folds);
+  json_builder_set_member_name (builder, "repeats");
+  json_builder_add_int_value (builder, probe->n_runs);
+  json_builder_set_member_name (builder, "seed");
+  json_builder_add_int_value (builder, probe->options.seed);
+  /* The means, under the names one run had. */
+  json_builder_set_member_name (builder, "absolute_mae");
+  json_builder_add_double_value (builder, probe->summary.absolute.mean);
+  json_builder_set_member_name (builder, "relative_error");
+  json_builder_add_double_value (builder, probe->summary.relative.mean);
+  add_spread (builder, "absolute", &probe->summary.absolute);
+  add_spread (builder, "relative", &probe->summary.relative);
+  json_builder_set_member_name (builder, "runs");
+  json_builder_begin_array (builder);
+  for (guint r = 0; r < probe->n_runs; r++)
+    {
+      const PlProbeResult *run = &probe->runs[r];
 
       json_builder_begin_object (builder);
-      json_builder_set_member_name (builder, "rows");
-      json_builder_add_int_value (builder, (gint64) result->rows);
-      json_builder_set_member_name (builder, "absolute_mae");
-      json_builder_add_double_value (builder, result->absolute_mae);
-      json_builder_set_member_name (builder, "relative_error");
-      json_builder_add_double_value (builder, result->relative_error);
-      json_builder_set_member_name (builder, "pairs");
-      json_builder_add_int_value (builder, result->n_pairs);
-      json_builder_set_member_name (builder, "folds");
-      json_builder_add_string_value (builder, pl_folds_to_string (options->folds));
-      json_builder_set_member_name (builder, "n_folds");
-      json_builder_add_int_value (builder, options->n_folds);
       json_builder_set_member_name (builder, "seed");
-      json_builder_add_int_value (builder, options->seed);
+      json_builder_add_int_value (builder, run->seed);
+      json_builder_set_member_name (builder, "absolute_mae");
+      json_builder_add_double_value (builder, run->absolute_mae);
+      json_builder_set_member_name (builder, "relative_error");
+      json_builder_add_double_value (builder, run->relative_error);
+      add_double_array (builder, "absolute_folds", run->absolute_folds, run->n_folds);
+      add_double_array (builder, "relative_folds", run->relative_folds, run->n_folds);
       json_builder_end_object (builder);
-      pl_cli_print_json (builder);
+    }
+  json_builder_end_array (builder);
+  json_builder_end_object (builder);
+  pl_cli_print_json (builder);
+}
+
+static const char *
+protocol_description (PlProbeProtocol protocol)
+{
+  switch (protocol)
+    {
+    case PL_PROBE_PAPER:
+      return _("the paper’s (PE-Study’s absolute.py and relative.py): random folds; pairs from all ordered pairs, stratified folds");
+    case PL_PROBE_INTERLEAVED:
+      return _("interleaved folds (index mod folds); pairs of distinct positions");
+    case PL_PROBE_SHUFFLED:
+      return _("shuffled folds; pairs of distinct positions");
+    default:
+      g_return_val_if_reached (NULL);
+    }
+}
+
+/* "12.345 ± 0.678 (sd 1.234)", or the one value. */
+static char *
+format_spread (const PlProbeSpread *spread,
+               int                  digits)
+{
+  g_autofree char *mean = g_strdup_printf ("%.*f", digits, spread->mean);
+  g_autofree char *half = NULL;
+  g_autofree char *sd = NULL;
+
+  if (spread->n < 2)
+    return g_steal_pointer (&mean);
+  half = g_strdup_printf ("%.*f", digits, spread->half_width);
+  sd = g_strdup_printf ("%.*f", digits, spread->sd);
+  /* Translators: a mean, its 95 % interval and the standard deviation of one run */
+  return g_strdup_printf (_("%s ± %s (sd of one run %s)"), mean, half, sd);
+}
+
+static void
+print_text (const Probe *probe)
+{
+  const PlProbeResult *first = &probe->runs[0];
+  g_autofree char *absolute = format_spread (&probe->summary.absolute, 3);
+  g_autofree char *relative = format_spread (&probe->summary.relative, 4);
+  guint32 last = probe->options.seed + probe->n_runs - 1;
+  g_autofree char *repeats = NULL;
+
+  printf ("%-34s %s, %u folds\n", _("Protocol:"), protocol_description (probe->options.protocol),
+          first->n_folds);
+  if (probe->rows_note != NULL)
+    printf ("%-34s %s\n", _("Rows:"), probe->rows_note);
+  else
+    printf ("%-34s %" G_GSIZE_FORMAT "\n", _("Positions:"), first->rows);
+  printf ("%-34s %s\n", _("Absolute position, mean abs. error:"), absolute);
+  /* Translators: "%s (512 pairs)" */
+  printf ("%-34s %s (%u pairs)\n", _("Relative order, error rate:"), relative, first->n_pairs);
+  if (probe->n_runs > 1)
+    {
+      /* Translators: the seeds of the repeats, e.g. "20 (seeds 0–19), ± the 95 % confidence interval of the mean" */
+      repeats = g_strdup_printf (_("%u (seeds %u–%u), ± the 95 %% confidence interval of the mean"),
+                                 probe->n_runs, probe->options.seed, last);
+      printf ("%-34s %s\n", _("Repeats:"), repeats);
     }
   else
-    {
-      printf ("%-34s %" G_GSIZE_FORMAT "\n", _("Positions:"), result->rows);
-      printf ("%-34s %.4f\n", _("Absolute position, mean abs. error:"), result->absolute_mae);
-      printf ("%-34s %.4f (%u pairs)\n", _("Relative order, error rate:"), result->relative_error,
-              result->n_pairs);
-      printf ("%-34s %u %s (seed %u)\n", _("Cross-validation:"), options->n_folds,
-              pl_folds_to_string (options->folds), options->seed);
-    }
+    printf ("%-34s %u\n", _("Seed:"), probe->options.seed);
 }
 
 /* The table's row label: a folder or file by its name ("mini-roberta"),
@@ -65,6 +185,27 @@ model_name (const char *path)
   return g_path_get_basename (trimmed);
 }
 
+/* The table the probes run on: PE-Study's rows for the paper's protocol on a
+ * model's own table (with ROWS_NOTE saying which), else the real positions
+ * as the other commands read them. */
+static PlMatrix *
+read_table (PlModel          *model,
+            const char       *rows,
+            int               layer,
+            PlProbeProtocol   protocol,
+            char            **rows_note,
+            GError          **error)
+{
+  PlMatrix *table;
+
+  if (protocol != PL_PROBE_PAPER || rows != NULL || layer != PL_CLI_TABLE_LAYER)
+    return pl_cli_read_positions (model, rows, layer, error);
+  if (!(table = pl_model_read_paper_positions (model, error)))
+    return NULL;
+  *rows_note = pl_model_describe_paper_rows (model);
+  return table;
+}
+
 int
 pl_cli_probe (int    argc,
               char **argv)
@@ -73,25 +214,35 @@ pl_cli_probe (int    argc,
   g_autoptr(GError) error = NULL;
   g_autoptr(PlModel) model = NULL;
   g_autoptr(PlMatrix) table = NULL;
+  g_autofree char *protocol = NULL;
   g_autofree char *folds = NULL;
   g_autofree char *rows = NULL;
   g_autofree char *dataset = NULL;
+  g_autofree PlProbeResult *runs = NULL;
   int layer = PL_CLI_TABLE_LAYER;
-  gint64 seed = 0;
-  int pairs = 512;
+  gint64 seed = -1;
+  int pairs = 0;
+  int repeats = 0;
   gboolean json = FALSE;
   g_autofree char *out = NULL;
   g_auto(PlCliFigureOptions) figure = PL_CLI_FIGURE_OPTIONS_INIT;
-  PlProbeOptions options;
-  PlProbeResult result;
+  Probe probe = { 0 };
   const GOptionEntry entries[] = {
-    { "folds", 'f', 0, G_OPTION_ARG_STRING, &folds, N_("interleaved (fold k = index % 5 == k, default) or shuffled"), N_("KIND") },
-    { "seed", 's', 0, G_OPTION_ARG_INT64, &seed, N_("Seed for the pair sample and shuffled folds (default 0)"), N_("S") },
-    { "pairs", 'p', 0, G_OPTION_ARG_INT, &pairs, N_("Position pairs for the relative-order probe (default 512)"), N_("N") },
+    { "protocol", 'P', 0, G_OPTION_ARG_STRING, &protocol,
+      N_("paper (PE-Study’s code, default), interleaved (fold k = index % 5 == k) or shuffled"), N_("KIND") },
+    { "folds", 'f', G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_STRING, &folds, NULL, NULL },
+    { "repeats", 'n', 0, G_OPTION_ARG_INT, &repeats,
+      N_("Run the random draws N times, seeds 0 … N − 1, and report the mean with its confidence interval (95 %; default 20)"),
+      N_("N") },
+    { "seed", 's', 0, G_OPTION_ARG_INT64, &seed,
+      N_("One run with this seed (as np.random.seed in the paper’s code); with --repeats, the first seed"), N_("S") },
+    { "pairs", 'p', 0, G_OPTION_ARG_INT, &pairs,
+      N_("Position pairs for the relative-order probe (default: 512 for the paper’s protocol, else enough for the table’s width)"),
+      N_("N") },
     { "rows", 'r', 0, G_OPTION_ARG_STRING, &rows, N_("Only positions FIRST to END − 1"), N_("FIRST:END") },
     { "dataset", 'd', 0, G_OPTION_ARG_STRING, &dataset, N_("Use this 2-D dataset as a plain position table"), N_("NAME") },
     PL_CLI_LAYER_OPTION (layer),
-    { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print JSON"), NULL },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print JSON, with every run’s fold errors"), NULL },
     { "out", 'o', 0, G_OPTION_ARG_FILENAME, &out, N_("Also draw the results as a table: .png, .svg or .pdf"), N_("FILE") },
     { NULL }
   };
@@ -107,27 +258,45 @@ pl_cli_probe (int    argc,
   if (argc != 2)
     return pl_cli_usage ("probe", "expected one PATH (a file, a folder or builtin:…)");
 
-  pl_probe_options_init (&options);
-  if (folds != NULL && !pl_folds_from_string (folds, &options.folds))
-    return pl_cli_usage ("probe", "--folds must be interleaved or shuffled");
-  if (seed < 0 || seed > G_MAXUINT32)
+  pl_probe_options_init (&probe.options);
+  if (protocol != NULL && folds != NULL)
+    return pl_cli_usage ("probe", "give --protocol only (--folds is its old name)");
+  if ((protocol != NULL || folds != NULL) &&
+      !pl_probe_protocol_from_string (protocol ? protocol : folds, &probe.options.protocol))
+    return pl_cli_usage ("probe", "--protocol must be paper, interleaved or shuffled");
+  if (seed < -1 || seed > G_MAXUINT32)
     return pl_cli_usage ("probe", "--seed must be 0 to 4294967295");
-  if (pairs < 10 || pairs > 100000)
+  if (pairs != 0 && (pairs < 10 || pairs > 100000))
     return pl_cli_usage ("probe", "--pairs must be 10 to 100000");
-  options.seed = (guint32) seed;
-  options.n_pairs = (guint) pairs;
+  if (repeats < 0 || repeats > 10000)
+    return pl_cli_usage ("probe", "--repeats must be 1 to 10000");
+  probe.options.seed = seed >= 0 ? (guint32) seed : 0;
+  probe.options.n_pairs = (guint) pairs;
+  probe.n_runs = repeats > 0 ? (guint) repeats : seed >= 0 ? 1 : PL_PROBE_DEFAULT_REPEATS;
+  if ((guint64) probe.options.seed + probe.n_runs - 1 > G_MAXUINT32)
+    return pl_cli_usage ("probe", "--seed plus --repeats must stay below 4294967296");
 
+  runs = g_new0 (PlProbeResult, probe.n_runs);
+  probe.runs = runs;
   if (!(model = pl_cli_open_model (argv[1], dataset, &error)) ||
-      !(table = pl_cli_read_positions (model, rows, layer, &error)))
+      !(table = read_table (model, rows, layer, probe.options.protocol, &probe.rows_note, &error)))
     return pl_cli_fail (error);
-  if (!pl_probe_run (table, &options, &result, NULL, &error))
-    return pl_cli_fail_analysis (model, error);
-  print_result (&result, &options, json);
+  if (!pl_probe_repeat (table, &probe.options, probe.n_runs, runs, NULL, &error))
+    {
+      g_free (probe.rows_note);
+      return pl_cli_fail_analysis (model, error);
+    }
+  pl_probe_summarise (runs, probe.n_runs, &probe.summary);
+  if (json)
+    print_json (&probe);
+  else
+    print_text (&probe);
+  g_free (probe.rows_note);
   if (out != NULL)
     {
       g_autofree char *name = model_name (argv[1]);
 
-      if (!pl_cli_figure_write_probe (&result, name, out, &figure, &error))
+      if (!pl_cli_figure_write_probe (&probe.summary, name, out, &figure, &error))
         return pl_cli_fail (error);
     }
   return PL_CLI_EXIT_OK;

@@ -91,6 +91,7 @@ gboolean  pl_cli_read_grid      (PlModel         *model,
                                  GError         **error);
 int pl_cli_resize (int argc, char **argv);
 int pl_cli_probe (int argc, char **argv);
+int pl_cli_paper (int argc, char **argv);
 
 int pl_cli_forward (int argc, char **argv);
 int pl_cli_attention (int argc, char **argv);

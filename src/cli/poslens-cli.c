@@ -26,6 +26,7 @@ static const Command commands[] = {
   { "patch-grid", pl_cli_patch_grid, N_("A vision transformer’s grid of grids: each patch’s similarity with every patch") },
   { "resize", pl_cli_resize, N_("A vision transformer’s position table at another grid, as Hugging Face resizes it") },
   { "probe", pl_cli_probe, N_("The paper's absolute-position and relative-order probes") },
+  { "paper", pl_cli_paper, N_("Figure 1 and Table 1 of the paper for some models, as PDF and PNG") },
   { "forward", pl_cli_forward, N_("Run the model on one input: attentions and hidden states to .h5") },
   { "attention", pl_cli_attention, N_("Attention by relative position per layer and head, and the position-only term") },
   { "rope-profile", pl_cli_rope_profile, N_("Which rotary frequencies each head of a RoPE model uses") },

@@ -17,24 +17,25 @@
 #define MAX_PAIRS          100000u
 
 const char *
-pl_folds_to_string (PlFolds folds)
+pl_probe_protocol_to_string (PlProbeProtocol protocol)
 {
-  switch (folds)
+  switch (protocol)
     {
-    case PL_FOLDS_INTERLEAVED: return "interleaved";
-    case PL_FOLDS_SHUFFLED:    return "shuffled";
+    case PL_PROBE_PAPER:       return "paper";
+    case PL_PROBE_INTERLEAVED: return "interleaved";
+    case PL_PROBE_SHUFFLED:    return "shuffled";
     default:                   g_return_val_if_reached (NULL);
     }
 }
 
 gboolean
-pl_folds_from_string (const char *name,
-                      PlFolds    *folds)
+pl_probe_protocol_from_string (const char      *name,
+                               PlProbeProtocol *protocol)
 {
-  for (PlFolds f = PL_FOLDS_INTERLEAVED; f <= PL_FOLDS_SHUFFLED; f++)
-    if (g_strcmp0 (name, pl_folds_to_string (f)) == 0)
+  for (guint p = 0; p < PL_PROBE_N_PROTOCOLS; p++)
+    if (g_strcmp0 (name, pl_probe_protocol_to_string (p)) == 0)
       {
-        *folds = f;
+        *protocol = p;
         return TRUE;
       }
   return FALSE;
@@ -45,52 +46,10 @@ pl_probe_options_init (PlProbeOptions *options)
 {
   g_return_if_fail (options != NULL);
 
-  options->folds = PL_FOLDS_INTERLEAVED;
+  options->protocol = PL_PROBE_PAPER;
   options->seed = 0;
   options->n_folds = 5;
-  options->n_pairs = 512;
-}
-
-/* fold_of[i] for N items: i % k, or a seeded permutation cut into k parts
- * whose sizes differ by at most one (the first n % k parts are longer). */
-static guint *
-assign_folds (gsize                 n,
-              const PlProbeOptions *options,
-              guint32               salt)
-{
-  guint *fold_of = g_new (guint, n);
-  guint k = options->n_folds;
-
-  if (options->folds == PL_FOLDS_INTERLEAVED)
-    {
-      for (gsize i = 0; i < n; i++)
-        fold_of[i] = i % k;
-    }
-  else
-    {
-      g_autofree gsize *perm = g_new (gsize, n);
-      GRand *rand = g_rand_new_with_seed (options->seed ^ salt);
-      gsize start = 0;
-
-      for (gsize i = 0; i < n; i++)
-        perm[i] = i;
-      for (gsize i = n - 1; i > 0; i--)
-        {
-          gsize j = g_rand_int_range (rand, 0, (gint32) (i + 1));
-          gsize t = perm[i];
-          perm[i] = perm[j];
-          perm[j] = t;
-        }
-      g_rand_free (rand);
-      for (guint f = 0; f < k; f++)
-        {
-          gsize size = n / k + (f < n % k ? 1 : 0);
-          for (gsize i = start; i < start + size; i++)
-            fold_of[perm[i]] = f;
-          start += size;
-        }
-    }
-  return fold_of;
+  options->n_pairs = 0;
 }
 
 /* The table in double, centred on its overall mean: the folds re-centre on
@@ -313,10 +272,16 @@ check_input (const PlMatrix        *x,
              const PlProbeOptions  *options,
              GError               **error)
 {
-  if (options->n_folds < 2)
+  if (options->n_folds < 2 || options->n_folds > PL_PROBE_MAX_FOLDS)
     {
       g_set_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT,
-                   "cross-validation needs at least 2 folds, not %u", options->n_folds);
+                   "cross-validation needs 2 to %u folds, not %u", PL_PROBE_MAX_FOLDS, options->n_folds);
+      return FALSE;
+    }
+  if ((guint) options->protocol >= PL_PROBE_N_PROTOCOLS)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT,
+                   "unknown probe protocol %d", (int) options->protocol);
       return FALSE;
     }
   if (x->rows < 2 * options->n_folds || x->cols == 0)
@@ -324,6 +289,13 @@ check_input (const PlMatrix        *x,
       g_set_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT,
                    "a probe with %u folds needs at least %u positions; the table has %" G_GSIZE_FORMAT,
                    options->n_folds, 2 * options->n_folds, x->rows);
+      return FALSE;
+    }
+  if (x->rows > G_MAXINT32)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT,
+                   "a probe takes at most %d positions; the table has %" G_GSIZE_FORMAT,
+                   G_MAXINT32, x->rows);
       return FALSE;
     }
   if (!pl_matrix_all_finite (x))
@@ -339,6 +311,7 @@ gboolean
 pl_probe_absolute (const PlMatrix        *x,
                    const PlProbeOptions  *options,
                    double                *mae,
+                   double                *folds,
                    GCancellable          *cancellable,
                    GError               **error)
 {
@@ -357,7 +330,7 @@ pl_probe_absolute (const PlMatrix        *x,
   n = x->rows;
   d = x->cols;
   xd = centred_double (x);
-  fold_of = assign_folds (n, options, 0);
+  fold_of = pl_probe_row_folds (n, options);
   fold_size = g_new0 (gsize, options->n_folds);
   for (gsize i = 0; i < n; i++)
     fold_size[fold_of[i]]++;
@@ -368,14 +341,7 @@ pl_probe_absolute (const PlMatrix        *x,
   /* As many dimensions as training rows or more: one Gram matrix serves
    * every fold. */
   if (d >= smallest_train)
-    {
-      gram = g_new (double, n * n);
-      cblas_dsyrk (CblasRowMajor, CblasUpper, CblasNoTrans, (blasint) n, (blasint) d,
-                   1.0, xd, (blasint) d, 0.0, gram, (blasint) n);
-      for (gsize i = 0; i < n; i++)
-        for (gsize j = 0; j < i; j++)
-          gram[i * n + j] = gram[j * n + i];
-    }
+    gram = pl_probes_gram (xd, n, d);
 
   for (guint k = 0; k < options->n_folds; k++)
     {
@@ -385,13 +351,114 @@ pl_probe_absolute (const PlMatrix        *x,
       if (g_cancellable_set_error_if_cancelled (cancellable, error))
         return FALSE;
       ok = gram ? absolute_fold_gram (gram, n, fold_of, k, &sum_abs, error)
-                         : absolute_fold_covariance (xd, n, d, fold_of, k, &sum_abs, error);
-
+                : absolute_fold_covariance (xd, n, d, fold_of, k, &sum_abs, error);
       if (!ok)
         return FALSE;
+      if (folds != NULL)
+        folds[k] = sum_abs / fold_size[k];
       total += sum_abs / fold_size[k];
     }
   *mae = total / options->n_folds;
+  return TRUE;
+}
+
+/* The rows the relative probe draws from: the paper's first 512 (relative.py
+ * 25: x = x[:512]), else all. */
+static gsize
+relative_rows (const PlMatrix       *x,
+               const PlProbeOptions *options)
+{
+  return options->protocol == PL_PROBE_PAPER ? MIN (x->rows, PL_PROBE_PAPER_ROWS) : x->rows;
+}
+
+/* The error rate on fold K of the pairs: the logistic fit on the others,
+ * applied to its own. XD is the table (n × d, centred), GRAM its Gram
+ * matrix, made when first needed. */
+static gboolean
+relative_fold (const double   *xd,
+               gsize           n,
+               gsize           d,
+               const guint32  *pair_i,
+               const guint32  *pair_j,
+               const guint8   *labels,
+               const guint    *fold_of,
+               gsize           np,
+               guint           k,
+               double        **gram,
+               double         *error_rate,
+               GError        **error)
+{
+  gsize p = 2 * d, m = 0, row = 0, wrong = 0, t = 0, positives = 0;
+  g_autofree guint32 *train_i = NULL;
+  g_autofree guint32 *train_j = NULL;
+  g_autofree guint8 *train_y = NULL;
+  g_autofree double *w = g_new (double, p);
+  g_autofree double *u = g_new (double, n);
+  g_autofree double *v = g_new (double, n);
+  double b;
+
+  for (gsize s = 0; s < np; s++)
+    m += fold_of[s] != k;
+  train_i = g_new (guint32, MAX (m, 1));
+  train_j = g_new (guint32, MAX (m, 1));
+  train_y = g_new (guint8, MAX (m, 1));
+  for (gsize s = 0; s < np; s++)
+    if (fold_of[s] != k)
+      {
+        train_i[row] = pair_i[s];
+        train_j[row] = pair_j[s];
+        train_y[row] = labels[s];
+        positives += labels[s];
+        row++;
+      }
+  if (positives == 0 || positives == m || m == np)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT,
+                   "fold %u of the relative-order probe %s; sample more pairs", k + 1,
+                   m == np ? "tests no pairs" : "trains on pairs of one order only");
+      return FALSE;
+    }
+
+  if (p + 1 > m)
+    {
+      /* Fewer pairs than features: the Newton steps go through the pairs'
+       * kernel, [p_i; p_j]·[p_k; p_l] = G_ik + G_jl, from one Gram matrix
+       * of the positions that serves every fold. */
+      g_autofree double *train = g_new (double, m * p);
+      g_autofree double *kernel = g_new (double, m * m);
+
+      if (*gram == NULL)
+        *gram = pl_probes_gram (xd, n, d);
+      for (gsize a = 0; a < m; a++)
+        {
+          const double *gi = *gram + (gsize) train_i[a] * n;
+          const double *gj = *gram + (gsize) train_j[a] * n;
+
+          memcpy (train + a * p, xd + (gsize) train_i[a] * d, d * sizeof (double));
+          memcpy (train + a * p + d, xd + (gsize) train_j[a] * d, d * sizeof (double));
+          for (gsize c = 0; c < m; c++)
+            kernel[a * m + c] = gi[train_i[c]] + gj[train_j[c]];
+        }
+      if (!pl_logistic_fit_kernel (train, train_y, m, p, 1.0, kernel, w, &b, error))
+        return FALSE;
+    }
+  else if (!pl_logistic_fit_pairs (xd, n, d, train_i, train_j, train_y, m, 1.0, w, &b, error))
+    return FALSE;
+
+  /* z = b + p_i·w₁ + p_j·w₂; scikit-learn predicts the later class when z > 0. */
+  cblas_dgemv (CblasRowMajor, CblasNoTrans, (blasint) n, (blasint) d, 1.0, xd, (blasint) d,
+               w, 1, 0.0, u, 1);
+  cblas_dgemv (CblasRowMajor, CblasNoTrans, (blasint) n, (blasint) d, 1.0, xd, (blasint) d,
+               w + d, 1, 0.0, v, 1);
+  for (gsize s = 0; s < np; s++)
+    if (fold_of[s] == k)
+      {
+        double z = b + u[pair_i[s]] + v[pair_j[s]];
+
+        wrong += (z > 0) != (labels[s] != 0);
+        t++;
+      }
+  *error_rate = (double) wrong / t;
   return TRUE;
 }
 
@@ -399,127 +466,59 @@ gboolean
 pl_probe_relative (const PlMatrix        *x,
                    const PlProbeOptions  *options,
                    double                *error_rate,
+                   double                *folds,
                    GCancellable          *cancellable,
                    GError               **error)
 {
+  g_autoptr(PlMatrix) rows = NULL;
   g_autofree double *xd = NULL;
-  g_autofree double *features = NULL;
   g_autofree guint8 *labels = NULL;
   g_autofree guint *fold_of = NULL;
-  g_autofree gsize *pair_i = NULL;
-  g_autofree gsize *pair_j = NULL;
+  g_autofree guint32 *pair_i = NULL;
+  g_autofree guint32 *pair_j = NULL;
   g_autofree double *gram = NULL;
-  gsize n, d, p, np;
-  GRand *rand;
+  gsize n, np;
   double total = 0;
 
   g_return_val_if_fail (x != NULL && options != NULL && error_rate != NULL, FALSE);
 
   if (!check_input (x, options, error))
     return FALSE;
-  np = options->n_pairs;
-  if (np < 2 * options->n_folds || np > MAX_PAIRS)
+  n = relative_rows (x, options);
+  rows = pl_matrix_slice_rows (x, 0, n);
+  np = options->n_pairs ? options->n_pairs : pl_probe_default_pairs (options, x->rows, x->cols);
+  if (np < 2 * options->n_folds || np > MAX_PAIRS ||
+      (options->protocol == PL_PROBE_PAPER && np > n * n))
     {
       g_set_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT,
-                   "choose %u to %u pairs for the relative-order probe, not %u",
-                   2 * options->n_folds, MAX_PAIRS, options->n_pairs);
+                   "choose %u to %u pairs for the relative-order probe, not %" G_GSIZE_FORMAT,
+                   2 * options->n_folds,
+                   options->protocol == PL_PROBE_PAPER ? (guint) MIN (MAX_PAIRS, n * n) : MAX_PAIRS, np);
       return FALSE;
     }
 
-  n = x->rows;
-  d = x->cols;
-  p = 2 * d;
-  xd = centred_double (x);
-  features = g_new (double, np * p);
+  /* relative.py 26-32: pairs of rows, the features [p_i ; p_j], the label
+   * j > i. The table is centred: a shift of the features moves only the
+   * intercept, which the penalty leaves alone. */
+  xd = centred_double (rows);
   labels = g_new (guint8, np);
-  pair_i = g_new (gsize, np);
-  pair_j = g_new (gsize, np);
+  pair_i = g_new (guint32, np);
+  pair_j = g_new (guint32, np);
+  pl_probe_draw_pairs (n, options, (guint) np, pair_i, pair_j, labels);
 
-  /* Ordered pairs i ≠ j, uniform, from the seed. */
-  rand = g_rand_new_with_seed (options->seed);
-  for (gsize s = 0; s < np; s++)
-    {
-      gsize i = g_rand_int_range (rand, 0, (gint32) n);
-      gsize j = g_rand_int_range (rand, 0, (gint32) n - 1);
-
-      if (j >= i)
-        j++;
-      memcpy (features + s * p, xd + i * d, d * sizeof (double));
-      memcpy (features + s * p + d, xd + j * d, d * sizeof (double));
-      labels[s] = j > i;
-      pair_i[s] = i;
-      pair_j[s] = j;
-    }
-  g_rand_free (rand);
-
-
-  fold_of = assign_folds (np, options, 0x9e3779b9u);
+  fold_of = pl_probe_pair_folds (labels, (guint) np, options);
   for (guint k = 0; k < options->n_folds; k++)
     {
-      g_autofree double *train = NULL;
-      g_autofree guint8 *train_y = NULL;
-      g_autofree gsize *train_index = NULL;
-      g_autofree double *kernel = NULL;
-      g_autofree double *w = g_new (double, p);
-      gsize m = 0, row = 0, wrong = 0, t = 0, positives = 0;
-      double b;
+      double fold_error;
 
       if (g_cancellable_set_error_if_cancelled (cancellable, error))
         return FALSE;
-      for (gsize s = 0; s < np; s++)
-        m += fold_of[s] != k;
-      train = g_new (double, m * p);
-      train_y = g_new (guint8, m);
-      train_index = g_new (gsize, m);
-      for (gsize s = 0; s < np; s++)
-        if (fold_of[s] != k)
-          {
-            memcpy (train + row * p, features + s * p, p * sizeof (double));
-            train_index[row] = s;
-            train_y[row] = labels[s];
-            positives += labels[s];
-            row++;
-          }
-      if (positives == 0 || positives == m)
-        {
-          g_set_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT,
-                       "fold %u trains on pairs of one order only; sample more pairs", k + 1);
-          return FALSE;
-        }
-      /* With fewer pairs than features the Newton steps go through the
-       * pairs' kernel, [p_i; p_j]·[p_k; p_l] = G_ik + G_jl: one Gram matrix
-       * of the positions serves every fold. */
-      if (p + 1 > m && gram == NULL)
-        {
-          gram = g_new (double, n * n);
-          cblas_dsyrk (CblasRowMajor, CblasUpper, CblasNoTrans, (blasint) n, (blasint) d,
-                       1.0, xd, (blasint) d, 0.0, gram, (blasint) n);
-          for (gsize i = 0; i < n; i++)
-            for (gsize j = 0; j < i; j++)
-              gram[i * n + j] = gram[j * n + i];
-        }
-      if (p + 1 > m)
-        {
-          kernel = g_new (double, m * m);
-          for (gsize a = 0; a < m; a++)
-            {
-              const double *gi = gram + pair_i[train_index[a]] * n;
-              const double *gj = gram + pair_j[train_index[a]] * n;
-
-              for (gsize c = 0; c < m; c++)
-                kernel[a * m + c] = gi[pair_i[train_index[c]]] + gj[pair_j[train_index[c]]];
-            }
-        }
-      if (!pl_logistic_fit_kernel (train, train_y, m, p, 1.0, kernel, w, &b, error))
+      if (!relative_fold (xd, n, x->cols, pair_i, pair_j, labels, fold_of, np, k, &gram,
+                          &fold_error, error))
         return FALSE;
-      for (gsize s = 0; s < np; s++)
-        if (fold_of[s] == k)
-          {
-            double zz = b + cblas_ddot ((blasint) p, features + s * p, 1, w, 1);
-            wrong += (zz > 0) != (labels[s] != 0);
-            t++;
-          }
-      total += (double) wrong / t;
+      if (folds != NULL)
+        folds[k] = fold_error;
+      total += fold_error;
     }
   *error_rate = total / options->n_folds;
   return TRUE;
@@ -534,8 +533,15 @@ pl_probe_run (const PlMatrix        *x,
 {
   g_return_val_if_fail (x != NULL && options != NULL && result != NULL, FALSE);
 
+  memset (result, 0, sizeof *result);
   result->rows = x->rows;
-  result->n_pairs = options->n_pairs;
-  return pl_probe_absolute (x, options, &result->absolute_mae, cancellable, error) &&
-         pl_probe_relative (x, options, &result->relative_error, cancellable, error);
+  result->relative_rows = relative_rows (x, options);
+  result->n_pairs = options->n_pairs ? options->n_pairs
+                                     : pl_probe_default_pairs (options, x->rows, x->cols);
+  result->n_folds = options->n_folds;
+  result->seed = options->seed;
+  return pl_probe_absolute (x, options, &result->absolute_mae, result->absolute_folds,
+                            cancellable, error) &&
+         pl_probe_relative (x, options, &result->relative_error, result->relative_folds,
+                            cancellable, error);
 }

@@ -7,52 +7,84 @@
 
 G_BEGIN_DECLS
 
-/* The probes of Wang & Chen (2020), Table 1, as their scikit-learn code ran
- * them, on the rows of a position table (row i is position i). Each fails
- * with G_IO_ERROR_CANCELLED soon after its CANCELLABLE is cancelled (checked
+/* The probes of Wang & Chen (2020), Table 1, on the rows of a position table
+ * (row i is position i): a linear regression from a row to its index
+ * (absolute position) and a logistic regression deciding from two rows which
+ * comes later (relative order), each cross-validated. Each fails with
+ * G_IO_ERROR_CANCELLED soon after its CANCELLABLE is cancelled (checked
  * before each fold). */
 
 typedef enum
 {
-  PL_FOLDS_INTERLEAVED,   /* fold k = rows (pairs) with index % n_folds == k */
-  PL_FOLDS_SHUFFLED,      /* a seeded permutation cut into n_folds parts */
-} PlFolds;
+  /* PE-Study's absolute.py and relative.py, seeded: the rows permuted
+   * (np.random.permutation), five unshuffled folds of the permuted rows; the
+   * relative probe on the first 512 rows, 512 pairs from all 512² ordered
+   * pairs (i = j included, "not after"), five stratified unshuffled folds. */
+  PL_PROBE_PAPER,
+  /* Fold k = the rows (pairs) whose index % n_folds == k; pairs i ≠ j drawn
+   * uniformly with replacement. */
+  PL_PROBE_INTERLEAVED,
+  /* A seeded permutation of the rows (pairs) cut into n_folds parts; pairs
+   * as interleaved. */
+  PL_PROBE_SHUFFLED,
+} PlProbeProtocol;
+
+#define PL_PROBE_N_PROTOCOLS 3
+#define PL_PROBE_MAX_FOLDS   20
+/* The paper's relative probe: the first 512 rows, and as many pairs. */
+#define PL_PROBE_PAPER_ROWS  512
+/* Repeats of the random draws when none are asked for. */
+#define PL_PROBE_DEFAULT_REPEATS 20
 
 typedef struct
 {
-  PlFolds folds;
-  guint32 seed;           /* shuffled folds and the pair sample */
+  PlProbeProtocol protocol;
+  guint32 seed;           /* the draws: as np.random.seed (seed) for the paper's */
   guint   n_folds;        /* 5 */
-  guint   n_pairs;        /* relative probe: 512 */
+  guint   n_pairs;        /* relative probe; 0: pl_probe_default_pairs */
 } PlProbeOptions;
 
 typedef struct
 {
-  gsize  rows;
-  double absolute_mae;    /* mean over folds of |round(prediction) − position| */
-  double relative_error;  /* mean over folds of the misclassified share of pairs */
-  guint  n_pairs;
+  gsize   rows;             /* rows the absolute probe used */
+  gsize   relative_rows;    /* rows the relative probe drew its pairs from */
+  guint   n_pairs;
+  guint   n_folds;
+  guint32 seed;
+  double  absolute_mae;     /* mean over folds of |round(prediction) − position| */
+  double  relative_error;   /* mean over folds of the misclassified share of pairs */
+  double  absolute_folds[PL_PROBE_MAX_FOLDS];
+  double  relative_folds[PL_PROBE_MAX_FOLDS];
 } PlProbeResult;
 
-const char *pl_folds_to_string      (PlFolds          folds);
-gboolean    pl_folds_from_string    (const char      *name,
-                                     PlFolds         *folds);
+const char *pl_probe_protocol_to_string   (PlProbeProtocol  protocol);
+gboolean    pl_probe_protocol_from_string (const char      *name,
+                                           PlProbeProtocol *protocol);
 void        pl_probe_options_init   (PlProbeOptions  *options);
+/* The pairs the relative probe draws when OPTIONS says 0: the paper's count
+ * (its rows, 512) for PL_PROBE_PAPER; otherwise enough for the error to stop
+ * moving with the pair count at this table WIDTH (see pl-probes-draws.c). */
+guint       pl_probe_default_pairs  (const PlProbeOptions *options,
+                                     gsize                 rows,
+                                     gsize                 width);
 
 /* Absolute position: least squares with intercept from a row to its index,
  * the minimum-norm solution when the rows do not pin it down (as LAPACK's
  * gelsd behind scikit-learn's LinearRegression, cutting singular values below
- * float32 precision), predictions rounded. */
+ * float32 precision), predictions rounded. FOLDS, when given, gets the
+ * n_folds errors. */
 gboolean    pl_probe_absolute       (const PlMatrix        *x,
                                      const PlProbeOptions  *options,
                                      double                *mae,
+                                     double                *folds,
                                      GCancellable          *cancellable,
                                      GError               **error);
-/* Relative order: L2 logistic regression (C = 1, intercept not penalised) on
- * [p_i ; p_j] predicting j > i, over n_pairs sampled pairs i ≠ j. */
+/* Relative order: L2 logistic regression (C = 1, intercept not penalised,
+ * solved to its optimum) on [p_i ; p_j] predicting j > i. */
 gboolean    pl_probe_relative       (const PlMatrix        *x,
                                      const PlProbeOptions  *options,
                                      double                *error_rate,
+                                     double                *folds,
                                      GCancellable          *cancellable,
                                      GError               **error);
 gboolean    pl_probe_run            (const PlMatrix        *x,
@@ -60,6 +92,43 @@ gboolean    pl_probe_run            (const PlMatrix        *x,
                                      PlProbeResult         *result,
                                      GCancellable          *cancellable,
                                      GError               **error);
+
+/* The spread of one number over repeated draws: the mean, the half-width of
+ * its 95 % confidence interval (Student's t with n − 1 degrees of freedom
+ * times the standard error; 0 for one run), the standard deviation of one
+ * run (n − 1 in the denominator), the smallest and largest. */
+typedef struct
+{
+  guint  n;
+  double mean;
+  double half_width;
+  double sd;
+  double min;
+  double max;
+} PlProbeSpread;
+
+typedef struct
+{
+  PlProbeSpread absolute;
+  PlProbeSpread relative;
+} PlProbeSummary;
+
+/* N_REPEATS runs with seeds options->seed, options->seed + 1, …: RUNS gets
+ * N_REPEATS results. */
+gboolean    pl_probe_repeat         (const PlMatrix        *x,
+                                     const PlProbeOptions  *options,
+                                     guint                  n_repeats,
+                                     PlProbeResult         *runs,
+                                     GCancellable          *cancellable,
+                                     GError               **error);
+void        pl_probe_spread         (const double          *values,
+                                     gsize                  n,
+                                     PlProbeSpread         *spread);
+void        pl_probe_summarise      (const PlProbeResult   *runs,
+                                     guint                  n_runs,
+                                     PlProbeSummary        *summary);
+/* t such that P(|T| ≤ t) = 0.95 for Student's T with DF degrees of freedom. */
+double      pl_student_t_975        (guint                  df);
 
 /* Minimises C·Σ log(1 + exp(−(2y−1)(x·w + b))) + ½‖w‖² exactly (Newton's
  * method): X is n × p row-major double, Y 0/1, W gets p values. */

@@ -360,3 +360,54 @@ pl_draw_title (PlDraw *draw,
   center_x = CLAMP (center_x, min_x + w / 2, MAX (min_x + w / 2, max_x - w / 2));
   pl_draw_text (draw, self->title, size, PL_TEXT_BOLD, draw->fg, center_x, bottom_y, 0.5, 1, 0);
 }
+
+double
+pl_draw_paragraph (PlDraw     *draw,
+                   const char *text,
+                   double      size,
+                   double      x,
+                   double      y,
+                   double      width,
+                   gboolean    draw_it)
+{
+  g_autoptr(PangoLayout) layout = make_layout (draw, text, size, 0);
+  PangoRectangle logical;
+  int n_lines;
+
+  pango_layout_set_width (layout, (int) (width * PANGO_SCALE));
+  pango_layout_set_wrap (layout, PANGO_WRAP_WORD);
+  pango_layout_get_extents (layout, NULL, &logical);
+  if (!draw_it)
+    return (double) logical.height / PANGO_SCALE;
+
+  n_lines = pango_layout_get_line_count (layout);
+  if (draw->svg_text != NULL)
+    {
+      /* SVG text does not wrap: one <text> per line, at its baseline. */
+      PangoLayoutIter *iter = pango_layout_get_iter (layout);
+
+      for (int i = 0; i < n_lines; i++, pango_layout_iter_next_line (iter))
+        {
+          PangoLayoutLine *line = pango_layout_iter_get_line_readonly (iter);
+          g_autofree char *part = g_strndup (text + line->start_index, line->length);
+          double baseline = (double) pango_layout_iter_get_baseline (iter) / PANGO_SCALE;
+
+          g_strchomp (part);
+          cairo_save (draw->cr);
+          cairo_translate (draw->cr, x, y);
+          append_svg_text (draw, part, size, 0, draw->fg, 0, baseline);
+          cairo_restore (draw->cr);
+        }
+      pango_layout_iter_free (iter);
+    }
+  else
+    {
+      cairo_save (draw->cr);
+      cairo_move_to (draw->cr, x, y);
+      pango_cairo_update_layout (draw->cr, layout);
+      pl_draw_set_rgb (draw, draw->fg);
+      pango_cairo_show_layout (draw->cr, layout);
+      cairo_restore (draw->cr);
+    }
+  return (double) logical.height / PANGO_SCALE;
+}

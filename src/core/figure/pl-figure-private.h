@@ -40,6 +40,7 @@ struct _PlFigure
 
   PlFigureKind       kind;
   char              *title;
+  char              *caption;         /* a paragraph under the figure, or NULL */
   char              *x_label;
   char              *y_label;
   char              *value_label;
@@ -151,6 +152,7 @@ typedef struct
 {
   char   *name;
   double *values;
+  double *intervals;   /* ± half-widths, or NULL */
 } PlTableRow;
 
 /* A numeric frame: data limits mapped onto a plot rectangle with ticks. */
@@ -262,6 +264,15 @@ double   pl_draw_fit_size        (PlDraw            *draw,
                                   PlTextFlags        flags,
                                   double             max_width);
 double   pl_draw_title_height    (PlDraw            *draw);
+/* TEXT wrapped to WIDTH at SIZE, its top left at (X, Y) when DRAW_IT, else
+ * only measured; returns its height. */
+double   pl_draw_paragraph       (PlDraw            *draw,
+                                  const char        *text,
+                                  double             size,
+                                  double             x,
+                                  double             y,
+                                  double             width,
+                                  gboolean           draw_it);
 /* The default x / y axis titles, with the figure's own when set. */
 const char *pl_figure_x_label    (PlFigure          *self);
 const char *pl_figure_y_label    (PlFigure          *self);

@@ -21,6 +21,7 @@ row_free (gpointer data)
 
   g_free (row->name);
   g_free (row->values);
+  g_free (row->intervals);
   g_free (row);
 }
 
@@ -39,30 +40,57 @@ pl_figure_new_table (const char * const *columns)
 }
 
 void
-pl_figure_add_row (PlFigure     *self,
-                   const char   *name,
-                   const double *values)
+pl_figure_add_row_with_intervals (PlFigure     *self,
+                                  const char   *name,
+                                  const double *values,
+                                  const double *half_widths)
 {
   PlTableRow *row;
+  gsize n;
 
   g_return_if_fail (PL_IS_FIGURE (self));
   g_return_if_fail (self->kind == PL_FIGURE_TABLE);
   g_return_if_fail (values != NULL);
 
+  n = g_strv_length (self->columns);
   row = g_new0 (PlTableRow, 1);
   row->name = g_strdup (name != NULL ? name : "");
-  row->values = g_memdup2 (values, g_strv_length (self->columns) * sizeof (double));
+  row->values = g_memdup2 (values, n * sizeof (double));
+  row->intervals = half_widths ? g_memdup2 (half_widths, n * sizeof (double)) : NULL;
   g_ptr_array_add (self->rows, row);
 }
 
-static char *
-format_value (double v)
+void
+pl_figure_add_row (PlFigure     *self,
+                   const char   *name,
+                   const double *values)
 {
-  if (isnan (v))
-    return g_strdup ("—");
+  pl_figure_add_row_with_intervals (self, name, values, NULL);
+}
+
+static char *
+format_number (double v)
+{
   if (v < 0)
     return g_strdup_printf ("\xe2\x88\x92%.3f", -v);
   return g_strdup_printf ("%.3f", v);
+}
+
+/* "0.068", "0.068 ± 0.012" or "—". */
+static char *
+format_value (const PlTableRow *row,
+              guint             c)
+{
+  g_autofree char *mean = NULL;
+  g_autofree char *half = NULL;
+
+  if (isnan (row->values[c]))
+    return g_strdup ("—");
+  mean = format_number (row->values[c]);
+  if (row->intervals == NULL || isnan (row->intervals[c]))
+    return g_steal_pointer (&mean);
+  half = format_number (row->intervals[c]);
+  return g_strdup_printf ("%s \xc2\xb1 %s", mean, half);
 }
 
 /* What the table takes at its font size: each column's width (the names
@@ -101,7 +129,7 @@ measure (PlFigure  *self,
       size->widths[0] = MAX (size->widths[0], w);
       for (guint c = 0; c < n_cols; c++)
         {
-          g_autofree char *text = format_value (row->values[c]);
+          g_autofree char *text = format_value (row, c);
 
           pl_draw_text_size (draw, text, font, 0, &w, NULL);
           size->widths[c + 1] = MAX (size->widths[c + 1], w);
@@ -221,7 +249,7 @@ pl_figure_table_render (PlFigure                *self,
           double v = row->values[c];
           double t = col_hi[c] > col_lo[c] ? (v - col_lo[c]) / (col_hi[c] - col_lo[c]) : 0.5;
           double rgb[3], text_rgb[3], luma;
-          g_autofree char *text = format_value (v);
+          g_autofree char *text = format_value (row, c);
 
           pl_rgb_from_hex (pl_colormap_lookup (self->colormap, self->reversed, isnan (v) ? NAN : t), rgb);
           /* One value in the column: nothing to compare, so no colour either. */

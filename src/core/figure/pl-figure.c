@@ -18,6 +18,7 @@ pl_figure_finalize (GObject *object)
   PlFigure *self = PL_FIGURE (object);
 
   g_clear_pointer (&self->title, g_free);
+  g_clear_pointer (&self->caption, g_free);
   g_clear_pointer (&self->x_label, g_free);
   g_clear_pointer (&self->y_label, g_free);
   g_clear_pointer (&self->value_label, g_free);
@@ -287,6 +288,16 @@ pl_figure_get_title (PlFigure *self)
 }
 
 void
+pl_figure_set_caption (PlFigure   *self,
+                       const char *caption)
+{
+  g_return_if_fail (PL_IS_FIGURE (self));
+
+  g_free (self->caption);
+  self->caption = caption != NULL && caption[0] != '\0' ? g_strdup (caption) : NULL;
+}
+
+void
 pl_figure_set_axis_labels (PlFigure   *self,
                            const char *x_label,
                            const char *y_label)
@@ -410,6 +421,17 @@ pl_figure_render_full (PlFigure *self,
   pl_draw_set_rgb (&draw, draw.bg);
   cairo_rectangle (cr, 0, 0, width, height);
   cairo_fill (cr);
+
+  if (self->caption != NULL)
+    {
+      /* The caption under everything, as wide as the page less its margins. */
+      double size = self->font_size * 0.85, margin = self->font_size;
+      double width_text = MAX (width - 2 * margin, 1);
+      double h = pl_draw_paragraph (&draw, self->caption, size, 0, 0, width_text, FALSE);
+
+      pl_draw_paragraph (&draw, self->caption, size, margin, height - margin / 2 - h, width_text, TRUE);
+      area.height = MAX (height - h - margin, 1);
+    }
 
   self->has_colorbar = FALSE;
   pl_figure_record_ticks (self, 0, NULL);

@@ -171,6 +171,13 @@ PlFigure   *pl_figure_new_table         (const char * const *columns);
 void        pl_figure_add_row           (PlFigure     *self,
                                          const char   *name,
                                          const double *values);
+/* A row of means with the half-widths of their intervals, printed
+ * "0.068 ± 0.012" (NaN half-width: the mean alone); cells are shaded by the
+ * means. */
+void        pl_figure_add_row_with_intervals (PlFigure     *self,
+                                         const char   *name,
+                                         const double *values,
+                                         const double *half_widths);
 
 /* ---- Small multiples ---------------------------------------------------- */
 
@@ -237,6 +244,10 @@ PlFigureKind pl_figure_get_kind       (PlFigure       *self);
 void        pl_figure_set_title       (PlFigure       *self,
                                        const char     *title);
 const char *pl_figure_get_title       (PlFigure       *self);
+/* A paragraph under the figure, wrapped to its width (what was computed and
+ * how, for a figure that leaves the program); NULL for none. */
+void        pl_figure_set_caption     (PlFigure       *self,
+                                       const char     *caption);
 /* Axis titles; NULL keeps the kind's default ("Position" for heatmaps,
  * "PC1 (42.0 % of variance)" for trajectories). */
 void        pl_figure_set_axis_labels (PlFigure       *self,

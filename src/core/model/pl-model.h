@@ -221,6 +221,12 @@ const PlDecoderSpec *pl_model_get_decoder    (PlModel     *self);
 /* The rows that are real positions, float32, [n_positions, hidden]. */
 PlMatrix      *pl_model_read_positions       (PlModel     *self,
                                               GError     **error);
+/* The rows PE-Study's probe scripts give the probes (pl-model-paper.c):
+ * the table as stored from row 0, padding rows included, GPT-2's cut to its
+ * first 512; and those rows in words, for the output. */
+PlMatrix      *pl_model_read_paper_positions (PlModel     *self,
+                                              GError     **error);
+char          *pl_model_describe_paper_rows  (PlModel     *self);
 PlMatrix      *pl_model_read_weight          (PlModel     *self,
                                               PlWeight     weight,
                                               int          layer,

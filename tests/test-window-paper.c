@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <adwaita.h>
+#include <cairo.h>
+
+#include "pl-application.h"
+#include "pl-test-util.h"
+#include "pl-test-window.h"
+#include "pl-window.h"
+
+/* "Reproduce the Paper" in the real window: Figure 1 and Table 1 for the
+ * models in the sidebar land in the folder as PDF and PNG, sized as the
+ * paper's layout asks; a folder that cannot be made is an error toast and
+ * leaves the action usable. The numbers are checked by test-cli-analyses
+ * (the same pl-paper code) against scikit-learn. */
+
+static gboolean
+paper_done (gpointer window)
+{
+  return !pl_window_get_paper_busy (window);
+}
+
+static void
+assert_png (const char *path,
+            int         width,
+            guint       min_colours)
+{
+  cairo_surface_t *png = cairo_image_surface_create_from_png (path);
+  GBytes *bytes;
+
+  g_assert_cmpint (cairo_surface_status (png), ==, CAIRO_STATUS_SUCCESS);
+  g_assert_cmpint (cairo_image_surface_get_width (png), ==, width);
+  cairo_surface_flush (png);
+  bytes = g_bytes_new (cairo_image_surface_get_data (png),
+                       (gsize) cairo_image_surface_get_stride (png) * cairo_image_surface_get_height (png));
+  g_assert_cmpuint (pl_test_count_colours (bytes), >, min_colours);
+  g_bytes_unref (bytes);
+  cairo_surface_destroy (png);
+}
+
+static void
+test_reproduce (void)
+{
+  g_autoptr(PlApplication) app = NULL;
+  PlWindow *window = pl_test_window_open (&app);
+  g_autofree char *dir = pl_test_tmpdir ();
+  g_autofree char *out = g_build_filename (dir, "paper", "figures", NULL);
+  const char *names[] = { "figure1.pdf", "figure1.png", "table1.pdf", "table1.png" };
+  guint n_models = g_list_model_get_n_items (pl_window_get_models (window));
+  g_autofree char *figure_png = g_build_filename (out, "figure1.png", NULL);
+  g_autofree char *table_png = g_build_filename (out, "table1.png", NULL);
+
+  g_settings_set_int (pl_application_get_settings (app), "probe-repeats", 2);
+  pl_window_reproduce_paper_in (window, out);
+  g_assert_true (pl_window_get_paper_busy (window));
+  pl_test_wait_until (paper_done, window, "the paper's figures");
+
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autofree char *path = g_build_filename (out, names[i], NULL);
+
+      g_assert_true (g_file_test (path, G_FILE_TEST_IS_REGULAR));
+    }
+  /* At 300 DPI: 190 pt per panel and 90 more; the table 460 pt wide. */
+  assert_png (figure_png, (int) ((190.0 * n_models + 90.0) * 300 / 72 + 0.5), 200);
+  assert_png (table_png, (int) (460.0 * 300 / 72 + 0.5), 10);
+
+  /* A folder under a file cannot be made: a toast, and the action stays. */
+  {
+    g_autofree char *bad = g_build_filename (figure_png, "inside", NULL);
+
+    pl_window_reproduce_paper_in (window, bad);
+    pl_test_wait_until (paper_done, window, "the failed attempt");
+    g_assert_true (gtk_widget_is_sensitive (GTK_WIDGET (window)));
+    g_assert_false (g_file_test (bad, G_FILE_TEST_EXISTS));
+  }
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  pl_test_rmtree (dir);
+}
+
+int
+main (int argc, char *argv[])
+{
+  pl_test_window_init (&argc, &argv);
+  g_test_add_func ("/pl/window/reproduce-paper", test_reproduce);
+  return g_test_run ();
+}
