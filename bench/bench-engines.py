@@ -110,35 +110,11 @@ def torch_modules(torch, kind, weights, cfg):
         def __init__(self, attentions):
             super().__init__()
             self.attentions = attentions
-            # nn.Linear stores [out, in]: the TF kernels are [in, out]
-            self.t = {k: torch.from_numpy(v.T.copy() if k.endswith("kernel:0") else v) for k, v in weights.items()}
+            self.forward_bert = load_bench_forward().torch_bert(weights, cfg, torch.get_num_threads())[1]
 
         def forward(self, ids):
-            t, h, nh = self.t, cfg["hidden_size"], cfg["num_attention_heads"]
-            d, n = h // nh, ids.shape[1]
-
-            def linear(x, name):
-                return F.linear(x, t[name + "/kernel:0"], t[name + "/bias:0"])
-
-            def norm(x, name):
-                return F.layer_norm(x, (h,), t[name + "/gamma:0"], t[name + "/beta:0"], cfg["layer_norm_eps"])
-
-            def heads(y):
-                return y.view(1, n, nh, d).transpose(1, 2)
-
-            x = (t["embeddings/word_embeddings/weight:0"][ids] + t["embeddings/position_embeddings/embeddings:0"][:n]
-                 + t["embeddings/token_type_embeddings/embeddings:0"][0])
-            x = norm(x, "embeddings/LayerNorm")
             maps = []
-            for l in range(cfg["num_hidden_layers"]):
-                p = "encoder/layer_._%d/" % l
-                q, k, v = (heads(linear(x, p + "attention/self/" + s)) for s in ("query", "key", "value"))
-                probs = torch.softmax(torch.matmul(q, k.transpose(-1, -2)) / (d ** 0.5), dim=-1)
-                maps.append(probs)
-                ctx = torch.matmul(probs, v).transpose(1, 2).reshape(1, n, h)
-                x = norm(linear(ctx, p + "attention/output/dense") + x, p + "attention/output/LayerNorm")
-                x = norm(linear(F.gelu(linear(x, p + "intermediate/dense")), p + "output/dense") + x,
-                         p + "output/LayerNorm")
+            x = self.forward_bert(ids, maps)
             return (x, *maps) if self.attentions else x
 
     class Decoder(torch.nn.Module):

@@ -88,7 +88,8 @@ def torch_bert(weights, cfg, threads):
     def layer_norm(x, name):
         return F.layer_norm(x, (h,), t[name + "/gamma:0"], t[name + "/beta:0"], eps)
 
-    def forward(ids):
+    def forward(ids, maps=None):
+        """The last hidden state; each layer's attention probabilities appended to maps if given."""
         n = ids.shape[1]
         x = (t["embeddings/word_embeddings/weight:0"][ids]
              + t["embeddings/position_embeddings/embeddings:0"][:n]
@@ -105,6 +106,8 @@ def torch_bert(weights, cfg, threads):
             v = heads(linear(x, p + "attention/self/value"))
             scores = torch.matmul(q, k.transpose(-1, -2)) / (d ** 0.5)
             probs = torch.softmax(scores, dim=-1)
+            if maps is not None:
+                maps.append(probs)
             ctx = torch.matmul(probs, v).transpose(1, 2).reshape(1, n, h)
             x = layer_norm(linear(ctx, p + "attention/output/dense") + x, p + "attention/output/LayerNorm")
             inner = F.gelu(linear(x, p + "intermediate/dense"))
