@@ -454,6 +454,50 @@ test_back_to_models (void)
   g_assert_true (adw_leaflet_get_visible_child (window->leaflet) == sidebar);
 }
 
+static gboolean
+window_gone (gpointer data)
+{
+  return window == NULL;
+}
+
+/* Ctrl+Q saves what the close button saves: the window's size and state
+ * and the models the user opened. */
+static void
+test_quit_saves_state (void)
+{
+  GSettings *settings = pl_workspace_get_settings (pl_window_get_workspace (window));
+  g_autoptr(GVariant) saved = NULL;
+  gboolean found = FALSE;
+
+  g_settings_reset (settings, "open-models");
+  g_settings_set_int (settings, "window-width", 1200);
+  g_settings_set_int (settings, "window-height", 800);
+  g_settings_set_boolean (settings, "window-maximized", TRUE);
+  if (find_path ("builtin:sinusoidal:1024x512") < 0)
+    test_builtin_command_line ();
+  gtk_window_unmaximize (GTK_WINDOW (window));
+  gtk_window_set_default_size (GTK_WINDOW (window), 1013, 707);
+  pl_test_wait_frames (GTK_WIDGET (window), 3);
+
+  g_object_add_weak_pointer (G_OBJECT (window), (gpointer *) &window);
+  g_action_group_activate_action (G_ACTION_GROUP (app), "quit", NULL);
+  pl_test_wait_until (window_gone, NULL, "the window to close");
+
+  g_assert_cmpint (g_settings_get_int (settings, "window-width"), ==, 1013);
+  g_assert_cmpint (g_settings_get_int (settings, "window-height"), ==, 707);
+  g_assert_false (g_settings_get_boolean (settings, "window-maximized"));
+  saved = g_settings_get_value (settings, "open-models");
+  for (gsize i = 0; i < g_variant_n_children (saved); i++)
+    {
+      const char *path, *dataset;
+
+      g_variant_get_child (saved, i, "(&s&s)", &path, &dataset);
+      found |= g_strcmp0 (path, "builtin:sinusoidal:1024x512") == 0;
+    }
+  g_assert_true (found);
+  g_assert_null (gtk_application_get_windows (GTK_APPLICATION (app)));
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -473,8 +517,11 @@ main (int argc, char *argv[])
   g_test_add_func ("/pl/window-open/app-icon", test_app_icon);
   g_test_add_func ("/pl/window-open/back-to-models", test_back_to_models);
   g_test_add_func ("/pl/window-open/activations-file", test_activations_file);
+  /* Last: it closes the window. */
+  g_test_add_func ("/pl/window-open/quit-saves-state", test_quit_saves_state);
   status = g_test_run ();
-  gtk_window_destroy (GTK_WINDOW (window));
+  if (window != NULL)
+    gtk_window_destroy (GTK_WINDOW (window));
   g_clear_object (&app);
   return status;
 }

@@ -140,11 +140,19 @@ preferences_action (GSimpleAction *action,
   gtk_window_present (GTK_WINDOW (pl_preferences_window_new (parent, settings)));
 }
 
+/* Quitting closes every window as its close button does, so each saves its
+ * size, state and open models before the application ends. */
 static void
 quit_action (GSimpleAction *action,
              GVariant      *param,
              gpointer       user_data)
 {
+  GList *windows = g_list_copy_deep (gtk_application_get_windows (GTK_APPLICATION (user_data)),
+                                     (GCopyFunc) g_object_ref, NULL);
+
+  for (GList *l = windows; l != NULL; l = l->next)
+    gtk_window_close (l->data);
+  g_list_free_full (windows, g_object_unref);
   g_application_quit (G_APPLICATION (user_data));
 }
 
@@ -181,8 +189,9 @@ pl_application_startup (GApplication *app)
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "app.preferences", preferences_accels);
 }
 
-/* Quitting (Ctrl+Q) ends the main loop with the window still open: it is
- * closed here, which stops what it computes before the process exits. */
+/* A window still open when the main loop ends (g_application_quit from
+ * elsewhere than the quit action) is destroyed here, which stops what it
+ * computes before the process exits. */
 static void
 pl_application_shutdown (GApplication *app)
 {
