@@ -8,6 +8,7 @@
 #include "pl-error.h"
 #include "pl-h5-writer.h"
 #include "pl-model.h"
+#include "pl-rope-profile.h"
 #include "pl-test-util.h"
 
 /* An activations file opened like a model: what `forward --stats-out`
@@ -117,6 +118,49 @@ test_round_trip (void)
   pl_test_rmtree (dir);
 }
 
+/* A rotary model's file: its per-plane norms and frequencies read back as
+ * pl-rope-profile computed them over the same inputs; a model without
+ * rotary embeddings writes none. */
+static void
+test_rotary_round_trip (void)
+{
+  g_autofree char *dir = pl_test_tmpdir ();
+  g_autofree char *path = g_build_filename (dir, "rotary.h5", NULL);
+  g_autofree char *folder = pl_test_fixture ("rope", "gpt-neox", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PlModel) source = pl_model_open (folder, NULL, &error);
+  g_autoptr(PlTransformer) transformer = pl_transformer_new (source, &error);
+  g_autoptr(GPtrArray) sequences = random_inputs (transformer, 2, 12);
+  g_autoptr(PlRopeProfile) computed = NULL;
+  g_autoptr(PlRopeProfile) read = NULL;
+  g_autoptr(PlModel) model = NULL;
+  PlActivationsFile *file;
+  PlActivationsInputs inputs = { "gpt-neox", NULL, "test", sequences, NULL, NULL };
+
+  g_assert_no_error (error);
+  g_assert_true (pl_activations_write (transformer, &inputs, path, NULL, &error));
+  g_assert_no_error (error);
+  computed = pl_rope_profile_compute_for_ids (transformer, sequences, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+
+  model = pl_model_open (path, NULL, &error);
+  g_assert_no_error (error);
+  file = pl_model_get_activations (model);
+  g_assert_cmpuint (pl_activations_file_get_n_planes (file), ==, 2);
+  g_assert_cmpuint (pl_activations_file_get_n_kv_heads (file), ==, 4);
+  read = pl_rope_profile_new_from_file (file, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (read->n_layers, ==, 2);
+  g_assert_cmpuint (read->n_heads, ==, 4);
+  g_assert_cmpuint (read->n_planes, ==, 2);
+  g_assert_cmpuint (read->n_tokens, ==, 12);
+  g_assert_cmpuint (read->n_sequences, ==, 2);
+  g_assert_cmpfloat (pl_test_max_abs_diff (read->query_norm, computed->query_norm), ==, 0);
+  g_assert_cmpfloat (pl_test_max_abs_diff (read->key_norm, computed->key_norm), ==, 0);
+  g_assert_cmpfloat (pl_test_max_abs_diff (read->frequency, computed->frequency), ==, 0);
+  pl_test_rmtree (dir);
+}
+
 typedef enum
 {
   BREAK_VERSION,
@@ -125,6 +169,7 @@ typedef enum
   BREAK_HIDDEN,
   BREAK_MAP,
   BREAK_CONFIG,
+  BREAK_FREQUENCY,
 } Break;
 
 /* A small file of the layout (2 layers, 3 heads, 4 tokens, hidden 5) with
@@ -153,6 +198,15 @@ write_broken (const char *path,
     g_assert_true (pl_h5_writer_write (w, "/attention/mean_distance", 2, head_dims, zeros, &error));
   g_assert_true (pl_h5_writer_write (w, "/attention/first_token_mass", 2, head_dims, zeros, &error));
   g_assert_true (pl_h5_writer_write (w, "/hidden/position_mean", 3, hidden_dims, zeros, &error));
+  if (what == BREAK_FREQUENCY)
+    {
+      guint64 norm_dims[3] = { 2, 3, 4 };
+      guint64 frequency_dims[1] = { 3 };
+
+      g_assert_true (pl_h5_writer_write (w, "/rotary/query_norm", 3, norm_dims, zeros, &error));
+      g_assert_true (pl_h5_writer_write (w, "/rotary/key_norm", 3, norm_dims, zeros, &error));
+      g_assert_true (pl_h5_writer_write (w, "/rotary/frequency", 1, frequency_dims, zeros, &error));
+    }
   if (what == BREAK_MAP)
     g_assert_true (pl_h5_writer_write (w, "/maps/0/attentions", 4, map_dims, zeros, &error));
   g_assert_true (pl_h5_writer_finish (w, &error));
@@ -170,6 +224,7 @@ test_bad_files (void)
     { BREAK_HIDDEN, PL_ERROR_CORRUPT, "/hidden/position_mean is [2 × 4 × 5], but the other datasets make it [3 × 4 × 5]" },
     { BREAK_MAP, PL_ERROR_CORRUPT, "/maps/0/attentions is [2 × 3 × 4 × 3]" },
     { BREAK_CONFIG, PL_ERROR_CORRUPT, "the attribute config" },
+    { BREAK_FREQUENCY, PL_ERROR_CORRUPT, "/rotary/frequency is [3], but the other datasets make it [4]" },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
@@ -196,6 +251,7 @@ main (int    argc,
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/pl/activations-file/round-trip", test_round_trip);
+  g_test_add_func ("/pl/activations-file/rotary-round-trip", test_rotary_round_trip);
   g_test_add_func ("/pl/activations-file/bad-files", test_bad_files);
   return g_test_run ();
 }

@@ -17,7 +17,13 @@ hf/text and hf/random: transformers' own fp32 eager forward pass):
   positions), mean hidden state 1e-3, attention maps 1e-4;
 - both files open in Poslens like a model (`poslens-cli attention FILE`,
   `poslens-cli similarity FILE --layer 2`) to the same figures within those
-  tolerances (cosine similarity 1e-3), the script's to exactly what it holds.
+  tolerances (cosine similarity 1e-3), the script's to exactly what it holds;
+- split_fused_qkv takes GPT-NeoX's and Phi-3's fused queries and keys where
+  Hugging Face's modelling code does (exactly, on index-valued outputs);
+- on the tiny rotary fixtures (Llama, GPT-NeoX, Phi-3: separate, per-head
+  fused and stacked fused projections), the script's hooks and
+  rotary_plane_norms on the fixture's hidden states equal the fixture's own
+  per-plane norms and the C file's /rotary datasets (1e-5 of the largest).
 Prints TAP; skips only when torch, numpy or h5py cannot be imported.
 """
 
@@ -71,6 +77,13 @@ def max_diff(x, y):
     import numpy as np
 
     return float(np.max(np.abs(np.asarray(x, dtype=np.float64) - np.asarray(y, dtype=np.float64))))
+
+
+def dataset_names(f):
+    """Every group and dataset in the open h5py file F."""
+    names = []
+    f.visit(names.append)
+    return names
 
 
 def reference_text(ids, wrapped):
@@ -128,9 +141,7 @@ def check_fixture(module, fixtures, cli, demo_dir, name, tmp):
         return
 
     with h5py.File(script_file, "r") as a, h5py.File(cli_file, "r") as b:
-        names_a, names_b = [], []
-        a.visit(names_a.append)
-        b.visit(names_b.append)
+        names_a, names_b = dataset_names(a), dataset_names(b)
         report(sorted(names_a) == sorted(names_b), f"{name}: both files hold the same groups and datasets",
                f"script {sorted(names_a)}\ncli {sorted(names_b)}")
         same_shapes = all(a[n].shape == b[n].shape and a[n].dtype == b[n].dtype
@@ -188,6 +199,190 @@ def check_fixture(module, fixtures, cli, demo_dir, name, tmp):
                f"max difference {d:.3g}")
 
 
+def read_safetensors(path):
+    """The tensors of a safetensors file as float32 torch tensors (BF16, F16
+    and F32 only: what the rotary fixtures hold)."""
+    import json
+    import struct
+
+    import numpy as np
+    import torch
+
+    with open(path, "rb") as f:
+        data = f.read()
+    n = struct.unpack("<Q", data[:8])[0]
+    header = json.loads(data[8:8 + n])
+    tensors = {}
+    for key, entry in header.items():
+        if key == "__metadata__" or entry["dtype"] not in ("BF16", "F16", "F32"):
+            continue
+        begin, end = entry["data_offsets"]
+        raw = data[8 + n + begin:8 + n + end]
+        if entry["dtype"] == "BF16":
+            values = (np.frombuffer(raw, dtype="<u2").astype(np.uint32) << 16).view(np.float32)
+        else:
+            values = np.frombuffer(raw, dtype="<f2" if entry["dtype"] == "F16" else "<f4").astype(np.float32)
+        tensors[key] = torch.from_numpy(values.reshape(entry["shape"]).copy())
+    return tensors
+
+
+class Attention:
+    """A rotary fixture's attention as Hugging Face builds it: its query and
+    key projections as torch modules under HF's names (q_proj and k_proj,
+    GPT-NeoX's query_key_value, Phi-3's qkv_proj) with the fixture's weights,
+    after the layer's input norm. Calling it runs the projections, so the
+    script's hooks on them fire."""
+
+    def __init__(self, tensors, config, layer):
+        import torch
+
+        kind = config["model_type"]
+        prefix = f"gpt_neox.layers.{layer}." if kind == "gpt_neox" else f"model.layers.{layer}."
+        self.norm_weight = tensors[prefix + "input_layernorm.weight"]
+        self.norm_bias = tensors.get(prefix + "input_layernorm.bias")
+        self.eps = config.get("layer_norm_eps", config.get("rms_norm_eps"))
+        self.projections = []
+        names = {"gpt_neox": ("attention.query_key_value",), "phi3": ("self_attn.qkv_proj",)}
+        for name in names.get(kind, ("self_attn.q_proj", "self_attn.k_proj")):
+            weight = tensors[prefix + name + ".weight"]
+            bias = tensors.get(prefix + name + ".bias")
+            linear = torch.nn.Linear(weight.shape[1], weight.shape[0], bias=bias is not None)
+            with torch.no_grad():
+                linear.weight.copy_(weight)
+                if bias is not None:
+                    linear.bias.copy_(bias)
+            setattr(self, name.split(".")[-1], linear)
+            self.projections.append(linear)
+
+    def __call__(self, hidden):
+        import torch
+
+        if self.norm_bias is not None:
+            x = torch.nn.functional.layer_norm(hidden, hidden.shape[-1:], self.norm_weight, self.norm_bias, self.eps)
+        else:
+            x = hidden * torch.rsqrt(hidden.pow(2).mean(-1, keepdim=True) + self.eps) * self.norm_weight
+        for projection in self.projections:
+            projection(x)
+
+
+def check_rotary(module, fixtures, cli, tmp, name):
+    """A rotary fixture's per-plane norms: the script's hooks on HF-named
+    projections fed the fixture's hidden states (its reference forward pass,
+    float64) against the file `poslens-cli forward --stats-out` writes from
+    Poslens's float32 forward pass over the same ids (1e-5 of the largest
+    norm), and both against the fixture's own norms of its queries and keys
+    (1e-5 relative, as test-rope-decoders holds Poslens to)."""
+    import json
+
+    import h5py
+    import numpy as np
+    import torch
+
+    folder = os.path.join(fixtures, "rope", name)
+    with open(os.path.join(folder, "config.json"), encoding="utf-8") as f:
+        config = json.load(f)
+    with h5py.File(os.path.join(folder, "reference.h5"), "r") as f:
+        ids = f["long/input_ids"][()].reshape(1, -1)
+        hidden = torch.from_numpy(f["long/hidden_states"][()].astype(np.float32))
+        attentions = torch.from_numpy(f["long/attentions"][()].astype(np.float32))
+        want_query = f["long/rope_query_norm"][()]
+        want_key = f["long/rope_key_norm"][()]
+        want_frequency = f["long/rope_inv_freq"][()]
+    n_layers, n_heads = attentions.shape[:2]
+    n_kv_heads = config.get("num_key_value_heads") or n_heads
+    head_dim = config.get("head_dim") or config["hidden_size"] // n_heads
+    rotary_dim = 2 * want_frequency.shape[0]
+
+    tensors = read_safetensors(os.path.join(folder, "model.safetensors"))
+    accumulator = module.StatisticsAccumulator(n_layers)
+    for layer in range(n_layers):
+        attention = Attention(tensors, config, layer)
+        handles = module.rotary_projection_hooks(attention, layer, accumulator, rotary_dim, head_dim,
+                                                 n_heads, n_kv_heads)
+        with torch.no_grad():
+            attention(hidden[layer][None])
+        for handle in handles:
+            handle.remove()
+        accumulator.add_attentions(layer, attentions[layer][None])
+    for k in range(n_layers + 1):
+        accumulator.add_hidden_states(k, hidden[k][None])
+    report(accumulator.has_rotary(), f"{name}: the script's hooks see every layer's queries and keys")
+    if not accumulator.has_rotary():
+        return
+    script_query = np.stack([accumulator.layer_rotary(layer)[0].numpy() for layer in range(n_layers)])
+    script_key = np.stack([accumulator.layer_rotary(layer)[1].numpy() for layer in range(n_layers)])
+    scale = max(np.abs(want_query).max(), np.abs(want_key).max())
+    d = max(max_diff(script_query, want_query), max_diff(script_key, want_key))
+    report(d < 1e-5 * scale, f"{name}: the script's plane norms equal the fixture's own",
+           f"max difference {d:.3g} of {scale:.3g}")
+
+    ids_file = os.path.join(tmp, f"{name}-ids.h5")
+    with h5py.File(ids_file, "w") as f:
+        f["ids"] = ids
+    cli_file = os.path.join(tmp, f"{name}-cli.h5")
+    run = subprocess.run([cli, "forward", folder, "--ids-from", f"{ids_file}:/ids", "--stats-out", cli_file],
+                         capture_output=True, text=True)
+    report(run.returncode == 0, f"{name}: poslens-cli forward --stats-out", run.stderr)
+    if run.returncode != 0:
+        return
+    script_file = os.path.join(tmp, f"{name}-script.h5")
+    module.write_activations(script_file, accumulator, ids, name, config, True, rotary_frequency=want_frequency)
+
+    with h5py.File(script_file, "r") as a, h5py.File(cli_file, "r") as b:
+        names_a, names_b = dataset_names(a), dataset_names(b)
+        report(sorted(names_a) == sorted(names_b), f"{name}: both files hold the same groups and datasets",
+               f"script {sorted(names_a)}\ncli {sorted(names_b)}")
+        rotary = ("rotary/query_norm", "rotary/key_norm", "rotary/frequency")
+        report(all(n in a and n in b and a[n].shape == b[n].shape and a[n].dtype == b[n].dtype for n in rotary),
+               f"{name}: the rotary datasets have the same shapes and types")
+        if not all(n in b for n in rotary):
+            return
+        cli_query, cli_key = b["rotary/query_norm"][()], b["rotary/key_norm"][()]
+        report(cli_query.shape == (n_layers, n_heads, rotary_dim // 2) and
+               cli_key.shape == (n_layers, n_kv_heads, rotary_dim // 2),
+               f"{name}: /rotary norms are [layers, heads, planes] and [layers, kv_heads, planes]",
+               f"{cli_query.shape} {cli_key.shape}")
+        d = max(max_diff(a["rotary/query_norm"][()], cli_query), max_diff(a["rotary/key_norm"][()], cli_key))
+        report(d < 1e-5 * scale, f"{name}: rotary_plane_norms agrees with the C file within 1e-5 of the largest",
+               f"max difference {d:.3g} of {scale:.3g}")
+        d = max(max_diff(cli_query, want_query), max_diff(cli_key, want_key))
+        report(d < 1e-5 * scale, f"{name}: the C file's norms equal the fixture's own",
+               f"max difference {d:.3g} of {scale:.3g}")
+        d = max_diff(b["rotary/frequency"][()], want_frequency)
+        report(d < 1e-6, f"{name}: the C file's frequencies are the fixture's", f"max difference {d:.3g}")
+
+
+def check_split(module):
+    """split_fused_qkv on fused projections whose output holds each entry's
+    own index (zero weights, bias 0, 1, 2, …), so each query and key entry
+    says where it was taken from: GPT-NeoX's query_key_value (heads [q|k|v]
+    one after another) and Phi-3's qkv_proj (q heads, k heads, v heads;
+    grouped-query, fewer key heads), as modeling_gpt_neox.py and
+    modeling_phi3.py split them."""
+    import torch
+
+    n_heads, n_kv_heads, head_dim = 4, 2, 6
+    cases = (("per_head", 3 * n_heads * head_dim, n_heads,
+              lambda h, d: h * 3 * head_dim + d, lambda h, d: h * 3 * head_dim + head_dim + d),
+             ("stacked", (n_heads + 2 * n_kv_heads) * head_dim, n_kv_heads,
+              lambda h, d: h * head_dim + d, lambda h, d: (n_heads + h) * head_dim + d))
+    for layout, width, key_heads, query_at, key_at in cases:
+        linear = torch.nn.Linear(5, width)
+        with torch.no_grad():
+            linear.weight.zero_()
+            linear.bias.copy_(torch.arange(width, dtype=torch.float32))
+        qkv = linear(torch.randn(2, 3, 5))
+        queries, keys = module.split_fused_qkv(qkv, layout, n_heads, key_heads, head_dim)
+        want_q = torch.tensor([[query_at(h, d) for d in range(head_dim)] for h in range(n_heads)],
+                              dtype=torch.float32).expand(2, 3, n_heads, head_dim)
+        want_k = torch.tensor([[key_at(h, d) for d in range(head_dim)] for h in range(key_heads)],
+                              dtype=torch.float32).expand(2, 3, key_heads, head_dim)
+        report(queries.shape == want_q.shape and keys.shape == want_k.shape and
+               torch.equal(queries, want_q) and torch.equal(keys, want_k),
+               f"split_fused_qkv takes {layout} queries and keys where Hugging Face does",
+               f"queries {tuple(queries.shape)} {queries[0, 0].tolist()}\nkeys {tuple(keys.shape)} {keys[0, 0].tolist()}")
+
+
 def main():
     script, fixtures, cli, demo_dir = sys.argv[1:5]
     try:
@@ -205,9 +400,13 @@ def main():
     a = torch.tensor([[[[1.0, 2.0], [3.0, 4.0]]]])
     report(module.offset_profile(a)[0, 0].tolist() == [3.0, 5.0, 2.0], "offset_profile of a 2 × 2 map")
 
+    check_split(module)
+
     with tempfile.TemporaryDirectory() as tmp:
         for name in ("mini-gpt2", "mini-bert", "mini-roberta"):
             check_fixture(module, fixtures, cli, demo_dir, name, tmp)
+        for name in ("llama", "gpt-neox", "phi3"):
+            check_rotary(module, fixtures, cli, tmp, name)
     print(f"1..{n_tests}")
     return 1 if failures else 0
 

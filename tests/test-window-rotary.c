@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "pl-activations-writer.h"
 #include "pl-application.h"
 #include "pl-attention-page.h"
 #include "pl-attention-stats.h"
@@ -210,6 +211,72 @@ test_neox (void)
   check_rotary ("gpt-neox");
 }
 
+/* An activations file of a rotary model shows the norms it recorded, with
+ * no weights to run; one of a model with a table says it has none. */
+static void
+check_rotary_file (const char *fixture,
+                   const char *name,
+                   gboolean    rotary_model)
+{
+  PlRotaryPage *rotary = PL_ROTARY_PAGE (page ("rotary"));
+  g_autofree char *dir = pl_test_tmpdir ();
+  g_autofree char *path = g_build_filename (dir, "activations.h5", NULL);
+  g_autofree char *folder = rotary_model ? pl_test_fixture ("rope", fixture, NULL) : pl_test_demo (fixture, NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PlModel) source = pl_model_open (folder, NULL, &error);
+  g_autoptr(PlTransformer) transformer = pl_transformer_new (source, &error);
+  g_autoptr(GPtrArray) sequences = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  PlActivationsInputs inputs = { name, NULL, "test", sequences, NULL, NULL };
+  guint index = g_list_model_get_n_items (pl_window_get_models (window));
+
+  g_assert_no_error (error);
+  for (guint s = 0; s < 2; s++)
+    g_ptr_array_add (sequences, pl_transformer_random_ids (transformer, 16, 3 + s));
+  g_assert_true (pl_activations_write (transformer, &inputs, path, NULL, &error));
+  g_assert_no_error (error);
+
+  pl_window_show_view (window, "rotary");
+  wanted_models = index + 1;
+  pl_window_open_file (window, file, TRUE);
+  pl_test_wait_until (models_listed, NULL, name);
+  pl_window_select_model (window, index);
+  g_assert_nonnull (pl_model_get_activations (current_model ()));
+  if (rotary_model)
+    {
+      g_autoptr(PlRopeProfile) expected = pl_rope_profile_compute_for_ids (transformer, sequences, NULL, NULL,
+                                                                           NULL, &error);
+      PlRopeProfile *profile;
+      g_autoptr(GBytes) image = NULL;
+      int w, h;
+
+      g_assert_no_error (error);
+      pl_test_wait_until (rotary_ready, rotary, "the file's rotary norms");
+      profile = pl_rotary_page_get_profile (rotary);
+      g_assert_cmpuint (profile->n_tokens, ==, 16);
+      g_assert_cmpfloat (pl_test_max_abs_diff (profile->query_norm, expected->query_norm), ==, 0);
+      g_assert_cmpfloat (pl_test_max_abs_diff (profile->key_norm, expected->key_norm), ==, 0);
+      g_assert_cmpfloat (pl_test_max_abs_diff (profile->frequency, expected->frequency), ==, 0);
+      g_assert_cmpint (pl_figure_get_kind (pl_page_get_figure (PL_PAGE (rotary))), ==, PL_FIGURE_HEATMAP);
+      image = pl_test_render (GTK_WIDGET (rotary), &w, &h);
+      g_assert_cmpuint (pl_test_count_colours (image), >, 10);
+    }
+  else
+    {
+      pl_test_wait_until (status_shown, rotary, "the Rotary view's message");
+      g_assert_cmpstr (adw_status_page_get_title (pl_page_get_status (PL_PAGE (rotary))), ==,
+                       "No Rotary Norms in This File");
+    }
+  pl_test_rmtree (dir);
+}
+
+static void
+test_activations_file (void)
+{
+  check_rotary_file ("phi3", "phi3 (activations)", TRUE);
+  check_rotary_file ("mini-gpt2", "mini-gpt2 (activations)", FALSE);
+}
+
 /* A model with a table has no rotary profile to show. */
 static void
 test_rotary_needs_rope (void)
@@ -268,6 +335,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/pl/window/rotary/neox", test_neox);
   g_test_add_func ("/pl/window/rotary/needs-rope", test_rotary_needs_rope);
   g_test_add_func ("/pl/window/rotary/playground", test_playground);
+  g_test_add_func ("/pl/window/rotary/activations-file", test_activations_file);
   status = g_test_run ();
 
   gtk_window_destroy (GTK_WINDOW (window));

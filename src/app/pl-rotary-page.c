@@ -12,7 +12,8 @@
 /* Which rotary frequencies each head of a RoPE model uses: for the
  * workspace's layer, the mean norm of every head's query (or key) in each
  * 2-D rotary plane, fastest plane first. One profile per model holds every
- * layer, computed once on a worker over random inputs with a progress bar. */
+ * layer, computed once on a worker over random inputs with a progress bar,
+ * or read from an activations file, which recorded it over its inputs. */
 
 #define PROFILE_SEQUENCES 8
 #define PROFILE_SEED      1
@@ -202,6 +203,29 @@ transformer_done (GObject      *object,
                                profile_done, g_object_ref (self));
 }
 
+/* An activations file recorded the norms over its own inputs. */
+static void
+show_file_profile (PlRotaryPage      *self,
+                   PlActivationsFile *file)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (pl_activations_file_get_n_planes (file) == 0)
+    {
+      pl_page_show_status (PL_PAGE (self), "weather-clear-night-symbolic", _("No Rotary Norms in This File"),
+                           _("This activations file holds no per-plane query and key norms: its model has no "
+                             "rotary position embedding, or the run that wrote it could not find the model’s "
+                             "query and key projections."));
+      return;
+    }
+  if (!(self->profile = pl_rope_profile_new_from_file (file, &error)))
+    {
+      pl_page_show_error (PL_PAGE (self), _("Cannot Read This File"), error);
+      return;
+    }
+  redraw (self);
+}
+
 static void
 refresh (PlPage *page)
 {
@@ -223,6 +247,11 @@ refresh (PlPage *page)
   if (model == NULL)
     {
       pl_page_show_empty (page);
+      return;
+    }
+  if (pl_model_get_activations (model) != NULL)
+    {
+      show_file_profile (self, pl_model_get_activations (model));
       return;
     }
   if (pl_model_get_decoder (model) == NULL || pl_workspace_get_n_layers (get_workspace (self)) == 0)

@@ -230,9 +230,8 @@ def _decoder_layers(model):
 
 
 def _rotary(model, config):
-    """(rotary_dim, head_dim, inverse frequencies) for rotary models whose
-    attention has separate q_proj and k_proj (Llama, Mistral, Qwen2, Gemma),
-    else None."""
+    """(rotary_dim, head_dim, inverse frequencies) for rotary models, else
+    None."""
     rotary = None
     for name, module in model.named_modules():
         if name.endswith("rotary_emb") and hasattr(module, "inv_freq"):
@@ -244,6 +243,53 @@ def _rotary(model, config):
     head_dim = getattr(config, "head_dim", None) or config.hidden_size // heads
     rotary_dim = 2 * rotary.inv_freq.numel()
     return rotary_dim, head_dim, rotary.inv_freq.detach().float().cpu()
+
+
+def split_fused_qkv(qkv, layout, n_heads, n_kv_heads, head_dim):
+    """Queries [..., heads, head_dim] and keys [..., kv_heads, head_dim] of
+    a fused projection's output qkv [..., width], split as Hugging Face's
+    attention splits it. LAYOUT "per_head" (GPT-NeoX's query_key_value):
+    head after head, each head's query, key and value of head_dim each.
+    "stacked" (Phi-3's qkv_proj): every query head, then every key head,
+    then the value heads."""
+    if layout == "per_head":
+        heads = qkv.unflatten(-1, (n_heads, 3 * head_dim))
+        return heads[..., :head_dim], heads[..., head_dim:2 * head_dim]
+    if layout == "stacked":
+        q_width, k_width = n_heads * head_dim, n_kv_heads * head_dim
+        queries = qkv[..., :q_width].unflatten(-1, (n_heads, head_dim))
+        keys = qkv[..., q_width:q_width + k_width].unflatten(-1, (n_kv_heads, head_dim))
+        return queries, keys
+    raise ValueError(f"unknown fused QKV layout {layout!r}")
+
+
+def rotary_projection_hooks(attention, layer, accumulator, rotary_dim, head_dim, n_heads, n_kv_heads):
+    """Forward hooks on an attention module's query and key projections that
+    feed layer LAYER's per-plane norms to ACCUMULATOR: separate q_proj and
+    k_proj (Llama, Mistral, Qwen2, Gemma), GPT-NeoX's query_key_value or
+    Phi-3's qkv_proj. The projections' outputs are the queries and keys
+    before the rotation, which keeps each plane's norm. Returns the hooks'
+    handles, empty when the module has none of these."""
+    if hasattr(attention, "q_proj") and hasattr(attention, "k_proj"):
+        store = {}
+
+        def separate_hook(which):
+            def hook(module, inputs, output):
+                store[which] = output.detach().unflatten(-1, (-1, head_dim))
+                if "q" in store and "k" in store:
+                    accumulator.add_rotary(layer, store.pop("q"), store.pop("k"), rotary_dim)
+            return hook
+        return [attention.q_proj.register_forward_hook(separate_hook("q")),
+                attention.k_proj.register_forward_hook(separate_hook("k"))]
+
+    for name, layout in (("query_key_value", "per_head"), ("qkv_proj", "stacked")):
+        projection = getattr(attention, name, None)
+        if projection is not None:
+            def fused_hook(module, inputs, output, layout=layout):
+                queries, keys = split_fused_qkv(output.detach(), layout, n_heads, n_kv_heads, head_dim)
+                accumulator.add_rotary(layer, queries, keys, rotary_dim)
+            return [projection.register_forward_hook(fused_hook)]
+    return []
 
 
 def sample_inputs(tokenizer, args, vocab_size, special_ids):
@@ -289,38 +335,41 @@ def run_model(args):
     state = {"maps": None}
 
     def attention_hook(layer):
+        # The weights are the one 4-D tensor after the output (without a
+        # cache: (output, weights), or GPT-NeoX's older (output, None, weights)).
         def hook(module, inputs, output):
-            if isinstance(output, tuple) and len(output) > 1 and output[1] is not None:
-                if state["maps"] is not None:
-                    state["maps"].append(output[1][0].detach().float().cpu())
-                else:
-                    accumulator.add_attentions(layer, output[1].detach())
-                return (output[0], None) + tuple(output[2:])
+            if not isinstance(output, tuple):
+                return None
+            for i in range(1, len(output)):
+                weights = output[i]
+                if torch.is_tensor(weights) and weights.dim() == 4:
+                    if state["maps"] is not None:
+                        state["maps"].append(weights[0].detach().float().cpu())
+                    else:
+                        accumulator.add_attentions(layer, weights.detach())
+                    return output[:i] + (None,) + output[i + 1:]
             return None
         return hook
 
-    def projection_hook(layer, which, store):
-        def hook(module, inputs, output):
-            b, t, _ = output.shape
-            store[(layer, which)] = output.detach().unflatten(-1, (-1, rotary[1]))
-            if (layer, "q") in store and (layer, "k") in store:
-                accumulator.add_rotary(layer, store.pop((layer, "q")), store.pop((layer, "k")), rotary[0])
-        return hook
-
-    handles, projections = [], {}
+    n_heads = config.num_attention_heads
+    n_kv_heads = getattr(config, "num_key_value_heads", None) or n_heads
+    handles = []
     for layer, block in enumerate(layers):
         attention = getattr(block, "self_attn", None) or getattr(block, "attn", None) \
             or getattr(block, "attention", None)
         handles.append(attention.register_forward_hook(attention_hook(layer)))
-        if rotary is not None and hasattr(attention, "q_proj") and hasattr(attention, "k_proj"):
-            handles.append(attention.q_proj.register_forward_hook(projection_hook(layer, "q", projections)))
-            handles.append(attention.k_proj.register_forward_hook(projection_hook(layer, "k", projections)))
+        if rotary is not None:
+            hooks = rotary_projection_hooks(attention, layer, accumulator, rotary[0], rotary[1], n_heads, n_kv_heads)
+            if not hooks:
+                print(f"poslens-export: layer {layer}'s attention has no query and key projections it knows; "
+                      "the file gets no rotary norms", file=sys.stderr)
+            handles += hooks
 
     device = next(model.parameters()).device
     with torch.inference_mode():
         for start in range(0, input_ids.shape[0], args.batch_size):
             batch = input_ids[start:start + args.batch_size].to(device)
-            out = model(input_ids=batch, output_attentions=True, output_hidden_states=True)
+            out = model(input_ids=batch, output_attentions=True, output_hidden_states=True, use_cache=False)
             for k, h in enumerate(out.hidden_states):
                 accumulator.add_hidden_states(k, h.detach())
             print(f"poslens-export: {min(start + args.batch_size, input_ids.shape[0])} of "
@@ -330,7 +379,7 @@ def run_model(args):
         for text in args.map_text or ():
             ids = tokenizer(text, return_tensors="pt")["input_ids"]
             state["maps"] = []
-            model(input_ids=ids.to(device), output_attentions=True)
+            model(input_ids=ids.to(device), output_attentions=True, use_cache=False)
             tokens = tokenizer.convert_ids_to_tokens(ids[0].tolist())
             maps.append((ids[0].tolist(), tokens, torch.stack(state["maps"])))
             state["maps"] = None

@@ -138,14 +138,15 @@ static gboolean
 check_rotary (PlActivationsFile  *self,
               GError            **error)
 {
-  const PlTensorInfo *q, *k;
+  const PlTensorInfo *q, *k, *frequency;
   guint64 expected[3];
 
   if (pl_checkpoint_find_tensor (self->checkpoint, "/rotary/query_norm") == NULL &&
       pl_checkpoint_find_tensor (self->checkpoint, "/rotary/key_norm") == NULL)
     return TRUE;
   if (!(q = require (self, "/rotary/query_norm", 3, error)) ||
-      !(k = require (self, "/rotary/key_norm", 3, error)))
+      !(k = require (self, "/rotary/key_norm", 3, error)) ||
+      !(frequency = require (self, "/rotary/frequency", 1, error)))
     return FALSE;
   expected[0] = self->n_layers;
   expected[1] = self->n_heads;
@@ -154,6 +155,9 @@ check_rotary (PlActivationsFile  *self,
     return FALSE;
   expected[1] = k->shape[1];
   if (!check_shape (self, k, expected, error))
+    return FALSE;
+  expected[0] = q->shape[2];
+  if (!check_shape (self, frequency, expected, error))
     return FALSE;
   self->n_planes = (guint) q->shape[2];
   self->n_kv_heads = (guint) k->shape[1];
@@ -367,9 +371,18 @@ pl_activations_file_read_position_mean (PlActivationsFile  *self,
                                   self->n_tokens, error);
 }
 
+static gboolean
+check_has_rotary (PlActivationsFile  *self,
+                  GError            **error)
+{
+  if (self->n_planes == 0)
+    g_set_error (error, PL_ERROR, PL_ERROR_NOT_FOUND, "%s holds no rotary norms (not a rotary model)",
+                 path_of (self));
+  return self->n_planes > 0;
+}
+
 PlMatrix *
 pl_activations_file_read_plane_norms (PlActivationsFile  *self,
-                                      guint               layer,
                                       gboolean            keys,
                                       GError            **error)
 {
@@ -377,16 +390,22 @@ pl_activations_file_read_plane_norms (PlActivationsFile  *self,
 
   g_return_val_if_fail (PL_IS_ACTIVATIONS_FILE (self), NULL);
 
-  if (self->n_planes == 0)
-    {
-      g_set_error (error, PL_ERROR, PL_ERROR_NOT_FOUND, "%s holds no rotary norms (not a rotary model)",
-                   path_of (self));
-      return NULL;
-    }
-  g_return_val_if_fail (layer < self->n_layers, NULL);
+  if (!check_has_rotary (self, error))
+    return NULL;
   heads = keys ? self->n_kv_heads : self->n_heads;
-  return pl_checkpoint_read_rows (self->checkpoint, keys ? "/rotary/key_norm" : "/rotary/query_norm",
-                                  (guint64) layer * heads, heads, error);
+  return pl_checkpoint_read_rows (self->checkpoint, keys ? "/rotary/key_norm" : "/rotary/query_norm", 0,
+                                  (guint64) self->n_layers * heads, error);
+}
+
+PlMatrix *
+pl_activations_file_read_frequency (PlActivationsFile  *self,
+                                    GError            **error)
+{
+  g_return_val_if_fail (PL_IS_ACTIVATIONS_FILE (self), NULL);
+
+  if (!check_has_rotary (self, error))
+    return NULL;
+  return pl_checkpoint_read_rows (self->checkpoint, "/rotary/frequency", 0, 1, error);
 }
 
 PlMatrix *

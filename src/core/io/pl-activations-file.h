@@ -51,11 +51,13 @@ PlMatrix          *pl_activations_file_read_first_token (PlActivationsFile *self
 PlMatrix          *pl_activations_file_read_position_mean (PlActivationsFile *self,
                                                        guint               k,
                                                        GError            **error);
-/* Layer LAYER's (0-based) per-plane norms, [heads, planes] (with KEYS, the
- * key heads'). */
+/* Every layer's per-plane norms, [layers × heads, planes], row l·heads + h
+ * (with KEYS, the key heads'). */
 PlMatrix          *pl_activations_file_read_plane_norms (PlActivationsFile *self,
-                                                       guint               layer,
                                                        gboolean            keys,
+                                                       GError            **error);
+/* 1 × planes: each plane's angle per token, in radians. */
+PlMatrix          *pl_activations_file_read_frequency (PlActivationsFile  *self,
                                                        GError            **error);
 /* Sentence M's map of LAYER (0-based) and HEAD, [T_M, T_M]. */
 PlMatrix          *pl_activations_file_read_map       (PlActivationsFile  *self,

@@ -7,6 +7,7 @@
 #include "pl-attention-stats.h"
 #include "pl-error.h"
 #include "pl-h5-writer.h"
+#include "pl-rope-profile.h"
 #include "pl-text-attention.h"
 
 /* The activations file from Poslens's own forward pass: the statistics are
@@ -81,6 +82,30 @@ write_statistics (PlH5Writer        *writer,
   return TRUE;
 }
 
+/* A rotary model's per-plane norms, [layers, heads, planes] and
+ * [layers, kv_heads, planes] a layer at a time, and the frequencies. */
+static gboolean
+write_rotary (PlH5Writer     *writer,
+              PlRopeProfile  *profile,
+              GError        **error)
+{
+  guint nl = profile->n_layers, planes = profile->n_planes;
+  guint64 query_dims[3] = { nl, profile->n_heads, planes };
+  guint64 key_dims[3] = { nl, profile->n_kv_heads, planes };
+  guint64 frequency_dims[1] = { planes };
+
+  if (!pl_h5_writer_add (writer, "/rotary/query_norm", 3, query_dims, error) ||
+      !pl_h5_writer_add (writer, "/rotary/key_norm", 3, key_dims, error))
+    return FALSE;
+  for (guint l = 0; l < nl; l++)
+    if (!pl_h5_writer_put (writer, "/rotary/query_norm", l,
+                           pl_matrix_row (profile->query_norm, (gsize) l * profile->n_heads), error) ||
+        !pl_h5_writer_put (writer, "/rotary/key_norm", l,
+                           pl_matrix_row (profile->key_norm, (gsize) l * profile->n_kv_heads), error))
+      return FALSE;
+  return pl_h5_writer_write (writer, "/rotary/frequency", 1, frequency_dims, profile->frequency->data, error);
+}
+
 typedef struct
 {
   PlH5Writer *writer;
@@ -153,6 +178,7 @@ pl_activations_write (PlTransformer              *transformer,
   const PlTransformerConfig *c;
   g_autoptr(PlAttentionStats) stats = NULL;
   g_autoptr(GPtrArray) components = NULL;
+  g_autoptr(PlRopeProfile) rotary = NULL;
   g_autoptr(PlH5Writer) writer = NULL;
 
   g_return_val_if_fail (PL_IS_TRANSFORMER (transformer), FALSE);
@@ -164,6 +190,9 @@ pl_activations_write (PlTransformer              *transformer,
       !(components = pl_attention_positional_components_for_ids (transformer, c->n_layers, inputs->sequences,
                                                                  cancellable, NULL, NULL, error)))
     return FALSE;
+  if (c->rotary &&
+      !(rotary = pl_rope_profile_compute_for_ids (transformer, inputs->sequences, cancellable, NULL, NULL, error)))
+    return FALSE;
 
   if (!(writer = pl_h5_writer_new (path, error)) ||
       !write_inputs (writer, "/inputs", inputs->sequences, inputs->tokenizer, error) ||
@@ -174,7 +203,8 @@ pl_activations_write (PlTransformer              *transformer,
                                 inputs->config_json != NULL ? inputs->config_json : "{}", error) ||
       !pl_h5_writer_set_string (writer, "/", "writer", inputs->writer, error) ||
       !pl_h5_writer_set_int (writer, "/", "causal", c->causal, error) ||
-      !write_statistics (writer, stats, components, error))
+      !write_statistics (writer, stats, components, error) ||
+      (rotary != NULL && !write_rotary (writer, rotary, error)))
     return FALSE;
   if (inputs->map_sequences != NULL &&
       !write_maps (transformer, writer, inputs->map_sequences, inputs->tokenizer, cancellable, error))

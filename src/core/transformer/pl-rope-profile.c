@@ -190,6 +190,28 @@ pl_rope_profile_compute (PlTransformer  *transformer,
   return pl_rope_profile_compute_for_ids (transformer, sequences, cancellable, progress, progress_data, error);
 }
 
+PlRopeProfile *
+pl_rope_profile_new_from_file (PlActivationsFile  *file,
+                               GError            **error)
+{
+  g_autoptr(PlRopeProfile) self = g_new0 (PlRopeProfile, 1);
+
+  g_return_val_if_fail (PL_IS_ACTIVATIONS_FILE (file), NULL);
+
+  self->ref_count = 1;
+  self->n_layers = pl_activations_file_get_n_layers (file);
+  self->n_heads = pl_activations_file_get_n_heads (file);
+  self->n_kv_heads = pl_activations_file_get_n_kv_heads (file);
+  self->n_planes = pl_activations_file_get_n_planes (file);
+  self->n_tokens = pl_activations_file_get_n_tokens (file);
+  self->n_sequences = pl_activations_file_get_n_sequences (file);
+  if (!(self->query_norm = pl_activations_file_read_plane_norms (file, FALSE, error)) ||
+      !(self->key_norm = pl_activations_file_read_plane_norms (file, TRUE, error)) ||
+      !(self->frequency = pl_activations_file_read_frequency (file, error)))
+    return NULL;
+  return g_steal_pointer (&self);
+}
+
 PlMatrix *
 pl_rope_profile_get_layer (PlRopeProfile *self,
                            guint          layer,

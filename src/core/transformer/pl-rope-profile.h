@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #pragma once
 
+#include "pl-activations-file.h"
 #include "pl-transformer.h"
 
 G_BEGIN_DECLS
@@ -55,6 +56,10 @@ PlRopeProfile *pl_rope_profile_compute_for_ids (PlTransformer *transformer,
                                          GCancellable   *cancellable,
                                          PlProgressFunc  progress,
                                          gpointer        progress_data,
+                                         GError        **error);
+/* What an activations file recorded of a rotary model's forward pass
+ * (PL_ERROR_NOT_FOUND when it holds no rotary norms). */
+PlRopeProfile *pl_rope_profile_new_from_file (PlActivationsFile *file,
                                          GError        **error);
 /* Layer LAYER's norms (0-based), heads × planes: the query heads', or with
  * KEYS the key heads'. */
