@@ -38,14 +38,9 @@ import sys
 import tempfile
 import time
 
-# OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE may be set on this machine for old OpenBLAS
-# builds; they slow a current numpy. Unset both for this benchmark alone.
-if 'OPENBLAS_CORETYPE' in os.environ or 'OPENBLAS_L2_SIZE' in os.environ:
-    env = {k: v for k, v in os.environ.items() if k not in ('OPENBLAS_CORETYPE', 'OPENBLAS_L2_SIZE')}
-    print('(re-running without OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE)', flush=True)
-    os.execve(sys.executable, [sys.executable] + sys.argv, env)
 os.environ.setdefault('OPENBLAS_NUM_THREADS', '2')
 
+import bench_blas  # noqa: E402
 import numpy as np  # noqa: E402
 from sklearn.decomposition import PCA  # noqa: E402
 from sklearn.linear_model import LinearRegression  # noqa: E402
@@ -62,6 +57,7 @@ build = sys.argv[1] if len(sys.argv) > 1 else os.path.join(root, '_build')
 driver = os.path.join(build, 'bench', 'pl-bench-analyses')
 if not os.path.exists(driver):
     sys.exit('%s is missing: build the project first (ninja -C %s)' % (driver, build))
+bench_blas.same_kernels_as_poslens(build)
 
 
 def best_of(fn, repeat=REPEAT):

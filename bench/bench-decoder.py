@@ -31,6 +31,7 @@ import sys
 import tempfile
 import time
 
+import bench_blas
 import numpy as np
 
 SHAPES = {
@@ -268,6 +269,7 @@ def main():
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--keep", action="store_true", help="keep the checkpoints in /tmp for the next run")
     args = parser.parse_args()
+    bench_blas.same_kernels_as_poslens(args.build_dir)
     os.environ["OPENBLAS_NUM_THREADS"] = str(args.threads)
     for shape in (["smollm", "tinyllama"] if args.shape == "both" else [args.shape]):
         folder = os.path.join(tempfile.gettempdir(), "poslens-bench-decoder-" + shape)

@@ -32,6 +32,7 @@ import sys
 import tempfile
 import time
 
+import bench_blas
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -271,6 +272,7 @@ def main():
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--fma-units", type=int, default=2)
     args = parser.parse_args()
+    bench_blas.same_kernels_as_poslens(args.build_dir)
 
     os.environ["OPENBLAS_NUM_THREADS"] = str(args.threads)
     import torch

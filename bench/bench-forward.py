@@ -22,6 +22,7 @@ import tempfile
 import time
 
 import h5py
+import bench_blas
 import numpy as np
 
 
@@ -124,6 +125,7 @@ def main():
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
+    bench_blas.same_kernels_as_poslens(args.build_dir)
 
     os.environ["OPENBLAS_NUM_THREADS"] = str(args.threads)
     driver = os.path.join(args.build_dir, "bench", "pl-bench-forward")

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "pl-blas-core.h"
 #include "pl-pca.h"
 #include "pl-pca-private.h"
 #include "pl-probes.h"
@@ -159,6 +160,7 @@ main (int   argc,
   double best = G_MAXDOUBLE, best_cpu = 0;
   int repeat;
 
+  pl_blas_core_choose (argv);
   if (argc == 2 && g_str_equal (argv[1], "--blas"))
     {
       printf ("%s, %s, %d threads\n", openblas_get_corename (), g_strstrip (g_strdup (openblas_get_config ())),

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "pl-blas-core.h"
 #include "pl-executor.h"
 #include "pl-model.h"
 #include "pl-transformer.h"
@@ -132,6 +133,7 @@ main (int argc, char *argv[])
   double gemm_s, plain_s, attn_s, flops, t, h, f;
   int repeats;
 
+  pl_blas_core_choose (argv);
   if (argc < 4 || (atoi (argv[3]) == 0 && argc < 5))
     {
       fprintf (stderr, "usage: pl-bench-forward MODEL IDS.txt REPEATS [HIDDEN_OUT.f32]\n");

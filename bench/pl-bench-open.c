@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "pl-blas-core.h"
 #include "pl-model.h"
 
 static gint64
@@ -61,6 +62,7 @@ main (int   argc,
   long base_rss, peak_rss;
   double checksum = 0;
 
+  pl_blas_core_choose (argv);
   if (argc != 2)
     {
       fprintf (stderr, "usage: pl-bench-open PATH\n");

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <sys/resource.h>
 
+#include "pl-blas-core.h"
 #include "pl-application.h"
 #include "pl-figure-view.h"
 #include "pl-similarity-page.h"
@@ -72,6 +73,7 @@ main (int   argc,
   Bench bench = { 0 };
   int status;
 
+  pl_blas_core_choose (argv);
   bench.started = g_get_real_time ();
   bench.app = pl_application_new ();
   /* After the application's own activate handler has made the window. */

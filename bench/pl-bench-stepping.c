@@ -13,6 +13,7 @@
 #include <adwaita.h>
 #include <stdio.h>
 
+#include "pl-blas-core.h"
 #include "pl-application.h"
 #include "pl-executor.h"
 #include "pl-page.h"
@@ -72,6 +73,7 @@ main (int   argc,
   gint64 last_press;
   guint running, n_layers;
 
+  pl_blas_core_choose (argv);
   if (argc != 2)
     {
       fprintf (stderr, "usage: pl-bench-stepping MODEL_DIR\n");

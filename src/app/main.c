@@ -5,6 +5,7 @@
 #include <locale.h>
 
 #include "pl-application.h"
+#include "pl-blas-core.h"
 
 int
 main (int   argc,
@@ -12,6 +13,7 @@ main (int   argc,
 {
   g_autoptr(PlApplication) app = NULL;
 
+  pl_blas_core_choose (argv);
   setlocale (LC_ALL, "");
   bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
   bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");

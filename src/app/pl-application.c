@@ -5,6 +5,7 @@
 
 #include "poslens-resources.h"
 #include "pl-application.h"
+#include "pl-blas-core.h"
 #include "pl-executor.h"
 #include "pl-paths.h"
 #include "pl-preferences-window.h"
@@ -104,7 +105,14 @@ about_action (GSimpleAction *action,
 {
   PlApplication *self = user_data;
   const char *developers[] = { "The Poslens developers", NULL };
+  g_autofree char *blas = pl_blas_core_describe ();
+  g_autofree char *debug_info = NULL;
   GtkWidget *about;
+
+  /* What a bug report about speed needs: the BLAS and its kernels. */
+  debug_info = g_strdup_printf ("Poslens %s\n%s\nGTK %u.%u.%u, libadwaita %u.%u.%u\n", PACKAGE_VERSION, blas,
+                                gtk_get_major_version (), gtk_get_minor_version (), gtk_get_micro_version (),
+                                adw_get_major_version (), adw_get_minor_version (), adw_get_micro_version ());
 
   about = g_object_new (ADW_TYPE_ABOUT_WINDOW,
                         "transient-for", gtk_application_get_active_window (GTK_APPLICATION (self)),
@@ -118,6 +126,7 @@ about_action (GSimpleAction *action,
                                       "after Wang and Chen, “What Do Position Embeddings Learn?” (EMNLP 2020)."),
                         "license-type", GTK_LICENSE_GPL_3_0,
                         "translator-credits", _("translator-credits"),
+                        "debug-info", debug_info,
                         NULL);
   gtk_window_present (GTK_WINDOW (about));
 }

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "pl-blas-core.h"
 #include "pl-cli.h"
 #include "pl-error.h"
 #include "pl-executor.h"
@@ -48,6 +49,7 @@ int
 main (int   argc,
       char *argv[])
 {
+  pl_blas_core_choose (argv);
   setlocale (LC_ALL, "");
   bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
   bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
@@ -60,7 +62,9 @@ main (int   argc,
     }
   if (strcmp (argv[1], "--version") == 0)
     {
-      printf ("poslens-cli %s\n", PACKAGE_VERSION);
+      g_autofree char *blas = pl_blas_core_describe ();
+
+      printf ("poslens-cli %s\n%s\n", PACKAGE_VERSION, blas);
       return PL_CLI_EXIT_OK;
     }
 
