@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "pl-blas-core.h"
 #include "pl-attention-stats.h"
 #include "pl-error.h"
 #include "pl-model.h"
@@ -523,6 +524,7 @@ int
 main (int   argc,
       char *argv[])
 {
+  pl_blas_core_choose (argv);
   g_test_init (&argc, &argv, NULL);
 
   for (guint i = 0; i < G_N_ELEMENTS (forward_cases); i++)

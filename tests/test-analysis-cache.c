@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "pl-blas-core.h"
 #include "pl-analysis-cache.h"
 #include "pl-executor.h"
 #include "pl-matrix.h"
@@ -219,6 +220,7 @@ test_cancel_all (void)
 int
 main (int argc, char *argv[])
 {
+  pl_blas_core_choose (argv);
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/pl/analysis-cache/runs-once-then-cached", test_runs_once_then_cached);
   g_test_add_func ("/pl/analysis-cache/cancel", test_cancel);

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "pl-blas-core.h"
 #include "pl-error.h"
 #include "pl-model.h"
 #include "pl-model-isolated.h"
@@ -976,6 +977,7 @@ main (int   argc,
 {
   int ret;
 
+  pl_blas_core_choose (argv);
   g_test_init (&argc, &argv, NULL);
 
   corpus = pl_test_tmpdir ();

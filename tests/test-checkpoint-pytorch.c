@@ -4,6 +4,7 @@
 #include <hdf5.h>
 #include <string.h>
 
+#include "pl-blas-core.h"
 #include "pl-checkpoint.h"
 #include "pl-error.h"
 #include "pl-model.h"
@@ -403,6 +404,7 @@ int
 main (int   argc,
       char *argv[])
 {
+  pl_blas_core_choose (argv);
   g_test_init (&argc, &argv, NULL);
 
   for (guint i = 0; i < G_N_ELEMENTS (torch_files); i++)

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "pl-blas-core.h"
 #include "pl-attention-stats.h"
 #include "pl-colormap.h"
 #include "pl-model.h"
@@ -737,6 +738,7 @@ test_layer (void)
 int
 main (int argc, char *argv[])
 {
+  pl_blas_core_choose (argv);
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/pl/cli-analyses/similarity", test_similarity);
   g_test_add_func ("/pl/cli-analyses/similarity-formats", test_similarity_formats);

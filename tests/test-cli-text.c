@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "pl-blas-core.h"
 #include "pl-test-util.h"
 #include "pl-text-attention.h"
 
@@ -357,6 +358,7 @@ test_token_labels (void)
 int
 main (int argc, char *argv[])
 {
+  pl_blas_core_choose (argv);
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/pl/cli-text/forward-matches-hf", test_forward_matches_hf);

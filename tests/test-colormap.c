@@ -3,6 +3,7 @@
 
 #include <math.h>
 
+#include "pl-blas-core.h"
 #include "pl-colormap.h"
 
 /* Published values: matplotlib's to_hex (cmap (t)) for t = 0, ¼, ½, ¾, 1,
@@ -116,6 +117,7 @@ test_names (void)
 int
 main (int argc, char **argv)
 {
+  pl_blas_core_choose (argv);
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/pl/colormap/published-values", test_published_values);

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "pl-blas-core.h"
 #include "pl-encodings.h"
 #include "pl-error.h"
 #include "pl-test-util.h"
@@ -238,6 +239,7 @@ test_no_table (void)
 int
 main (int argc, char *argv[])
 {
+  pl_blas_core_choose (argv);
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/pl/encodings/parse", test_parse);
   g_test_add_func ("/pl/encodings/describe", test_describe);

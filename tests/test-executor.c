@@ -8,6 +8,7 @@
 #include <gio/gio.h>
 #include <time.h>
 
+#include "pl-blas-core.h"
 #include "pl-executor.h"
 
 /* ---- Tasks ----------------------------------------------------------------- */
@@ -389,6 +390,7 @@ test_cpu_time (void)
 int
 main (int argc, char *argv[])
 {
+  pl_blas_core_choose (argv);
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/pl/executor/newest-first", test_newest_first);
   g_test_add_func ("/pl/executor/bounded", test_bounded);

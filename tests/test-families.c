@@ -4,6 +4,7 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
+#include "pl-blas-core.h"
 #include "pl-checkpoint.h"
 #include "pl-error.h"
 #include "pl-model.h"
@@ -469,6 +470,7 @@ int
 main (int   argc,
       char *argv[])
 {
+  pl_blas_core_choose (argv);
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/pl/model/distilbert", test_distilbert);

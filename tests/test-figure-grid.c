@@ -6,6 +6,7 @@
 #include <float.h>
 #include <math.h>
 
+#include "pl-blas-core.h"
 #include "pl-colormap.h"
 #include "pl-grid.h"
 #include "pl-model.h"
@@ -364,6 +365,7 @@ int
 main (int   argc,
       char *argv[])
 {
+  pl_blas_core_choose (argv);
   g_test_init (&argc, &argv, NULL);
 
   for (guint i = 0; i < G_N_ELEMENTS (fixtures); i++)

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "pl-blas-core.h"
 #include "pl-error.h"
 #include "test-figure-util.h"
 
@@ -598,6 +599,7 @@ test_every_kind_exports (void)
 int
 main (int argc, char **argv)
 {
+  pl_blas_core_choose (argv);
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/pl/figure/trajectory/3d-at-rest-is-2d", test_trajectory_3d_at_rest_is_2d);

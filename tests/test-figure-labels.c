@@ -5,6 +5,7 @@
 #include <pango/pangocairo.h>
 #include <string.h>
 
+#include "pl-blas-core.h"
 #include "test-figure-util.h"
 
 /* Heatmaps with named cells (the tokens of a sentence): every name drawn when
@@ -397,6 +398,7 @@ test_reset (void)
 int
 main (int argc, char *argv[])
 {
+  pl_blas_core_choose (argv);
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/pl/figure-labels/few-all-drawn", test_few_all_drawn);

@@ -7,6 +7,7 @@
 
 #include <glib/gstdio.h>
 
+#include "pl-blas-core.h"
 #include "pl-error.h"
 #include "pl-figure-private.h"   /* tick choice and labels, tested directly */
 #include "test-figure-util.h"
@@ -652,6 +653,7 @@ test_dark_series_contrast (void)
 int
 main (int argc, char **argv)
 {
+  pl_blas_core_choose (argv);
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/pl/figure/heatmap/cell-colours", test_heatmap_cell_colours);

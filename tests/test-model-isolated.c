@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "pl-blas-core.h"
 #include "pl-error.h"
 #include "pl-model-isolated.h"
 #include "pl-paths.h"
@@ -195,6 +196,7 @@ test_known_crash (void)
 int
 main (int argc, char *argv[])
 {
+  pl_blas_core_choose (argv);
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/pl/isolated/damaged-sequence", test_damaged_sequence);
   g_test_add_func ("/pl/isolated/codes-survive", test_codes_survive);

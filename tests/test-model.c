@@ -4,6 +4,7 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
+#include "pl-blas-core.h"
 #include "pl-checkpoint.h"
 #include "pl-error.h"
 #include "pl-hdf5.h"
@@ -622,6 +623,7 @@ int
 main (int   argc,
       char *argv[])
 {
+  pl_blas_core_choose (argv);
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/pl/model/gpt2/formats-agree", test_gpt2_formats_agree);

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "pl-blas-core.h"
 #include "pl-error.h"
 #include "pl-model.h"
 #include "pl-paper.h"
@@ -364,6 +365,7 @@ test_cancelled (void)
 int
 main (int argc, char *argv[])
 {
+  pl_blas_core_choose (argv);
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/pl/probes/paper/numpy-draws", test_numpy_draws);
   for (guint i = 0; i < G_N_ELEMENTS (tables); i++)

@@ -4,6 +4,7 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
+#include "pl-blas-core.h"
 #include "pl-error.h"
 #include "pl-model.h"
 #include "pl-test-torch.h"
@@ -326,6 +327,7 @@ main (int   argc,
   g_autoptr(GPtrArray) cases = g_ptr_array_new_with_free_func (g_free);
   int status;
 
+  pl_blas_core_choose (argv);
   g_test_init (&argc, &argv, NULL);
   make_files ();
 

@@ -14,6 +14,7 @@
 # include <unistd.h>
 #endif
 
+#include "pl-blas-core.h"
 #include "pl-cpu.h"
 #include "pl-decoder-attention.h"
 #include "pl-error.h"
@@ -713,6 +714,7 @@ test_cli_rope_profile (void)
 int
 main (int argc, char **argv)
 {
+  pl_blas_core_choose (argv);
   g_test_init (&argc, &argv, NULL);
 
   for (guint i = 0; i < G_N_ELEMENTS (fixtures); i++)

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "pl-blas-core.h"
 #include "pl-error.h"
 #include "pl-test-util.h"
 #include "pl-tokenizer.h"
@@ -929,6 +930,7 @@ test_threads (void)
 int
 main (int argc, char *argv[])
 {
+  pl_blas_core_choose (argv);
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/pl/tokenizer/wordpiece/reference", test_wordpiece_reference);
   g_test_add_func ("/pl/tokenizer/bpe/reference", test_bpe_reference);

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "pl-blas-core.h"
 #include "pl-encodings.h"
 #include "pl-error.h"
 #include "pl-grid.h"
@@ -374,6 +375,7 @@ int
 main (int   argc,
       char *argv[])
 {
+  pl_blas_core_choose (argv);
   g_test_init (&argc, &argv, NULL);
 
   for (guint i = 0; i < G_N_ELEMENTS (fixtures); i++)
