@@ -184,7 +184,8 @@ pl_pca_compute (const PlMatrix  *x,
    * eigenvalues; only the top K are wanted. */
   gram = n < d;
   m = gram ? n : d;
-  w = g_new (double, kk);
+  /* ?syevr fills W up to its order N whatever range it is asked for. */
+  w = g_new (double, m);
   z = g_new (double, m * kk);
   column_ss = g_new0 (double, d);
   if (!gram && (double) m * m * n / 2 > DOUBLE_WORK_LIMIT)
