@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
 
+#include <glib/gi18n-lib.h>
 #include <glib/gstdio.h>
+#include <locale.h>
 #include <hdf5.h>
 #include <float.h>
 #include <math.h>
@@ -361,6 +363,47 @@ test_cli_resize (void)
   pl_test_rmtree (dir);
 }
 
+/* The key says which component each colour stands for and its share of the
+ * variance, in the user's language: German from the build's catalogue. */
+static void
+test_key_translated (void)
+{
+  g_autoptr(PlMatrix) rgb = pl_matrix_new (4, 3);
+  const double ratio[3] = { 0.128, 0.0649, NAN };
+  g_autoptr(PlFigure) figure = pl_figure_new_grid_colors (rgb, 2, 2, ratio);
+  g_autofree char *po = g_test_build_filename (G_TEST_BUILT, "..", "po", NULL);
+  const char *was = g_getenv ("LANGUAGE");
+  g_autofree char *saved = g_strdup (was);
+  char *labels[3];
+
+  g_assert_nonnull (setlocale (LC_ALL, "C.UTF-8"));
+  bindtextdomain (GETTEXT_PACKAGE, po);
+  bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
+
+  g_setenv ("LANGUAGE", "", TRUE);
+  for (guint k = 0; k < 3; k++)
+    labels[k] = pl_figure_get_key_label (figure, k);
+  g_assert_cmpstr (labels[0], ==, "PC1 (12.8 %)");
+  g_assert_cmpstr (labels[1], ==, "PC2 (6.5 %)");
+  g_assert_cmpstr (labels[2], ==, "PC3");
+  for (guint k = 0; k < 3; k++)
+    g_free (labels[k]);
+
+  g_setenv ("LANGUAGE", "de", TRUE);
+  for (guint k = 0; k < 3; k++)
+    labels[k] = pl_figure_get_key_label (figure, k);
+  g_assert_cmpstr (labels[0], ==, "HK1 (12.8 %)");
+  g_assert_cmpstr (labels[1], ==, "HK2 (6.5 %)");
+  g_assert_cmpstr (labels[2], ==, "HK3");
+  for (guint k = 0; k < 3; k++)
+    g_free (labels[k]);
+
+  if (saved != NULL)
+    g_setenv ("LANGUAGE", saved, TRUE);
+  else
+    g_unsetenv ("LANGUAGE");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -376,6 +419,7 @@ main (int   argc,
       g_test_add_data_func (grid, &fixtures[i], test_patch_grid);
       g_test_add_data_func (colors, &fixtures[i], test_grid_colors);
     }
+  g_test_add_func ("/pl/figure-grid/key-translated", test_key_translated);
   g_test_add_func ("/pl/figure-grid/cli", test_cli);
   g_test_add_func ("/pl/figure-grid/cli-resize", test_cli_resize);
   return g_test_run ();

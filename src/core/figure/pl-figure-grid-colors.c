@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
 
+#include <glib/gi18n-lib.h>
 #include <math.h>
 
 #include "pl-figure-private.h"
@@ -79,13 +80,17 @@ ensure_image (PlFigure *self)
 }
 
 /* "PC1 (42.0 %)" beside a red swatch, and so on. */
-static char *
-key_label (PlFigure *self,
-           guint     k)
+char *
+pl_figure_get_key_label (PlFigure *self,
+                         guint     k)
 {
+  g_return_val_if_fail (self != NULL && pl_figure_get_kind (self) == PL_FIGURE_GRID_COLORS && k < 3, NULL);
+
   if (self->explained != NULL && isfinite (self->explained[k]))
-    return g_strdup_printf ("PC%u (%.1f %%)", k + 1, 100 * self->explained[k]);
-  return g_strdup_printf ("PC%u", k + 1);
+    /* Translators: the key of the principal colours: a principal component and its share of the variance */
+    return g_strdup_printf (_("PC%u (%.1f %%)"), k + 1, 100 * self->explained[k]);
+  /* Translators: a principal component ("PC1") */
+  return g_strdup_printf (_("PC%u"), k + 1);
 }
 
 void
@@ -106,7 +111,7 @@ pl_figure_grid_colors_render (PlFigure                *self,
     {
       double w;
 
-      labels[k] = key_label (self, k);
+      labels[k] = pl_figure_get_key_label (self, k);
       pl_draw_text_size (draw, labels[k], tick_size, 0, &w, &key_h);
       key_w = MAX (key_w, SWATCH + GAP / 2 + w);
     }

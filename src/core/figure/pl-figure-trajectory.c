@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
 
+#include <glib/gi18n-lib.h>
 #include <math.h>
 
 #include "pl-figure-private.h"
@@ -87,8 +88,10 @@ pl_figure_component_label (PlFigure *self,
                            guint     k)
 {
   if (self->explained != NULL && isfinite (self->explained[k]))
-    return g_strdup_printf ("PC%u (%.1f %% of variance)", k + 1, 100 * self->explained[k]);
-  return g_strdup_printf ("PC%u", k + 1);
+    /* Translators: an axis: a principal component and its share of the variance */
+    return g_strdup_printf (_("PC%u (%.1f %% of variance)"), k + 1, 100 * self->explained[k]);
+  /* Translators: a principal component ("PC1") */
+  return g_strdup_printf (_("PC%u"), k + 1);
 }
 
 void
@@ -496,7 +499,7 @@ draw_triad (PlFigure                *self,
     {
       guint k = items[m].index;
       double sx, sy, rgb[3], dx, dy, norm;
-      g_autofree char *label = g_strdup_printf ("PC%u", self->comp[k] + 1);
+      g_autofree char *label = g_strdup_printf (_("PC%u"), self->comp[k] + 1);
 
       project (&unit, k == 0, k == 1, k == 2, &sx, &sy, NULL);
       fade (draw, draw->axis, items[m].depth, rgb);

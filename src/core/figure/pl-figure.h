@@ -237,6 +237,10 @@ PlFigure   *pl_figure_new_grid_colors   (PlMatrix     *rgb,
                                          guint         rows,
                                          guint         cols,
                                          const double *explained_ratio);
+/* The key's label for colour K (0 red, 1 green, 2 blue) of a figure from
+ * pl_figure_new_grid_colors: "PC1 (42.0 %)", translated. */
+char       *pl_figure_get_key_label     (PlFigure     *self,
+                                         guint         k);
 
 /* ---- Common ------------------------------------------------------------- */
 
