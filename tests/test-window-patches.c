@@ -14,7 +14,7 @@
 /* The Patches view in the real window, on the DeiT fixture (a 3 × 3 grid,
  * class and distillation tokens): the grid of grids reads out numpy's
  * cosine of the two patches under the pointer, a click opens a map large
- * and a second goes back, the principal colours name the patch, and a model
+ * and a second goes back, the Euclidean distance chosen reads out numpy's, the principal colours name the patch, and a model
  * without a grid gets a status page instead. */
 
 static PlApplication *app;
@@ -43,6 +43,15 @@ page_shows (gpointer kind)
 }
 
 static gboolean
+grid_measures (gpointer label)
+{
+  PlFigure *figure = pl_page_get_figure (PL_PAGE (patches_page ()));
+
+  return page_shows (GINT_TO_POINTER (PL_FIGURE_PATCH_GRID)) &&
+         g_strcmp0 (pl_figure_get_value_label (figure), label) == 0;
+}
+
+static gboolean
 page_shows_status (gpointer data)
 {
   return g_str_equal (pl_page_get_shown (PL_PAGE (patches_page ())), "status");
@@ -67,6 +76,8 @@ test_patches_view (void)
 {
   g_autofree char *deit = pl_test_fixture ("vision", "deit", NULL);
   g_autoptr(PlMatrix) cosine = pl_test_vision_reference ("deit", "cosine");
+  g_autoptr(PlMatrix) euclidean = pl_test_vision_reference ("deit", "euclidean");
+  g_autoptr(PlMatrix) special_euclidean = pl_test_vision_reference ("deit", "special_euclidean");
   GListModel *models = pl_window_get_models (window);
   guint before = g_list_model_get_n_items (models);
   g_autofree char *text = NULL;
@@ -120,6 +131,49 @@ test_patches_view (void)
   g_assert_true (pl_figure_view_activate_at (figure_view (), plot.x + plot.width / 2, plot.y + plot.height / 2));
   g_assert_cmpint (pl_patches_page_get_focus (patches_page ()), ==, -1);
   pl_test_wait_until (page_shows, GINT_TO_POINTER (PL_FIGURE_PATCH_GRID), "the grid again");
+
+  /* The Euclidean distance: numpy's for two patches, and for the class
+   * token's map (found right of the grid by the hit test) and a patch. */
+  pl_patches_page_set_metric (patches_page (), PL_SIMILARITY_L2);
+  pl_test_wait_until (grid_measures, (gpointer) "Euclidean distance", "the grid of Euclidean distances");
+  pl_test_wait_frames (GTK_WIDGET (figure_view ()), 3);
+  figure = pl_figure_view_get_figure (figure_view ());
+  pl_figure_get_plot_area (figure, &plot);
+  s = plot.width / 11;
+  g_clear_pointer (&text, g_free);
+  g_clear_pointer (&expected, g_free);
+  text = describe (plot.x + 8.5 * s, plot.y + 6.5 * s);
+  expected = g_strdup_printf ("Euclidean distance: %.4f", pl_matrix_get (euclidean, 5, 6));
+  g_test_message ("%s", text);
+  g_assert_nonnull (text);
+  g_assert_nonnull (strstr (text, "(1, 2) and (2, 0)"));
+  g_assert_nonnull (strstr (text, expected));
+  {
+    int width = gtk_widget_get_width (GTK_WIDGET (figure_view ()));
+    int height = gtk_widget_get_height (GTK_WIDGET (figure_view ()));
+    gboolean found = FALSE;
+
+    for (int y = (int) plot.y; y < height && !found; y++)
+      for (int x = (int) (plot.x + plot.width); x < width && !found; x++)
+        {
+          guint column, row;
+
+          if (pl_figure_hit_cell (figure, x + 0.5, y + 0.5, &column, &row) && row == 9 && column == 7)
+            {
+              g_clear_pointer (&text, g_free);
+              g_clear_pointer (&expected, g_free);
+              text = describe (x + 0.5, y + 0.5);
+              expected = g_strdup_printf ("Euclidean distance: %.4f", pl_matrix_get (special_euclidean, 0, 7));
+              found = TRUE;
+            }
+        }
+    g_assert_true (found);
+    g_test_message ("%s", text);
+    g_assert_nonnull (strstr (text, "patch (2, 1)"));
+    g_assert_nonnull (strstr (text, expected));
+  }
+  pl_patches_page_set_metric (patches_page (), PL_SIMILARITY_COSINE);
+  pl_test_wait_until (grid_measures, (gpointer) "Cosine similarity", "the grid of cosines again");
 
   /* The principal colours: the patch under the pointer, by row and column. */
   pl_patches_page_show (patches_page (), PL_PATCHES_COLOURS);

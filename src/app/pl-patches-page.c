@@ -12,7 +12,8 @@
 #include "pl-view-style.h"
 
 /* A vision transformer's position table as the grid of patches it stands
- * for: the grid of grids (each patch's cosine similarity with every patch,
+ * for: the grid of grids (each patch's similarity with every patch, by the
+ * measure chosen (cosine by default, as Figure 7 of Dosovitskiy et al.),
  * drawn as a small map in its place, the special tokens' maps beside it), a
  * map clicked shown large, or the first three principal components of each
  * patch as colours. A model without a grid gets a status page saying why. */
@@ -23,11 +24,14 @@ struct _PlPatchesPage
   guint            rows;
   guint            cols;
   PlMatrix        *similarity;    /* [n + k, n]: the patches', then the special rows' */
+  PlSimilarityMetric asked_metric; /* the measure of the question in flight */
+  PlSimilarityMetric shown_metric; /* the measure of SIMILARITY */
   PlPca           *pca;
   int              focus;         /* the map shown large, or -1 */
 
   /* Template widgets */
   GtkDropDown     *show_dropdown;
+  GtkDropDown     *metric_dropdown;
   PlFigureView    *figure_view;
 };
 
@@ -43,6 +47,12 @@ static PlPatchesShow
 get_show (PlPatchesPage *self)
 {
   return (PlPatchesShow) gtk_drop_down_get_selected (self->show_dropdown);
+}
+
+static PlSimilarityMetric
+get_metric (PlPatchesPage *self)
+{
+  return (PlSimilarityMetric) pl_drop_down_get_value (self->metric_dropdown);
 }
 
 static PlModel *
@@ -78,10 +88,11 @@ finish_figure (PlPatchesPage *self,
   /* Translators: figure title: model — what is shown */
   g_autofree char *title = g_strdup_printf (_("%s — %s"), pl_model_get_name (get_model (self)), what);
 
-  pl_view_style_apply (figure, get_workspace (self));
+  /* A distance reverses the colour map, as in the Similarity view: near is bright. */
+  pl_view_style_apply_metric (figure, get_workspace (self), self->shown_metric);
   pl_figure_set_title (figure, title);
   pl_figure_set_axis_labels (figure, _("Patch column"), _("Patch row"));
-  pl_figure_set_value_label (figure, pl_enum_label (PL_TYPE_SIMILARITY_METRIC, PL_SIMILARITY_COSINE));
+  pl_figure_set_value_label (figure, pl_enum_label (PL_TYPE_SIMILARITY_METRIC, self->shown_metric));
   pl_figure_view_set_figure (self->figure_view, figure, 0, 0);
   pl_page_show_figure (PL_PAGE (self));
 }
@@ -140,6 +151,7 @@ show_colours (PlPatchesPage *self)
   g_autoptr(PlFigure) figure = NULL;
   double ratio[3];
 
+  self->shown_metric = PL_SIMILARITY_COSINE;
   for (guint k = 0; k < 3; k++)
     ratio[k] = k < self->pca->n_components ? pl_matrix_get (self->pca->explained_variance_ratio, 0, k) : NAN;
   figure = pl_figure_new_grid_colors (rgb, self->rows, self->cols, ratio);
@@ -168,6 +180,7 @@ on_answer (gpointer      page,
     {
       g_clear_pointer (&self->similarity, pl_matrix_unref);
       self->similarity = pl_matrix_ref (g_value_get_boxed (answer));
+      self->shown_metric = self->asked_metric;
       if (self->focus >= (int) self->similarity->rows)
         self->focus = -1;
       show_similarity (self);
@@ -178,7 +191,9 @@ static gpointer
 make_grid_question (PlMatrix *table,
                     gpointer  page)
 {
-  return pl_patch_grid_question_new (table, get_model (page), PL_SIMILARITY_COSINE);
+  PlPatchesPage *self = page;
+
+  return pl_patch_grid_question_new (table, get_model (self), self->asked_metric);
 }
 
 static gpointer
@@ -220,6 +235,7 @@ refresh (PlPage *page)
     }
 
   pl_page_show_loading (page);
+  gtk_widget_set_visible (GTK_WIDGET (self->metric_dropdown), get_show (self) == PL_PATCHES_GRID_OF_GRIDS);
   if (get_show (self) == PL_PATCHES_COLOURS)
     {
       key = pl_pca_question_key (model, PL_LAYER_TABLE);
@@ -228,7 +244,8 @@ refresh (PlPage *page)
     }
   else
     {
-      key = pl_patch_grid_question_key (model, PL_SIMILARITY_COSINE);
+      self->asked_metric = get_metric (self);
+      key = pl_patch_grid_question_key (model, self->asked_metric);
       pl_page_runner_ask (pl_page_get_runner (page), workspace, key, model, PL_LAYER_TABLE,
                           make_grid_question, pl_patch_grid_question_run,
                           (GDestroyNotify) pl_patch_grid_question_free, on_answer);
@@ -243,7 +260,7 @@ style_changed (PlPage *page)
 
   if (figure != NULL)
     {
-      pl_view_style_apply (figure, get_workspace (self));
+      pl_view_style_apply_metric (figure, get_workspace (self), self->shown_metric);
       pl_figure_view_invalidate (self->figure_view);
     }
 }
@@ -264,8 +281,9 @@ get_export_name (PlPage *page)
   if (get_show (self) == PL_PATCHES_COLOURS)
     return g_strdup_printf ("%s-patch-colours", name);
   if (self->focus >= 0)
-    return g_strdup_printf ("%s-patch-map-%d", name, self->focus);
-  return g_strdup_printf ("%s-grid-of-grids", name);
+    return g_strdup_printf ("%s-patch-map-%d-%s", name, self->focus,
+                            pl_similarity_metric_to_string (self->shown_metric));
+  return g_strdup_printf ("%s-grid-of-grids-%s", name, pl_similarity_metric_to_string (self->shown_metric));
 }
 
 static void
@@ -276,6 +294,13 @@ on_show_changed (PlPatchesPage *self)
   pl_page_refresh (PL_PAGE (self));
 }
 
+/* The same map, large or in the grid, in the new measure. */
+static void
+on_metric_changed (PlPatchesPage *self)
+{
+  pl_page_refresh (PL_PAGE (self));
+}
+
 static char *
 on_describe (PlPatchesPage *self,
              int            panel,
@@ -283,7 +308,7 @@ on_describe (PlPatchesPage *self,
              guint          row,
              PlFigureView  *view)
 {
-  const char *metric = pl_enum_label (PL_TYPE_SIMILARITY_METRIC, PL_SIMILARITY_COSINE);
+  const char *metric = pl_enum_label (PL_TYPE_SIMILARITY_METRIC, self->shown_metric);
   guint n = n_patches (self), map, cell;
   g_autofree char *first = NULL;
 
@@ -327,6 +352,14 @@ on_activate (PlPatchesPage *self,
   /* A map clicked opens large; a click on the large one goes back. */
   self->focus = self->focus < 0 && row < self->similarity->rows ? (int) row : -1;
   show_similarity (self);
+}
+
+void
+pl_patches_page_set_metric (PlPatchesPage      *self,
+                            PlSimilarityMetric  metric)
+{
+  g_return_if_fail (PL_IS_PATCHES_PAGE (self));
+  pl_drop_down_set_value (self->metric_dropdown, metric);
 }
 
 void
@@ -380,8 +413,10 @@ pl_patches_page_class_init (PlPatchesPageClass *klass)
 
   gtk_widget_class_set_template_from_resource (widget_class, "/org/poslens/Poslens/ui/pl-patches-page.ui");
   gtk_widget_class_bind_template_child (widget_class, PlPatchesPage, show_dropdown);
+  gtk_widget_class_bind_template_child (widget_class, PlPatchesPage, metric_dropdown);
   gtk_widget_class_bind_template_child (widget_class, PlPatchesPage, figure_view);
   gtk_widget_class_bind_template_callback (widget_class, on_show_changed);
+  gtk_widget_class_bind_template_callback (widget_class, on_metric_changed);
   gtk_widget_class_bind_template_callback (widget_class, on_describe);
   gtk_widget_class_bind_template_callback (widget_class, on_activate);
 }
@@ -391,4 +426,6 @@ pl_patches_page_init (PlPatchesPage *self)
 {
   self->focus = -1;
   gtk_widget_init_template (GTK_WIDGET (self));
+  pl_drop_down_set_enum (self->metric_dropdown, PL_TYPE_SIMILARITY_METRIC);
+  pl_drop_down_set_value (self->metric_dropdown, PL_SIMILARITY_COSINE);
 }

@@ -4,6 +4,7 @@
 #include <adwaita.h>
 
 #include "pl-page.h"
+#include "pl-similarity.h"
 
 G_BEGIN_DECLS
 
@@ -20,6 +21,9 @@ typedef enum
 
 void       pl_patches_page_show               (PlPatchesPage *self,
                                                PlPatchesShow  show);
+/* The measure of the grid of grids (cosine at first). */
+void       pl_patches_page_set_metric         (PlPatchesPage      *self,
+                                               PlSimilarityMetric  metric);
 /* The widget the figure is drawn in. */
 GtkWidget *pl_patches_page_get_figure_view    (PlPatchesPage *self);
 /* The patch whose map is shown large (a click on it), or -1 for the grid. */
