@@ -7,6 +7,7 @@
 #include <hdf5.h>
 #include <float.h>
 #include <math.h>
+#include <stdio.h>
 
 #include "pl-blas-core.h"
 #include "pl-colormap.h"
@@ -289,7 +290,8 @@ typedef struct
  * rows in front, as make-vision.py's hf_interpolate) within 16 float32
  * epsilons of the largest value, the tolerance test-vision gives the core;
  * patch-grid --resize draws the resized table's cosine, against the cosine
- * of torch's table in float64. */
+ * of torch's table in float64; pca --grid-colors --resize colours it as
+ * numpy colours torch's table, within 1e-5. */
 static void
 test_cli_resize (void)
 {
@@ -352,6 +354,37 @@ test_cli_resize (void)
           worst = MAX (worst, fabs (got - xy / sqrt (xx * yy)));
         }
     g_assert_cmpfloat (worst, <, 1e-5);
+  }
+
+  /* pca --grid-colors --resize: numpy's colours of torch's resized table. */
+  {
+    static const Resize colours[] = {
+      { "vit", "6x6", "size", "vit-6x6-size" },
+      { "deit", "5x5", "tenth", "deit-5x5-tenth" },
+      { "siglip", "9x5", "size", "siglip-9x5-size" },
+      { "clip", "7x7", "tenth", "clip-7x7-tenth" },
+    };
+    g_autofree char *rgb_path = g_build_filename (dir, "rgb.h5", NULL);
+
+    for (guint i = 0; i < G_N_ELEMENTS (colours); i++)
+      {
+        g_autofree char *path = pl_test_fixture ("vision", colours[i].fixture, NULL);
+        g_autoptr(PlMatrix) expected = pl_test_vision_reference ("interpolate_pca_rgb", colours[i].reference);
+        g_autoptr(PlMatrix) rgb = NULL;
+        guint new_rows, new_cols;
+
+        g_assert_cmpint (sscanf (colours[i].grid, "%ux%u", &new_rows, &new_cols), ==, 2);
+        g_assert_cmpint (pl_test_run_cli ((const char *[]) { "pca", path, "--grid-colors", "--resize", colours[i].grid,
+                                                             "--resample", colours[i].resample, "--out", rgb_path,
+                                                             NULL }), ==, 0);
+        g_assert_true (dataset_shape_is (rgb_path, "/grid_rgb", new_rows, new_cols, 3));
+        rgb = pl_test_read_h5 (rgb_path, "/grid_rgb");
+        g_assert_cmpfloat (pl_test_max_abs_diff (rgb, expected), <, 1e-5);
+      }
+    g_assert_cmpint (pl_test_run_cli ((const char *[]) { "pca", "builtin:sincos2d:4x4x8", "--resize", "6x6",
+                                                         "--out", rgb_path, NULL }), ==, 1);
+    g_assert_cmpint (pl_test_run_cli ((const char *[]) { "pca", "builtin:sincos2d:4x4x8", "--grid-colors",
+                                                         "--resize", "6x", "--out", rgb_path, NULL }), ==, 1);
   }
 
   g_assert_cmpint (pl_test_run_cli ((const char *[]) { "resize", "builtin:sinusoidal:16x8", "--grid", "4x4",

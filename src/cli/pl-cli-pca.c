@@ -81,6 +81,9 @@ pl_cli_pca (int    argc,
   g_autofree char *out = NULL;
   int components = 3;
   gboolean grid_colors = FALSE;
+  g_autofree char *resize = NULL;
+  g_autofree char *resample_name = NULL;
+  PlGridResample resample = PL_GRID_RESAMPLE_SIZE;
   guint grid_rows = 0, grid_cols = 0;
   PlMatrixFormat format;
   g_auto(PlCliFigureOptions) figure = PL_CLI_FIGURE_OPTIONS_INIT;
@@ -90,6 +93,8 @@ pl_cli_pca (int    argc,
     { "dataset", 'd', 0, G_OPTION_ARG_STRING, &dataset, N_("Use this 2-D dataset as a plain position table"), N_("NAME") },
     PL_CLI_LAYER_OPTION (layer),
     { "grid-colors", 'g', 0, G_OPTION_ARG_NONE, &grid_colors, N_("A vision transformer’s patches: the first three components as colours over the grid (/grid_rgb [rows, cols, 3])"), NULL },
+    { "resize", 0, 0, G_OPTION_ARG_STRING, &resize, N_("With --grid-colors: the table resized to this grid first, as Hugging Face’s interpolate_pos_encoding does"), N_("ROWSxCOLS") },
+    { "resample", 0, 0, G_OPTION_ARG_STRING, &resample_name, N_("With --resize: size (default) or tenth, as poslens-cli resize"), N_("HOW") },
     { "out", 'o', 0, G_OPTION_ARG_FILENAME, &out, N_("Write /projection and /explained_variance_ratio here (.h5, .csv, .npy)"), N_("FILE") },
     { NULL }
   };
@@ -112,10 +117,16 @@ pl_cli_pca (int    argc,
     return pl_cli_usage ("pca", "--grid-colors colours every patch of the grid: leave out --rows");
   if (grid_colors && layer != PL_CLI_TABLE_LAYER)
     return pl_cli_usage ("pca", "--grid-colors colours the table’s patches: leave out --layer");
+  if ((resize != NULL || resample_name != NULL) && !grid_colors)
+    return pl_cli_usage ("pca", "--resize and --resample go with --grid-colors");
+  if (resample_name != NULL && !pl_grid_resample_from_string (resample_name, &resample))
+    return pl_cli_usage ("pca", "--resample must be size or tenth");
+  if (resize != NULL && !pl_cli_parse_grid (resize, &grid_rows, &grid_cols, &error))
+    return pl_cli_usage ("pca", error->message);
 
   if (!(model = pl_cli_open_model (argv[1], dataset, &error)) ||
-      (grid_colors && !pl_model_require_grid (model, &grid_rows, &grid_cols, &error)) ||
-      !(table = pl_cli_read_positions (model, rows, layer, &error)))
+      !(grid_colors ? pl_cli_read_grid (model, resize, resample, &table, &grid_rows, &grid_cols, &error)
+                    : (table = pl_cli_read_positions (model, rows, layer, &error)) != NULL))
     return pl_cli_fail (error);
   if (!(pca = pl_pca_compute (table, grid_colors ? MAX ((guint) components, 3) : (guint) components, NULL, &error)))
     return pl_cli_fail_analysis (model, error);
