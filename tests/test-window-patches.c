@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <adwaita.h>
+#include <math.h>
 #include <string.h>
 
 #include "pl-figure-view.h"
@@ -14,7 +15,8 @@
 /* The Patches view in the real window, on the DeiT fixture (a 3 × 3 grid,
  * class and distillation tokens): the grid of grids reads out numpy's
  * cosine of the two patches under the pointer, a click opens a map large
- * and a second goes back, the Euclidean distance chosen reads out numpy's, the principal colours name the patch, and a model
+ * and a second goes back, the Euclidean distance chosen reads out numpy's,
+ * the table resized beside it reads out the cosine of torch's resized table, the principal colours name the patch, and a model
  * without a grid gets a status page instead. */
 
 static PlApplication *app;
@@ -49,6 +51,43 @@ grid_measures (gpointer label)
 
   return page_shows (GINT_TO_POINTER (PL_FIGURE_PATCH_GRID)) &&
          g_strcmp0 (pl_figure_get_value_label (figure), label) == 0;
+}
+
+static gboolean
+resized_shows (gpointer title)
+{
+  PlFigure *figure = pl_figure_view_get_figure (PL_FIGURE_VIEW (pl_patches_page_get_resized_view (patches_page ())));
+
+  return figure != NULL && pl_figure_get_kind (figure) == PL_FIGURE_PATCH_GRID &&
+         strstr (pl_figure_get_title (figure), title) != NULL;
+}
+
+/* The cosine of rows A and B of TABLE, in double. */
+static double
+cosine_of (const PlMatrix *table,
+           gsize           a,
+           gsize           b)
+{
+  double xy = 0, xx = 0, yy = 0;
+
+  for (gsize c = 0; c < table->cols; c++)
+    {
+      xy += (double) pl_matrix_get (table, a, c) * pl_matrix_get (table, b, c);
+      xx += (double) pl_matrix_get (table, a, c) * pl_matrix_get (table, a, c);
+      yy += (double) pl_matrix_get (table, b, c) * pl_matrix_get (table, b, c);
+    }
+  return xy / sqrt (xx * yy);
+}
+
+/* The number after "NAME: " in TEXT. */
+static double
+value_in (const char *text,
+          const char *name)
+{
+  const char *at = text != NULL ? strstr (text, name) : NULL;
+
+  g_assert_nonnull (at);
+  return g_ascii_strtod (at + strlen (name), NULL);
 }
 
 static gboolean
@@ -174,6 +213,37 @@ test_patches_view (void)
   }
   pl_patches_page_set_metric (patches_page (), PL_SIMILARITY_COSINE);
   pl_test_wait_until (grid_measures, (gpointer) "Cosine similarity", "the grid of cosines again");
+
+  /* Resized to 5 × 5 with transformers' old arguments, beside the
+   * original: hovering the resized grid of grids reads out the cosine of
+   * torch's F.interpolate of the table (make-vision.py), within 1e-4 (the
+   * read-out's 4 decimals, the resize within 16 float32 epsilons). Its
+   * patch (1, 3) against patch (4, 0): 5 maps of 5 cells, a pixel between
+   * maps, 29 pixels across. */
+  {
+    g_autoptr(PlMatrix) resized = pl_test_vision_reference ("interpolate", "deit-5x5-tenth");
+    PlFigureView *view = PL_FIGURE_VIEW (pl_patches_page_get_resized_view (patches_page ()));
+    PlFigure *right;
+
+    pl_patches_page_set_resize (patches_page (), TRUE, 5, 5, PL_GRID_RESAMPLE_TENTH);
+    pl_test_wait_until (resized_shows, (gpointer) "resized to 5 × 5", "the resized grid of grids");
+    pl_test_wait_frames (GTK_WIDGET (view), 3);
+    right = pl_figure_view_get_figure (view);
+    pl_figure_get_plot_area (right, &plot);
+    s = plot.width / 29;
+    g_clear_pointer (&text, g_free);
+    text = pl_figure_view_describe_at (view, plot.x + 18.5 * s, plot.y + 10.5 * s);
+    g_test_message ("%s", text);
+    g_assert_nonnull (text);
+    g_assert_nonnull (strstr (text, "(1, 3) and (4, 0)"));
+    g_assert_cmpfloat (fabs (value_in (text, "Cosine similarity: ") - cosine_of (resized, 2 + 8, 2 + 20)), <=, 1e-4);
+    /* The original beside it still reads out the 3 × 3 grid. */
+    g_assert_true (gtk_widget_get_visible (GTK_WIDGET (figure_view ())));
+    g_assert_cmpint (pl_figure_get_kind (pl_figure_view_get_figure (figure_view ())), ==, PL_FIGURE_PATCH_GRID);
+
+    pl_patches_page_set_resize (patches_page (), FALSE, 5, 5, PL_GRID_RESAMPLE_TENTH);
+    g_assert_false (gtk_widget_get_visible (GTK_WIDGET (view)));
+  }
 
   /* The principal colours: the patch under the pointer, by row and column. */
   pl_patches_page_show (patches_page (), PL_PATCHES_COLOURS);

@@ -3,6 +3,7 @@
 
 #include <adwaita.h>
 
+#include "pl-grid.h"
 #include "pl-page.h"
 #include "pl-similarity.h"
 
@@ -24,8 +25,16 @@ void       pl_patches_page_show               (PlPatchesPage *self,
 /* The measure of the grid of grids (cosine at first). */
 void       pl_patches_page_set_metric         (PlPatchesPage      *self,
                                                PlSimilarityMetric  metric);
-/* The widget the figure is drawn in. */
+/* SHOW: the table resized to ROWS × COLS (1 to 64 each) beside the
+ * original, as poslens-cli resize resizes it with RESAMPLE. */
+void       pl_patches_page_set_resize         (PlPatchesPage      *self,
+                                               gboolean            show,
+                                               guint               rows,
+                                               guint               cols,
+                                               PlGridResample      resample);
+/* The widget the figure is drawn in, and the one of the resized table. */
 GtkWidget *pl_patches_page_get_figure_view    (PlPatchesPage *self);
+GtkWidget *pl_patches_page_get_resized_view   (PlPatchesPage *self);
 /* The patch whose map is shown large (a click on it), or -1 for the grid. */
 int        pl_patches_page_get_focus          (PlPatchesPage *self);
 

@@ -6,6 +6,7 @@
 
 #include "pl-encodings.h"
 #include "pl-enum-labels.h"
+#include "pl-figure-pair.h"
 #include "pl-figure-view.h"
 #include "pl-pca.h"
 #include "pl-playground-page.h"
@@ -24,7 +25,6 @@ struct _PlPlaygroundPage
   PlPage          parent_instance;
 
   GCancellable   *cancellable;
-  guint           restack_id;
   PlPlaygroundKind kind;           /* of the answer on screen */
   PlPlaygroundKind asked;          /* of the question in flight */
   PlMatrix       *matrix;
@@ -40,7 +40,7 @@ struct _PlPlaygroundPage
   GtkSpinButton  *width_spin;
   GtkScale       *base_scale;
   GtkLabel       *base_label;
-  GtkBox         *figures;
+  GtkWidget      *figures;
   PlFigureView   *heatmap_view;
   PlFigureView   *trajectory_view;
 };
@@ -498,43 +498,11 @@ get_export_name (PlPage *page)
                           length, width, get_base (self));
 }
 
-/* The two figures side by side, or one above the other where that gives
- * each a larger square (a narrow window). Switched after the allocation
- * that found it, never during one. */
-static gboolean
-restack (gpointer data)
-{
-  PlPlaygroundPage *self = data;
-  int width = gtk_widget_get_width (GTK_WIDGET (self->figures));
-  int height = gtk_widget_get_height (GTK_WIDGET (self->figures));
-  GtkOrientation orientation = MIN (width, height / 2) > MIN (width / 2, height) ? GTK_ORIENTATION_VERTICAL
-                                                                                 : GTK_ORIENTATION_HORIZONTAL;
-
-  self->restack_id = 0;
-  if (width > 0 && height > 0 && gtk_orientable_get_orientation (GTK_ORIENTABLE (self->figures)) != orientation)
-    gtk_orientable_set_orientation (GTK_ORIENTABLE (self->figures), orientation);
-  return G_SOURCE_REMOVE;
-}
-
-static void
-pl_playground_page_size_allocate (GtkWidget *widget,
-                                  int        width,
-                                  int        height,
-                                  int        baseline)
-{
-  PlPlaygroundPage *self = PL_PLAYGROUND_PAGE (widget);
-
-  GTK_WIDGET_CLASS (pl_playground_page_parent_class)->size_allocate (widget, width, height, baseline);
-  if (self->restack_id == 0)
-    self->restack_id = g_idle_add_full (G_PRIORITY_HIGH_IDLE, restack, self, NULL);
-}
-
 static void
 pl_playground_page_dispose (GObject *object)
 {
   PlPlaygroundPage *self = PL_PLAYGROUND_PAGE (object);
 
-  g_clear_handle_id (&self->restack_id, g_source_remove);
   g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
   g_clear_pointer (&self->matrix, pl_matrix_unref);
@@ -552,13 +520,13 @@ pl_playground_page_class_init (PlPlaygroundPageClass *klass)
   PlPageClass *page_class = PL_PAGE_CLASS (klass);
 
   object_class->dispose = pl_playground_page_dispose;
-  widget_class->size_allocate = pl_playground_page_size_allocate;
   page_class->refresh = refresh;
   page_class->style_changed = style_changed;
   page_class->get_figure = get_figure;
   page_class->get_export_name = get_export_name;
   page_class->get_busy = get_busy;
 
+  g_type_ensure (PL_TYPE_FIGURE_PAIR);
   g_type_ensure (PL_TYPE_FIGURE_VIEW);
 
   gtk_widget_class_set_template_from_resource (widget_class, "/org/poslens/Poslens/ui/pl-playground-page.ui");

@@ -58,9 +58,16 @@ pl_similarity_question_run (PlAnalysisJob  *job,
 
 char *
 pl_patch_grid_question_key (PlModel            *model,
-                            PlSimilarityMetric  metric)
+                            PlSimilarityMetric  metric,
+                            guint               new_rows,
+                            guint               new_cols,
+                            PlGridResample      resample)
 {
-  return g_strdup_printf ("patch-grid/%s/%s", pl_workspace_model_key (model), pl_similarity_metric_to_string (metric));
+  if (new_rows == 0)
+    return g_strdup_printf ("patch-grid/%s/%s", pl_workspace_model_key (model), pl_similarity_metric_to_string (metric));
+  return g_strdup_printf ("patch-grid/%s/%s/%ux%u/%s", pl_workspace_model_key (model),
+                          pl_similarity_metric_to_string (metric), new_rows, new_cols,
+                          pl_grid_resample_to_string (resample));
 }
 
 PlPatchGridQuestion *
@@ -77,11 +84,38 @@ pl_patch_grid_question_new (PlMatrix           *table,
 }
 
 void
+pl_patch_grid_question_resize (PlPatchGridQuestion *question,
+                               guint                rows,
+                               guint                cols,
+                               guint                new_rows,
+                               guint                new_cols,
+                               PlGridResample       resample)
+{
+  question->rows = rows;
+  question->cols = cols;
+  question->new_rows = new_rows;
+  question->new_cols = new_cols;
+  question->resample = resample;
+}
+
+void
 pl_patch_grid_question_free (PlPatchGridQuestion *question)
 {
   g_clear_pointer (&question->table, pl_matrix_unref);
   g_clear_object (&question->model);
   g_free (question);
+}
+
+/* The question's patches, resized when it asks so. */
+static PlMatrix *
+question_patches (PlPatchGridQuestion  *question,
+                  GCancellable         *cancellable,
+                  GError              **error)
+{
+  if (question->new_rows == 0)
+    return pl_matrix_ref (question->table);
+  return pl_grid_interpolate (question->table, question->rows, question->cols, question->new_rows,
+                              question->new_cols, question->resample, cancellable, error);
 }
 
 gboolean
@@ -91,7 +125,9 @@ pl_patch_grid_question_run (PlAnalysisJob  *job,
                             GError        **error)
 {
   PlPatchGridQuestion *question = data;
+  GCancellable *cancellable = pl_analysis_job_get_cancellable (job);
   g_autoptr(PlMatrix) special = NULL;
+  g_autoptr(PlMatrix) table = NULL;
   g_autoptr(PlMatrix) patches = NULL;
   g_autoptr(PlMatrix) special_similarity = NULL;
   PlMatrix *answer;
@@ -100,8 +136,8 @@ pl_patch_grid_question_run (PlAnalysisJob  *job,
   if (pl_model_get_n_special_rows (question->model) > 0 &&
       !(special = pl_model_read_special_rows (question->model, error)))
     return FALSE;
-  if (!(patches = pl_grid_similarity (question->table, special, question->metric, &special_similarity,
-                                      pl_analysis_job_get_cancellable (job), error)))
+  if (!(table = question_patches (question, cancellable, error)) ||
+      !(patches = pl_grid_similarity (table, special, question->metric, &special_similarity, cancellable, error)))
     return FALSE;
   n = patches->rows;
   k = special_similarity != NULL ? special_similarity->rows : 0;
@@ -112,6 +148,27 @@ pl_patch_grid_question_run (PlAnalysisJob  *job,
   g_value_init (result, PL_TYPE_MATRIX);
   g_value_take_boxed (result, answer);
   return TRUE;
+}
+
+char *
+pl_resized_pca_question_key (PlModel        *model,
+                             guint           new_rows,
+                             guint           new_cols,
+                             PlGridResample  resample)
+{
+  return g_strdup_printf ("pca/%s/%ux%u/%s", pl_workspace_model_key (model), new_rows, new_cols,
+                          pl_grid_resample_to_string (resample));
+}
+
+gboolean
+pl_resized_pca_question_run (PlAnalysisJob  *job,
+                             gpointer        data,
+                             GValue         *result,
+                             GError        **error)
+{
+  g_autoptr(PlMatrix) table = question_patches (data, pl_analysis_job_get_cancellable (job), error);
+
+  return table != NULL && pl_pca_question_run (job, table, result, error);
 }
 
 char *
