@@ -31,8 +31,10 @@ import sys
 import tempfile
 import time
 
-import bench_blas
 import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench_blas  # noqa: E402
 
 SHAPES = {
     # HuggingFaceTB/SmolLM-135M and TinyLlama/TinyLlama-1.1B-Chat-v1.0 config.json

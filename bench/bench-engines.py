@@ -32,8 +32,10 @@ import sys
 import tempfile
 import time
 
-import bench_blas
 import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench_blas  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 

@@ -22,8 +22,10 @@ import tempfile
 import time
 
 import h5py
-import bench_blas
 import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench_blas  # noqa: E402
 
 
 def write_checkpoint(folder, cfg, seed):
