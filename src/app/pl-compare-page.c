@@ -87,7 +87,8 @@ show_answers (PlComparePage *self)
   g_autoptr(PlModel) second = get_model (self, 1);
   PlSimilarityMetric metric = get_metric (self);
   PlFigure *panels[3];
-  guint n_panels = 2, grid = 0;
+  guint columns[3], rows[3];
+  guint n_panels = 2;
   g_autoptr(PlFigure) figure = NULL;
 
   if (self->answers[0] == NULL || self->answers[1] == NULL || first == NULL || second == NULL)
@@ -95,6 +96,11 @@ show_answers (PlComparePage *self)
 
   panels[0] = make_heatmap (self, self->answers[0], pl_model_get_name (first));
   panels[1] = make_heatmap (self, self->answers[1], pl_model_get_name (second));
+  for (guint side = 0; side < 2; side++)
+    {
+      columns[side] = self->answers[side]->cols;
+      rows[side] = self->answers[side]->rows;
+    }
   g_clear_pointer (&self->difference, pl_matrix_unref);
   if (self->answers[0]->rows == self->answers[1]->rows && self->answers[0]->cols == self->answers[1]->cols)
     {
@@ -113,8 +119,9 @@ show_answers (PlComparePage *self)
       pl_figure_set_reversed (panels[n_panels], metric == PL_SIMILARITY_L2);
       pl_figure_set_value_label (panels[n_panels], _("Difference"));
       pl_figure_set_own_scale (panels[n_panels], TRUE);
+      columns[n_panels] = self->difference->cols;
+      rows[n_panels] = self->difference->rows;
       n_panels++;
-      grid = self->difference->rows;
       gtk_label_set_text (self->status_label, "");
     }
   else
@@ -132,8 +139,8 @@ show_answers (PlComparePage *self)
     pl_figure_set_range (figure, -1, 1);
   pl_view_style_apply_metric (figure, get_workspace (self), metric);
   pl_figure_set_value_label (figure, pl_enum_label (PL_TYPE_SIMILARITY_METRIC, metric));
-  /* Cells to zoom into only when the panels have the same ones. */
-  pl_figure_view_set_figure (self->figure_view, figure, grid, grid);
+  /* Zoom, pan and selection act on each panel's own positions. */
+  pl_figure_view_set_multiples (self->figure_view, figure, columns, rows);
   selection_changed (PL_PAGE (self));
 }
 

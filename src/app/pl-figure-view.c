@@ -3,6 +3,7 @@
 
 #include <glib/gi18n.h>
 #include <math.h>
+#include <string.h>
 
 #include "pl-figure-view.h"
 
@@ -16,8 +17,12 @@ struct _PlFigureView
   GtkWidget  parent_instance;
 
   PlFigure  *figure;
+  /* The cells to zoom over: the largest panel's of small multiples. */
   guint      grid_columns;
   guint      grid_rows;
+  /* Each panel's cells (columns, rows) on small multiples: a panel with
+   * fewer positions shows the common window moved inside its own cells. */
+  GArray    *panel_cells;
 
   /* The 3-D rotation when a drag began */
   double     drag_azimuth, drag_elevation;
@@ -32,7 +37,6 @@ struct _PlFigureView
   /* Shift-drag selects a range of cells [highlight_start, highlight_end),
    * drawn over the figure as the rows and columns it covers. */
   gboolean   selecting;
-  guint      select_anchor;
   guint      highlight_start;
   guint      highlight_end;
   guint      label_offset;     /* the position number of cell 0 */
@@ -87,30 +91,93 @@ pl_figure_view_invalidate (PlFigureView *self)
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
+/* The window [A, B) moved inside N cells, as wide as fits. */
+static void
+window_inside (double  a,
+               double  b,
+               guint   n,
+               double *inside_a,
+               double *inside_b)
+{
+  double w = MIN (b - a, (double) n);
+
+  *inside_a = CLAMP (a, 0, n - w);
+  *inside_b = *inside_a + w;
+}
+
+/* The window of cells PANEL shows (-1: the figure's own). */
+static void
+panel_view (PlFigureView *self,
+            int           panel,
+            double       *x0,
+            double       *y0,
+            double       *x1,
+            double       *y1)
+{
+  guint columns = self->grid_columns, rows = self->grid_rows;
+
+  if (panel >= 0 && (guint) panel < self->panel_cells->len / 2)
+    {
+      columns = g_array_index (self->panel_cells, guint, 2 * panel);
+      rows = g_array_index (self->panel_cells, guint, 2 * panel + 1);
+    }
+  window_inside (self->x0, self->x1, columns, x0, x1);
+  window_inside (self->y0, self->y1, rows, y0, y1);
+}
+
+/* The number of rows of PANEL (-1: the figure's). */
+static guint
+panel_rows (PlFigureView *self,
+            int           panel)
+{
+  if (panel >= 0 && (guint) panel < self->panel_cells->len / 2)
+    return g_array_index (self->panel_cells, guint, 2 * panel + 1);
+  return self->grid_rows;
+}
+
 static void
 apply_view (PlFigureView *self)
 {
   if (self->figure != NULL && self->grid_columns > 0)
-    pl_figure_set_view (self->figure, self->x0, self->y0, self->x1, self->y1);
+    {
+      pl_figure_set_view (self->figure, self->x0, self->y0, self->x1, self->y1);
+      for (guint i = 0; i < self->panel_cells->len / 2; i++)
+        {
+          double x0, y0, x1, y1;
+
+          panel_view (self, (int) i, &x0, &y0, &x1, &y1);
+          if (x1 > x0 && y1 > y0)
+            pl_figure_set_view (pl_figure_get_panel (self->figure, i), x0, y0, x1, y1);
+        }
+    }
   pl_figure_view_invalidate (self);
 }
 
-void
-pl_figure_view_set_figure (PlFigureView *self,
-                           PlFigure     *figure,
-                           guint         grid_columns,
-                           guint         grid_rows)
+static void
+set_figure (PlFigureView *self,
+            PlFigure     *figure,
+            GArray       *panel_cells)
 {
+  guint grid_columns = 0, grid_rows = 0;
   gboolean same_grid;
 
-  g_return_if_fail (PL_IS_FIGURE_VIEW (self));
-  g_return_if_fail (!figure || PL_IS_FIGURE (figure));
-
-  same_grid = grid_columns == self->grid_columns && grid_rows == self->grid_rows;
+  for (guint i = 0; i < panel_cells->len; i += 2)
+    {
+      grid_columns = MAX (grid_columns, g_array_index (panel_cells, guint, i));
+      grid_rows = MAX (grid_rows, g_array_index (panel_cells, guint, i + 1));
+    }
+  /* One grid for the whole figure is not a panel's own. */
+  if (figure == NULL || pl_figure_get_kind (figure) != PL_FIGURE_MULTIPLES)
+    g_array_set_size (panel_cells, 0);
+  same_grid = grid_columns == self->grid_columns && grid_rows == self->grid_rows &&
+              panel_cells->len == self->panel_cells->len &&
+              memcmp (panel_cells->data, self->panel_cells->data, panel_cells->len * sizeof (guint)) == 0;
   if (!g_set_object (&self->figure, figure))
     return;
   g_clear_object (&self->rendered);
 
+  g_array_set_size (self->panel_cells, 0);
+  g_array_append_vals (self->panel_cells, panel_cells->data, panel_cells->len);
   self->grid_columns = grid_columns;
   self->grid_rows = grid_rows;
   /* Keep the zoom when only the values change (another metric, another layer). */
@@ -119,6 +186,51 @@ pl_figure_view_set_figure (PlFigureView *self,
   else
     pl_figure_view_reset_zoom (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FIGURE]);
+}
+
+void
+pl_figure_view_set_figure (PlFigureView *self,
+                           PlFigure     *figure,
+                           guint         grid_columns,
+                           guint         grid_rows)
+{
+  g_autoptr(GArray) cells = g_array_new (FALSE, FALSE, sizeof (guint));
+
+  g_return_if_fail (PL_IS_FIGURE_VIEW (self));
+  g_return_if_fail (!figure || PL_IS_FIGURE (figure));
+
+  if (grid_columns > 0 && grid_rows > 0)
+    {
+      /* Every panel of small multiples has the figure's grid. */
+      guint n = figure != NULL && pl_figure_get_kind (figure) == PL_FIGURE_MULTIPLES ?
+                pl_figure_get_n_panels (figure) : 1;
+
+      for (guint i = 0; i < n; i++)
+        {
+          g_array_append_val (cells, grid_columns);
+          g_array_append_val (cells, grid_rows);
+        }
+    }
+  set_figure (self, figure, cells);
+}
+
+void
+pl_figure_view_set_multiples (PlFigureView *self,
+                              PlFigure     *figure,
+                              const guint  *columns,
+                              const guint  *rows)
+{
+  g_autoptr(GArray) cells = g_array_new (FALSE, FALSE, sizeof (guint));
+
+  g_return_if_fail (PL_IS_FIGURE_VIEW (self));
+  g_return_if_fail (PL_IS_FIGURE (figure) && pl_figure_get_kind (figure) == PL_FIGURE_MULTIPLES);
+
+  for (guint i = 0; i < pl_figure_get_n_panels (figure); i++)
+    {
+      g_array_append_val (cells, columns[i]);
+      g_array_append_val (cells, rows[i]);
+    }
+  set_figure (self, figure, cells);
 }
 
 void
@@ -146,10 +258,10 @@ clamp_view (PlFigureView *self)
   self->y1 = self->y0 + h;
 }
 
-/* Where the cells lie for a point: the figure's plot, or on small
- * multiples (which zoom as one) the plot of the panel under the point, or
- * of the first panel when the point is in none. */
-static void
+/* Where the cells lie for a point: the figure's plot (returns -1), or on
+ * small multiples (which zoom as one) the plot of the panel under the point,
+ * or of the first panel when the point is in none (returns the panel). */
+static int
 plot_area_at (PlFigureView      *self,
               double             x,
               double             y,
@@ -161,30 +273,35 @@ plot_area_at (PlFigureView      *self,
   if (pl_figure_get_kind (self->figure) != PL_FIGURE_MULTIPLES)
     {
       pl_figure_get_plot_area (self->figure, area);
-      return;
+      return -1;
     }
   panel = MAX (pl_figure_get_panel_at (self->figure, x, y, NULL, NULL), 0);
   if (!pl_figure_get_panel_area (self->figure, panel, &cell))
     {
       pl_figure_get_plot_area (self->figure, area);
-      return;
+      return -1;
     }
   pl_figure_get_plot_area (pl_figure_get_panel (self->figure, panel), area);
   area->x += cell.x;
   area->y += cell.y;
+  return panel;
 }
 
-/* The cell coordinate of a widget point in the plot AREA, unclamped. */
+/* The cell coordinate of a widget point in the plot AREA of PANEL, unclamped. */
 static void
 area_point_to_cell (PlFigureView            *self,
+                    int                      panel,
                     const cairo_rectangle_t *area,
                     double                   x,
                     double                   y,
                     double                  *cx,
                     double                  *cy)
 {
-  *cx = self->x0 + (x - area->x) / MAX (area->width, 1) * (self->x1 - self->x0);
-  *cy = self->y0 + (y - area->y) / MAX (area->height, 1) * (self->y1 - self->y0);
+  double x0, y0, x1, y1;
+
+  panel_view (self, panel, &x0, &y0, &x1, &y1);
+  *cx = x0 + (x - area->x) / MAX (area->width, 1) * (x1 - x0);
+  *cy = y0 + (y - area->y) / MAX (area->height, 1) * (y1 - y0);
 }
 
 /* The cell coordinate under a widget point, unclamped. */
@@ -196,9 +313,9 @@ point_to_cell (PlFigureView *self,
                double       *cy)
 {
   cairo_rectangle_t area;
+  int panel = plot_area_at (self, x, y, &area);
 
-  plot_area_at (self, x, y, &area);
-  area_point_to_cell (self, &area, x, y, cx, cy);
+  area_point_to_cell (self, panel, &area, x, y, cx, cy);
 }
 
 void
@@ -266,20 +383,38 @@ on_drag_begin (GtkGestureDrag *gesture,
                PlFigureView   *self)
 {
   GdkModifierType state = gtk_event_controller_get_current_event_state (GTK_EVENT_CONTROLLER (gesture));
-  guint column, row;
 
   self->drag_x0 = self->x0;
   self->drag_y0 = self->y0;
   if (self->figure != NULL && pl_figure_get_kind (self->figure) == PL_FIGURE_TRAJECTORY_3D)
     pl_figure_get_rotation (self->figure, &self->drag_azimuth, &self->drag_elevation);
-  self->selecting = (state & GDK_SHIFT_MASK) != 0 && self->figure != NULL && self->grid_columns > 0 &&
-                    pl_figure_hit_cell (self->figure, x, y, &column, &row);
-  if (self->selecting)
-    {
-      self->select_anchor = row;
-      pl_figure_view_set_highlight (self, row, row + 1);
-      g_signal_emit (self, signals[SELECT], 0, self->highlight_start, self->highlight_end);
-    }
+  self->selecting = (state & GDK_SHIFT_MASK) != 0 && pl_figure_view_select_drag (self, x, y, x, y);
+}
+
+gboolean
+pl_figure_view_select_drag (PlFigureView *self,
+                            double        start_x,
+                            double        start_y,
+                            double        x,
+                            double        y)
+{
+  cairo_rectangle_t area;
+  double cx, cy;
+  guint column, anchor, row;
+  int panel;
+
+  g_return_val_if_fail (PL_IS_FIGURE_VIEW (self), FALSE);
+
+  if (self->figure == NULL || self->grid_columns == 0 ||
+      !pl_figure_hit_cell (self->figure, start_x, start_y, &column, &anchor))
+    return FALSE;
+  /* In the panel where the drag began, wherever the pointer is now. */
+  panel = plot_area_at (self, start_x, start_y, &area);
+  area_point_to_cell (self, panel, &area, x, y, &cx, &cy);
+  row = (guint) CLAMP (cy, 0, panel_rows (self, panel) - 1);
+  pl_figure_view_set_highlight (self, MIN (row, anchor), MAX (row, anchor) + 1);
+  g_signal_emit (self, signals[SELECT], 0, self->highlight_start, self->highlight_end);
+  return TRUE;
 }
 
 static void
@@ -304,16 +439,10 @@ on_drag_update (GtkGestureDrag *gesture,
     return;
   if (self->selecting)
     {
-      double sx, sy, cx, cy;
-      guint row;
+      double sx, sy;
 
-      /* In the panel where the drag began, wherever the pointer is now. */
       gtk_gesture_drag_get_start_point (gesture, &sx, &sy);
-      plot_area_at (self, sx, sy, &area);
-      area_point_to_cell (self, &area, sx + dx, sy + dy, &cx, &cy);
-      row = (guint) CLAMP (cy, 0, self->grid_rows - 1);
-      pl_figure_view_set_highlight (self, MIN (row, self->select_anchor), MAX (row, self->select_anchor) + 1);
-      g_signal_emit (self, signals[SELECT], 0, self->highlight_start, self->highlight_end);
+      pl_figure_view_select_drag (self, sx, sy, sx + dx, sy + dy);
       return;
     }
   {
@@ -482,31 +611,33 @@ heatmap_area (PlFigureView      *self,
   return TRUE;
 }
 
-/* The selected range as bands over its rows and columns of the heatmap in
- * AREA, clipped to the data. */
+/* The selected range as bands over its rows and columns of the heatmap of
+ * PANEL in AREA, clipped to the data. */
 static void
 draw_highlight (PlFigureView            *self,
                 cairo_t                 *cr,
+                int                      panel,
                 const cairo_rectangle_t *plot)
 {
   cairo_rectangle_t area = *plot;
-  double sx, sy, a, b;
+  double x0, y0, x1, y1, sx, sy, a, b;
 
   if (area.width <= 0 || area.height <= 0)
     return;
-  sx = area.width / (self->x1 - self->x0);
-  sy = area.height / (self->y1 - self->y0);
+  panel_view (self, panel, &x0, &y0, &x1, &y1);
+  sx = area.width / (x1 - x0);
+  sy = area.height / (y1 - y0);
 
   cairo_save (cr);
   cairo_rectangle (cr, area.x, area.y, area.width, area.height);
   cairo_clip (cr);
-  a = area.y + (self->highlight_start - self->y0) * sy;
-  b = area.y + (self->highlight_end - self->y0) * sy;
+  a = area.y + (self->highlight_start - y0) * sy;
+  b = area.y + (self->highlight_end - y0) * sy;
   cairo_rectangle (cr, area.x, a, area.width, b - a);
   if (self->grid_columns == self->grid_rows)
     {
-      double c = area.x + (self->highlight_start - self->x0) * sx;
-      double d = area.x + (self->highlight_end - self->x0) * sx;
+      double c = area.x + (self->highlight_start - x0) * sx;
+      double d = area.x + (self->highlight_end - x0) * sx;
 
       cairo_rectangle (cr, c, area.y, d - c, area.height);
       /* The block where the selection meets itself. */
@@ -647,7 +778,8 @@ pl_figure_view_snapshot (GtkWidget   *widget,
 
           /* On every panel of small multiples: one selection for all. */
           for (guint i = 0; heatmap_area (self, i, &area); i++)
-            draw_highlight (self, cr, &area);
+            draw_highlight (self, cr, pl_figure_get_kind (self->figure) == PL_FIGURE_MULTIPLES ? (int) i : -1,
+                            &area);
         }
       else
         draw_highlight_points (self, cr);
@@ -664,6 +796,15 @@ pl_figure_view_dispose (GObject *object)
   g_clear_object (&self->figure);
   g_clear_object (&self->rendered);
   G_OBJECT_CLASS (pl_figure_view_parent_class)->dispose (object);
+}
+
+static void
+pl_figure_view_finalize (GObject *object)
+{
+  PlFigureView *self = PL_FIGURE_VIEW (object);
+
+  g_array_unref (self->panel_cells);
+  G_OBJECT_CLASS (pl_figure_view_parent_class)->finalize (object);
 }
 
 static void
@@ -691,6 +832,7 @@ pl_figure_view_class_init (PlFigureViewClass *klass)
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   object_class->dispose = pl_figure_view_dispose;
+  object_class->finalize = pl_figure_view_finalize;
   object_class->get_property = pl_figure_view_get_property;
   widget_class->snapshot = pl_figure_view_snapshot;
   widget_class->query_tooltip = pl_figure_view_query_tooltip;
@@ -730,6 +872,7 @@ pl_figure_view_init (PlFigureView *self)
   GtkEventController *scroll, *motion;
   GtkGesture *drag, *click, *zoom;
 
+  self->panel_cells = g_array_new (FALSE, FALSE, sizeof (guint));
   gtk_widget_set_has_tooltip (GTK_WIDGET (self), TRUE);
   gtk_widget_set_hexpand (GTK_WIDGET (self), TRUE);
   gtk_widget_set_vexpand (GTK_WIDGET (self), TRUE);

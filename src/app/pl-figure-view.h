@@ -18,6 +18,13 @@ void       pl_figure_view_set_figure  (PlFigureView *self,
                                        PlFigure     *figure,
                                        guint         grid_columns,
                                        guint         grid_rows);
+/* Small multiples whose panel I has COLUMNS[I] × ROWS[I] cells: zoom and
+ * pan move one window of cells over the largest, which each panel shows
+ * inside its own cells; hover and selection read the panel's own cells. */
+void       pl_figure_view_set_multiples (PlFigureView *self,
+                                       PlFigure     *figure,
+                                       const guint  *columns,
+                                       const guint  *rows);
 void       pl_figure_view_reset_zoom  (PlFigureView *self);
 /* Draws the figure again after it was changed in place (colours, dark mode). */
 void       pl_figure_view_invalidate  (PlFigureView *self);
@@ -39,6 +46,14 @@ char      *pl_figure_view_describe_at (PlFigureView *self,
 /* Emits ::activate for the place under (X, Y), as a click does; FALSE when
  * nothing is there. */
 gboolean   pl_figure_view_activate_at (PlFigureView *self,
+                                       double        x,
+                                       double        y);
+/* What a Shift-drag from (START_X, START_Y) to (X, Y) selects: the rows
+ * between, of the panel where it began; emits ::select. FALSE when it began
+ * on no cell. */
+gboolean   pl_figure_view_select_drag (PlFigureView *self,
+                                       double        start_x,
+                                       double        start_y,
                                        double        x,
                                        double        y);
 void       pl_figure_view_zoom        (PlFigureView *self,
