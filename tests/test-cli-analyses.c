@@ -199,6 +199,46 @@ test_probe (void)
     }
 }
 
+/* probe --grid on MAE's 2-D sine-cosine table: scikit-learn's numbers
+ * (fixtures/grid-probes.h5), in JSON and in words; a table without a grid,
+ * or --grid with --repeats, is refused. */
+static void
+test_probe_grid (void)
+{
+  g_autofree char *reference = pl_test_fixture ("grid-probes.h5", NULL);
+  g_autofree char *gpt2 = pl_test_demo ("mini-gpt2", NULL);
+  const char *names[] = { "row_mae", "column_mae", "along_rows_error", "along_columns_error" };
+  g_autofree char *out = NULL;
+  g_autofree char *text = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  JsonObject *obj;
+  JsonArray *grid;
+
+  g_assert_cmpint (run_cli (&out, NULL, "probe", "builtin:sincos2d:6x6x16", "--grid", "--protocol", "interleaved",
+                            "--json", NULL), ==, 0);
+  json_parser_load_from_data (parser, out, -1, &error);
+  g_assert_no_error (error);
+  obj = json_node_get_object (json_parser_get_root (parser));
+  grid = json_object_get_array_member (obj, "grid");
+  g_assert_cmpint (json_array_get_int_element (grid, 0), ==, 6);
+  g_assert_cmpint (json_array_get_int_element (grid, 1), ==, 6);
+  g_assert_cmpint (json_object_get_int_member (obj, "row_pairs"), ==, 180);
+  for (guint k = 0; k < G_N_ELEMENTS (names); k++)
+    {
+      g_autofree char *name = g_strdup_printf ("/sincos2d-6x6x16/%s", names[k]);
+
+      g_assert_cmpfloat (fabs (json_object_get_double_member (obj, names[k]) -
+                               pl_test_read_h5_scalar (reference, name)), <=, 1e-9);
+    }
+  g_assert_cmpint (run_cli (&text, NULL, "probe", "builtin:sincos2d:6x6x16", "--grid", "--protocol", "interleaved",
+                            NULL), ==, 0);
+  g_assert_nonnull (strstr (text, "Order along columns, error rate:"));
+  g_assert_nonnull (strstr (text, "0.2000 (180 pairs)"));
+  g_assert_cmpint (run_cli (NULL, NULL, "probe", gpt2, "--grid", NULL), ==, 2);
+  g_assert_cmpint (run_cli (NULL, NULL, "probe", "builtin:sincos2d:6x6x16", "--grid", "--repeats", "3", NULL), ==, 1);
+}
+
 /* The paper's protocol by default: RoBERTa's whole stored table (514 rows,
  * said so), and every fold of seeds 2 and 3 as PE-Study's code with
  * scikit-learn gets them (fixtures/paper-probes.h5). */
@@ -752,5 +792,6 @@ main (int argc, char *argv[])
   g_test_add_func ("/pl/cli-analyses/similarity-figure", test_similarity_figure);
   g_test_add_func ("/pl/cli-analyses/pca-figure", test_pca_figure);
   g_test_add_func ("/pl/cli-analyses/probe-figure", test_probe_figure);
+  g_test_add_func ("/pl/cli-analyses/probe-grid", test_probe_grid);
   return g_test_run ();
 }

@@ -8,6 +8,7 @@
 #include "pl-figure-view.h"
 #include "pl-page.h"
 #include "pl-patches-page.h"
+#include "pl-probes-page.h"
 #include "pl-test-util.h"
 #include "pl-test-window.h"
 #include "pl-window-private.h"
@@ -259,6 +260,56 @@ test_patches_view (void)
   pl_patches_page_show (patches_page (), PL_PATCHES_GRID_OF_GRIDS);
 }
 
+static gboolean
+probes_ready (gpointer page)
+{
+  return !pl_page_get_busy ((PlPage *) page);
+}
+
+/* The Probes view with a vision transformer alone in the sidebar (the CLIP
+ * fixture, 5 × 5 patches), interleaved folds, one run: the grid probes'
+ * four numbers are scikit-learn's (fixtures/grid-probes.h5, kept as
+ * float32 in the table). */
+static void
+test_grid_probes (void)
+{
+  g_autofree char *clip = pl_test_fixture ("vision", "clip", NULL);
+  g_autofree char *reference = pl_test_fixture ("grid-probes.h5", NULL);
+  const char *names[] = { "row_mae", "column_mae", "along_rows_error", "along_columns_error" };
+  GListModel *models = pl_window_get_models (window);
+  GSettings *settings = pl_workspace_get_settings (pl_window_get_workspace (window));
+  PlProbesPage *probes = PL_PROBES_PAGE (pl_window_get_page (window, "probes"));
+  g_autoptr(PlModel) model = NULL;
+  double values[4];
+
+  pl_window_open_paths (window, (const char * const[]) { clip, NULL }, (const char * const[]) { clip, NULL },
+                        NULL, TRUE, FALSE);
+  pl_test_wait_until (models_at_least, GUINT_TO_POINTER (g_list_model_get_n_items (models) + 1), "the CLIP fixture");
+  while (g_list_model_get_n_items (models) > 1)
+    {
+      pl_window_select_model (window, 0);
+      g_assert_true (gtk_widget_activate_action_variant (GTK_WIDGET (window), "win.remove-model", NULL));
+    }
+  model = g_list_model_get_item (models, 0);
+  g_assert_cmpstr (pl_model_get_name (model), ==, "clip");
+
+  g_assert_true (pl_window_show_view (window, "probes"));
+  g_settings_set_int (settings, "probe-repeats", 1);
+  pl_probes_page_set_protocol (probes, PL_PROBE_INTERLEAVED);
+  pl_probes_page_run (probes);
+  pl_test_wait_until (probes_ready, probes, "the grid probes");
+  g_assert_true (pl_probes_page_get_grid_result (probes, model, values));
+  for (guint k = 0; k < G_N_ELEMENTS (names); k++)
+    {
+      g_autofree char *name = g_strdup_printf ("/clip-5x5/%s", names[k]);
+      double want = pl_test_read_h5_scalar (reference, name);
+
+      g_test_message ("%s: %.6f, scikit-learn %.6f", names[k], values[k], want);
+      g_assert_cmpfloat (fabs (values[k] - want), <=, 1e-6 * MAX (1, want));
+    }
+  g_settings_reset (settings, "probe-repeats");
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -268,6 +319,7 @@ main (int argc, char *argv[])
   window = pl_test_window_open (&app);
 
   g_test_add_func ("/pl/window-patches/view", test_patches_view);
+  g_test_add_func ("/pl/window-patches/grid-probes", test_grid_probes);
   status = g_test_run ();
   gtk_window_destroy (GTK_WINDOW (window));
   g_clear_object (&app);

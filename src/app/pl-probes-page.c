@@ -16,7 +16,11 @@
  * the 95 % interval of that mean. Probes take seconds, so they run when
  * asked, one model after another on a worker, and the table fills in as
  * answers arrive. The paper's protocol takes the rows PE-Study's code takes
- * (pl_model_read_paper_positions); the others the model's positions. */
+ * (pl_model_read_paper_positions); the others the model's positions. A
+ * vision transformer's patches are also probed in two dimensions
+ * (pl_probe_grid, one run with the first seed): the regression of the row
+ * and of the column, the order along rows and along columns, in four more
+ * columns shown when a model has a grid. */
 struct _PlProbesPage
 {
   PlPage          parent_instance;
@@ -68,6 +72,10 @@ enum
   ANSWER_RELATIVE_HALF_WIDTH,
   ANSWER_PAIRS,
   ANSWER_FEATURES,
+  ANSWER_ROW_MAE,             /* the grid probes: NaN for a table without a grid */
+  ANSWER_COLUMN_MAE,
+  ANSWER_ALONG_ROWS,
+  ANSWER_ALONG_COLUMNS,
   N_ANSWER
 };
 
@@ -116,6 +124,7 @@ run_probes (PlAnalysisJob  *job,
   g_autofree PlProbeResult *runs = g_new0 (PlProbeResult, q->n_repeats);
   PlProbeSummary summary;
   PlMatrix *answer;
+  guint rows, cols;
 
   if (table == NULL)
     {
@@ -127,6 +136,31 @@ run_probes (PlAnalysisJob  *job,
     return FALSE;
   pl_probe_summarise (runs, q->n_repeats, &summary);
   answer = pl_matrix_new (1, N_ANSWER);
+  for (guint k = ANSWER_ROW_MAE; k <= ANSWER_ALONG_COLUMNS; k++)
+    answer->data[k] = NAN;
+  if (pl_model_get_grid (q->model, &rows, &cols))
+    {
+      g_autoptr(GError) grid_error = NULL;
+      g_autoptr(PlMatrix) patches = q->table != NULL ? pl_matrix_ref (q->table)
+                                                     : pl_model_read_positions (q->model, &grid_error);
+      PlGridProbeResult grid;
+
+      /* A grid too small to probe (fewer patches than two per fold) keeps
+       * its one-dimensional answer, with dashes for the grid's. */
+      if (patches != NULL && pl_probe_grid (patches, rows, cols, &q->options, &grid, cancellable, &grid_error))
+        {
+          answer->data[ANSWER_ROW_MAE] = (float) grid.row_mae;
+          answer->data[ANSWER_COLUMN_MAE] = (float) grid.column_mae;
+          answer->data[ANSWER_ALONG_ROWS] = (float) grid.along_rows_error;
+          answer->data[ANSWER_ALONG_COLUMNS] = (float) grid.along_columns_error;
+        }
+      else if (g_error_matches (grid_error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        {
+          pl_matrix_unref (answer);
+          g_propagate_error (error, g_steal_pointer (&grid_error));
+          return FALSE;
+        }
+    }
   answer->data[ANSWER_ROWS] = runs[0].rows;
   answer->data[ANSWER_ABSOLUTE_MEAN] = (float) summary.absolute.mean;
   answer->data[ANSWER_ABSOLUTE_HALF_WIDTH] = (float) summary.absolute.half_width;
@@ -176,8 +210,11 @@ static void on_parameters_changed (PlProbesPage *self);
 static void
 rebuild (PlProbesPage *self)
 {
-  const char *columns[] = { _("Absolute position MAE"), _("Relative order error"), NULL };
+  const char *columns[] = { _("Absolute position MAE"), _("Relative order error"),
+                            /* Translators: the grid probes' columns, short: a table header */
+                            _("Row MAE"), _("Column MAE"), _("Order along rows"), _("Order along columns"), NULL };
   g_autoptr(PlFigure) figure = NULL;
+  gboolean grids = FALSE;
   g_autoptr(GString) few_pairs = g_string_new (NULL);
   GListModel *models;
   guint n;
@@ -192,13 +229,23 @@ rebuild (PlProbesPage *self)
     }
   models = pl_workspace_get_models (get_workspace (self));
   n = g_list_model_get_n_items (models);
+  for (guint i = 0; i < n && !grids; i++)
+    {
+      g_autoptr(PlModel) model = g_list_model_get_item (models, i);
+
+      grids = pl_model_get_grid (model, NULL, NULL);
+    }
+  /* The grid probes' columns only when a model has a grid. */
+  if (!grids)
+    columns[2] = NULL;
   figure = pl_figure_new_table (columns);
   for (guint i = 0; i < n; i++)
     {
       g_autoptr(PlModel) model = g_list_model_get_item (models, i);
       g_autofree char *key = answer_key (self, model);
       const GValue *answer = pl_analysis_cache_lookup (pl_workspace_get_cache (get_workspace (self)), key);
-      double values[2] = { NAN, NAN }, half_widths[2] = { NAN, NAN };
+      double values[6] = { NAN, NAN, NAN, NAN, NAN, NAN };
+      double half_widths[6] = { NAN, NAN, NAN, NAN, NAN, NAN };
 
       if (answer != NULL)
         {
@@ -206,6 +253,8 @@ rebuild (PlProbesPage *self)
 
           values[0] = m->data[ANSWER_ABSOLUTE_MEAN];
           values[1] = m->data[ANSWER_RELATIVE_MEAN];
+          for (guint k = 0; k < 4; k++)
+            values[2 + k] = m->data[ANSWER_ROW_MAE + k];
           if (get_repeats (self) > 1)
             {
               half_widths[0] = m->data[ANSWER_ABSOLUTE_HALF_WIDTH];
@@ -367,6 +416,27 @@ pl_probes_page_get_result (PlProbesPage *self,
   m = g_value_get_boxed (answer);
   *absolute_mae = m->data[ANSWER_ABSOLUTE_MEAN];
   *relative_error = m->data[ANSWER_RELATIVE_MEAN];
+  return TRUE;
+}
+
+gboolean
+pl_probes_page_get_grid_result (PlProbesPage *self,
+                                PlModel      *model,
+                                double       *values)
+{
+  g_autofree char *key = NULL;
+  const GValue *answer;
+  PlMatrix *m;
+
+  g_return_val_if_fail (PL_IS_PROBES_PAGE (self), FALSE);
+  g_return_val_if_fail (PL_IS_MODEL (model), FALSE);
+
+  key = answer_key (self, model);
+  if (!(answer = pl_analysis_cache_lookup (pl_workspace_get_cache (get_workspace (self)), key)))
+    return FALSE;
+  m = g_value_get_boxed (answer);
+  for (guint k = 0; k < 4; k++)
+    values[k] = m->data[ANSWER_ROW_MAE + k];
   return TRUE;
 }
 

@@ -24,5 +24,11 @@ gboolean pl_probes_page_get_result (PlProbesPage *self,
                                     PlModel      *model,
                                     double       *absolute_mae,
                                     double       *relative_error);
+/* The grid probes shown for MODEL: row MAE, column MAE, the error of the
+ * order along rows and along columns (NaN for a model without a grid);
+ * FALSE while unknown. */
+gboolean pl_probes_page_get_grid_result (PlProbesPage *self,
+                                         PlModel      *model,
+                                         double       *values);
 
 G_END_DECLS

@@ -3,12 +3,14 @@
 
 #include <glib/gi18n.h>
 #include <json-glib/json-glib.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "pl-cli.h"
 #include "pl-cli-figure.h"
 #include "pl-error.h"
+#include "pl-grid.h"
 #include "pl-probes.h"
 
 typedef struct
@@ -206,6 +208,89 @@ read_table (PlModel          *model,
   return table;
 }
 
+static void
+add_number (JsonBuilder *builder,
+            const char  *name,
+            double       value)
+{
+  json_builder_set_member_name (builder, name);
+  if (isfinite (value))
+    json_builder_add_double_value (builder, value);
+  else
+    json_builder_add_null_value (builder);
+}
+
+/* "0.2000 (180 pairs)", or "—" for an order no line can show. */
+static char *
+format_order (double error_rate,
+              guint  pairs)
+{
+  if (!isfinite (error_rate))
+    return g_strdup ("—");
+  /* Translators: an error rate and the number of pairs it was measured on */
+  return g_strdup_printf (_("%.4f (%u pairs)"), error_rate, pairs);
+}
+
+/* The probes in two dimensions over a vision transformer's patches: one
+ * run, the folds OPTIONS' protocol draws with its seed. */
+static int
+probe_grid (PlModel              *model,
+            const PlProbeOptions *options,
+            gboolean              json)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PlMatrix) patches = NULL;
+  PlGridProbeResult result;
+  guint rows, cols;
+
+  if (!pl_cli_read_grid (model, NULL, PL_GRID_RESAMPLE_SIZE, &patches, &rows, &cols, &error))
+    return pl_cli_fail (error);
+  if (!pl_probe_grid (patches, rows, cols, options, &result, NULL, &error))
+    return pl_cli_fail_analysis (model, error);
+  if (json)
+    {
+      g_autoptr(JsonBuilder) builder = json_builder_new ();
+
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, "protocol");
+      json_builder_add_string_value (builder, pl_probe_protocol_to_string (options->protocol));
+      json_builder_set_member_name (builder, "grid");
+      json_builder_begin_array (builder);
+      json_builder_add_int_value (builder, rows);
+      json_builder_add_int_value (builder, cols);
+      json_builder_end_array (builder);
+      json_builder_set_member_name (builder, "n_folds");
+      json_builder_add_int_value (builder, result.n_folds);
+      json_builder_set_member_name (builder, "seed");
+      json_builder_add_int_value (builder, options->seed);
+      add_number (builder, "row_mae", result.row_mae);
+      add_number (builder, "column_mae", result.column_mae);
+      add_number (builder, "along_rows_error", result.along_rows_error);
+      add_number (builder, "along_columns_error", result.along_columns_error);
+      json_builder_set_member_name (builder, "row_pairs");
+      json_builder_add_int_value (builder, result.row_pairs);
+      json_builder_set_member_name (builder, "column_pairs");
+      json_builder_add_int_value (builder, result.column_pairs);
+      json_builder_end_object (builder);
+      pl_cli_print_json (builder);
+    }
+  else
+    {
+      g_autofree char *along_rows = format_order (result.along_rows_error, result.row_pairs);
+      g_autofree char *along_columns = format_order (result.along_columns_error, result.column_pairs);
+
+      printf ("%-34s %s, %u folds, seed %u\n", _("Protocol:"), protocol_description (options->protocol),
+              result.n_folds, options->seed);
+      /* Translators: the grid of patches, rows × columns */
+      printf ("%-34s %u × %u\n", _("Grid:"), rows, cols);
+      printf ("%-34s %.3f\n", _("Row, mean abs. error:"), result.row_mae);
+      printf ("%-34s %.3f\n", _("Column, mean abs. error:"), result.column_mae);
+      printf ("%-34s %s\n", _("Order along rows, error rate:"), along_rows);
+      printf ("%-34s %s\n", _("Order along columns, error rate:"), along_columns);
+    }
+  return PL_CLI_EXIT_OK;
+}
+
 int
 pl_cli_probe (int    argc,
               char **argv)
@@ -224,6 +309,7 @@ pl_cli_probe (int    argc,
   int pairs = 0;
   int repeats = 0;
   gboolean json = FALSE;
+  gboolean grid = FALSE;
   g_autofree char *out = NULL;
   g_auto(PlCliFigureOptions) figure = PL_CLI_FIGURE_OPTIONS_INIT;
   Probe probe = { 0 };
@@ -242,6 +328,9 @@ pl_cli_probe (int    argc,
     { "rows", 'r', 0, G_OPTION_ARG_STRING, &rows, N_("Only positions FIRST to END − 1"), N_("FIRST:END") },
     { "dataset", 'd', 0, G_OPTION_ARG_STRING, &dataset, N_("Use this 2-D dataset as a plain position table"), N_("NAME") },
     PL_CLI_LAYER_OPTION (layer),
+    { "grid", 'g', 0, G_OPTION_ARG_NONE, &grid,
+      N_("A vision transformer’s patches: the regression of each patch’s row and of its column, and the order along rows and along columns (one run)"),
+      NULL },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print JSON, with every run’s fold errors"), NULL },
     { "out", 'o', 0, G_OPTION_ARG_FILENAME, &out, N_("Also draw the results as a table: .png, .svg or .pdf"), N_("FILE") },
     { NULL }
@@ -275,6 +364,17 @@ pl_cli_probe (int    argc,
   probe.n_runs = repeats > 0 ? (guint) repeats : seed >= 0 ? 1 : PL_PROBE_DEFAULT_REPEATS;
   if ((guint64) probe.options.seed + probe.n_runs - 1 > G_MAXUINT32)
     return pl_cli_usage ("probe", "--seed plus --repeats must stay below 4294967296");
+
+  if (grid && (rows != NULL || dataset != NULL || layer != PL_CLI_TABLE_LAYER || pairs != 0 || repeats != 0 ||
+               out != NULL))
+    return pl_cli_usage ("probe", "--grid probes every patch of the table once: leave out --rows, --dataset, "
+                         "--layer, --pairs, --repeats and --out");
+  if (grid)
+    {
+      if (!(model = pl_cli_open_model (argv[1], NULL, &error)))
+        return pl_cli_fail (error);
+      return probe_grid (model, &probe.options, json);
+    }
 
   runs = g_new0 (PlProbeResult, probe.n_runs);
   probe.runs = runs;

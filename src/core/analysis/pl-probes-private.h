@@ -41,6 +41,28 @@ double  *pl_probes_gram         (const double   *x,
                                  gsize           n,
                                  gsize           d);
 
+/* pl_probe_absolute with TARGET[i] (NULL: i) the value row i's prediction
+ * is rounded and compared to. */
+gboolean pl_probe_absolute_targets (const PlMatrix        *x,
+                                    const double          *target,
+                                    const PlProbeOptions  *options,
+                                    double                *mae,
+                                    double                *folds,
+                                    GCancellable          *cancellable,
+                                    GError               **error);
+/* The relative-order probe on the NP pairs given (rows of X, label 1 when
+ * the pair is in order), cross-validated over OPTIONS' pair folds. */
+gboolean pl_probe_relative_pairs   (const PlMatrix        *x,
+                                    const guint32         *pair_i,
+                                    const guint32         *pair_j,
+                                    const guint8          *labels,
+                                    gsize                  np,
+                                    const PlProbeOptions  *options,
+                                    double                *error_rate,
+                                    double                *folds,
+                                    GCancellable          *cancellable,
+                                    GError               **error);
+
 /* The random draws of each protocol (pl-probes-draws.c). */
 
 /* fold_of[i] for the N rows of the absolute probe. */

@@ -135,12 +135,21 @@ psd_solve (double        *a,
 
 /* The rows not in fold K into INDEX (returns how many), and the mean of
  * their positions. */
+/* Row I's target: its index, or TARGET[I]. */
+static inline double
+target_of (const double *target,
+           gsize         i)
+{
+  return target != NULL ? target[i] : (double) i;
+}
+
 static gsize
-split_fold (gsize        n,
-            const guint *fold_of,
-            guint        k,
-            gsize       *index,
-            double      *ybar)
+split_fold (gsize         n,
+            const guint  *fold_of,
+            const double *target,
+            guint         k,
+            gsize        *index,
+            double       *ybar)
 {
   gsize m = 0;
   double sum = 0;
@@ -149,7 +158,7 @@ split_fold (gsize        n,
     if (fold_of[i] != k)
       {
         index[m++] = i;
-        sum += (double) i;
+        sum += target_of (target, i);
       }
   *ybar = m > 0 ? sum / m : 0;
   return m;
@@ -161,6 +170,7 @@ absolute_fold_covariance (const double  *xd,
                           gsize          n,
                           gsize          d,
                           const guint   *fold_of,
+                          const double  *target,
                           guint          k,
                           double        *sum_abs,
                           GError       **error)
@@ -173,14 +183,14 @@ absolute_fold_covariance (const double  *xd,
   g_autofree double *a = NULL;
   g_autofree double *yc = NULL;
   double ybar;
-  gsize m = split_fold (n, fold_of, k, index, &ybar);
+  gsize m = split_fold (n, fold_of, target, k, index, &ybar);
 
   a = g_new (double, m * d);
   yc = g_new (double, m);
   for (gsize r = 0; r < m; r++)
     {
       memcpy (a + r * d, xd + index[r] * d, d * sizeof (double));
-      yc[r] = (double) index[r] - ybar;
+      yc[r] = target_of (target, index[r]) - ybar;
       for (gsize j = 0; j < d; j++)
         mu[j] += a[r * d + j];
     }
@@ -204,7 +214,7 @@ absolute_fold_covariance (const double  *xd,
         for (gsize j = 0; j < d; j++)
           pred += (xd[i * d + j] - mu[j]) * w[j];
         /* nearbyint rounds half to even, as numpy's round. */
-        *sum_abs += fabs (nearbyint (pred) - (double) i);
+        *sum_abs += fabs (nearbyint (pred) - target_of (target, i));
       }
   return TRUE;
 }
@@ -216,6 +226,7 @@ static gboolean
 absolute_fold_gram (const double  *gram,
                     gsize          n,
                     const guint   *fold_of,
+                    const double  *target,
                     guint          k,
                     double        *sum_abs,
                     GError       **error)
@@ -226,7 +237,7 @@ absolute_fold_gram (const double  *gram,
   g_autofree double *yc = NULL;
   g_autofree double *alpha = NULL;
   double ybar, s = 0;
-  gsize m = split_fold (n, fold_of, k, index, &ybar);
+  gsize m = split_fold (n, fold_of, target, k, index, &ybar);
 
   r = g_new0 (double, m);
   kc = g_new (double, m * m);
@@ -239,7 +250,7 @@ absolute_fold_gram (const double  *gram,
         r[a] += row[index[b]];
       r[a] /= m;
       s += r[a];
-      yc[a] = (double) index[a] - ybar;
+      yc[a] = target_of (target, index[a]) - ybar;
     }
   s /= m;
   for (gsize b = 0; b < m; b++)
@@ -262,7 +273,7 @@ absolute_fold_gram (const double  *gram,
         rt /= m;
         for (gsize a = 0; a < m; a++)
           pred += (row[index[a]] - rt - r[a] + s) * alpha[a];
-        *sum_abs += fabs (nearbyint (pred) - (double) i);
+        *sum_abs += fabs (nearbyint (pred) - target_of (target, i));
       }
   return TRUE;
 }
@@ -315,6 +326,18 @@ pl_probe_absolute (const PlMatrix        *x,
                    GCancellable          *cancellable,
                    GError               **error)
 {
+  return pl_probe_absolute_targets (x, NULL, options, mae, folds, cancellable, error);
+}
+
+gboolean
+pl_probe_absolute_targets (const PlMatrix        *x,
+                           const double          *target,
+                           const PlProbeOptions  *options,
+                           double                *mae,
+                           double                *folds,
+                           GCancellable          *cancellable,
+                           GError               **error)
+{
   g_autofree double *xd = NULL;
   g_autofree double *gram = NULL;
   g_autofree guint *fold_of = NULL;
@@ -350,8 +373,8 @@ pl_probe_absolute (const PlMatrix        *x,
 
       if (g_cancellable_set_error_if_cancelled (cancellable, error))
         return FALSE;
-      ok = gram ? absolute_fold_gram (gram, n, fold_of, k, &sum_abs, error)
-                : absolute_fold_covariance (xd, n, d, fold_of, k, &sum_abs, error);
+      ok = gram ? absolute_fold_gram (gram, n, fold_of, target, k, &sum_abs, error)
+                : absolute_fold_covariance (xd, n, d, fold_of, target, k, &sum_abs, error);
       if (!ok)
         return FALSE;
       if (folds != NULL)
@@ -471,14 +494,10 @@ pl_probe_relative (const PlMatrix        *x,
                    GError               **error)
 {
   g_autoptr(PlMatrix) rows = NULL;
-  g_autofree double *xd = NULL;
   g_autofree guint8 *labels = NULL;
-  g_autofree guint *fold_of = NULL;
   g_autofree guint32 *pair_i = NULL;
   g_autofree guint32 *pair_j = NULL;
-  g_autofree double *gram = NULL;
   gsize n, np;
-  double total = 0;
 
   g_return_val_if_fail (x != NULL && options != NULL && error_rate != NULL, FALSE);
 
@@ -498,14 +517,35 @@ pl_probe_relative (const PlMatrix        *x,
     }
 
   /* relative.py 26-32: pairs of rows, the features [p_i ; p_j], the label
-   * j > i. The table is centred: a shift of the features moves only the
-   * intercept, which the penalty leaves alone. */
-  xd = centred_double (rows);
+   * j > i. */
   labels = g_new (guint8, np);
   pair_i = g_new (guint32, np);
   pair_j = g_new (guint32, np);
   pl_probe_draw_pairs (n, options, (guint) np, pair_i, pair_j, labels);
+  return pl_probe_relative_pairs (rows, pair_i, pair_j, labels, np, options, error_rate, folds, cancellable, error);
+}
 
+gboolean
+pl_probe_relative_pairs (const PlMatrix        *x,
+                         const guint32         *pair_i,
+                         const guint32         *pair_j,
+                         const guint8          *labels,
+                         gsize                  np,
+                         const PlProbeOptions  *options,
+                         double                *error_rate,
+                         double                *folds,
+                         GCancellable          *cancellable,
+                         GError               **error)
+{
+  g_autofree double *xd = NULL;
+  g_autofree guint *fold_of = NULL;
+  g_autofree double *gram = NULL;
+  gsize n = x->rows;
+  double total = 0;
+
+  /* The table is centred: a shift of the features moves only the
+   * intercept, which the penalty leaves alone. */
+  xd = centred_double (x);
   fold_of = pl_probe_pair_folds (labels, (guint) np, options);
   for (guint k = 0; k < options->n_folds; k++)
     {

@@ -93,6 +93,36 @@ gboolean    pl_probe_run            (const PlMatrix        *x,
                                      GCancellable          *cancellable,
                                      GError               **error);
 
+/* The probes in two dimensions, for the patches of a vision transformer
+ * ([ROWS × COLS, width], row by row): the absolute probe's regression of
+ * each patch's row and of its column (the MAE of each, in patches), and the
+ * relative probe on every ordered pair of distinct patches in one row
+ * (which is further right: the order along rows) and in one column (which
+ * is lower: the order along columns), each over OPTIONS' folds (the pair
+ * count in OPTIONS is not read). An order no line has two patches for (a
+ * grid one patch wide), or one with fewer pairs than two per fold, is NaN
+ * with no pairs. */
+typedef struct
+{
+  guint   rows;
+  guint   cols;
+  guint   n_folds;
+  guint   row_pairs;          /* pairs in one row */
+  guint   column_pairs;       /* pairs in one column */
+  double  row_mae;            /* regression of the row */
+  double  column_mae;         /* regression of the column */
+  double  along_rows_error;   /* which of two patches in one row is further right */
+  double  along_columns_error; /* which of two patches in one column is lower */
+} PlGridProbeResult;
+
+gboolean    pl_probe_grid           (const PlMatrix        *patches,
+                                     guint                  rows,
+                                     guint                  cols,
+                                     const PlProbeOptions  *options,
+                                     PlGridProbeResult     *result,
+                                     GCancellable          *cancellable,
+                                     GError               **error);
+
 /* The spread of one number over repeated draws: the mean, the half-width of
  * its 95 % confidence interval (Student's t with n − 1 degrees of freedom
  * times the standard error; 0 for one run), the standard deviation of one
