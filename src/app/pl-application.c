@@ -255,7 +255,7 @@ pl_application_class_init (PlApplicationClass *klass)
 
 static const GOptionEntry options[] = {
   { "view", 0, 0, G_OPTION_ARG_STRING, NULL,
-    N_("Start on a view: similarity, trajectory, attention, probes, compare or playground"), N_("VIEW") },
+    N_("Start on a view: similarity, trajectory, attention, probes, compare, playground, patches or rotary"), N_("VIEW") },
   { "version", 0, 0, G_OPTION_ARG_NONE, NULL, N_("Show the version"), NULL },
   { NULL }
 };
