@@ -266,6 +266,68 @@ test_hover_readout (void)
   g_assert_true (gtk_widget_get_has_tooltip (GTK_WIDGET (view)));
 }
 
+/* The colour at the centre of token cell (ROW, COLUMN) of the Text map, as drawn. */
+static guint32
+cell_colour (GBytes            *image,
+             int                width,
+             const cairo_rectangle_t *area,
+             gsize              t,
+             guint              row,
+             guint              column)
+{
+  const guint32 *pixels = g_bytes_get_data (image, NULL);
+  int x = (int) (area->x + (column + 0.5) * area->width / t);
+  int y = (int) (area->y + (row + 0.5) * area->height / t);
+
+  return pixels[y * width + x];
+}
+
+/* Text honours the Shift-drag selection: positions chosen in another view
+ * are drawn over the tokens at those positions (a band over their rows and
+ * columns, nothing elsewhere), and a Shift-drag over the tokens selects those
+ * positions for every view. */
+static void
+test_selection (void)
+{
+  PlWorkspace *workspace = pl_window_get_workspace (window);
+  PlFigureView *view = pl_attention_text_get_view (text_view ());
+  gsize t = strlen (SENTENCE);
+  g_autoptr(GBytes) before = NULL;
+  g_autoptr(GBytes) after = NULL;
+  cairo_rectangle_t area;
+  guint start, end;
+  int w, h;
+
+  pl_workspace_set_selection (workspace, 0, 0);
+  before = pl_test_render (GTK_WIDGET (view), &w, &h);
+  pl_figure_get_plot_area (pl_figure_view_get_figure (view), &area);
+
+  pl_workspace_set_selection (workspace, 4, 10);
+  pl_figure_view_get_highlight (view, &start, &end);
+  g_assert_cmpuint (start, ==, 4);
+  g_assert_cmpuint (end, ==, 10);
+  after = pl_test_render (GTK_WIDGET (view), &w, &h);
+  /* Rows and columns 4–9 are tinted; cells outside both keep their colour. */
+  for (guint i = 0; i < t; i += 3)
+    {
+      gboolean inside = i >= 4 && i < 10;
+
+      g_assert_true ((cell_colour (before, w, &area, t, 6, i) != cell_colour (after, w, &area, t, 6, i)));
+      g_assert_true ((cell_colour (before, w, &area, t, i, 7) != cell_colour (after, w, &area, t, i, 7)));
+      if (!inside)
+        g_assert_cmphex (cell_colour (before, w, &area, t, i, 20 + i % 3 * 7),
+                         ==, cell_colour (after, w, &area, t, i, 20 + i % 3 * 7));
+    }
+
+  /* A Shift-drag from token 12's row to token 30's selects positions 12–30. */
+  g_assert_true (pl_figure_view_select_drag (view, area.x + 2, area.y + 12.5 * area.height / t,
+                                             area.x + 2, area.y + 30.5 * area.height / t));
+  pl_workspace_get_selection (workspace, &start, &end);
+  g_assert_cmpuint (start, ==, 12);
+  g_assert_cmpuint (end, ==, 31);
+  pl_workspace_set_selection (workspace, 0, 0);
+}
+
 /* The map draws, with the many colours of real data, and exports. */
 static void
 test_draw_and_export (void)
@@ -388,6 +450,7 @@ main (int argc, char *argv[])
 
   g_test_add_func ("/pl/window-text/sentence-matches-forward", test_sentence_matches_forward);
   g_test_add_func ("/pl/window-text/hover-readout", test_hover_readout);
+  g_test_add_func ("/pl/window-text/selection", test_selection);
   g_test_add_func ("/pl/window-text/draw-and-export", test_draw_and_export);
   g_test_add_func ("/pl/window-text/empty-and-too-long", test_empty_and_too_long);
   g_test_add_func ("/pl/window-text/no-tokenizer", test_no_tokenizer);

@@ -588,6 +588,16 @@ selection_changed (PlPage *page)
   pl_figure_view_set_highlight (pl_attention_text_get_view (self->text_view), start, end);
 }
 
+/* A Shift-drag in Position Only or Text selects those positions everywhere. */
+static void
+on_select (PlAttentionPage *self,
+           guint            start,
+           guint            end,
+           PlFigureView    *view)
+{
+  pl_workspace_set_selection (get_workspace (self), start, end);
+}
+
 static PlFigure *
 get_figure (PlPage *page)
 {
@@ -704,4 +714,6 @@ static void
 pl_attention_page_init (PlAttentionPage *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
+  g_signal_connect_swapped (self->position_view, "select", G_CALLBACK (on_select), self);
+  g_signal_connect_swapped (pl_attention_text_get_view (self->text_view), "select", G_CALLBACK (on_select), self);
 }
