@@ -394,6 +394,45 @@ test_error_plain_text (void)
   pl_page_refresh (similarity);
 }
 
+/* Errors read as sentences where the window shows them (the core's words,
+ * which the command line prints, stay as they are); a name that starts one
+ * keeps its case. */
+static void
+test_error_sentence (void)
+{
+  const struct { const char *message, *shown; } cases[] = {
+    { "positions 3 and 17 are all zeros", "Positions 3 and 17 are all zeros" },
+    { "row 5 holds NaN", "Row 5 holds NaN" },
+    { "élan vital is a phrase", "Élan vital is a phrase" },
+    { "gpt: a name and a colon", "gpt: a name and a colon" },
+    { "Already a sentence", "Already a sentence" },
+    { "mini-gpt2: the table holds NaN", "mini-gpt2: the table holds NaN" },
+    { "a&b.safetensors: the header is not valid JSON", "a&b.safetensors: the header is not valid JSON" },
+    { "model.h5 is empty", "model.h5 is empty" },
+    { "/tmp/x.h5: not HDF5", "/tmp/x.h5: not HDF5" },
+    { "", "" },
+  };
+  PlPage *similarity = page ("similarity");
+  g_autoptr(GError) error = g_error_new_literal (G_IO_ERROR, G_IO_ERROR_FAILED, "the table holds <NaN> & more");
+  AdwToastOverlay *overlay = window->toast_overlay;
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *shown = pl_page_sentence (cases[i].message);
+
+      g_assert_cmpstr (shown, ==, cases[i].shown);
+    }
+
+  pl_page_show_error (similarity, NULL, error);
+  g_assert_true (pl_test_shows_label (GTK_WIDGET (pl_page_get_status (similarity)),
+                                      "The table holds <NaN> & more"));
+  g_assert_cmpstr (error->message, ==, "the table holds <NaN> & more");
+  pl_page_refresh (similarity);
+
+  pl_window_show_error (window, "a <b> & c went wrong");
+  g_assert_true (pl_test_shows_label (GTK_WIDGET (overlay), "A <b> & c went wrong"));
+}
+
 static gboolean
 has_enum_drop_down (GtkWidget *widget,
                     GType      type)
@@ -493,6 +532,7 @@ main (int argc, char *argv[])
   window = pl_test_window_open (&app);
 
   g_test_add_func ("/pl/page/error-plain-text", test_error_plain_text);
+  g_test_add_func ("/pl/page/error-sentence", test_error_sentence);
   g_test_add_func ("/pl/page/enum-drop-downs", test_enum_drop_downs);
   g_test_add_func ("/pl/page/preferences-enums", test_preferences_enums);
   g_test_add_func ("/pl/page/hover-everywhere", test_hover_everywhere);

@@ -189,8 +189,10 @@ text_done (GObject      *object,
   g_clear_pointer (&self->result, pl_text_attention_unref);
   if (answer == NULL)
     {
+      g_autofree char *sentence = pl_page_sentence (error->message);
+
       gtk_label_set_text (self->count, "");
-      show_status (self, "dialog-warning-symbolic", _("Cannot Show This Text"), error->message);
+      show_status (self, "dialog-warning-symbolic", _("Cannot Show This Text"), sentence);
       return;
     }
   self->result = pl_text_attention_ref (g_value_get_boxed (answer));
@@ -281,9 +283,11 @@ transformer_done (GObject      *object,
     return;
   if (transformer == NULL)
     {
+      g_autofree char *sentence = pl_page_sentence (error->message);
+
       g_cancellable_cancel (self->load_cancellable);
       g_clear_object (&self->load_cancellable);
-      show_status (self, "dialog-warning-symbolic", _("Cannot Run This Model"), error->message);
+      show_status (self, "dialog-warning-symbolic", _("Cannot Run This Model"), sentence);
       return;
     }
   self->transformer = transformer;
@@ -318,11 +322,13 @@ tokenizer_done (GObject      *object,
     return;
   if (answer == NULL)
     {
+      g_autofree char *sentence = pl_page_sentence (error->message);
+
       /* The model still runs on random ids in the other views; its weights
        * are not needed here. */
       g_cancellable_cancel (self->load_cancellable);
       g_clear_object (&self->load_cancellable);
-      show_status (self, "text-x-generic-symbolic", _("Text Input Is Off"), error->message);
+      show_status (self, "text-x-generic-symbolic", _("Text Input Is Off"), sentence);
       return;
     }
   self->tokenizer = g_object_ref (g_value_get_object (answer));

@@ -160,7 +160,9 @@ on_answer (PlComparePage *self,
   g_clear_pointer (&self->answers[side], pl_matrix_unref);
   if (answer == NULL)
     {
-      gtk_label_set_text (self->status_label, error->message);
+      g_autofree char *sentence = pl_page_sentence (error->message);
+
+      gtk_label_set_text (self->status_label, sentence);
       return;
     }
   self->answers[side] = pl_matrix_ref (g_value_get_boxed (answer));

@@ -324,10 +324,34 @@ pl_page_show_error (PlPage       *self,
 {
   PlPagePrivate *priv = pl_page_get_instance_private (self);
 
+  g_autofree char *sentence = NULL;
+
   g_return_if_fail (PL_IS_PAGE (self));
   g_return_if_fail (error != NULL);
-  set_status (priv->error, "dialog-warning-symbolic", title ? title : _("Cannot Show This Model"), error->message);
+  sentence = pl_page_sentence (error->message);
+  set_status (priv->error, "dialog-warning-symbolic", title ? title : _("Cannot Show This Model"), sentence);
   gtk_stack_set_visible_child_name (priv->stack, "error");
+}
+
+char *
+pl_page_sentence (const char *message)
+{
+  const char *p;
+
+  g_return_val_if_fail (message != NULL, NULL);
+
+  if (!g_unichar_islower (g_utf8_get_char (message)))
+    return g_strdup (message);
+  for (p = message; *p != '\0' && *p != ' '; p = g_utf8_next_char (p))
+    if (!g_unichar_isalpha (g_utf8_get_char (p)))
+      return g_strdup (message);
+  {
+    gunichar upper = g_unichar_toupper (g_utf8_get_char (message));
+    char first[7] = { 0 };
+
+    g_unichar_to_utf8 (upper, first);
+    return g_strconcat (first, g_utf8_next_char (message), NULL);
+  }
 }
 
 AdwStatusPage *

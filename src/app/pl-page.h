@@ -105,10 +105,16 @@ void           pl_page_show_no_table   (PlPage        *self,
 gboolean       pl_page_show_if_no_table (PlPage       *self,
                                         PlModel       *model,
                                         int            layer);
-/* ERROR's message, as plain text, under TITLE ("Cannot Show This Model" when NULL). */
+/* ERROR's message, as plain text and a sentence (pl_page_sentence), under
+ * TITLE ("Cannot Show This Model" when NULL). */
 void           pl_page_show_error      (PlPage        *self,
                                         const char    *title,
                                         const GError  *error);
+/* MESSAGE, an error's in the core's words (which the command line prints as
+ * they are), as a sentence for a status page, a label or a toast: its first
+ * word capitalized, unless that word is a name (it holds anything but
+ * letters, as a file or model name does). */
+char          *pl_page_sentence        (const char    *message);
 /* TRUE while the toolbar, too wide for the page, is a menu. */
 gboolean       pl_page_get_folded      (PlPage        *self);
 /* The toolbar, in its row or in the menu. */

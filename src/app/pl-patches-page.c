@@ -370,8 +370,10 @@ refresh (PlPage *page)
     }
   if (!pl_model_require_grid (model, &pane->rows, &pane->cols, &error))
     {
+      g_autofree char *sentence = pl_page_sentence (error->message);
+
       clear (self);
-      pl_page_show_status (page, "view-app-grid-symbolic", _("No Grid of Patches"), error->message);
+      pl_page_show_status (page, "view-app-grid-symbolic", _("No Grid of Patches"), sentence);
       return;
     }
   set_spins_for (self, model);

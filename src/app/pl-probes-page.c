@@ -286,7 +286,11 @@ answer_done (GObject      *object,
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) || get_workspace (self) == NULL)
     return;
   if (answer == NULL)
-    gtk_label_set_text (self->status_label, error->message);
+    {
+      g_autofree char *sentence = pl_page_sentence (error->message);
+
+      gtk_label_set_text (self->status_label, sentence);
+    }
   self->next++;
   rebuild (self);
   probe_next (self);
@@ -325,7 +329,9 @@ table_done (GObject      *object,
     return;
   if (table == NULL)
     {
-      gtk_label_set_text (self->status_label, error->message);
+      g_autofree char *sentence = pl_page_sentence (error->message);
+
+      gtk_label_set_text (self->status_label, sentence);
       self->next++;
       probe_next (self);
       return;

@@ -67,14 +67,16 @@ void
 pl_window_show_error (PlWindow   *self,
                       const char *message)
 {
+  g_autofree char *sentence = NULL;
   g_autofree char *escaped = NULL;
   AdwToast *toast;
 
   g_return_if_fail (PL_IS_WINDOW (self));
 
   g_message ("%s", message);
+  sentence = pl_page_sentence (message);
   /* A toast's title is markup: a message holding "<" or "&" would show empty. */
-  escaped = g_markup_escape_text (message, -1);
+  escaped = g_markup_escape_text (sentence, -1);
   toast = adw_toast_new (escaped);
   adw_toast_set_timeout (toast, 8);
   adw_toast_overlay_add_toast (self->toast_overlay, toast);
