@@ -3,6 +3,10 @@
 
 #include "pl-test-window.h"
 
+/* Long enough for one analysis on a machine shared far beyond its cores;
+ * a hang still ends with the name of what never came. */
+#define WAIT_SECONDS 400
+
 static gboolean
 timed_out (gpointer data)
 {
@@ -16,7 +20,7 @@ pl_test_wait_until (gboolean   (*check) (gpointer data),
                     const char  *what)
 {
   gboolean expired = FALSE;
-  guint id = g_timeout_add_seconds (120, timed_out, &expired);
+  guint id = g_timeout_add_seconds (WAIT_SECONDS, timed_out, &expired);
 
   while (!check (data) && !expired)
     g_main_context_iteration (NULL, TRUE);

@@ -18,7 +18,7 @@ void      pl_test_window_init (int            *argc,
  * demo models are listed. */
 PlWindow *pl_test_window_open (PlApplication **app);
 
-/* Turns the main loop until CHECK (DATA) holds; fails the test after 120 s. */
+/* Turns the main loop until CHECK (DATA) holds; fails the test after 400 s. */
 void     pl_test_wait_until  (gboolean   (*check) (gpointer data),
                               gpointer     data,
                               const char  *what);
