@@ -8,6 +8,7 @@
 #include "pl-figure-view.h"
 #include "pl-page.h"
 #include "pl-patches-page.h"
+#include "pl-playground-page.h"
 #include "pl-probes-page.h"
 #include "pl-test-util.h"
 #include "pl-test-window.h"
@@ -310,6 +311,41 @@ test_grid_probes (void)
   g_settings_reset (settings, "probe-repeats");
 }
 
+static gboolean
+playground_shows_grid (gpointer page)
+{
+  PlFigure *figure = pl_page_get_figure (page);
+
+  return !pl_page_get_busy (page) && figure != NULL && pl_figure_get_kind (figure) == PL_FIGURE_PATCH_GRID &&
+         pl_playground_page_get_matrix (page) != NULL && pl_playground_page_get_matrix (page)->rows == 196;
+}
+
+/* The Playground's 2-D sine–cosine table at 14 × 14 × 64, base 10 000:
+ * its grid of grids is the cosine (in float64) of numpy's closed form of
+ * MAE's get_2d_sincos_pos_embed (make-vision.py's /sincos2d/14x14x64),
+ * every pair within 1e-5. */
+static void
+test_playground_sincos2d (void)
+{
+  PlPlaygroundPage *playground = PL_PLAYGROUND_PAGE (pl_window_get_page (window, "playground"));
+  g_autoptr(PlMatrix) table = pl_test_vision_reference ("sincos2d", "14x14x64");
+  PlMatrix *shown;
+  double worst = 0;
+
+  g_assert_true (pl_window_show_view (window, "playground"));
+  pl_playground_page_set_kind (playground, PL_PLAYGROUND_SINCOS2D);
+  pl_playground_page_set_encoding (playground, 14, 64, 10000);
+  pl_test_wait_until (playground_shows_grid, playground, "the 2-D sine–cosine table");
+  shown = pl_playground_page_get_matrix (playground);
+  g_assert_cmpuint (shown->cols, ==, 196);
+  for (gsize a = 0; a < 196; a++)
+    for (gsize b = 0; b < 196; b++)
+      worst = MAX (worst, fabs (pl_matrix_get (shown, a, b) - cosine_of (table, a, b)));
+  g_test_message ("largest difference from numpy: %.2g", worst);
+  g_assert_cmpfloat (worst, <=, 1e-5);
+  pl_playground_page_set_kind (playground, PL_PLAYGROUND_SINUSOIDAL);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -320,6 +356,7 @@ main (int argc, char *argv[])
 
   g_test_add_func ("/pl/window-patches/view", test_patches_view);
   g_test_add_func ("/pl/window-patches/grid-probes", test_grid_probes);
+  g_test_add_func ("/pl/window-patches/playground-sincos2d", test_playground_sincos2d);
   status = g_test_run ();
   gtk_window_destroy (GTK_WINDOW (window));
   g_clear_object (&app);

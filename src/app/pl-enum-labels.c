@@ -42,6 +42,7 @@ pl_enum_label (GType type,
       case PL_PLAYGROUND_SINUSOIDAL: return _("Sinusoidal");
       case PL_PLAYGROUND_ROPE:       return _("Rotary (RoPE)");
       case PL_PLAYGROUND_ALIBI:      return _("ALiBi");
+      case PL_PLAYGROUND_SINCOS2D:   return _("2-D sine–cosine (MAE)");
       default:                       break;
       }
   else if (type == PL_TYPE_COLORMAP_ID)

@@ -8,6 +8,7 @@
 #include "pl-enum-labels.h"
 #include "pl-figure-pair.h"
 #include "pl-figure-view.h"
+#include "pl-grid.h"
 #include "pl-pca.h"
 #include "pl-playground-page.h"
 #include "pl-rope.h"
@@ -18,8 +19,14 @@
  * the sinusoidal table (its similarity and trajectory for a length, width
  * and base); rotary embeddings (the similarity of their rotation phases, and
  * the score of a fixed query and key by offset with RoFormer's bound on it,
- * for a head size and base); ALiBi (each head's bias by distance). Each
+ * for a head size and base); ALiBi (each head's bias by distance); MAE's
+ * 2-D sine–cosine table (the grid of grids and principal colours of a
+ * square grid, as the Patches view draws a vision transformer's). Each
  * change cancels the computation in flight; only the latest answer is kept. */
+
+/* The largest side of the 2-D table's square grid. */
+#define MAX_GRID_SIDE 48
+
 struct _PlPlaygroundPage
 {
   PlPage          parent_instance;
@@ -30,10 +37,13 @@ struct _PlPlaygroundPage
   PlMatrix       *matrix;
   PlMatrix       *projection;     /* on screen in the trajectory */
   PlMatrix       *curves;         /* RoPE: score and bound rows; ALiBi: the biases */
+  guint           grid_side;      /* the 2-D table asked for: its side and width */
+  guint           grid_width;
 
   /* Template widgets */
   GtkDropDown    *kind_dropdown;
   GtkLabel       *width_label;
+  GtkLabel       *length_label;
   GtkWidget      *base_box;
   GtkLabel       *caption_label;
   GtkSpinButton  *length_spin;
@@ -111,7 +121,9 @@ compute_rope (Spec          *spec,
 }
 
 /* The answer: sinusoidal [cosine, projection (3 components), explained
- * ratios]; RoPE [cosine, curves]; ALiBi [biases, heads × distance]. */
+ * ratios]; RoPE [cosine, curves]; ALiBi [biases, heads × distance]; 2-D
+ * sine–cosine [the patches' cosine, their principal colours, explained
+ * ratios]. */
 static gboolean
 compute (PlAnalysisJob  *job,
          gpointer        data,
@@ -129,6 +141,20 @@ compute (PlAnalysisJob  *job,
     }
   else if (spec->kind == PL_PLAYGROUND_ALIBI)
     g_ptr_array_add (answer, pl_encoding_alibi_bias (spec->width, spec->length));
+  else if (spec->kind == PL_PLAYGROUND_SINCOS2D)
+    {
+      g_autoptr(PlMatrix) table = pl_encoding_sincos2d (spec->length, spec->length, spec->width, spec->base);
+      g_autoptr(PlMatrix) cosine = NULL;
+      g_autoptr(PlPca) pca = NULL;
+
+      if (!(cosine = pl_grid_similarity (table, NULL, PL_SIMILARITY_COSINE, NULL, cancellable, error)))
+        return FALSE;
+      if (!(pca = pl_pca_compute (table, MIN (3, MIN (table->rows, table->cols)), cancellable, error)))
+        return FALSE;
+      g_ptr_array_add (answer, g_steal_pointer (&cosine));
+      g_ptr_array_add (answer, pl_grid_pca_colors (pca));
+      g_ptr_array_add (answer, pl_matrix_ref (pca->explained_variance_ratio));
+    }
   else
     {
       g_autoptr(PlMatrix) table = pl_encoding_sinusoidal (spec->length, spec->width, spec->base);
@@ -218,6 +244,42 @@ show_curves (PlPlaygroundPage *self,
   g_clear_pointer (&self->projection, pl_matrix_unref);
 }
 
+/* The 2-D table as the Patches view draws a vision transformer's: the grid
+ * of grids beside the principal colours. */
+static void
+show_grid (PlPlaygroundPage *self,
+           GPtrArray        *answer)
+{
+  PlMatrix *cosine = g_ptr_array_index (answer, 0);
+  PlMatrix *rgb = g_ptr_array_index (answer, 1);
+  PlMatrix *ratios = g_ptr_array_index (answer, 2);
+  guint side = self->grid_side;
+  double explained[3] = { NAN, NAN, NAN };
+  g_autoptr(PlFigure) grid = pl_figure_new_patch_grid (cosine, side, side);
+  g_autoptr(PlFigure) colours = NULL;
+  g_autofree char *title = NULL;
+
+  for (guint i = 0; i < MIN (3, ratios->cols); i++)
+    explained[i] = ratios->data[i];
+  colours = pl_figure_new_grid_colors (rgb, side, side, explained);
+  /* Translators: the 2-D playground: grid rows × columns × width, base */
+  title = g_strdup_printf (_("2-D sine–cosine %u × %u × %u, base %.0f"), side, side, self->grid_width, get_base (self));
+  pl_view_style_apply (grid, get_workspace (self));
+  pl_figure_set_title (grid, title);
+  pl_figure_set_axis_labels (grid, _("Patch column"), _("Patch row"));
+  pl_figure_set_value_label (grid, pl_enum_label (PL_TYPE_SIMILARITY_METRIC, PL_SIMILARITY_COSINE));
+  pl_view_style_apply (colours, get_workspace (self));
+  pl_figure_set_title (colours, _("first three principal components as colours"));
+  pl_figure_set_axis_labels (colours, _("Patch column"), _("Patch row"));
+  pl_figure_view_set_figure (self->heatmap_view, grid, 0, 0);
+  pl_figure_view_set_figure (self->trajectory_view, colours, 0, 0);
+
+  g_clear_pointer (&self->matrix, pl_matrix_unref);
+  self->matrix = pl_matrix_ref (cosine);
+  g_clear_pointer (&self->curves, pl_matrix_unref);
+  g_clear_pointer (&self->projection, pl_matrix_unref);
+}
+
 static void
 show_answer (PlPlaygroundPage *self,
              PlPlaygroundKind  kind,
@@ -239,6 +301,11 @@ show_answer (PlPlaygroundPage *self,
   if (kind == PL_PLAYGROUND_ALIBI)
     {
       show_curves (self, kind, cosine, cosine);
+      return;
+    }
+  if (kind == PL_PLAYGROUND_SINCOS2D)
+    {
+      show_grid (self, answer);
       return;
     }
   projection = g_ptr_array_index (answer, 1);
@@ -322,12 +389,25 @@ sync_controls (PlPlaygroundPage *self,
                                "penalising distant keys linearly. The slopes m form a geometric series, 2^(−8/n), "
                                "2^(−16/n), … for n heads (Press et al., 2022): the first head looks nearby, the last "
                                "almost everywhere."),
+    [PL_PLAYGROUND_SINCOS2D] = N_("MAE’s 2-D sine–cosine table (He et al., 2022; also DeiT III): the first half of "
+                                  "the width is the sinusoidal table of a patch’s column, the second half that of its "
+                                  "row, so the similarity of two patches is a column term plus a row term. Left, each "
+                                  "patch’s cosine similarity with every patch, in its place (the grid of grids); "
+                                  "right, its first three principal components as colours."),
   };
+
+  GtkAdjustment *length = gtk_spin_button_get_adjustment (self->length_spin);
 
   gtk_label_set_text_with_mnemonic (self->width_label, kind == PL_PLAYGROUND_ALIBI ? _("_Heads")
                                                        : kind == PL_PLAYGROUND_ROPE ? _("_Head size") : _("_Width"));
+  gtk_label_set_text_with_mnemonic (self->length_label, kind == PL_PLAYGROUND_SINCOS2D ? _("_Grid side")
+                                                                                      : _("_Positions"));
   gtk_adjustment_set_step_increment (gtk_spin_button_get_adjustment (self->width_spin),
-                                     kind == PL_PLAYGROUND_ALIBI ? 1 : 2);
+                                     kind == PL_PLAYGROUND_ALIBI ? 1 : kind == PL_PLAYGROUND_SINCOS2D ? 4 : 2);
+  /* A grid of side S is S² patches, and its grid of grids S⁴ cells. */
+  gtk_adjustment_set_lower (length, kind == PL_PLAYGROUND_SINCOS2D ? 2 : 8);
+  gtk_adjustment_set_upper (length, kind == PL_PLAYGROUND_SINCOS2D ? MAX_GRID_SIDE : 2048);
+  gtk_adjustment_set_step_increment (length, kind == PL_PLAYGROUND_SINCOS2D ? 1 : 8);
   gtk_widget_set_visible (self->base_box, kind != PL_PLAYGROUND_ALIBI);
   gtk_label_set_text (self->caption_label, _(captions[kind]));
 }
@@ -357,8 +437,12 @@ refresh (PlPage *page)
   spec->kind = kind;
   spec->length = (guint) gtk_spin_button_get_value (self->length_spin);
   spec->width = (guint) gtk_spin_button_get_value (self->width_spin);
-  if (kind != PL_PLAYGROUND_ALIBI)
+  if (kind == PL_PLAYGROUND_SINCOS2D)
+    spec->width = MAX (spec->width & ~3u, 4);
+  else if (kind != PL_PLAYGROUND_ALIBI)
     spec->width = MAX (spec->width & ~1u, 2);
+  self->grid_side = spec->length;
+  self->grid_width = spec->width;
   spec->base = get_base (self);
   key = g_strdup_printf ("playground/%d/%u/%u/%g", kind, spec->length, spec->width, spec->base);
   self->asked = kind;
@@ -406,6 +490,28 @@ pl_playground_page_get_matrix (PlPlaygroundPage *self)
   return self->matrix;
 }
 
+/* The grid of grids hits map ROW's cell COLUMN, the colours a patch. */
+static char *
+describe_grid (PlPlaygroundPage *self,
+               guint             column,
+               guint             row,
+               PlFigureView     *view)
+{
+  guint side = self->grid_side, n = side * side;
+
+  if (self->matrix == NULL || self->matrix->rows != n)
+    return NULL;
+  if (view == self->trajectory_view)
+    /* Translators: a patch of the image by its row and column in the grid */
+    return row < side && column < side ? g_strdup_printf (_("Patch (%u, %u)"), row, column) : NULL;
+  if (row >= n || column >= n)
+    return NULL;
+  /* Translators: hover readout: two patches by row and column, the measure and its value */
+  return g_strdup_printf (_("Patches (%u, %u) and (%u, %u)\n%s: %.4f"), row / side, row % side, column / side,
+                          column % side, pl_enum_label (PL_TYPE_SIMILARITY_METRIC, PL_SIMILARITY_COSINE),
+                          pl_matrix_get (self->matrix, row, column));
+}
+
 static char *
 on_describe (PlPlaygroundPage *self,
              int               panel,
@@ -428,6 +534,8 @@ on_describe (PlPlaygroundPage *self,
     /* Translators: hover readout on the rotary heatmap: positions i and j, cosine of their phases */
     return g_strdup_printf (_("Positions %u and %u\nCosine similarity: %.4f"), row, column,
                             pl_matrix_get (self->matrix, row, column));
+  if (self->kind == PL_PLAYGROUND_SINCOS2D)
+    return describe_grid (self, column, row, view);
   if (self->kind != PL_PLAYGROUND_SINUSOIDAL)
     return NULL;
   if (view == self->trajectory_view && self->projection != NULL && column < self->projection->rows &&
@@ -457,10 +565,19 @@ on_kind_changed (PlPlaygroundPage *self)
   PlPlaygroundKind kind = get_kind (self);
   double width = gtk_spin_button_get_value (self->width_spin);
 
+  GtkAdjustment *length = gtk_spin_button_get_adjustment (self->length_spin);
+  gboolean was_grid = gtk_adjustment_get_upper (length) == MAX_GRID_SIDE;
+
   if (kind == PL_PLAYGROUND_ALIBI && width > 64)
     gtk_spin_button_set_value (self->width_spin, 8);
   else if (kind != PL_PLAYGROUND_ALIBI && width < 16)
     gtk_spin_button_set_value (self->width_spin, 128);
+  /* A grid starts at ViT-B/16's 14 × 14 at 224 pixels; the others at 256 positions. */
+  sync_controls (self, kind);
+  if (kind == PL_PLAYGROUND_SINCOS2D && !was_grid)
+    gtk_spin_button_set_value (self->length_spin, 14);
+  else if (kind != PL_PLAYGROUND_SINCOS2D && was_grid)
+    gtk_spin_button_set_value (self->length_spin, 256);
   pl_page_refresh (PL_PAGE (self));
 }
 
@@ -494,6 +611,9 @@ get_export_name (PlPage *page)
 
   if (self->kind == PL_PLAYGROUND_ALIBI)
     return g_strdup_printf ("alibi-%u-heads-%u", width, length);
+  if (self->kind == PL_PLAYGROUND_SINCOS2D)
+    return g_strdup_printf ("sincos2d-%ux%ux%u-base-%.0f", self->grid_side, self->grid_side, self->grid_width,
+                            get_base (self));
   return g_strdup_printf ("%s-%ux%u-base-%.0f", self->kind == PL_PLAYGROUND_ROPE ? "rope" : "sinusoidal",
                           length, width, get_base (self));
 }
@@ -532,6 +652,7 @@ pl_playground_page_class_init (PlPlaygroundPageClass *klass)
   gtk_widget_class_set_template_from_resource (widget_class, "/org/poslens/Poslens/ui/pl-playground-page.ui");
   gtk_widget_class_bind_template_child (widget_class, PlPlaygroundPage, kind_dropdown);
   gtk_widget_class_bind_template_child (widget_class, PlPlaygroundPage, width_label);
+  gtk_widget_class_bind_template_child (widget_class, PlPlaygroundPage, length_label);
   gtk_widget_class_bind_template_child (widget_class, PlPlaygroundPage, base_box);
   gtk_widget_class_bind_template_child (widget_class, PlPlaygroundPage, caption_label);
   gtk_widget_class_bind_template_child (widget_class, PlPlaygroundPage, length_spin);

@@ -13,6 +13,7 @@ typedef enum
   PL_PLAYGROUND_SINUSOIDAL,   /* the Transformer's table: similarity and trajectory */
   PL_PLAYGROUND_ROPE,         /* rotary: the score of a fixed query and key by offset */
   PL_PLAYGROUND_ALIBI,        /* ALiBi: each head's bias by distance */
+  PL_PLAYGROUND_SINCOS2D,     /* MAE's 2-D sine–cosine table over a square grid of patches */
 } PlPlaygroundKind;
 
 #define PL_TYPE_PLAYGROUND_PAGE (pl_playground_page_get_type ())
@@ -26,7 +27,8 @@ void      pl_playground_page_set_encoding (PlPlaygroundPage *self,
 void      pl_playground_page_set_kind     (PlPlaygroundPage *self,
                                            PlPlaygroundKind  kind);
 /* The heatmap's matrix on screen: the table's cosine similarity (sinusoidal,
- * RoPE) or the heads' biases (ALiBi). */
+ * RoPE; the 2-D table's patches, [n, n], drawn as the grid of grids) or the
+ * heads' biases (ALiBi). */
 PlMatrix *pl_playground_page_get_matrix   (PlPlaygroundPage *self);
 
 G_END_DECLS
