@@ -10,6 +10,7 @@
 #include "pl-patches-page.h"
 #include "pl-playground-page.h"
 #include "pl-probes-page.h"
+#include "pl-similarity-page.h"
 #include "pl-test-util.h"
 #include "pl-test-window.h"
 #include "pl-window-private.h"
@@ -90,6 +91,15 @@ value_in (const char *text,
 
   g_assert_nonnull (at);
   return g_ascii_strtod (at + strlen (name), NULL);
+}
+
+static gboolean
+similarity_shows (gpointer page)
+{
+  PlFigure *figure = pl_page_get_figure (page);
+
+  return !pl_page_get_busy (page) && figure != NULL && g_str_equal (pl_page_get_shown (page), "figure") &&
+         pl_figure_get_kind (figure) == PL_FIGURE_HEATMAP;
 }
 
 static gboolean
@@ -259,6 +269,31 @@ test_patches_view (void)
   g_assert_nonnull (strstr (text, "(0, 2)"));
   g_assert_nonnull (strstr (text, "PC1"));
   pl_patches_page_show (patches_page (), PL_PATCHES_GRID_OF_GRIDS);
+
+  /* The Similarity view of the same table says its positions are the
+   * patches read row by row: positions 1 and 7 are patches (0, 1) and
+   * (2, 1), with numpy's cosine. */
+  {
+    PlPage *similarity = PL_PAGE (pl_window_get_page (window, "similarity"));
+    PlFigureView *view = PL_FIGURE_VIEW (pl_similarity_page_get_figure_view (PL_SIMILARITY_PAGE (similarity)));
+
+    g_assert_true (pl_window_show_view (window, "similarity"));
+    pl_test_wait_until (similarity_shows, similarity, "the similarity of DeiT's patches");
+    pl_test_wait_frames (GTK_WIDGET (view), 3);
+    figure = pl_figure_view_get_figure (view);
+    pl_figure_get_plot_area (figure, &plot);
+    g_clear_pointer (&text, g_free);
+    g_clear_pointer (&expected, g_free);
+    text = pl_figure_view_describe_at (view, plot.x + plot.width * 7.5 / 9, plot.y + plot.height * 1.5 / 9);
+    expected = g_strdup_printf ("%.4f", pl_matrix_get (cosine, 1, 7));
+    g_test_message ("%s", text);
+    g_assert_nonnull (text);
+    g_assert_nonnull (strstr (text, "= patches ("));
+    g_assert_nonnull (strstr (text, "(0, 1)"));
+    g_assert_nonnull (strstr (text, "(2, 1)"));
+    g_assert_nonnull (strstr (text, expected));
+    g_assert_true (pl_window_show_view (window, "patches"));
+  }
 }
 
 static gboolean

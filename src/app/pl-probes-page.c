@@ -403,23 +403,30 @@ get_busy (PlPage *page)
   return PL_PROBES_PAGE (page)->cancellable != NULL;
 }
 
+/* MODEL's answer under the current options ([1, N_ANSWER]), or NULL. */
+static PlMatrix *
+find_answer (PlProbesPage *self,
+             PlModel      *model)
+{
+  g_autofree char *key = answer_key (self, model);
+  const GValue *answer = pl_analysis_cache_lookup (pl_workspace_get_cache (get_workspace (self)), key);
+
+  return answer != NULL ? g_value_get_boxed (answer) : NULL;
+}
+
 gboolean
 pl_probes_page_get_result (PlProbesPage *self,
                            PlModel      *model,
                            double       *absolute_mae,
                            double       *relative_error)
 {
-  g_autofree char *key = NULL;
-  const GValue *answer;
   PlMatrix *m;
 
   g_return_val_if_fail (PL_IS_PROBES_PAGE (self), FALSE);
   g_return_val_if_fail (PL_IS_MODEL (model), FALSE);
 
-  key = answer_key (self, model);
-  if (!(answer = pl_analysis_cache_lookup (pl_workspace_get_cache (get_workspace (self)), key)))
+  if (!(m = find_answer (self, model)))
     return FALSE;
-  m = g_value_get_boxed (answer);
   *absolute_mae = m->data[ANSWER_ABSOLUTE_MEAN];
   *relative_error = m->data[ANSWER_RELATIVE_MEAN];
   return TRUE;
@@ -430,17 +437,13 @@ pl_probes_page_get_grid_result (PlProbesPage *self,
                                 PlModel      *model,
                                 double       *values)
 {
-  g_autofree char *key = NULL;
-  const GValue *answer;
   PlMatrix *m;
 
   g_return_val_if_fail (PL_IS_PROBES_PAGE (self), FALSE);
   g_return_val_if_fail (PL_IS_MODEL (model), FALSE);
 
-  key = answer_key (self, model);
-  if (!(answer = pl_analysis_cache_lookup (pl_workspace_get_cache (get_workspace (self)), key)))
+  if (!(m = find_answer (self, model)))
     return FALSE;
-  m = g_value_get_boxed (answer);
   for (guint k = 0; k < 4; k++)
     values[k] = m->data[ANSWER_ROW_MAE + k];
   return TRUE;

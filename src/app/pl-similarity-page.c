@@ -56,6 +56,19 @@ make_question (PlMatrix *table,
   return pl_similarity_question_new (table, get_metric (self), gtk_toggle_button_get_active (self->center_button));
 }
 
+/* Whether the positions shown are a vision transformer's patches (its
+ * table's, not a layer's hidden states), COLS to a row of the grid. */
+static gboolean
+shows_patches (PlSimilarityPage *self,
+               guint            *cols)
+{
+  PlWorkspace *workspace = get_workspace (self);
+  PlModel *model = workspace != NULL ? pl_workspace_get_model (workspace) : NULL;
+
+  return model != NULL && pl_workspace_get_layer (workspace) == PL_LAYER_TABLE &&
+         pl_model_get_grid (model, NULL, cols);
+}
+
 static void
 show_matrix (PlSimilarityPage *self,
              PlMatrix         *matrix)
@@ -67,6 +80,7 @@ show_matrix (PlSimilarityPage *self,
   g_autofree char *layer = pl_workspace_describe_layer (workspace, pl_workspace_get_layer (workspace));
   g_autofree char *title = NULL;
   const char *metric_name = pl_enum_label (PL_TYPE_SIMILARITY_METRIC, metric);
+  guint cols;
 
   /* Cosine of a table has a natural scale. Layers' mean hidden states share
    * a large common vector, so there the scale follows the data, or every
@@ -83,6 +97,9 @@ show_matrix (PlSimilarityPage *self,
   self->shown = pl_matrix_ref (matrix);
   self->shown_first = 0;
   self->shown_metric = metric;
+  /* A vision transformer's patches, flattened as it reads them. */
+  if (shows_patches (self, &cols))
+    pl_figure_set_axis_labels (figure, _("Patch, row by row"), _("Patch, row by row"));
   pl_figure_view_set_figure (self->figure_view, figure, matrix->cols, matrix->rows);
   selection_changed (PL_PAGE (self));
   pl_page_show_figure (PL_PAGE (self));
@@ -236,10 +253,22 @@ on_describe (PlSimilarityPage *self,
   PlWorkspace *workspace = get_workspace (self);
   g_autofree char *layer = NULL;
   float value;
+  guint cols;
 
   if (self->shown == NULL || row >= self->shown->rows || column >= self->shown->cols)
     return NULL;
   layer = pl_workspace_describe_layer (workspace, pl_workspace_get_layer (workspace));
+  if (shows_patches (self, &cols))
+    {
+      guint i = row + self->shown_first, j = column + self->shown_first;
+      g_autofree char *where = NULL;
+
+      /* Translators: hover readout: what two positions of a vision transformer's table are (patches by row and column), then the layer */
+      where = g_strdup_printf (_("= patches (%u, %u) and (%u, %u), read row by row (special tokens left out)\n%s"),
+                               i / cols, i % cols, j / cols, j % cols, layer);
+      g_free (layer);
+      layer = g_steal_pointer (&where);
+    }
   value = pl_matrix_get (self->shown, row, column);
   if (isnan (value))
     /* Translators: hover readout: positions i and j, the layer; a zero row has no cosine */
