@@ -2,12 +2,16 @@
 #include "config.h"
 
 #include <adwaita.h>
+#include <math.h>
 #include <string.h>
 
 #include "pl-activations-writer.h"
 #include "pl-attention-page.h"
+#include "pl-compare-page.h"
 #include "pl-encoding-dialog.h"
 #include "pl-enum-labels.h"
+#include "pl-probes.h"
+#include "pl-probes-page.h"
 #include "pl-test-util.h"
 #include "pl-test-window.h"
 #include "pl-window-private.h"
@@ -374,6 +378,127 @@ figure_ready (gpointer page)
          g_strcmp0 (pl_page_get_shown (page), "figure") == 0;
 }
 
+static gboolean
+not_busy (gpointer page)
+{
+  return !pl_page_get_busy (page);
+}
+
+static gboolean
+difference_ready (gpointer page)
+{
+  return !pl_page_get_busy (page) && pl_compare_page_get_difference (page) != NULL;
+}
+
+/* Cosine similarity of the rows of X, in double. */
+static double *
+cosine_similarity (const PlMatrix *x)
+{
+  double *sim = g_new0 (double, x->rows * x->rows);
+
+  for (gsize i = 0; i < x->rows; i++)
+    for (gsize j = 0; j < x->rows; j++)
+      {
+        double dot = 0, ni = 0, nj = 0;
+
+        for (gsize d = 0; d < x->cols; d++)
+          {
+            double a = pl_matrix_get (x, i, d), b = pl_matrix_get (x, j, d);
+
+            dot += a * b;
+            ni += a * a;
+            nj += b * b;
+          }
+        sim[i * x->rows + j] = dot / sqrt (ni * nj);
+      }
+  return sim;
+}
+
+/* Probes and Compare put an activations file, which has no table, beside
+ * the models by its embedding output: the Probes row is the probes of the
+ * file's layer-0 mean hidden states, and Compare's difference of two files
+ * is the difference of those states' cosine similarities, computed here. */
+static void
+check_across_models (PlTransformer *transformer,
+                     const char    *dir,
+                     const char    *name)
+{
+  g_autofree char *path = g_build_filename (dir, "gpt2-activations-b.h5", NULL);
+  g_autoptr(GPtrArray) sequences = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+  PlActivationsInputs inputs = { "mini-gpt2 (activations b)", NULL, "test", sequences, NULL, NULL };
+  PlProbesPage *probes = PL_PROBES_PAGE (pl_window_get_page (window, "probes"));
+  PlComparePage *compare = PL_COMPARE_PAGE (pl_window_get_page (window, "compare"));
+  GSettings *settings = pl_workspace_get_settings (pl_window_get_workspace (window));
+  g_autoptr(PlModel) first = g_list_model_get_item (pl_window_get_models (window), (guint) find_model (name));
+  g_autoptr(PlModel) second = NULL;
+  g_autoptr(PlMatrix) embedding_a = NULL;
+  g_autoptr(PlMatrix) embedding_b = NULL;
+  g_autofree double *sim_a = NULL;
+  g_autofree double *sim_b = NULL;
+  g_autofree char *label = NULL;
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  PlProbeOptions options;
+  PlProbeResult run;
+  PlMatrix *difference;
+  double mae, rel, worst = 0;
+  guint before = n_models ();
+
+  for (guint s = 0; s < 2; s++)
+    g_ptr_array_add (sequences, pl_transformer_random_ids (transformer, 32, 20 + s));
+  g_assert_true (pl_activations_write (transformer, &inputs, path, NULL, &error));
+  g_assert_no_error (error);
+  pl_window_open_file (window, file, TRUE);
+  pl_test_wait_until (models_at_least, GUINT_TO_POINTER (before + 1), "the second activations file");
+  second = g_list_model_get_item (pl_window_get_models (window), (guint) find_model (inputs.model_name));
+  embedding_a = pl_activations_file_read_position_mean (pl_model_get_activations (first), 0, &error);
+  embedding_b = pl_activations_file_read_position_mean (pl_model_get_activations (second), 0, &error);
+  g_assert_no_error (error);
+  label = pl_workspace_table_name (first);
+  g_assert_cmpstr (label, ==, "mini-gpt2 (activations) · embedding output");
+
+  pl_window_show_view (window, "compare");
+  pl_compare_page_set_models (compare, (guint) find_model (name), (guint) find_model (inputs.model_name));
+  pl_test_wait_until (difference_ready, compare, "the two files' difference");
+  difference = pl_compare_page_get_difference (compare);
+  sim_a = cosine_similarity (embedding_a);
+  sim_b = cosine_similarity (embedding_b);
+  g_assert_cmpuint (difference->rows, ==, 32);
+  g_assert_cmpuint (difference->cols, ==, 32);
+  for (gsize i = 0; i < 32 * 32; i++)
+    worst = MAX (worst, fabs (difference->data[i] - (sim_a[i] - sim_b[i])));
+  g_assert_cmpfloat (worst, <, 1e-5);
+  g_assert_cmpstr (pl_page_get_shown (PL_PAGE (compare)), ==, "figure");
+
+  /* One interleaved run of the probes of the two files alone (the demos'
+   * take minutes; only quitting runs after this test): the file's row is
+   * the probes of its embedding output. */
+  for (guint i = n_models (); i-- > 0;)
+    {
+      g_autoptr(PlModel) model = g_list_model_get_item (pl_window_get_models (window), i);
+
+      if (pl_model_get_activations (model) != NULL)
+        continue;
+      pl_window_select_model (window, i);
+      g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.remove-model", NULL));
+    }
+  g_assert_cmpuint (n_models (), ==, 2);
+  g_settings_set_int (settings, "probe-repeats", 1);
+  pl_window_show_view (window, "probes");
+  pl_probes_page_set_protocol (probes, PL_PROBE_INTERLEAVED);
+  pl_probes_page_run (probes);
+  pl_test_wait_until (not_busy, probes, "the probes");
+  g_assert_true (pl_probes_page_get_result (probes, first, &mae, &rel));
+  pl_probe_options_init (&options);
+  options.protocol = PL_PROBE_INTERLEAVED;
+  g_assert_true (pl_probe_repeat (embedding_a, &options, 1, &run, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpfloat (mae, ==, (float) run.absolute_mae);
+  g_assert_cmpfloat (rel, ==, (float) run.relative_error);
+  g_settings_reset (settings, "probe-repeats");
+  pl_probes_page_set_protocol (probes, PL_PROBE_PAPER);
+}
+
 /* An activations file opens like a model: the layers start at the
  * embedding output, attention shows the file's statistics as they were
  * written, and what needs weights says so. */
@@ -427,6 +552,7 @@ test_activations_file (void)
                    "Needs the Model’s Weights");
   pl_attention_page_show (PL_ATTENTION_PAGE (attention), "offsets");
   g_assert_cmpstr (pl_page_get_shown (PL_PAGE (attention)), ==, "figure");
+  check_across_models (transformer, dir, "mini-gpt2 (activations)");
   pl_window_show_view (window, "similarity");
   pl_test_rmtree (dir);
 }
@@ -516,6 +642,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/pl/window-open/stepping-keys", test_stepping_keys);
   g_test_add_func ("/pl/window-open/app-icon", test_app_icon);
   g_test_add_func ("/pl/window-open/back-to-models", test_back_to_models);
+  /* Last but for quitting: it leaves only the activations files open. */
   g_test_add_func ("/pl/window-open/activations-file", test_activations_file);
   /* Last: it closes the window. */
   g_test_add_func ("/pl/window-open/quit-saves-state", test_quit_saves_state);

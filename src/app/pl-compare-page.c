@@ -11,7 +11,8 @@
 
 /* Two models' position similarities side by side on one colour scale, and
  * their difference where the shapes agree, in one figure. Each side is its
- * own question, so what the similarity view computed before is reused. */
+ * own question, so what the similarity view computed before is reused. An
+ * activations file has no table: its embedding output stands in. */
 struct _PlComparePage
 {
   PlPage         parent_instance;
@@ -86,6 +87,8 @@ show_answers (PlComparePage *self)
   g_autoptr(PlModel) first = get_model (self, 0);
   g_autoptr(PlModel) second = get_model (self, 1);
   PlSimilarityMetric metric = get_metric (self);
+  g_autofree char *first_name = NULL;
+  g_autofree char *second_name = NULL;
   PlFigure *panels[3];
   guint columns[3], rows[3];
   guint n_panels = 2;
@@ -94,8 +97,10 @@ show_answers (PlComparePage *self)
   if (self->answers[0] == NULL || self->answers[1] == NULL || first == NULL || second == NULL)
     return;
 
-  panels[0] = make_heatmap (self, self->answers[0], pl_model_get_name (first));
-  panels[1] = make_heatmap (self, self->answers[1], pl_model_get_name (second));
+  first_name = pl_workspace_table_name (first);
+  second_name = pl_workspace_table_name (second);
+  panels[0] = make_heatmap (self, self->answers[0], first_name);
+  panels[1] = make_heatmap (self, self->answers[1], second_name);
   for (guint side = 0; side < 2; side++)
     {
       columns[side] = self->answers[side]->cols;
@@ -111,7 +116,7 @@ show_answers (PlComparePage *self)
       for (gsize i = 0; i < n; i++)
         self->difference->data[i] = self->answers[0]->data[i] - self->answers[1]->data[i];
       /* Translators: title of the difference of two models' similarities: "A − B" */
-      title = g_strdup_printf (_("%s − %s"), pl_model_get_name (first), pl_model_get_name (second));
+      title = g_strdup_printf (_("%s − %s"), first_name, second_name);
       panels[n_panels] = make_heatmap (self, self->difference, title);
       /* Signed values: white is no difference, red where the first model
        * sees positions as more alike (a smaller distance for Euclidean). */
@@ -222,8 +227,8 @@ refresh (PlPage *page)
           pl_page_runner_cancel (get_runner (self, side));
           continue;
         }
-      key = pl_similarity_question_key (model, PL_LAYER_TABLE, get_metric (self), FALSE);
-      pl_page_runner_ask (get_runner (self, side), get_workspace (self), key, model, PL_LAYER_TABLE,
+      key = pl_similarity_question_key (model, pl_workspace_table_layer (model), get_metric (self), FALSE);
+      pl_page_runner_ask (get_runner (self, side), get_workspace (self), key, model, pl_workspace_table_layer (model),
                           make_question, pl_similarity_question_run,
                           (GDestroyNotify) pl_similarity_question_free, answered[side]);
     }
@@ -243,7 +248,9 @@ rebuild_names (PlComparePage *self)
   for (guint i = 0; i < n; i++)
     {
       g_autoptr(PlModel) model = g_list_model_get_item (models, i);
-      g_strv_builder_add (builder, pl_model_get_name (model));
+      g_autofree char *name = pl_workspace_table_name (model);
+
+      g_strv_builder_add (builder, name);
     }
   names = g_strv_builder_end (builder);
 
@@ -312,9 +319,12 @@ on_describe (PlComparePage *self,
       PlMatrix *m = self->answers[side];
 
       if (model != NULL && m != NULL && row < m->rows && column < m->cols)
-        /* Translators: hover readout on Compare: model, measure: value */
-        g_string_append_printf (text, _("\n%s, %s: %.4f"), pl_model_get_name (model), metric_name,
-                                pl_matrix_get (m, row, column));
+        {
+          g_autofree char *name = pl_workspace_table_name (model);
+
+          /* Translators: hover readout on Compare: model, measure: value */
+          g_string_append_printf (text, _("\n%s, %s: %.4f"), name, metric_name, pl_matrix_get (m, row, column));
+        }
     }
   if (self->difference != NULL && row < self->difference->rows && column < self->difference->cols)
     g_string_append_printf (text, _("\nDifference: %.4f"), pl_matrix_get (self->difference, row, column));

@@ -20,7 +20,9 @@
  * vision transformer's patches are also probed in two dimensions
  * (pl_probe_grid, one run with the first seed): the regression of the row
  * and of the column, the order along rows and along columns, in four more
- * columns shown when a model has a grid. */
+ * columns shown when a model has a grid. An activations file has no table:
+ * its embedding output stands in, every position it holds, under either
+ * protocol (pl_workspace_table_layer). */
 struct _PlProbesPage
 {
   PlPage          parent_instance;
@@ -243,6 +245,7 @@ rebuild (PlProbesPage *self)
     {
       g_autoptr(PlModel) model = g_list_model_get_item (models, i);
       g_autofree char *key = answer_key (self, model);
+      g_autofree char *name = pl_workspace_table_name (model);
       const GValue *answer = pl_analysis_cache_lookup (pl_workspace_get_cache (get_workspace (self)), key);
       double values[6] = { NAN, NAN, NAN, NAN, NAN, NAN };
       double half_widths[6] = { NAN, NAN, NAN, NAN, NAN, NAN };
@@ -263,9 +266,9 @@ rebuild (PlProbesPage *self)
           if (m->data[ANSWER_PAIRS] < m->data[ANSWER_FEATURES])
             /* Translators: a model with its pairs and features, e.g. "mini-gpt2: 512 pairs, 512 features" */
             g_string_append_printf (few_pairs, _("%s%s: %.0f pairs, %.0f features"), few_pairs->len ? "; " : "",
-                                    pl_model_get_name (model), m->data[ANSWER_PAIRS], m->data[ANSWER_FEATURES]);
+                                    name, m->data[ANSWER_PAIRS], m->data[ANSWER_FEATURES]);
         }
-      pl_figure_add_row_with_intervals (figure, pl_model_get_name (model), values, half_widths);
+      pl_figure_add_row_with_intervals (figure, name, values, half_widths);
     }
   update_note (self, few_pairs->len ? few_pairs->str : NULL);
   pl_view_style_apply (figure, get_workspace (self));
@@ -358,11 +361,12 @@ probe_next (PlProbesPage *self)
       /* Translators: progress of the probes, e.g. "Probing mini-bert (2 of 4)…" */
       status = g_strdup_printf (_("Probing %s (%u of %u)…"), pl_model_get_name (model), self->next + 1, n);
       gtk_label_set_text (self->status_label, status);
-      if (pl_drop_down_get_value (self->folds_dropdown) == PL_PROBE_PAPER)
+      if (pl_drop_down_get_value (self->folds_dropdown) == PL_PROBE_PAPER &&
+          pl_workspace_table_layer (model) == PL_LAYER_TABLE)
         ask (self, model, NULL);
       else
-        pl_workspace_get_table_async (get_workspace (self), model, PL_LAYER_TABLE, self->cancellable,
-                                      table_done, g_object_ref (self));
+        pl_workspace_get_table_async (get_workspace (self), model, pl_workspace_table_layer (model),
+                                      self->cancellable, table_done, g_object_ref (self));
       return;
     }
   set_running (self, FALSE);

@@ -267,6 +267,25 @@ pl_workspace_analytic_rope (PlModel *model)
                           decoder->rope.dim, decoder->rope.theta);
 }
 
+int
+pl_workspace_table_layer (PlModel *model)
+{
+  g_return_val_if_fail (PL_IS_MODEL (model), PL_LAYER_TABLE);
+
+  return pl_model_get_activations (model) != NULL ? 0 : PL_LAYER_TABLE;
+}
+
+char *
+pl_workspace_table_name (PlModel *model)
+{
+  g_return_val_if_fail (PL_IS_MODEL (model), NULL);
+
+  if (pl_model_get_activations (model) == NULL)
+    return g_strdup (pl_model_get_name (model));
+  /* Translators: what an activations file stands in with where tables are compared: its name, then this */
+  return g_strdup_printf (_("%s · embedding output"), pl_model_get_name (model));
+}
+
 /* ---- Tables by layer ------------------------------------------------------ */
 
 typedef struct

@@ -68,6 +68,13 @@ guint            pl_workspace_sample_length    (PlModel      *model);
  * and rotated dims, or NULL for other models. */
 char            *pl_workspace_analytic_rope    (PlModel      *model);
 
+/* The layer the views across models (Probes, Compare) take of MODEL as its
+ * table: PL_LAYER_TABLE, or for an activations file, which holds no table,
+ * its embedding output (layer 0: the mean hidden state at each position).
+ * The name says which. */
+int              pl_workspace_table_layer      (PlModel      *model);
+char            *pl_workspace_table_name       (PlModel      *model);
+
 /* The position table of the current layer of MODEL (the stored table, or a
  * layer's positional component from forward passes), from the cache or a worker. */
 void             pl_workspace_get_table_async  (PlWorkspace         *self,
