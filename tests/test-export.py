@@ -23,7 +23,9 @@ hf/text and hf/random: transformers' own fp32 eager forward pass):
 - on the tiny rotary fixtures (Llama, GPT-NeoX, Phi-3: separate, per-head
   fused and stacked fused projections), the script's hooks and
   rotary_plane_norms on the fixture's hidden states equal the fixture's own
-  per-plane norms and the C file's /rotary datasets (1e-5 of the largest).
+  per-plane norms and the C file's /rotary datasets (1e-5 of the largest);
+- `poslens-cli info --json` describes every file written here as h5py
+  reads it.
 Prints TAP; skips only when torch, numpy or h5py cannot be imported.
 """
 
@@ -140,6 +142,8 @@ def check_fixture(module, fixtures, cli, demo_dir, name, tmp):
     if run.returncode != 0:
         return
 
+    check_info(cli, script_file, f"{name}: the script's file")
+    check_info(cli, cli_file, f"{name}: the C file")
     with h5py.File(script_file, "r") as a, h5py.File(cli_file, "r") as b:
         names_a, names_b = dataset_names(a), dataset_names(b)
         report(sorted(names_a) == sorted(names_b), f"{name}: both files hold the same groups and datasets",
@@ -327,6 +331,8 @@ def check_rotary(module, fixtures, cli, tmp, name):
         return
     script_file = os.path.join(tmp, f"{name}-script.h5")
     module.write_activations(script_file, accumulator, ids, name, config, True, rotary_frequency=want_frequency)
+    check_info(cli, script_file, f"{name}: the script's rotary file")
+    check_info(cli, cli_file, f"{name}: the C rotary file")
 
     with h5py.File(script_file, "r") as a, h5py.File(cli_file, "r") as b:
         names_a, names_b = dataset_names(a), dataset_names(b)
@@ -350,6 +356,53 @@ def check_rotary(module, fixtures, cli, tmp, name):
                f"max difference {d:.3g} of {scale:.3g}")
         d = max_diff(b["rotary/frequency"][()], want_frequency)
         report(d < 1e-6, f"{name}: the C file's frequencies are the fixture's", f"max difference {d:.3g}")
+
+
+def check_info(cli, path, what):
+    """`poslens-cli info FILE --json` describes an activations file as h5py
+    reads it: format and version, model name, S and T from the inputs, L and
+    H from the offset profile, hidden size, rotary planes and key heads,
+    maps, and the groups at its root that hold datasets."""
+    import json
+
+    import h5py
+
+    run = subprocess.run([cli, "info", path, "--json"], capture_output=True, text=True)
+    report(run.returncode == 0, f"{what}: poslens-cli info --json opens it", run.stderr)
+    if run.returncode != 0:
+        return
+    info = json.loads(run.stdout)
+    got = info.get("activations") or {}
+    with h5py.File(path, "r") as f:
+        s, t = f["inputs/input_ids"].shape
+        n_layers, n_heads, _ = f["attention/offset_profile"].shape
+        rotary = None
+        if "rotary" in f:
+            rotary = {"planes": f["rotary/query_norm"].shape[2], "kv_heads": f["rotary/key_norm"].shape[1]}
+        groups = sorted(k for k in f.keys() if any(isinstance(o, h5py.Dataset) for o in _datasets(f[k])))
+        want = {
+            "format_version": int(f.attrs["format_version"]),
+            "model_name": f.attrs["model_name"],
+            "writer": f.attrs["writer"],
+            "sequences": s, "tokens": t, "layers": n_layers, "heads": n_heads,
+            "hidden": f["hidden/position_mean"].shape[2],
+            "rotary": rotary,
+            "maps": len(f["maps"]) if "maps" in f else 0,
+        }
+        format_name = f.attrs["format"]
+    differ = {k: (got.get(k), v) for k, v in want.items() if got.get(k) != v}
+    report(info.get("format") == format_name and not differ and sorted(got.get("groups", [])) == groups,
+           f"{what}: info --json says what the file holds",
+           f"differ {differ}\nformat {info.get('format')}\ngroups {got.get('groups')} want {groups}")
+
+
+def _datasets(group):
+    """The datasets under an h5py group, at any depth."""
+    import h5py
+
+    found = []
+    group.visititems(lambda name, obj: found.append(obj) if isinstance(obj, h5py.Dataset) else None)
+    return found
 
 
 def check_split(module):

@@ -4,6 +4,7 @@
 #include <glib/gi18n.h>
 #include <json-glib/json-glib.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "pl-cli.h"
 #include "pl-error.h"
@@ -130,6 +131,71 @@ add_grid_json (JsonBuilder *builder,
   json_builder_end_array (builder);
 }
 
+/* What an activations file holds: its layout's version, whose forward pass
+ * and over what, and which of the layout's groups are present. */
+static void
+add_activations_json (JsonBuilder       *builder,
+                      PlActivationsFile *file)
+{
+  PlCheckpoint *checkpoint = pl_activations_file_get_checkpoint (file);
+  g_autoptr(GPtrArray) groups = g_ptr_array_new_with_free_func (g_free);
+  const char *writer = pl_activations_file_get_writer (file);
+
+  json_builder_set_member_name (builder, "activations");
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "format_version");
+  json_builder_add_int_value (builder, pl_activations_file_get_format_version (file));
+  json_builder_set_member_name (builder, "model_name");
+  json_builder_add_string_value (builder, pl_activations_file_get_model_name (file));
+  json_builder_set_member_name (builder, "writer");
+  if (writer != NULL)
+    json_builder_add_string_value (builder, writer);
+  else
+    json_builder_add_null_value (builder);
+  json_builder_set_member_name (builder, "sequences");
+  json_builder_add_int_value (builder, pl_activations_file_get_n_sequences (file));
+  json_builder_set_member_name (builder, "tokens");
+  json_builder_add_int_value (builder, pl_activations_file_get_n_tokens (file));
+  json_builder_set_member_name (builder, "layers");
+  json_builder_add_int_value (builder, pl_activations_file_get_n_layers (file));
+  json_builder_set_member_name (builder, "heads");
+  json_builder_add_int_value (builder, pl_activations_file_get_n_heads (file));
+  json_builder_set_member_name (builder, "hidden");
+  json_builder_add_int_value (builder, pl_activations_file_get_hidden_size (file));
+  json_builder_set_member_name (builder, "rotary");
+  if (pl_activations_file_get_n_planes (file) > 0)
+    {
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, "planes");
+      json_builder_add_int_value (builder, pl_activations_file_get_n_planes (file));
+      json_builder_set_member_name (builder, "kv_heads");
+      json_builder_add_int_value (builder, pl_activations_file_get_n_kv_heads (file));
+      json_builder_end_object (builder);
+    }
+  else
+    json_builder_add_null_value (builder);
+  json_builder_set_member_name (builder, "maps");
+  json_builder_add_int_value (builder, pl_activations_file_get_n_maps (file));
+
+  /* The groups at the root that hold datasets, in the file's order of names. */
+  for (guint i = 0; i < pl_checkpoint_get_n_tensors (checkpoint); i++)
+    {
+      const char *name = pl_checkpoint_get_tensor (checkpoint, i)->name;
+      const char *start = name + (name[0] == '/');
+      const char *slash = strchr (start, '/');
+      g_autofree char *group = slash != NULL ? g_strndup (start, slash - start) : NULL;
+
+      if (group != NULL && !g_ptr_array_find_with_equal_func (groups, group, g_str_equal, NULL))
+        g_ptr_array_add (groups, g_steal_pointer (&group));
+    }
+  json_builder_set_member_name (builder, "groups");
+  json_builder_begin_array (builder);
+  for (guint i = 0; i < groups->len; i++)
+    json_builder_add_string_value (builder, groups->pdata[i]);
+  json_builder_end_array (builder);
+  json_builder_end_object (builder);
+}
+
 static void
 print_json (PlModel  *model,
             gboolean  list_tensors)
@@ -198,6 +264,8 @@ print_json (PlModel  *model,
   if (pl_model_get_decoder (model) != NULL)
     add_decoder_json (builder, model, pl_model_get_decoder (model));
   add_grid_json (builder, model);
+  if (pl_model_get_activations (model) != NULL)
+    add_activations_json (builder, pl_model_get_activations (model));
   json_builder_set_member_name (builder, "tensor_count");
   json_builder_add_int_value (builder, checkpoint ? pl_checkpoint_get_n_tensors (checkpoint) : 0);
 

@@ -25,6 +25,7 @@ struct _PlActivationsFile
   guint         n_planes;
   guint         n_kv_heads;
   guint         n_maps;
+  guint         format_version;
 };
 
 G_DEFINE_FINAL_TYPE (PlActivationsFile, pl_activations_file, G_TYPE_OBJECT)
@@ -131,6 +132,7 @@ check_version (PlActivationsFile  *self,
                    path_of (self), v, PL_ACTIVATIONS_FORMAT_VERSION);
       return FALSE;
     }
+  self->format_version = (guint) v;
   return TRUE;
 }
 
@@ -320,6 +322,13 @@ pl_activations_file_get_n_kv_heads (PlActivationsFile *self)
 {
   g_return_val_if_fail (PL_IS_ACTIVATIONS_FILE (self), 0);
   return self->n_kv_heads;
+}
+
+guint
+pl_activations_file_get_format_version (PlActivationsFile *self)
+{
+  g_return_val_if_fail (PL_IS_ACTIVATIONS_FILE (self), 0);
+  return self->format_version;
 }
 
 guint

@@ -22,6 +22,7 @@ G_DECLARE_FINAL_TYPE (PlActivationsFile, pl_activations_file, PL, ACTIVATIONS_FI
 PlActivationsFile *pl_activations_file_new            (PlCheckpoint       *checkpoint,
                                                        GError            **error);
 PlCheckpoint      *pl_activations_file_get_checkpoint (PlActivationsFile  *self);
+guint              pl_activations_file_get_format_version (PlActivationsFile *self);
 const char        *pl_activations_file_get_model_name (PlActivationsFile  *self);
 const char        *pl_activations_file_get_writer     (PlActivationsFile  *self);
 guint              pl_activations_file_get_n_layers   (PlActivationsFile  *self);
