@@ -16,6 +16,17 @@ in a fresh process, and the summary is the median of the per-round ratios B/A
 with its quartiles: a change is real when the interquartile range stays on one
 side of 1. --env-b sets environment variables for B only, so one binary with
 an experimental switch can be compared against itself.
+
+OP forward (or attentions, the forward pass returning every attention map)
+times two builds' pl-bench-forward on one checkpoint instead, --shape naming
+its folder (holding ids.txt, as bench-engines.py writes them): both drivers
+stay open in their command mode and answer in turn, so the model is read once.
+
+OP attention times pl-bench-forward's attention of one layer, --shape
+TxHEADSxDIM[xcausal], e.g. bench/bench-ab.py attention BUILD_A/bench/pl-bench-forward
+BUILD_B/bench/pl-bench-forward --shape 1024x12x64xcausal --cpu; --cpu compares the
+processor time of the process (all its threads) instead of the wall time, which
+a machine shared by many jobs inflates unevenly.
 """
 import argparse
 import os
@@ -24,6 +35,69 @@ import subprocess
 import tempfile
 
 import numpy as np
+
+
+def forward_samples(args, env_b):
+    """Paired forward passes of two pl-bench-forward drivers kept open."""
+    folder = args.shape
+
+    def start(driver, extra):
+        proc = subprocess.Popen([driver, folder, os.path.join(folder, 'ids.txt'), '0', os.devnull],
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                                env=dict(os.environ, **extra))
+        proc.stdout.readline()
+        return proc
+
+    def ask(proc, op):
+        proc.stdin.write(op + '\n')
+        proc.stdin.flush()
+        return float(proc.stdout.readline())
+
+    pa, pb = start(args.driver_a, {}), start(args.driver_b, env_b)
+    op_b = args.op_b or args.op
+    ask(pa, args.op)
+    ask(pb, op_b)
+    a, b = [], []
+    for r in range(args.rounds):
+        if r % 2 == 0:
+            a.append(ask(pa, args.op))
+            b.append(ask(pb, op_b))
+        else:
+            b.append(ask(pb, op_b))
+            a.append(ask(pa, args.op))
+    for proc in (pa, pb):
+        proc.stdin.write('quit\n')
+        proc.stdin.close()
+        proc.wait()
+    return a, b
+
+
+def sampled(args, env_b):
+    """Paired samples, each the best of 3 runs in a fresh process."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, 'x.npy')
+        if args.op.startswith('attention'):
+            path = args.shape
+        else:
+            rows, cols = (int(v) for v in args.shape.split('x'))
+            np.save(path, np.random.default_rng(0).standard_normal((rows, cols)).astype(np.float32))
+
+        def run(driver, op, extra):
+            out = subprocess.run([driver, op, path, '3'], check=True, capture_output=True, text=True,
+                                 env=dict(os.environ, **extra))
+            return float(out.stdout.split()[2 if args.cpu else 1])
+
+        op_b = args.op_b or args.op
+        a, b = [], []
+        for r in range(args.rounds):
+            if r % 2 == 0:
+                a.append(run(args.driver_a, args.op, {}))
+                b.append(run(args.driver_b, op_b, env_b))
+            else:
+                b.append(run(args.driver_b, op_b, env_b))
+                a.append(run(args.driver_a, args.op, {}))
+
+    return a, b, op_b
 
 
 def main():
@@ -36,30 +110,16 @@ def main():
     parser.add_argument('--shape', default='4096x1024', help='the table, ROWSxCOLS')
     parser.add_argument('--env-b', action='append', default=[], metavar='K=V',
                         help='an environment variable for B only (repeatable)')
+    parser.add_argument('--cpu', action='store_true', help='compare processor time (attention only)')
     args = parser.parse_args()
     env_b = dict(kv.split('=', 1) for kv in args.env_b)
     os.environ.setdefault('OPENBLAS_NUM_THREADS', '2')
 
-    with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, 'x.npy')
-        rows, cols = (int(v) for v in args.shape.split('x'))
-        np.save(path, np.random.default_rng(0).standard_normal((rows, cols)).astype(np.float32))
-
-        def run(driver, op, extra):
-            out = subprocess.run([driver, op, path, '3'], check=True, capture_output=True, text=True,
-                                 env=dict(os.environ, **extra))
-            return float(out.stdout.split()[1])
-
+    if args.op in ('forward', 'attentions'):
+        a, b = forward_samples(args, env_b)
         op_b = args.op_b or args.op
-        a, b = [], []
-        for r in range(args.rounds):
-            if r % 2 == 0:
-                a.append(run(args.driver_a, args.op, {}))
-                b.append(run(args.driver_b, op_b, env_b))
-            else:
-                b.append(run(args.driver_b, op_b, env_b))
-                a.append(run(args.driver_a, args.op, {}))
-
+    else:
+        a, b, op_b = sampled(args, env_b)
     ratios = sorted(y / x for x, y in zip(a, b))
     q = statistics.quantiles(ratios, n=4)
     print('%s, OPENBLAS_NUM_THREADS=%s' % (args.shape, os.environ['OPENBLAS_NUM_THREADS']))

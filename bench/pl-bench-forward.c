@@ -2,10 +2,13 @@
 #include "config.h"
 
 #include <cblas.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "pl-blas-core.h"
+#include "pl-decoder-attention.h"
 #include "pl-executor.h"
 #include "pl-model.h"
 #include "pl-transformer.h"
@@ -16,7 +19,11 @@
  * With REPEATS 0 it answers commands on stdin instead, one line each, so the
  * script can alternate it with PyTorch on a shared machine: "sgemm",
  * "forward", "attentions" print seconds; "clock" prints the core's clock in
- * GHz; "save" writes HIDDEN_OUT; "quit". */
+ * GHz; "save" writes HIDDEN_OUT; "quit".
+ *   pl-bench-forward attention TxHEADSxDIM[xcausal] REPEATS
+ * times one layer's attention (pl_decoder_attention) on random queries,
+ * keys and values, probabilities not kept, and prints "attention SECONDS
+ * CPU_SECONDS" (the least of REPEATS runs each), for bench-ab.py. */
 
 static double
 best_of (int n, double (*run) (gpointer), gpointer data)
@@ -118,6 +125,60 @@ time_forward (gpointer data)
   return (g_get_monotonic_time () - start) / 1e6;
 }
 
+static double
+process_cpu_s (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int
+bench_attention (const char *op,
+                 const char *shape,
+                 int         repeats)
+{
+  g_auto(GStrv) dims = g_strsplit (shape, "x", -1);
+  g_autofree float *qkv = NULL;
+  g_autofree float *ctx = NULL;
+  PlDecoderAttention job = { 0, };
+  double wall = G_MAXDOUBLE, cpu = G_MAXDOUBLE;
+  gsize t, cols;
+
+  if (g_strv_length (dims) < 3)
+    return 1;
+  t = strtoul (dims[0], NULL, 10);
+  job.n_heads = job.n_kv_heads = strtoul (dims[1], NULL, 10);
+  job.head_dim = strtoul (dims[2], NULL, 10);
+  job.bidirectional = dims[3] == NULL || !g_str_equal (dims[3], "causal");
+  cols = 3 * (gsize) job.n_heads * job.head_dim;
+  qkv = g_new (float, t * cols);
+  ctx = g_new (float, t * job.n_heads * job.head_dim);
+  for (gsize j = 0; j < t * cols; j++)
+    qkv[j] = (float) ((j * 7919 % 1000) / 1000.0 - 0.5);
+  job.qkv = qkv;
+  job.stride = cols;
+  job.n_tokens = t;
+  job.scale = 1.0f / sqrtf ((float) job.head_dim);
+  job.ctx = ctx;
+  for (int i = 0; i <= repeats; i++)
+    {
+      gint64 start = g_get_monotonic_time ();
+      double cpu0 = process_cpu_s ();
+
+      pl_decoder_attention (&job, NULL, NULL);
+      /* the first run warms up */
+      if (i > 0)
+        {
+          wall = MIN (wall, (g_get_monotonic_time () - start) / 1e6);
+          cpu = MIN (cpu, process_cpu_s () - cpu0);
+        }
+    }
+  printf ("%s %.6f %.6f\n", op, wall, cpu);
+  return 0;
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -140,6 +201,8 @@ main (int argc, char *argv[])
       return 1;
     }
   repeats = atoi (argv[3]);
+  if (g_str_has_prefix (argv[1], "attention"))
+    return bench_attention (argv[1], argv[2], MAX (repeats, 1));
 
   pl_executor_get_default ();
   if (!(model = pl_model_open (argv[1], NULL, &error)) ||

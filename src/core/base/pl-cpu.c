@@ -29,25 +29,6 @@ pl_cpu_has_avx2_fma (void)
 #endif
 }
 
-gboolean
-pl_cpu_has_avx512 (void)
-{
-#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
-  static gsize usable = 0;
-
-  if (g_once_init_enter (&usable))
-    {
-      __builtin_cpu_init ();
-      g_once_init_leave (&usable, __builtin_cpu_supports ("avx512f") && __builtin_cpu_supports ("avx512bw") &&
-                                  __builtin_cpu_supports ("avx512vl") && __builtin_cpu_supports ("avx512dq") &&
-                                  g_getenv ("POSLENS_DISABLE_SIMD") == NULL ? 2 : 1);
-    }
-  return usable == 2;
-#else
-  return FALSE;
-#endif
-}
-
 #if defined(__x86_64__) && defined(__GNUC__)
 /* CPUID leaf 7: AMX-TILE (EDX bit 24), AMX-BF16 (EDX bit 22), AVX512F
  * (EBX bit 16), AVX512BW (EBX bit 30); leaf 7 subleaf 1: AVX512_BF16 (EAX

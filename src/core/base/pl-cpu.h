@@ -10,9 +10,6 @@ G_BEGIN_DECLS
  * environment variable POSLENS_DISABLE_SIMD says no, so that the tests run
  * the portable paths too. */
 gboolean pl_cpu_has_avx2_fma (void);
-/* Whether this processor and its OS run AVX-512 (F, BW, VL, DQ) code;
- * POSLENS_DISABLE_SIMD says no as above. */
-gboolean pl_cpu_has_avx512 (void);
 /* Whether this processor multiplies BF16 tiles (AMX-BF16, with AVX-512 BF16
  * conversions), the operating system saves the tile registers and this
  * process may use them (Linux asks for that once, here). POSLENS_DISABLE_SIMD

@@ -7,14 +7,15 @@
 
 G_BEGIN_DECLS
 
-/* One layer's attention in a rotary decoder, every head: causal scores of
- * the rotated queries and keys, softmax, and each head's context.
+/* One layer's attention, every head: scores of the queries and keys (a
+ * rotary decoder's rotated ones), softmax, and each head's context.
  *
  * Grouped-query attention: query head h reads key/value head
  * h / (n_heads / n_kv_heads), the head Hugging Face's repeat_kv copies to
  * position h. Scores q·k · SCALE; query i sees keys max(0, i − window + 1)
  * … i (all of 0 … i when WINDOW is 0); the others get exactly 0, as HF's
- * mask of the dtype's minimum gives them. */
+ * mask of the dtype's minimum gives them. BIDIRECTIONAL: every query sees
+ * every key (an encoder's attention; WINDOW is 0 then). */
 typedef struct
 {
   const float *qkv;        /* [T, q + 2 kv]: all query heads, then key heads, then value heads */
@@ -27,16 +28,13 @@ typedef struct
   float        scale;
   PlMatrix    *probs;      /* [heads × T, T] (row h·T + i: head h, query i) to keep, or NULL */
   float       *ctx;        /* [T, heads × head_dim]: head h's context in columns h·head_dim … */
+  gboolean     bidirectional;
 } PlDecoderAttention;
 
-/* On AVX-512 kernels with the heads split over threads where the processor
- * has them, else as pl_decoder_attention_plain. */
-gboolean pl_decoder_attention       (const PlDecoderAttention *job,
-                                     GCancellable             *cancellable,
-                                     GError                  **error);
-/* The plain path: OpenBLAS's SGEMM per head. The tests compare the two. */
-gboolean pl_decoder_attention_plain (const PlDecoderAttention *job,
-                                     GCancellable             *cancellable,
-                                     GError                  **error);
+/* The heads split over the executor's threads, each in blocks of queries
+ * by OpenBLAS's SGEMM over the keys they see (pl-decoder-attention.c). */
+gboolean pl_decoder_attention (const PlDecoderAttention *job,
+                               GCancellable             *cancellable,
+                               GError                  **error);
 
 G_END_DECLS

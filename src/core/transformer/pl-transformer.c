@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "pl-decoder-attention.h"
 #include "pl-error.h"
 #include "pl-executor.h"
 #include "pl-transformer.h"
@@ -482,54 +483,33 @@ set_cancelled (GCancellable  *cancellable,
   return g_cancellable_set_error_if_cancelled (cancellable, error);
 }
 
-typedef struct
-{
-  const PlTransformerConfig *config;
-  const PlMatrix            *qkv;
-  PlMatrix                  *probs;   /* every head's, or one [T, T] per executor thread */
-  gboolean                   keep;    /* PROBS holds every head's */
-  PlMatrix                  *ctx;
-  GCancellable              *cancellable;
-} HeadJob;
-
-static void
-head_piece (guint    head,
-            guint    slot,
-            gpointer data)
-{
-  HeadJob *job = data;
-  const PlTransformerConfig *c = job->config;
-  gsize t = job->qkv->rows, h = c->hidden_size, d = h / c->n_heads;
-  float scale = 1.0f / sqrtf ((float) d);
-  const float *qkv = job->qkv->data;
-  float *p = job->probs->data + (gsize) (job->keep ? head : slot) * t * t;
-
-  if (g_cancellable_is_cancelled (job->cancellable))
-    return;
-  cblas_sgemm (CblasRowMajor, CblasNoTrans, CblasTrans, t, t, d,
-               scale, qkv + head * d, 3 * h, qkv + h + head * d, 3 * h, 0.0f, p, t);
-  for (gsize i = 0; i < t; i++)
-    pl_kernel_softmax_row (p + i * t, c->causal ? i + 1 : t, t);
-  cblas_sgemm (CblasRowMajor, CblasNoTrans, CblasNoTrans, t, d, t,
-               1.0f, p, t, qkv + 2 * h + head * d, 3 * h, 0.0f, job->ctx->data + head * d, h);
-}
-
-/* Multi-head attention of one layer: QKV [T, 3h] → CTX [T, h]. PROBS holds
- * every head's probabilities ([heads × T, T]) when KEEP, else it is
- * scratch, [threads × T, T] for the executor's threads. */
+/* Multi-head attention of one layer: QKV [T, 3h] (queries, keys, values
+ * side by side) → CTX [T, h]; PROBS gets every head's probabilities
+ * ([heads × T, T]) when not NULL. */
 static gboolean
 attention (PlTransformer  *self,
            const PlMatrix *qkv,
            PlMatrix       *probs,
-           gboolean        keep,
            PlMatrix       *ctx,
            GCancellable   *cancellable,
            GError        **error)
 {
-  HeadJob job = { &self->config, qkv, probs, keep, ctx, cancellable };
+  const PlTransformerConfig *c = &self->config;
+  guint d = c->hidden_size / c->n_heads;
+  PlDecoderAttention job = {
+    .qkv = qkv->data,
+    .stride = qkv->cols,
+    .n_tokens = qkv->rows,
+    .n_heads = c->n_heads,
+    .n_kv_heads = c->n_heads,
+    .head_dim = d,
+    .scale = 1.0f / sqrtf ((float) d),
+    .probs = probs,
+    .ctx = ctx->data,
+    .bidirectional = !c->causal,
+  };
 
-  pl_executor_for (pl_executor_get_default (), self->config.n_heads, head_piece, &job);
-  return !set_cancelled (cancellable, error);
+  return pl_decoder_attention (&job, cancellable, error);
 }
 
 gboolean
@@ -552,7 +532,6 @@ pl_transformer_run (PlTransformer   *self,
   g_autoptr(PlMatrix) ctx = NULL;
   g_autoptr(PlMatrix) mid = NULL;
   g_autoptr(PlMatrix) inner = NULL;
-  g_autoptr(PlMatrix) scratch = NULL;
 
   g_return_val_if_fail (PL_IS_TRANSFORMER (self), FALSE);
   g_return_val_if_fail (ids != NULL || n_ids == 0, FALSE);
@@ -586,9 +565,6 @@ pl_transformer_run (PlTransformer   *self,
       !(mid = pl_matrix_try_new (t, h, error)) ||
       !(inner = pl_matrix_try_new (t, f, error)))
     return FALSE;
-  if (!want_attentions &&
-      !(scratch = pl_matrix_try_new (pl_executor_get_n_threads (pl_executor_get_default ()) * t, t, error)))
-    return FALSE;
 
   if (layer_func != NULL && !layer_func (0, NULL, x, layer_data))
     return TRUE;
@@ -601,13 +577,8 @@ pl_transformer_run (PlTransformer   *self,
 
       if (set_cancelled (cancellable, error))
         return FALSE;
-      if (want_attentions)
-        {
-          if (!(probs = pl_matrix_try_new (nh * t, t, error)))
-            return FALSE;
-        }
-      else
-        probs = pl_matrix_ref (scratch);
+      if (want_attentions && !(probs = pl_matrix_try_new (nh * t, t, error)))
+        return FALSE;
       if (!(next = pl_matrix_try_new (t, h, error)))
         return FALSE;
 
@@ -616,7 +587,7 @@ pl_transformer_run (PlTransformer   *self,
           pl_kernel_layer_norm (x->data, normed->data, t, h, w->ln1_w->data, w->ln1_b->data,
                                 c->layer_norm_eps);
           linear (normed, w->qkv_w, w->qkv_b, NULL, qkv);
-          if (!attention (self, qkv, probs, want_attentions, ctx, cancellable, error))
+          if (!attention (self, qkv, probs, ctx, cancellable, error))
             return FALSE;
           linear (ctx, w->out_w, w->out_b, x, mid);
           pl_kernel_layer_norm (mid->data, normed->data, t, h, w->ln2_w->data, w->ln2_b->data,
@@ -631,7 +602,7 @@ pl_transformer_run (PlTransformer   *self,
       else
         {
           linear (x, w->qkv_w, w->qkv_b, NULL, qkv);
-          if (!attention (self, qkv, probs, want_attentions, ctx, cancellable, error))
+          if (!attention (self, qkv, probs, ctx, cancellable, error))
             return FALSE;
           linear (ctx, w->out_w, w->out_b, x, mid);
           pl_kernel_layer_norm (mid->data, mid->data, t, h, w->ln1_w->data, w->ln1_b->data,
@@ -649,7 +620,7 @@ pl_transformer_run (PlTransformer   *self,
       if (progress != NULL)
         progress ((double) (l + 1) / c->n_layers, progress_data);
       if (layer_func != NULL &&
-          !layer_func (l + 1, want_attentions ? probs : NULL, x, layer_data))
+          !layer_func (l + 1, probs, x, layer_data))
         return TRUE;
     }
   /* The progress callback may have cancelled after the last layer. */
