@@ -17,33 +17,10 @@
 #include "pl-application.h"
 #include "pl-executor.h"
 #include "pl-page.h"
+#include "pl-test-window.h"
 #include "pl-window.h"
 
 #define REPEAT_MS 33
-
-static gboolean
-expired (gpointer data)
-{
-  *(gboolean *) data = TRUE;
-  return G_SOURCE_REMOVE;
-}
-
-static void
-run_for (guint ms)
-{
-  gboolean done = FALSE;
-
-  g_timeout_add (ms, expired, &done);
-  while (!done)
-    g_main_context_iteration (NULL, TRUE);
-}
-
-static void
-run_until (gboolean (*check) (gpointer), gpointer data)
-{
-  while (!check (data))
-    g_main_context_iteration (NULL, TRUE);
-}
 
 static gboolean
 model_open (gpointer window)
@@ -94,24 +71,24 @@ main (int   argc,
 
   file = g_file_new_for_path (argv[1]);
   pl_window_open_file (window, file, TRUE);
-  run_until (model_open, window);
+  pl_test_wait_until (model_open, window, "the model");
   pl_window_show_view (window, "similarity");
-  run_until (page_ready, page);
+  pl_test_wait_until (page_ready, page, "the similarity");
   n_layers = pl_workspace_get_n_layers (workspace);
 
   pl_executor_get_cpu_time (executor, &total0, &cancelled0);
   for (guint k = 0; k <= n_layers; k++)
     {
       gtk_widget_activate_action (GTK_WIDGET (window), "win.step-layer", "i", 1);
-      run_for (REPEAT_MS);
+      pl_test_run_for (REPEAT_MS);
     }
   last_press = g_get_monotonic_time () - REPEAT_MS * 1000;
-  run_for (100 - REPEAT_MS);
+  pl_test_run_for (100 - REPEAT_MS);
   running = pl_executor_get_n_running (executor);
-  run_until (page_ready, page);
+  pl_test_wait_until (page_ready, page, "the similarity");
   to_answer = (g_get_monotonic_time () - last_press) / 1e6;
   while (pl_executor_get_n_running (executor) > 0)
-    run_for (10);
+    pl_test_run_for (10);
   pl_executor_get_cpu_time (executor, &total1, &cancelled1);
   printf ("stepping %u %u %.3f %.3f %.3f\n", n_layers, running, to_answer, total1 - total0, cancelled1 - cancelled0);
 

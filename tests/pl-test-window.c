@@ -30,6 +30,16 @@ pl_test_wait_until (gboolean   (*check) (gpointer data),
 }
 
 void
+pl_test_run_for (guint ms)
+{
+  gboolean done = FALSE;
+
+  g_timeout_add (ms, timed_out, &done);
+  while (!done)
+    g_main_context_iteration (NULL, TRUE);
+}
+
+void
 pl_test_window_init (int    *argc,
                      char ***argv)
 {

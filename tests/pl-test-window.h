@@ -22,6 +22,8 @@ PlWindow *pl_test_window_open (PlApplication **app);
 void     pl_test_wait_until  (gboolean   (*check) (gpointer data),
                               gpointer     data,
                               const char  *what);
+/* Turns the main loop for MS milliseconds. */
+void     pl_test_run_for     (guint        ms);
 /* Lets WIDGET draw N frames. */
 void     pl_test_wait_frames (GtkWidget   *widget,
                               guint        n);

@@ -18,7 +18,7 @@
 #include "pl-trajectory-page.h"
 #include "pl-window.h"
 
-/* The thousandth click in a row (issue 9): models, layers, heads and views
+/* The thousandth click in a row: models, layers, heads and views
  * switched while workers are in flight, the same file opened twice, a file
  * truncated while open, the window closed during a forward pass. Run under
  * AddressSanitizer (build-aux/setup.sh sanitize) this also checks for uses

@@ -96,24 +96,6 @@ page_ready (gpointer page)
   return !pl_page_get_busy (page) && pl_page_get_figure (page) != NULL;
 }
 
-static gboolean
-expired (gpointer data)
-{
-  *(gboolean *) data = TRUE;
-  return G_SOURCE_REMOVE;
-}
-
-/* Turns the main loop for MS milliseconds. */
-static void
-run_for (guint ms)
-{
-  gboolean done = FALSE;
-
-  g_timeout_add (ms, expired, &done);
-  while (!done)
-    g_main_context_iteration (NULL, TRUE);
-}
-
 /* Whether the similarity of LAYER, as the page asks it, is answered. */
 static gboolean
 answered (PlWorkspace *workspace,
@@ -162,10 +144,10 @@ test_hold_page_down (void)
       if (layer >= 0)
         answered_in_time[layer] = answered (workspace, layer);
       g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.step-layer", "i", 1));
-      run_for (REPEAT_MS);
+      pl_test_run_for (REPEAT_MS);
     }
   g_assert_cmpint (pl_workspace_get_layer (workspace), ==, N_LAYERS);
-  run_for (100);
+  pl_test_run_for (100);
   running = pl_executor_get_n_running (executor);
   g_test_message ("100 ms after the last press: %u computation(s) running", running);
   g_assert_cmpuint (running, <=, 1);
@@ -176,7 +158,7 @@ test_hold_page_down (void)
   pl_test_wait_until (page_ready, similarity, "the last layer's heatmap");
   g_assert_true (answered (workspace, N_LAYERS));
   while (pl_executor_get_n_running (executor) > 0)
-    run_for (10);
+    pl_test_run_for (10);
   for (int layer = 0; layer < N_LAYERS; layer++)
     if (!answered_in_time[layer] && answered (workspace, layer))
       late++;
