@@ -295,6 +295,35 @@ test_probe_paper (void)
   g_assert_nonnull (strstr (text, " ± "));
 }
 
+/* Fewer pairs than features: a warning on stderr naming the model, as the
+ * Probes view gives; none at as many pairs as features. Seen by `paper`
+ * too, for the sinusoid of the paper's width (512 pairs, 1536 features). */
+static void
+test_probe_few_pairs (void)
+{
+  g_autofree char *dir = pl_test_tmpdir ();
+  g_autofree char *out_dir = g_build_filename (dir, "figures", NULL);
+  g_autofree char *err = NULL;
+  g_autofree char *enough = NULL;
+  g_autofree char *paper = NULL;
+
+  g_assert_cmpint (run_cli (NULL, &err, "probe", "builtin:sinusoidal:64x32", "--protocol", "shuffled",
+                            "--seed", "0", "--pairs", "63", NULL), ==, 0);
+  g_test_message ("%s", err);
+  g_assert_true (g_str_has_prefix (err, "poslens-cli probe: warning: "));
+  g_assert_nonnull (strstr (err, "Sinusoidal 64 × 32: 63 pairs, fewer than its 64 features"));
+  g_assert_cmpint (run_cli (NULL, &enough, "probe", "builtin:sinusoidal:64x32", "--protocol", "shuffled",
+                            "--seed", "0", "--pairs", "64", NULL), ==, 0);
+  g_assert_cmpstr (enough, ==, "");
+
+  g_assert_cmpint (run_cli (NULL, &paper, "paper", "--repeats", "1", "--out", out_dir,
+                            "builtin:sinusoidal:512x768", NULL), ==, 0);
+  g_test_message ("%s", paper);
+  g_assert_nonnull (strstr (paper, "poslens-cli paper: warning: Sinusoidal 512 × 768: 512 pairs, fewer than its "
+                                   "1536 features"));
+  pl_test_rmtree (dir);
+}
+
 /* `paper`: the four files, and Table 1 on the terminal for one seed as
  * PE-Study's code gives it (the mean of seed 0's five folds). */
 static void
@@ -786,6 +815,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/pl/cli-analyses/probe", test_probe);
   g_test_add_func ("/pl/cli-analyses/probe-paper", test_probe_paper);
   g_test_add_func ("/pl/cli-analyses/paper", test_paper);
+  g_test_add_func ("/pl/cli-analyses/probe-few-pairs", test_probe_few_pairs);
   g_test_add_func ("/pl/cli-analyses/errors", test_errors);
   g_test_add_func ("/pl/cli-analyses/layer", test_layer);
   g_test_add_func ("/pl/cli-analyses/refusals-name-file", test_refusals_name_file);

@@ -73,9 +73,13 @@ pl_cli_paper (int    argc,
       const PlProbeSummary *s = pl_paper_get_summary (paper, i);
       const char *name = pl_model_get_name (g_ptr_array_index (models, i));
       glong pad = MAX (0, 28 - g_utf8_strlen (name, -1));
+      guint n_pairs;
+      gsize n_features;
 
       printf ("%s%*s %9.3f ± %-8.3f  %9.4f ± %.4f\n", name, (int) pad, "",
               s->absolute.mean, s->absolute.half_width, s->relative.mean, s->relative.half_width);
+      pl_paper_get_pairs (paper, i, &n_pairs, &n_features);
+      pl_cli_warn_few_pairs ("paper", name, n_pairs, n_features);
     }
   /* Translators: where the figures went */
   printf (_("Wrote figure1.pdf, figure1.png, table1.pdf and table1.png in %s\n"), out);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
 
+#include <glib/gi18n.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -30,6 +31,25 @@ pl_cli_usage (const char *command,
 
   fprintf (stderr, "poslens-cli %s: %s\n", command, line);
   return PL_CLI_EXIT_USAGE;
+}
+
+void
+pl_cli_warn_few_pairs (const char *command,
+                       const char *model,
+                       guint       n_pairs,
+                       gsize       n_features)
+{
+  g_autofree char *message = NULL;
+  g_autofree char *line = NULL;
+
+  if (n_pairs >= n_features)
+    return;
+  /* Translators: a model's name, its pair count and its feature count */
+  message = g_strdup_printf (_("warning: %s: %u pairs, fewer than its %u features: "
+                               "the relative-order error mostly measures the sample, not the table"),
+                             model, n_pairs, (guint) n_features);
+  line = pl_escape_text (message, -1);
+  fprintf (stderr, "poslens-cli %s: %s\n", command, line);
 }
 
 void

@@ -387,6 +387,7 @@ pl_cli_probe (int    argc,
       return pl_cli_fail_analysis (model, error);
     }
   pl_probe_summarise (runs, probe.n_runs, &probe.summary);
+  pl_cli_warn_few_pairs ("probe", pl_model_get_name (model), runs[0].n_pairs, 2 * table->cols);
   if (json)
     print_json (&probe);
   else

@@ -25,6 +25,13 @@ int  pl_cli_fail       (const GError *error);
 /* Prints "poslens-cli COMMAND: MESSAGE" on stderr and returns PL_CLI_EXIT_USAGE. */
 int  pl_cli_usage      (const char   *command,
                         const char   *message);
+/* When N_PAIRS < N_FEATURES, warns on stderr, naming MODEL, that the
+ * relative-order probe measures its sample more than the table (as the
+ * Probes view does). */
+void pl_cli_warn_few_pairs (const char *command,
+                            const char *model,
+                            guint       n_pairs,
+                            gsize       n_features);
 /* BUILDER's value as indented JSON on stdout, DEL and C1 controls escaped. */
 void pl_cli_print_json (JsonBuilder  *builder);
 

@@ -29,6 +29,8 @@ struct _PlPaper
   char          **names;
   char          **row_notes;
   PlProbeSummary *summaries;
+  guint          *n_pairs;       /* the relative probe's pairs and features, per model */
+  gsize          *n_features;
   PlFigure       *figure1;
   PlFigure       *table1;
 };
@@ -50,6 +52,8 @@ pl_paper_free (PlPaper *self)
   g_strfreev (self->names);
   g_strfreev (self->row_notes);
   g_free (self->summaries);
+  g_free (self->n_pairs);
+  g_free (self->n_features);
   g_clear_object (&self->figure1);
   g_clear_object (&self->table1);
   g_free (self);
@@ -79,6 +83,8 @@ static gboolean
 probe_model (PlModel              *model,
              const PlPaperOptions *options,
              PlProbeSummary       *summary,
+             guint                *n_pairs,
+             gsize                *n_features,
              PlPaperProgressFunc   progress,
              gpointer              progress_data,
              double                done,
@@ -103,6 +109,8 @@ probe_model (PlModel              *model,
         progress (done + share * (r + 1) / options->n_repeats, progress_data);
     }
   pl_probe_summarise (runs, options->n_repeats, summary);
+  *n_pairs = runs[0].n_pairs;
+  *n_features = 2 * table->cols;
   return TRUE;
 }
 
@@ -191,6 +199,8 @@ pl_paper_compute (PlModel * const       *models,
   self->names = g_new0 (char *, n_models + 1);
   self->row_notes = g_new0 (char *, n_models + 1);
   self->summaries = g_new0 (PlProbeSummary, n_models);
+  self->n_pairs = g_new0 (guint, n_models);
+  self->n_features = g_new0 (gsize, n_models);
   for (guint i = 0; i < n_models; i++)
     {
       PlFigure *panel;
@@ -201,7 +211,8 @@ pl_paper_compute (PlModel * const       *models,
           !(panel = cosine_panel (models[i], cancellable, error)))
         return NULL;
       g_ptr_array_add (panels, panel);
-      if (!probe_model (models[i], options, &self->summaries[i], progress, progress_data,
+      if (!probe_model (models[i], options, &self->summaries[i], &self->n_pairs[i], &self->n_features[i],
+                        progress, progress_data,
                         (double) i / n_models, 1.0 / n_models, cancellable, error))
         return NULL;
     }
@@ -222,6 +233,17 @@ pl_paper_get_summary (PlPaper *self,
 {
   g_return_val_if_fail (self != NULL && index < self->n_models, NULL);
   return &self->summaries[index];
+}
+
+void
+pl_paper_get_pairs (PlPaper *self,
+                    guint    index,
+                    guint   *n_pairs,
+                    gsize   *n_features)
+{
+  g_return_if_fail (self != NULL && index < self->n_models);
+  *n_pairs = self->n_pairs[index];
+  *n_features = self->n_features[index];
 }
 
 PlFigure *

@@ -40,6 +40,12 @@ PlPaper  *pl_paper_compute      (PlModel * const       *models,
 guint     pl_paper_get_n_models (PlPaper               *self);
 const PlProbeSummary *pl_paper_get_summary (PlPaper    *self,
                                  guint                  index);
+/* The pairs model INDEX's relative probe drew, and its features (twice the
+ * table's width). */
+void      pl_paper_get_pairs    (PlPaper               *self,
+                                 guint                  index,
+                                 guint                 *n_pairs,
+                                 gsize                 *n_features);
 /* Owned by the paper. */
 PlFigure *pl_paper_get_figure1  (PlPaper               *self);
 PlFigure *pl_paper_get_table1   (PlPaper               *self);
