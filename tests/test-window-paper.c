@@ -5,6 +5,7 @@
 #include <cairo.h>
 
 #include "pl-application.h"
+#include "pl-probes-page.h"
 #include "pl-test-util.h"
 #include "pl-test-window.h"
 #include "pl-window.h"
@@ -15,10 +16,13 @@
  * leaves the action usable. The numbers are checked by test-cli-analyses
  * (the same pl-paper code) against scikit-learn. */
 
+static PlApplication *app;
+static PlWindow *window;
+
 static gboolean
-paper_done (gpointer window)
+paper_done (gpointer data)
 {
-  return !pl_window_get_paper_busy (window);
+  return !pl_window_get_paper_busy (data);
 }
 
 static void
@@ -42,8 +46,6 @@ assert_png (const char *path,
 static void
 test_reproduce (void)
 {
-  g_autoptr(PlApplication) app = NULL;
-  PlWindow *window = pl_test_window_open (&app);
   g_autofree char *dir = pl_test_tmpdir ();
   g_autofree char *out = g_build_filename (dir, "paper", "figures", NULL);
   const char *names[] = { "figure1.pdf", "figure1.png", "table1.pdf", "table1.png" };
@@ -75,15 +77,51 @@ test_reproduce (void)
     g_assert_true (gtk_widget_is_sensitive (GTK_WIDGET (window)));
     g_assert_false (g_file_test (bad, G_FILE_TEST_EXISTS));
   }
-
-  gtk_window_destroy (GTK_WINDOW (window));
   pl_test_rmtree (dir);
+}
+
+static PlProbeProtocol
+shown_protocol (PlWindow *shown)
+{
+  return pl_probes_page_get_protocol (PL_PROBES_PAGE (pl_window_get_page (shown, "probes")));
+}
+
+/* The probes' protocol is a setting: what the drop-down chooses is written,
+ * a window opened later (as in the next session) starts with it, and a
+ * change of the setting moves the drop-downs. */
+static void
+test_protocol_remembered (void)
+{
+  GSettings *settings = pl_application_get_settings (app);
+  g_autofree char *saved = NULL;
+  PlWindow *later;
+
+  g_assert_cmpint (shown_protocol (window), ==, PL_PROBE_PAPER);
+  pl_probes_page_set_protocol (PL_PROBES_PAGE (pl_window_get_page (window, "probes")), PL_PROBE_INTERLEAVED);
+  saved = g_settings_get_string (settings, "probe-protocol");
+  g_assert_cmpstr (saved, ==, "interleaved");
+
+  later = pl_window_new (app);
+  g_assert_cmpint (shown_protocol (later), ==, PL_PROBE_INTERLEAVED);
+  g_settings_set_string (settings, "probe-protocol", "shuffled");
+  g_assert_cmpint (shown_protocol (later), ==, PL_PROBE_SHUFFLED);
+  g_assert_cmpint (shown_protocol (window), ==, PL_PROBE_SHUFFLED);
+  g_settings_reset (settings, "probe-protocol");
+  g_assert_cmpint (shown_protocol (later), ==, PL_PROBE_PAPER);
+  gtk_window_destroy (GTK_WINDOW (later));
 }
 
 int
 main (int argc, char *argv[])
 {
+  int status;
+
   pl_test_window_init (&argc, &argv);
+  window = pl_test_window_open (&app);
   g_test_add_func ("/pl/window/reproduce-paper", test_reproduce);
-  return g_test_run ();
+  g_test_add_func ("/pl/window/probe-protocol-remembered", test_protocol_remembered);
+  status = g_test_run ();
+  gtk_window_destroy (GTK_WINDOW (window));
+  g_object_unref (app);
+  return status;
 }

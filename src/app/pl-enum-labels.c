@@ -131,3 +131,43 @@ pl_drop_down_set_value (GtkDropDown *drop_down,
   list = ADW_ENUM_LIST_MODEL (gtk_drop_down_get_model (drop_down));
   gtk_drop_down_set_selected (drop_down, adw_enum_list_model_find_position (list, value));
 }
+
+/* The settings hold the value's nick; the widget a position in the list. */
+static gboolean
+nick_to_position (GValue   *value,
+                  GVariant *variant,
+                  gpointer  list)
+{
+  g_autoptr(GEnumClass) klass = g_type_class_ref (adw_enum_list_model_get_enum_type (list));
+  GEnumValue *found = g_enum_get_value_by_nick (klass, g_variant_get_string (variant, NULL));
+
+  if (found == NULL)
+    return FALSE;
+  g_value_set_uint (value, adw_enum_list_model_find_position (list, found->value));
+  return TRUE;
+}
+
+static GVariant *
+position_to_nick (const GValue       *value,
+                  const GVariantType *type,
+                  gpointer            list)
+{
+  g_autoptr(AdwEnumListItem) item = g_list_model_get_item (G_LIST_MODEL (list), g_value_get_uint (value));
+
+  if (item == NULL)
+    return NULL;
+  return g_variant_new_string (adw_enum_list_item_get_nick (item));
+}
+
+void
+pl_settings_bind_enum (GSettings        *settings,
+                       const char       *key,
+                       gpointer          object,
+                       AdwEnumListModel *list)
+{
+  g_return_if_fail (G_IS_SETTINGS (settings));
+  g_return_if_fail (ADW_IS_ENUM_LIST_MODEL (list));
+
+  g_settings_bind_with_mapping (settings, key, object, "selected", G_SETTINGS_BIND_DEFAULT,
+                                nick_to_position, position_to_nick, g_object_ref (list), g_object_unref);
+}

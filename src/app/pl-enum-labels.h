@@ -29,5 +29,12 @@ void        pl_drop_down_set_enum    (GtkDropDown *drop_down,
 int         pl_drop_down_get_value   (GtkDropDown *drop_down);
 void        pl_drop_down_set_value   (GtkDropDown *drop_down,
                                       int          value);
+/* Binds KEY of SETTINGS (a string: a nick of LIST's enum type) both ways
+ * to OBJECT's "selected" position in LIST (a drop-down's or a combo row's
+ * model). */
+void        pl_settings_bind_enum    (GSettings        *settings,
+                                      const char       *key,
+                                      gpointer          object,
+                                      AdwEnumListModel *list);
 
 G_END_DECLS

@@ -56,35 +56,6 @@ index_to_name (const GValue       *value,
   return g_variant_new_string (((const char * const *) names)[i]);
 }
 
-/* Rows of an enum type: the settings hold the value's nick. */
-static gboolean
-nick_to_index (GValue   *value,
-               GVariant *variant,
-               gpointer  row)
-{
-  AdwEnumListModel *model = ADW_ENUM_LIST_MODEL (adw_combo_row_get_model (row));
-  g_autoptr(GEnumClass) klass = g_type_class_ref (adw_enum_list_model_get_enum_type (model));
-  GEnumValue *found = g_enum_get_value_by_nick (klass, g_variant_get_string (variant, NULL));
-
-  if (found == NULL)
-    return FALSE;
-  g_value_set_uint (value, adw_enum_list_model_find_position (model, found->value));
-  return TRUE;
-}
-
-static GVariant *
-index_to_nick (const GValue       *value,
-               const GVariantType *type,
-               gpointer            row)
-{
-  AdwEnumListModel *model = ADW_ENUM_LIST_MODEL (adw_combo_row_get_model (row));
-  g_autoptr(AdwEnumListItem) item = g_list_model_get_item (G_LIST_MODEL (model), g_value_get_uint (value));
-
-  if (item == NULL)
-    return NULL;
-  return g_variant_new_string (adw_enum_list_item_get_nick (item));
-}
-
 static void
 bind_enum (GSettings   *settings,
            const char  *key,
@@ -96,8 +67,7 @@ bind_enum (GSettings   *settings,
 
   adw_combo_row_set_expression (row, expression);
   adw_combo_row_set_model (row, G_LIST_MODEL (model));
-  g_settings_bind_with_mapping (settings, key, row, "selected", G_SETTINGS_BIND_DEFAULT,
-                                nick_to_index, index_to_nick, row, NULL);
+  pl_settings_bind_enum (settings, key, row, model);
 }
 
 static void

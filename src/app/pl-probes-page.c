@@ -94,7 +94,7 @@ get_options (PlProbesPage   *self,
              PlProbeOptions *options)
 {
   pl_probe_options_init (options);
-  options->protocol = (PlProbeProtocol) pl_drop_down_get_value (self->folds_dropdown);
+  options->protocol = pl_probes_page_get_protocol (self);
   /* 0: the protocol's own count (the paper's 512, else by the table's width). */
   options->n_pairs = (guint) gtk_spin_button_get_value (self->pairs_spin);
 }
@@ -468,6 +468,14 @@ pl_probes_page_set_protocol (PlProbesPage    *self,
   pl_drop_down_set_value (self->folds_dropdown, protocol);
 }
 
+PlProbeProtocol
+pl_probes_page_get_protocol (PlProbesPage *self)
+{
+  g_return_val_if_fail (PL_IS_PROBES_PAGE (self), PL_PROBE_PAPER);
+
+  return (PlProbeProtocol) pl_drop_down_get_value (self->folds_dropdown);
+}
+
 const char *
 pl_probes_page_get_note (PlProbesPage *self)
 {
@@ -516,6 +524,18 @@ refresh (PlPage *page)
   rebuild (PL_PROBES_PAGE (page));
 }
 
+/* The protocol chosen is kept in the settings, for the next session. */
+static void
+workspace_changed (PlPage *page)
+{
+  PlProbesPage *self = PL_PROBES_PAGE (page);
+  GSettings *settings = pl_workspace_get_settings (get_workspace (self));
+
+  if (settings != NULL)
+    pl_settings_bind_enum (settings, "probe-protocol", self->folds_dropdown,
+                           ADW_ENUM_LIST_MODEL (gtk_drop_down_get_model (self->folds_dropdown)));
+}
+
 static PlFigure *
 get_figure (PlPage *page)
 {
@@ -549,6 +569,7 @@ pl_probes_page_class_init (PlProbesPageClass *klass)
   object_class->dispose = pl_probes_page_dispose;
   page_class->follows = PL_PAGE_FOLLOWS_MODELS;
   page_class->refresh = refresh;
+  page_class->workspace_changed = workspace_changed;
   page_class->style_changed = refresh;
   page_class->get_figure = get_figure;
   page_class->get_export_name = get_export_name;

@@ -16,6 +16,7 @@ G_DECLARE_FINAL_TYPE (PlProbesPage, pl_probes_page, PL, PROBES_PAGE, PlPage)
 void     pl_probes_page_run      (PlProbesPage *self);
 void     pl_probes_page_set_protocol (PlProbesPage    *self,
                                       PlProbeProtocol  protocol);
+PlProbeProtocol pl_probes_page_get_protocol (PlProbesPage *self);
 /* The line under the table: the protocol, the runs, and a warning naming
  * the models whose relative probe had fewer pairs than features. */
 const char *pl_probes_page_get_note (PlProbesPage *self);
