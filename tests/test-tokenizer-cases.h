@@ -5,7 +5,7 @@
  * 0.2.0, an independent implementation that reproduces every id of
  * reference.json) run on tokenizer.json files holding the fixtures' two
  * vocabularies. None uses U+FEFF, which JavaScript's \s counts as a space and
- * Hugging Face's Rust regex does not. Included by test-tokenizer.c only. */
+ * Hugging Face's Rust regex does not. Included through test-tokenizer-util.h. */
 
 #define MAX_IDS 64
 
