@@ -22,8 +22,6 @@ struct _PlAttentionPage
 {
   PlPage             parent_instance;
 
-  GCancellable      *cancellable;
-  PlModel           *model;          /* what stats and position_only belong to */
   PlAttentionStats  *stats;
   PlMatrix          *position_only;  /* [heads × T, T] */
   PlMatrix          *head_term;      /* the chosen head's rows, on screen */
@@ -78,11 +76,12 @@ static void
 show_offsets (PlAttentionPage *self)
 {
   PlAttentionStats *stats = self->stats;
+  PlModel *model = pl_page_get_model (PL_PAGE (self));
   guint t = stats->n_tokens;
   guint w = MIN ((guint) gtk_spin_button_get_value (self->window_spin), t - 1);
   guint layer = get_layer (self);
   /* A causal model never attends ahead: its offsets end at 0. */
-  guint n = pl_model_get_causal (self->model) ? w + 1 : 2 * w + 1;
+  guint n = pl_model_get_causal (model) ? w + 1 : 2 * w + 1;
   g_autofree double *x = g_new (double, n);
   g_autofree double *y = g_new (double, n);
   g_autoptr(PlFigure) figure = NULL;
@@ -104,7 +103,7 @@ show_offsets (PlAttentionPage *self)
     }
   pl_view_style_apply (figure, get_workspace (self));
   /* Translators: figure title: model — layer: what is plotted */
-  title = g_strdup_printf (_("%s — layer %u: attention by offset"), pl_model_get_name (self->model), layer + 1);
+  title = g_strdup_printf (_("%s — layer %u: attention by offset"), pl_model_get_name (model), layer + 1);
   pl_figure_set_title (figure, title);
   pl_figure_set_axis_labels (figure, _("Offset j − i (key − query)"), _("Attention mass"));
   /* The Head drop-down's head stands out. */
@@ -137,7 +136,8 @@ show_distances (PlAttentionPage *self)
   pl_figure_set_x_integers (figure, TRUE);
   pl_figure_set_point_values (figure, mass);
   pl_view_style_apply (figure, get_workspace (self));
-  title = g_strdup_printf (_("%s — mean attention distance per head"), pl_model_get_name (self->model));
+  title = g_strdup_printf (_("%s — mean attention distance per head"),
+                           pl_model_get_name (pl_page_get_model (PL_PAGE (self))));
   pl_figure_set_title (figure, title);
   pl_figure_set_axis_labels (figure, _("Layer"), _("Mean distance |j − i|"));
   pl_figure_set_value_label (figure, _("Mass on the first token"));
@@ -158,7 +158,7 @@ show_position_only (PlAttentionPage *self)
   figure = pl_figure_new_heatmap (self->head_term, 0);
   pl_view_style_apply (figure, get_workspace (self));
   title = g_strdup_printf (_("%s — layer 1, head %u: attention from positions alone"),
-                           pl_model_get_name (self->model), head + 1);
+                           pl_model_get_name (pl_page_get_model (PL_PAGE (self))), head + 1);
   pl_figure_set_title (figure, title);
   pl_figure_set_axis_labels (figure, _("Key position"), _("Query position"));
   pl_figure_set_value_label (figure, _("Attention"));
@@ -170,9 +170,10 @@ static void
 redraw (PlAttentionPage *self)
 {
   const char *view = gtk_stack_get_visible_child_name (self->views);
+  PlModel *model = pl_page_get_model (PL_PAGE (self));
 
   /* An activations file has what a forward pass measured, not weights. */
-  if (self->model != NULL && pl_model_get_activations (self->model) != NULL)
+  if (model != NULL && pl_model_get_activations (model) != NULL)
     {
       if (g_strcmp0 (view, "position-only") == 0 || g_strcmp0 (view, "text") == 0)
         {
@@ -325,8 +326,7 @@ show_error (PlAttentionPage *self,
 static void
 stop (PlAttentionPage *self)
 {
-  g_cancellable_cancel (self->cancellable);
-  g_clear_object (&self->cancellable);
+  pl_page_stop_work (PL_PAGE (self));
   gtk_widget_set_visible (GTK_WIDGET (self->progress), FALSE);
 }
 
@@ -370,6 +370,7 @@ transformer_done (GObject      *object,
   g_autoptr(PlAttentionPage) self = user_data;
   g_autoptr(GError) error = NULL;
   g_autoptr(PlTransformer) transformer = pl_workspace_get_transformer_finish (PL_WORKSPACE (object), result, &error);
+  PlModel *model = pl_page_get_model (PL_PAGE (self));
   PlAnalysisCache *cache;
   g_autofree char *stats_key = NULL;
   g_autofree char *term_key = NULL;
@@ -386,16 +387,17 @@ transformer_done (GObject      *object,
   cache = pl_workspace_get_cache (get_workspace (self));
   input = g_new0 (StatsInput, 1);
   input->transformer = g_object_ref (transformer);
-  input->length = pl_workspace_sample_length (self->model);
-  term_key = g_strdup_printf ("position-only/%s", pl_workspace_model_key (self->model));
-  stats_key = g_strdup_printf ("attention-stats/%s/%u/%u/%u", pl_workspace_model_key (self->model),
+  input->length = pl_workspace_sample_length (model);
+  term_key = g_strdup_printf ("position-only/%s", pl_workspace_model_key (model));
+  stats_key = g_strdup_printf ("attention-stats/%s/%u/%u/%u", pl_workspace_model_key (model),
                                STATS_SEQUENCES, STATS_SEED, input->length);
   /* A rotary model has no position vectors to take alone. */
-  if (pl_model_get_decoder (self->model) == NULL)
+  if (pl_model_get_decoder (model) == NULL)
     pl_analysis_cache_run_async (cache, term_key, compute_position_only, g_object_ref (transformer), g_object_unref,
-                                 NULL, NULL, self->cancellable, answer_done, g_object_ref (self));
+                                 NULL, NULL, pl_page_get_work (PL_PAGE (self)), answer_done, g_object_ref (self));
   pl_analysis_cache_run_async (cache, stats_key, compute_stats, input, (GDestroyNotify) stats_input_free,
-                               set_progress, self, self->cancellable, answer_done, g_object_ref (self));
+                               set_progress, self, pl_page_get_work (PL_PAGE (self)), answer_done,
+                               g_object_ref (self));
 }
 
 static void
@@ -405,14 +407,14 @@ refresh (PlPage *page)
   PlModel *model = pl_workspace_get_model (get_workspace (self));
 
   sync_pickers (self);
-  if (model == self->model)
+  if (model == pl_page_get_model (PL_PAGE (self)))
     {
       redraw (self);
       return;
     }
 
   stop (self);
-  g_set_object (&self->model, model);
+  pl_page_set_model (page, model);
   pl_attention_text_set_model (self->text_view, get_workspace (self),
                                pl_workspace_get_n_layers (get_workspace (self)) > 0 &&
                                pl_model_get_activations (model) == NULL ? model : NULL);
@@ -442,7 +444,7 @@ refresh (PlPage *page)
     gtk_stack_set_visible_child_name (self->views, "offsets");
 
   pl_page_show_figure (page);
-  self->cancellable = g_cancellable_new ();
+  pl_page_start_work (page);
   gtk_progress_bar_set_fraction (self->progress, 0);
   gtk_widget_set_visible (GTK_WIDGET (self->progress), TRUE);
   if (pl_model_get_activations (model) != NULL)
@@ -450,11 +452,11 @@ refresh (PlPage *page)
       g_autofree char *key = g_strdup_printf ("attention-stats/%s/file", pl_workspace_model_key (model));
 
       pl_analysis_cache_run_async (pl_workspace_get_cache (get_workspace (self)), key, read_stats,
-                                   g_object_ref (model), g_object_unref, NULL, NULL, self->cancellable,
+                                   g_object_ref (model), g_object_unref, NULL, NULL, pl_page_get_work (PL_PAGE (self)),
                                    answer_done, g_object_ref (self));
       return;
     }
-  pl_workspace_get_transformer_async (get_workspace (self), model, self->cancellable,
+  pl_workspace_get_transformer_async (get_workspace (self), model, pl_page_get_work (PL_PAGE (self)),
                                       transformer_done, g_object_ref (self));
 }
 
@@ -616,7 +618,8 @@ get_export_name (PlPage *page)
 {
   PlAttentionPage *self = PL_ATTENTION_PAGE (page);
   const char *view = gtk_stack_get_visible_child_name (self->views);
-  const char *name = self->model ? pl_model_get_name (self->model) : "poslens";
+  PlModel *model = pl_page_get_model (PL_PAGE (self));
+  const char *name = model ? pl_model_get_name (model) : "poslens";
 
   if (g_strcmp0 (view, "offsets") == 0)
     return g_strdup_printf ("%s-attention-offsets-layer-%u", name, get_layer (self) + 1);
@@ -630,12 +633,6 @@ get_export_name (PlPage *page)
       return g_strdup_printf ("%s-text-layer-%u-head-%u", name, layer, head);
     }
   return g_strdup_printf ("%s-attention-distance", name);
-}
-
-static gboolean
-get_busy (PlPage *page)
-{
-  return PL_ATTENTION_PAGE (page)->cancellable != NULL;
 }
 
 PlAttentionStats *
@@ -658,9 +655,6 @@ pl_attention_page_dispose (GObject *object)
 {
   PlAttentionPage *self = PL_ATTENTION_PAGE (object);
 
-  g_cancellable_cancel (self->cancellable);
-  g_clear_object (&self->cancellable);
-  g_clear_object (&self->model);
   g_clear_pointer (&self->stats, pl_attention_stats_unref);
   g_clear_pointer (&self->position_only, pl_matrix_unref);
   g_clear_pointer (&self->head_term, pl_matrix_unref);
@@ -682,7 +676,6 @@ pl_attention_page_class_init (PlAttentionPageClass *klass)
   page_class->selection_changed = selection_changed;
   page_class->get_figure = get_figure;
   page_class->get_export_name = get_export_name;
-  page_class->get_busy = get_busy;
 
   g_type_ensure (PL_TYPE_FIGURE_VIEW);
   g_type_ensure (PL_TYPE_ATTENTION_TEXT);

@@ -28,6 +28,8 @@ typedef struct
   AdwStatusPage *status;
   AdwStatusPage *error;
   GtkWidget     *content;        /* the subclass's figure */
+  GCancellable  *work;           /* the page's own work in flight, beside the runner's */
+  PlModel       *model;          /* the model the page's own results belong to */
 } PlPagePrivate;
 
 static void buildable_iface_init (GtkBuildableIface *iface);
@@ -194,7 +196,56 @@ pl_page_real_get_busy (PlPage *self)
 {
   PlPagePrivate *priv = pl_page_get_instance_private (self);
 
-  return pl_page_runner_get_busy (priv->runner);
+  return priv->work != NULL || pl_page_runner_get_busy (priv->runner);
+}
+
+GCancellable *
+pl_page_start_work (PlPage *self)
+{
+  PlPagePrivate *priv = pl_page_get_instance_private (self);
+
+  g_return_val_if_fail (PL_IS_PAGE (self), NULL);
+  pl_page_stop_work (self);
+  priv->work = g_cancellable_new ();
+  return priv->work;
+}
+
+void
+pl_page_stop_work (PlPage *self)
+{
+  PlPagePrivate *priv = pl_page_get_instance_private (self);
+
+  g_return_if_fail (PL_IS_PAGE (self));
+  g_cancellable_cancel (priv->work);
+  g_clear_object (&priv->work);
+}
+
+GCancellable *
+pl_page_get_work (PlPage *self)
+{
+  PlPagePrivate *priv = pl_page_get_instance_private (self);
+
+  g_return_val_if_fail (PL_IS_PAGE (self), NULL);
+  return priv->work;
+}
+
+PlModel *
+pl_page_get_model (PlPage *self)
+{
+  PlPagePrivate *priv = pl_page_get_instance_private (self);
+
+  g_return_val_if_fail (PL_IS_PAGE (self), NULL);
+  return priv->model;
+}
+
+void
+pl_page_set_model (PlPage  *self,
+                   PlModel *model)
+{
+  PlPagePrivate *priv = pl_page_get_instance_private (self);
+
+  g_return_if_fail (PL_IS_PAGE (self));
+  g_set_object (&priv->model, model);
 }
 
 void
@@ -293,18 +344,44 @@ pl_page_show_no_table (PlPage  *self,
   adw_status_page_set_child (priv->status, button);
 }
 
-gboolean
-pl_page_show_if_no_table (PlPage  *self,
-                          PlModel *model,
-                          int      layer)
+PlModel *
+pl_page_begin_layer_question (PlPage *self)
 {
-  g_return_val_if_fail (PL_IS_PAGE (self), FALSE);
+  PlWorkspace *workspace = pl_page_get_workspace (self);
+  PlModel *model = workspace ? pl_workspace_get_model (workspace) : NULL;
 
-  if (model == NULL || layer != PL_LAYER_TABLE || pl_model_get_decoder (model) == NULL)
-    return FALSE;
-  pl_page_runner_cancel (pl_page_get_runner (self));
-  pl_page_show_no_table (self, model);
-  return TRUE;
+  g_return_val_if_fail (PL_IS_PAGE (self), NULL);
+
+  if (model == NULL)
+    {
+      pl_page_runner_cancel (pl_page_get_runner (self));
+      pl_page_show_empty (self);
+      return NULL;
+    }
+  /* A rotary model adds no table to its tokens. */
+  if (pl_workspace_get_layer (workspace) == PL_LAYER_TABLE && pl_model_get_decoder (model) != NULL)
+    {
+      pl_page_runner_cancel (pl_page_get_runner (self));
+      pl_page_show_no_table (self, model);
+      return NULL;
+    }
+  pl_page_show_loading (self);
+  return model;
+}
+
+gpointer
+pl_page_answer_or_error (PlPage       *self,
+                         const GValue *answer,
+                         const GError *error)
+{
+  g_return_val_if_fail (PL_IS_PAGE (self), NULL);
+
+  if (answer == NULL)
+    {
+      pl_page_show_error (self, NULL, error);
+      return NULL;
+    }
+  return g_value_get_boxed (answer);
 }
 
 void
@@ -548,6 +625,8 @@ pl_page_dispose (GObject *object)
   PlPagePrivate *priv = pl_page_get_instance_private (self);
 
   g_clear_handle_id (&priv->fold_idle, g_source_remove);
+  pl_page_stop_work (self);
+  g_clear_object (&priv->model);
   g_clear_pointer (&priv->runner, pl_page_runner_free);
   disconnect_workspace (self);
   g_clear_object (&priv->workspace);

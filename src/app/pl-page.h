@@ -59,7 +59,8 @@ struct _PlPageClass
    * beside a trajectory), or NULL; *LABEL names the choice. */
   PlFigure  *(*get_export_companion) (PlPage      *self,
                                       const char **label);
-  /* TRUE while work is in flight; the default asks the runner. */
+  /* TRUE while work is in flight; the default: the page's own work or the
+   * runner's. */
   gboolean   (*get_busy)          (PlPage *self);
 };
 
@@ -74,6 +75,18 @@ gboolean       pl_page_get_busy        (PlPage        *self);
 
 /* For subclasses. */
 PlPageRunner  *pl_page_get_runner      (PlPage        *self);
+/* The page's own work, beside the runner's questions (a forward pass, a
+ * run of the probes): start cancels any in flight and returns the
+ * cancellable of the new one (the page's); stop cancels it; the page is busy
+ * while one is held, and dispose cancels it. */
+GCancellable  *pl_page_start_work      (PlPage        *self);
+void           pl_page_stop_work       (PlPage        *self);
+/* The work in flight, or NULL. */
+GCancellable  *pl_page_get_work        (PlPage        *self);
+/* The model the page's own results belong to (a ref is held), or NULL. */
+PlModel       *pl_page_get_model       (PlPage        *self);
+void           pl_page_set_model       (PlPage        *self,
+                                        PlModel       *model);
 /* Runs the refresh vfunc now when shown; otherwise cancels the runner and
  * runs it when the page is next shown. */
 void           pl_page_refresh         (PlPage        *self);
@@ -99,12 +112,15 @@ void           pl_page_show_status     (PlPage        *self,
  * button that opens the analytic RoPE of its base and size (win.open-analytic). */
 void           pl_page_show_no_table   (PlPage        *self,
                                         PlModel       *model);
-/* For a table view's refresh: when MODEL is rotary and LAYER is
- * PL_LAYER_TABLE, cancels the question in flight, shows why there is no
- * table and returns TRUE; FALSE otherwise. */
-gboolean       pl_page_show_if_no_table (PlPage       *self,
-                                        PlModel       *model,
-                                        int            layer);
+/* The start of a view's refresh when it asks about the workspace's model at
+ * its layer: the model, with the spinner shown; or NULL, the question in
+ * flight cancelled and the reason shown (no model, or a rotary model's
+ * table, which it does not have). */
+PlModel       *pl_page_begin_layer_question (PlPage   *self);
+/* For a runner's answer: its boxed value, or NULL with ERROR shown. */
+gpointer       pl_page_answer_or_error (PlPage        *self,
+                                        const GValue  *answer,
+                                        const GError  *error);
 /* ERROR's message, as plain text and a sentence (pl_page_sentence), under
  * TITLE ("Cannot Show This Model" when NULL). */
 void           pl_page_show_error      (PlPage        *self,

@@ -221,11 +221,8 @@ take_answer (PlPatchesPage *self,
              const GValue  *answer,
              const GError  *error)
 {
-  if (answer == NULL)
-    {
-      pl_page_show_error (PL_PAGE (self), NULL, error);
-      return;
-    }
+  if (pl_page_answer_or_error (PL_PAGE (self), answer, error) == NULL)
+    return;
   if (G_VALUE_HOLDS (answer, PL_TYPE_PCA))
     {
       g_clear_pointer (&pane->pca, pl_pca_unref);

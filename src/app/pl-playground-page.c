@@ -31,7 +31,6 @@ struct _PlPlaygroundPage
 {
   PlPage          parent_instance;
 
-  GCancellable   *cancellable;
   PlPlaygroundKind kind;           /* of the answer on screen */
   PlPlaygroundKind asked;          /* of the question in flight */
   PlMatrix       *matrix;
@@ -351,7 +350,7 @@ compute_done (GObject      *object,
 
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) || get_workspace (self) == NULL)
     return;
-  g_clear_object (&self->cancellable);
+  pl_page_stop_work (PL_PAGE (self));
   pl_page_set_busy (PL_PAGE (self), FALSE);
   if (answer == NULL)
     {
@@ -364,8 +363,7 @@ compute_done (GObject      *object,
 static void
 stop (PlPlaygroundPage *self)
 {
-  g_cancellable_cancel (self->cancellable);
-  g_clear_object (&self->cancellable);
+  pl_page_stop_work (PL_PAGE (self));
   pl_page_set_busy (PL_PAGE (self), FALSE);
 }
 
@@ -447,10 +445,9 @@ refresh (PlPage *page)
   key = g_strdup_printf ("playground/%d/%u/%u/%g", kind, spec->length, spec->width, spec->base);
   self->asked = kind;
 
-  self->cancellable = g_cancellable_new ();
   pl_page_set_busy (page, TRUE);
   pl_analysis_cache_run_async (cache, key, compute, spec, g_free, NULL, NULL,
-                               self->cancellable, compute_done, g_object_ref (self));
+                               pl_page_start_work (page), compute_done, g_object_ref (self));
 }
 
 void
@@ -475,12 +472,6 @@ pl_playground_page_set_encoding (PlPlaygroundPage *self,
   gtk_spin_button_set_value (self->width_spin, width);
   gtk_range_set_value (GTK_RANGE (self->base_scale), log10 (base));
   pl_page_refresh (PL_PAGE (self));
-}
-
-static gboolean
-get_busy (PlPage *page)
-{
-  return PL_PLAYGROUND_PAGE (page)->cancellable != NULL;
 }
 
 PlMatrix *
@@ -623,8 +614,6 @@ pl_playground_page_dispose (GObject *object)
 {
   PlPlaygroundPage *self = PL_PLAYGROUND_PAGE (object);
 
-  g_cancellable_cancel (self->cancellable);
-  g_clear_object (&self->cancellable);
   g_clear_pointer (&self->matrix, pl_matrix_unref);
   g_clear_pointer (&self->projection, pl_matrix_unref);
   g_clear_pointer (&self->curves, pl_matrix_unref);
@@ -644,7 +633,6 @@ pl_playground_page_class_init (PlPlaygroundPageClass *klass)
   page_class->style_changed = style_changed;
   page_class->get_figure = get_figure;
   page_class->get_export_name = get_export_name;
-  page_class->get_busy = get_busy;
 
   g_type_ensure (PL_TYPE_FIGURE_PAIR);
   g_type_ensure (PL_TYPE_FIGURE_VIEW);

@@ -27,7 +27,6 @@ struct _PlProbesPage
 {
   PlPage          parent_instance;
 
-  GCancellable   *cancellable;
   guint           next;          /* the model being probed */
   gboolean        follows_repeats;
 
@@ -315,7 +314,7 @@ ask (PlProbesPage *self,
   get_options (self, &q->options);
   pl_analysis_cache_run_async (pl_workspace_get_cache (get_workspace (self)), key, run_probes,
                                q, (GDestroyNotify) question_free, NULL, NULL,
-                               self->cancellable, answer_done, g_object_ref (self));
+                               pl_page_get_work (PL_PAGE (self)), answer_done, g_object_ref (self));
 }
 
 static void
@@ -366,7 +365,7 @@ probe_next (PlProbesPage *self)
         ask (self, model, NULL);
       else
         pl_workspace_get_table_async (get_workspace (self), model, pl_workspace_table_layer (model),
-                                      self->cancellable, table_done, g_object_ref (self));
+                                      pl_page_get_work (PL_PAGE (self)), table_done, g_object_ref (self));
       return;
     }
   set_running (self, FALSE);
@@ -378,8 +377,7 @@ set_running (PlProbesPage *self,
 {
   if (!running)
     {
-      g_cancellable_cancel (self->cancellable);
-      g_clear_object (&self->cancellable);
+      pl_page_stop_work (PL_PAGE (self));
       if (g_strcmp0 (gtk_label_get_text (self->status_label), "") != 0 &&
           g_str_has_suffix (gtk_label_get_text (self->status_label), "…"))
         gtk_label_set_text (self->status_label, "");
@@ -393,18 +391,12 @@ pl_probes_page_run (PlProbesPage *self)
 {
   g_return_if_fail (PL_IS_PROBES_PAGE (self));
 
-  if (get_workspace (self) == NULL || self->cancellable != NULL)
+  if (get_workspace (self) == NULL || pl_page_get_work (PL_PAGE (self)) != NULL)
     return;
-  self->cancellable = g_cancellable_new ();
+  pl_page_start_work (PL_PAGE (self));
   self->next = 0;
   set_running (self, TRUE);
   probe_next (self);
-}
-
-static gboolean
-get_busy (PlPage *page)
-{
-  return PL_PROBES_PAGE (page)->cancellable != NULL;
 }
 
 /* MODEL's answer under the current options ([1, N_ANSWER]), or NULL. */
@@ -553,8 +545,6 @@ pl_probes_page_dispose (GObject *object)
 {
   PlProbesPage *self = PL_PROBES_PAGE (object);
 
-  g_cancellable_cancel (self->cancellable);
-  g_clear_object (&self->cancellable);
   gtk_widget_dispose_template (GTK_WIDGET (self), PL_TYPE_PROBES_PAGE);
   G_OBJECT_CLASS (pl_probes_page_parent_class)->dispose (object);
 }
@@ -573,7 +563,6 @@ pl_probes_page_class_init (PlProbesPageClass *klass)
   page_class->style_changed = refresh;
   page_class->get_figure = get_figure;
   page_class->get_export_name = get_export_name;
-  page_class->get_busy = get_busy;
 
   g_type_ensure (PL_TYPE_FIGURE_VIEW);
 

@@ -22,8 +22,6 @@ struct _PlRotaryPage
 {
   PlPage           parent_instance;
 
-  GCancellable    *cancellable;
-  PlModel         *model;          /* what profile belongs to */
   PlRopeProfile   *profile;
   PlMatrix        *shown;          /* heads × planes on screen */
   gboolean         updating;
@@ -77,7 +75,7 @@ redraw (PlRotaryPage *self)
   /* Translators: figure title: model — layer, what is drawn */
   title = g_strdup_printf (showing_keys (self) ? _("%s — layer %u: key norm by rotary plane")
                                                : _("%s — layer %u: query norm by rotary plane"),
-                           pl_model_get_name (self->model), layer + 1);
+                           pl_model_get_name (pl_page_get_model (PL_PAGE (self))), layer + 1);
   pl_figure_set_title (figure, title);
   pl_figure_set_axis_labels (figure, _("Rotary plane (fastest first)"), showing_keys (self) ? _("Key head") : _("Head"));
   pl_figure_set_value_label (figure, _("Mean norm"));
@@ -108,8 +106,7 @@ sync_layers (PlRotaryPage *self)
 static void
 stop (PlRotaryPage *self)
 {
-  g_cancellable_cancel (self->cancellable);
-  g_clear_object (&self->cancellable);
+  pl_page_stop_work (PL_PAGE (self));
   gtk_widget_set_visible (GTK_WIDGET (self->progress), FALSE);
 }
 
@@ -182,6 +179,7 @@ transformer_done (GObject      *object,
   g_autoptr(PlRotaryPage) self = user_data;
   g_autoptr(GError) error = NULL;
   g_autoptr(PlTransformer) transformer = pl_workspace_get_transformer_finish (PL_WORKSPACE (object), result, &error);
+  PlModel *model = pl_page_get_model (PL_PAGE (self));
   ProfileInput *input;
   g_autofree char *key = NULL;
 
@@ -195,12 +193,12 @@ transformer_done (GObject      *object,
     }
   input = g_new0 (ProfileInput, 1);
   input->transformer = g_steal_pointer (&transformer);
-  input->length = pl_workspace_sample_length (self->model);
-  key = g_strdup_printf ("rope-profile/%s/%u/%u/%u", pl_workspace_model_key (self->model), PROFILE_SEQUENCES,
+  input->length = pl_workspace_sample_length (model);
+  key = g_strdup_printf ("rope-profile/%s/%u/%u/%u", pl_workspace_model_key (model), PROFILE_SEQUENCES,
                          PROFILE_SEED, input->length);
   pl_analysis_cache_run_async (pl_workspace_get_cache (get_workspace (self)), key, compute_profile, input,
-                               (GDestroyNotify) profile_input_free, set_progress, self, self->cancellable,
-                               profile_done, g_object_ref (self));
+                               (GDestroyNotify) profile_input_free, set_progress, self,
+                               pl_page_get_work (PL_PAGE (self)), profile_done, g_object_ref (self));
 }
 
 /* An activations file recorded the norms over its own inputs. */
@@ -233,14 +231,14 @@ refresh (PlPage *page)
   PlModel *model = pl_workspace_get_model (get_workspace (self));
 
   sync_layers (self);
-  if (model == self->model && self->profile != NULL)
+  if (model == pl_page_get_model (PL_PAGE (self)) && self->profile != NULL)
     {
       redraw (self);
       return;
     }
 
   stop (self);
-  g_set_object (&self->model, model);
+  pl_page_set_model (page, model);
   g_clear_pointer (&self->profile, pl_rope_profile_unref);
   g_clear_pointer (&self->shown, pl_matrix_unref);
   pl_figure_view_set_figure (self->figure_view, NULL, 0, 0);
@@ -264,10 +262,10 @@ refresh (PlPage *page)
     }
 
   pl_page_show_loading (page);
-  self->cancellable = g_cancellable_new ();
+  pl_page_start_work (page);
   gtk_progress_bar_set_fraction (self->progress, 0);
   gtk_widget_set_visible (GTK_WIDGET (self->progress), TRUE);
-  pl_workspace_get_transformer_async (get_workspace (self), model, self->cancellable,
+  pl_workspace_get_transformer_async (get_workspace (self), model, pl_page_get_work (PL_PAGE (self)),
                                       transformer_done, g_object_ref (self));
 }
 
@@ -322,15 +320,10 @@ static char *
 get_export_name (PlPage *page)
 {
   PlRotaryPage *self = PL_ROTARY_PAGE (page);
+  PlModel *model = pl_page_get_model (PL_PAGE (self));
 
-  return g_strdup_printf ("%s-rope-profile-layer-%u%s", self->model ? pl_model_get_name (self->model) : "poslens",
+  return g_strdup_printf ("%s-rope-profile-layer-%u%s", model ? pl_model_get_name (model) : "poslens",
                           get_layer (self) + 1, showing_keys (self) ? "-keys" : "");
-}
-
-static gboolean
-get_busy (PlPage *page)
-{
-  return PL_ROTARY_PAGE (page)->cancellable != NULL;
 }
 
 PlRopeProfile *
@@ -345,9 +338,6 @@ pl_rotary_page_dispose (GObject *object)
 {
   PlRotaryPage *self = PL_ROTARY_PAGE (object);
 
-  g_cancellable_cancel (self->cancellable);
-  g_clear_object (&self->cancellable);
-  g_clear_object (&self->model);
   g_clear_pointer (&self->profile, pl_rope_profile_unref);
   g_clear_pointer (&self->shown, pl_matrix_unref);
   gtk_widget_dispose_template (GTK_WIDGET (self), PL_TYPE_ROTARY_PAGE);
@@ -367,7 +357,6 @@ pl_rotary_page_class_init (PlRotaryPageClass *klass)
   page_class->style_changed = style_changed;
   page_class->get_figure = get_figure;
   page_class->get_export_name = get_export_name;
-  page_class->get_busy = get_busy;
 
   g_type_ensure (PL_TYPE_FIGURE_VIEW);
 

@@ -110,14 +110,10 @@ on_answer (gpointer      page,
            const GValue *answer,
            const GError *error)
 {
-  PlSimilarityPage *self = page;
+  PlMatrix *matrix = pl_page_answer_or_error (page, answer, error);
 
-  if (answer == NULL)
-    {
-      pl_page_show_error (PL_PAGE (self), NULL, error);
-      return;
-    }
-  show_matrix (self, g_value_get_boxed (answer));
+  if (matrix != NULL)
+    show_matrix (page, matrix);
 }
 
 static void
@@ -125,25 +121,15 @@ refresh (PlPage *page)
 {
   PlSimilarityPage *self = PL_SIMILARITY_PAGE (page);
   PlWorkspace *workspace = get_workspace (self);
-  PlModel *model = workspace ? pl_workspace_get_model (workspace) : NULL;
+  PlModel *model = pl_page_begin_layer_question (page);
   g_autofree char *key = NULL;
 
   if (model == NULL)
     {
-      pl_page_runner_cancel (pl_page_get_runner (page));
-      g_clear_pointer (&self->shown, pl_matrix_unref);
-      pl_figure_view_set_figure (self->figure_view, NULL, 0, 0);
-      pl_page_show_empty (page);
-      return;
-    }
-  if (pl_page_show_if_no_table (page, model, pl_workspace_get_layer (workspace)))
-    {
       g_clear_pointer (&self->shown, pl_matrix_unref);
       pl_figure_view_set_figure (self->figure_view, NULL, 0, 0);
       return;
     }
-
-  pl_page_show_loading (page);
   key = pl_similarity_question_key (model, pl_workspace_get_layer (workspace), get_metric (self),
                                     gtk_toggle_button_get_active (self->center_button));
   pl_page_runner_ask (pl_page_get_runner (page), workspace, key, model, pl_workspace_get_layer (workspace),

@@ -113,14 +113,10 @@ on_answer (gpointer      page,
            const GValue *answer,
            const GError *error)
 {
-  PlTrajectoryPage *self = page;
+  PlPca *pca = pl_page_answer_or_error (page, answer, error);
 
-  if (answer == NULL)
-    {
-      pl_page_show_error (PL_PAGE (self), NULL, error);
-      return;
-    }
-  show_pca (self, g_value_get_boxed (answer));
+  if (pca != NULL)
+    show_pca (page, pca);
 }
 
 static void
@@ -128,26 +124,16 @@ refresh (PlPage *page)
 {
   PlTrajectoryPage *self = PL_TRAJECTORY_PAGE (page);
   PlWorkspace *workspace = get_workspace (self);
-  PlModel *model = workspace ? pl_workspace_get_model (workspace) : NULL;
+  PlModel *model = pl_page_begin_layer_question (page);
   g_autofree char *key = NULL;
 
   if (model == NULL)
     {
-      pl_page_runner_cancel (pl_page_get_runner (page));
-      g_clear_pointer (&self->shown, pl_pca_unref);
-      pl_figure_view_set_figure (self->figure_view, NULL, 0, 0);
-      pl_figure_view_set_figure (self->variance_view, NULL, 0, 0);
-      pl_page_show_empty (page);
-      return;
-    }
-  if (pl_page_show_if_no_table (page, model, pl_workspace_get_layer (workspace)))
-    {
       g_clear_pointer (&self->shown, pl_pca_unref);
       pl_figure_view_set_figure (self->figure_view, NULL, 0, 0);
       pl_figure_view_set_figure (self->variance_view, NULL, 0, 0);
       return;
     }
-  pl_page_show_loading (page);
   key = pl_pca_question_key (model, pl_workspace_get_layer (workspace));
   pl_page_runner_ask (pl_page_get_runner (page), workspace, key, model, pl_workspace_get_layer (workspace),
                       make_input, pl_pca_question_run, (GDestroyNotify) pl_matrix_unref, on_answer);
