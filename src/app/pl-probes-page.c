@@ -460,6 +460,15 @@ pl_probes_page_set_protocol (PlProbesPage    *self,
   pl_drop_down_set_value (self->folds_dropdown, protocol);
 }
 
+void
+pl_probes_page_set_pairs (PlProbesPage *self,
+                          guint         n_pairs)
+{
+  g_return_if_fail (PL_IS_PROBES_PAGE (self));
+
+  gtk_spin_button_set_value (self->pairs_spin, n_pairs);
+}
+
 PlProbeProtocol
 pl_probes_page_get_protocol (PlProbesPage *self)
 {

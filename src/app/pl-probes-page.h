@@ -17,6 +17,9 @@ void     pl_probes_page_run      (PlProbesPage *self);
 void     pl_probes_page_set_protocol (PlProbesPage    *self,
                                       PlProbeProtocol  protocol);
 PlProbeProtocol pl_probes_page_get_protocol (PlProbesPage *self);
+/* The relative probe's pairs; 0: the protocol's own count ("Auto"). */
+void     pl_probes_page_set_pairs (PlProbesPage *self,
+                                   guint         n_pairs);
 /* The line under the table: the protocol, the runs, and a warning naming
  * the models whose relative probe had fewer pairs than features. */
 const char *pl_probes_page_get_note (PlProbesPage *self);
