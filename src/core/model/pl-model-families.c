@@ -6,28 +6,24 @@
 
 #include "pl-model-private.h"
 
+/* A module's two tensors, NAME.weight and NAME.bias, in the roles ROLE_WEIGHT
+ * and ROLE_BIAS. */
+#define WEIGHT_AND_BIAS(role, name) \
+  [PL_WEIGHT_##role##_WEIGHT] = name ".weight", [PL_WEIGHT_##role##_BIAS] = name ".bias"
+
 #define BERT_LIKE_ROLES(attn, out, ln1, inter, output, ln2)        \
   [PL_WEIGHT_TOKEN_EMBEDDING] = "embeddings.word_embeddings.weight", \
   [PL_WEIGHT_POSITION_EMBEDDING] = "embeddings.position_embeddings.weight", \
   [PL_WEIGHT_TOKEN_TYPE_EMBEDDING] = "embeddings.token_type_embeddings.weight", \
-  [PL_WEIGHT_EMBED_LN_WEIGHT] = "embeddings.LayerNorm.weight", \
-  [PL_WEIGHT_EMBED_LN_BIAS] = "embeddings.LayerNorm.bias", \
-  [PL_WEIGHT_Q_WEIGHT] = attn "query.weight", \
-  [PL_WEIGHT_Q_BIAS] = attn "query.bias", \
-  [PL_WEIGHT_K_WEIGHT] = attn "key.weight", \
-  [PL_WEIGHT_K_BIAS] = attn "key.bias", \
-  [PL_WEIGHT_V_WEIGHT] = attn "value.weight", \
-  [PL_WEIGHT_V_BIAS] = attn "value.bias", \
-  [PL_WEIGHT_ATTN_OUT_WEIGHT] = out ".weight", \
-  [PL_WEIGHT_ATTN_OUT_BIAS] = out ".bias", \
-  [PL_WEIGHT_LN1_WEIGHT] = ln1 ".weight", \
-  [PL_WEIGHT_LN1_BIAS] = ln1 ".bias", \
-  [PL_WEIGHT_FFN_IN_WEIGHT] = inter ".weight", \
-  [PL_WEIGHT_FFN_IN_BIAS] = inter ".bias", \
-  [PL_WEIGHT_FFN_OUT_WEIGHT] = output ".weight", \
-  [PL_WEIGHT_FFN_OUT_BIAS] = output ".bias", \
-  [PL_WEIGHT_LN2_WEIGHT] = ln2 ".weight", \
-  [PL_WEIGHT_LN2_BIAS] = ln2 ".bias"
+  WEIGHT_AND_BIAS (EMBED_LN, "embeddings.LayerNorm"), \
+  WEIGHT_AND_BIAS (Q, attn "query"), \
+  WEIGHT_AND_BIAS (K, attn "key"), \
+  WEIGHT_AND_BIAS (V, attn "value"), \
+  WEIGHT_AND_BIAS (ATTN_OUT, out), \
+  WEIGHT_AND_BIAS (LN1, ln1), \
+  WEIGHT_AND_BIAS (FFN_IN, inter), \
+  WEIGHT_AND_BIAS (FFN_OUT, output), \
+  WEIGHT_AND_BIAS (LN2, ln2)
 
 #define BERT_ROLES BERT_LIKE_ROLES ("attention.self.", "attention.output.dense", \
                                     "attention.output.LayerNorm", "intermediate.dense", \
@@ -37,26 +33,19 @@
  * saves them under "model."); Phi-3 fuses Q, K, V and gate, up. */
 #define LLAMA_COMMON_ROLES \
   [PL_WEIGHT_TOKEN_EMBEDDING] = "embed_tokens.weight", \
-  [PL_WEIGHT_ATTN_OUT_WEIGHT] = "self_attn.o_proj.weight", \
-  [PL_WEIGHT_ATTN_OUT_BIAS] = "self_attn.o_proj.bias", \
+  WEIGHT_AND_BIAS (ATTN_OUT, "self_attn.o_proj"), \
   [PL_WEIGHT_LN1_WEIGHT] = "input_layernorm.weight", \
   [PL_WEIGHT_LN2_WEIGHT] = "post_attention_layernorm.weight", \
-  [PL_WEIGHT_FFN_OUT_WEIGHT] = "mlp.down_proj.weight", \
-  [PL_WEIGHT_FFN_OUT_BIAS] = "mlp.down_proj.bias", \
+  WEIGHT_AND_BIAS (FFN_OUT, "mlp.down_proj"), \
   [PL_WEIGHT_FINAL_LN_WEIGHT] = "norm.weight"
 
 #define LLAMA_ROLES \
   LLAMA_COMMON_ROLES, \
-  [PL_WEIGHT_Q_WEIGHT] = "self_attn.q_proj.weight", \
-  [PL_WEIGHT_Q_BIAS] = "self_attn.q_proj.bias", \
-  [PL_WEIGHT_K_WEIGHT] = "self_attn.k_proj.weight", \
-  [PL_WEIGHT_K_BIAS] = "self_attn.k_proj.bias", \
-  [PL_WEIGHT_V_WEIGHT] = "self_attn.v_proj.weight", \
-  [PL_WEIGHT_V_BIAS] = "self_attn.v_proj.bias", \
-  [PL_WEIGHT_FFN_GATE_WEIGHT] = "mlp.gate_proj.weight", \
-  [PL_WEIGHT_FFN_GATE_BIAS] = "mlp.gate_proj.bias", \
-  [PL_WEIGHT_FFN_IN_WEIGHT] = "mlp.up_proj.weight", \
-  [PL_WEIGHT_FFN_IN_BIAS] = "mlp.up_proj.bias"
+  WEIGHT_AND_BIAS (Q, "self_attn.q_proj"), \
+  WEIGHT_AND_BIAS (K, "self_attn.k_proj"), \
+  WEIGHT_AND_BIAS (V, "self_attn.v_proj"), \
+  WEIGHT_AND_BIAS (FFN_GATE, "mlp.gate_proj"), \
+  WEIGHT_AND_BIAS (FFN_IN, "mlp.up_proj")
 
 #define LLAMA_LIKE .layer_list = "layers.", .rotary = TRUE, .causal = TRUE, .pre_ln = TRUE, .gated_mlp = TRUE, \
                    .has_forward = TRUE
@@ -69,24 +58,15 @@ static const PlFamilyDesc families[] = {
     .roles = {
       [PL_WEIGHT_TOKEN_EMBEDDING] = "wte.weight",
       [PL_WEIGHT_POSITION_EMBEDDING] = "wpe.weight",
-      [PL_WEIGHT_Q_WEIGHT] = "attn.c_attn.weight",
-      [PL_WEIGHT_Q_BIAS] = "attn.c_attn.bias",
-      [PL_WEIGHT_K_WEIGHT] = "attn.c_attn.weight",
-      [PL_WEIGHT_K_BIAS] = "attn.c_attn.bias",
-      [PL_WEIGHT_V_WEIGHT] = "attn.c_attn.weight",
-      [PL_WEIGHT_V_BIAS] = "attn.c_attn.bias",
-      [PL_WEIGHT_ATTN_OUT_WEIGHT] = "attn.c_proj.weight",
-      [PL_WEIGHT_ATTN_OUT_BIAS] = "attn.c_proj.bias",
-      [PL_WEIGHT_LN1_WEIGHT] = "ln_1.weight",
-      [PL_WEIGHT_LN1_BIAS] = "ln_1.bias",
-      [PL_WEIGHT_FFN_IN_WEIGHT] = "mlp.c_fc.weight",
-      [PL_WEIGHT_FFN_IN_BIAS] = "mlp.c_fc.bias",
-      [PL_WEIGHT_FFN_OUT_WEIGHT] = "mlp.c_proj.weight",
-      [PL_WEIGHT_FFN_OUT_BIAS] = "mlp.c_proj.bias",
-      [PL_WEIGHT_LN2_WEIGHT] = "ln_2.weight",
-      [PL_WEIGHT_LN2_BIAS] = "ln_2.bias",
-      [PL_WEIGHT_FINAL_LN_WEIGHT] = "ln_f.weight",
-      [PL_WEIGHT_FINAL_LN_BIAS] = "ln_f.bias",
+      WEIGHT_AND_BIAS (Q, "attn.c_attn"),
+      WEIGHT_AND_BIAS (K, "attn.c_attn"),
+      WEIGHT_AND_BIAS (V, "attn.c_attn"),
+      WEIGHT_AND_BIAS (ATTN_OUT, "attn.c_proj"),
+      WEIGHT_AND_BIAS (LN1, "ln_1"),
+      WEIGHT_AND_BIAS (FFN_IN, "mlp.c_fc"),
+      WEIGHT_AND_BIAS (FFN_OUT, "mlp.c_proj"),
+      WEIGHT_AND_BIAS (LN2, "ln_2"),
+      WEIGHT_AND_BIAS (FINAL_LN, "ln_f"),
     },
     .conv1d = TRUE, .fused_qkv = TRUE, .causal = TRUE, .pre_ln = TRUE, .has_forward = TRUE,
   },
@@ -96,24 +76,15 @@ static const PlFamilyDesc families[] = {
     .roles = {
       [PL_WEIGHT_TOKEN_EMBEDDING] = "embed_tokens.weight",
       [PL_WEIGHT_POSITION_EMBEDDING] = "embed_positions.weight",
-      [PL_WEIGHT_Q_WEIGHT] = "self_attn.q_proj.weight",
-      [PL_WEIGHT_Q_BIAS] = "self_attn.q_proj.bias",
-      [PL_WEIGHT_K_WEIGHT] = "self_attn.k_proj.weight",
-      [PL_WEIGHT_K_BIAS] = "self_attn.k_proj.bias",
-      [PL_WEIGHT_V_WEIGHT] = "self_attn.v_proj.weight",
-      [PL_WEIGHT_V_BIAS] = "self_attn.v_proj.bias",
-      [PL_WEIGHT_ATTN_OUT_WEIGHT] = "self_attn.out_proj.weight",
-      [PL_WEIGHT_ATTN_OUT_BIAS] = "self_attn.out_proj.bias",
-      [PL_WEIGHT_LN1_WEIGHT] = "self_attn_layer_norm.weight",
-      [PL_WEIGHT_LN1_BIAS] = "self_attn_layer_norm.bias",
-      [PL_WEIGHT_FFN_IN_WEIGHT] = "fc1.weight",
-      [PL_WEIGHT_FFN_IN_BIAS] = "fc1.bias",
-      [PL_WEIGHT_FFN_OUT_WEIGHT] = "fc2.weight",
-      [PL_WEIGHT_FFN_OUT_BIAS] = "fc2.bias",
-      [PL_WEIGHT_LN2_WEIGHT] = "final_layer_norm.weight",
-      [PL_WEIGHT_LN2_BIAS] = "final_layer_norm.bias",
-      [PL_WEIGHT_FINAL_LN_WEIGHT] = "final_layer_norm.weight",
-      [PL_WEIGHT_FINAL_LN_BIAS] = "final_layer_norm.bias",
+      WEIGHT_AND_BIAS (Q, "self_attn.q_proj"),
+      WEIGHT_AND_BIAS (K, "self_attn.k_proj"),
+      WEIGHT_AND_BIAS (V, "self_attn.v_proj"),
+      WEIGHT_AND_BIAS (ATTN_OUT, "self_attn.out_proj"),
+      WEIGHT_AND_BIAS (LN1, "self_attn_layer_norm"),
+      WEIGHT_AND_BIAS (FFN_IN, "fc1"),
+      WEIGHT_AND_BIAS (FFN_OUT, "fc2"),
+      WEIGHT_AND_BIAS (LN2, "final_layer_norm"),
+      WEIGHT_AND_BIAS (FINAL_LN, "final_layer_norm"),
     },
     /* OPTLearnedPositionalEmbedding adds 2 to every position id; its
      * LayerNorms are nn.LayerNorm with the default epsilon. */
@@ -125,24 +96,15 @@ static const PlFamilyDesc families[] = {
     .roles = {
       [PL_WEIGHT_TOKEN_EMBEDDING] = "embeddings.word_embeddings.weight",
       [PL_WEIGHT_POSITION_EMBEDDING] = "embeddings.position_embeddings.weight",
-      [PL_WEIGHT_EMBED_LN_WEIGHT] = "embeddings.LayerNorm.weight",
-      [PL_WEIGHT_EMBED_LN_BIAS] = "embeddings.LayerNorm.bias",
-      [PL_WEIGHT_Q_WEIGHT] = "attention.q_lin.weight",
-      [PL_WEIGHT_Q_BIAS] = "attention.q_lin.bias",
-      [PL_WEIGHT_K_WEIGHT] = "attention.k_lin.weight",
-      [PL_WEIGHT_K_BIAS] = "attention.k_lin.bias",
-      [PL_WEIGHT_V_WEIGHT] = "attention.v_lin.weight",
-      [PL_WEIGHT_V_BIAS] = "attention.v_lin.bias",
-      [PL_WEIGHT_ATTN_OUT_WEIGHT] = "attention.out_lin.weight",
-      [PL_WEIGHT_ATTN_OUT_BIAS] = "attention.out_lin.bias",
-      [PL_WEIGHT_LN1_WEIGHT] = "sa_layer_norm.weight",
-      [PL_WEIGHT_LN1_BIAS] = "sa_layer_norm.bias",
-      [PL_WEIGHT_FFN_IN_WEIGHT] = "ffn.lin1.weight",
-      [PL_WEIGHT_FFN_IN_BIAS] = "ffn.lin1.bias",
-      [PL_WEIGHT_FFN_OUT_WEIGHT] = "ffn.lin2.weight",
-      [PL_WEIGHT_FFN_OUT_BIAS] = "ffn.lin2.bias",
-      [PL_WEIGHT_LN2_WEIGHT] = "output_layer_norm.weight",
-      [PL_WEIGHT_LN2_BIAS] = "output_layer_norm.bias",
+      WEIGHT_AND_BIAS (EMBED_LN, "embeddings.LayerNorm"),
+      WEIGHT_AND_BIAS (Q, "attention.q_lin"),
+      WEIGHT_AND_BIAS (K, "attention.k_lin"),
+      WEIGHT_AND_BIAS (V, "attention.v_lin"),
+      WEIGHT_AND_BIAS (ATTN_OUT, "attention.out_lin"),
+      WEIGHT_AND_BIAS (LN1, "sa_layer_norm"),
+      WEIGHT_AND_BIAS (FFN_IN, "ffn.lin1"),
+      WEIGHT_AND_BIAS (FFN_OUT, "ffn.lin2"),
+      WEIGHT_AND_BIAS (LN2, "output_layer_norm"),
     },
     /* DistilBERT's LayerNorms are built with eps=1e-12 in its code. */
     .fixed_eps = 1e-12, .has_forward = TRUE,
@@ -156,8 +118,7 @@ static const PlFamilyDesc families[] = {
                        "ffn", "ffn_output", "full_layer_layer_norm"),
       /* AlbertTransformer maps the embeddings to the hidden size with this
        * Linear always, even when the two sizes agree. */
-      [PL_WEIGHT_EMBED_PROJECT_WEIGHT] = "encoder.embedding_hidden_mapping_in.weight",
-      [PL_WEIGHT_EMBED_PROJECT_BIAS] = "encoder.embedding_hidden_mapping_in.bias",
+      WEIGHT_AND_BIAS (EMBED_PROJECT, "encoder.embedding_hidden_mapping_in"),
     },
     .shared_layers = TRUE, .has_forward = TRUE,
   },
@@ -203,24 +164,15 @@ static const PlFamilyDesc families[] = {
     .layer_list = "layers.",
     .roles = {
       [PL_WEIGHT_TOKEN_EMBEDDING] = "embed_in.weight",
-      [PL_WEIGHT_Q_WEIGHT] = "attention.query_key_value.weight",
-      [PL_WEIGHT_Q_BIAS] = "attention.query_key_value.bias",
-      [PL_WEIGHT_K_WEIGHT] = "attention.query_key_value.weight",
-      [PL_WEIGHT_K_BIAS] = "attention.query_key_value.bias",
-      [PL_WEIGHT_V_WEIGHT] = "attention.query_key_value.weight",
-      [PL_WEIGHT_V_BIAS] = "attention.query_key_value.bias",
-      [PL_WEIGHT_ATTN_OUT_WEIGHT] = "attention.dense.weight",
-      [PL_WEIGHT_ATTN_OUT_BIAS] = "attention.dense.bias",
-      [PL_WEIGHT_LN1_WEIGHT] = "input_layernorm.weight",
-      [PL_WEIGHT_LN1_BIAS] = "input_layernorm.bias",
-      [PL_WEIGHT_LN2_WEIGHT] = "post_attention_layernorm.weight",
-      [PL_WEIGHT_LN2_BIAS] = "post_attention_layernorm.bias",
-      [PL_WEIGHT_FFN_IN_WEIGHT] = "mlp.dense_h_to_4h.weight",
-      [PL_WEIGHT_FFN_IN_BIAS] = "mlp.dense_h_to_4h.bias",
-      [PL_WEIGHT_FFN_OUT_WEIGHT] = "mlp.dense_4h_to_h.weight",
-      [PL_WEIGHT_FFN_OUT_BIAS] = "mlp.dense_4h_to_h.bias",
-      [PL_WEIGHT_FINAL_LN_WEIGHT] = "final_layer_norm.weight",
-      [PL_WEIGHT_FINAL_LN_BIAS] = "final_layer_norm.bias",
+      WEIGHT_AND_BIAS (Q, "attention.query_key_value"),
+      WEIGHT_AND_BIAS (K, "attention.query_key_value"),
+      WEIGHT_AND_BIAS (V, "attention.query_key_value"),
+      WEIGHT_AND_BIAS (ATTN_OUT, "attention.dense"),
+      WEIGHT_AND_BIAS (LN1, "input_layernorm"),
+      WEIGHT_AND_BIAS (LN2, "post_attention_layernorm"),
+      WEIGHT_AND_BIAS (FFN_IN, "mlp.dense_h_to_4h"),
+      WEIGHT_AND_BIAS (FFN_OUT, "mlp.dense_4h_to_h"),
+      WEIGHT_AND_BIAS (FINAL_LN, "final_layer_norm"),
     },
     .rotary = TRUE, .causal = TRUE, .pre_ln = TRUE, .has_forward = TRUE, .norm = PL_NORM_LAYER,
     .fused_qkv_heads = TRUE },
@@ -231,30 +183,20 @@ static const PlFamilyDesc families[] = {
  * layers and read sizes; there is no forward pass. */
 #define VIT_LAYER_ROLES(ln1, ln2, ffn_in, ffn_out) \
   BERT_LIKE_ROLES ("attention.attention.", "attention.output.dense", ln1, ffn_in, ffn_out, ln2), \
-  [PL_WEIGHT_FINAL_LN_WEIGHT] = "layernorm.weight", \
-  [PL_WEIGHT_FINAL_LN_BIAS] = "layernorm.bias"
+  WEIGHT_AND_BIAS (FINAL_LN, "layernorm")
 
 /* CLIP's and SigLIP's vision towers, as CLIPModel, SiglipModel and their
  * vision models alone save them: every name under "vision_model.". */
 #define CLIP_VISION_ROLES \
-  [PL_WEIGHT_Q_WEIGHT] = "self_attn.q_proj.weight", \
-  [PL_WEIGHT_Q_BIAS] = "self_attn.q_proj.bias", \
-  [PL_WEIGHT_K_WEIGHT] = "self_attn.k_proj.weight", \
-  [PL_WEIGHT_K_BIAS] = "self_attn.k_proj.bias", \
-  [PL_WEIGHT_V_WEIGHT] = "self_attn.v_proj.weight", \
-  [PL_WEIGHT_V_BIAS] = "self_attn.v_proj.bias", \
-  [PL_WEIGHT_ATTN_OUT_WEIGHT] = "self_attn.out_proj.weight", \
-  [PL_WEIGHT_ATTN_OUT_BIAS] = "self_attn.out_proj.bias", \
-  [PL_WEIGHT_LN1_WEIGHT] = "layer_norm1.weight", \
-  [PL_WEIGHT_LN1_BIAS] = "layer_norm1.bias", \
-  [PL_WEIGHT_FFN_IN_WEIGHT] = "mlp.fc1.weight", \
-  [PL_WEIGHT_FFN_IN_BIAS] = "mlp.fc1.bias", \
-  [PL_WEIGHT_FFN_OUT_WEIGHT] = "mlp.fc2.weight", \
-  [PL_WEIGHT_FFN_OUT_BIAS] = "mlp.fc2.bias", \
-  [PL_WEIGHT_LN2_WEIGHT] = "layer_norm2.weight", \
-  [PL_WEIGHT_LN2_BIAS] = "layer_norm2.bias", \
-  [PL_WEIGHT_FINAL_LN_WEIGHT] = "vision_model.post_layernorm.weight", \
-  [PL_WEIGHT_FINAL_LN_BIAS] = "vision_model.post_layernorm.bias"
+  WEIGHT_AND_BIAS (Q, "self_attn.q_proj"), \
+  WEIGHT_AND_BIAS (K, "self_attn.k_proj"), \
+  WEIGHT_AND_BIAS (V, "self_attn.v_proj"), \
+  WEIGHT_AND_BIAS (ATTN_OUT, "self_attn.out_proj"), \
+  WEIGHT_AND_BIAS (LN1, "layer_norm1"), \
+  WEIGHT_AND_BIAS (FFN_IN, "mlp.fc1"), \
+  WEIGHT_AND_BIAS (FFN_OUT, "mlp.fc2"), \
+  WEIGHT_AND_BIAS (LN2, "layer_norm2"), \
+  WEIGHT_AND_BIAS (FINAL_LN, "vision_model.post_layernorm")
 
 /* The tables of Hugging Face's vision models. ViT, DeiT and DINOv2 keep
  * theirs as an nn.Parameter [1, specials + patches, width] (named under
