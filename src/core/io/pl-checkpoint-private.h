@@ -43,6 +43,7 @@ void           pl_checkpoint_set_attribute       (PlCheckpoint    *self,
  * order (plain names in the index's folder, never paths elsewhere). */
 GStrv          pl_checkpoint_read_shard_index    (const char      *index_path,
                                                   GError         **error);
+/* pl-checkpoint-bytes.c */
 /* Reads exactly LEN bytes at OFFSET; a short file is an error naming PATH. */
 gboolean       pl_checkpoint_read_exact          (int              fd,
                                                   void            *buf,
@@ -55,5 +56,13 @@ void           pl_checkpoint_convert_le          (PlDType          dtype,
                                                   const guint8    *src,
                                                   float           *dst,
                                                   gsize            n);
+/* INFO's values as the file stores them (float32, float16 or bfloat16,
+ * little-endian) from OFFSET of FD on: the file's extent is checked before
+ * memory is taken, and failures name PATH and the tensor. */
+PlStoredMatrix *pl_checkpoint_read_stored_at     (int                  fd,
+                                                  const char          *path,
+                                                  const PlTensorInfo  *info,
+                                                  guint64              offset,
+                                                  GError             **error);
 
 G_END_DECLS

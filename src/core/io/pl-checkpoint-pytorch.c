@@ -316,7 +316,6 @@ pl_checkpoint_pytorch_read_stored (PlCheckpoint        *checkpoint,
   const PlPytorchShard *shard = &g_array_index (self->shards, PlPytorchShard, storage->shard);
   g_autoptr(PlStoredMatrix) stored = NULL;
   g_autoptr(PlMatrix) m = NULL;
-  PlStoredType type;
   guint64 rows, cols, offset;
 
   pl_tensor_info_get_matrix_shape (info, &rows, &cols);
@@ -328,26 +327,8 @@ pl_checkpoint_pytorch_read_stored (PlCheckpoint        *checkpoint,
       memcpy (stored->data, m->data, rows * cols * sizeof (float));
       return g_steal_pointer (&stored);
     }
-  type = info->dtype == PL_DTYPE_F32 ? PL_STORED_F32 : info->dtype == PL_DTYPE_F16 ? PL_STORED_F16 : PL_STORED_BF16;
   offset = storage->offset + view->offset * entry->elem_size;
-  if (!pl_input_file_check_stored (shard->fd, offset, rows * cols * entry->elem_size, shard->path, info->name, error))
-    return NULL;
-  if (!(stored = pl_stored_matrix_try_new (type, rows, cols, error)))
-    {
-      g_prefix_error (error, "%s: “%s”: ", shard->path, info->name);
-      return NULL;
-    }
-  if (!pl_checkpoint_read_exact (shard->fd, stored->data, rows * cols * entry->elem_size, offset, shard->path, error))
-    return NULL;
-#if G_BYTE_ORDER == G_BIG_ENDIAN
-  if (entry->elem_size == 4)
-    for (guint64 i = 0; i < rows * cols; i++)
-      ((guint32 *) stored->data)[i] = GUINT32_FROM_LE (((guint32 *) stored->data)[i]);
-  else
-    for (guint64 i = 0; i < rows * cols; i++)
-      ((guint16 *) stored->data)[i] = GUINT16_FROM_LE (((guint16 *) stored->data)[i]);
-#endif
-  return g_steal_pointer (&stored);
+  return pl_checkpoint_read_stored_at (shard->fd, shard->path, info, offset, error);
 }
 
 static void

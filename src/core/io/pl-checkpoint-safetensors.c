@@ -137,34 +137,8 @@ pl_checkpoint_safetensors_read_stored (PlCheckpoint        *checkpoint,
   PlCheckpointSafetensors *self = PL_CHECKPOINT_SAFETENSORS (checkpoint);
   const PlTensorEntry *entry = (const PlTensorEntry *) info;
   const Shard *shard = &g_array_index (self->shards, Shard, entry->shard);
-  g_autoptr(PlStoredMatrix) stored = NULL;
-  PlStoredType type;
-  guint64 rows, cols;
 
-  g_assert (info->dtype == PL_DTYPE_F32 || info->dtype == PL_DTYPE_F16 || info->dtype == PL_DTYPE_BF16);
-  type = info->dtype == PL_DTYPE_F32 ? PL_STORED_F32 : info->dtype == PL_DTYPE_F16 ? PL_STORED_F16 : PL_STORED_BF16;
-  pl_tensor_info_get_matrix_shape (info, &rows, &cols);
-  /* What the file stores of the bytes is checked before memory is taken. */
-  if (!pl_input_file_check_stored (shard->fd, entry->offset, rows * cols * entry->elem_size, shard->path,
-                                   info->name, error))
-    return NULL;
-  if (!(stored = pl_stored_matrix_try_new (type, rows, cols, error)))
-    {
-      g_prefix_error (error, "%s: “%s”: ", shard->path, info->name);
-      return NULL;
-    }
-  /* Bounds were checked against the file when the header was read. */
-  if (!pl_checkpoint_read_exact (shard->fd, stored->data, rows * cols * entry->elem_size, entry->offset, shard->path, error))
-    return NULL;
-#if G_BYTE_ORDER == G_BIG_ENDIAN
-  if (entry->elem_size == 4)
-    for (guint64 i = 0; i < rows * cols; i++)
-      ((guint32 *) stored->data)[i] = GUINT32_FROM_LE (((guint32 *) stored->data)[i]);
-  else
-    for (guint64 i = 0; i < rows * cols; i++)
-      ((guint16 *) stored->data)[i] = GUINT16_FROM_LE (((guint16 *) stored->data)[i]);
-#endif
-  return g_steal_pointer (&stored);
+  return pl_checkpoint_read_stored_at (shard->fd, shard->path, info, entry->offset, error);
 }
 
 static void
