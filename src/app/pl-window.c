@@ -346,6 +346,10 @@ pl_window_dispose (GObject *object)
   PlWindow *self = PL_WINDOW (object);
 
   g_cancellable_cancel (self->paper_cancellable);
+  /* The recent-files menu goes with the template; a change of the list
+   * that arrives later (while the executor drains, say) finds no window. */
+  if (self->settings != NULL)
+    g_signal_handlers_disconnect_by_func (self->settings, pl_window_update_recent_menu, self);
   gtk_widget_dispose_template (GTK_WIDGET (self), PL_TYPE_WINDOW);
   /* Everything the views asked stops now, and the window is gone only once
    * no thread computes: the process may end next, and OpenBLAS and HDF5
