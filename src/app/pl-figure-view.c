@@ -171,7 +171,8 @@ set_figure (PlFigureView *self,
     g_array_set_size (panel_cells, 0);
   same_grid = grid_columns == self->grid_columns && grid_rows == self->grid_rows &&
               panel_cells->len == self->panel_cells->len &&
-              memcmp (panel_cells->data, self->panel_cells->data, panel_cells->len * sizeof (guint)) == 0;
+              (panel_cells->len == 0 ||
+               memcmp (panel_cells->data, self->panel_cells->data, panel_cells->len * sizeof (guint)) == 0);
   if (!g_set_object (&self->figure, figure))
     return;
   g_clear_object (&self->rendered);
