@@ -4,6 +4,7 @@
 #include <glib/gstdio.h>
 #include <hdf5.h>
 #include <math.h>
+#include <stdarg.h>
 #include <sys/wait.h>
 #include <string.h>
 
@@ -326,6 +327,31 @@ pl_test_cli_output (const char         *command,
   g_assert_no_error (error);
   g_assert_true (WIFEXITED (status));
   return WEXITSTATUS (status);
+}
+
+int
+pl_test_cli (char **out,
+             char **err,
+             ...)
+{
+  g_autoptr(GPtrArray) args = g_ptr_array_new ();
+  g_autofree char *stdout_text = NULL;
+  g_autofree char *stderr_text = NULL;
+  int status;
+  va_list ap;
+
+  va_start (ap, err);
+  for (const char *a = va_arg (ap, const char *); a != NULL; a = va_arg (ap, const char *))
+    g_ptr_array_add (args, (gpointer) a);
+  va_end (ap);
+  g_ptr_array_add (args, NULL);
+  /* Captured even when not asked for: the test's stdout is its TAP stream. */
+  status = pl_test_cli_output (NULL, (const char * const *) args->pdata, &stdout_text, &stderr_text);
+  if (out)
+    *out = g_steal_pointer (&stdout_text);
+  if (err)
+    *err = g_steal_pointer (&stderr_text);
+  return status;
 }
 
 char *

@@ -56,6 +56,12 @@ int       pl_test_cli_output   (const char         *command,
                                 char              **out,
                                 char              **err);
 
+/* pl_test_cli_output with the NULL-terminated arguments; OUT and ERR may
+ * be NULL. */
+int       pl_test_cli          (char              **out,
+                                char              **err,
+                                ...) G_GNUC_NULL_TERMINATED;
+
 /* A long computation that takes a cancellable: FALSE with ERROR set on failure. */
 typedef gboolean (*PlTestCancellableFunc) (gpointer       data,
                                            GCancellable  *cancellable,

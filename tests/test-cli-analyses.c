@@ -4,7 +4,6 @@
 #include <json-glib/json-glib.h>
 #include <math.h>
 #include <string.h>
-#include <sys/wait.h>
 
 #include "pl-blas-core.h"
 #include "pl-attention-stats.h"
@@ -14,39 +13,6 @@
 #include "pl-similarity.h"
 #include "pl-test-util.h"
 #include "pl-test-writers.h"
-
-/* Runs poslens-cli (POSLENS_CLI) with the NULL-terminated arguments; returns
- * its exit status, with stdout and stderr when asked for. */
-static int
-run_cli (char **out,
-         char **err,
-         ...)
-{
-  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
-  g_autoptr(GError) error = NULL;
-  g_autofree char *stdout_text = NULL;
-  g_autofree char *stderr_text = NULL;
-  const char *cli = g_getenv ("POSLENS_CLI");
-  int status = -1;
-  va_list ap;
-
-  g_assert_nonnull (cli);
-  g_ptr_array_add (argv, (gpointer) cli);
-  va_start (ap, err);
-  for (const char *a = va_arg (ap, const char *); a != NULL; a = va_arg (ap, const char *))
-    g_ptr_array_add (argv, (gpointer) a);
-  va_end (ap);
-  g_ptr_array_add (argv, NULL);
-
-  g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL,
-                &stdout_text, &stderr_text, &status, &error);
-  g_assert_no_error (error);
-  if (out)
-    *out = g_steal_pointer (&stdout_text);
-  if (err)
-    *err = g_steal_pointer (&stderr_text);
-  return WIFEXITED (status) ? WEXITSTATUS (status) : -1;
-}
 
 /* Cosine of mini-gpt2 against the fixture's float64 cosines (1e-5), whole
  * and as a sub-range. */
@@ -63,11 +29,11 @@ test_similarity (void)
   g_autoptr(PlMatrix) sub = NULL;
   double worst = 0;
 
-  g_assert_cmpint (run_cli (NULL, NULL, "similarity", model, "--out", out, NULL), ==, 0);
+  g_assert_cmpint (pl_test_cli (NULL, NULL, "similarity", model, "--out", out, NULL), ==, 0);
   sim = pl_test_read_h5 (out, "/similarity");
   g_assert_cmpfloat (pl_test_max_abs_diff (sim, ref), <, 1e-5);
 
-  g_assert_cmpint (run_cli (NULL, NULL, "similarity", model, "--rows", "100:228", "--out", part, NULL), ==, 0);
+  g_assert_cmpint (pl_test_cli (NULL, NULL, "similarity", model, "--rows", "100:228", "--out", part, NULL), ==, 0);
   sub = pl_test_read_h5 (part, "/similarity");
   g_assert_cmpuint (sub->rows, ==, 128);
   g_assert_cmpuint (sub->cols, ==, 128);
@@ -81,11 +47,11 @@ test_similarity (void)
     g_autoptr(PlMatrix) head = NULL;
     g_autoptr(PlMatrix) tail = NULL;
 
-    g_assert_cmpint (run_cli (NULL, NULL, "similarity", model, "--rows", ":64", "--out", part, NULL), ==, 0);
+    g_assert_cmpint (pl_test_cli (NULL, NULL, "similarity", model, "--rows", ":64", "--out", part, NULL), ==, 0);
     head = pl_test_read_h5 (part, "/similarity");
     g_assert_cmpuint (head->rows, ==, 64);
     g_assert_cmpfloat_with_epsilon (pl_matrix_get (head, 3, 60), pl_matrix_get (ref, 3, 60), 1e-5);
-    g_assert_cmpint (run_cli (NULL, NULL, "similarity", model, "--rows", "500:", "--out", part, NULL), ==, 0);
+    g_assert_cmpint (pl_test_cli (NULL, NULL, "similarity", model, "--rows", "500:", "--out", part, NULL), ==, 0);
     tail = pl_test_read_h5 (part, "/similarity");
     g_assert_cmpuint (tail->rows, ==, 12);
     g_assert_cmpfloat_with_epsilon (pl_matrix_get (tail, 0, 11), pl_matrix_get (ref, 500, 511), 1e-5);
@@ -108,8 +74,8 @@ test_similarity_formats (void)
   guint header;
   float d01, d10, d00;
 
-  g_assert_cmpint (run_cli (NULL, NULL, "similarity", "builtin:sinusoidal:40x16", "--metric", "l2",
-                            "--out", npy, NULL), ==, 0);
+  g_assert_cmpint (pl_test_cli (NULL, NULL, "similarity", "builtin:sinusoidal:40x16", "--metric", "l2",
+                                "--out", npy, NULL), ==, 0);
   g_assert_true (g_file_get_contents (npy, &bytes, &len, NULL));
   header = (guint8) bytes[8] | ((guint) (guint8) bytes[9] << 8);
   g_assert_cmpuint (len, ==, 10 + header + 40 * 40 * 4);
@@ -126,8 +92,8 @@ test_similarity_formats (void)
     g_assert_cmpfloat_with_epsilon (d01, sqrt (expect), 1e-5);
   }
 
-  g_assert_cmpint (run_cli (NULL, NULL, "similarity", "builtin:sinusoidal:40x16", "--metric", "dot",
-                            "--out", csv, NULL), ==, 0);
+  g_assert_cmpint (pl_test_cli (NULL, NULL, "similarity", "builtin:sinusoidal:40x16", "--metric", "dot",
+                                "--out", csv, NULL), ==, 0);
   g_assert_true (g_file_get_contents (csv, &text, NULL, NULL));
   lines = g_strsplit (text, "\n", -1);
   g_assert_cmpuint (g_strv_length (lines), ==, 41);
@@ -153,7 +119,7 @@ test_pca (void)
   g_autoptr(PlMatrix) ratio = NULL;
   g_autoptr(PlMatrix) proj = NULL;
 
-  g_assert_cmpint (run_cli (NULL, NULL, "pca", model, "--components", "16", "--out", out, NULL), ==, 0);
+  g_assert_cmpint (pl_test_cli (NULL, NULL, "pca", model, "--components", "16", "--out", out, NULL), ==, 0);
   ratio = pl_test_read_h5 (out, "/explained_variance_ratio");
   proj = pl_test_read_h5 (out, "/projection");
   g_assert_cmpuint (ratio->rows * ratio->cols, ==, 16);
@@ -164,194 +130,6 @@ test_pca (void)
   for (gsize i = 0; i < 512; i++)
     for (guint c = 0; c < 3; c++)
       g_assert_cmpfloat (fabs (fabs (pl_matrix_get (proj, i, c)) - pl_matrix_get (ref_proj, i, c)), <, 1e-3);
-  pl_test_rmtree (dir);
-}
-
-/* The probe on mini-roberta with interleaved folds (its real rows 2..513):
- * the fixture's MAE to 1e-6; --folds is the option's old name. */
-static void
-test_probe (void)
-{
-  g_autofree char *model = pl_test_demo ("mini-roberta", NULL);
-  g_autofree char *reference = pl_test_fixture ("mini-roberta", "reference.h5", NULL);
-  double want = pl_test_read_h5_scalar (reference, "/position_table/position_regression_mae_interleaved");
-  const char *spellings[2][2] = { { "--protocol", "interleaved" }, { "--folds", "interleaved" } };
-
-  for (guint i = 0; i < G_N_ELEMENTS (spellings); i++)
-    {
-      g_autofree char *out = NULL;
-      g_autoptr(JsonParser) parser = json_parser_new ();
-      g_autoptr(GError) error = NULL;
-      JsonObject *obj;
-
-      g_assert_cmpint (run_cli (&out, NULL, "probe", model, spellings[i][0], spellings[i][1], "--seed", "0",
-                                "--pairs", "100", "--json", NULL), ==, 0);
-      json_parser_load_from_data (parser, out, -1, &error);
-      g_assert_no_error (error);
-      obj = json_node_get_object (json_parser_get_root (parser));
-      g_assert_cmpstr (json_object_get_string_member (obj, "protocol"), ==, "interleaved");
-      g_assert_cmpint (json_object_get_int_member (obj, "rows"), ==, 512);
-      g_assert_cmpint (json_object_get_int_member (obj, "repeats"), ==, 1);
-      g_assert_cmpint (json_object_get_int_member (obj, "pairs"), ==, 100);
-      g_assert_cmpfloat_with_epsilon (json_object_get_double_member (obj, "absolute_mae"), want, 1e-6);
-      g_assert_cmpfloat (json_object_get_double_member (obj, "relative_error"), >=, 0);
-      g_assert_cmpfloat (json_object_get_double_member (obj, "relative_error"), <=, 1);
-    }
-}
-
-/* probe --grid on MAE's 2-D sine-cosine table: scikit-learn's numbers
- * (fixtures/grid-probes.h5), in JSON and in words; a table without a grid,
- * or --grid with --repeats, is refused. */
-static void
-test_probe_grid (void)
-{
-  g_autofree char *reference = pl_test_fixture ("grid-probes.h5", NULL);
-  g_autofree char *gpt2 = pl_test_demo ("mini-gpt2", NULL);
-  const char *names[] = { "row_mae", "column_mae", "along_rows_error", "along_columns_error" };
-  g_autofree char *out = NULL;
-  g_autofree char *text = NULL;
-  g_autoptr(JsonParser) parser = json_parser_new ();
-  g_autoptr(GError) error = NULL;
-  JsonObject *obj;
-  JsonArray *grid;
-
-  g_assert_cmpint (run_cli (&out, NULL, "probe", "builtin:sincos2d:6x6x16", "--grid", "--protocol", "interleaved",
-                            "--json", NULL), ==, 0);
-  json_parser_load_from_data (parser, out, -1, &error);
-  g_assert_no_error (error);
-  obj = json_node_get_object (json_parser_get_root (parser));
-  grid = json_object_get_array_member (obj, "grid");
-  g_assert_cmpint (json_array_get_int_element (grid, 0), ==, 6);
-  g_assert_cmpint (json_array_get_int_element (grid, 1), ==, 6);
-  g_assert_cmpint (json_object_get_int_member (obj, "row_pairs"), ==, 180);
-  for (guint k = 0; k < G_N_ELEMENTS (names); k++)
-    {
-      g_autofree char *name = g_strdup_printf ("/sincos2d-6x6x16/%s", names[k]);
-
-      g_assert_cmpfloat (fabs (json_object_get_double_member (obj, names[k]) -
-                               pl_test_read_h5_scalar (reference, name)), <=, 1e-9);
-    }
-  g_assert_cmpint (run_cli (&text, NULL, "probe", "builtin:sincos2d:6x6x16", "--grid", "--protocol", "interleaved",
-                            NULL), ==, 0);
-  g_assert_nonnull (strstr (text, "Order along columns, error rate:"));
-  g_assert_nonnull (strstr (text, "0.2000 (180 pairs)"));
-  g_assert_cmpint (run_cli (NULL, NULL, "probe", gpt2, "--grid", NULL), ==, 2);
-  g_assert_cmpint (run_cli (NULL, NULL, "probe", "builtin:sincos2d:6x6x16", "--grid", "--repeats", "3", NULL), ==, 1);
-}
-
-/* The paper's protocol by default: RoBERTa's whole stored table (514 rows,
- * said so), and every fold of seeds 2 and 3 as PE-Study's code with
- * scikit-learn gets them (fixtures/paper-probes.h5). */
-static void
-test_probe_paper (void)
-{
-  g_autofree char *model = pl_test_demo ("mini-roberta", NULL);
-  g_autofree char *reference = pl_test_fixture ("paper-probes.h5", NULL);
-  g_autofree char *out = NULL;
-  g_autofree char *text = NULL;
-  g_autoptr(JsonParser) parser = json_parser_new ();
-  g_autoptr(GError) error = NULL;
-  gsize n_abs, n_rel;
-  g_autofree double *want_abs = pl_test_read_h5_doubles (reference, "/mini-roberta/absolute_folds", &n_abs);
-  g_autofree double *want_rel = pl_test_read_h5_doubles (reference, "/mini-roberta/relative_folds", &n_rel);
-  JsonObject *obj, *spread;
-  JsonArray *runs;
-
-  g_assert_cmpint (run_cli (&out, NULL, "probe", model, "--seed", "2", "--repeats", "2", "--json", NULL), ==, 0);
-  json_parser_load_from_data (parser, out, -1, &error);
-  g_assert_no_error (error);
-  obj = json_node_get_object (json_parser_get_root (parser));
-  g_assert_cmpstr (json_object_get_string_member (obj, "protocol"), ==, "paper");
-  g_assert_cmpint (json_object_get_int_member (obj, "rows"), ==, 514);
-  g_assert_cmpint (json_object_get_int_member (obj, "relative_rows"), ==, 512);
-  g_assert_cmpint (json_object_get_int_member (obj, "pairs"), ==, 512);
-  g_assert_nonnull (strstr (json_object_get_string_member (obj, "rows_used"), "rows 0–1"));
-  runs = json_object_get_array_member (obj, "runs");
-  g_assert_cmpuint (json_array_get_length (runs), ==, 2);
-  for (guint r = 0; r < 2; r++)
-    {
-      JsonObject *run = json_array_get_object_element (runs, r);
-      JsonArray *abs_folds = json_object_get_array_member (run, "absolute_folds");
-      JsonArray *rel_folds = json_object_get_array_member (run, "relative_folds");
-
-      g_assert_cmpint (json_object_get_int_member (run, "seed"), ==, 2 + r);
-      g_assert_cmpuint (json_array_get_length (abs_folds), ==, 5);
-      for (guint k = 0; k < 5; k++)
-        {
-          g_assert_cmpfloat_with_epsilon (json_array_get_double_element (abs_folds, k),
-                                          want_abs[(2 + r) * 5 + k], 1e-6);
-          g_assert_cmpfloat_with_epsilon (json_array_get_double_element (rel_folds, k),
-                                          want_rel[(2 + r) * 5 + k], 1e-6);
-        }
-    }
-  spread = json_object_get_object_member (obj, "relative");
-  g_assert_cmpfloat (json_object_get_double_member (spread, "ci95_half_width"), >, 0);
-
-  /* In words: the protocol, the rows and the seeds. */
-  g_assert_cmpint (run_cli (&text, NULL, "probe", model, "--repeats", "2", NULL), ==, 0);
-  g_assert_nonnull (strstr (text, "absolute.py"));
-  g_assert_nonnull (strstr (text, "all 514 rows"));
-  g_assert_nonnull (strstr (text, "seeds 0–1"));
-  g_assert_nonnull (strstr (text, " ± "));
-}
-
-/* Fewer pairs than features: a warning on stderr naming the model, as the
- * Probes view gives; none at as many pairs as features. Seen by `paper`
- * too, for the sinusoid of the paper's width (512 pairs, 1536 features). */
-static void
-test_probe_few_pairs (void)
-{
-  g_autofree char *dir = pl_test_tmpdir ();
-  g_autofree char *out_dir = g_build_filename (dir, "figures", NULL);
-  g_autofree char *err = NULL;
-  g_autofree char *enough = NULL;
-  g_autofree char *paper = NULL;
-
-  g_assert_cmpint (run_cli (NULL, &err, "probe", "builtin:sinusoidal:64x32", "--protocol", "shuffled",
-                            "--seed", "0", "--pairs", "63", NULL), ==, 0);
-  g_test_message ("%s", err);
-  g_assert_true (g_str_has_prefix (err, "poslens-cli probe: warning: "));
-  g_assert_nonnull (strstr (err, "Sinusoidal 64 × 32: 63 pairs, fewer than its 64 features"));
-  g_assert_cmpint (run_cli (NULL, &enough, "probe", "builtin:sinusoidal:64x32", "--protocol", "shuffled",
-                            "--seed", "0", "--pairs", "64", NULL), ==, 0);
-  g_assert_cmpstr (enough, ==, "");
-
-  g_assert_cmpint (run_cli (NULL, &paper, "paper", "--repeats", "1", "--out", out_dir,
-                            "builtin:sinusoidal:512x768", NULL), ==, 0);
-  g_test_message ("%s", paper);
-  g_assert_nonnull (strstr (paper, "poslens-cli paper: warning: Sinusoidal 512 × 768: 512 pairs, fewer than its "
-                                   "1536 features"));
-  pl_test_rmtree (dir);
-}
-
-/* `paper`: the four files, and Table 1 on the terminal for one seed as
- * PE-Study's code gives it (the mean of seed 0's five folds). */
-static void
-test_paper (void)
-{
-  g_autofree char *dir = pl_test_tmpdir ();
-  g_autofree char *out_dir = g_build_filename (dir, "figures", NULL);
-  g_autofree char *reference = pl_test_fixture ("paper-probes.h5", NULL);
-  g_autofree char *text = NULL;
-  g_autofree char *cell = NULL;
-  const char *names[] = { "figure1.pdf", "figure1.png", "table1.pdf", "table1.png" };
-  gsize n;
-  g_autofree double *folds = pl_test_read_h5_doubles (reference, "/mini-gpt2/absolute_folds", &n);
-  double mae = 0;
-
-  for (guint k = 0; k < 5; k++)
-    mae += folds[k] / 5;
-  g_assert_cmpint (run_cli (&text, NULL, "paper", "--repeats", "1", "--out", out_dir, "mini-gpt2", NULL), ==, 0);
-  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
-    {
-      g_autofree char *path = g_build_filename (out_dir, names[i], NULL);
-
-      g_assert_true (g_file_test (path, G_FILE_TEST_IS_REGULAR));
-    }
-  cell = g_strdup_printf ("%9.3f", mae);
-  g_assert_nonnull (strstr (text, cell));
-  g_assert_cmpint (run_cli (NULL, NULL, "paper", "mini-gpt2", NULL), ==, 1);
-  g_assert_cmpint (run_cli (NULL, NULL, "paper", "--repeats", "0", "--out", out_dir, NULL), ==, 1);
   pl_test_rmtree (dir);
 }
 
@@ -507,9 +285,9 @@ test_similarity_figure (void)
   double vmin, vmax;
   guint checked = 0;
 
-  g_assert_cmpint (run_cli (NULL, NULL, "similarity", table, "--out", h5, NULL), ==, 0);
-  g_assert_cmpint (run_cli (NULL, NULL, "similarity", table, "--size", "300x240", "--dpi", "144",
-                            "--colormap", "magma", "--title", "Sinusoid", "--out", png, NULL), ==, 0);
+  g_assert_cmpint (pl_test_cli (NULL, NULL, "similarity", table, "--out", h5, NULL), ==, 0);
+  g_assert_cmpint (pl_test_cli (NULL, NULL, "similarity", table, "--size", "300x240", "--dpi", "144",
+                                "--colormap", "magma", "--title", "Sinusoid", "--out", png, NULL), ==, 0);
   values = pl_test_read_h5 (h5, "/similarity");
   image = load_png (png);
   g_assert_cmpint (cairo_image_surface_get_width (image), ==, 600);
@@ -566,17 +344,17 @@ test_similarity_figure (void)
   cairo_surface_destroy (image);
 
   /* Sizes that do not divide: round (250 × 96 / 72) × round (200 × 96 / 72). */
-  g_assert_cmpint (run_cli (NULL, NULL, "similarity", table, "--size", "250x200", "--dpi", "96",
-                            "--out", odd, NULL), ==, 0);
+  g_assert_cmpint (pl_test_cli (NULL, NULL, "similarity", table, "--size", "250x200", "--dpi", "96",
+                                "--out", odd, NULL), ==, 0);
   image = load_png (odd);
   g_assert_cmpint (cairo_image_surface_get_width (image), ==, 333);
   g_assert_cmpint (cairo_image_surface_get_height (image), ==, 267);
   cairo_surface_destroy (image);
 
-  g_assert_cmpint (run_cli (NULL, NULL, "similarity", table, "--size", "300x240", "--colormap", "magma",
-                            "--title", "Sinusoid", "--out", svg, NULL), ==, 0);
-  g_assert_cmpint (run_cli (NULL, NULL, "similarity", table, "--size", "300x240", "--colormap", "magma",
-                            "--title", "Sinusoid", "--out", pdf, NULL), ==, 0);
+  g_assert_cmpint (pl_test_cli (NULL, NULL, "similarity", table, "--size", "300x240", "--colormap", "magma",
+                                "--title", "Sinusoid", "--out", svg, NULL), ==, 0);
+  g_assert_cmpint (pl_test_cli (NULL, NULL, "similarity", table, "--size", "300x240", "--colormap", "magma",
+                                "--title", "Sinusoid", "--out", pdf, NULL), ==, 0);
   g_assert_true (g_file_get_contents (svg, &svg_text, NULL, NULL));
   g_assert_nonnull (strstr (svg_text, ">Sinusoid</text>"));
   g_assert_nonnull (strstr (svg_text, ">Cosine similarity</text>"));
@@ -609,11 +387,12 @@ test_pca_figure (void)
   cairo_surface_t *flat_image, *deep_image;
   double mean, bad;
 
-  g_assert_cmpint (run_cli (NULL, NULL, "pca", model, "--out", h5, NULL), ==, 0);
+  g_assert_cmpint (pl_test_cli (NULL, NULL, "pca", model, "--out", h5, NULL), ==, 0);
   ratio = pl_test_read_h5 (h5, "/explained_variance_ratio");
-  g_assert_cmpint (run_cli (NULL, NULL, "pca", model, "--size", "320x240", "--dpi", "144", "--out", png, NULL), ==, 0);
-  g_assert_cmpint (run_cli (NULL, NULL, "pca", model, "--size", "320x240", "--out", svg, NULL), ==, 0);
-  g_assert_cmpint (run_cli (NULL, NULL, "pca", model, "--size", "320x240", "--out", pdf, NULL), ==, 0);
+  g_assert_cmpint (pl_test_cli (NULL, NULL, "pca", model, "--size", "320x240", "--dpi", "144", "--out", png,
+                                NULL), ==, 0);
+  g_assert_cmpint (pl_test_cli (NULL, NULL, "pca", model, "--size", "320x240", "--out", svg, NULL), ==, 0);
+  g_assert_cmpint (pl_test_cli (NULL, NULL, "pca", model, "--size", "320x240", "--out", pdf, NULL), ==, 0);
   flat_image = load_png (png);
   g_assert_cmpint (cairo_image_surface_get_width (flat_image), ==, 640);
   g_assert_cmpint (cairo_image_surface_get_height (flat_image), ==, 480);
@@ -625,10 +404,10 @@ test_pca_figure (void)
   g_assert_null (strstr (text, "azimuth"));
   assert_vectors_match_png (png, svg, pdf, 320, 240, NULL);
 
-  g_assert_cmpint (run_cli (NULL, NULL, "pca", model, "--azimuth", "30", "--elevation", "20",
-                            "--size", "320x240", "--out", deep, NULL), ==, 0);
-  g_assert_cmpint (run_cli (NULL, NULL, "pca", model, "--elevation", "20", "--size", "320x240",
-                            "--dpi", "144", "--out", deep_png, NULL), ==, 0);
+  g_assert_cmpint (pl_test_cli (NULL, NULL, "pca", model, "--azimuth", "30", "--elevation", "20",
+                                "--size", "320x240", "--out", deep, NULL), ==, 0);
+  g_assert_cmpint (pl_test_cli (NULL, NULL, "pca", model, "--elevation", "20", "--size", "320x240",
+                                "--dpi", "144", "--out", deep_png, NULL), ==, 0);
   g_assert_true (g_file_get_contents (deep, &deep_text, NULL, NULL));
   g_assert_nonnull (strstr (deep_text, ">azimuth 30°, elevation 20°</text>"));
   g_assert_nonnull (strstr (deep_text, ">PC3</text>"));
@@ -639,8 +418,8 @@ test_pca_figure (void)
   cairo_surface_destroy (flat_image);
   cairo_surface_destroy (deep_image);
 
-  g_assert_cmpint (run_cli (NULL, NULL, "pca", model, "--azimuth", "north", "--out", deep, NULL), ==, 1);
-  g_assert_cmpint (run_cli (NULL, NULL, "pca", model, "--dpi", "0", "--out", png, NULL), ==, 1);
+  g_assert_cmpint (pl_test_cli (NULL, NULL, "pca", model, "--azimuth", "north", "--out", deep, NULL), ==, 1);
+  g_assert_cmpint (pl_test_cli (NULL, NULL, "pca", model, "--dpi", "0", "--out", png, NULL), ==, 1);
   pl_test_rmtree (dir);
 }
 
@@ -664,7 +443,7 @@ test_probe_figure (void)
   JsonObject *obj;
   cairo_surface_t *image;
 
-  g_assert_cmpint (run_cli (&out, NULL, "probe", slashed, "--repeats", "2", "--json", "--out", svg, NULL), ==, 0);
+  g_assert_cmpint (pl_test_cli (&out, NULL, "probe", slashed, "--repeats", "2", "--json", "--out", svg, NULL), ==, 0);
   json_parser_load_from_data (parser, out, -1, &error);
   g_assert_no_error (error);
   obj = json_node_get_object (json_parser_get_root (parser));
@@ -682,19 +461,22 @@ test_probe_figure (void)
 
   /* Without --size the table's own size: one row under a header, as wide
    * as its two columns' names, nothing more; with it, as asked. */
-  g_assert_cmpint (run_cli (NULL, NULL, "probe", model, "--seed", "0", "--dpi", "144", "--out", png, NULL), ==, 0);
+  g_assert_cmpint (pl_test_cli (NULL, NULL, "probe", model, "--seed", "0", "--dpi", "144", "--out", png, NULL), ==, 0);
   image = load_png (png);
   g_assert_cmpint (cairo_image_surface_get_width (image), >, 2 * 200);
   g_assert_cmpint (cairo_image_surface_get_width (image), <, 2 * 432);
   g_assert_cmpint (cairo_image_surface_get_height (image), >, 2 * 30);
   g_assert_cmpint (cairo_image_surface_get_height (image), <, 2 * 90);
   cairo_surface_destroy (image);
-  g_assert_cmpint (run_cli (NULL, NULL, "probe", model, "--seed", "0", "--dpi", "144", "--size", "432x90", "--out", png, NULL), ==, 0);
-  g_assert_cmpint (run_cli (NULL, NULL, "probe", model, "--seed", "0", "--size", "432x90", "--out", pdf, NULL), ==, 0);
-  g_assert_cmpint (run_cli (NULL, NULL, "probe", model, "--seed", "0", "--size", "432x90", "--out", svg, NULL), ==, 0);
+  g_assert_cmpint (pl_test_cli (NULL, NULL, "probe", model, "--seed", "0", "--dpi", "144", "--size", "432x90",
+                                "--out", png, NULL), ==, 0);
+  g_assert_cmpint (pl_test_cli (NULL, NULL, "probe", model, "--seed", "0", "--size", "432x90", "--out", pdf,
+                                NULL), ==, 0);
+  g_assert_cmpint (pl_test_cli (NULL, NULL, "probe", model, "--seed", "0", "--size", "432x90", "--out", svg,
+                                NULL), ==, 0);
   assert_vectors_match_png (png, svg, pdf, 432, 90, NULL);
 
-  g_assert_cmpint (run_cli (NULL, NULL, "probe", model, "--out", "probe.h5", NULL), ==, 1);
+  g_assert_cmpint (pl_test_cli (NULL, NULL, "probe", model, "--out", "probe.h5", NULL), ==, 1);
   pl_test_rmtree (dir);
 }
 
@@ -720,7 +502,7 @@ test_errors (void)
     {
       g_autofree char *err = NULL;
       const char **a = cases[i].args;
-      int status = run_cli (NULL, &err, a[0], a[1], a[2], a[3], a[4], a[5], NULL);
+      int status = pl_test_cli (NULL, &err, a[0], a[1], a[2], a[3], a[4], a[5], NULL);
 
       g_assert_cmpint (status, ==, cases[i].status);
       g_assert_cmpuint (strlen (err), >, 0);
@@ -751,20 +533,20 @@ test_refusals_name_file (void)
   pl_test_write_safetensors (small, &small_table, 1);
 
   /* 100000² floats: 37.3 GiB. */
-  g_assert_cmpint (run_cli (NULL, &err, "similarity", tall, "--out", out, NULL), ==, 2);
+  g_assert_cmpint (pl_test_cli (NULL, &err, "similarity", tall, "--out", out, NULL), ==, 2);
   g_test_message ("%s", err);
   g_assert_nonnull (strstr (err, "tall-table.safetensors: the similarity of 100000 positions"));
   g_assert_nonnull (strstr (err, "37.3 GiB"));
   g_assert_nonnull (strstr (err, "--rows"));
   g_assert_false (g_file_test (out, G_FILE_TEST_EXISTS));
   /* What --rows leaves is small enough: the same file works. */
-  g_assert_cmpint (run_cli (NULL, NULL, "similarity", tall, "--rows", "0:100", "--out", out, NULL), ==, 0);
+  g_assert_cmpint (pl_test_cli (NULL, NULL, "similarity", tall, "--rows", "0:100", "--out", out, NULL), ==, 0);
 
   /* An analysis's own refusal names the file too. */
-  g_assert_cmpint (run_cli (NULL, &err2, "pca", small, "--components", "8", "--out", out, NULL), ==, 2);
+  g_assert_cmpint (pl_test_cli (NULL, &err2, "pca", small, "--components", "8", "--out", out, NULL), ==, 2);
   g_test_message ("%s", err2);
   g_assert_nonnull (strstr (err2, "small-table.safetensors: cannot take 8 components"));
-  g_assert_cmpint (run_cli (NULL, &err3, "probe", small, NULL), ==, 2);
+  g_assert_cmpint (pl_test_cli (NULL, &err3, "probe", small, NULL), ==, 2);
   g_test_message ("%s", err3);
   g_assert_nonnull (strstr (err3, "small-table.safetensors: "));
   pl_test_rmtree (dir);
@@ -785,7 +567,8 @@ test_layer (void)
   g_autoptr(PlMatrix) expected = NULL;
   g_autoptr(PlMatrix) sim = NULL;
 
-  g_assert_cmpint (run_cli (NULL, NULL, "similarity", path, "--layer", "2", "--center", "--out", out, NULL), ==, 0);
+  g_assert_cmpint (pl_test_cli (NULL, NULL, "similarity", path, "--layer", "2", "--center", "--out", out,
+                                NULL), ==, 0);
   sim = pl_test_read_h5 (out, "/similarity");
   component = pl_attention_positional_component (model, 2, 8, 0, 1, NULL, NULL, NULL, NULL);
   g_assert_nonnull (component);
@@ -798,7 +581,7 @@ test_layer (void)
     g_assert_cmpfloat (pl_test_max_abs_diff (sim, table_sim), >, 0.05);
   }
 
-  g_assert_cmpint (run_cli (NULL, &err, "pca", path, "--layer", "9", "--out", out, NULL), ==, 2);
+  g_assert_cmpint (pl_test_cli (NULL, &err, "pca", path, "--layer", "9", "--out", out, NULL), ==, 2);
   g_assert_nonnull (strstr (err, "--layer 9"));
   g_assert_null (strchr (g_strstrip (err), '\n'));
   pl_test_rmtree (dir);
@@ -812,16 +595,11 @@ main (int argc, char *argv[])
   g_test_add_func ("/pl/cli-analyses/similarity", test_similarity);
   g_test_add_func ("/pl/cli-analyses/similarity-formats", test_similarity_formats);
   g_test_add_func ("/pl/cli-analyses/pca", test_pca);
-  g_test_add_func ("/pl/cli-analyses/probe", test_probe);
-  g_test_add_func ("/pl/cli-analyses/probe-paper", test_probe_paper);
-  g_test_add_func ("/pl/cli-analyses/paper", test_paper);
-  g_test_add_func ("/pl/cli-analyses/probe-few-pairs", test_probe_few_pairs);
   g_test_add_func ("/pl/cli-analyses/errors", test_errors);
   g_test_add_func ("/pl/cli-analyses/layer", test_layer);
   g_test_add_func ("/pl/cli-analyses/refusals-name-file", test_refusals_name_file);
   g_test_add_func ("/pl/cli-analyses/similarity-figure", test_similarity_figure);
   g_test_add_func ("/pl/cli-analyses/pca-figure", test_pca_figure);
   g_test_add_func ("/pl/cli-analyses/probe-figure", test_probe_figure);
-  g_test_add_func ("/pl/cli-analyses/probe-grid", test_probe_grid);
   return g_test_run ();
 }

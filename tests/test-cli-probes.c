@@ -1,0 +1,214 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <json-glib/json-glib.h>
+#include <math.h>
+#include <string.h>
+
+#include "pl-blas-core.h"
+#include "pl-test-util.h"
+
+/* poslens-cli probe and paper: the numbers against scikit-learn's
+ * (fixtures), the protocol and rows in words, the warnings. */
+
+/* The probe on mini-roberta with interleaved folds (its real rows 2..513):
+ * the fixture's MAE to 1e-6; --folds is the option's old name. */
+static void
+test_probe (void)
+{
+  g_autofree char *model = pl_test_demo ("mini-roberta", NULL);
+  g_autofree char *reference = pl_test_fixture ("mini-roberta", "reference.h5", NULL);
+  double want = pl_test_read_h5_scalar (reference, "/position_table/position_regression_mae_interleaved");
+  const char *spellings[2][2] = { { "--protocol", "interleaved" }, { "--folds", "interleaved" } };
+
+  for (guint i = 0; i < G_N_ELEMENTS (spellings); i++)
+    {
+      g_autofree char *out = NULL;
+      g_autoptr(JsonParser) parser = json_parser_new ();
+      g_autoptr(GError) error = NULL;
+      JsonObject *obj;
+
+      g_assert_cmpint (pl_test_cli (&out, NULL, "probe", model, spellings[i][0], spellings[i][1], "--seed", "0",
+                                    "--pairs", "100", "--json", NULL), ==, 0);
+      json_parser_load_from_data (parser, out, -1, &error);
+      g_assert_no_error (error);
+      obj = json_node_get_object (json_parser_get_root (parser));
+      g_assert_cmpstr (json_object_get_string_member (obj, "protocol"), ==, "interleaved");
+      g_assert_cmpint (json_object_get_int_member (obj, "rows"), ==, 512);
+      g_assert_cmpint (json_object_get_int_member (obj, "repeats"), ==, 1);
+      g_assert_cmpint (json_object_get_int_member (obj, "pairs"), ==, 100);
+      g_assert_cmpfloat_with_epsilon (json_object_get_double_member (obj, "absolute_mae"), want, 1e-6);
+      g_assert_cmpfloat (json_object_get_double_member (obj, "relative_error"), >=, 0);
+      g_assert_cmpfloat (json_object_get_double_member (obj, "relative_error"), <=, 1);
+    }
+}
+
+/* probe --grid on MAE's 2-D sine-cosine table: scikit-learn's numbers
+ * (fixtures/grid-probes.h5), in JSON and in words; a table without a grid,
+ * or --grid with --repeats, is refused. */
+static void
+test_probe_grid (void)
+{
+  g_autofree char *reference = pl_test_fixture ("grid-probes.h5", NULL);
+  g_autofree char *gpt2 = pl_test_demo ("mini-gpt2", NULL);
+  const char *names[] = { "row_mae", "column_mae", "along_rows_error", "along_columns_error" };
+  g_autofree char *out = NULL;
+  g_autofree char *text = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  JsonObject *obj;
+  JsonArray *grid;
+
+  g_assert_cmpint (pl_test_cli (&out, NULL, "probe", "builtin:sincos2d:6x6x16", "--grid", "--protocol", "interleaved",
+                                "--json", NULL), ==, 0);
+  json_parser_load_from_data (parser, out, -1, &error);
+  g_assert_no_error (error);
+  obj = json_node_get_object (json_parser_get_root (parser));
+  grid = json_object_get_array_member (obj, "grid");
+  g_assert_cmpint (json_array_get_int_element (grid, 0), ==, 6);
+  g_assert_cmpint (json_array_get_int_element (grid, 1), ==, 6);
+  g_assert_cmpint (json_object_get_int_member (obj, "row_pairs"), ==, 180);
+  for (guint k = 0; k < G_N_ELEMENTS (names); k++)
+    {
+      g_autofree char *name = g_strdup_printf ("/sincos2d-6x6x16/%s", names[k]);
+
+      g_assert_cmpfloat (fabs (json_object_get_double_member (obj, names[k]) -
+                               pl_test_read_h5_scalar (reference, name)), <=, 1e-9);
+    }
+  g_assert_cmpint (pl_test_cli (&text, NULL, "probe", "builtin:sincos2d:6x6x16", "--grid", "--protocol", "interleaved",
+                                NULL), ==, 0);
+  g_assert_nonnull (strstr (text, "Order along columns, error rate:"));
+  g_assert_nonnull (strstr (text, "0.2000 (180 pairs)"));
+  g_assert_cmpint (pl_test_cli (NULL, NULL, "probe", gpt2, "--grid", NULL), ==, 2);
+  g_assert_cmpint (pl_test_cli (NULL, NULL, "probe", "builtin:sincos2d:6x6x16", "--grid", "--repeats", "3",
+                                NULL), ==, 1);
+}
+
+/* The paper's protocol by default: RoBERTa's whole stored table (514 rows,
+ * said so), and every fold of seeds 2 and 3 as PE-Study's code with
+ * scikit-learn gets them (fixtures/paper-probes.h5). */
+static void
+test_probe_paper (void)
+{
+  g_autofree char *model = pl_test_demo ("mini-roberta", NULL);
+  g_autofree char *reference = pl_test_fixture ("paper-probes.h5", NULL);
+  g_autofree char *out = NULL;
+  g_autofree char *text = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  gsize n_abs, n_rel;
+  g_autofree double *want_abs = pl_test_read_h5_doubles (reference, "/mini-roberta/absolute_folds", &n_abs);
+  g_autofree double *want_rel = pl_test_read_h5_doubles (reference, "/mini-roberta/relative_folds", &n_rel);
+  JsonObject *obj, *spread;
+  JsonArray *runs;
+
+  g_assert_cmpint (pl_test_cli (&out, NULL, "probe", model, "--seed", "2", "--repeats", "2", "--json", NULL), ==, 0);
+  json_parser_load_from_data (parser, out, -1, &error);
+  g_assert_no_error (error);
+  obj = json_node_get_object (json_parser_get_root (parser));
+  g_assert_cmpstr (json_object_get_string_member (obj, "protocol"), ==, "paper");
+  g_assert_cmpint (json_object_get_int_member (obj, "rows"), ==, 514);
+  g_assert_cmpint (json_object_get_int_member (obj, "relative_rows"), ==, 512);
+  g_assert_cmpint (json_object_get_int_member (obj, "pairs"), ==, 512);
+  g_assert_nonnull (strstr (json_object_get_string_member (obj, "rows_used"), "rows 0–1"));
+  runs = json_object_get_array_member (obj, "runs");
+  g_assert_cmpuint (json_array_get_length (runs), ==, 2);
+  for (guint r = 0; r < 2; r++)
+    {
+      JsonObject *run = json_array_get_object_element (runs, r);
+      JsonArray *abs_folds = json_object_get_array_member (run, "absolute_folds");
+      JsonArray *rel_folds = json_object_get_array_member (run, "relative_folds");
+
+      g_assert_cmpint (json_object_get_int_member (run, "seed"), ==, 2 + r);
+      g_assert_cmpuint (json_array_get_length (abs_folds), ==, 5);
+      for (guint k = 0; k < 5; k++)
+        {
+          g_assert_cmpfloat_with_epsilon (json_array_get_double_element (abs_folds, k),
+                                          want_abs[(2 + r) * 5 + k], 1e-6);
+          g_assert_cmpfloat_with_epsilon (json_array_get_double_element (rel_folds, k),
+                                          want_rel[(2 + r) * 5 + k], 1e-6);
+        }
+    }
+  spread = json_object_get_object_member (obj, "relative");
+  g_assert_cmpfloat (json_object_get_double_member (spread, "ci95_half_width"), >, 0);
+
+  /* In words: the protocol, the rows and the seeds. */
+  g_assert_cmpint (pl_test_cli (&text, NULL, "probe", model, "--repeats", "2", NULL), ==, 0);
+  g_assert_nonnull (strstr (text, "absolute.py"));
+  g_assert_nonnull (strstr (text, "all 514 rows"));
+  g_assert_nonnull (strstr (text, "seeds 0–1"));
+  g_assert_nonnull (strstr (text, " ± "));
+}
+
+/* Fewer pairs than features: a warning on stderr naming the model, as the
+ * Probes view gives; none at as many pairs as features. Seen by `paper`
+ * too, for the sinusoid of the paper's width (512 pairs, 1536 features). */
+static void
+test_probe_few_pairs (void)
+{
+  g_autofree char *dir = pl_test_tmpdir ();
+  g_autofree char *out_dir = g_build_filename (dir, "figures", NULL);
+  g_autofree char *err = NULL;
+  g_autofree char *enough = NULL;
+  g_autofree char *paper = NULL;
+
+  g_assert_cmpint (pl_test_cli (NULL, &err, "probe", "builtin:sinusoidal:64x32", "--protocol", "shuffled",
+                                "--seed", "0", "--pairs", "63", NULL), ==, 0);
+  g_test_message ("%s", err);
+  g_assert_true (g_str_has_prefix (err, "poslens-cli probe: warning: "));
+  g_assert_nonnull (strstr (err, "Sinusoidal 64 × 32: 63 pairs, fewer than its 64 features"));
+  g_assert_cmpint (pl_test_cli (NULL, &enough, "probe", "builtin:sinusoidal:64x32", "--protocol", "shuffled",
+                                "--seed", "0", "--pairs", "64", NULL), ==, 0);
+  g_assert_cmpstr (enough, ==, "");
+
+  g_assert_cmpint (pl_test_cli (NULL, &paper, "paper", "--repeats", "1", "--out", out_dir,
+                                "builtin:sinusoidal:512x768", NULL), ==, 0);
+  g_test_message ("%s", paper);
+  g_assert_nonnull (strstr (paper, "poslens-cli paper: warning: Sinusoidal 512 × 768: 512 pairs, fewer than its "
+                                   "1536 features"));
+  pl_test_rmtree (dir);
+}
+
+/* `paper`: the four files, and Table 1 on the terminal for one seed as
+ * PE-Study's code gives it (the mean of seed 0's five folds). */
+static void
+test_paper (void)
+{
+  g_autofree char *dir = pl_test_tmpdir ();
+  g_autofree char *out_dir = g_build_filename (dir, "figures", NULL);
+  g_autofree char *reference = pl_test_fixture ("paper-probes.h5", NULL);
+  g_autofree char *text = NULL;
+  g_autofree char *cell = NULL;
+  const char *names[] = { "figure1.pdf", "figure1.png", "table1.pdf", "table1.png" };
+  gsize n;
+  g_autofree double *folds = pl_test_read_h5_doubles (reference, "/mini-gpt2/absolute_folds", &n);
+  double mae = 0;
+
+  for (guint k = 0; k < 5; k++)
+    mae += folds[k] / 5;
+  g_assert_cmpint (pl_test_cli (&text, NULL, "paper", "--repeats", "1", "--out", out_dir, "mini-gpt2", NULL), ==, 0);
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autofree char *path = g_build_filename (out_dir, names[i], NULL);
+
+      g_assert_true (g_file_test (path, G_FILE_TEST_IS_REGULAR));
+    }
+  cell = g_strdup_printf ("%9.3f", mae);
+  g_assert_nonnull (strstr (text, cell));
+  g_assert_cmpint (pl_test_cli (NULL, NULL, "paper", "mini-gpt2", NULL), ==, 1);
+  g_assert_cmpint (pl_test_cli (NULL, NULL, "paper", "--repeats", "0", "--out", out_dir, NULL), ==, 1);
+  pl_test_rmtree (dir);
+}
+
+int
+main (int argc, char *argv[])
+{
+  pl_blas_core_choose (argv);
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/pl/cli-probes/probe", test_probe);
+  g_test_add_func ("/pl/cli-probes/probe-paper", test_probe_paper);
+  g_test_add_func ("/pl/cli-probes/paper", test_paper);
+  g_test_add_func ("/pl/cli-probes/probe-few-pairs", test_probe_few_pairs);
+  g_test_add_func ("/pl/cli-probes/probe-grid", test_probe_grid);
+  return g_test_run ();
+}
