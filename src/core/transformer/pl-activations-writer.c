@@ -9,6 +9,7 @@
 #include "pl-h5-writer.h"
 #include "pl-rope-profile.h"
 #include "pl-text-attention.h"
+#include "pl-transformer-private.h"
 
 /* The activations file from Poslens's own forward pass: the statistics are
  * the ones the views compute (pl-attention-stats), averaged over every
@@ -179,20 +180,21 @@ pl_activations_write (PlTransformer              *transformer,
   g_autoptr(PlAttentionStats) stats = NULL;
   g_autoptr(GPtrArray) components = NULL;
   g_autoptr(PlRopeProfile) rotary = NULL;
+  g_autoptr(PlRopeSums) sums = NULL;
   g_autoptr(PlH5Writer) writer = NULL;
 
   g_return_val_if_fail (PL_IS_TRANSFORMER (transformer), FALSE);
   g_return_val_if_fail (inputs != NULL && inputs->sequences != NULL && path != NULL, FALSE);
 
   c = pl_transformer_get_config (transformer);
-  if (!(stats = pl_attention_stats_compute_for_ids (transformer, inputs->sequences, cancellable,
-                                                    NULL, NULL, error)) ||
-      !(components = pl_attention_positional_components_for_ids (transformer, c->n_layers, inputs->sequences,
-                                                                 cancellable, NULL, NULL, error)))
+  if (c->rotary)
+    sums = pl_rope_sums_new (transformer);
+  if (!pl_attention_stats_compute_all (transformer, inputs->sequences, sums != NULL ? pl_rope_sums_add_layer : NULL,
+                                       sums, cancellable, &stats, &components, error))
     return FALSE;
-  if (c->rotary &&
-      !(rotary = pl_rope_profile_compute_for_ids (transformer, inputs->sequences, cancellable, NULL, NULL, error)))
-    return FALSE;
+  if (sums != NULL)
+    rotary = pl_rope_sums_finish (g_steal_pointer (&sums), ((GArray *) inputs->sequences->pdata[0])->len,
+                                  inputs->sequences->len);
 
   if (!(writer = pl_h5_writer_new (path, error)) ||
       !write_inputs (writer, "/inputs", inputs->sequences, inputs->tokenizer, error) ||

@@ -9,6 +9,7 @@
 #include "pl-attention-stats.h"
 #include "pl-error.h"
 #include "pl-transformer-kernels.h"
+#include "pl-transformer-private.h"
 
 G_DEFINE_BOXED_TYPE (PlAttentionStats, pl_attention_stats,
                      pl_attention_stats_ref, pl_attention_stats_unref)
@@ -92,6 +93,14 @@ typedef struct
   double *first;      /* [layers × heads] */
 } Sums;
 
+static void
+sums_clear (Sums *sums)
+{
+  g_clear_pointer (&sums->profile, g_free);
+  g_clear_pointer (&sums->distance, g_free);
+  g_clear_pointer (&sums->first, g_free);
+}
+
 static gboolean
 accumulate (guint     k,
             PlMatrix *attention,
@@ -157,6 +166,49 @@ check_lengths (GPtrArray  *sequences,
   return TRUE;
 }
 
+static void
+sums_init (Sums                      *sums,
+           const PlTransformerConfig *c,
+           gsize                      t)
+{
+  gsize rows = (gsize) c->n_layers * c->n_heads;
+
+  sums->n_heads = c->n_heads;
+  sums->t = t;
+  sums->profile = g_new0 (double, rows * (2 * t - 1));
+  sums->distance = g_new0 (double, rows);
+  sums->first = g_new0 (double, rows);
+}
+
+/* The means over N_SEQUENCES inputs; frees what SUMS holds. */
+static PlAttentionStats *
+sums_finish (Sums                      *sums,
+             const PlTransformerConfig *c,
+             guint                      n_sequences)
+{
+  gsize t = sums->t, width = 2 * t - 1, rows = (gsize) c->n_layers * c->n_heads;
+  PlAttentionStats *stats = g_new0 (PlAttentionStats, 1);
+  double norm = 1.0 / ((double) t * n_sequences);
+
+  stats->ref_count = 1;
+  stats->n_layers = c->n_layers;
+  stats->n_heads = c->n_heads;
+  stats->n_tokens = t;
+  stats->n_sequences = n_sequences;
+  stats->offset_profile = pl_matrix_new (rows, width);
+  stats->mean_distance = pl_matrix_new (c->n_layers, c->n_heads);
+  stats->first_token = pl_matrix_new (c->n_layers, c->n_heads);
+  for (gsize i = 0; i < rows * width; i++)
+    stats->offset_profile->data[i] = sums->profile[i] * norm;
+  for (gsize i = 0; i < rows; i++)
+    {
+      stats->mean_distance->data[i] = sums->distance[i] * norm;
+      stats->first_token->data[i] = sums->first[i] * norm;
+    }
+  sums_clear (sums);
+  return stats;
+}
+
 PlAttentionStats *
 pl_attention_stats_compute_for_ids (PlTransformer  *transformer,
                                     GPtrArray      *sequences,
@@ -167,13 +219,7 @@ pl_attention_stats_compute_for_ids (PlTransformer  *transformer,
 {
   const PlTransformerConfig *c;
   Progress prog = { progress, progress_data, 0, 0 };
-  g_autofree double *profile = NULL;
-  g_autofree double *distance = NULL;
-  g_autofree double *first = NULL;
-  PlAttentionStats *stats;
   Sums sums;
-  gsize t, width, rows;
-  double norm;
 
   g_return_val_if_fail (PL_IS_TRANSFORMER (transformer), NULL);
   g_return_val_if_fail (sequences != NULL, NULL);
@@ -181,14 +227,7 @@ pl_attention_stats_compute_for_ids (PlTransformer  *transformer,
   c = pl_transformer_get_config (transformer);
   if (!check_lengths (sequences, error))
     return NULL;
-  t = ((GArray *) sequences->pdata[0])->len;
-
-  width = 2 * t - 1;
-  rows = (gsize) c->n_layers * c->n_heads;
-  profile = g_new0 (double, rows * width);
-  distance = g_new0 (double, rows);
-  first = g_new0 (double, rows);
-  sums = (Sums) { c->n_heads, t, profile, distance, first };
+  sums_init (&sums, c, ((GArray *) sequences->pdata[0])->len);
 
   prog.total = sequences->len;
   for (guint s = 0; s < sequences->len; s++)
@@ -198,27 +237,12 @@ pl_attention_stats_compute_for_ids (PlTransformer  *transformer,
       prog.done = s;
       if (!pl_transformer_run (transformer, (int *) ids->data, ids->len, TRUE, accumulate, &sums,
                                cancellable, sequence_progress, &prog, error))
-        return NULL;
+        {
+          sums_clear (&sums);
+          return NULL;
+        }
     }
-
-  stats = g_new0 (PlAttentionStats, 1);
-  stats->ref_count = 1;
-  stats->n_layers = c->n_layers;
-  stats->n_heads = c->n_heads;
-  stats->n_tokens = t;
-  stats->n_sequences = sequences->len;
-  stats->offset_profile = pl_matrix_new (rows, width);
-  stats->mean_distance = pl_matrix_new (c->n_layers, c->n_heads);
-  stats->first_token = pl_matrix_new (c->n_layers, c->n_heads);
-  norm = 1.0 / ((double) t * sequences->len);
-  for (gsize i = 0; i < rows * width; i++)
-    stats->offset_profile->data[i] = profile[i] * norm;
-  for (gsize i = 0; i < rows; i++)
-    {
-      stats->mean_distance->data[i] = distance[i] * norm;
-      stats->first_token->data[i] = first[i] * norm;
-    }
-  return stats;
+  return sums_finish (&sums, c, sequences->len);
 }
 
 static guint
@@ -361,6 +385,57 @@ add_hidden (guint     k,
   return k < m->max_layer;
 }
 
+static void
+means_clear (Means *means)
+{
+  for (guint k = 0; means->sums != NULL && k <= means->max_layer; k++)
+    g_free (means->sums[k]);
+  g_clear_pointer (&means->sums, g_free);
+}
+
+static gboolean
+means_init (Means   *means,
+            guint    max_layer,
+            gsize    t,
+            gsize    h,
+            GError **error)
+{
+  means->max_layer = max_layer;
+  means->sums = g_new0 (double *, max_layer + 1);
+  for (guint k = 0; k <= max_layer; k++)
+    if (!(means->sums[k] = g_try_new0 (double, t * h)))
+      {
+        g_set_error (error, PL_ERROR, PL_ERROR_TOO_LARGE,
+                     "out of memory for %u layers of %" G_GSIZE_FORMAT " × %" G_GSIZE_FORMAT " means",
+                     max_layer + 1, t, h);
+        means_clear (means);
+        return FALSE;
+      }
+  return TRUE;
+}
+
+/* Layers 0 to max_layer's mean hidden states over N_SEQUENCES inputs;
+ * frees what MEANS holds. */
+static GPtrArray *
+means_finish (Means *means,
+              gsize  t,
+              gsize  h,
+              guint  n_sequences)
+{
+  GPtrArray *tables = g_ptr_array_new_with_free_func ((GDestroyNotify) pl_matrix_unref);
+
+  for (guint k = 0; k <= means->max_layer; k++)
+    {
+      PlMatrix *table = pl_matrix_new (t, h);
+
+      for (gsize i = 0; i < t * h; i++)
+        table->data[i] = (float) (means->sums[k][i] / n_sequences);
+      g_ptr_array_add (tables, table);
+    }
+  means_clear (means);
+  return tables;
+}
+
 GPtrArray *
 pl_attention_positional_components_for_ids (PlTransformer  *transformer,
                                             guint           max_layer,
@@ -372,10 +447,8 @@ pl_attention_positional_components_for_ids (PlTransformer  *transformer,
 {
   const PlTransformerConfig *c;
   Progress prog = { progress, progress_data, 0, 0 };
-  g_autoptr(GPtrArray) tables = NULL;
   Means means;
-  gsize t, h;
-  gboolean ok = TRUE;
+  gsize t;
 
   g_return_val_if_fail (PL_IS_TRANSFORMER (transformer), NULL);
   g_return_val_if_fail (sequences != NULL, NULL);
@@ -391,46 +464,84 @@ pl_attention_positional_components_for_ids (PlTransformer  *transformer,
   if (!check_lengths (sequences, error))
     return NULL;
   t = ((GArray *) sequences->pdata[0])->len;
-  h = c->hidden_size;
+  if (!means_init (&means, max_layer, t, c->hidden_size, error))
+    return NULL;
+
   prog.total = sequences->len;
-
-  means.max_layer = max_layer;
-  means.sums = g_new0 (double *, max_layer + 1);
-  for (guint k = 0; k <= max_layer; k++)
-    means.sums[k] = g_try_new0 (double, t * h);
-  for (guint k = 0; k <= max_layer && ok; k++)
-    if (means.sums[k] == NULL)
-      {
-        g_set_error (error, PL_ERROR, PL_ERROR_TOO_LARGE, "out of memory for %u layers of %" G_GSIZE_FORMAT " × %" G_GSIZE_FORMAT " means",
-                     max_layer + 1, t, h);
-        ok = FALSE;
-      }
-
-  for (guint s = 0; s < sequences->len && ok; s++)
+  for (guint s = 0; s < sequences->len; s++)
     {
       GArray *ids = sequences->pdata[s];
 
       prog.done = s;
-      ok = pl_transformer_run (transformer, (int *) ids->data, ids->len, FALSE, add_hidden, &means,
-                               cancellable, sequence_progress, &prog, error);
-    }
-
-  if (ok)
-    {
-      tables = g_ptr_array_new_with_free_func ((GDestroyNotify) pl_matrix_unref);
-      for (guint k = 0; k <= max_layer; k++)
+      if (!pl_transformer_run (transformer, (int *) ids->data, ids->len, FALSE, add_hidden, &means,
+                               cancellable, sequence_progress, &prog, error))
         {
-          PlMatrix *table = pl_matrix_new (t, h);
-
-          for (gsize i = 0; i < t * h; i++)
-            table->data[i] = (float) (means.sums[k][i] / sequences->len);
-          g_ptr_array_add (tables, table);
+          means_clear (&means);
+          return NULL;
         }
     }
-  for (guint k = 0; k <= max_layer; k++)
-    g_free (means.sums[k]);
-  g_free (means.sums);
-  return g_steal_pointer (&tables);
+  return means_finish (&means, t, c->hidden_size, sequences->len);
+}
+
+typedef struct
+{
+  Sums  sums;
+  Means means;
+} StatsAndMeans;
+
+static gboolean
+accumulate_all (guint     k,
+                PlMatrix *attention,
+                PlMatrix *hidden,
+                gpointer  user_data)
+{
+  StatsAndMeans *all = user_data;
+
+  accumulate (k, attention, hidden, &all->sums);
+  add_hidden (k, attention, hidden, &all->means);
+  return TRUE;
+}
+
+gboolean
+pl_attention_stats_compute_all (PlTransformer     *transformer,
+                                GPtrArray         *sequences,
+                                PlQkvFunc          qkv_func,
+                                gpointer           qkv_data,
+                                GCancellable      *cancellable,
+                                PlAttentionStats **stats,
+                                GPtrArray        **components,
+                                GError           **error)
+{
+  const PlTransformerConfig *c;
+  StatsAndMeans all;
+  gsize t;
+
+  g_return_val_if_fail (PL_IS_TRANSFORMER (transformer), FALSE);
+  g_return_val_if_fail (sequences != NULL && stats != NULL && components != NULL, FALSE);
+
+  c = pl_transformer_get_config (transformer);
+  if (!check_lengths (sequences, error))
+    return FALSE;
+  t = ((GArray *) sequences->pdata[0])->len;
+  if (!means_init (&all.means, c->n_layers, t, c->hidden_size, error))
+    return FALSE;
+  sums_init (&all.sums, c, t);
+
+  for (guint s = 0; s < sequences->len; s++)
+    {
+      GArray *ids = sequences->pdata[s];
+
+      if (!pl_transformer_run_with_qkv (transformer, (int *) ids->data, ids->len, TRUE, accumulate_all, &all,
+                                        qkv_func, qkv_data, cancellable, NULL, NULL, error))
+        {
+          sums_clear (&all.sums);
+          means_clear (&all.means);
+          return FALSE;
+        }
+    }
+  *stats = sums_finish (&all.sums, c, sequences->len);
+  *components = means_finish (&all.means, t, c->hidden_size, sequences->len);
+  return TRUE;
 }
 
 GPtrArray *

@@ -31,20 +31,43 @@ pl_rope_profile_unref (PlRopeProfile *self)
     }
 }
 
-typedef struct
+struct _PlRopeSums
 {
   const PlTransformerConfig *config;
   double                    *query;   /* [layers × heads, planes] sums */
   double                    *key;     /* [layers × kv_heads, planes] */
-} Sums;
+};
+
+PlRopeSums *
+pl_rope_sums_new (PlTransformer *transformer)
+{
+  const PlTransformerConfig *c = pl_transformer_get_config (transformer);
+  PlRopeSums *sums = g_new0 (PlRopeSums, 1);
+  guint half = c->decoder.rope.dim / 2;
+
+  sums->config = c;
+  sums->query = g_new0 (double, (gsize) c->n_layers * c->n_heads * half);
+  sums->key = g_new0 (double, (gsize) c->n_layers * c->decoder.n_kv_heads * half);
+  return sums;
+}
+
+void
+pl_rope_sums_free (PlRopeSums *sums)
+{
+  if (sums == NULL)
+    return;
+  g_free (sums->query);
+  g_free (sums->key);
+  g_free (sums);
+}
 
 /* Adds each head's plane norms at every position of one layer. */
-static void
-add_layer (guint           layer,
-           const PlMatrix *qkv,
-           gpointer        user_data)
+void
+pl_rope_sums_add_layer (guint           layer,
+                        const PlMatrix *qkv,
+                        gpointer        user_data)
 {
-  Sums *s = user_data;
+  PlRopeSums *s = user_data;
   const PlDecoderSpec *d = &s->config->decoder;
   guint nh = s->config->n_heads, kv = d->n_kv_heads, hd = d->head_dim, half = d->rope.dim / 2;
 
@@ -62,6 +85,40 @@ add_layer (guint           layer,
             sum[p] += sqrt ((double) v[p] * v[p] + (double) v[p + half] * v[p + half]);
         }
     }
+}
+
+PlRopeProfile *
+pl_rope_sums_finish (PlRopeSums *sums,
+                     guint       length,
+                     guint       n_sequences)
+{
+  const PlTransformerConfig *c = sums->config;
+  const PlDecoderSpec *d = &c->decoder;
+  guint half = d->rope.dim / 2;
+  g_autofree float *inv_freq = g_new (float, half);
+  PlRopeProfile *self = g_new0 (PlRopeProfile, 1);
+  double norm = 1.0 / ((double) length * n_sequences);
+  float scaling;
+
+  self->ref_count = 1;
+  self->n_layers = c->n_layers;
+  self->n_heads = c->n_heads;
+  self->n_kv_heads = d->n_kv_heads;
+  self->n_planes = half;
+  self->n_tokens = length;
+  self->n_sequences = n_sequences;
+  self->query_norm = pl_matrix_new ((gsize) c->n_layers * c->n_heads, half);
+  self->key_norm = pl_matrix_new ((gsize) c->n_layers * d->n_kv_heads, half);
+  self->frequency = pl_matrix_new (1, half);
+  for (gsize i = 0; i < self->query_norm->rows * half; i++)
+    self->query_norm->data[i] = (float) (sums->query[i] * norm);
+  for (gsize i = 0; i < self->key_norm->rows * half; i++)
+    self->key_norm->data[i] = (float) (sums->key[i] * norm);
+  pl_rope_inv_freq (&d->rope, length, inv_freq, &scaling);
+  for (guint p = 0; p < half; p++)
+    self->frequency->data[p] = inv_freq[p];
+  pl_rope_sums_free (sums);
+  return self;
 }
 
 typedef struct
@@ -91,22 +148,14 @@ pl_rope_profile_compute_for_ids (PlTransformer  *transformer,
                                  GError        **error)
 {
   const PlTransformerConfig *c;
-  const PlDecoderSpec *d;
   Progress prog = { progress, progress_data, 0, 0 };
-  g_autofree double *query = NULL;
-  g_autofree double *key = NULL;
-  g_autofree float *inv_freq = NULL;
-  PlRopeProfile *self;
-  Sums sums;
-  guint half, length;
-  float scaling;
-  double norm;
+  g_autoptr(PlRopeSums) sums = NULL;
+  guint length;
 
   g_return_val_if_fail (PL_IS_TRANSFORMER (transformer), NULL);
   g_return_val_if_fail (sequences != NULL, NULL);
 
   c = pl_transformer_get_config (transformer);
-  d = &c->decoder;
   if (!c->rotary)
     {
       g_set_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED,
@@ -128,43 +177,19 @@ pl_rope_profile_compute_for_ids (PlTransformer  *transformer,
         return NULL;
       }
 
-  half = d->rope.dim / 2;
-  query = g_new0 (double, (gsize) c->n_layers * c->n_heads * half);
-  key = g_new0 (double, (gsize) c->n_layers * d->n_kv_heads * half);
-  sums = (Sums) { c, query, key };
+  sums = pl_rope_sums_new (transformer);
   prog.total = sequences->len;
   for (guint s = 0; s < sequences->len; s++)
     {
       GArray *ids = sequences->pdata[s];
 
       prog.done = s;
-      if (!pl_transformer_check_length (transformer, ids->len, error) ||
-          !pl_transformer_run_decoder (transformer, (int *) ids->data, ids->len, FALSE, NULL, NULL,
-                                       add_layer, &sums, cancellable, sequence_progress, &prog, error))
+      if (!pl_transformer_run_with_qkv (transformer, (int *) ids->data, ids->len, FALSE, NULL, NULL,
+                                        pl_rope_sums_add_layer, sums, cancellable, sequence_progress, &prog,
+                                        error))
         return NULL;
     }
-
-  self = g_new0 (PlRopeProfile, 1);
-  self->ref_count = 1;
-  self->n_layers = c->n_layers;
-  self->n_heads = c->n_heads;
-  self->n_kv_heads = d->n_kv_heads;
-  self->n_planes = half;
-  self->n_tokens = length;
-  self->n_sequences = sequences->len;
-  self->query_norm = pl_matrix_new ((gsize) c->n_layers * c->n_heads, half);
-  self->key_norm = pl_matrix_new ((gsize) c->n_layers * d->n_kv_heads, half);
-  self->frequency = pl_matrix_new (1, half);
-  norm = 1.0 / ((double) length * sequences->len);
-  for (gsize i = 0; i < self->query_norm->rows * half; i++)
-    self->query_norm->data[i] = (float) (query[i] * norm);
-  for (gsize i = 0; i < self->key_norm->rows * half; i++)
-    self->key_norm->data[i] = (float) (key[i] * norm);
-  inv_freq = g_new (float, half);
-  pl_rope_inv_freq (&d->rope, length, inv_freq, &scaling);
-  for (guint p = 0; p < half; p++)
-    self->frequency->data[p] = inv_freq[p];
-  return self;
+  return pl_rope_sums_finish (g_steal_pointer (&sums), length, sequences->len);
 }
 
 PlRopeProfile *

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #pragma once
 
+#include "pl-attention-stats.h"
+#include "pl-rope-profile.h"
 #include "pl-transformer.h"
 
 G_BEGIN_DECLS
@@ -95,6 +97,47 @@ gboolean  pl_transformer_run_decoder        (PlTransformer  *self,
                                              PlProgressFunc  progress,
                                              gpointer        progress_data,
                                              GError        **error);
+/* pl-transformer.c */
+/* pl_transformer_run with QKV_FUNC (may be NULL; rotary models only)
+ * seeing each layer's queries and keys. */
+gboolean  pl_transformer_run_with_qkv       (PlTransformer  *self,
+                                             const int      *ids,
+                                             gsize           n_ids,
+                                             gboolean        want_attentions,
+                                             PlLayerFunc     layer_func,
+                                             gpointer        layer_data,
+                                             PlQkvFunc       qkv_func,
+                                             gpointer        qkv_data,
+                                             GCancellable   *cancellable,
+                                             PlProgressFunc  progress,
+                                             gpointer        progress_data,
+                                             GError        **error);
+/* pl-rope-profile.c */
+/* The rotary profile's running sums over inputs of one length: give
+ * pl_rope_sums_add_layer as the QKV_FUNC of each input's forward pass. */
+typedef struct _PlRopeSums PlRopeSums;
+PlRopeSums    *pl_rope_sums_new             (PlTransformer  *self);
+void           pl_rope_sums_add_layer       (guint           layer,
+                                             const PlMatrix *qkv,
+                                             gpointer        sums);
+/* The mean norms over N_SEQUENCES inputs of LENGTH tokens; frees SUMS. */
+PlRopeProfile *pl_rope_sums_finish          (PlRopeSums     *sums,
+                                             guint           length,
+                                             guint           n_sequences);
+void           pl_rope_sums_free            (PlRopeSums     *sums);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PlRopeSums, pl_rope_sums_free)
+/* pl-attention-stats.c */
+/* Everything an activations file holds from one forward pass per input:
+ * the attention statistics, the positional components of layers 0 to
+ * n_layers and, through QKV_FUNC (rotary models), the rotary sums. */
+gboolean  pl_attention_stats_compute_all    (PlTransformer     *self,
+                                             GPtrArray         *sequences,
+                                             PlQkvFunc          qkv_func,
+                                             gpointer           qkv_data,
+                                             GCancellable      *cancellable,
+                                             PlAttentionStats **stats,
+                                             GPtrArray        **components,
+                                             GError           **error);
 /* pl-transformer-embed.c */
 gboolean  pl_transformer_check_length       (PlTransformer  *self,
                                              gsize           n_tokens,

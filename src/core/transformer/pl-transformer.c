@@ -524,6 +524,24 @@ pl_transformer_run (PlTransformer   *self,
                     gpointer         progress_data,
                     GError         **error)
 {
+  return pl_transformer_run_with_qkv (self, ids, n_ids, want_attentions, layer_func, layer_data, NULL, NULL,
+                                      cancellable, progress, progress_data, error);
+}
+
+gboolean
+pl_transformer_run_with_qkv (PlTransformer   *self,
+                             const int       *ids,
+                             gsize            n_ids,
+                             gboolean         want_attentions,
+                             PlLayerFunc      layer_func,
+                             gpointer         layer_data,
+                             PlQkvFunc        qkv_func,
+                             gpointer         qkv_data,
+                             GCancellable    *cancellable,
+                             PlProgressFunc   progress,
+                             gpointer         progress_data,
+                             GError         **error)
+{
   const PlTransformerConfig *c;
   gsize t, h, f, nh;
   g_autoptr(PlMatrix) x = NULL;
@@ -535,6 +553,7 @@ pl_transformer_run (PlTransformer   *self,
 
   g_return_val_if_fail (PL_IS_TRANSFORMER (self), FALSE);
   g_return_val_if_fail (ids != NULL || n_ids == 0, FALSE);
+  g_return_val_if_fail (qkv_func == NULL || self->config.rotary, FALSE);
 
   c = &self->config;
   t = n_ids;
@@ -555,7 +574,7 @@ pl_transformer_run (PlTransformer   *self,
   if (set_cancelled (cancellable, error))
     return FALSE;
   if (c->rotary)
-    return pl_transformer_run_decoder (self, ids, t, want_attentions, layer_func, layer_data, NULL, NULL,
+    return pl_transformer_run_decoder (self, ids, t, want_attentions, layer_func, layer_data, qkv_func, qkv_data,
                                        cancellable, progress, progress_data, error);
 
   if (!(x = pl_transformer_embed (self, ids, t, error)) ||
