@@ -10,8 +10,10 @@
 
 #include "pl-blas-core.h"
 
-static const char * const avx512_cores[] = { "skylakex", "cooperlake", "sapphirerapids", "zen4", NULL };
-static const char * const avx2_cores[] = { "haswell", "zen", "skylake", NULL };
+/* The x86-64 kernels of OpenBLAS 0.3.21 (openblas_get_corename ()) by the
+ * instruction set they use; "sapphirerapids" comes with later releases. */
+static const char * const avx512_cores[] = { "skylakex", "cooperlake", "sapphirerapids", NULL };
+static const char * const avx2_cores[] = { "haswell", "zen", NULL };
 
 static gboolean
 is_one_of (const char        *core,
