@@ -8,8 +8,17 @@
 #include <sys/wait.h>
 #include <string.h>
 
+#include "pl-blas-core.h"
 #include "pl-model.h"
 #include "pl-test-util.h"
+
+void
+pl_test_init (int    *argc,
+              char ***argv)
+{
+  pl_blas_core_choose (*argv);
+  g_test_init (argc, argv, NULL);
+}
 
 static char *
 build_path (const char *env, const char *fallback, const char *first, va_list ap)

@@ -8,6 +8,12 @@
 
 G_BEGIN_DECLS
 
+/* What every test program does first: lets OpenBLAS run the kernels the
+ * processor calls for (pl_blas_core_choose, which may start the program
+ * again), then g_test_init. */
+void      pl_test_init         (int    *argc,
+                                char ***argv);
+
 /* Path of a file under tests/fixtures (references, format samples). */
 char     *pl_test_fixture      (const char *first, ...) G_GNUC_NULL_TERMINATED;
 /* Path of a file under data/demo (the checkpoints the app ships). */

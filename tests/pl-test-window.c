@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
 
+#include "pl-blas-core.h"
 #include "pl-test-window.h"
 
 /* Long enough for one analysis on a machine shared far beyond its cores;
@@ -43,6 +44,7 @@ void
 pl_test_window_init (int    *argc,
                      char ***argv)
 {
+  pl_blas_core_choose (*argv);
   g_setenv ("GTK_A11Y", "none", TRUE);
   gtk_test_init (argc, argv, NULL);
   adw_init ();

@@ -10,8 +10,9 @@ G_BEGIN_DECLS
 
 /* Helpers for tests that drive the real window. */
 
-/* GTK and libadwaita started for a test, without the accessibility bus
- * (there is none under Xvfb). */
+/* pl_test_init for a window test: OpenBLAS's kernels chosen, then GTK and
+ * libadwaita started, without the accessibility bus (there is none under
+ * Xvfb). */
 void      pl_test_window_init (int            *argc,
                                char         ***argv);
 /* A registered, activated application in *APP, and its window once the

@@ -3,7 +3,6 @@
 
 #include <string.h>
 
-#include "pl-blas-core.h"
 #include "pl-activations-writer.h"
 #include "pl-attention-stats.h"
 #include "pl-error.h"
@@ -250,8 +249,7 @@ int
 main (int    argc,
       char **argv)
 {
-  pl_blas_core_choose (argv);
-  g_test_init (&argc, &argv, NULL);
+  pl_test_init (&argc, &argv);
   g_test_add_func ("/pl/activations-file/round-trip", test_round_trip);
   g_test_add_func ("/pl/activations-file/rotary-round-trip", test_rotary_round_trip);
   g_test_add_func ("/pl/activations-file/bad-files", test_bad_files);

@@ -3,10 +3,10 @@
 
 #include <string.h>
 
-#include "pl-blas-core.h"
 #include "pl-analysis-cache.h"
 #include "pl-executor.h"
 #include "pl-matrix.h"
+#include "pl-test-util.h"
 
 static gint calls;
 static gint cancelled_calls;
@@ -220,8 +220,7 @@ test_cancel_all (void)
 int
 main (int argc, char *argv[])
 {
-  pl_blas_core_choose (argv);
-  g_test_init (&argc, &argv, NULL);
+  pl_test_init (&argc, &argv);
   g_test_add_func ("/pl/analysis-cache/runs-once-then-cached", test_runs_once_then_cached);
   g_test_add_func ("/pl/analysis-cache/cancel", test_cancel);
   g_test_add_func ("/pl/analysis-cache/shared", test_shared);

@@ -4,7 +4,6 @@
 #include <math.h>
 #include <string.h>
 
-#include "pl-blas-core.h"
 #include "pl-attention-stats.h"
 #include "pl-error.h"
 #include "pl-test-transformer.h"
@@ -421,8 +420,7 @@ int
 main (int   argc,
       char *argv[])
 {
-  pl_blas_core_choose (argv);
-  g_test_init (&argc, &argv, NULL);
+  pl_test_init (&argc, &argv);
 
   for (guint i = 0; i < PL_TEST_N_FIXTURES; i++)
     {

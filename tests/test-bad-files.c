@@ -9,7 +9,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "pl-blas-core.h"
 #include "pl-error.h"
 #include "pl-model.h"
 #include "pl-model-isolated.h"
@@ -479,8 +478,7 @@ main (int   argc,
 {
   int ret;
 
-  pl_blas_core_choose (argv);
-  g_test_init (&argc, &argv, NULL);
+  pl_test_init (&argc, &argv);
 
   corpus = pl_test_tmpdir ();
   H5Eset_auto2 (H5E_DEFAULT, NULL, NULL);

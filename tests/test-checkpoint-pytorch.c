@@ -4,7 +4,6 @@
 #include <hdf5.h>
 #include <string.h>
 
-#include "pl-blas-core.h"
 #include "pl-checkpoint.h"
 #include "pl-error.h"
 #include "pl-model.h"
@@ -404,8 +403,7 @@ int
 main (int   argc,
       char *argv[])
 {
-  pl_blas_core_choose (argv);
-  g_test_init (&argc, &argv, NULL);
+  pl_test_init (&argc, &argv);
 
   for (guint i = 0; i < G_N_ELEMENTS (torch_files); i++)
     {

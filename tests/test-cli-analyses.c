@@ -5,7 +5,6 @@
 #include <math.h>
 #include <string.h>
 
-#include "pl-blas-core.h"
 #include "pl-attention-stats.h"
 #include "pl-colormap.h"
 #include "pl-model.h"
@@ -590,8 +589,7 @@ test_layer (void)
 int
 main (int argc, char *argv[])
 {
-  pl_blas_core_choose (argv);
-  g_test_init (&argc, &argv, NULL);
+  pl_test_init (&argc, &argv);
   g_test_add_func ("/pl/cli-analyses/similarity", test_similarity);
   g_test_add_func ("/pl/cli-analyses/similarity-formats", test_similarity_formats);
   g_test_add_func ("/pl/cli-analyses/pca", test_pca);

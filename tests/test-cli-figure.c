@@ -4,7 +4,6 @@
 #include <math.h>
 #include <string.h>
 
-#include "pl-blas-core.h"
 #include "pl-cli-figure.h"
 #include "pl-error.h"
 #include "pl-test-util.h"
@@ -270,8 +269,7 @@ test_write_probe (void)
 int
 main (int argc, char **argv)
 {
-  pl_blas_core_choose (argv);
-  g_test_init (&argc, &argv, NULL);
+  pl_test_init (&argc, &argv);
 
   g_test_add_func ("/pl/cli-figure/paths", test_figure_paths);
   g_test_add_func ("/pl/cli-figure/check-options", test_check_options);

@@ -5,7 +5,6 @@
 #include <math.h>
 #include <string.h>
 
-#include "pl-blas-core.h"
 #include "pl-test-util.h"
 
 /* poslens-cli probe and paper: the numbers against scikit-learn's
@@ -203,8 +202,7 @@ test_paper (void)
 int
 main (int argc, char *argv[])
 {
-  pl_blas_core_choose (argv);
-  g_test_init (&argc, &argv, NULL);
+  pl_test_init (&argc, &argv);
   g_test_add_func ("/pl/cli-probes/probe", test_probe);
   g_test_add_func ("/pl/cli-probes/probe-paper", test_probe_paper);
   g_test_add_func ("/pl/cli-probes/paper", test_paper);

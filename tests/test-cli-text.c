@@ -5,7 +5,6 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "pl-blas-core.h"
 #include "pl-test-util.h"
 #include "pl-text-attention.h"
 
@@ -358,8 +357,7 @@ test_token_labels (void)
 int
 main (int argc, char *argv[])
 {
-  pl_blas_core_choose (argv);
-  g_test_init (&argc, &argv, NULL);
+  pl_test_init (&argc, &argv);
 
   g_test_add_func ("/pl/cli-text/forward-matches-hf", test_forward_matches_hf);
   g_test_add_func ("/pl/cli-text/attention-matches-hf", test_attention_matches_hf);

@@ -6,7 +6,6 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "pl-blas-core.h"
 #include "pl-test-util.h"
 
 /* `poslens-cli tokenize`, run as a user runs it ($POSLENS_CLI). */
@@ -280,8 +279,7 @@ test_hostile_text (void)
 int
 main (int argc, char *argv[])
 {
-  pl_blas_core_choose (argv);
-  g_test_init (&argc, &argv, NULL);
+  pl_test_init (&argc, &argv);
   g_test_add_func ("/pl/cli/tokenize/json", test_json);
   g_test_add_func ("/pl/cli/tokenize/table", test_table);
   g_test_add_func ("/pl/cli/tokenize/today", test_today);

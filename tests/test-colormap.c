@@ -3,8 +3,8 @@
 
 #include <math.h>
 
-#include "pl-blas-core.h"
 #include "pl-colormap.h"
+#include "pl-test-util.h"
 
 /* Published values: matplotlib's to_hex (cmap (t)) for t = 0, ¼, ½, ¾, 1,
  * i.e. table entries 0, 64, 128, 192, 255 (viridis's five are the palette
@@ -117,8 +117,7 @@ test_names (void)
 int
 main (int argc, char **argv)
 {
-  pl_blas_core_choose (argv);
-  g_test_init (&argc, &argv, NULL);
+  pl_test_init (&argc, &argv);
 
   g_test_add_func ("/pl/colormap/published-values", test_published_values);
   g_test_add_func ("/pl/colormap/reversed", test_reversed);

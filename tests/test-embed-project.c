@@ -3,7 +3,6 @@
 
 #include <string.h>
 
-#include "pl-blas-core.h"
 #include "pl-attention-stats.h"
 #include "pl-error.h"
 #include "pl-model.h"
@@ -445,8 +444,7 @@ int
 main (int   argc,
       char *argv[])
 {
-  pl_blas_core_choose (argv);
-  g_test_init (&argc, &argv, NULL);
+  pl_test_init (&argc, &argv);
 
   for (guint i = 0; i < G_N_ELEMENTS (forward_cases); i++)
     g_test_add_data_func (forward_cases[i].path, &forward_cases[i], test_forward);

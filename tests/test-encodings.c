@@ -4,7 +4,6 @@
 #include <math.h>
 #include <string.h>
 
-#include "pl-blas-core.h"
 #include "pl-encodings.h"
 #include "pl-error.h"
 #include "pl-test-util.h"
@@ -239,8 +238,7 @@ test_no_table (void)
 int
 main (int argc, char *argv[])
 {
-  pl_blas_core_choose (argv);
-  g_test_init (&argc, &argv, NULL);
+  pl_test_init (&argc, &argv);
   g_test_add_func ("/pl/encodings/parse", test_parse);
   g_test_add_func ("/pl/encodings/describe", test_describe);
   g_test_add_func ("/pl/encodings/sinusoidal-fixture", test_sinusoidal_fixture);

@@ -8,8 +8,8 @@
 #include <gio/gio.h>
 #include <time.h>
 
-#include "pl-blas-core.h"
 #include "pl-executor.h"
+#include "pl-test-util.h"
 
 /* ---- Tasks ----------------------------------------------------------------- */
 
@@ -390,8 +390,7 @@ test_cpu_time (void)
 int
 main (int argc, char *argv[])
 {
-  pl_blas_core_choose (argv);
-  g_test_init (&argc, &argv, NULL);
+  pl_test_init (&argc, &argv);
   g_test_add_func ("/pl/executor/newest-first", test_newest_first);
   g_test_add_func ("/pl/executor/bounded", test_bounded);
   g_test_add_func ("/pl/executor/wait-idle", test_wait_idle);

@@ -9,7 +9,6 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "pl-blas-core.h"
 #include "pl-error.h"
 #include "pl-figure.h"
 #include "pl-matrix-io.h"
@@ -246,8 +245,7 @@ test_matrix_read_only (void)
 int
 main (int argc, char *argv[])
 {
-  pl_blas_core_choose (argv);
-  g_test_init (&argc, &argv, NULL);
+  pl_test_init (&argc, &argv);
 
   g_test_add_func ("/pl/export-failures/figure-disk-full", test_figure_full);
   g_test_add_func ("/pl/export-failures/figure-read-only", test_figure_read_only);

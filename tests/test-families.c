@@ -4,7 +4,6 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
-#include "pl-blas-core.h"
 #include "pl-checkpoint.h"
 #include "pl-error.h"
 #include "pl-model.h"
@@ -470,8 +469,7 @@ int
 main (int   argc,
       char *argv[])
 {
-  pl_blas_core_choose (argv);
-  g_test_init (&argc, &argv, NULL);
+  pl_test_init (&argc, &argv);
 
   g_test_add_func ("/pl/model/distilbert", test_distilbert);
   g_test_add_func ("/pl/model/gpt2-keras-variant", test_gpt2_keras_variant);

@@ -9,10 +9,10 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "pl-blas-core.h"
 #include "pl-colormap.h"
 #include "pl-grid.h"
 #include "pl-model.h"
+#include "pl-test-util.h"
 #include "test-figure-util.h"
 
 /* The figures of a vision transformer's patch grid against what numpy
@@ -441,8 +441,7 @@ int
 main (int   argc,
       char *argv[])
 {
-  pl_blas_core_choose (argv);
-  g_test_init (&argc, &argv, NULL);
+  pl_test_init (&argc, &argv);
 
   for (guint i = 0; i < G_N_ELEMENTS (fixtures); i++)
     {

@@ -4,8 +4,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "pl-blas-core.h"
 #include "pl-error.h"
+#include "pl-test-util.h"
 #include "test-figure-util.h"
 
 /* The other figure kinds: trajectories in 2-D and 3-D, lines, bars, the
@@ -599,8 +599,7 @@ test_every_kind_exports (void)
 int
 main (int argc, char **argv)
 {
-  pl_blas_core_choose (argv);
-  g_test_init (&argc, &argv, NULL);
+  pl_test_init (&argc, &argv);
 
   g_test_add_func ("/pl/figure/trajectory/3d-at-rest-is-2d", test_trajectory_3d_at_rest_is_2d);
   g_test_add_func ("/pl/figure/trajectory/markers", test_trajectory_markers);

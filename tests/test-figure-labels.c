@@ -5,7 +5,7 @@
 #include <pango/pangocairo.h>
 #include <string.h>
 
-#include "pl-blas-core.h"
+#include "pl-test-util.h"
 #include "test-figure-util.h"
 
 /* Heatmaps with named cells (the tokens of a sentence): every name drawn when
@@ -398,8 +398,7 @@ test_reset (void)
 int
 main (int argc, char *argv[])
 {
-  pl_blas_core_choose (argv);
-  g_test_init (&argc, &argv, NULL);
+  pl_test_init (&argc, &argv);
 
   g_test_add_func ("/pl/figure-labels/few-all-drawn", test_few_all_drawn);
   g_test_add_func ("/pl/figure-labels/crowded-all-drawn", test_crowded_all_drawn);

@@ -7,9 +7,9 @@
 
 #include <glib/gstdio.h>
 
-#include "pl-blas-core.h"
 #include "pl-error.h"
 #include "pl-figure-private.h"   /* tick choice and labels, tested directly */
+#include "pl-test-util.h"
 #include "test-figure-util.h"
 
 /* The heatmap, the axes and writing files: what every figure kind relies on. */
@@ -653,8 +653,7 @@ test_dark_series_contrast (void)
 int
 main (int argc, char **argv)
 {
-  pl_blas_core_choose (argv);
-  g_test_init (&argc, &argv, NULL);
+  pl_test_init (&argc, &argv);
 
   g_test_add_func ("/pl/figure/heatmap/cell-colours", test_heatmap_cell_colours);
   g_test_add_func ("/pl/figure/heatmap/colorbar-ends", test_heatmap_colorbar_ends);

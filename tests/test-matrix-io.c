@@ -4,7 +4,6 @@
 #include <math.h>
 #include <string.h>
 
-#include "pl-blas-core.h"
 #include "pl-error.h"
 #include "pl-h5-writer.h"
 #include "pl-matrix-io.h"
@@ -235,8 +234,7 @@ test_large_matrix (void)
 int
 main (int argc, char *argv[])
 {
-  pl_blas_core_choose (argv);
-  g_test_init (&argc, &argv, NULL);
+  pl_test_init (&argc, &argv);
   g_test_add_func ("/pl/matrix-io/hdf5", test_hdf5);
   g_test_add_func ("/pl/matrix-io/h5-writer", test_h5_writer);
   g_test_add_func ("/pl/matrix-io/csv", test_csv);

@@ -5,7 +5,6 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "pl-blas-core.h"
 #include "pl-error.h"
 #include "pl-model-isolated.h"
 #include "pl-paths.h"
@@ -196,8 +195,7 @@ test_known_crash (void)
 int
 main (int argc, char *argv[])
 {
-  pl_blas_core_choose (argv);
-  g_test_init (&argc, &argv, NULL);
+  pl_test_init (&argc, &argv);
   g_test_add_func ("/pl/isolated/damaged-sequence", test_damaged_sequence);
   g_test_add_func ("/pl/isolated/codes-survive", test_codes_survive);
   g_test_add_func ("/pl/isolated/known-crash", test_known_crash);

@@ -4,7 +4,6 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
-#include "pl-blas-core.h"
 #include "pl-checkpoint.h"
 #include "pl-error.h"
 #include "pl-hdf5.h"
@@ -623,8 +622,7 @@ int
 main (int   argc,
       char *argv[])
 {
-  pl_blas_core_choose (argv);
-  g_test_init (&argc, &argv, NULL);
+  pl_test_init (&argc, &argv);
 
   g_test_add_func ("/pl/model/gpt2/formats-agree", test_gpt2_formats_agree);
   g_test_add_func ("/pl/model/gpt2/roles", test_gpt2_roles);

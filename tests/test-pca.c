@@ -6,7 +6,6 @@
 #include <math.h>
 #include <string.h>
 
-#include "pl-blas-core.h"
 #include "pl-error.h"
 #include "pl-model.h"
 #include "pl-pca.h"
@@ -359,8 +358,7 @@ test_cancel (void)
 int
 main (int argc, char *argv[])
 {
-  pl_blas_core_choose (argv);
-  g_test_init (&argc, &argv, NULL);
+  pl_test_init (&argc, &argv);
   pl_test_add_table_tests ("/pl/pca/fixture", check_fixture);
   g_test_add_func ("/pl/pca/structure", test_structure);
   g_test_add_func ("/pl/pca/rank-one", test_rank_one);

@@ -4,7 +4,6 @@
 #include <math.h>
 #include <string.h>
 
-#include "pl-blas-core.h"
 #include "pl-error.h"
 #include "pl-model.h"
 #include "pl-paper.h"
@@ -358,8 +357,7 @@ test_cancelled (void)
 int
 main (int argc, char *argv[])
 {
-  pl_blas_core_choose (argv);
-  g_test_init (&argc, &argv, NULL);
+  pl_test_init (&argc, &argv);
   g_test_add_func ("/pl/probes/paper/numpy-draws", test_numpy_draws);
   for (guint i = 0; i < G_N_ELEMENTS (tables); i++)
     {

@@ -4,7 +4,6 @@
 #include <math.h>
 #include <string.h>
 
-#include "pl-blas-core.h"
 #include "pl-error.h"
 #include "pl-model.h"
 #include "pl-probes.h"
@@ -327,8 +326,7 @@ test_grid (void)
 int
 main (int argc, char *argv[])
 {
-  pl_blas_core_choose (argv);
-  g_test_init (&argc, &argv, NULL);
+  pl_test_init (&argc, &argv);
   pl_test_add_table_tests ("/pl/probes/absolute", check_absolute_fixture);
   g_test_add_func ("/pl/probes/absolute/wide", test_absolute_wide);
   g_test_add_func ("/pl/probes/logistic/tall", test_logistic_tall);

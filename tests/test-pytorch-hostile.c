@@ -4,7 +4,6 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
-#include "pl-blas-core.h"
 #include "pl-error.h"
 #include "pl-model.h"
 #include "pl-test-torch.h"
@@ -327,8 +326,7 @@ main (int   argc,
   g_autoptr(GPtrArray) cases = g_ptr_array_new_with_free_func (g_free);
   int status;
 
-  pl_blas_core_choose (argv);
-  g_test_init (&argc, &argv, NULL);
+  pl_test_init (&argc, &argv);
   make_files ();
 
   for (guint i = 0; i < G_N_ELEMENTS (fixture_cases); i++)

@@ -14,7 +14,6 @@
 # include <unistd.h>
 #endif
 
-#include "pl-blas-core.h"
 #include "pl-cpu.h"
 #include "pl-decoder-attention.h"
 #include "pl-error.h"
@@ -774,8 +773,7 @@ test_cli_rope_profile (void)
 int
 main (int argc, char **argv)
 {
-  pl_blas_core_choose (argv);
-  g_test_init (&argc, &argv, NULL);
+  pl_test_init (&argc, &argv);
 
   for (guint i = 0; i < G_N_ELEMENTS (fixtures); i++)
     {

@@ -3,7 +3,6 @@
 
 #include <math.h>
 
-#include "pl-blas-core.h"
 #include "pl-error.h"
 #include "pl-model.h"
 #include "pl-similarity.h"
@@ -268,8 +267,7 @@ test_cancel (void)
 int
 main (int argc, char *argv[])
 {
-  pl_blas_core_choose (argv);
-  g_test_init (&argc, &argv, NULL);
+  pl_test_init (&argc, &argv);
   g_test_add_func ("/pl/similarity/cosine-gpt2", test_cosine_gpt2);
   g_test_add_func ("/pl/similarity/cosine-sinusoid-closed-form", test_cosine_sinusoid_closed_form);
   g_test_add_func ("/pl/similarity/dot-and-l2", test_dot_and_l2);

@@ -4,7 +4,6 @@
 #include <json-glib/json-glib.h>
 #include <string.h>
 
-#include "pl-blas-core.h"
 #include "pl-error.h"
 #include "pl-test-util.h"
 #include "pl-tokenizer-private.h"
@@ -386,8 +385,7 @@ test_corrupt (void)
 int
 main (int argc, char *argv[])
 {
-  pl_blas_core_choose (argv);
-  g_test_init (&argc, &argv, NULL);
+  pl_test_init (&argc, &argv);
 
   for (guint i = 0; i < G_N_ELEMENTS (families); i++)
     {

@@ -5,7 +5,6 @@
 #include <json-glib/json-glib.h>
 #include <string.h>
 
-#include "pl-blas-core.h"
 #include "pl-error.h"
 #include "pl-test-util.h"
 #include "test-tokenizer-util.h"
@@ -381,8 +380,7 @@ test_json_many_added_tokens (void)
 int
 main (int argc, char *argv[])
 {
-  pl_blas_core_choose (argv);
-  g_test_init (&argc, &argv, NULL);
+  pl_test_init (&argc, &argv);
   g_test_add_func ("/pl/tokenizer/json/wordpiece", test_json_wordpiece);
   g_test_add_func ("/pl/tokenizer/json/bpe", test_json_bpe);
   g_test_add_func ("/pl/tokenizer/json/roberta", test_json_roberta);

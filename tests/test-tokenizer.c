@@ -6,7 +6,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "pl-blas-core.h"
 #include "pl-error.h"
 #include "pl-test-util.h"
 #include "pl-tokenizer.h"
@@ -490,8 +489,7 @@ test_threads (void)
 int
 main (int argc, char *argv[])
 {
-  pl_blas_core_choose (argv);
-  g_test_init (&argc, &argv, NULL);
+  pl_test_init (&argc, &argv);
   g_test_add_func ("/pl/tokenizer/wordpiece/reference", test_wordpiece_reference);
   g_test_add_func ("/pl/tokenizer/bpe/reference", test_bpe_reference);
   g_test_add_func ("/pl/tokenizer/hard-cases", test_hard_cases);

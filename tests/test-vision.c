@@ -7,7 +7,6 @@
 #include <math.h>
 #include <string.h>
 
-#include "pl-blas-core.h"
 #include "pl-encodings.h"
 #include "pl-error.h"
 #include "pl-grid.h"
@@ -375,8 +374,7 @@ int
 main (int   argc,
       char *argv[])
 {
-  pl_blas_core_choose (argv);
-  g_test_init (&argc, &argv, NULL);
+  pl_test_init (&argc, &argv);
 
   for (guint i = 0; i < G_N_ELEMENTS (fixtures); i++)
     {
