@@ -25,7 +25,9 @@ hf/text and hf/random: transformers' own fp32 eager forward pass):
   rotary_plane_norms on the fixture's hidden states equal the fixture's own
   per-plane norms and the C file's /rotary datasets (1e-5 of the largest);
 - `poslens-cli info --json` describes every file written here as h5py
-  reads it.
+  reads it;
+- run_model, the Hugging Face loading around the statistics, on the tiny
+  Llama through a stand-in for `transformers` (check_run_model).
 Prints TAP; skips only when torch, numpy or h5py cannot be imported.
 """
 
@@ -436,6 +438,85 @@ def check_split(module):
                f"queries {tuple(queries.shape)} {queries[0, 0].tolist()}\nkeys {tuple(keys.shape)} {keys[0, 0].tolist()}")
 
 
+def check_run_model(script, fixtures, cli, tmp):
+    """run_model, the Hugging Face layer around the statistics, run end to end
+    on the tiny Llama fixture through a stand-in for `transformers`
+    (tests/export-stand-in: LlamaModel's module tree in torch, float32 eager
+    attention): two batches of inputs, a kept sentence's maps. Its file holds
+    the same datasets as the one `poslens-cli forward --stats-out` writes for
+    the ids the script drew, with the same numbers within float32 agreement of
+    two forward passes: attention mass 1e-5, mean distance 1e-4, hidden means
+    and rotary norms 1e-5 of the largest; the maps equal Poslens's attentions
+    for the sentence's ids within 1e-5."""
+    import h5py
+    import numpy as np
+
+    folder = os.path.join(fixtures, "rope", "llama")
+    script_file = os.path.join(tmp, "run-model.h5")
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, (os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                                   "export-stand-in"), env.get("PYTHONPATH"))))
+    run = subprocess.run([sys.executable, script, folder, "--out", script_file, "--sequences", "3", "--length", "20",
+                          "--batch-size", "2", "--dtype", "float32", "--device-map", "cpu",
+                          "--map-text", "Position matters."], capture_output=True, text=True, env=env)
+    report(run.returncode == 0, "run_model: poslens-export runs a model through (stand-in) transformers", run.stderr)
+    if run.returncode != 0:
+        return
+    cli_file = os.path.join(tmp, "run-model-cli.h5")
+    run = subprocess.run([cli, "forward", folder, "--ids-from", f"{script_file}:/inputs/input_ids",
+                          "--stats-out", cli_file], capture_output=True, text=True)
+    report(run.returncode == 0, "run_model: poslens-cli forward --stats-out on the script's inputs", run.stderr)
+    if run.returncode != 0:
+        return
+    with h5py.File(script_file, "r") as a, h5py.File(cli_file, "r") as b:
+        ids = a["inputs/input_ids"][()]
+        report(ids.shape == (3, 20) and (ids[:, 0] == 1).all() and not np.isin(ids[:, 1:], (1, 2)).any(),
+               "run_model: 3 inputs of 20 tokens, the start id first, no special ids after it", f"{ids}")
+        report(a["inputs/tokens"].shape == (3, 20) and a["inputs/tokens"][0, 0].decode() == "t1",
+               "run_model: the inputs' tokens as the tokenizer names them")
+        report("stand-in" in a.attrs["writer"], "run_model: the writer names the transformers version",
+               a.attrs["writer"])
+        names_a, names_b = dataset_names(a), dataset_names(b)
+        # Poslens writes tokens only with the model's tokenizer, which this fixture lacks.
+        common = sorted(n for n in names_a if not n.startswith("maps") and n != "inputs/tokens")
+        report(common == sorted(names_b), "run_model: both files hold the same datasets besides the maps and tokens",
+               f"script {sorted(names_a)}\ncli {sorted(names_b)}")
+        for name, tolerance, relative in (("attention/offset_profile", 1e-5, False),
+                                          ("attention/first_token_mass", 1e-5, False),
+                                          ("attention/mean_distance", 1e-4, False),
+                                          ("hidden/position_mean", 1e-5, True),
+                                          ("rotary/query_norm", 1e-5, True),
+                                          ("rotary/key_norm", 1e-5, True),
+                                          ("rotary/frequency", 1e-7, False)):
+            if name not in a or name not in b:
+                report(False, f"run_model: {name} in both files")
+                continue
+            x, y = a[name][()], b[name][()]
+            scale = float(np.abs(y).max()) if relative else 1.0
+            d = max_diff(x, y) if x.shape == y.shape else float("inf")
+            report(d <= tolerance * scale, f"run_model: {name} equals Poslens's within {tolerance:g}"
+                   + (" of the largest" if relative else ""), f"max difference {d:.3g} of {scale:.3g}, "
+                   f"shapes {x.shape} {y.shape}")
+        map_ids = a["maps/0/input_ids"][()] if "maps/0/input_ids" in a else None
+        maps = a["maps/0/attentions"][()] if "maps/0/attentions" in a else None
+    report(map_ids is not None and maps is not None and map_ids.shape == (1, 18) and map_ids[0, 0] == 1,
+           "run_model: the kept sentence's ids (start id + 17 bytes) and maps",
+           f"{None if map_ids is None else map_ids.shape}")
+    if map_ids is None or maps is None:
+        return
+    out = os.path.join(tmp, "run-model-map.h5")
+    run = subprocess.run([cli, "forward", folder, "--ids", ",".join(str(i) for i in map_ids[0]), "--out", out],
+                         capture_output=True, text=True)
+    report(run.returncode == 0, "run_model: poslens-cli forward on the sentence's ids", run.stderr)
+    if run.returncode != 0:
+        return
+    with h5py.File(out, "r") as f:
+        want = f["attentions"][()]
+    d = max_diff(maps, want) if maps.shape == want.shape else float("inf")
+    report(d < 1e-5, "run_model: the kept maps equal Poslens's attentions within 1e-5",
+           f"max difference {d:.3g}, shapes {maps.shape} {want.shape}")
+
+
 def main():
     script, fixtures, cli, demo_dir = sys.argv[1:5]
     try:
@@ -460,6 +541,7 @@ def main():
             check_fixture(module, fixtures, cli, demo_dir, name, tmp)
         for name in ("llama", "gpt-neox", "phi3"):
             check_rotary(module, fixtures, cli, tmp, name)
+        check_run_model(script, fixtures, cli, tmp)
     print(f"1..{n_tests}")
     return 1 if failures else 0
 

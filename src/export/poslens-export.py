@@ -353,7 +353,7 @@ def run_model(args):
 
     n_heads = config.num_attention_heads
     n_kv_heads = getattr(config, "num_key_value_heads", None) or n_heads
-    handles = []
+    handles, rotary_handles = [], []
     for layer, block in enumerate(layers):
         attention = getattr(block, "self_attn", None) or getattr(block, "attn", None) \
             or getattr(block, "attention", None)
@@ -363,7 +363,7 @@ def run_model(args):
             if not hooks:
                 print(f"poslens-export: layer {layer}'s attention has no query and key projections it knows; "
                       "the file gets no rotary norms", file=sys.stderr)
-            handles += hooks
+            rotary_handles += hooks
 
     device = next(model.parameters()).device
     with torch.inference_mode():
@@ -375,6 +375,9 @@ def run_model(args):
             print(f"poslens-export: {min(start + args.batch_size, input_ids.shape[0])} of "
                   f"{input_ids.shape[0]} inputs", file=sys.stderr)
 
+        # The kept sentences' queries and keys are not sample inputs.
+        for handle in rotary_handles:
+            handle.remove()
         maps = []
         for text in args.map_text or ():
             ids = tokenizer(text, return_tensors="pt")["input_ids"]
