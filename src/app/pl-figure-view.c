@@ -3,9 +3,9 @@
 
 #include <glib/gi18n.h>
 #include <math.h>
-#include <string.h>
 
 #include "pl-figure-view.h"
+#include "pl-figure-viewport.h"
 
 /* Draws a PlFigure, the same renderer the exports use. Heatmaps zoom with
  * the scroll wheel or a pinch around the pointer and pan by dragging. What
@@ -17,18 +17,12 @@ struct _PlFigureView
   GtkWidget  parent_instance;
 
   PlFigure  *figure;
-  /* The cells to zoom over: the largest panel's of small multiples. */
-  guint      grid_columns;
-  guint      grid_rows;
-  /* Each panel's cells (columns, rows) on small multiples: a panel with
-   * fewer positions shows the common window moved inside its own cells. */
-  GArray    *panel_cells;
+  /* The window of cells shown and each panel's share of it */
+  PlFigureViewport viewport;
 
   /* The 3-D rotation when a drag began */
   double     drag_azimuth, drag_elevation;
 
-  /* The visible window, in cells */
-  double     x0, y0, x1, y1;
   /* The window when a drag began */
   double     drag_x0, drag_y0;
   double     zoom_scale_start;
@@ -67,8 +61,6 @@ enum {
 static GParamSpec *properties[N_PROPS];
 static guint signals[N_SIGNALS];
 
-#define MIN_CELLS 4.0
-
 GtkWidget *
 pl_figure_view_new (void)
 {
@@ -91,65 +83,10 @@ pl_figure_view_invalidate (PlFigureView *self)
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
-/* The window [A, B) moved inside N cells, as wide as fits. */
-static void
-window_inside (double  a,
-               double  b,
-               guint   n,
-               double *inside_a,
-               double *inside_b)
-{
-  double w = MIN (b - a, (double) n);
-
-  *inside_a = CLAMP (a, 0, n - w);
-  *inside_b = *inside_a + w;
-}
-
-/* The window of cells PANEL shows (-1: the figure's own). */
-static void
-panel_view (PlFigureView *self,
-            int           panel,
-            double       *x0,
-            double       *y0,
-            double       *x1,
-            double       *y1)
-{
-  guint columns = self->grid_columns, rows = self->grid_rows;
-
-  if (panel >= 0 && (guint) panel < self->panel_cells->len / 2)
-    {
-      columns = g_array_index (self->panel_cells, guint, 2 * panel);
-      rows = g_array_index (self->panel_cells, guint, 2 * panel + 1);
-    }
-  window_inside (self->x0, self->x1, columns, x0, x1);
-  window_inside (self->y0, self->y1, rows, y0, y1);
-}
-
-/* The number of rows of PANEL (-1: the figure's). */
-static guint
-panel_rows (PlFigureView *self,
-            int           panel)
-{
-  if (panel >= 0 && (guint) panel < self->panel_cells->len / 2)
-    return g_array_index (self->panel_cells, guint, 2 * panel + 1);
-  return self->grid_rows;
-}
-
 static void
 apply_view (PlFigureView *self)
 {
-  if (self->figure != NULL && self->grid_columns > 0)
-    {
-      pl_figure_set_view (self->figure, self->x0, self->y0, self->x1, self->y1);
-      for (guint i = 0; i < self->panel_cells->len / 2; i++)
-        {
-          double x0, y0, x1, y1;
-
-          panel_view (self, (int) i, &x0, &y0, &x1, &y1);
-          if (x1 > x0 && y1 > y0)
-            pl_figure_set_view (pl_figure_get_panel (self->figure, i), x0, y0, x1, y1);
-        }
-    }
+  pl_figure_viewport_apply (&self->viewport, self->figure);
   pl_figure_view_invalidate (self);
 }
 
@@ -158,34 +95,14 @@ set_figure (PlFigureView *self,
             PlFigure     *figure,
             GArray       *panel_cells)
 {
-  guint grid_columns = 0, grid_rows = 0;
-  gboolean same_grid;
-
-  for (guint i = 0; i < panel_cells->len; i += 2)
-    {
-      grid_columns = MAX (grid_columns, g_array_index (panel_cells, guint, i));
-      grid_rows = MAX (grid_rows, g_array_index (panel_cells, guint, i + 1));
-    }
-  /* One grid for the whole figure is not a panel's own. */
-  if (figure == NULL || pl_figure_get_kind (figure) != PL_FIGURE_MULTIPLES)
-    g_array_set_size (panel_cells, 0);
-  same_grid = grid_columns == self->grid_columns && grid_rows == self->grid_rows &&
-              panel_cells->len == self->panel_cells->len &&
-              (panel_cells->len == 0 ||
-               memcmp (panel_cells->data, self->panel_cells->data, panel_cells->len * sizeof (guint)) == 0);
   if (!g_set_object (&self->figure, figure))
     return;
   g_clear_object (&self->rendered);
 
-  g_array_set_size (self->panel_cells, 0);
-  g_array_append_vals (self->panel_cells, panel_cells->data, panel_cells->len);
-  self->grid_columns = grid_columns;
-  self->grid_rows = grid_rows;
-  /* Keep the zoom when only the values change (another metric, another layer). */
-  if (same_grid && self->x1 > self->x0)
-    apply_view (self);
-  else
-    pl_figure_view_reset_zoom (self);
+  /* One grid for the whole figure is not a panel's own. */
+  pl_figure_viewport_set_cells (&self->viewport, (const guint *) panel_cells->data, panel_cells->len / 2,
+                                figure != NULL && pl_figure_get_kind (figure) == PL_FIGURE_MULTIPLES);
+  apply_view (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FIGURE]);
 }
 
@@ -239,70 +156,8 @@ pl_figure_view_reset_zoom (PlFigureView *self)
 {
   g_return_if_fail (PL_IS_FIGURE_VIEW (self));
 
-  self->x0 = 0;
-  self->y0 = 0;
-  self->x1 = self->grid_columns;
-  self->y1 = self->grid_rows;
+  pl_figure_viewport_reset (&self->viewport);
   apply_view (self);
-}
-
-/* Keeps the window inside the grid, at least MIN_CELLS wide. */
-static void
-clamp_view (PlFigureView *self)
-{
-  double w = CLAMP (self->x1 - self->x0, MIN (MIN_CELLS, self->grid_columns), self->grid_columns);
-  double h = CLAMP (self->y1 - self->y0, MIN (MIN_CELLS, self->grid_rows), self->grid_rows);
-
-  self->x0 = CLAMP (self->x0, 0, self->grid_columns - w);
-  self->y0 = CLAMP (self->y0, 0, self->grid_rows - h);
-  self->x1 = self->x0 + w;
-  self->y1 = self->y0 + h;
-}
-
-/* Where the cells lie for a point: the figure's plot (returns -1), or on
- * small multiples (which zoom as one) the plot of the panel under the point,
- * or of the first panel when the point is in none (returns the panel). */
-static int
-plot_area_at (PlFigureView      *self,
-              double             x,
-              double             y,
-              cairo_rectangle_t *area)
-{
-  cairo_rectangle_t cell;
-  int panel;
-
-  if (pl_figure_get_kind (self->figure) != PL_FIGURE_MULTIPLES)
-    {
-      pl_figure_get_plot_area (self->figure, area);
-      return -1;
-    }
-  panel = MAX (pl_figure_get_panel_at (self->figure, x, y, NULL, NULL), 0);
-  if (!pl_figure_get_panel_area (self->figure, panel, &cell))
-    {
-      pl_figure_get_plot_area (self->figure, area);
-      return -1;
-    }
-  pl_figure_get_plot_area (pl_figure_get_panel (self->figure, panel), area);
-  area->x += cell.x;
-  area->y += cell.y;
-  return panel;
-}
-
-/* The cell coordinate of a widget point in the plot AREA of PANEL, unclamped. */
-static void
-area_point_to_cell (PlFigureView            *self,
-                    int                      panel,
-                    const cairo_rectangle_t *area,
-                    double                   x,
-                    double                   y,
-                    double                  *cx,
-                    double                  *cy)
-{
-  double x0, y0, x1, y1;
-
-  panel_view (self, panel, &x0, &y0, &x1, &y1);
-  *cx = x0 + (x - area->x) / MAX (area->width, 1) * (x1 - x0);
-  *cy = y0 + (y - area->y) / MAX (area->height, 1) * (y1 - y0);
 }
 
 /* The cell coordinate under a widget point, unclamped. */
@@ -314,9 +169,9 @@ point_to_cell (PlFigureView *self,
                double       *cy)
 {
   cairo_rectangle_t area;
-  int panel = plot_area_at (self, x, y, &area);
+  int panel = pl_figure_viewport_plot_area_at (self->figure, x, y, &area);
 
-  area_point_to_cell (self, panel, &area, x, y, cx, cy);
+  pl_figure_viewport_point_to_cell (&self->viewport, panel, &area, x, y, cx, cy);
 }
 
 void
@@ -329,18 +184,12 @@ pl_figure_view_zoom (PlFigureView *self,
 
   g_return_if_fail (PL_IS_FIGURE_VIEW (self));
 
-  if (self->figure == NULL || self->grid_columns == 0 || factor <= 0)
+  if (self->figure == NULL || self->viewport.columns == 0 || factor <= 0)
     return;
 
-  point_to_cell (self, x, y, &cx, &cy);
-  cx = CLAMP (cx, self->x0, self->x1);
-  cy = CLAMP (cy, self->y0, self->y1);
   /* Zoom around the point under the pointer, so it stays where it is. */
-  self->x0 = cx - (cx - self->x0) / factor;
-  self->x1 = cx + (self->x1 - cx) / factor;
-  self->y0 = cy - (cy - self->y0) / factor;
-  self->y1 = cy + (self->y1 - cy) / factor;
-  clamp_view (self);
+  point_to_cell (self, x, y, &cx, &cy);
+  pl_figure_viewport_zoom (&self->viewport, factor, cx, cy);
   apply_view (self);
 }
 
@@ -350,7 +199,7 @@ on_scroll (GtkEventControllerScroll *controller,
            double                    dy,
            PlFigureView             *self)
 {
-  if (self->grid_columns == 0)
+  if (self->viewport.columns == 0)
     return FALSE;
   /* Zoom around the last pointer position the motion controller saw. */
   pl_figure_view_zoom (self, pow (1.15, -dy), self->pointer_x, self->pointer_y);
@@ -385,8 +234,8 @@ on_drag_begin (GtkGestureDrag *gesture,
 {
   GdkModifierType state = gtk_event_controller_get_current_event_state (GTK_EVENT_CONTROLLER (gesture));
 
-  self->drag_x0 = self->x0;
-  self->drag_y0 = self->y0;
+  self->drag_x0 = self->viewport.x0;
+  self->drag_y0 = self->viewport.y0;
   if (self->figure != NULL && pl_figure_get_kind (self->figure) == PL_FIGURE_TRAJECTORY_3D)
     pl_figure_get_rotation (self->figure, &self->drag_azimuth, &self->drag_elevation);
   self->selecting = (state & GDK_SHIFT_MASK) != 0 && pl_figure_view_select_drag (self, x, y, x, y);
@@ -406,13 +255,13 @@ pl_figure_view_select_drag (PlFigureView *self,
 
   g_return_val_if_fail (PL_IS_FIGURE_VIEW (self), FALSE);
 
-  if (self->figure == NULL || self->grid_columns == 0 ||
+  if (self->figure == NULL || self->viewport.columns == 0 ||
       !pl_figure_hit_cell (self->figure, start_x, start_y, &column, &anchor))
     return FALSE;
   /* In the panel where the drag began, wherever the pointer is now. */
-  panel = plot_area_at (self, start_x, start_y, &area);
-  area_point_to_cell (self, panel, &area, x, y, &cx, &cy);
-  row = (guint) CLAMP (cy, 0, panel_rows (self, panel) - 1);
+  panel = pl_figure_viewport_plot_area_at (self->figure, start_x, start_y, &area);
+  pl_figure_viewport_point_to_cell (&self->viewport, panel, &area, x, y, &cx, &cy);
+  row = (guint) CLAMP (cy, 0, pl_figure_viewport_get_panel_rows (&self->viewport, panel) - 1);
   pl_figure_view_set_highlight (self, MIN (row, anchor), MAX (row, anchor) + 1);
   g_signal_emit (self, signals[SELECT], 0, self->highlight_start, self->highlight_end);
   return TRUE;
@@ -425,7 +274,7 @@ on_drag_update (GtkGestureDrag *gesture,
                 PlFigureView   *self)
 {
   cairo_rectangle_t area;
-  double w = self->x1 - self->x0, h = self->y1 - self->y0;
+  double sx, sy;
 
   /* A 3-D trajectory turns under the pointer: half a degree per pixel. */
   if (self->figure != NULL && pl_figure_get_kind (self->figure) == PL_FIGURE_TRAJECTORY_3D)
@@ -436,27 +285,16 @@ on_drag_update (GtkGestureDrag *gesture,
       g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FIGURE]);
       return;
     }
-  if (self->figure == NULL || self->grid_columns == 0)
+  if (self->figure == NULL || self->viewport.columns == 0)
     return;
+  gtk_gesture_drag_get_start_point (gesture, &sx, &sy);
   if (self->selecting)
     {
-      double sx, sy;
-
-      gtk_gesture_drag_get_start_point (gesture, &sx, &sy);
       pl_figure_view_select_drag (self, sx, sy, sx + dx, sy + dy);
       return;
     }
-  {
-    double sx, sy;
-
-    gtk_gesture_drag_get_start_point (gesture, &sx, &sy);
-    plot_area_at (self, sx, sy, &area);
-  }
-  self->x0 = self->drag_x0 - dx / MAX (area.width, 1) * w;
-  self->y0 = self->drag_y0 - dy / MAX (area.height, 1) * h;
-  self->x1 = self->x0 + w;
-  self->y1 = self->y0 + h;
-  clamp_view (self);
+  pl_figure_viewport_plot_area_at (self->figure, sx, sy, &area);
+  pl_figure_viewport_drag (&self->viewport, self->drag_x0, self->drag_y0, dx, dy, &area);
   apply_view (self);
 }
 
@@ -585,33 +423,6 @@ on_motion (GtkEventControllerMotion *controller,
   self->pointer_y = y;
 }
 
-/* The plot area of heatmap I of the figure (its panels on small
- * multiples, itself otherwise) in widget coordinates; FALSE past the last. */
-static gboolean
-heatmap_area (PlFigureView      *self,
-              guint              i,
-              cairo_rectangle_t *area)
-{
-  PlFigure *panel;
-  cairo_rectangle_t cell;
-
-  if (pl_figure_get_kind (self->figure) != PL_FIGURE_MULTIPLES)
-    {
-      pl_figure_get_plot_area (self->figure, area);
-      return i == 0;
-    }
-  if (i >= pl_figure_get_n_panels (self->figure) || !pl_figure_get_panel_area (self->figure, i, &cell))
-    return FALSE;
-  panel = pl_figure_get_panel (self->figure, i);
-  pl_figure_get_plot_area (panel, area);
-  area->x += cell.x;
-  area->y += cell.y;
-  /* Another kind of panel holds no cells: an empty area. */
-  if (pl_figure_get_kind (panel) != PL_FIGURE_HEATMAP)
-    area->width = area->height = 0;
-  return TRUE;
-}
-
 /* The selected range as bands over its rows and columns of the heatmap of
  * PANEL in AREA, clipped to the data. */
 static void
@@ -625,7 +436,7 @@ draw_highlight (PlFigureView            *self,
 
   if (area.width <= 0 || area.height <= 0)
     return;
-  panel_view (self, panel, &x0, &y0, &x1, &y1);
+  pl_figure_viewport_get_panel_window (&self->viewport, panel, &x0, &y0, &x1, &y1);
   sx = area.width / (x1 - x0);
   sy = area.height / (y1 - y0);
 
@@ -635,7 +446,7 @@ draw_highlight (PlFigureView            *self,
   a = area.y + (self->highlight_start - y0) * sy;
   b = area.y + (self->highlight_end - y0) * sy;
   cairo_rectangle (cr, area.x, a, area.width, b - a);
-  if (self->grid_columns == self->grid_rows)
+  if (self->viewport.columns == self->viewport.rows)
     {
       double c = area.x + (self->highlight_start - x0) * sx;
       double d = area.x + (self->highlight_end - x0) * sx;
@@ -681,7 +492,7 @@ draw_selection_label (PlFigureView *self,
   int w, h;
   double x, y;
 
-  heatmap_area (self, 0, &area);
+  pl_figure_viewport_heatmap_area (self->figure, 0, &area);
   pango_layout_get_pixel_size (layout, &w, &h);
   x = area.x + area.width - w - 12;
   y = area.y + 6;
@@ -773,12 +584,12 @@ pl_figure_view_snapshot (GtkWidget   *widget,
   if (self->highlight_end > self->highlight_start)
     {
       cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, 0, width, height));
-      if (self->grid_columns > 0)
+      if (self->viewport.columns > 0)
         {
           cairo_rectangle_t area;
 
           /* On every panel of small multiples: one selection for all. */
-          for (guint i = 0; heatmap_area (self, i, &area); i++)
+          for (guint i = 0; pl_figure_viewport_heatmap_area (self->figure, i, &area); i++)
             draw_highlight (self, cr, pl_figure_get_kind (self->figure) == PL_FIGURE_MULTIPLES ? (int) i : -1,
                             &area);
         }
@@ -804,7 +615,7 @@ pl_figure_view_finalize (GObject *object)
 {
   PlFigureView *self = PL_FIGURE_VIEW (object);
 
-  g_array_unref (self->panel_cells);
+  pl_figure_viewport_clear (&self->viewport);
   G_OBJECT_CLASS (pl_figure_view_parent_class)->finalize (object);
 }
 
@@ -873,7 +684,7 @@ pl_figure_view_init (PlFigureView *self)
   GtkEventController *scroll, *motion;
   GtkGesture *drag, *click, *zoom;
 
-  self->panel_cells = g_array_new (FALSE, FALSE, sizeof (guint));
+  pl_figure_viewport_init (&self->viewport);
   gtk_widget_set_has_tooltip (GTK_WIDGET (self), TRUE);
   gtk_widget_set_hexpand (GTK_WIDGET (self), TRUE);
   gtk_widget_set_vexpand (GTK_WIDGET (self), TRUE);
