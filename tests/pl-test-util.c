@@ -379,3 +379,83 @@ pl_test_write_known_libhdf5 (guint       i,
   g_assert_no_error (error);
   return known;
 }
+
+/* pdftotext's reading of PDF, its lines joined by spaces, or NULL when
+ * poppler-utils is not installed. */
+static char *
+pdf_text (const char *pdf)
+{
+  g_autofree char *program = g_find_program_in_path ("pdftotext");
+  g_autofree char *text = NULL;
+  g_autoptr(GError) error = NULL;
+  int status = 0;
+  char *argv[] = { program, (char *) "-enc", (char *) "UTF-8", (char *) pdf, (char *) "-", NULL };
+
+  if (program == NULL)
+    return NULL;
+  g_spawn_sync (NULL, argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &text, NULL, &status, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  g_strdelimit (text, "\n\f", ' ');
+  return g_steal_pointer (&text);
+}
+
+void
+pl_test_assert_paper_files (const char *folder,
+                            guint       first_seed,
+                            guint       n_repeats)
+{
+  static const char png_signature[] = "\x89PNG\r\n\x1a\n";
+  const char *names[] = { "figure1.pdf", "figure1.png", "table1.pdf", "table1.png" };
+  g_autofree char *figure_text = NULL;
+  g_autofree char *table_text = NULL;
+  g_autofree char *seeds = NULL;
+
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autofree char *path = g_build_filename (folder, names[i], NULL);
+      g_autofree char *contents = NULL;
+      gsize length = 0;
+
+      g_assert_true (g_file_get_contents (path, &contents, &length, NULL));
+      if (g_str_has_suffix (names[i], ".pdf"))
+        {
+          /* A whole PDF: its header, and its trailer's end-of-file mark. */
+          g_assert_cmpuint (length, >, 1000);
+          g_assert_true (g_str_has_prefix (contents, "%PDF-1."));
+          g_assert_nonnull (g_strstr_len (contents + length - 32, 32, "%%EOF"));
+        }
+      else
+        {
+          /* A whole PNG: the signature, the header chunk first, the end chunk last. */
+          g_assert_cmpuint (length, >, 1000);
+          g_assert_cmpmem (contents, 8, png_signature, 8);
+          g_assert_cmpmem (contents + 12, 4, "IHDR", 4);
+          g_assert_cmpmem (contents + length - 8, 4, "IEND", 4);
+        }
+    }
+
+  /* The captions, as a reader of the PDF sees them. */
+  {
+    g_autofree char *figure_pdf = g_build_filename (folder, "figure1.pdf", NULL);
+    g_autofree char *table_pdf = g_build_filename (folder, "table1.pdf", NULL);
+
+    figure_text = pdf_text (figure_pdf);
+    table_text = pdf_text (table_pdf);
+  }
+  if (figure_text == NULL || table_text == NULL)
+    {
+      g_test_message ("pdftotext (poppler-utils) is not installed: the captions are not read back");
+      return;
+    }
+  g_assert_nonnull (strstr (figure_text, "Figure 1 of Wang and Chen (2020)"));
+  g_assert_nonnull (strstr (figure_text, "without random draws"));
+  g_assert_nonnull (strstr (table_text, "by the paper’s protocol"));
+  g_assert_nonnull (strstr (table_text, "MiuLab/PE-Study"));
+  if (n_repeats == 1)
+    seeds = g_strdup_printf ("One run, seed %u:", first_seed);
+  else
+    seeds = g_strdup_printf ("over %u runs, seeds %u–%u.", n_repeats, first_seed, first_seed + n_repeats - 1);
+  g_test_message ("looking for \"%s\" in %s", seeds, table_text);
+  g_assert_nonnull (strstr (table_text, seeds));
+}

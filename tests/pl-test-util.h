@@ -84,6 +84,14 @@ void      pl_test_assert_cancels (PlTestCancellableFunc func,
 char     *pl_test_tmpdir       (void);
 void      pl_test_rmtree       (const char *path);
 
+/* FOLDER holds what "Reproduce the Paper" writes: figure1.pdf, figure1.png,
+ * table1.pdf and table1.png, each a whole PDF or PNG file, and (read back
+ * with pdftotext when it is installed) Figure 1's caption and Table 1's,
+ * which names the paper's protocol and the seeds FIRST_SEED … + N_REPEATS − 1. */
+void      pl_test_assert_paper_files (const char *folder,
+                                      guint       first_seed,
+                                      guint       n_repeats);
+
 /* File I (1 … 14) of tests/fuzz/known-libhdf5/uaf-sequence, written over
  * PATH as the fuzz replay wrote each input: in place, without truncating
  * (GLib 2.74's G_FILE_SET_CONTENTS_NONE), so each file is its bytes over

@@ -168,8 +168,9 @@ test_probe_few_pairs (void)
   pl_test_rmtree (dir);
 }
 
-/* `paper`: the four files, and Table 1 on the terminal for one seed as
- * PE-Study's code gives it (the mean of seed 0's five folds). */
+/* `paper`: the four files, whole, with their captions, and Table 1 on the
+ * terminal for one seed as PE-Study's code gives it (the mean of seed 0's
+ * five folds). */
 static void
 test_paper (void)
 {
@@ -178,7 +179,6 @@ test_paper (void)
   g_autofree char *reference = pl_test_fixture ("paper-probes.h5", NULL);
   g_autofree char *text = NULL;
   g_autofree char *cell = NULL;
-  const char *names[] = { "figure1.pdf", "figure1.png", "table1.pdf", "table1.png" };
   gsize n;
   g_autofree double *folds = pl_test_read_h5_doubles (reference, "/mini-gpt2/absolute_folds", &n);
   double mae = 0;
@@ -186,12 +186,7 @@ test_paper (void)
   for (guint k = 0; k < 5; k++)
     mae += folds[k] / 5;
   g_assert_cmpint (pl_test_cli (&text, NULL, "paper", "--repeats", "1", "--out", out_dir, "mini-gpt2", NULL), ==, 0);
-  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
-    {
-      g_autofree char *path = g_build_filename (out_dir, names[i], NULL);
-
-      g_assert_true (g_file_test (path, G_FILE_TEST_IS_REGULAR));
-    }
+  pl_test_assert_paper_files (out_dir, 0, 1);
   cell = g_strdup_printf ("%9.3f", mae);
   g_assert_nonnull (strstr (text, cell));
   g_assert_cmpint (pl_test_cli (NULL, NULL, "paper", "mini-gpt2", NULL), ==, 1);

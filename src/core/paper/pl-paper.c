@@ -127,10 +127,17 @@ table_caption (PlPaper *self)
                             "on five folds of the rows in a random order, the mean absolute error of the rounded "
                             "predictions; relative order, a logistic regression (C = 1) on [pᵢ; pⱼ] deciding "
                             "whether j comes after i, on %u pairs drawn from all ordered pairs of the first %u "
-                            "rows, five stratified folds, the error rate. Mean ± the 95 %% confidence interval "
-                            "of the mean over %u runs, seeds %u–%u."),
-                          PL_PROBE_PAPER_ROWS, PL_PROBE_PAPER_ROWS, self->options.n_repeats,
-                          self->options.first_seed, last);
+                            "rows, five stratified folds, the error rate."),
+                          PL_PROBE_PAPER_ROWS, PL_PROBE_PAPER_ROWS);
+  /* A single run has no spread to show. */
+  if (self->options.n_repeats == 1)
+    /* Translators: continues the caption of Table 1 */
+    g_string_append_printf (caption, _(" One run, seed %u: no interval."), self->options.first_seed);
+  else
+    /* Translators: continues the caption of Table 1 */
+    g_string_append_printf (caption,
+                            _(" Mean ± the 95 %% confidence interval of the mean over %u runs, seeds %u–%u."),
+                            self->options.n_repeats, self->options.first_seed, last);
   for (guint i = 0; i < self->n_models; i++)
     /* Translators: a model's name and which rows of its table the probes used */
     g_string_append_printf (caption, _(" %s: %s."), self->names[i], self->row_notes[i]);
@@ -149,7 +156,9 @@ build_figures (PlPaper    *self,
   pl_figure_set_caption (self->figure1,
                          _("Figure 1 of Wang and Chen (2020): cell (i, j) of each panel is the cosine "
                            "similarity of the position embeddings of positions i and j (the real positions "
-                           "of each table), all panels on one colour scale. Made with Poslens."));
+                           "of each table), all panels on one colour scale, computed from the stored tables "
+                           "without random draws (Table 1 names the probes’ protocol and seeds). Made with "
+                           "Poslens."));
 
   self->table1 = pl_figure_new_table (columns);
   for (guint i = 0; i < self->n_models; i++)
