@@ -5,6 +5,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "pl-compare-page.h"
+#include "pl-figure-private.h"
 #include "pl-figure-view.h"
 #include "pl-page.h"
 #include "pl-patches-page.h"
@@ -12,6 +14,7 @@
 #include "pl-probes-page.h"
 #include "pl-similarity-page.h"
 #include "pl-test-util.h"
+#include "pl-trajectory-page.h"
 #include "pl-test-window.h"
 #include "pl-window-private.h"
 
@@ -93,13 +96,12 @@ value_in (const char *text,
   return g_ascii_strtod (at + strlen (name), NULL);
 }
 
+/* PAGE shows the figure of its current question. */
 static gboolean
-similarity_shows (gpointer page)
+page_shows_figure (gpointer page)
 {
-  PlFigure *figure = pl_page_get_figure (page);
-
-  return !pl_page_get_busy (page) && figure != NULL && g_str_equal (pl_page_get_shown (page), "figure") &&
-         pl_figure_get_kind (figure) == PL_FIGURE_HEATMAP;
+  return !pl_page_get_busy (page) && pl_page_get_figure (page) != NULL &&
+         g_str_equal (pl_page_get_shown (page), "figure");
 }
 
 static gboolean
@@ -278,7 +280,7 @@ test_patches_view (void)
     PlFigureView *view = PL_FIGURE_VIEW (pl_similarity_page_get_figure_view (PL_SIMILARITY_PAGE (similarity)));
 
     g_assert_true (pl_window_show_view (window, "similarity"));
-    pl_test_wait_until (similarity_shows, similarity, "the similarity of DeiT's patches");
+    pl_test_wait_until (page_shows_figure, similarity, "the similarity of DeiT's patches");
     pl_test_wait_frames (GTK_WIDGET (view), 3);
     figure = pl_figure_view_get_figure (view);
     pl_figure_get_plot_area (figure, &plot);
@@ -294,6 +296,92 @@ test_patches_view (void)
     g_assert_nonnull (strstr (text, expected));
     g_assert_true (pl_window_show_view (window, "patches"));
   }
+}
+
+static gboolean
+compare_shows (gpointer page)
+{
+  PlFigure *figure = pl_page_get_figure (page);
+
+  return !pl_page_get_busy (page) && pl_compare_page_get_difference (page) != NULL && figure != NULL &&
+         pl_figure_get_n_panels (figure) == 3;
+}
+
+/* The 1-D views of DeiT's table (opened by the test before) say that its
+ * positions are the patches read row by row: the Similarity's axes, the
+ * Trajectory's colour key and hover (position 7 is patch (2, 1)), and
+ * Compare's axes and hover (positions 1 and 7 are patches (0, 1) and
+ * (2, 1)); a language model's Trajectory still says "Position". */
+static void
+test_flattened_views (void)
+{
+  GListModel *models = pl_window_get_models (window);
+  PlPage *similarity = PL_PAGE (pl_window_get_page (window, "similarity"));
+  PlPage *trajectory = PL_PAGE (pl_window_get_page (window, "trajectory"));
+  PlPage *compare = PL_PAGE (pl_window_get_page (window, "compare"));
+  PlFigureView *view;
+  PlFigure *figure, *panel;
+  cairo_rectangle_t area, plot;
+  g_autofree char *text = NULL;
+  guint deit = G_MAXUINT;
+  double x, y;
+
+  for (guint i = 0; i < g_list_model_get_n_items (models); i++)
+    {
+      g_autoptr(PlModel) model = g_list_model_get_item (models, i);
+
+      if (g_str_equal (pl_model_get_name (model), "deit"))
+        deit = i;
+    }
+  g_assert_cmpuint (deit, <, g_list_model_get_n_items (models));
+  pl_window_select_model (window, deit);
+
+  g_assert_true (pl_window_show_view (window, "similarity"));
+  pl_test_wait_until (page_shows_figure, similarity, "the similarity of DeiT's patches");
+  figure = pl_page_get_figure (similarity);
+  g_assert_cmpstr (pl_figure_x_label (figure), ==, "Patch, row by row");
+  g_assert_cmpstr (pl_figure_y_label (figure), ==, "Patch, row by row");
+
+  g_assert_true (pl_window_show_view (window, "trajectory"));
+  pl_test_wait_until (page_shows_figure, trajectory, "the trajectory of DeiT's patches");
+  view = PL_FIGURE_VIEW (pl_trajectory_page_get_figure_view (PL_TRAJECTORY_PAGE (trajectory)));
+  pl_test_wait_frames (GTK_WIDGET (view), 3);
+  figure = pl_figure_view_get_figure (view);
+  g_assert_cmpstr (pl_figure_get_value_label (figure), ==, "Patch, row by row");
+  g_assert_true (pl_figure_get_point (figure, 7, &x, &y));
+  text = pl_figure_view_describe_at (view, x, y);
+  g_test_message ("%s", text);
+  g_assert_nonnull (text);
+  g_assert_nonnull (strstr (text, "Position 7 = patch (2, 1), read row by row"));
+
+  g_assert_true (pl_window_show_view (window, "compare"));
+  pl_compare_page_set_models (PL_COMPARE_PAGE (compare), deit, deit);
+  pl_test_wait_until (compare_shows, compare, "DeiT compared with itself");
+  view = PL_FIGURE_VIEW (pl_compare_page_get_figure_view (PL_COMPARE_PAGE (compare)));
+  pl_test_wait_frames (GTK_WIDGET (view), 3);
+  figure = pl_figure_view_get_figure (view);
+  for (guint k = 0; k < 3; k++)
+    {
+      g_assert_cmpstr (pl_figure_x_label (pl_figure_get_panel (figure, k)), ==, "Patch, row by row");
+      g_assert_cmpstr (pl_figure_y_label (pl_figure_get_panel (figure, k)), ==, "Patch, row by row");
+    }
+  g_assert_true (pl_figure_get_panel_area (figure, 0, &area));
+  panel = pl_figure_get_panel (figure, 0);
+  pl_figure_get_plot_area (panel, &plot);
+  g_clear_pointer (&text, g_free);
+  text = pl_figure_view_describe_at (view, area.x + plot.x + plot.width * 7.5 / 9,
+                                     area.y + plot.y + plot.height * 1.5 / 9);
+  g_test_message ("%s", text);
+  g_assert_nonnull (text);
+  g_assert_nonnull (strstr (text, "Positions 1 and 7"));
+  g_assert_nonnull (strstr (text, "= patches (0, 1) and (2, 1), read row by row"));
+
+  /* A language model's positions are positions. */
+  pl_window_select_model (window, 0);
+  g_assert_true (pl_window_show_view (window, "trajectory"));
+  pl_test_wait_until (page_shows_figure, trajectory, "the trajectory of a language model");
+  g_assert_cmpstr (pl_figure_get_value_label (pl_page_get_figure (trajectory)), ==, "Position");
+  g_assert_true (pl_window_show_view (window, "patches"));
 }
 
 static gboolean
@@ -390,6 +478,7 @@ main (int argc, char *argv[])
   window = pl_test_window_open (&app);
 
   g_test_add_func ("/pl/window-patches/view", test_patches_view);
+  g_test_add_func ("/pl/window-patches/flattened", test_flattened_views);
   g_test_add_func ("/pl/window-patches/grid-probes", test_grid_probes);
   g_test_add_func ("/pl/window-patches/playground-sincos2d", test_playground_sincos2d);
   status = g_test_run ();

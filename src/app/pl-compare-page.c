@@ -66,15 +66,28 @@ get_metric (PlComparePage *self)
 
 static void selection_changed (PlPage *page);
 
+/* Whether MODEL's compared table holds a vision transformer's patches, COLS
+ * to a row of the grid. */
+static gboolean
+shows_patches (PlModel *model,
+               guint   *cols)
+{
+  return model != NULL && pl_workspace_model_shows_patches (model, pl_workspace_table_layer (model), cols);
+}
+
+/* PATCHES: its positions are a vision transformer's patches, read row by row. */
 static PlFigure *
 make_heatmap (PlComparePage *self,
               PlMatrix      *values,
-              const char    *title)
+              const char    *title,
+              gboolean       patches)
 {
   PlFigure *figure = pl_figure_new_heatmap (values, 0);
 
   pl_view_style_apply (figure, get_workspace (self));
   pl_figure_set_title (figure, title);
+  if (patches)
+    pl_figure_set_axis_labels (figure, _("Patch, row by row"), _("Patch, row by row"));
   return figure;
 }
 
@@ -92,6 +105,8 @@ show_answers (PlComparePage *self)
   PlFigure *panels[3];
   guint columns[3], rows[3];
   guint n_panels = 2;
+  guint cols[2];
+  gboolean patches[2];
   g_autoptr(PlFigure) figure = NULL;
 
   if (self->answers[0] == NULL || self->answers[1] == NULL || first == NULL || second == NULL)
@@ -99,8 +114,10 @@ show_answers (PlComparePage *self)
 
   first_name = pl_workspace_table_name (first);
   second_name = pl_workspace_table_name (second);
-  panels[0] = make_heatmap (self, self->answers[0], first_name);
-  panels[1] = make_heatmap (self, self->answers[1], second_name);
+  patches[0] = shows_patches (first, &cols[0]);
+  patches[1] = shows_patches (second, &cols[1]);
+  panels[0] = make_heatmap (self, self->answers[0], first_name, patches[0]);
+  panels[1] = make_heatmap (self, self->answers[1], second_name, patches[1]);
   for (guint side = 0; side < 2; side++)
     {
       columns[side] = self->answers[side]->cols;
@@ -117,7 +134,8 @@ show_answers (PlComparePage *self)
         self->difference->data[i] = self->answers[0]->data[i] - self->answers[1]->data[i];
       /* Translators: title of the difference of two models' similarities: "A − B" */
       title = g_strdup_printf (_("%s − %s"), first_name, second_name);
-      panels[n_panels] = make_heatmap (self, self->difference, title);
+      panels[n_panels] = make_heatmap (self, self->difference, title,
+                                       patches[0] && patches[1] && cols[0] == cols[1]);
       /* Signed values: white is no difference, red where the first model
        * sees positions as more alike (a smaller distance for Euclidean). */
       pl_figure_set_colormap (panels[n_panels], PL_COLORMAP_DIVERGING);
@@ -310,17 +328,38 @@ on_describe (PlComparePage *self,
 {
   g_autoptr(GString) text = g_string_new (NULL);
   const char *metric_name = pl_enum_label (PL_TYPE_SIMILARITY_METRIC, get_metric (self));
+  g_autoptr(PlModel) first = get_model (self, 0);
+  g_autoptr(PlModel) second = get_model (self, 1);
+  PlModel *models[2] = { first, second };
+  guint cols[2] = { 0, 0 };
 
   /* Translators: hover readout on Compare: positions i and j */
   g_string_append_printf (text, _("Positions %u and %u"), row, column);
   for (guint side = 0; side < 2; side++)
+    if (!shows_patches (models[side], &cols[side]))
+      cols[side] = 0;
+  /* A vision transformer's patches, once when both grids agree. */
+  if (cols[0] > 0 && cols[0] == cols[1])
+    /* Translators: hover readout on Compare: the two patches (row, column) under the pointer */
+    g_string_append_printf (text, _("\n= patches (%u, %u) and (%u, %u), read row by row"),
+                            row / cols[0], row % cols[0], column / cols[0], column % cols[0]);
+  else
+    for (guint side = 0; side < 2; side++)
+      if (cols[side] > 0)
+        {
+          g_autofree char *name = pl_workspace_table_name (models[side]);
+
+          /* Translators: hover readout on Compare: a model's two patches (row, column) under the pointer */
+          g_string_append_printf (text, _("\n%s: patches (%u, %u) and (%u, %u), read row by row"), name,
+                                  row / cols[side], row % cols[side], column / cols[side], column % cols[side]);
+        }
+  for (guint side = 0; side < 2; side++)
     {
-      g_autoptr(PlModel) model = get_model (self, side);
       PlMatrix *m = self->answers[side];
 
-      if (model != NULL && m != NULL && row < m->rows && column < m->cols)
+      if (models[side] != NULL && m != NULL && row < m->rows && column < m->cols)
         {
-          g_autofree char *name = pl_workspace_table_name (model);
+          g_autofree char *name = pl_workspace_table_name (models[side]);
 
           /* Translators: hover readout on Compare: model, measure: value */
           g_string_append_printf (text, _("\n%s, %s: %.4f"), name, metric_name, pl_matrix_get (m, row, column));

@@ -56,19 +56,6 @@ make_question (PlMatrix *table,
   return pl_similarity_question_new (table, get_metric (self), gtk_toggle_button_get_active (self->center_button));
 }
 
-/* Whether the positions shown are a vision transformer's patches (its
- * table's, not a layer's hidden states), COLS to a row of the grid. */
-static gboolean
-shows_patches (PlSimilarityPage *self,
-               guint            *cols)
-{
-  PlWorkspace *workspace = get_workspace (self);
-  PlModel *model = workspace != NULL ? pl_workspace_get_model (workspace) : NULL;
-
-  return model != NULL && pl_workspace_get_layer (workspace) == PL_LAYER_TABLE &&
-         pl_model_get_grid (model, NULL, cols);
-}
-
 static void
 show_matrix (PlSimilarityPage *self,
              PlMatrix         *matrix)
@@ -98,7 +85,7 @@ show_matrix (PlSimilarityPage *self,
   self->shown_first = 0;
   self->shown_metric = metric;
   /* A vision transformer's patches, flattened as it reads them. */
-  if (shows_patches (self, &cols))
+  if (pl_workspace_shows_patches (workspace, &cols))
     pl_figure_set_axis_labels (figure, _("Patch, row by row"), _("Patch, row by row"));
   pl_figure_view_set_figure (self->figure_view, figure, matrix->cols, matrix->rows);
   selection_changed (PL_PAGE (self));
@@ -244,7 +231,7 @@ on_describe (PlSimilarityPage *self,
   if (self->shown == NULL || row >= self->shown->rows || column >= self->shown->cols)
     return NULL;
   layer = pl_workspace_describe_layer (workspace, pl_workspace_get_layer (workspace));
-  if (shows_patches (self, &cols))
+  if (pl_workspace_shows_patches (workspace, &cols))
     {
       guint i = row + self->shown_first, j = column + self->shown_first;
       g_autofree char *where = NULL;

@@ -72,6 +72,7 @@ show_pca (PlTrajectoryPage *self,
   gboolean three_d = gtk_toggle_button_get_active (self->three_d_button) && k >= 3;
   PlFigure *old = pl_figure_view_get_figure (self->figure_view);
   double azimuth = 30, elevation = 20;
+  guint cols;
 
   for (guint i = 0; i < k; i++)
     ratios[i] = pca->explained_variance_ratio->data[i];
@@ -92,7 +93,9 @@ show_pca (PlTrajectoryPage *self,
   pl_view_style_apply (figure, workspace);
   title = g_strdup_printf (_("%s — %s"), pl_model_get_name (model), layer);
   pl_figure_set_title (figure, title);
-  pl_figure_set_value_label (figure, _("Position"));
+  /* The path runs through a vision transformer's patches row by row. */
+  pl_figure_set_value_label (figure, pl_workspace_shows_patches (workspace, &cols) ? _("Patch, row by row")
+                                                                                   : _("Position"));
 
   bars = pl_figure_new_bars (ratios, k, NULL);
   pl_figure_set_cumulative (bars, TRUE);
@@ -221,7 +224,7 @@ on_describe (PlTrajectoryPage *self,
 {
   PlWorkspace *workspace = get_workspace (self);
   g_autofree char *layer = NULL;
-  guint k, a, b;
+  guint k, a, b, cols;
 
   if (self->shown == NULL || point >= self->shown->projection->rows)
     return NULL;
@@ -229,6 +232,12 @@ on_describe (PlTrajectoryPage *self,
   a = MIN (gtk_drop_down_get_selected (self->x_dropdown), k - 1);
   b = MIN (gtk_drop_down_get_selected (self->y_dropdown), k - 1);
   layer = pl_workspace_describe_layer (workspace, pl_workspace_get_layer (workspace));
+  if (pl_workspace_shows_patches (workspace, &cols))
+    /* Translators: hover readout on a vision transformer's trajectory: position, its patch (row, column), layer, coordinates */
+    return g_strdup_printf (_("Position %u = patch (%u, %u), read row by row (special tokens left out)\n%s\n"
+                              "PC%u = %.3f, PC%u = %.3f"), point, point / cols, point % cols, layer,
+                            a + 1, pl_matrix_get (self->shown->projection, point, a),
+                            b + 1, pl_matrix_get (self->shown->projection, point, b));
   /* Translators: hover readout on a trajectory: position, layer, then its coordinates */
   return g_strdup_printf (_("Position %u\n%s\nPC%u = %.3f, PC%u = %.3f"), point, layer,
                           a + 1, pl_matrix_get (self->shown->projection, point, a),

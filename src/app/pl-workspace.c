@@ -286,6 +286,23 @@ pl_workspace_table_name (PlModel *model)
   return g_strdup_printf (_("%s · embedding output"), pl_model_get_name (model));
 }
 
+gboolean
+pl_workspace_model_shows_patches (PlModel *model,
+                                  int      layer,
+                                  guint   *cols)
+{
+  g_return_val_if_fail (model == NULL || PL_IS_MODEL (model), FALSE);
+
+  return model != NULL && layer == PL_LAYER_TABLE && pl_model_get_grid (model, NULL, cols);
+}
+
+gboolean
+pl_workspace_shows_patches (PlWorkspace *self,
+                            guint       *cols)
+{
+  return self != NULL && pl_workspace_model_shows_patches (self->model, self->layer, cols);
+}
+
 /* ---- Tables by layer ------------------------------------------------------ */
 
 typedef struct

@@ -74,6 +74,15 @@ char            *pl_workspace_analytic_rope    (PlModel      *model);
  * The name says which. */
 int              pl_workspace_table_layer      (PlModel      *model);
 char            *pl_workspace_table_name       (PlModel      *model);
+/* Whether LAYER of MODEL holds a vision transformer's patches, flattened row
+ * by row as pl_model_read_positions gives them (special tokens left out):
+ * position p is patch (p / COLS, p % COLS). */
+gboolean         pl_workspace_model_shows_patches (PlModel   *model,
+                                                   int        layer,
+                                                   guint     *cols);
+/* The same for the workspace's model and layer; FALSE without a workspace. */
+gboolean         pl_workspace_shows_patches    (PlWorkspace  *self,
+                                                guint        *cols);
 
 /* The position table of the current layer of MODEL (the stored table, or a
  * layer's positional component from forward passes), from the cache or a worker. */
