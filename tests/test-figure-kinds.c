@@ -246,6 +246,70 @@ test_table_natural_size (void)
   g_assert_false (pl_figure_get_natural_size (heatmap, NULL, NULL));
 }
 
+/* The tallest run of COLOUR ending on the row BOTTOM of PLOT, going up. */
+static double
+run_above (cairo_surface_t         *surface,
+           const cairo_rectangle_t *plot,
+           double                   bottom,
+           guint32                  colour)
+{
+  double tallest = 0;
+
+  for (double x = plot->x + 0.5; x < plot->x + plot->width; x++)
+    {
+      double y = bottom;
+
+      while (y >= 1 && fig_pixel (surface, x, y) == colour)
+        y--;
+      tallest = MAX (tallest, bottom - y);
+    }
+  return tallest;
+}
+
+/* A table with breaks stays in one block where it fits at full size; in a
+ * phone-wide space its columns wrap into blocks one above the other, so
+ * its rows are drawn taller than the one-block table shrunk to that width
+ * (the height of the last row's cells at the bottom of the table). */
+static void
+test_table_wraps (void)
+{
+  const char * const columns[] = { "Absolute position MAE", "Relative order error", "Row MAE", "Column MAE",
+                                   "Order along rows", "Order along columns", NULL };
+  const double low[] = { 0.1, 0.1, 0.1, 0.1, 0.1, 0.1 }, high[] = { 0.9, 0.9, 0.9, 0.9, 0.9, 0.9 };
+  const guint breaks[] = { 2, 4 };
+  guint32 top = pl_colormap_lookup (PL_COLORMAP_VIRIDIS, FALSE, 1);
+  g_autoptr(PlFigure) figure = pl_figure_new_table (columns);
+  cairo_surface_t *surface;
+  cairo_rectangle_t plot;
+  double w, h, shrunk_row, wrapped_row;
+
+  pl_figure_add_row (figure, "mini-gpt2", low);
+  pl_figure_add_row (figure, "deit", high);
+  g_assert_true (pl_figure_get_natural_size (figure, &w, &h));
+
+  /* Without breaks, 360 wide: one block shrunk to fit. */
+  surface = fig_render (figure, 360, 600);
+  pl_figure_get_plot_area (figure, &plot);
+  shrunk_row = run_above (surface, &plot, plot.y + plot.height - 2, top);
+  g_assert_cmpfloat_with_epsilon (plot.height / plot.width, (h - 12) / (w - 12), 0.01);
+  cairo_surface_destroy (surface);
+
+  pl_figure_set_table_breaks (figure, breaks, G_N_ELEMENTS (breaks));
+  surface = fig_render (figure, (int) ceil (w) + 40, (int) ceil (h) + 40);
+  pl_figure_get_plot_area (figure, &plot);
+  g_assert_cmpfloat_with_epsilon (plot.width, w - 12, 0.5);
+  g_assert_cmpfloat_with_epsilon (plot.height, h - 12, 0.5);
+  cairo_surface_destroy (surface);
+
+  surface = fig_render (figure, 360, 600);
+  pl_figure_get_plot_area (figure, &plot);
+  wrapped_row = run_above (surface, &plot, plot.y + plot.height - 2, top);
+  g_test_message ("row height %.1f one block, %.1f wrapped", shrunk_row, wrapped_row);
+  g_assert_cmpfloat (plot.height / plot.width, >, 2 * (h - 12) / (w - 12));
+  g_assert_cmpfloat (wrapped_row, >, 1.5 * shrunk_row);
+  cairo_surface_destroy (surface);
+}
+
 /* Lines: a constant series is a horizontal line at its value. */
 static void
 test_lines_positions (void)
@@ -607,6 +671,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pl/figure/scatter/integer-axis", test_scatter_integer_axis);
   g_test_add_func ("/pl/figure/bars/heights", test_bars_heights);
   g_test_add_func ("/pl/figure/table/cells", test_table_cells);
+  g_test_add_func ("/pl/figure/table/wraps", test_table_wraps);
   g_test_add_func ("/pl/figure/table/natural-size", test_table_natural_size);
   g_test_add_func ("/pl/figure/multiples/shared-scale", test_multiples_shared_scale);
   g_test_add_func ("/pl/figure/multiples/own-scale", test_multiples_own_scale);

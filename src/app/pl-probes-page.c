@@ -240,6 +240,8 @@ rebuild (PlProbesPage *self)
   if (!grids)
     columns[2] = NULL;
   figure = pl_figure_new_table (columns);
+  /* On a narrow page the grid probes' columns wrap below, two by two. */
+  pl_figure_set_table_breaks (figure, (const guint[]) { 2, 4 }, grids ? 2 : 0);
   for (guint i = 0; i < n; i++)
     {
       g_autoptr(PlModel) model = g_list_model_get_item (models, i);

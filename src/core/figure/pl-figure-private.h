@@ -108,6 +108,7 @@ struct _PlFigure
   /* Probe table */
   char             **columns;
   GPtrArray         *rows;            /* PlTableRow */
+  guint32            table_breaks;    /* bit c: the table may wrap before column c */
 
   /* Patch grids (values: the similarity, or the colours) */
   guint              grid_rows;

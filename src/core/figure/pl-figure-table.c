@@ -68,6 +68,24 @@ pl_figure_add_row (PlFigure     *self,
   pl_figure_add_row_with_intervals (self, name, values, NULL);
 }
 
+void
+pl_figure_set_table_breaks (PlFigure    *self,
+                            const guint *starts,
+                            guint        n_starts)
+{
+  guint n_cols;
+
+  g_return_if_fail (PL_IS_FIGURE (self));
+  g_return_if_fail (self->kind == PL_FIGURE_TABLE);
+  g_return_if_fail (starts != NULL || n_starts == 0);
+
+  n_cols = g_strv_length (self->columns);
+  self->table_breaks = 0;
+  for (guint i = 0; i < n_starts; i++)
+    if (starts[i] > 0 && starts[i] < MIN (n_cols, 32))
+      self->table_breaks |= 1u << starts[i];
+}
+
 static char *
 format_number (double v)
 {
@@ -94,16 +112,22 @@ format_value (const PlTableRow *row,
 }
 
 /* What the table takes at its font size: each column's width (the names
- * first), the row height, the table's width and the whole size with the
- * title. */
+ * first), the row height, and, for the blocks it is laid out in (bit c of
+ * STARTS: a block starts at column c), the widest block's width, the whole
+ * size with the title and the scale that fits it in the space given. */
 typedef struct
 {
-  double *widths;
-  double  row_h;
-  double  table_w;
-  double  total_w;
-  double  total_h;
-  double  title_h;
+  double  *widths;
+  double   row_h;
+  double   title_w;
+  double   title_h;
+  guint32  starts;
+  guint    n_blocks;
+  double   block_h;
+  double   table_w;
+  double   total_w;
+  double   total_h;
+  double   scale;
 } TableSize;
 
 static void
@@ -112,12 +136,16 @@ measure (PlFigure  *self,
          TableSize *size)
 {
   guint n_cols = g_strv_length (self->columns), n_rows = self->rows->len;
-  double font = self->font_size, text_h, total_w = 0;
+  double font = self->font_size, text_h;
 
   size->widths = g_new0 (double, n_cols + 1);
   pl_draw_text_size (draw, "Ag", font, 0, NULL, &text_h);
   size->row_h = text_h * 1.7;
+  size->block_h = size->row_h * (n_rows + 1);
   size->title_h = pl_draw_title_height (draw);
+  size->title_w = 0;
+  if (size->title_h > 0)
+    pl_draw_text_size (draw, self->title, self->font_size * 1.2, PL_TEXT_BOLD, &size->title_w, NULL);
 
   /* Column widths from their widest text: names, then one per probe. */
   for (guint r = 0; r < n_rows; r++)
@@ -143,17 +171,73 @@ measure (PlFigure  *self,
       size->widths[c + 1] = MAX (size->widths[c + 1], w);
     }
   for (guint c = 0; c <= n_cols; c++)
-    total_w += size->widths[c] += 2 * PAD_X;
-  size->table_w = total_w;
-  size->total_h = size->row_h * (n_rows + 1) + (size->title_h > 0 ? size->title_h + GAP : 0);
-  if (size->title_h > 0)
-    {
-      double title_w;
+    size->widths[c] += 2 * PAD_X;
+}
 
-      pl_draw_text_size (draw, self->title, self->font_size * 1.2, PL_TEXT_BOLD, &title_w, NULL);
-      total_w = MAX (total_w, title_w);
+/* Lays the columns out in the blocks STARTS gives (bit 0 always set), and
+ * the scale that fits them in WIDTH × HEIGHT (at most 1). */
+static void
+lay_out (PlFigure  *self,
+         TableSize *size,
+         guint32    starts,
+         double     width,
+         double     height)
+{
+  guint n_cols = g_strv_length (self->columns);
+  double block_w = size->widths[0];
+
+  size->starts = starts | 1;
+  size->n_blocks = 0;
+  size->table_w = 0;
+  for (guint c = 0; c < n_cols; c++)
+    {
+      if (size->starts & (1u << c))
+        {
+          size->n_blocks++;
+          block_w = size->widths[0];
+        }
+      block_w += size->widths[c + 1];
+      size->table_w = MAX (size->table_w, block_w);
     }
-  size->total_w = total_w;
+  size->n_blocks = MAX (size->n_blocks, 1);
+  size->table_w = MAX (size->table_w, size->widths[0]);
+  size->total_w = MAX (size->table_w, size->title_w);
+  size->total_h = size->n_blocks * size->block_h + (size->n_blocks - 1) * 2 * GAP +
+                  (size->title_h > 0 ? size->title_h + GAP : 0);
+  /* Shrink to fit, never enlarge: the text stays at its size in points when there is room. */
+  size->scale = MIN (1, MIN ((width - 2 * GAP) / size->total_w, (height - 2 * GAP) / size->total_h));
+  size->scale = MAX (size->scale, 0.05);
+}
+
+/* Of the ways to wrap the table at its breaks, the one drawn largest in
+ * WIDTH × HEIGHT; among equals the fewest blocks, then the earliest breaks
+ * (the first columns stay together in the first block). */
+static void
+lay_out_best (PlFigure  *self,
+              TableSize *size,
+              double     width,
+              double     height)
+{
+  guint32 best = 0;
+  double best_scale = -1;
+  guint best_blocks = G_MAXUINT;
+
+  /* Every subset of the breaks: a handful of columns, so a few layouts. */
+  for (guint32 subset = self->table_breaks;; subset = (subset - 1) & self->table_breaks)
+    {
+      lay_out (self, size, subset, width, height);
+      if (size->scale > best_scale + 1e-9 ||
+          (size->scale > best_scale - 1e-9 &&
+           (size->n_blocks < best_blocks || (size->n_blocks == best_blocks && subset < best))))
+        {
+          best = subset;
+          best_scale = size->scale;
+          best_blocks = size->n_blocks;
+        }
+      if (subset == 0)
+        break;
+    }
+  lay_out (self, size, best, width, height);
 }
 
 void
@@ -164,87 +248,50 @@ pl_figure_table_natural_size (PlFigure *self,
 {
   TableSize size;
 
+  /* In one block. */
   measure (self, draw, &size);
+  lay_out (self, &size, 0, G_MAXDOUBLE, G_MAXDOUBLE);
   *width = size.total_w + 2 * GAP;
   *height = size.total_h + 2 * GAP;
   g_free (size.widths);
 }
 
-void
-pl_figure_table_render (PlFigure                *self,
-                        PlDraw                  *draw,
-                        const cairo_rectangle_t *area)
+/* The block of the table from column FIRST up to the next block's start,
+ * at the origin, each column shaded over COL_LO[c]..COL_HI[c]. */
+static void
+render_block (PlFigure        *self,
+              PlDraw          *draw,
+              const TableSize *size,
+              guint            first,
+              const double    *col_lo,
+              const double    *col_hi)
 {
   cairo_t *cr = draw->cr;
   guint n_cols = g_strv_length (self->columns), n_rows = self->rows->len;
-  TableSize size;
-  g_autofree double *widths = NULL;
-  double size_pt = self->font_size, row_h, total_w, table_w, total_h, title_h, scale, x0, y0;
-  g_autofree double *col_lo = g_new (double, n_cols + 1);
-  g_autofree double *col_hi = g_new (double, n_cols + 1);
+  const double *widths = size->widths;
+  double size_pt = self->font_size, row_h = size->row_h, x = widths[0];
+  guint end = first + 1;
 
-  for (guint c = 0; c < n_cols; c++)
-    {
-      col_lo[c] = INFINITY;
-      col_hi[c] = -INFINITY;
-      for (guint r = 0; r < n_rows; r++)
-        {
-          double v = ((PlTableRow *) g_ptr_array_index (self->rows, r))->values[c];
-
-          if (isfinite (v))
-            {
-              col_lo[c] = MIN (col_lo[c], v);
-              col_hi[c] = MAX (col_hi[c], v);
-            }
-        }
-      if (!isnan (self->vmin))
-        col_lo[c] = self->vmin;
-      if (!isnan (self->vmax))
-        col_hi[c] = self->vmax;
-    }
-
-  measure (self, draw, &size);
-  widths = size.widths;
-  row_h = size.row_h;
-  total_w = size.total_w;
-  table_w = size.table_w;
-  total_h = size.total_h;
-  title_h = size.title_h;
-
-  /* Shrink to fit, never enlarge: the text stays at its size in points when there is room. */
-  scale = MIN (1, MIN ((area->width - 2 * GAP) / total_w, (area->height - 2 * GAP) / total_h));
-  scale = MAX (scale, 0.05);
-  x0 = area->x + (area->width - total_w * scale) / 2;
-  y0 = area->y + (area->height - total_h * scale) / 2;
-
-  cairo_save (cr);
-  cairo_translate (cr, x0, y0);
-  cairo_scale (cr, scale, scale);
-  if (title_h > 0)
-    {
-      pl_draw_title (draw, total_w / 2, title_h, 0, total_w);
-      cairo_translate (cr, (total_w - table_w) / 2, title_h + GAP);
-    }
+  while (end < n_cols && !(size->starts & (1u << end)))
+    end++;
+  end = MIN (end, n_cols);
 
   /* Header. */
-  {
-    double x = widths[0];
-
-    for (guint c = 0; c < n_cols; c++)
-      {
-        pl_draw_text (draw, self->columns[c], size_pt, PL_TEXT_BOLD, draw->fg,
-                      x + widths[c + 1] / 2, row_h / 2, 0.5, 0.5, 0);
-        x += widths[c + 1];
-      }
-  }
+  for (guint c = first; c < end; c++)
+    {
+      pl_draw_text (draw, self->columns[c], size_pt, PL_TEXT_BOLD, draw->fg,
+                    x + widths[c + 1] / 2, row_h / 2, 0.5, 0.5, 0);
+      x += widths[c + 1];
+    }
 
   for (guint r = 0; r < n_rows; r++)
     {
       PlTableRow *row = g_ptr_array_index (self->rows, r);
-      double y = row_h * (r + 1), x = widths[0];
+      double y = row_h * (r + 1);
 
+      x = widths[0];
       pl_draw_text (draw, row->name, size_pt, 0, draw->fg, PAD_X, y + row_h / 2, 0, 0.5, 0);
-      for (guint c = 0; c < n_cols; c++)
+      for (guint c = first; c < end; c++)
         {
           double v = row->values[c];
           double t = col_hi[c] > col_lo[c] ? (v - col_lo[c]) / (col_hi[c] - col_lo[c]) : 0.5;
@@ -270,11 +317,70 @@ pl_figure_table_render (PlFigure                *self,
   cairo_set_line_width (cr, 0.75);
   pl_draw_set_rgb (draw, draw->axis);
   cairo_move_to (cr, 0, row_h);
-  cairo_line_to (cr, table_w, row_h);
+  cairo_line_to (cr, x, row_h);
   cairo_stroke (cr);
+}
+
+void
+pl_figure_table_render (PlFigure                *self,
+                        PlDraw                  *draw,
+                        const cairo_rectangle_t *area)
+{
+  cairo_t *cr = draw->cr;
+  guint n_cols = g_strv_length (self->columns), n_rows = self->rows->len;
+  TableSize size;
+  g_autofree double *widths = NULL;
+  double scale, x0, y0, title_h, stack_h;
+  g_autofree double *col_lo = g_new (double, n_cols + 1);
+  g_autofree double *col_hi = g_new (double, n_cols + 1);
+
+  for (guint c = 0; c < n_cols; c++)
+    {
+      col_lo[c] = INFINITY;
+      col_hi[c] = -INFINITY;
+      for (guint r = 0; r < n_rows; r++)
+        {
+          double v = ((PlTableRow *) g_ptr_array_index (self->rows, r))->values[c];
+
+          if (isfinite (v))
+            {
+              col_lo[c] = MIN (col_lo[c], v);
+              col_hi[c] = MAX (col_hi[c], v);
+            }
+        }
+      if (!isnan (self->vmin))
+        col_lo[c] = self->vmin;
+      if (!isnan (self->vmax))
+        col_hi[c] = self->vmax;
+    }
+
+  measure (self, draw, &size);
+  widths = size.widths;
+  lay_out_best (self, &size, area->width, area->height);
+  scale = size.scale;
+  title_h = size.title_h;
+  stack_h = size.n_blocks * size.block_h + (size.n_blocks - 1) * 2 * GAP;
+  x0 = area->x + (area->width - size.total_w * scale) / 2;
+  y0 = area->y + (area->height - size.total_h * scale) / 2;
+
+  cairo_save (cr);
+  cairo_translate (cr, x0, y0);
+  cairo_scale (cr, scale, scale);
+  if (title_h > 0)
+    {
+      pl_draw_title (draw, size.total_w / 2, title_h, 0, size.total_w);
+      cairo_translate (cr, 0, title_h + GAP);
+    }
+  cairo_translate (cr, (size.total_w - size.table_w) / 2, 0);
+  for (guint c = 0; c < MAX (n_cols, 1); c++)
+    if (size.starts & (1u << c))
+      {
+        render_block (self, draw, &size, c, col_lo, col_hi);
+        cairo_translate (cr, 0, size.block_h + 2 * GAP);
+      }
   cairo_restore (cr);
 
-  self->plot_area = (cairo_rectangle_t) { x0 + (total_w - table_w) / 2 * scale,
+  self->plot_area = (cairo_rectangle_t) { x0 + (size.total_w - size.table_w) / 2 * scale,
                                           y0 + (title_h > 0 ? (title_h + GAP) * scale : 0),
-                                          table_w * scale, row_h * (n_rows + 1) * scale };
+                                          size.table_w * scale, stack_h * scale };
 }

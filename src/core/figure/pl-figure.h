@@ -178,6 +178,12 @@ void        pl_figure_add_row_with_intervals (PlFigure     *self,
                                          const char   *name,
                                          const double *values,
                                          const double *half_widths);
+/* The table may wrap before each of these columns (N_STARTS of them, in
+ * order): its columns then stand in blocks one above the other, each with
+ * the row names, whenever that draws the text larger in the space given. */
+void        pl_figure_set_table_breaks  (PlFigure     *self,
+                                         const guint  *starts,
+                                         guint         n_starts);
 
 /* ---- Small multiples ---------------------------------------------------- */
 
