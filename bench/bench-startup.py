@@ -13,7 +13,13 @@ session has one: without it GDBus forks dbus-launch three times before the
 window shows, and at each fork OpenBLAS stops and restarts its idle threads
 (its fork handlers), which a loaded machine turns into half a second.
 
-  xvfb-run -a /usr/bin/python3 bench/bench-startup.py BUILD_DIR [--runs 7]
+  xvfb-run -a /usr/bin/python3 bench/bench-startup.py BUILD_DIR [--runs 7] [--against DRIVER]
+
+--against DRIVER (another build's bench/pl-bench-startup, e.g. a copy kept
+from before a change) alternates the two, the order flipping each round, and
+prints each one's medians and the median of the per-round ratios of CPU time
+and of wall time (this build / DRIVER) with their quartiles: on a loaded
+machine a change is real when the quartiles stay on one side of 1.
 
 Goal: the median at most 500 ms. The CPU time the process spent by that
 frame (all threads) and the load average are printed beside it: on a
@@ -38,6 +44,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument('build_dir')
     parser.add_argument('--runs', type=int, default=7)
+    parser.add_argument('--against', help="another build's pl-bench-startup, run in turn with this one")
     args = parser.parse_args()
 
     build = os.path.abspath(args.build_dir)
@@ -50,17 +57,41 @@ def main():
                POSLENS_CLI=os.path.join(build, 'src', 'cli', 'poslens-cli'))
     driver = os.path.join(build, 'bench', 'pl-bench-startup')
 
+    def start(path):
+        """Wall ms from spawn to the heatmap's frame, CPU ms by then, frames painted before it."""
+        spawned = time.time()
+        out = subprocess.run([path], env=env, capture_output=True, text=True, timeout=60, check=True)
+        line = [l for l in out.stdout.splitlines() if l.startswith('{')][-1]
+        frame = json.loads(line)
+        return (frame['first_frame_us'] / 1e6 - spawned) * 1000, frame['cpu_us'] / 1000, frame.get('frames_before', 0)
+
+    if args.against:
+        this, other = [], []
+        start(driver)
+        start(args.against)
+        for run in range(args.runs):
+            pair = [(this, driver), (other, args.against)]
+            for samples, path in (pair if run % 2 == 0 else pair[::-1]):
+                samples.append(start(path))
+        for name, samples in (('this build', this), ('against', other)):
+            print(f"{name}: wall {statistics.median(s[0] for s in samples):.0f} ms, "
+                  f"CPU {statistics.median(s[1] for s in samples):.0f} ms, "
+                  f"frames before the heatmap's {statistics.median(s[2] for s in samples):.0f}")
+        for k, what in ((1, 'CPU'), (0, 'wall')):
+            ratios = sorted(a[k] / b[k] for a, b in zip(this, other))
+            q = statistics.quantiles(ratios, n=4) if len(ratios) > 1 else ratios * 3
+            print(f"{what} this/against: median {statistics.median(ratios):.3f} (quartiles {q[0]:.3f}-{q[2]:.3f}, "
+                  f"{len(ratios)} rounds)")
+        print(f"load average {os.getloadavg()[0]:.1f}")
+        return 0
+
     times = []
     cpu = []
     for run in range(args.runs + 1):
-        spawned = time.time()
-        out = subprocess.run([driver], env=env, capture_output=True, text=True, timeout=60, check=True)
-        line = [l for l in out.stdout.splitlines() if l.startswith('{')][-1]
-        frame = json.loads(line)
-        ms = (frame['first_frame_us'] / 1e6 - spawned) * 1000
+        ms, cpu_ms, _ = start(driver)
         if run > 0:
             times.append(ms)
-            cpu.append(frame['cpu_us'] / 1000)
+            cpu.append(cpu_ms)
     median = statistics.median(times)
     print(f"startup: first heatmap frame {median:.0f} ms after launch (median of {len(times)} warm runs, "
           f"{min(times):.0f}-{max(times):.0f}), goal <= {GOAL_MS:.0f} ms: {'met' if median <= GOAL_MS else 'NOT met'}; "
