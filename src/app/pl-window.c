@@ -118,12 +118,56 @@ pl_window_get_workspace (PlWindow *self)
   return self->workspace;
 }
 
+/* The page of view NAME, built into its bin the first time it is asked
+ * for: a start builds only the view it shows. NULL for no such view. */
+static PlPage *
+ensure_page (PlWindow   *self,
+             const char *name)
+{
+  static const struct { const char *name; GType (*get_type) (void); } views[] = {
+    { "similarity", pl_similarity_page_get_type },
+    { "trajectory", pl_trajectory_page_get_type },
+    { "attention", pl_attention_page_get_type },
+    { "probes", pl_probes_page_get_type },
+    { "compare", pl_compare_page_get_type },
+    { "playground", pl_playground_page_get_type },
+    { "patches", pl_patches_page_get_type },
+    { "rotary", pl_rotary_page_get_type },
+  };
+  GtkWidget *bin = name != NULL ? adw_view_stack_get_child_by_name (self->view_stack, name) : NULL;
+  GtkWidget *page;
+
+  if (bin == NULL)
+    return NULL;
+  if ((page = adw_bin_get_child (ADW_BIN (bin))) != NULL)
+    return PL_PAGE (page);
+  for (guint i = 0; i < G_N_ELEMENTS (views); i++)
+    if (g_str_equal (views[i].name, name))
+      {
+        page = g_object_new (views[i].get_type (), NULL);
+        adw_bin_set_child (ADW_BIN (bin), page);
+        if (self->workspace != NULL)
+          pl_page_set_workspace (PL_PAGE (page), self->workspace);
+        return PL_PAGE (page);
+      }
+  g_return_val_if_reached (NULL);
+}
+
 GtkWidget *
 pl_window_get_page (PlWindow   *self,
                     const char *name)
 {
   g_return_val_if_fail (PL_IS_WINDOW (self), NULL);
-  return adw_view_stack_get_child_by_name (self->view_stack, name);
+  g_return_val_if_fail (name != NULL, NULL);
+
+  return GTK_WIDGET (ensure_page (self, name));
+}
+
+/* The view shown gets its page. */
+static void
+on_visible_view_changed (PlWindow *self)
+{
+  ensure_page (self, adw_view_stack_get_visible_child_name (self->view_stack));
 }
 
 static GtkWidget *
@@ -149,28 +193,10 @@ on_row_selected (PlWindow      *self,
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SELECTED_MODEL]);
 }
 
-/* Each view follows the window's workspace. */
-static void
-connect_pages (PlWindow *self)
-{
-  g_autoptr(GtkSelectionModel) pages = adw_view_stack_get_pages (self->view_stack);
-
-  for (guint i = 0; i < g_list_model_get_n_items (G_LIST_MODEL (pages)); i++)
-    {
-      g_autoptr(AdwViewStackPage) page = g_list_model_get_item (G_LIST_MODEL (pages), i);
-      GtkWidget *child = adw_view_stack_page_get_child (page);
-
-      if (PL_IS_PAGE (child))
-        pl_page_set_workspace (PL_PAGE (child), self->workspace);
-    }
-}
-
 static PlPage *
 get_visible_page (PlWindow *self)
 {
-  GtkWidget *child = adw_view_stack_get_visible_child (self->view_stack);
-
-  return PL_IS_PAGE (child) ? PL_PAGE (child) : NULL;
+  return ensure_page (self, adw_view_stack_get_visible_child_name (self->view_stack));
 }
 
 static void
@@ -273,7 +299,10 @@ pl_window_constructed (GObject *object)
       if (g_settings_get_boolean (settings, "window-maximized"))
         gtk_window_maximize (GTK_WINDOW (self));
     }
-  connect_pages (self);
+  /* The other views' pages are built when first shown. */
+  on_visible_view_changed (self);
+  g_signal_connect_object (self->view_stack, "notify::visible-child", G_CALLBACK (on_visible_view_changed), self,
+                           G_CONNECT_SWAPPED);
   if (settings != NULL)
     g_signal_connect_object (settings, "changed::recent-files", G_CALLBACK (pl_window_update_recent_menu), self,
                              G_CONNECT_SWAPPED);
