@@ -115,6 +115,16 @@ check_width (int width)
                    gtk_widget_get_width (GTK_WIDGET (window)), minimum);
         }
       assert_inside (pl_page_get_header (page), GTK_WIDGET (page), where);
+      /* A folded toolbar's menu fits the window: its controls, linked
+       * groups too, no wider than the window less the menu's margins. */
+      if (pl_page_get_folded (page))
+        {
+          int minimum;
+
+          gtk_widget_measure (pl_page_get_toolbar (page), GTK_ORIENTATION_HORIZONTAL, -1, &minimum, NULL, NULL, NULL);
+          if (minimum > width - 24)
+            g_error ("%s: the folded toolbar needs %d px", where, minimum);
+        }
       g_test_message ("%s: toolbar %s", where, pl_page_get_folded (page) ? "folded" : "in a row");
     }
 }

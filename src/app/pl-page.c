@@ -517,6 +517,16 @@ toolbar_width (PlPagePrivate *priv)
   return width + TOOLBAR_SPACING * MAX (n - 1, 0);
 }
 
+/* Linked button groups along ORIENTATION: in the menu, one under another. */
+static void
+orient_linked (GtkWidget      *toolbar,
+               GtkOrientation  orientation)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (toolbar); child; child = gtk_widget_get_next_sibling (child))
+    if (GTK_IS_BOX (child) && gtk_widget_has_css_class (child, "linked"))
+      gtk_orientable_set_orientation (GTK_ORIENTABLE (child), orientation);
+}
+
 /* A toolbar too wide for its page goes into a menu at the start of its
  * row, its controls one under another; back when there is room again.
  * Done after the allocation that found it, never during one. */
@@ -536,6 +546,7 @@ refold (gpointer data)
     {
       gtk_viewport_set_child (priv->toolbar_port, NULL);
       gtk_orientable_set_orientation (GTK_ORIENTABLE (priv->toolbar), GTK_ORIENTATION_VERTICAL);
+      orient_linked (priv->toolbar, GTK_ORIENTATION_VERTICAL);
       gtk_popover_set_child (priv->fold_popover, priv->toolbar);
     }
   else
@@ -543,6 +554,7 @@ refold (gpointer data)
       gtk_popover_popdown (priv->fold_popover);
       gtk_popover_set_child (priv->fold_popover, NULL);
       gtk_orientable_set_orientation (GTK_ORIENTABLE (priv->toolbar), GTK_ORIENTATION_HORIZONTAL);
+      orient_linked (priv->toolbar, GTK_ORIENTATION_HORIZONTAL);
       gtk_viewport_set_child (priv->toolbar_port, priv->toolbar);
     }
   g_object_unref (priv->toolbar);
