@@ -173,6 +173,16 @@ pl_test_max_abs_diff (const PlMatrix *a,
   return worst;
 }
 
+double
+pl_test_max_abs (const PlMatrix *m)
+{
+  double worst = 0;
+
+  for (gsize i = 0; i < m->rows * m->cols; i++)
+    worst = MAX (worst, fabs (m->data[i]));
+  return worst;
+}
+
 typedef struct
 {
   PlTestCancellableFunc  func;

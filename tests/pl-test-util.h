@@ -37,6 +37,8 @@ double   *pl_test_read_h5_doubles (const char *file,
 /* Largest |a - b| over all elements; NaN when the shapes differ. */
 double    pl_test_max_abs_diff (const PlMatrix *a,
                                 const PlMatrix *b);
+/* Largest |value| of M. */
+double    pl_test_max_abs      (const PlMatrix *m);
 /* The fixtures whose references hold the table analyses (cosine, PCA, probe
  * MAE): the three demo checkpoints and the sinusoid. */
 typedef struct

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "pl-blas-core.h"
+#include "pl-page.h"
 #include "pl-test-window.h"
 
 /* Long enough for one analysis on a machine shared far beyond its cores;
@@ -68,6 +69,30 @@ pl_test_window_open (PlApplication **app)
   g_assert_nonnull (window);
   pl_test_wait_until (demos_listed, window, "the demo models");
   return window;
+}
+
+GtkWidget *
+pl_test_page (PlWindow   *window,
+              const char *name)
+{
+  GtkWidget *widget = pl_window_get_page (window, name);
+
+  g_assert_nonnull (widget);
+  return widget;
+}
+
+void
+pl_test_activate (PlWindow   *window,
+                  const char *action,
+                  GVariant   *param)
+{
+  g_assert_true (gtk_widget_activate_action_variant (GTK_WIDGET (window), action, param));
+}
+
+gboolean
+pl_test_page_ready (gpointer page)
+{
+  return !pl_page_get_busy (page) && pl_page_get_figure (page) != NULL;
 }
 
 static gboolean

@@ -18,6 +18,15 @@ void      pl_test_window_init (int            *argc,
 /* A registered, activated application in *APP, and its window once the
  * demo models are listed. */
 PlWindow *pl_test_window_open (PlApplication **app);
+/* The view NAME of WINDOW ("similarity", "compare", …), which must exist. */
+GtkWidget *pl_test_page      (PlWindow      *window,
+                              const char    *name);
+/* Activates the window's ACTION with PARAM, as its keys and menus do. */
+void      pl_test_activate    (PlWindow      *window,
+                               const char    *action,
+                               GVariant      *param);
+/* Whether the view PAGE has finished and shows a figure. */
+gboolean  pl_test_page_ready  (gpointer       page);
 
 /* Turns the main loop until CHECK (DATA) holds; fails the test after 400 s. */
 void     pl_test_wait_until  (gboolean   (*check) (gpointer data),

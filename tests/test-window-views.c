@@ -2,21 +2,17 @@
 #include "config.h"
 
 #include <adwaita.h>
-#include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
 
 #include "pl-application.h"
 #include "pl-attention-page.h"
-#include "pl-compare-page.h"
-#include "pl-dataset-dialog.h"
 #include "pl-export-dialog.h"
 #include "pl-figure-view.h"
 #include "pl-playground-page.h"
 #include "pl-probes-page.h"
 #include "pl-similarity-page.h"
 #include "pl-test-util.h"
-#include "pl-test-writers.h"
 #include "pl-test-window.h"
 #include "pl-trajectory-page.h"
 #include "pl-window.h"
@@ -55,12 +51,6 @@ static gboolean
 probes_ready (gpointer page)
 {
   return !pl_page_get_busy ((PlPage *) page);
-}
-
-static gboolean
-compare_ready (gpointer page)
-{
-  return !pl_page_get_busy ((PlPage *) page) && pl_compare_page_get_difference (page) != NULL;
 }
 
 static gboolean
@@ -331,231 +321,6 @@ test_probes_match_reference (void)
   pl_probes_page_set_protocol (probes, PL_PROBE_PAPER);
 }
 
-/* GPT-2 against the sinusoid: the difference is the reference cosine minus
- * the sinusoid's closed form. */
-static void
-test_compare_difference (void)
-{
-  PlComparePage *compare = PL_COMPARE_PAGE (page ("compare"));
-  g_autofree char *reference = pl_test_fixture ("mini-gpt2", "reference.h5", NULL);
-  g_autoptr(PlMatrix) cosine = pl_test_read_h5 (reference, "/position_table/cosine");
-  PlMatrix *difference;
-
-  activate ("win.show-view", g_variant_new_int32 (4));
-  pl_compare_page_set_models (compare, 0, 3);
-  pl_test_wait_until (compare_ready, compare, "the comparison");
-  difference = pl_compare_page_get_difference (compare);
-  g_assert_cmpuint (difference->rows, ==, 512);
-  for (guint i = 0; i < 512; i += 37)
-    for (guint j = 0; j < 512; j += 41)
-      {
-        double sinusoid = 0;
-        for (guint k = 0; k < 384; k++)
-          sinusoid += cos (((double) i - j) * pow (10000.0, -2.0 * k / 768));
-        sinusoid /= 384;
-        g_assert_cmpfloat_with_epsilon (pl_matrix_get (difference, i, j),
-                                        pl_matrix_get (cosine, i, j) - sinusoid, 2e-5);
-      }
-}
-
-/* The plot of panel K of FIGURE, in its view's coordinates. */
-static void
-panel_plot (PlFigure          *figure,
-            guint              k,
-            cairo_rectangle_t *plot)
-{
-  cairo_rectangle_t cell;
-
-  g_assert_true (pl_figure_get_panel_area (figure, k, &cell));
-  pl_figure_get_plot_area (pl_figure_get_panel (figure, k), plot);
-  plot->x += cell.x;
-  plot->y += cell.y;
-}
-
-/* Compare is one figure that fills its pane: both similarities and their
- * difference, none of the plots small; it exports whole; zooming one panel
- * zooms all three; hovering any panel reads all three values. */
-static void
-test_compare_one_figure (void)
-{
-  PlComparePage *compare = PL_COMPARE_PAGE (page ("compare"));
-  GtkWidget *view = pl_compare_page_get_figure_view (compare);
-  PlFigure *figure = pl_page_get_figure (PL_PAGE (compare));
-  g_autoptr(GBytes) image = NULL;
-  g_autofree char *text = NULL;
-  cairo_rectangle_t plot;
-  guint want_column = 0, want_row = 0;
-  int w, h;
-
-  g_assert_cmpint (pl_figure_get_kind (figure), ==, PL_FIGURE_MULTIPLES);
-  g_assert_cmpuint (pl_figure_get_n_panels (figure), ==, 3);
-  g_assert_nonnull (strstr (pl_figure_get_title (pl_figure_get_panel (figure, 2)), " − "));
-  image = pl_test_render (view, &w, &h);
-  for (guint k = 0; k < 3; k++)
-    {
-      panel_plot (figure, k, &plot);
-      g_test_message ("panel %u: %.0f × %.0f in %d × %d", k, plot.width, plot.height, w, h);
-      g_assert_cmpfloat (MIN (plot.width, plot.height), >=, 0.35 * MIN (w, h));
-    }
-
-  /* Four times closer around the middle of the first panel. */
-  panel_plot (figure, 0, &plot);
-  pl_figure_view_zoom (PL_FIGURE_VIEW (view), 4, plot.x + plot.width / 2, plot.y + plot.height / 2);
-  pl_test_wait_frames (view, 2);
-  for (guint k = 0; k < 3; k++)
-    {
-      guint column, row;
-
-      panel_plot (figure, k, &plot);
-      g_assert_true (pl_figure_hit_cell (figure, plot.x + plot.width * 0.3, plot.y + plot.height * 0.7,
-                                         &column, &row));
-      if (k == 0)
-        {
-          want_column = column;
-          want_row = row;
-          /* 512 positions in view before, 128 now, around the middle. */
-          g_assert_cmpuint (column, >, 192 + 20);
-          g_assert_cmpuint (column, <, 320 - 20);
-        }
-      g_assert_cmpuint (column, ==, want_column);
-      g_assert_cmpuint (row, ==, want_row);
-    }
-
-  panel_plot (figure, 2, &plot);
-  text = pl_figure_view_describe_at (PL_FIGURE_VIEW (view), plot.x + plot.width / 2, plot.y + plot.height / 2);
-  g_assert_nonnull (strstr (text, "mini-gpt2"));
-  g_assert_nonnull (strstr (text, "Sinusoidal"));
-  g_assert_nonnull (strstr (text, "Difference"));
-  pl_figure_view_reset_zoom (PL_FIGURE_VIEW (view));
-}
-
-static gboolean
-compare_shows_two (gpointer page)
-{
-  PlFigure *figure = pl_page_get_figure (page);
-
-  return !pl_page_get_busy ((PlPage *) page) && figure != NULL && pl_figure_get_n_panels (figure) == 2;
-}
-
-static gboolean
-lists_n_models (gpointer n)
-{
-  return g_list_model_get_n_items (pl_window_get_models (window)) >= GPOINTER_TO_UINT (n);
-}
-
-/* The value the Compare readout TEXT gives for MODEL, or NAN when none. */
-static double
-readout_value (const char *text,
-               const char *model)
-{
-  g_auto(GStrv) lines = g_strsplit (text, "\n", -1);
-
-  for (guint i = 0; lines[i] != NULL; i++)
-    if (g_str_has_prefix (lines[i], model) && lines[i][strlen (model)] == ',')
-      return g_ascii_strtod (strrchr (lines[i], ':') + 1, NULL);
-  return NAN;
-}
-
-/* Cosine of sinusoidal positions I and J, 64 wide, base 10000: the mean of
- * cos ((I − J) ω) over the 32 frequencies. */
-static double
-sinusoid_cosine (guint i, guint j)
-{
-  double sum = 0;
-
-  for (guint k = 0; k < 32; k++)
-    sum += cos (((double) i - j) * pow (10000.0, -2.0 * k / 64));
-  return sum / 32;
-}
-
-/* Compare of two models with 512 and 300 positions: each panel selects and
- * reads its own positions, zoomed or not. */
-static void
-test_compare_different_lengths (void)
-{
-  PlComparePage *compare = PL_COMPARE_PAGE (page ("compare"));
-  PlFigureView *view = PL_FIGURE_VIEW (pl_compare_page_get_figure_view (compare));
-  PlWorkspace *workspace = pl_window_get_workspace (window);
-  g_autofree char *reference = pl_test_fixture ("mini-gpt2", "reference.h5", NULL);
-  g_autoptr(PlMatrix) cosine = pl_test_read_h5 (reference, "/position_table/cosine");
-  g_autoptr(GFile) file = g_file_new_for_commandline_arg ("builtin:sinusoidal:300x64");
-  guint n = g_list_model_get_n_items (pl_window_get_models (window));
-  const guint lengths[2] = { 512, 300 };
-  g_autoptr(PlModel) gpt2 = g_list_model_get_item (pl_window_get_models (window), 0);
-  g_autoptr(PlModel) sinusoid = NULL;
-  const char *names[2];
-  PlFigure *figure;
-
-  g_application_open (G_APPLICATION (app), &file, 1, "");
-  pl_test_wait_until (lists_n_models, GUINT_TO_POINTER (n + 1), "the 300-position sinusoid");
-  sinusoid = g_list_model_get_item (pl_window_get_models (window), n);
-  names[0] = pl_model_get_name (gpt2);
-  names[1] = pl_model_get_name (sinusoid);
-  g_assert_cmpstr (names[0], ==, "mini-gpt2");
-
-  activate ("win.show-view", g_variant_new_int32 (4));
-  pl_compare_page_set_models (compare, 0, n);
-  pl_test_wait_until (compare_shows_two, compare, "the comparison");
-  pl_test_wait_frames (GTK_WIDGET (view), 2);
-  figure = pl_page_get_figure (PL_PAGE (compare));
-
-  for (guint k = 0; k < 2; k++)
-    {
-      g_autofree char *text = NULL;
-      g_autofree char *positions = NULL;
-      cairo_rectangle_t plot;
-      guint start, end, row, column;
-      double x, y;
-
-      /* Shift-drag from about a quarter to 60 % of the panel's height. */
-      panel_plot (figure, k, &plot);
-      g_assert_true (pl_figure_view_select_drag (view, plot.x + plot.width / 2, plot.y + 0.253 * plot.height,
-                                                 plot.x + plot.width / 2, plot.y + 0.603 * plot.height));
-      pl_workspace_get_selection (workspace, &start, &end);
-      g_assert_cmpuint (start, ==, (guint) (0.253 * lengths[k]));
-      g_assert_cmpuint (end, ==, (guint) (0.603 * lengths[k]) + 1);
-      pl_figure_view_get_highlight (view, &start, &end);
-      g_assert_cmpuint (start, ==, (guint) (0.253 * lengths[k]));
-
-      /* The readout at the middle of cell (row, column) of this panel. */
-      row = lengths[k] * 7 / 10;
-      column = lengths[k] / 5;
-      x = plot.x + (column + 0.5) * plot.width / lengths[k];
-      y = plot.y + (row + 0.5) * plot.height / lengths[k];
-      text = pl_figure_view_describe_at (view, x, y);
-      g_assert_nonnull (text);
-      g_test_message ("panel %u: %s", k, text);
-      positions = g_strdup_printf ("Positions %u and %u", row, column);
-      g_assert_true (g_str_has_prefix (text, positions));
-      g_assert_cmpfloat_with_epsilon (readout_value (text, names[0]), pl_matrix_get (cosine, row, column), 1e-4);
-      if (row < 300 && column < 300)
-        g_assert_cmpfloat_with_epsilon (readout_value (text, names[1]), sinusoid_cosine (row, column), 1e-4);
-      else
-        g_assert_true (isnan (readout_value (text, names[1])));
-    }
-
-  /* Zoomed four times around the middle of the 512 positions (192–320):
-   * the 300-position panel shows its last 128 (172–300). */
-  {
-    cairo_rectangle_t plot;
-    guint start, end;
-
-    panel_plot (figure, 0, &plot);
-    pl_figure_view_zoom (view, 4, plot.x + plot.width / 2, plot.y + plot.height / 2);
-    pl_test_wait_frames (GTK_WIDGET (view), 2);
-    panel_plot (figure, 1, &plot);
-    g_assert_true (pl_figure_view_select_drag (view, plot.x + 1, plot.y + plot.height * (0.5 / 128),
-                                               plot.x + 1, plot.y + plot.height - 1));
-    pl_workspace_get_selection (workspace, &start, &end);
-    g_assert_cmpuint (start, ==, 172);
-    g_assert_cmpuint (end, ==, 300);
-    pl_figure_view_reset_zoom (view);
-  }
-  pl_workspace_set_selection (workspace, 0, 0);
-  pl_window_select_model (window, n);
-  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.remove-model", NULL));
-}
-
 static void
 test_playground_closed_form (void)
 {
@@ -791,191 +556,6 @@ test_dark_mode (void)
   g_assert_cmpfloat (pl_test_mean_luminance (dark), <, pl_test_mean_luminance (light) - 0.1);
 }
 
-static gboolean
-models_at_least_five (gpointer data)
-{
-  return g_list_model_get_n_items (pl_window_get_models (window)) >= 5;
-}
-
-static gboolean
-toast_shown (gpointer data)
-{
-  return *(gboolean *) data;
-}
-
-/* Notes the window's message about broken.h5, and logs everything as usual. */
-static GLogWriterOutput
-catch_message (GLogLevelFlags log_level, const GLogField *fields, gsize n_fields, gpointer data)
-{
-  for (gsize i = 0; i < n_fields; i++)
-    if (g_strcmp0 (fields[i].key, "MESSAGE") == 0 && strstr (fields[i].value, "broken.h5") != NULL)
-      {
-        *(gboolean *) data = TRUE;
-        return G_LOG_WRITER_HANDLED;
-      }
-  return g_log_writer_default (log_level, fields, n_fields, NULL);
-}
-
-/* A good file joins the list; a bad one is reported and the window lives on. */
-static void
-test_open_files (void)
-{
-  g_autofree char *safetensors = pl_test_fixture ("mini-gpt2", "model.safetensors", NULL);
-  g_autofree char *dir = pl_test_tmpdir ();
-  g_autofree char *broken = g_build_filename (dir, "broken.h5", NULL);
-  g_autoptr(GFile) good = g_file_new_for_path (safetensors);
-  g_autoptr(GFile) bad = g_file_new_for_path (broken);
-  gboolean reported = FALSE;
-
-  g_assert_true (g_file_set_contents (broken, "\x89HDF\r\n\x1a\nnot really", -1, NULL));
-  pl_window_open_file (window, good, TRUE);
-  pl_test_wait_until (models_at_least_five, NULL, "the safetensors file");
-  g_assert_cmpuint (g_list_model_get_n_items (pl_window_get_models (window)), ==, 5);
-
-  g_log_set_writer_func (catch_message, &reported, NULL);
-  pl_window_open_file (window, bad, FALSE);
-  pl_test_wait_until (toast_shown, &reported, "the error about broken.h5");
-  g_assert_cmpuint (g_list_model_get_n_items (pl_window_get_models (window)), ==, 5);
-  pl_test_rmtree (dir);
-}
-
-static PlDatasetDialog *
-find_dataset_dialog (void)
-{
-  GListModel *toplevels = gtk_window_get_toplevels ();   /* owned by GTK */
-
-  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
-    {
-      g_autoptr(GObject) item = g_list_model_get_item (toplevels, i);
-      if (PL_IS_DATASET_DIALOG (item))
-        return PL_DATASET_DIALOG (item);
-    }
-  return NULL;
-}
-
-static gboolean
-dataset_dialog_shown (gpointer data)
-{
-  return find_dataset_dialog () != NULL;
-}
-
-static gboolean
-models_more_than (gpointer n)
-{
-  return g_list_model_get_n_items (pl_window_get_models (window)) > GPOINTER_TO_UINT (n);
-}
-
-/* Any HDF5 file: the user picks the table from a tree of its datasets, and
- * the file joins the recent list. */
-static void
-test_generic_hdf5 (void)
-{
-  g_autofree char *dir = pl_test_tmpdir ();
-  g_autofree char *path = g_build_filename (dir, "runs.h5", NULL);
-  g_autoptr(GFile) file = g_file_new_for_path (path);
-  g_autofree float *values = pl_test_exact_values (40, 12);
-  const guint64 dims[2] = { 40, 12 };
-  g_autoptr(PlModel) model = NULL;
-  g_auto(GStrv) recent = NULL;
-  GSettings *settings = pl_workspace_get_settings (pl_window_get_workspace (window));
-  guint before = g_list_model_get_n_items (pl_window_get_models (window));
-  hid_t h5 = H5Fcreate (path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-  hid_t space, ints;
-
-  /* Names that say nothing, so Poslens cannot guess and has to ask. */
-  pl_test_h5_put (h5, "/experiments/run1/table", 2, dims, values);
-  pl_test_h5_put (h5, "/experiments/run1/other", 2, dims, values);
-  pl_test_h5_put (h5, "/experiments/run1/bias", 1, dims + 1, values);
-  space = H5Screate_simple (2, (const hsize_t[]) { 4, 3 }, NULL);
-  ints = H5Dcreate2 (h5, "/experiments/run1/steps", H5T_STD_I32LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-  H5Dwrite (ints, H5T_NATIVE_INT32, H5S_ALL, H5S_ALL, H5P_DEFAULT, (const gint32[12]) { 0 });
-  H5Dclose (ints);
-  H5Sclose (space);
-  H5Fclose (h5);
-
-  pl_window_open_file (window, file, TRUE);
-  pl_test_wait_until (dataset_dialog_shown, NULL, "the dataset picker");
-  /* The greyed-out datasets say why they cannot be chosen. */
-  pl_test_wait_frames (GTK_WIDGET (find_dataset_dialog ()), 2);
-  g_assert_true (pl_test_shows_label (GTK_WIDGET (find_dataset_dialog ()), "One dimension: a table has rows and columns"));
-  g_assert_true (pl_test_shows_label (GTK_WIDGET (find_dataset_dialog ()), "Holds int32 values: a table holds floating-point numbers"));
-  /* A vector is no table; the 2-D dataset is. */
-  g_assert_false (pl_dataset_dialog_choose (find_dataset_dialog (), "/experiments/run1/bias"));
-  g_assert_false (pl_dataset_dialog_choose (find_dataset_dialog (), "/experiments/run1/steps"));
-  g_assert_true (pl_dataset_dialog_choose (find_dataset_dialog (), "/experiments/run1/table"));
-  pl_test_wait_until (models_more_than, GUINT_TO_POINTER (before), "the chosen table");
-  model = g_list_model_get_item (pl_window_get_models (window), before);
-  g_assert_cmpuint (pl_model_get_n_positions (model), ==, 40);
-  g_assert_cmpuint (pl_model_get_hidden_size (model), ==, 12);
-
-  g_assert_nonnull (settings);
-  recent = g_settings_get_strv (settings, "recent-files");
-  g_assert_cmpstr (recent[0], ==, path);
-  pl_test_rmtree (dir);
-}
-
-static gboolean
-page_settled (gpointer page)
-{
-  const char *shown = pl_page_get_shown (page);
-
-  return !pl_page_get_busy (page) && (g_strcmp0 (shown, "figure") == 0 || g_strcmp0 (shown, "error") == 0);
-}
-
-/* A table with all-zero rows: the cosine refuses it naming every such
- * position; the dot product (zero beside them) and PCA show it. */
-static void
-test_zero_rows_per_analysis (void)
-{
-  g_autofree char *dir = pl_test_tmpdir ();
-  g_autofree char *path = g_build_filename (dir, "zeros.h5", NULL);
-  g_autoptr(GFile) file = g_file_new_for_path (path);
-  g_autofree float *values = pl_test_exact_values (40, 12);
-  const guint64 dims[2] = { 40, 12 };
-  guint before = g_list_model_get_n_items (pl_window_get_models (window));
-  PlPage *similarity = PL_PAGE (page ("similarity"));
-  PlPage *trajectory = PL_PAGE (page ("trajectory"));
-  const char *description;
-  PlMatrix *shown;
-  hid_t h5 = H5Fcreate (path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-
-  for (guint j = 0; j < 12; j++)
-    values[3 * 12 + j] = values[17 * 12 + j] = 0.0f;
-  pl_test_h5_put (h5, "/position_embeddings", 2, dims, values);
-  H5Fclose (h5);
-
-  activate ("win.show-view", g_variant_new_int32 (0));
-  pl_similarity_page_set_metric (PL_SIMILARITY_PAGE (similarity), PL_SIMILARITY_COSINE);
-  pl_window_open_file (window, file, TRUE);
-  pl_test_wait_until (models_more_than, GUINT_TO_POINTER (before), "the table with zero rows");
-  pl_window_select_model (window, before);
-  pl_test_wait_until (page_settled, similarity, "the cosine");
-  g_assert_cmpstr (pl_page_get_shown (similarity), ==, "error");
-  description = adw_status_page_get_description (pl_page_get_status (similarity));
-  g_test_message ("%s", description);
-  /* The core's "positions 3 and 17 are all zeros", as a sentence. */
-  g_assert_true (g_str_has_prefix (description, "Positions 3 and 17 are all zeros"));
-
-  pl_similarity_page_set_metric (PL_SIMILARITY_PAGE (similarity), PL_SIMILARITY_DOT);
-  pl_test_wait_until (page_settled, similarity, "the dot product");
-  g_assert_cmpstr (pl_page_get_shown (similarity), ==, "figure");
-  shown = pl_similarity_page_get_matrix (PL_SIMILARITY_PAGE (similarity));
-  g_assert_cmpuint (shown->rows, ==, 40);
-  g_assert_cmpfloat (pl_matrix_get (shown, 3, 5), ==, 0.0f);
-  g_assert_cmpfloat (pl_matrix_get (shown, 17, 17), ==, 0.0f);
-  g_assert_cmpfloat (pl_matrix_get (shown, 5, 5), >, 0.0f);
-
-  activate ("win.show-view", g_variant_new_int32 (1));
-  pl_test_wait_until (page_settled, trajectory, "the trajectory");
-  g_assert_cmpstr (pl_page_get_shown (trajectory), ==, "figure");
-
-  activate ("win.show-view", g_variant_new_int32 (0));
-  pl_similarity_page_set_metric (PL_SIMILARITY_PAGE (similarity), PL_SIMILARITY_COSINE);
-  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.remove-model", NULL));
-  pl_window_select_model (window, 0);
-  pl_test_rmtree (dir);
-}
-
 /* How long the main thread waited for a CPU, in µs (Linux schedstat): time
  * the machine's load took, not time our main loop spent. */
 static gint64
@@ -1077,9 +657,6 @@ main (int argc, char *argv[])
   g_test_add_func ("/pl/window/distance-reads-like-cosine", test_distance_reads_like_cosine);
   g_test_add_func ("/pl/window/layers-step", test_layers_step);
   g_test_add_func ("/pl/window/probes-match-reference", test_probes_match_reference);
-  g_test_add_func ("/pl/window/compare-difference", test_compare_difference);
-  g_test_add_func ("/pl/window/compare-one-figure", test_compare_one_figure);
-  g_test_add_func ("/pl/window/compare-different-lengths", test_compare_different_lengths);
   g_test_add_func ("/pl/window/playground-closed-form", test_playground_closed_form);
   g_test_add_func ("/pl/window/export", test_export);
   g_test_add_func ("/pl/window/export-for-papers", test_export_for_papers);
@@ -1087,9 +664,6 @@ main (int argc, char *argv[])
   g_test_add_func ("/pl/window/export-companion", test_export_companion);
   g_test_add_func ("/pl/window/exported-toast", test_exported_toast);
   g_test_add_func ("/pl/window/dark-mode", test_dark_mode);
-  g_test_add_func ("/pl/window/open-files", test_open_files);
-  g_test_add_func ("/pl/window/generic-hdf5", test_generic_hdf5);
-  g_test_add_func ("/pl/window/zero-rows-per-analysis", test_zero_rows_per_analysis);
   g_test_add_func ("/pl/window/responsive-during-forward", test_responsive_during_forward);
   status = g_test_run ();
 

@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "pl-decoder-attention.h"
+#include "pl-stored-gemm.h"
+#include "pl-test-transformer.h"
+#include "pl-test-util.h"
+
+/* The kernels the decoders' layers run: the GEMM on weights kept as stored
+ * (F32, F16, BF16) against the product in double, its tuned path against
+ * the plain one, and the attention against its definition in double. */
+
+/* The stored-precision GEMM against float64 sums, for each precision. */
+static void
+test_stored_gemm (void)
+{
+  static const PlStoredType types[] = { PL_STORED_F32, PL_STORED_F16, PL_STORED_BF16 };
+  gsize t = 37, k = 70, n = 53;
+
+  for (guint ti = 0; ti < G_N_ELEMENTS (types); ti++)
+    {
+      g_autoptr(PlStoredMatrix) w = pl_stored_matrix_try_new (types[ti], n, k, NULL);
+      g_autoptr(PlMatrix) wf = pl_matrix_new (n, k);
+      g_autoptr(PlMatrix) x = pl_matrix_new (t, k);
+      g_autoptr(PlMatrix) bias = pl_matrix_new (1, n);
+      g_autoptr(PlMatrix) res = pl_matrix_new (t, n);
+      g_autoptr(PlMatrix) out = pl_matrix_new (t, n);
+
+      for (gsize i = 0; i < n * k; i++)
+        {
+          /* a value every precision holds exactly: (i mod 61 − 30) / 32 */
+          float v = (float) ((int) (i % 61) - 30) / 32.0f;
+          guint32 bits;
+
+          memcpy (&bits, &v, 4);
+          if (types[ti] == PL_STORED_F32)
+            ((float *) w->data)[i] = v;
+          else if (types[ti] == PL_STORED_BF16)
+            ((guint16 *) w->data)[i] = bits >> 16;
+          else
+            ((guint16 *) w->data)[i] = (guint16) (v == 0 ? 0 : ((bits >> 16) & 0x8000) |
+                                                  ((((bits >> 23) & 0xff) - 112) << 10) | ((bits >> 13) & 0x3ff));
+          wf->data[i] = v;
+        }
+      for (gsize i = 0; i < t * k; i++)
+        x->data[i] = (float) sin (0.37 * i);
+      for (gsize j = 0; j < n; j++)
+        bias->data[j] = 0.01f * j;
+      for (gsize i = 0; i < t * n; i++)
+        res->data[i] = (float) cos (0.11 * i);
+      pl_stored_gemm (x, w, bias, res, out);
+      for (gsize r = 0; r < t; r++)
+        for (gsize c = 0; c < n; c++)
+          {
+            double sum = bias->data[c] + res->data[r * n + c];
+
+            for (gsize i = 0; i < k; i++)
+              sum += (double) x->data[r * k + i] * wf->data[c * k + i];
+            g_assert_cmpfloat (fabs (out->data[r * n + c] - sum), <, 1e-4);
+          }
+    }
+}
+
+static float
+noise (gsize i)
+{
+  return (float) sin (0.731 * i + 0.2 * (i % 7)) * (1.0f + (float) (i % 5) / 4.0f);
+}
+
+/* The tuned GEMM (AMX tiles for BF16 weights where the processor has them)
+ * against the plain one, on shapes no kernel block divides. */
+static void
+test_tuned_gemm (void)
+{
+  static const gsize shapes[][3] = { { 45, 70, 96 }, { 33, 50, 64 }, { 3, 17, 40 }, { 64, 64, 2048 } };
+
+  for (guint s = 0; s < G_N_ELEMENTS (shapes); s++)
+    {
+      gsize t = shapes[s][0], n = shapes[s][1], k = shapes[s][2];
+      g_autoptr(PlStoredMatrix) w = pl_stored_matrix_try_new (PL_STORED_BF16, n, k, NULL);
+      g_autoptr(PlMatrix) x = pl_matrix_new (t, k);
+      g_autoptr(PlMatrix) bias = pl_matrix_new (1, n);
+      g_autoptr(PlMatrix) tuned = pl_matrix_new (t, n);
+      g_autoptr(PlMatrix) plain = pl_matrix_new (t, n);
+      double worst = 0, scale = 0;
+
+      for (gsize i = 0; i < n * k; i++)
+        {
+          float v = 0.05f * noise (i + 3);
+          guint32 bits;
+
+          memcpy (&bits, &v, 4);
+          ((guint16 *) w->data)[i] = bits >> 16;
+        }
+      for (gsize i = 0; i < t * k; i++)
+        x->data[i] = noise (7 * i + 1);
+      for (gsize j = 0; j < n; j++)
+        bias->data[j] = noise (j);
+      pl_stored_gemm (x, w, bias, NULL, tuned);
+      pl_stored_gemm_plain (x, w, bias, NULL, plain);
+      worst = pl_test_max_abs_diff (tuned, plain);
+      scale = pl_test_max_abs (plain);
+      g_test_message ("%" G_GSIZE_FORMAT "×%" G_GSIZE_FORMAT "×%" G_GSIZE_FORMAT ": tuned − plain %.2g of %.2g",
+                      t, n, k, worst, scale);
+      g_assert_cmpfloat (worst, <, 2e-6 * scale);
+    }
+}
+
+/* Attention as the definition says, in double: head H's probabilities
+ * into P [T, T] and its context into CTX's columns. */
+static void
+naive_attention (const PlDecoderAttention *job,
+                 gsize                     h,
+                 double                   *p,
+                 double                   *ctx)
+{
+  gsize t = job->n_tokens, hd = job->head_dim, g = h / (job->n_heads / job->n_kv_heads);
+  gsize q_cols = (gsize) job->n_heads * hd, kv_cols = (gsize) job->n_kv_heads * hd;
+
+  for (gsize i = 0; i < t; i++)
+    {
+      gsize first = job->window > 0 && i + 1 > job->window ? i + 1 - job->window : 0;
+      gsize end = job->bidirectional ? t : i + 1;
+      double m = -G_MAXDOUBLE, sum = 0;
+
+      for (gsize j = 0; j < t; j++)
+        {
+          double s = 0;
+
+          for (gsize d = 0; d < hd; d++)
+            s += (double) job->qkv[i * job->stride + h * hd + d] * job->qkv[j * job->stride + q_cols + g * hd + d];
+          p[i * t + j] = s * job->scale;
+          if (j >= first && j < end)
+            m = MAX (m, p[i * t + j]);
+        }
+      for (gsize j = 0; j < t; j++)
+        {
+          p[i * t + j] = j >= first && j < end ? exp (p[i * t + j] - m) : 0;
+          sum += p[i * t + j];
+        }
+      for (gsize j = 0; j < t; j++)
+        p[i * t + j] /= sum;
+      for (gsize d = 0; d < hd; d++)
+        {
+          double c = 0;
+
+          for (gsize j = 0; j < t; j++)
+            c += p[i * t + j] * job->qkv[j * job->stride + q_cols + kv_cols + g * hd + d];
+          ctx[i * q_cols + h * hd + d] = c;
+        }
+    }
+}
+
+/* The attention (heads over threads, blocks of 64 queries) against the
+ * definition: grouped heads, a head size that is not a multiple of 16, more
+ * tokens than one block holds and a ragged last block, with and without a
+ * window, causal and bidirectional (the last case, as encoders attend),
+ * probabilities kept and not kept. */
+static void
+test_attention (void)
+{
+  static const guint windows[] = { 0, 7, 1, 0 };
+  gsize t = 150, nh = 6, kv = 2, hd = 20, cols = (nh + 2 * kv) * hd;
+  g_autofree float *qkv = g_new (float, t * cols);
+  g_autofree double *p = g_new (double, t * t);
+  g_autofree double *want = g_new (double, t * nh * hd);
+
+  for (gsize i = 0; i < t * cols; i++)
+    qkv[i] = 1.5f * noise (i);
+  for (guint w = 0; w < G_N_ELEMENTS (windows); w++)
+    {
+      g_autoptr(PlMatrix) probs = pl_matrix_new (nh * t, t);
+      g_autoptr(PlMatrix) ctx_a = pl_matrix_new (t, nh * hd);
+      g_autoptr(PlMatrix) ctx_b = pl_matrix_new (t, nh * hd);
+      PlDecoderAttention job = { qkv, cols, t, nh, kv, hd, windows[w], 0.125f, probs, ctx_a->data };
+      g_autoptr(GError) error = NULL;
+      double worst_p = 0, worst_ctx = 0, largest = 0;
+
+      job.bidirectional = w + 1 == G_N_ELEMENTS (windows);
+      g_assert_true (pl_decoder_attention (&job, NULL, &error));
+      job.probs = NULL;
+      job.ctx = ctx_b->data;
+      g_assert_true (pl_decoder_attention (&job, NULL, &error));
+      g_assert_no_error (error);
+      for (gsize h = 0; h < nh; h++)
+        {
+          naive_attention (&job, h, p, want);
+          for (gsize i = 0; i < t * t; i++)
+            worst_p = MAX (worst_p, fabs (pl_matrix_row (probs, h * t)[i] - p[i]));
+        }
+      for (gsize i = 0; i < t * nh * hd; i++)
+        {
+          worst_ctx = MAX (worst_ctx, fabs (ctx_a->data[i] - want[i]));
+          largest = MAX (largest, fabs (want[i]));
+        }
+      g_test_message ("window %u%s: probabilities within %.2g, context within %.2g of %.2g",
+                      windows[w], job.bidirectional ? ", bidirectional" : "", worst_p, worst_ctx, largest);
+      g_assert_cmpfloat (worst_p, <, 1e-6);
+      g_assert_cmpfloat (worst_ctx, <, 1e-5 * largest);
+      /* not keeping the probabilities changes nothing */
+      g_assert_cmpfloat (pl_test_max_abs_diff (ctx_a, ctx_b), ==, 0);
+      pl_test_check_rows (probs, t, !job.bidirectional);
+    }
+}
+
+int
+main (int argc, char **argv)
+{
+  pl_test_init (&argc, &argv);
+
+  g_test_add_func ("/pl/rope/stored-gemm", test_stored_gemm);
+  g_test_add_func ("/pl/rope/tuned-gemm", test_tuned_gemm);
+  g_test_add_func ("/pl/rope/attention", test_attention);
+  return g_test_run ();
+}
