@@ -282,7 +282,7 @@ open_models_done (GObject      *object,
                   GAsyncResult *result,
                   gpointer      user_data)
 {
-  PlWindow *self = PL_WINDOW (object);
+  g_autoptr(PlWindow) self = user_data;
   OpenRequest *request = g_task_get_task_data (G_TASK (result));
   gboolean selected = FALSE;
   guint at;
@@ -328,7 +328,11 @@ pl_window_open_paths (PlWindow           *self,
             gboolean            select,
             gboolean            remember)
 {
-  g_autoptr(GTask) task = g_task_new (self, NULL, open_models_done, NULL);
+  /* The window is the callback's, not the task's source object: the
+   * executor's thread may drop the task's last reference, and a window
+   * closed meanwhile must not be disposed there (its dispose waits for the
+   * executor's threads, that one among them). */
+  g_autoptr(GTask) task = g_task_new (NULL, NULL, open_models_done, g_object_ref (self));
   OpenRequest *request = g_new0 (OpenRequest, 1);
 
   request->first_order = self->next_order;
