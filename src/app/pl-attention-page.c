@@ -54,14 +54,11 @@ get_workspace (PlAttentionPage *self)
   return pl_page_get_workspace (PL_PAGE (self));
 }
 
-/* The attention layer shown, 0-based, from the workspace's layer (1 … L). */
+/* The attention layer shown, 0-based. */
 static guint
 get_layer (PlAttentionPage *self)
 {
-  guint n = self->stats ? self->stats->n_layers : pl_workspace_get_n_layers (get_workspace (self));
-  int layer = pl_workspace_get_layer (get_workspace (self));
-
-  return (guint) CLAMP (layer, 1, (int) MAX (n, 1)) - 1;
+  return pl_workspace_get_layer_index (get_workspace (self), self->stats ? self->stats->n_layers : 0);
 }
 
 static guint

@@ -42,14 +42,11 @@ get_workspace (PlRotaryPage *self)
   return pl_page_get_workspace (PL_PAGE (self));
 }
 
-/* The layer shown, 0-based, from the workspace's layer (1 … L). */
+/* The layer shown, 0-based. */
 static guint
 get_layer (PlRotaryPage *self)
 {
-  int layer = pl_workspace_get_layer (get_workspace (self));
-  guint n = pl_workspace_get_n_layers (get_workspace (self));
-
-  return (guint) CLAMP (layer, 1, (int) MAX (n, 1)) - 1;
+  return pl_workspace_get_layer_index (get_workspace (self), 0);
 }
 
 static gboolean

@@ -145,6 +145,17 @@ pl_workspace_get_n_layers (PlWorkspace *self)
 }
 
 guint
+pl_workspace_get_layer_index (PlWorkspace *self,
+                              guint        n_layers)
+{
+  g_return_val_if_fail (PL_IS_WORKSPACE (self), 0);
+
+  if (n_layers == 0)
+    n_layers = pl_workspace_get_n_layers (self);
+  return (guint) CLAMP (self->layer, 1, (int) MAX (n_layers, 1)) - 1;
+}
+
+guint
 pl_workspace_get_n_heads (PlWorkspace *self)
 {
   g_return_val_if_fail (PL_IS_WORKSPACE (self), 0);

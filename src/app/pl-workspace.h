@@ -41,6 +41,11 @@ void             pl_workspace_set_layer        (PlWorkspace  *self,
                                                 int           layer);
 /* How many layers the model can show: 0 when it has no forward pass. */
 guint            pl_workspace_get_n_layers     (PlWorkspace  *self);
+/* The layer a view of attention layers shows, 0 … N_LAYERS − 1, from the
+ * workspace's layer (1 … L; 0, the embeddings, shows the first); N_LAYERS 0
+ * takes the model's count. */
+guint            pl_workspace_get_layer_index  (PlWorkspace  *self,
+                                                guint         n_layers);
 char            *pl_workspace_describe_layer   (PlWorkspace  *self,
                                                 int           layer);
 guint            pl_workspace_get_head         (PlWorkspace  *self);
