@@ -12,6 +12,7 @@
 #include "pl-similarity.h"
 #include "pl-test-util.h"
 #include "pl-test-writers.h"
+#include "test-figure-util.h"
 
 /* Cosine of mini-gpt2 against the fixture's float64 cosines (1e-5), whole
  * and as a sub-range. */
@@ -134,83 +135,6 @@ test_pca (void)
 
 /* ---- Figures: poslens-cli writes one when --out ends in .png, .svg or .pdf ---- */
 
-static cairo_surface_t *
-load_png (const char *path)
-{
-  cairo_surface_t *png = cairo_image_surface_create_from_png (path);
-
-  g_assert_cmpint (cairo_surface_status (png), ==, CAIRO_STATUS_SUCCESS);
-  return png;
-}
-
-static guint32
-png_pixel (cairo_surface_t *png,
-           int              x,
-           int              y)
-{
-  const guint8 *data = cairo_image_surface_get_data (png);
-
-  return *(const guint32 *) (gconstpointer) (data + (gsize) y * cairo_image_surface_get_stride (png) + 4 * x)
-         & 0xffffff;
-}
-
-static gboolean
-have_program (const char *name)
-{
-  g_autofree char *path = g_find_program_in_path (name);
-  return path != NULL;
-}
-
-static void
-run_tool (const char * const *argv)
-{
-  g_autoptr(GError) error = NULL;
-  int status = 0;
-
-  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL,
-                NULL, NULL, NULL, NULL, &status, &error);
-  g_assert_no_error (error);
-  g_assert_true (g_spawn_check_wait_status (status, NULL));
-}
-
-/* Mean absolute channel difference (0–255) of two same-sized images, and the
- * share of pixels where a channel is off by more than 64. */
-static void
-compare_pngs (cairo_surface_t         *a,
-              cairo_surface_t         *b,
-              const cairo_rectangle_t *skip,
-              double                  *mean,
-              double                  *bad)
-{
-  int w = cairo_image_surface_get_width (a), h = cairo_image_surface_get_height (a);
-  double sum = 0;
-  gsize off = 0, n = 0;
-
-  g_assert_cmpint (cairo_image_surface_get_width (b), ==, w);
-  g_assert_cmpint (cairo_image_surface_get_height (b), ==, h);
-  for (int y = 0; y < h; y++)
-    for (int x = 0; x < w; x++)
-      {
-        guint32 p = png_pixel (a, x, y), q = png_pixel (b, x, y);
-        int worst = 0;
-
-        if (skip != NULL && x >= skip->x && x < skip->x + skip->width &&
-            y >= skip->y && y < skip->y + skip->height)
-          continue;
-        n++;
-
-        for (int shift = 0; shift < 24; shift += 8)
-          {
-            int d = ABS ((int) ((p >> shift) & 0xff) - (int) ((q >> shift) & 0xff));
-            sum += d;
-            worst = MAX (worst, d);
-          }
-        off += worst > 64;
-      }
-  *mean = sum / (3.0 * n);
-  *bad = (double) off / n;
-}
-
 /* The SVG and PDF of a figure draw what its PNG (WIDTH × HEIGHT pt at 144 DPI)
  * shows: both render back (rsvg-convert, pdftoppm) to within anti-aliasing and
  * font rasteriser differences of it. HEATMAP (PNG pixels, or NULL) is left
@@ -236,21 +160,21 @@ assert_vectors_match_png (const char              *png,
 
   g_assert_true (g_file_get_contents (pdf, &pdf_bytes, NULL, NULL));
   g_assert_true (g_str_has_prefix (pdf_bytes, "%PDF-"));
-  if (!have_program ("rsvg-convert") || !have_program ("pdftoppm"))
+  if (!fig_have_program ("rsvg-convert") || !fig_have_program ("pdftoppm"))
     {
       g_test_message ("rsvg-convert or pdftoppm is not installed: SVG and PDF not rendered back");
       return;
     }
-  run_tool ((const char * const[]) { "rsvg-convert", "-w", w, "-h", h, "-o", svg_png, svg, NULL });
-  run_tool ((const char * const[]) { "pdftoppm", "-r", "144", "-png", "-singlefile", pdf, pdf_base, NULL });
-  a = load_png (png);
-  b = load_png (svg_png);
-  c = load_png (pdf_png);
-  compare_pngs (a, b, heatmap, &mean, &bad);
+  fig_run ((const char * const[]) { "rsvg-convert", "-w", w, "-h", h, "-o", svg_png, svg, NULL });
+  fig_run ((const char * const[]) { "pdftoppm", "-r", "144", "-png", "-singlefile", pdf, pdf_base, NULL });
+  a = fig_load_png (png);
+  b = fig_load_png (svg_png);
+  c = fig_load_png (pdf_png);
+  fig_compare_images (a, b, heatmap, &mean, &bad);
   g_test_message ("SVG vs PNG: mean %.2f/255, %.2f %% of pixels off", mean, bad * 100);
   g_assert_cmpfloat (mean, <, 6);
   g_assert_cmpfloat (bad, <, 0.03);
-  compare_pngs (a, c, NULL, &mean, &bad);
+  fig_compare_images (a, c, NULL, &mean, &bad);
   g_test_message ("PDF vs PNG: mean %.2f/255, %.2f %% of pixels off", mean, bad * 100);
   g_assert_cmpfloat (mean, <, 6);
   g_assert_cmpfloat (bad, <, 0.03);
@@ -288,7 +212,7 @@ test_similarity_figure (void)
   g_assert_cmpint (pl_test_cli (NULL, NULL, "similarity", table, "--size", "300x240", "--dpi", "144",
                                 "--colormap", "magma", "--title", "Sinusoid", "--out", png, NULL), ==, 0);
   values = pl_test_read_h5 (h5, "/similarity");
-  image = load_png (png);
+  image = fig_load_png (png);
   g_assert_cmpint (cairo_image_surface_get_width (image), ==, 600);
   g_assert_cmpint (cairo_image_surface_get_height (image), ==, 480);
 
@@ -327,13 +251,13 @@ test_similarity_figure (void)
         entry = (guint) CLAMP (floor (t * PL_COLORMAP_N_ENTRIES), 0, PL_COLORMAP_N_ENTRIES - 1);
         want = lut[entry] & 0xffffff;
         /* A value on an entry's edge may round into its neighbour. */
-        if (png_pixel (image, px, py) != want && fabs (t * PL_COLORMAP_N_ENTRIES - round (t * PL_COLORMAP_N_ENTRIES)) < 0.01)
+        if (fig_pixel (image, px, py) != want && fabs (t * PL_COLORMAP_N_ENTRIES - round (t * PL_COLORMAP_N_ENTRIES)) < 0.01)
           {
             guint other = t * PL_COLORMAP_N_ENTRIES - entry < 0.5 ? MAX (entry, 1) - 1 : MIN (entry + 1, 255);
-            if (png_pixel (image, px, py) == (lut[other] & 0xffffff))
+            if (fig_pixel (image, px, py) == (lut[other] & 0xffffff))
               want = lut[other] & 0xffffff;
           }
-        g_assert_cmphex (png_pixel (image, px, py), ==, want);
+        g_assert_cmphex (fig_pixel (image, px, py), ==, want);
         seen[row * 16 + col] = TRUE;
         checked++;
       }
@@ -345,7 +269,7 @@ test_similarity_figure (void)
   /* Sizes that do not divide: round (250 × 96 / 72) × round (200 × 96 / 72). */
   g_assert_cmpint (pl_test_cli (NULL, NULL, "similarity", table, "--size", "250x200", "--dpi", "96",
                                 "--out", odd, NULL), ==, 0);
-  image = load_png (odd);
+  image = fig_load_png (odd);
   g_assert_cmpint (cairo_image_surface_get_width (image), ==, 333);
   g_assert_cmpint (cairo_image_surface_get_height (image), ==, 267);
   cairo_surface_destroy (image);
@@ -392,7 +316,7 @@ test_pca_figure (void)
                                 NULL), ==, 0);
   g_assert_cmpint (pl_test_cli (NULL, NULL, "pca", model, "--size", "320x240", "--out", svg, NULL), ==, 0);
   g_assert_cmpint (pl_test_cli (NULL, NULL, "pca", model, "--size", "320x240", "--out", pdf, NULL), ==, 0);
-  flat_image = load_png (png);
+  flat_image = fig_load_png (png);
   g_assert_cmpint (cairo_image_surface_get_width (flat_image), ==, 640);
   g_assert_cmpint (cairo_image_surface_get_height (flat_image), ==, 480);
   g_assert_true (g_file_get_contents (svg, &text, NULL, NULL));
@@ -410,9 +334,9 @@ test_pca_figure (void)
   g_assert_true (g_file_get_contents (deep, &deep_text, NULL, NULL));
   g_assert_nonnull (strstr (deep_text, ">azimuth 30°, elevation 20°</text>"));
   g_assert_nonnull (strstr (deep_text, ">PC3</text>"));
-  deep_image = load_png (deep_png);
+  deep_image = fig_load_png (deep_png);
   g_assert_cmpint (cairo_image_surface_get_width (deep_image), ==, 640);
-  compare_pngs (flat_image, deep_image, NULL, &mean, &bad);
+  fig_compare_images (flat_image, deep_image, NULL, &mean, &bad);
   g_assert_cmpfloat (bad, >, 0.01);   /* another picture, not the 2-D one */
   cairo_surface_destroy (flat_image);
   cairo_surface_destroy (deep_image);
@@ -461,7 +385,7 @@ test_probe_figure (void)
   /* Without --size the table's own size: one row under a header, as wide
    * as its two columns' names, nothing more; with it, as asked. */
   g_assert_cmpint (pl_test_cli (NULL, NULL, "probe", model, "--seed", "0", "--dpi", "144", "--out", png, NULL), ==, 0);
-  image = load_png (png);
+  image = fig_load_png (png);
   g_assert_cmpint (cairo_image_surface_get_width (image), >, 2 * 200);
   g_assert_cmpint (cairo_image_surface_get_width (image), <, 2 * 432);
   g_assert_cmpint (cairo_image_surface_get_height (image), >, 2 * 30);

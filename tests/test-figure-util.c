@@ -8,7 +8,7 @@
 
 #define GPT2_WPE "/transformer/tfgp_t2lm_head_model/transformer/wpe/embeddings:0"
 
-/* Helpers shared by test-figure.c and test-figure-kinds.c. */
+/* Helpers shared by the figure tests and test-cli-analyses.c. */
 
 cairo_surface_t *
 fig_render (PlFigure *figure,
@@ -53,16 +53,17 @@ fig_load_png (const char *path)
 }
 
 /* Mean absolute channel difference (0–255) and the share of pixels where some
- * channel differs by more than 64. */
+ * channel differs by more than 64, outside SKIP. */
 void
-fig_compare_images (cairo_surface_t *a,
-                cairo_surface_t *b,
-                double          *mean,
-                double          *bad)
+fig_compare_images (cairo_surface_t         *a,
+                    cairo_surface_t         *b,
+                    const cairo_rectangle_t *skip,
+                    double                  *mean,
+                    double                  *bad)
 {
   int w = cairo_image_surface_get_width (a), h = cairo_image_surface_get_height (a);
   double sum = 0;
-  gsize n_bad = 0;
+  gsize n = 0, n_bad = 0;
 
   g_assert_cmpint (cairo_image_surface_get_width (b), ==, w);
   g_assert_cmpint (cairo_image_surface_get_height (b), ==, h);
@@ -72,16 +73,21 @@ fig_compare_images (cairo_surface_t *a,
         guint32 p = fig_pixel (a, x, y), q = fig_pixel (b, x, y);
         int worst = 0;
 
+        if (skip != NULL && x >= skip->x && x < skip->x + skip->width &&
+            y >= skip->y && y < skip->y + skip->height)
+          continue;
+        n++;
         for (int s = 0; s < 24; s += 8)
           {
             int d = ABS ((int) ((p >> s) & 0xff) - (int) ((q >> s) & 0xff));
+
             sum += d;
             worst = MAX (worst, d);
           }
         n_bad += worst > 64;
       }
-  *mean = sum / (3.0 * w * h);
-  *bad = (double) n_bad / ((double) w * h);
+  *mean = sum / (3.0 * MAX (n, 1));
+  *bad = (double) n_bad / MAX (n, 1);
 }
 
 PlMatrix *

@@ -16,12 +16,14 @@ guint32          fig_pixel          (cairo_surface_t *surface,
                                      double           x,
                                      double           y);
 cairo_surface_t *fig_load_png       (const char      *path);
-/* Mean absolute channel difference (0–255) and the share of pixels where some
- * channel differs by more than 64. */
-void             fig_compare_images (cairo_surface_t *a,
-                                     cairo_surface_t *b,
-                                     double          *mean,
-                                     double          *bad);
+/* Mean absolute channel difference (0–255) of two same-sized images and the
+ * share of pixels where some channel differs by more than 64, over the
+ * pixels outside SKIP (NULL: all of them). */
+void             fig_compare_images (cairo_surface_t         *a,
+                                     cairo_surface_t         *b,
+                                     const cairo_rectangle_t *skip,
+                                     double                  *mean,
+                                     double                  *bad);
 /* The demo GPT-2's position table: its cosine matrix, its first three components. */
 PlMatrix        *fig_gpt2_cosine    (void);
 PlPca           *fig_gpt2_pca       (void);

@@ -478,11 +478,11 @@ test_export_vectors_match_png (void)
 
       /* Within anti-aliasing and font rasteriser differences: measured about
        * 3/255 on average with 1 % of pixels (glyph edges, image resampling) far off. */
-      fig_compare_images (a, b, &mean, &bad);
+      fig_compare_images (a, b, NULL, &mean, &bad);
       g_test_message ("SVG vs PNG: mean %.2f/255, %.2f %% of pixels off", mean, bad * 100);
       g_assert_cmpfloat (mean, <, 6);
       g_assert_cmpfloat (bad, <, 0.03);
-      fig_compare_images (a, c, &mean, &bad);
+      fig_compare_images (a, c, NULL, &mean, &bad);
       g_test_message ("PDF vs PNG: mean %.2f/255, %.2f %% of pixels off", mean, bad * 100);
       g_assert_cmpfloat (mean, <, 6);
       g_assert_cmpfloat (bad, <, 0.03);
