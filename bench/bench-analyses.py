@@ -109,13 +109,19 @@ print('%d rounds; each sample the best of %d runs' % (ROUNDS, REPEAT), flush=Tru
 rng = np.random.default_rng(0)
 rows = []
 
-# Cosine similarity, 4096 x 1024: normalise then X @ X.T.
+# Cosine similarity: normalise then X @ X.T, at 4096 x 1024 and 1024 x 768.
 x = rng.standard_normal((4096, 1024)).astype(np.float32)
+x_small = np.random.default_rng(1).standard_normal((1024, 768)).astype(np.float32)
 
 
-def numpy_cosine():
-    n = x / np.linalg.norm(x, axis=1, keepdims=True)
-    return n @ n.T
+def numpy_cosine_of(table):
+    def cosine():
+        n = table / np.linalg.norm(table, axis=1, keepdims=True)
+        return n @ n.T
+    return cosine
+
+
+numpy_cosine = numpy_cosine_of(x)
 
 
 def numpy_cosine_gemm():
@@ -129,6 +135,8 @@ if 'cosine' in PARTS:
     t_np, t_gemm, t_pl = side_by_side([(numpy_cosine, REPEAT), (numpy_cosine_gemm, REPEAT)], 'cosine', x)
     rows.append(('cosine 4096x1024', 'numpy normalise + X @ X.T (SSYRK)', t_np, t_pl, 1.5))
     rows.append(('cosine 4096x1024', 'numpy normalise + X @ copy(X).T (GEMM)', t_gemm, t_pl, 1.5))
+    t_np, t_pl = side_by_side([(numpy_cosine_of(x_small), REPEAT)], 'cosine', x_small)
+    rows.append(('cosine 1024x768', 'numpy normalise + X @ X.T (SSYRK)', t_np, t_pl, 1.5))
 
     # For comparison: numpy's whole path against one bare, OpenBLAS-threaded SSYRK
     # into a fresh 4096 x 4096 result as Poslens allocates it (nothing else) -- what
