@@ -4,7 +4,9 @@
 #include <adwaita.h>
 
 #include "pl-application.h"
+#include "pl-renderer.h"
 #include "pl-similarity-page.h"
+#include "pl-test-util.h"
 #include "pl-test-window.h"
 #include "pl-window.h"
 
@@ -88,6 +90,45 @@ test_heatmap_drawn (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* The renderer choice: cairo when GL would be software (no render node, or
+ * LIBGL_ALWAYS_SOFTWARE) on GTK before 4.14, and never over a GSK_RENDERER
+ * the user set. */
+static void
+test_renderer_choice (void)
+{
+  g_autofree char *empty = pl_test_tmpdir ();
+  g_autofree char *gpu = pl_test_tmpdir ();
+  g_autofree char *node = g_build_filename (gpu, "renderD128", NULL);
+  g_autofree char *saved = g_strdup (g_getenv ("GSK_RENDERER"));
+  gboolean old_gtk = gtk_get_minor_version () < 14;
+
+  g_assert_true (g_file_set_contents (node, "", 0, NULL));
+  g_unsetenv ("LIBGL_ALWAYS_SOFTWARE");
+
+  g_unsetenv ("GSK_RENDERER");
+  g_assert_true (pl_renderer_choose (empty) == old_gtk);
+  g_assert_cmpstr (g_getenv ("GSK_RENDERER"), ==, old_gtk ? "cairo" : NULL);
+
+  g_unsetenv ("GSK_RENDERER");
+  g_assert_false (pl_renderer_choose (gpu));
+  g_assert_null (g_getenv ("GSK_RENDERER"));
+
+  g_setenv ("LIBGL_ALWAYS_SOFTWARE", "1", TRUE);
+  g_assert_true (pl_renderer_choose (gpu) == old_gtk);
+  g_unsetenv ("LIBGL_ALWAYS_SOFTWARE");
+
+  g_setenv ("GSK_RENDERER", "gl", TRUE);
+  g_assert_false (pl_renderer_choose (empty));
+  g_assert_cmpstr (g_getenv ("GSK_RENDERER"), ==, "gl");
+
+  if (saved != NULL)
+    g_setenv ("GSK_RENDERER", saved, TRUE);
+  else
+    g_unsetenv ("GSK_RENDERER");
+  pl_test_rmtree (empty);
+  pl_test_rmtree (gpu);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -99,6 +140,7 @@ main (int argc, char *argv[])
   g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
 
   g_test_add_func ("/pl/window/heatmap-drawn", test_heatmap_drawn);
+  g_test_add_func ("/pl/window/renderer-choice", test_renderer_choice);
   status = g_test_run ();
   g_clear_object (&app);
   return status;

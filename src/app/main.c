@@ -6,6 +6,7 @@
 
 #include "pl-application.h"
 #include "pl-blas-core.h"
+#include "pl-renderer.h"
 
 int
 main (int   argc,
@@ -14,6 +15,7 @@ main (int   argc,
   g_autoptr(PlApplication) app = NULL;
 
   pl_blas_core_choose (argv);
+  pl_renderer_choose ("/dev/dri");
   setlocale (LC_ALL, "");
   bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
   bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
