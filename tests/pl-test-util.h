@@ -77,8 +77,8 @@ typedef gboolean (*PlTestCancellableFunc) (gpointer       data,
 /* Times FUNC (DATA) run through, then runs it again on a thread of its own,
  * cancels it a tenth of that time after it starts, and asserts that it
  * fails with G_IO_ERROR_CANCELLED within half that time of the
- * cancel: it looks at its cancellable while it works, not only at its
- * start or end. */
+ * cancel (in one of three tries, for machines loaded by other work): it
+ * looks at its cancellable while it works, not only at its start or end. */
 void      pl_test_assert_cancels (PlTestCancellableFunc func,
                                   gpointer              data);
 
