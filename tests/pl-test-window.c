@@ -54,7 +54,7 @@ pl_test_window_init (int    *argc,
 static gboolean
 demos_listed (gpointer window)
 {
-  return g_list_model_get_n_items (pl_window_get_models (window)) >= 4;
+  return g_list_model_get_n_items (pl_window_get_models (window)) >= PL_TEST_N_DEMOS;
 }
 
 PlWindow *

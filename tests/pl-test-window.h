@@ -15,6 +15,10 @@ G_BEGIN_DECLS
  * Xvfb). */
 void      pl_test_window_init (int            *argc,
                                char         ***argv);
+/* The models a new window lists: three text checkpoints, the sinusoid and
+ * the vision transformer (pl_paths_list_demo_models). */
+#define PL_TEST_N_DEMOS 5
+
 /* A registered, activated application in *APP, and its window once the
  * demo models are listed. */
 PlWindow *pl_test_window_open (PlApplication **app);

@@ -115,8 +115,9 @@ def main():
         installed = {}
         check(False, 'meson-info/intro-installed.json readable', str(e))
     dests = [d.replace(os.sep, '/') for d in installed.values()]
-    for demo in ('mini-gpt2', 'mini-bert', 'mini-roberta'):
-        check(os.path.isfile(os.path.join(source_root, 'data', 'demo', demo, 'tf_model.h5')),
+    for demo, weights in (('mini-gpt2', 'tf_model.h5'), ('mini-bert', 'tf_model.h5'),
+                          ('mini-roberta', 'tf_model.h5'), ('mini-vit', 'model.safetensors')):
+        check(os.path.isfile(os.path.join(source_root, 'data', 'demo', demo, weights)),
               f'demo {demo} is in the source tree')
         check(any(d.endswith('/poslens/demo/' + demo) or ('/poslens/demo/' + demo + '/') in d for d in dests),
               f'meson install puts demo {demo} under pkgdatadir/demo')

@@ -79,12 +79,13 @@ for f in "$bin/poslens" "$bin/poslens-cli" \
          "$share/locale/de/LC_MESSAGES/poslens.mo" \
          "$share/poslens/demo/mini-gpt2/tf_model.h5" "$share/poslens/demo/mini-gpt2/config.json" \
          "$share/poslens/demo/mini-bert/tf_model.h5" "$share/poslens/demo/mini-bert/config.json" \
-         "$share/poslens/demo/mini-roberta/tf_model.h5" "$share/poslens/demo/mini-roberta/config.json"; do
+         "$share/poslens/demo/mini-roberta/tf_model.h5" "$share/poslens/demo/mini-roberta/config.json" \
+         "$share/poslens/demo/mini-vit/model.safetensors" "$share/poslens/demo/mini-vit/config.json"; do
   if [ -f "$f" ]; then ok "installed ${f#"$prefix"/}"; else not_ok "installed ${f#"$prefix"/}"; fi
 done
 
 # The installed demo folders are whole copies of the source ones (tokenizer files too).
-for d in mini-gpt2 mini-bert mini-roberta; do
+for d in mini-gpt2 mini-bert mini-roberta mini-vit; do
   check "installed demo $d equals data/demo/$d" diff -r "$src/data/demo/$d" "$share/poslens/demo/$d"
 done
 
@@ -125,7 +126,7 @@ else
 fi
 help=$("$bin/poslens-cli" --help 2>&1)
 if printf '%s\n' "$help" | grep -q '^  info '; then
-  for d in mini-gpt2 mini-bert mini-roberta; do
+  for d in mini-gpt2 mini-bert mini-roberta mini-vit; do
     check "installed poslens-cli info on installed demo $d" "$bin/poslens-cli" info "$demo_dir/$d"
   done
 else

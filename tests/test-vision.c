@@ -11,6 +11,7 @@
 #include "pl-error.h"
 #include "pl-grid.h"
 #include "pl-model.h"
+#include "pl-paths.h"
 #include "pl-pca.h"
 #include "pl-similarity.h"
 #include "pl-test-util.h"
@@ -338,6 +339,142 @@ test_model_type (void)
   pl_test_rmtree (dir);
 }
 
+/* Ranks of X (1 … N, ties sharing the mean of theirs), as scipy.stats.rankdata. */
+static const double *rank_values;
+
+static int
+compare_ranked (const void *a,
+                const void *b)
+{
+  double x = rank_values[*(const guint *) a], y = rank_values[*(const guint *) b];
+
+  return (x > y) - (x < y);
+}
+
+static double *
+average_ranks (const double *x,
+               guint         n)
+{
+  g_autofree guint *order = g_new (guint, n);
+  double *ranks = g_new (double, n);
+
+  for (guint i = 0; i < n; i++)
+    order[i] = i;
+  rank_values = x;
+  qsort (order, n, sizeof (guint), compare_ranked);
+  for (guint start = 0, end; start < n; start = end)
+    {
+      for (end = start + 1; end < n && x[order[end]] == x[order[start]]; end++)
+        ;
+      for (guint k = start; k < end; k++)
+        ranks[order[k]] = (start + 1 + end) / 2.0;
+    }
+  return ranks;
+}
+
+static double
+pearson (const double *a,
+         const double *b,
+         guint         n)
+{
+  double ma = 0, mb = 0, ab = 0, aa = 0, bb = 0;
+
+  for (guint i = 0; i < n; i++)
+    {
+      ma += a[i] / n;
+      mb += b[i] / n;
+    }
+  for (guint i = 0; i < n; i++)
+    {
+      ab += (a[i] - ma) * (b[i] - mb);
+      aa += (a[i] - ma) * (a[i] - ma);
+      bb += (b[i] - mb) * (b[i] - mb);
+    }
+  return ab / sqrt (aa * bb);
+}
+
+/* The README's measure of the demo's 2-D structure: Spearman's rho over
+ * every pair of distinct patches between their distance in the grid and
+ * the cosine similarity Poslens shows for them. */
+static double
+grid_spearman (const PlMatrix *cosine,
+               guint           rows,
+               guint           cols)
+{
+  guint n = rows * cols, n_pairs = n * (n - 1) / 2, k = 0;
+  g_autofree double *distance = g_new (double, n_pairs);
+  g_autofree double *similarity = g_new (double, n_pairs);
+  g_autofree double *distance_ranks = NULL;
+  g_autofree double *similarity_ranks = NULL;
+
+  for (guint i = 0; i < n; i++)
+    for (guint j = i + 1; j < n; j++, k++)
+      {
+        distance[k] = hypot ((double) (i / cols) - (double) (j / cols), (double) (i % cols) - (double) (j % cols));
+        similarity[k] = pl_matrix_get (cosine, i, j);
+      }
+  distance_ranks = average_ranks (distance, n_pairs);
+  similarity_ranks = average_ranks (similarity, n_pairs);
+  return pearson (distance_ranks, similarity_ranks, n_pairs);
+}
+
+/* The vision demo (data/demo/mini-vit, trained by make-mini-vit.py) is
+ * listed among the demos and opens by name as a ViT on an 8 × 8 grid; its
+ * grid of grids and principal colours equal numpy's on the shipped table
+ * (tests/fixtures/vision/mini-vit.h5, make-mini-vit-reference.py), and the
+ * README states the Spearman rho Poslens's cosines give, which equals
+ * scipy's. */
+static void
+test_demo (void)
+{
+  g_autofree char *reference = pl_test_fixture ("vision", "mini-vit.h5", NULL);
+  g_autofree char *readme_path = g_test_build_filename (G_TEST_DIST, "..", "README.md", NULL);
+  g_autofree char *readme = NULL;
+  g_autofree char *stated = NULL;
+  g_auto(GStrv) demos = pl_paths_list_demo_models ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PlModel) model = pl_model_open ("mini-vit", NULL, &error);
+  g_autoptr(PlMatrix) patches = NULL;
+  g_autoptr(PlMatrix) cosine = NULL;
+  g_autoptr(PlPca) pca = NULL;
+  g_autoptr(PlMatrix) rgb = NULL;
+  g_autoptr(PlMatrix) expected_patches = pl_test_read_h5 (reference, "/patches");
+  g_autoptr(PlMatrix) expected_cosine = pl_test_read_h5 (reference, "/cosine");
+  g_autoptr(PlMatrix) expected_rgb = pl_test_read_h5 (reference, "/pca_rgb");
+  double expected_rho = pl_test_read_h5_scalar (reference, "/spearman");
+  guint rows = 0, cols = 0, n_demos = g_strv_length (demos);
+  double rho;
+
+  g_assert_cmpuint (n_demos, >, 0);
+  g_assert_true (g_str_has_suffix (demos[n_demos - 1], G_DIR_SEPARATOR_S "mini-vit"));
+
+  g_assert_no_error (error);
+  g_assert_cmpint (pl_model_get_family (model), ==, PL_FAMILY_VIT);
+  g_assert_true (pl_model_get_grid (model, &rows, &cols));
+  g_assert_cmpuint (rows, ==, 8);
+  g_assert_cmpuint (cols, ==, 8);
+  g_assert_cmpuint (pl_model_get_n_special_rows (model), ==, 1);
+
+  patches = pl_model_read_positions (model, &error);
+  g_assert_no_error (error);
+  g_assert_cmpfloat (pl_test_max_abs_diff (patches, expected_patches), ==, 0.0);
+  cosine = pl_similarity_compute (patches, PL_SIMILARITY_COSINE, FALSE, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpfloat (pl_test_max_abs_diff (cosine, expected_cosine), <, 1e-6);
+  pca = pl_pca_compute (patches, 3, NULL, &error);
+  g_assert_no_error (error);
+  rgb = pl_grid_pca_colors (pca);
+  g_assert_cmpfloat (pl_test_max_abs_diff (rgb, expected_rgb), <, 1e-5);
+
+  rho = grid_spearman (cosine, rows, cols);
+  g_test_message ("Spearman rho: %.6f here, %.6f by scipy", rho, expected_rho);
+  g_assert_cmpfloat (fabs (rho - expected_rho), <, 1e-6);
+  g_assert_cmpfloat (rho, <, -0.5);
+  g_assert_true (g_file_get_contents (readme_path, &readme, NULL, NULL));
+  stated = g_strdup_printf ("ρ = −%.2f", -rho);
+  g_assert_nonnull (strstr (readme, stated));
+}
+
 /* poslens-cli info --json: "grid" and "special_rows". */
 static void
 test_info_json (gconstpointer data)
@@ -393,6 +530,7 @@ main (int   argc,
   g_test_add_func ("/pl/vision/sincos2d-refusals", test_sincos2d_refusals);
   g_test_add_func ("/pl/vision/grid-problems", test_grid_problems);
   g_test_add_func ("/pl/vision/model-type", test_model_type);
+  g_test_add_func ("/pl/vision/demo", test_demo);
 
   return g_test_run ();
 }

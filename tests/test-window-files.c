@@ -18,9 +18,9 @@ static PlApplication *app;
 static PlWindow *window;
 
 static gboolean
-models_at_least_five (gpointer data)
+one_more_model (gpointer data)
 {
-  return g_list_model_get_n_items (pl_window_get_models (window)) >= 5;
+  return g_list_model_get_n_items (pl_window_get_models (window)) >= PL_TEST_N_DEMOS + 1;
 }
 
 static gboolean
@@ -55,13 +55,13 @@ test_open_files (void)
 
   g_assert_true (g_file_set_contents (broken, "\x89HDF\r\n\x1a\nnot really", -1, NULL));
   pl_window_open_file (window, good, TRUE);
-  pl_test_wait_until (models_at_least_five, NULL, "the safetensors file");
-  g_assert_cmpuint (g_list_model_get_n_items (pl_window_get_models (window)), ==, 5);
+  pl_test_wait_until (one_more_model, NULL, "the safetensors file");
+  g_assert_cmpuint (g_list_model_get_n_items (pl_window_get_models (window)), ==, PL_TEST_N_DEMOS + 1);
 
   g_log_set_writer_func (catch_message, &reported, NULL);
   pl_window_open_file (window, bad, FALSE);
   pl_test_wait_until (toast_shown, &reported, "the error about broken.h5");
-  g_assert_cmpuint (g_list_model_get_n_items (pl_window_get_models (window)), ==, 5);
+  g_assert_cmpuint (g_list_model_get_n_items (pl_window_get_models (window)), ==, PL_TEST_N_DEMOS + 1);
   pl_test_rmtree (dir);
 }
 

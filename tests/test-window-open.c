@@ -217,7 +217,7 @@ test_removed_demo_stays_out (void)
   PlWindow *other;
 
   g_settings_reset (settings, "removed-demos");
-  other = open_window (4);   /* three checkpoints and the built-in table */
+  other = open_window (PL_TEST_N_DEMOS);
   g_assert_true (lists_model (other, "mini-bert"));
   pl_window_select_model (other, 1);
   g_assert_cmpstr (pl_model_get_name (pl_window_get_selected_model (other)), ==, "mini-bert");
@@ -227,10 +227,10 @@ test_removed_demo_stays_out (void)
   removed = g_settings_get_strv (settings, "removed-demos");
   g_assert_true (g_strv_contains ((const char * const *) removed, "mini-bert"));
 
-  other = open_window (3);
+  other = open_window (PL_TEST_N_DEMOS - 1);
   g_assert_false (lists_model (other, "mini-bert"));
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (other), "win.restore-demos", NULL));
-  expected = (Expected) { other, 4 };
+  expected = (Expected) { other, PL_TEST_N_DEMOS };
   pl_test_wait_until (lists_at_least, &expected, "the demo brought back");
   g_assert_true (lists_model (other, "mini-bert"));
   g_clear_pointer (&removed, g_strfreev);

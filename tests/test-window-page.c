@@ -294,9 +294,9 @@ assert_highlight (GtkWidget *page_widget,
 }
 
 static gboolean
-has_five_models (gpointer data)
+has_one_more_model (gpointer data)
 {
-  return g_list_model_get_n_items (pl_window_get_models (window)) >= 5;
+  return g_list_model_get_n_items (pl_window_get_models (window)) >= PL_TEST_N_DEMOS + 1;
 }
 
 /* The Shift-drag selection shows in every view of positions (Compare's
@@ -331,9 +331,9 @@ test_selection_everywhere (void)
   g_assert_cmpuint (end, ==, 20);
   pl_window_open_paths (window, (const char * const[]) { "builtin:sinusoidal:64x16", NULL },
                         (const char * const[]) { "builtin:sinusoidal:64x16", NULL }, NULL, FALSE, FALSE);
-  pl_test_wait_until (has_five_models, NULL, "the short encoding");
+  pl_test_wait_until (has_one_more_model, NULL, "the short encoding");
   pl_workspace_set_selection (workspace, 100, 120);
-  pl_window_select_model (window, 4);   /* 64 positions */
+  pl_window_select_model (window, PL_TEST_N_DEMOS);   /* 64 positions */
   pl_workspace_get_selection (workspace, &start, &end);
   g_assert_cmpuint (end, ==, 0);
   pl_window_select_model (window, 0);

@@ -382,9 +382,9 @@ test_empty_and_too_long (void)
 }
 
 static gboolean
-models_at_least_five (gpointer data)
+one_more_model (gpointer data)
 {
-  return g_list_model_get_n_items (pl_window_get_models (window)) >= 5;
+  return g_list_model_get_n_items (pl_window_get_models (window)) >= PL_TEST_N_DEMOS + 1;
 }
 
 static gboolean
@@ -419,7 +419,7 @@ test_no_tokenizer (void)
     }
   file = g_file_new_for_path (weights);
   pl_window_open_file (window, file, TRUE);
-  pl_test_wait_until (models_at_least_five, NULL, "the copy without a tokenizer");
+  pl_test_wait_until (one_more_model, NULL, "the copy without a tokenizer");
   pl_window_select_model (window, g_list_model_get_n_items (pl_window_get_models (window)) - 1);
   pl_test_wait_until (text_idle, text_view (), "the tokenizer's answer");
 

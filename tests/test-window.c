@@ -24,8 +24,8 @@ similarity_page (PlWindow *window)
 static gboolean
 demos_loaded (gpointer window)
 {
-  /* Three demo checkpoints and the sinusoid. */
-  return g_list_model_get_n_items (pl_window_get_models (window)) == 4;
+  /* Three text checkpoints, the sinusoid and the vision transformer. */
+  return g_list_model_get_n_items (pl_window_get_models (window)) == PL_TEST_N_DEMOS;
 }
 
 static gboolean
@@ -71,6 +71,15 @@ test_heatmap_drawn (void)
   g_assert_nonnull (window);
 
   pl_test_wait_until (demos_loaded, window, "the demo models");
+  /* The vision demo comes last, with its patch grid. */
+  {
+    g_autoptr(PlModel) vit = g_list_model_get_item (pl_window_get_models (window), PL_TEST_N_DEMOS - 1);
+    guint rows = 0, cols = 0;
+
+    g_assert_cmpstr (pl_model_get_name (vit), ==, "mini-vit");
+    g_assert_true (pl_model_get_grid (vit, &rows, &cols));
+    g_assert_cmpuint (rows * cols, ==, 64);
+  }
   pl_test_wait_until (heatmap_ready, window, "the first heatmap");
   view = pl_similarity_page_get_figure_view (similarity_page (window));
   first = pl_test_render (view, &w1, &h1);

@@ -10,6 +10,7 @@ static const char * const demo_models[] = {
   "mini-bert",
   "mini-roberta",
 };
+static const char vision_demo[] = "mini-vit";
 
 const char *
 pl_paths_get_demo_dir (void)
@@ -32,6 +33,18 @@ pl_paths_get_demo_dir (void)
   return dir;
 }
 
+/* Adds the demo folder NAME when it is there. */
+static void
+add_demo (GStrvBuilder *builder,
+          const char   *dir,
+          const char   *name)
+{
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+
+  if (g_file_test (path, G_FILE_TEST_IS_DIR))
+    g_strv_builder_add (builder, path);
+}
+
 char **
 pl_paths_list_demo_models (void)
 {
@@ -39,13 +52,11 @@ pl_paths_list_demo_models (void)
   const char *dir = pl_paths_get_demo_dir ();
 
   for (guint i = 0; i < G_N_ELEMENTS (demo_models); i++)
-    {
-      g_autofree char *path = g_build_filename (dir, demo_models[i], NULL);
-      if (g_file_test (path, G_FILE_TEST_IS_DIR))
-        g_strv_builder_add (builder, path);
-    }
+    add_demo (builder, dir, demo_models[i]);
   /* The table of Vaswani et al., computed: the reference every learned table is compared with. */
   g_strv_builder_add (builder, "builtin:sinusoidal:512x768");
+  /* After the text models: a vision transformer whose table learned a 2-D grid. */
+  add_demo (builder, dir, vision_demo);
   return g_strv_builder_end (builder);
 }
 

@@ -8,7 +8,8 @@ G_BEGIN_DECLS
 /* The folder of the demo checkpoints shipped with Poslens: $POSLENS_DEMO_DIR,
  * else the installed copy, else the source tree's (for the build tree). */
 const char  *pl_paths_get_demo_dir     (void);
-/* The built-in demo models, as paths pl_model_open() takes, in display order. */
+/* The built-in demo models, as paths pl_model_open() takes, in display order:
+ * the text checkpoints, the sinusoid, then the vision transformer. */
 char       **pl_paths_list_demo_models (void);
 /* TRUE for PATH inside the demo folder: files Poslens ships, trusted. */
 gboolean     pl_paths_is_demo          (const char *path);
