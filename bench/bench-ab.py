@@ -26,7 +26,8 @@ OP attention times pl-bench-forward's attention of one layer, --shape
 TxHEADSxDIM[xcausal], e.g. bench/bench-ab.py attention BUILD_A/bench/pl-bench-forward
 BUILD_B/bench/pl-bench-forward --shape 1024x12x64xcausal --cpu; --cpu compares the
 processor time of the process (all its threads) instead of the wall time, which
-a machine shared by many jobs inflates unevenly.
+a machine shared by many jobs inflates unevenly; with forward and attentions it is
+read from /proc (10 ms ticks).
 """
 import argparse
 import os
@@ -48,10 +49,17 @@ def forward_samples(args, env_b):
         proc.stdout.readline()
         return proc
 
+    def cpu_s(proc):
+        with open('/proc/%d/stat' % proc.pid) as stat:
+            fields = stat.read().rsplit(')', 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf('SC_CLK_TCK')
+
     def ask(proc, op):
+        cpu0 = cpu_s(proc)
         proc.stdin.write(op + '\n')
         proc.stdin.flush()
-        return float(proc.stdout.readline())
+        wall = float(proc.stdout.readline())
+        return cpu_s(proc) - cpu0 if args.cpu else wall
 
     pa, pb = start(args.driver_a, {}), start(args.driver_b, env_b)
     op_b = args.op_b or args.op
@@ -110,7 +118,7 @@ def main():
     parser.add_argument('--shape', default='4096x1024', help='the table, ROWSxCOLS')
     parser.add_argument('--env-b', action='append', default=[], metavar='K=V',
                         help='an environment variable for B only (repeatable)')
-    parser.add_argument('--cpu', action='store_true', help='compare processor time (attention only)')
+    parser.add_argument('--cpu', action='store_true', help='compare processor time (attention, forward, attentions)')
     args = parser.parse_args()
     env_b = dict(kv.split('=', 1) for kv in args.env_b)
     os.environ.setdefault('OPENBLAS_NUM_THREADS', '2')

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "pl-error.h"
+#include "pl-linear.h"
 #include "pl-model.h"
 #include "pl-transformer.h"
 #include "pl-transformer-kernels.h"
@@ -252,6 +253,78 @@ test_kernels (void)
     pl_test_transformer_check_reference (bert, pl_test_fixtures[1].name);
   }
   pl_kernel_force_generic (FALSE);
+}
+
+static PlMatrix *
+random_matrix (GRand *rand,
+               gsize  rows,
+               gsize  cols)
+{
+  PlMatrix *m = pl_matrix_new (rows, cols);
+
+  for (gsize i = 0; i < rows * cols; i++)
+    m->data[i] = (float) g_rand_double_range (rand, -1, 1);
+  return m;
+}
+
+/* The split linear layer against the plain one (one SGEMM) and both
+ * against the sum in double, with erf GELU from libm: split by columns
+ * (N > T, ragged last block) and by rows (T ≥ N), with and without a
+ * residual. */
+static void
+test_linear (void)
+{
+  static const struct { gsize t, k, n; gboolean residual; PlActivation activation; } cases[] = {
+    { 37, 40, 300, FALSE, PL_ACTIVATION_GELU },
+    { 130, 33, 1000, TRUE, PL_ACTIVATION_NONE },
+    { 200, 48, 70, TRUE, PL_ACTIVATION_NONE },
+    { 300, 21, 96, FALSE, PL_ACTIVATION_GELU },
+    { 1, 16, 5, TRUE, PL_ACTIVATION_GELU },
+  };
+  g_autoptr(GRand) rand = g_rand_new_with_seed (24);
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      gsize t = cases[i].t, k = cases[i].k, n = cases[i].n;
+      g_autoptr(PlMatrix) x = random_matrix (rand, t, k);
+      g_autoptr(PlMatrix) w = random_matrix (rand, k, n);
+      g_autoptr(PlMatrix) b = random_matrix (rand, 1, n);
+      g_autoptr(PlMatrix) res = cases[i].residual ? random_matrix (rand, t, n) : NULL;
+      g_autoptr(PlMatrix) split = pl_matrix_new (t, n);
+      g_autoptr(PlMatrix) plain = pl_matrix_new (t, n);
+      double largest = 0, off_plain = 0, off_split = 0;
+
+      pl_linear (x, w, b, res, cases[i].activation, split);
+      pl_linear_plain (x, w, b, res, cases[i].activation, plain);
+      for (gsize r = 0; r < t; r++)
+        for (gsize j = 0; j < n; j++)
+          {
+            double sum = b->data[j] + (res != NULL ? pl_matrix_row (res, r)[j] : 0);
+
+            for (gsize q = 0; q < k; q++)
+              sum += (double) pl_matrix_row (x, r)[q] * pl_matrix_row (w, q)[j];
+            if (cases[i].activation == PL_ACTIVATION_GELU)
+              sum = 0.5 * sum * (1 + erf (sum / sqrt (2)));
+            largest = MAX (largest, fabs (sum));
+            off_plain = MAX (off_plain, fabs (pl_matrix_row (plain, r)[j] - sum));
+            off_split = MAX (off_split, fabs (pl_matrix_row (split, r)[j] - sum));
+          }
+      g_assert_cmpfloat (off_plain, <=, 1e-5 * largest);
+      g_assert_cmpfloat (off_split, <=, 1e-5 * largest);
+      g_assert_cmpfloat (pl_test_max_abs_diff (split, plain), <=, 1e-6 * largest);
+    }
+
+  {
+    /* the LayerNorm split by rows gives pl_kernel_layer_norm's numbers */
+    g_autoptr(PlMatrix) x = random_matrix (rand, 150, 24);
+    g_autoptr(PlMatrix) gamma = random_matrix (rand, 1, 24);
+    g_autoptr(PlMatrix) beta = random_matrix (rand, 1, 24);
+    g_autoptr(PlMatrix) whole = pl_matrix_new (150, 24);
+
+    pl_kernel_layer_norm (x->data, whole->data, 150, 24, gamma->data, beta->data, 1e-5);
+    pl_layer_norm_rows (x, x, gamma->data, beta->data, 1e-5);
+    g_assert_cmpmem (x->data, 150 * 24 * sizeof (float), whole->data, 150 * 24 * sizeof (float));
+  }
 }
 
 /* The same references through PlModel: the checkpoint reader, config.json
@@ -695,6 +768,7 @@ main (int   argc,
   g_test_add_func ("/pl/transformer/relative-positions-refused", test_relative_positions_refused);
   g_test_add_func ("/pl/transformer/bad-inputs", test_bad_inputs);
   g_test_add_func ("/pl/transformer/kernels", test_kernels);
+  g_test_add_func ("/pl/transformer/linear", test_linear);
 
   return g_test_run ();
 }

@@ -1,15 +1,13 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
 
-#include <cblas.h>
 #include <math.h>
 #include <string.h>
 
 #include "pl-decoder-attention.h"
 #include "pl-error.h"
-#include "pl-executor.h"
+#include "pl-linear.h"
 #include "pl-transformer.h"
-#include "pl-transformer-kernels.h"
 #include "pl-transformer-private.h"
 
 G_DEFINE_FINAL_TYPE (PlTransformer, pl_transformer, G_TYPE_OBJECT)
@@ -413,69 +411,6 @@ pl_transformer_get_max_tokens (PlTransformer *self)
   return self->config.rotary ? MAX (self->config.n_positions, 1u << 20) : self->config.n_positions;
 }
 
-/* The forward pass splits its products over the executor's threads, as
- * llm.c splits its loops: a linear layer by rows of its input (tokens), the
- * attention by heads. Each piece is one single-threaded BLAS call. */
-
-/* Rows of a linear layer's input per piece at least: thinner products pack
- * the weights as often for less work. */
-#define LINEAR_MIN_ROWS 64
-
-typedef struct
-{
-  const PlMatrix *x;
-  const PlMatrix *w;
-  PlMatrix       *out;
-  gsize           rows;     /* per piece */
-} LinearJob;
-
-static void
-linear_piece (guint    piece,
-              guint    slot,
-              gpointer data)
-{
-  LinearJob *job = data;
-  gsize r0 = piece * job->rows, r1 = MIN (job->x->rows, r0 + job->rows);
-
-  cblas_sgemm (CblasRowMajor, CblasNoTrans, CblasNoTrans,
-               r1 - r0, job->w->cols, job->x->cols,
-               1.0f, pl_matrix_row (job->x, r0), job->x->cols, job->w->data, job->w->cols,
-               1.0f, pl_matrix_row (job->out, r0), job->out->cols);
-}
-
-/* OUT = X · W + B (+ RESIDUAL), every matrix row-major. */
-static void
-linear (const PlMatrix *x,
-        const PlMatrix *w,
-        const PlMatrix *b,
-        const PlMatrix *residual,
-        PlMatrix       *out)
-{
-  gsize n = w->cols;
-
-  g_assert (x->cols == w->rows && out->rows == x->rows && out->cols == n);
-  for (gsize r = 0; r < x->rows; r++)
-    {
-      float *o = pl_matrix_row (out, r);
-
-      if (residual != NULL)
-        {
-          const float *res = pl_matrix_row (residual, r);
-          for (gsize j = 0; j < n; j++)
-            o[j] = b->data[j] + res[j];
-        }
-      else
-        memcpy (o, b->data, n * sizeof (float));
-    }
-  {
-    PlExecutor *executor = pl_executor_get_default ();
-    guint n_threads = pl_executor_get_n_threads (executor);
-    LinearJob job = { x, w, out, MAX (LINEAR_MIN_ROWS, (x->rows + n_threads - 1) / n_threads) };
-
-    pl_executor_for (executor, (guint) ((x->rows + job.rows - 1) / job.rows), linear_piece, &job);
-  }
-}
-
 static gboolean
 set_cancelled (GCancellable  *cancellable,
                GError       **error)
@@ -603,34 +538,28 @@ pl_transformer_run_with_qkv (PlTransformer   *self,
 
       if (c->pre_ln)
         {
-          pl_kernel_layer_norm (x->data, normed->data, t, h, w->ln1_w->data, w->ln1_b->data,
-                                c->layer_norm_eps);
-          linear (normed, w->qkv_w, w->qkv_b, NULL, qkv);
+          pl_layer_norm_rows (x, normed, w->ln1_w->data, w->ln1_b->data, c->layer_norm_eps);
+          pl_linear (normed, w->qkv_w, w->qkv_b, NULL, PL_ACTIVATION_NONE, qkv);
           if (!attention (self, qkv, probs, ctx, cancellable, error))
             return FALSE;
-          linear (ctx, w->out_w, w->out_b, x, mid);
-          pl_kernel_layer_norm (mid->data, normed->data, t, h, w->ln2_w->data, w->ln2_b->data,
-                                c->layer_norm_eps);
-          linear (normed, w->ffn_in_w, w->ffn_in_b, NULL, inner);
-          pl_kernel_activate (inner->data, t * f, c->activation);
-          linear (inner, w->ffn_out_w, w->ffn_out_b, mid, next);
+          pl_linear (ctx, w->out_w, w->out_b, x, PL_ACTIVATION_NONE, mid);
+          pl_layer_norm_rows (mid, normed, w->ln2_w->data, w->ln2_b->data, c->layer_norm_eps);
+          pl_linear (normed, w->ffn_in_w, w->ffn_in_b, NULL, c->activation, inner);
+          pl_linear (inner, w->ffn_out_w, w->ffn_out_b, mid, PL_ACTIVATION_NONE, next);
           if (l + 1 == c->n_layers)
-            pl_kernel_layer_norm (next->data, next->data, t, h, self->final_ln_w->data,
-                                  self->final_ln_b->data, c->layer_norm_eps);
+            pl_layer_norm_rows (next, next, self->final_ln_w->data, self->final_ln_b->data,
+                                c->layer_norm_eps);
         }
       else
         {
-          linear (x, w->qkv_w, w->qkv_b, NULL, qkv);
+          pl_linear (x, w->qkv_w, w->qkv_b, NULL, PL_ACTIVATION_NONE, qkv);
           if (!attention (self, qkv, probs, ctx, cancellable, error))
             return FALSE;
-          linear (ctx, w->out_w, w->out_b, x, mid);
-          pl_kernel_layer_norm (mid->data, mid->data, t, h, w->ln1_w->data, w->ln1_b->data,
-                                c->layer_norm_eps);
-          linear (mid, w->ffn_in_w, w->ffn_in_b, NULL, inner);
-          pl_kernel_activate (inner->data, t * f, c->activation);
-          linear (inner, w->ffn_out_w, w->ffn_out_b, mid, next);
-          pl_kernel_layer_norm (next->data, next->data, t, h, w->ln2_w->data, w->ln2_b->data,
-                                c->layer_norm_eps);
+          pl_linear (ctx, w->out_w, w->out_b, x, PL_ACTIVATION_NONE, mid);
+          pl_layer_norm_rows (mid, mid, w->ln1_w->data, w->ln1_b->data, c->layer_norm_eps);
+          pl_linear (mid, w->ffn_in_w, w->ffn_in_b, NULL, c->activation, inner);
+          pl_linear (inner, w->ffn_out_w, w->ffn_out_b, mid, PL_ACTIVATION_NONE, next);
+          pl_layer_norm_rows (next, next, w->ln2_w->data, w->ln2_b->data, c->layer_norm_eps);
         }
 
       g_clear_pointer (&x, pl_matrix_unref);
