@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "pl-cpu.h"
 #include "pl-decoder-attention.h"
 #include "pl-stored-gemm.h"
 #include "pl-test-transformer.h"
@@ -71,16 +72,19 @@ noise (gsize i)
 }
 
 /* The tuned GEMM (AMX tiles for BF16 weights where the processor has them)
- * against the plain one, on shapes no kernel block divides. */
+ * against the plain one, on shapes no kernel block divides and one of many
+ * panels (grouped, several 32-row blocks of activations). */
 static void
 test_tuned_gemm (void)
 {
-  static const gsize shapes[][3] = { { 45, 70, 96 }, { 33, 50, 64 }, { 3, 17, 40 }, { 64, 64, 2048 } };
+  static const gsize shapes[][3] = { { 45, 70, 96 }, { 33, 50, 64 }, { 3, 17, 40 }, { 64, 64, 2048 },
+                                     { 100, 1000, 72 } };
 
   for (guint s = 0; s < G_N_ELEMENTS (shapes); s++)
     {
       gsize t = shapes[s][0], n = shapes[s][1], k = shapes[s][2];
       g_autoptr(PlStoredMatrix) w = pl_stored_matrix_try_new (PL_STORED_BF16, n, k, NULL);
+      g_autoptr(PlStoredMatrix) tiles = NULL;
       g_autoptr(PlMatrix) x = pl_matrix_new (t, k);
       g_autoptr(PlMatrix) bias = pl_matrix_new (1, n);
       g_autoptr(PlMatrix) tuned = pl_matrix_new (t, n);
@@ -99,7 +103,23 @@ test_tuned_gemm (void)
         x->data[i] = noise (7 * i + 1);
       for (gsize j = 0; j < n; j++)
         bias->data[j] = noise (j);
-      pl_stored_gemm (x, w, bias, NULL, tuned);
+      /* W in tile order, packed as the model's loading packs it */
+      tiles = pl_stored_gemm_prepare (w, NULL);
+      if (pl_cpu_has_amx_bf16 ())
+        {
+          g_autoptr(PlMatrix) wf = pl_stored_matrix_to_matrix (w, NULL);
+          g_autoptr(PlMatrix) unpacked = pl_stored_matrix_to_matrix (tiles, NULL);
+          g_autoptr(PlMatrix) plain_tiles = pl_matrix_new (t, n);
+
+          g_assert_cmpint (tiles->type, ==, PL_STORED_BF16_TILES);
+          g_assert_true (pl_stored_matrix_all_finite (tiles));
+          /* the tiles hold W's numbers, each where it belongs */
+          g_assert_cmpmem (unpacked->data, n * k * sizeof (float), wf->data, n * k * sizeof (float));
+          pl_stored_gemm_plain (x, tiles, bias, NULL, plain_tiles);
+          pl_stored_gemm_plain (x, w, bias, NULL, plain);
+          g_assert_cmpfloat (pl_test_max_abs_diff (plain_tiles, plain), ==, 0);
+        }
+      pl_stored_gemm (x, tiles, bias, NULL, tuned);
       pl_stored_gemm_plain (x, w, bias, NULL, plain);
       worst = pl_test_max_abs_diff (tuned, plain);
       scale = pl_test_max_abs (plain);

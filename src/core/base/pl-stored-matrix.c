@@ -24,6 +24,16 @@ pl_stored_type_size (PlStoredType type)
   return type == PL_STORED_F32 ? 4 : 2;
 }
 
+/* Tiles: panels of 32 rows, columns rounded up to 32 */
+#define TILE_PANEL 32
+
+static gsize
+padded (gsize n,
+        PlStoredType type)
+{
+  return type == PL_STORED_BF16_TILES ? (n + TILE_PANEL - 1) / TILE_PANEL * TILE_PANEL : n;
+}
+
 const char *
 pl_stored_type_name (PlStoredType type)
 {
@@ -33,6 +43,8 @@ pl_stored_type_name (PlStoredType type)
       return "F16";
     case PL_STORED_BF16:
       return "BF16";
+    case PL_STORED_BF16_TILES:
+      return "BF16 tiles";
     case PL_STORED_F32:
     default:
       return "F32";
@@ -47,10 +59,13 @@ pl_stored_matrix_try_new (PlStoredType   type,
 {
   PlStoredMatrix *self;
   gsize elem = pl_stored_type_size (type);
+  gsize stored_rows = padded (rows, type), stored_cols = padded (cols, type);
   guint8 *data = NULL;
 
-  if ((rows != 0 && cols > MAX_BYTES / elem / rows) ||
-      (rows * cols > 0 && !(data = g_try_malloc (rows * cols * elem))))
+  if (rows > MAX_BYTES || cols > MAX_BYTES ||
+      (stored_rows != 0 && stored_cols > MAX_BYTES / elem / stored_rows) ||
+      (rows * cols > 0 &&
+       !(data = (type == PL_STORED_BF16_TILES ? g_try_malloc0 : g_try_malloc) (stored_rows * stored_cols * elem))))
     {
       g_set_error (error, PL_ERROR, PL_ERROR_TOO_LARGE,
                    "a %" G_GSIZE_FORMAT " × %" G_GSIZE_FORMAT " %s matrix does not fit in memory",
@@ -188,7 +203,53 @@ pl_stored_matrix_to_float (const PlStoredMatrix *self,
   g_return_if_fail (self != NULL);
   g_return_if_fail (first <= self->rows && n <= self->rows - first);
 
+  if (self->type == PL_STORED_BF16_TILES)
+    {
+      gsize kp = padded (self->cols, self->type), tiles = kp / 32;
+      const guint16 *data = (const guint16 *) self->data;
+      guint32 *o = (guint32 *) out;
+
+      for (gsize i = 0; i < n; i++)
+        {
+          gsize row = first + i, half = row % 32 / 16, c = row % 16;
+          const guint16 *panel = data + row / 32 * 32 * kp;
+
+          for (gsize k = 0; k < self->cols; k++)
+            {
+              const guint16 *tile = panel + (half * tiles + k / 32) * 512;
+
+              o[i * self->cols + k] = (guint32) tile[(k % 32 / 2 * 16 + c) * 2 + k % 2] << 16;
+            }
+        }
+      return;
+    }
   pl_stored_convert (self->type, pl_stored_matrix_row (self, first), out, n * self->cols);
+}
+
+PlStoredMatrix *
+pl_stored_matrix_to_tiles (const PlStoredMatrix  *self,
+                           GError               **error)
+{
+  PlStoredMatrix *tiles;
+  gsize kp, n_tiles;
+
+  g_return_val_if_fail (self != NULL && self->type == PL_STORED_BF16, NULL);
+
+  if (!(tiles = pl_stored_matrix_try_new (PL_STORED_BF16_TILES, self->rows, self->cols, error)))
+    return NULL;
+  kp = padded (self->cols, PL_STORED_BF16_TILES);
+  n_tiles = kp / 32;
+  /* zero-filled: only the real elements are written */
+  for (gsize row = 0; row < self->rows; row++)
+    {
+      const guint16 *src = (const guint16 *) pl_stored_matrix_row (self, row);
+      gsize half = row % 32 / 16, c = row % 16;
+      guint16 *panel = (guint16 *) tiles->data + row / 32 * 32 * kp;
+
+      for (gsize k = 0; k < self->cols; k++)
+        panel[(half * n_tiles + k / 32) * 512 + (k % 32 / 2 * 16 + c) * 2 + k % 2] = src[k];
+    }
+  return tiles;
 }
 
 /* An all-ones exponent is NaN or infinity; integer tests the compiler
@@ -203,7 +264,8 @@ pl_stored_matrix_all_finite (const PlStoredMatrix *self)
 
   g_return_val_if_fail (self != NULL, FALSE);
 
-  n = self->rows * self->cols;
+  /* tiles: their zero padding too */
+  n = padded (self->rows, self->type) * padded (self->cols, self->type);
   if (self->type == PL_STORED_F32)
     {
       const guint32 *v = (const guint32 *) self->data;

@@ -13,6 +13,7 @@ typedef enum
   PL_STORED_F32,
   PL_STORED_F16,
   PL_STORED_BF16,
+  PL_STORED_BF16_TILES,   /* BF16 in AMX tile order: pl_stored_matrix_to_tiles */
 } PlStoredType;
 
 /* A dense row-major matrix in the precision its file stores: a BF16 or F16
@@ -44,14 +45,30 @@ PlStoredMatrix  *pl_stored_matrix_new_from_matrix (const PlMatrix    *m);
 PlStoredMatrix  *pl_stored_matrix_ref        (PlStoredMatrix        *self);
 void             pl_stored_matrix_unref      (PlStoredMatrix        *self);
 
+/* Row I of a matrix stored row by row (every type but BF16 tiles). */
 static inline guint8 *
 pl_stored_matrix_row (const PlStoredMatrix *self,
                       gsize                 i)
 {
+  g_assert (self->type != PL_STORED_BF16_TILES);
   return self->data + i * self->cols * pl_stored_type_size (self->type);
 }
 
-/* Rows [FIRST, FIRST + N) as float32 into OUT (N × cols, row-major), exactly. */
+/* A BF16 matrix in the order Intel AMX's TDPBF16PS reads its second
+ * operand, so a product by it loads its tiles straight from memory: the
+ * rows in panels of 32 (zero rows past the last), the columns rounded up to
+ * KP, a multiple of 32 (zeros past the last); panel P holds 32 × KP
+ * elements, first KP / 32 tiles for its rows 0–15, then KP / 32 for its rows
+ * 16–31. Tile b of a half covers columns 32 b … 32 b + 31: its 16 tile rows
+ * of 16 pairs, pair c of tile row r holding row 32 P + 16 half + c at
+ * columns 32 b + 2 r (first) and 32 b + 2 r + 1. As many bytes as SELF's
+ * BF16 when rows and cols are multiples of 32. NULL and PL_ERROR_TOO_LARGE
+ * when it cannot be had. */
+PlStoredMatrix  *pl_stored_matrix_to_tiles   (const PlStoredMatrix  *self,
+                                              GError               **error);
+
+/* Rows [FIRST, FIRST + N) as float32 into OUT (N × cols, row-major), exactly
+ * (BF16 tiles included). */
 void             pl_stored_matrix_to_float   (const PlStoredMatrix  *self,
                                               gsize                  first,
                                               gsize                  n,

@@ -15,13 +15,16 @@
  * float32. What is left is float32 summation, as in SGEMM: the
  * tests compare this path with the plain one (pl_stored_gemm_plain).
  *
- * Shapes: 32 × 32 blocks of OUT, each four 16 × 16 float32 tiles (C),
- * fed by two 16-row tiles of the split activations (A: 16 rows × 32 k of
- * BF16, read in place with the row stride) and two tiles of weights (B:
- * 16 k-pairs × 16 columns, the pair of column n in one 32-bit word, as
- * TDPBF16PS wants them), packed 32 columns × all of K at a time. The
- * executor's threads (pl_executor_split) take 32-column panels from a
- * shared counter; each loads its own tile configuration and releases it. */
+ * W comes in AMX tile order (PL_STORED_BF16_TILES, packed once when the
+ * model loads: pl_stored_gemm_prepare), so its tiles load straight from it.
+ * Shapes: 32 × 32 blocks of OUT, each four 16 × 16 float32 tiles (C), fed
+ * by two 16-row tiles of the split activations (A: 16 rows × 32 k of BF16,
+ * read in place with the row stride) and two tiles of W's 32-row panel (B).
+ * The executor's threads split the activations by rows, then take groups
+ * of panels from a shared counter (pl_executor_split); a group's panels
+ * stay in the thread's L2 cache while every 32-row block of the
+ * activations passes them, each block used by the whole group before the
+ * next. Each thread loads its own tile configuration and releases it. */
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 
@@ -31,6 +34,10 @@
 #pragma GCC target ("avx512f,avx512bw,avx512vl,avx512bf16,amx-tile,amx-bf16")
 
 #define TERMS 3
+/* bytes of W's panels a group keeps in L2 at most */
+#define GROUP_BYTES ((gsize) 1 << 20)
+/* activation rows split per piece */
+#define SPLIT_ROWS 32
 
 typedef struct
 {
@@ -43,13 +50,15 @@ typedef struct
 
 typedef struct
 {
-  const guint16 *a;        /* [TERMS][mp][kp] BF16: t₀, t₁, t₂ */
-  const guint16 *w;        /* [n][k] BF16 */
-  float         *out;      /* [m][n] */
-  gsize          m, n, k;
-  gsize          mp, kp;   /* m and k rounded up to 32 */
-  gsize          n_panels; /* 32-column panels */
-  gint           next;     /* the next panel to take */
+  const PlMatrix *x;
+  guint16        *a;        /* [TERMS][mp][kp] BF16: t₀, t₁, t₂ */
+  const guint16  *w;        /* panels of [32][kp], tile order */
+  float          *out;      /* [m][n] */
+  gsize           m, n, k;
+  gsize           mp, kp;   /* m and k rounded up to 32 */
+  gsize           n_panels; /* 32-row panels of W: 32 columns of OUT */
+  gsize           group;    /* panels per piece of work */
+  gint            next;     /* the next group to take */
 } Job;
 
 static inline guint16
@@ -110,41 +119,66 @@ split_row (const float *x,
     }
 }
 
-/* Columns [32 P, 32 P + 32) of Wᵀ as two runs of B tiles, one per 32 k:
- * tile row r, column c holds W[n][k0 + 2r] and W[n][k0 + 2r + 1] of
- * n = 32 P + 16 h + c (zero past N and K). */
 static void
-pack_panel (const Job *job,
-            gsize      panel,
-            guint32   *b)
+split_piece (guint    piece,
+             guint    slot,
+             gpointer data)
 {
-  gsize kbs = job->kp / 32;
+  Job *job = data;
+  gsize term = job->mp * job->kp;
 
-  for (guint h = 0; h < 2; h++)
-    for (guint c = 0; c < 16; c++)
-      {
-        gsize n = panel * 32 + h * 16 + c;
-        const guint16 *row = job->w + MIN (n, job->n - 1) * job->k;
+  for (gsize r = piece * SPLIT_ROWS; r < MIN (job->mp, (piece + 1) * SPLIT_ROWS); r++)
+    {
+      if (r < job->m)
+        split_row (pl_matrix_row (job->x, r), job->k, job->kp, term, job->a + r * job->kp);
+      else
+        for (guint t = 0; t < TERMS; t++)
+          memset (job->a + t * term + r * job->kp, 0, job->kp * sizeof (guint16));
+    }
+}
 
-        for (gsize kb = 0; kb < kbs; kb++)
-          {
-            guint32 *tile = b + (h * kbs + kb) * 256;
-            gsize k0 = kb * 32;
+/* OUT's 32 × 32 block at rows M0, columns of PANEL, += its product */
+static void
+multiply_block (const Job *job,
+                gsize      m0,
+                gsize      panel)
+{
+  gsize kbs = job->kp / 32, lda = job->kp * sizeof (guint16), term = job->mp * job->kp;
+  const guint16 *b0 = job->w + panel * 32 * job->kp, *b1 = b0 + kbs * 512;
+  gsize rows = MIN (32, job->m - m0), cols = MIN (32, job->n - panel * 32);
+  float block[32 * 32];
 
-            if (n < job->n && k0 + 32 <= job->k)
-              for (guint r = 0; r < 16; r++)
-                tile[r * 16 + c] = row[k0 + 2 * r] | (guint32) row[k0 + 2 * r + 1] << 16;
-            else
-              for (guint r = 0; r < 16; r++)
-                {
-                  gsize k = k0 + 2 * r;
-                  guint32 lo = n < job->n && k < job->k ? row[k] : 0;
-                  guint32 hi = n < job->n && k + 1 < job->k ? row[k + 1] : 0;
+  _tile_zero (0);
+  _tile_zero (1);
+  _tile_zero (2);
+  _tile_zero (3);
+  for (gsize kb = 0; kb < kbs; kb++)
+    {
+      _tile_loadd (6, b0 + kb * 512, 64);
+      _tile_loadd (7, b1 + kb * 512, 64);
+      for (guint t = 0; t < TERMS; t++)
+        {
+          const guint16 *a = job->a + t * term + m0 * job->kp + kb * 32;
 
-                  tile[r * 16 + c] = lo | hi << 16;
-                }
-          }
-      }
+          _tile_loadd (4, a, lda);
+          _tile_loadd (5, a + 16 * job->kp, lda);
+          _tile_dpbf16ps (0, 4, 6);
+          _tile_dpbf16ps (1, 4, 7);
+          _tile_dpbf16ps (2, 5, 6);
+          _tile_dpbf16ps (3, 5, 7);
+        }
+    }
+  _tile_stored (0, block, 128);
+  _tile_stored (1, block + 16, 128);
+  _tile_stored (2, block + 16 * 32, 128);
+  _tile_stored (3, block + 16 * 32 + 16, 128);
+  for (gsize r = 0; r < rows; r++)
+    {
+      float *o = job->out + (m0 + r) * job->n + panel * 32;
+
+      for (gsize c = 0; c < cols; c++)
+        o[c] += block[r * 32 + c];
+    }
 }
 
 static gpointer
@@ -152,9 +186,7 @@ work (gpointer data)
 {
   Job *job = data;
   TileConfig config = { .palette = 1 };
-  gsize kbs = job->kp / 32, lda = job->kp * sizeof (guint16), term = job->mp * job->kp;
-  g_autofree guint32 *b = g_malloc (2 * kbs * 256 * sizeof (guint32));
-  float block[32 * 32];
+  gsize n_groups = (job->n_panels + job->group - 1) / job->group;
 
   for (guint i = 0; i < 8; i++)
     {
@@ -165,48 +197,14 @@ work (gpointer data)
 
   for (;;)
     {
-      gsize panel = (gsize) g_atomic_int_add (&job->next, 1);
-      const guint32 *b0 = b, *b1 = b + kbs * 256;
+      gsize group = (gsize) g_atomic_int_add (&job->next, 1);
+      gsize first = group * job->group, end = MIN (job->n_panels, first + job->group);
 
-      if (panel >= job->n_panels)
+      if (group >= n_groups)
         break;
-      pack_panel (job, panel, b);
-      for (gsize m0 = 0; m0 < job->mp; m0 += 32)
-        {
-          gsize rows = MIN (32, job->m - MIN (m0, job->m)), cols = MIN (32, job->n - panel * 32);
-
-          _tile_zero (0);
-          _tile_zero (1);
-          _tile_zero (2);
-          _tile_zero (3);
-          for (gsize kb = 0; kb < kbs; kb++)
-            {
-              _tile_loadd (6, b0 + kb * 256, 64);
-              _tile_loadd (7, b1 + kb * 256, 64);
-              for (guint t = 0; t < TERMS; t++)
-                {
-                  const guint16 *a = job->a + t * term + m0 * job->kp + kb * 32;
-
-                  _tile_loadd (4, a, lda);
-                  _tile_loadd (5, a + 16 * job->kp, lda);
-                  _tile_dpbf16ps (0, 4, 6);
-                  _tile_dpbf16ps (1, 4, 7);
-                  _tile_dpbf16ps (2, 5, 6);
-                  _tile_dpbf16ps (3, 5, 7);
-                }
-            }
-          _tile_stored (0, block, 128);
-          _tile_stored (1, block + 16, 128);
-          _tile_stored (2, block + 16 * 32, 128);
-          _tile_stored (3, block + 16 * 32 + 16, 128);
-          for (gsize r = 0; r < rows; r++)
-            {
-              float *o = job->out + (m0 + r) * job->n + panel * 32;
-
-              for (gsize c = 0; c < cols; c++)
-                o[c] += block[r * 32 + c];
-            }
-        }
+      for (gsize m0 = 0; m0 < job->m; m0 += 32)
+        for (gsize panel = first; panel < end; panel++)
+          multiply_block (job, m0, panel);
     }
   _tile_release ();
   return NULL;
@@ -222,9 +220,10 @@ pl_stored_gemm_amx (const PlMatrix       *x,
   PlExecutor *executor;
   guint threads;
 
-  if (w->type != PL_STORED_BF16 || !pl_cpu_has_amx_bf16 ())
+  if (w->type != PL_STORED_BF16_TILES || !pl_cpu_has_amx_bf16 ())
     return FALSE;
 
+  job.x = x;
   job.m = x->rows;
   job.n = w->rows;
   job.k = w->cols;
@@ -233,19 +232,16 @@ pl_stored_gemm_amx (const PlMatrix       *x,
   job.n_panels = (job.n + 31) / 32;
   if (!(a = g_try_malloc (TERMS * job.mp * job.kp * sizeof (guint16))))
     return FALSE;
-  for (gsize r = 0; r < job.mp; r++)
-    {
-      if (r < job.m)
-        split_row (pl_matrix_row (x, r), job.k, job.kp, job.mp * job.kp, a + r * job.kp);
-      else
-        for (guint t = 0; t < TERMS; t++)
-          memset (a + t * job.mp * job.kp + r * job.kp, 0, job.kp * sizeof (guint16));
-    }
   job.a = a;
   job.w = (const guint16 *) w->data;
   job.out = out->data;
   executor = pl_executor_get_default ();
-  threads = MIN (pl_executor_get_n_threads (executor), (guint) job.n_panels);
+  threads = pl_executor_get_n_threads (executor);
+  pl_executor_for (executor, (guint) (job.mp / SPLIT_ROWS), split_piece, &job);
+  /* as many panels as GROUP_BYTES hold, and four groups a thread at least */
+  job.group = CLAMP (MIN (GROUP_BYTES / (32 * job.kp * sizeof (guint16)), job.n_panels / (4 * threads)),
+                     1, job.n_panels);
+  threads = MIN (threads, (guint) ((job.n_panels + job.group - 1) / job.group));
   pl_executor_split (executor, MAX (threads, 1), work, &job);
   return TRUE;
 }

@@ -5,7 +5,7 @@
 
 G_BEGIN_DECLS
 
-/* OUT += X · Wᵀ on AMX tiles when W is BF16 and the processor has them
+/* OUT += X · Wᵀ on AMX tiles when W is BF16 tiles and the processor has them
  * (pl-stored-gemm-amx.c); FALSE, and OUT untouched, otherwise. */
 gboolean pl_stored_gemm_amx (const PlMatrix       *x,
                              const PlStoredMatrix *w,

@@ -4,6 +4,7 @@
 #include <cblas.h>
 #include <string.h>
 
+#include "pl-cpu.h"
 #include "pl-executor.h"
 #include "pl-stored-gemm-private.h"
 
@@ -131,4 +132,15 @@ pl_stored_gemm (const PlMatrix       *x,
   if (x->rows > 0 && w->rows > 0 && w->cols > 0 && pl_stored_gemm_amx (x, w, out))
     return;
   add_product (x, w, out);
+}
+
+PlStoredMatrix *
+pl_stored_gemm_prepare (PlStoredMatrix  *w,
+                        GError         **error)
+{
+  g_return_val_if_fail (w != NULL, NULL);
+
+  if (w->type == PL_STORED_BF16 && pl_cpu_has_amx_bf16 ())
+    return pl_stored_matrix_to_tiles (w, error);
+  return pl_stored_matrix_ref (w);
 }

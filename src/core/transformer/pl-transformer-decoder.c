@@ -239,6 +239,22 @@ load_norm (PlTransformer       *self,
   return TRUE;
 }
 
+/* *W replaced by the copy pl_stored_gemm multiplies by fastest (BF16 in
+ * AMX tile order, packed once here rather than on every product), the
+ * stored one dropped: the layer's weights are held once. */
+static gboolean
+prepare (PlStoredMatrix **w,
+         GError         **error)
+{
+  PlStoredMatrix *ready = pl_stored_gemm_prepare (*w, error);
+
+  if (ready == NULL)
+    return FALSE;
+  pl_stored_matrix_unref (*w);
+  *w = ready;
+  return TRUE;
+}
+
 static gboolean
 load_decoder_layer (PlTransformer       *self,
                     PlStoredWeightFunc   func,
@@ -273,7 +289,8 @@ load_decoder_layer (PlTransformer       *self,
   if (!(w->down_w = load (func, data, PL_WEIGHT_FFN_OUT_WEIGHT, l, h, f, error)) ||
       (d->mlp_bias && !(w->down_b = load_vector (func, data, PL_WEIGHT_FFN_OUT_BIAS, l, h, error))))
     return FALSE;
-  return TRUE;
+  return prepare (&w->qkv_w, error) && prepare (&w->out_w, error) &&
+         prepare (&w->up_w, error) && prepare (&w->down_w, error);
 }
 
 static gboolean
