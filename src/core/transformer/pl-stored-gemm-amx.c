@@ -48,6 +48,15 @@ typedef struct
   guint8   rows[16];
 } TileConfig;
 
+/* Eight tiles of 16 rows of 64 bytes. Static and whole in memory: GCC's
+ * _tile_loadconfig tells the compiler it reads only the first 8 bytes, so
+ * a configuration filled in on the stack can lose its other stores. */
+static const TileConfig tile_config = {
+  .palette = 1,
+  .colsb = { 64, 64, 64, 64, 64, 64, 64, 64 },
+  .rows = { 16, 16, 16, 16, 16, 16, 16, 16 },
+};
+
 typedef struct
 {
   const PlMatrix *x;
@@ -185,15 +194,9 @@ static gpointer
 work (gpointer data)
 {
   Job *job = data;
-  TileConfig config = { .palette = 1 };
   gsize n_groups = (job->n_panels + job->group - 1) / job->group;
 
-  for (guint i = 0; i < 8; i++)
-    {
-      config.rows[i] = 16;
-      config.colsb[i] = 64;
-    }
-  _tile_loadconfig (&config);
+  _tile_loadconfig (&tile_config);
 
   for (;;)
     {
