@@ -7,6 +7,7 @@
 #include "pl-attention-page.h"
 #include "pl-compare-page.h"
 #include "pl-enum-labels.h"
+#include "pl-error.h"
 #include "pl-figure-view.h"
 #include "pl-page.h"
 #include "pl-preferences-window.h"
@@ -248,7 +249,7 @@ static void
 test_controls_that_apply (void)
 {
   PlAttentionPage *attention = PL_ATTENTION_PAGE (page ("attention"));
-  GtkWidget *header = pl_page_get_toolbar (PL_PAGE (attention));
+  GtkWidget *header = pl_folding_toolbar_get_controls (pl_page_get_toolbar (PL_PAGE (attention)));
 
   pl_window_select_model (window, 0);
   activate ("win.show-view", g_variant_new_int32 (2));
@@ -418,7 +419,7 @@ test_error_sentence (void)
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
-      g_autofree char *shown = pl_page_sentence (cases[i].message);
+      g_autofree char *shown = pl_error_sentence (cases[i].message);
 
       g_assert_cmpstr (shown, ==, cases[i].shown);
     }

@@ -101,6 +101,7 @@ check_width (int width)
   for (guint i = 0; i < G_N_ELEMENTS (views); i++)
     {
       PlPage *page = PL_PAGE (pl_window_get_page (window, views[i]));
+      PlFoldingToolbar *toolbar;
       g_autofree char *where = g_strdup_printf ("%s at %d px", views[i], width);
 
       pl_window_show_view (window, views[i]);
@@ -114,18 +115,19 @@ check_width (int width)
           g_error ("%s: the window grew to %d px (the page needs %d)", where,
                    gtk_widget_get_width (GTK_WIDGET (window)), minimum);
         }
-      assert_inside (pl_page_get_header (page), GTK_WIDGET (page), where);
+      toolbar = pl_page_get_toolbar (page);
+      assert_inside (GTK_WIDGET (toolbar), GTK_WIDGET (page), where);
       /* A folded toolbar's menu fits the window: its controls, linked
        * groups too, no wider than the window less the menu's margins. */
-      if (pl_page_get_folded (page))
+      if (pl_folding_toolbar_get_folded (toolbar))
         {
           int minimum;
 
-          gtk_widget_measure (pl_page_get_toolbar (page), GTK_ORIENTATION_HORIZONTAL, -1, &minimum, NULL, NULL, NULL);
+          gtk_widget_measure (pl_folding_toolbar_get_controls (toolbar), GTK_ORIENTATION_HORIZONTAL, -1, &minimum, NULL, NULL, NULL);
           if (minimum > width - 24)
             g_error ("%s: the folded toolbar needs %d px", where, minimum);
         }
-      g_test_message ("%s: toolbar %s", where, pl_page_get_folded (page) ? "folded" : "in a row");
+      g_test_message ("%s: toolbar %s", where, pl_folding_toolbar_get_folded (toolbar) ? "folded" : "in a row");
     }
 }
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "pl-attention-text.h"
+#include "pl-error.h"
 #include "pl-view-style.h"
 
 /* A sentence typed by the user, through the model's own tokenizer and
@@ -189,7 +190,7 @@ text_done (GObject      *object,
   g_clear_pointer (&self->result, pl_text_attention_unref);
   if (answer == NULL)
     {
-      g_autofree char *sentence = pl_page_sentence (error->message);
+      g_autofree char *sentence = pl_error_sentence (error->message);
 
       gtk_label_set_text (self->count, "");
       show_status (self, "dialog-warning-symbolic", _("Cannot Show This Text"), sentence);
@@ -283,7 +284,7 @@ transformer_done (GObject      *object,
     return;
   if (transformer == NULL)
     {
-      g_autofree char *sentence = pl_page_sentence (error->message);
+      g_autofree char *sentence = pl_error_sentence (error->message);
 
       g_cancellable_cancel (self->load_cancellable);
       g_clear_object (&self->load_cancellable);
@@ -322,7 +323,7 @@ tokenizer_done (GObject      *object,
     return;
   if (answer == NULL)
     {
-      g_autofree char *sentence = pl_page_sentence (error->message);
+      g_autofree char *sentence = pl_error_sentence (error->message);
 
       /* The model still runs on random ids in the other views; its weights
        * are not needed here. */

@@ -5,6 +5,7 @@
 
 #include "pl-compare-page.h"
 #include "pl-enum-labels.h"
+#include "pl-error.h"
 #include "pl-figure-view.h"
 #include "pl-questions.h"
 #include "pl-view-style.h"
@@ -183,7 +184,7 @@ on_answer (PlComparePage *self,
   g_clear_pointer (&self->answers[side], pl_matrix_unref);
   if (answer == NULL)
     {
-      g_autofree char *sentence = pl_page_sentence (error->message);
+      g_autofree char *sentence = pl_error_sentence (error->message);
 
       gtk_label_set_text (self->status_label, sentence);
       return;

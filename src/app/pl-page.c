@@ -3,6 +3,7 @@
 
 #include <glib/gi18n.h>
 
+#include "pl-error.h"
 #include "pl-page.h"
 #include "pl-view-style.h"
 
@@ -14,15 +15,7 @@ typedef struct
   char          *empty_icon_name;
 
   GtkWidget     *frame;          /* the toolbar over the stack */
-  GtkWidget     *header;
-  GtkWidget     *toolbar;
-  GtkWidget     *toolbar_room;   /* the toolbar's row: may be narrower than the toolbar */
-  GtkViewport   *toolbar_port;
-  GtkWidget     *fold_button;    /* the toolbar as a menu, when its row is too narrow */
-  GtkPopover    *fold_popover;
-  gboolean       folded;
-  int            width;          /* as last allocated */
-  guint          fold_idle;
+  PlFoldingToolbar *toolbar;
   GtkSpinner    *spinner;
   GtkStack      *stack;
   AdwStatusPage *status;
@@ -48,8 +41,7 @@ enum {
 static GParamSpec *properties[N_PROPS];
 static GtkBuildableIface *parent_buildable_iface;
 
-#define TOOLBAR_SPACING 6
-#define HEADER_MARGIN   12
+#define HEADER_MARGIN 12
 
 PlWorkspace *
 pl_page_get_workspace (PlPage *self)
@@ -405,30 +397,9 @@ pl_page_show_error (PlPage       *self,
 
   g_return_if_fail (PL_IS_PAGE (self));
   g_return_if_fail (error != NULL);
-  sentence = pl_page_sentence (error->message);
+  sentence = pl_error_sentence (error->message);
   set_status (priv->error, "dialog-warning-symbolic", title ? title : _("Cannot Show This Model"), sentence);
   gtk_stack_set_visible_child_name (priv->stack, "error");
-}
-
-char *
-pl_page_sentence (const char *message)
-{
-  const char *p;
-
-  g_return_val_if_fail (message != NULL, NULL);
-
-  if (!g_unichar_islower (g_utf8_get_char (message)))
-    return g_strdup (message);
-  for (p = message; *p != '\0' && *p != ' '; p = g_utf8_next_char (p))
-    if (!g_unichar_isalpha (g_utf8_get_char (p)))
-      return g_strdup (message);
-  {
-    gunichar upper = g_unichar_toupper (g_utf8_get_char (message));
-    char first[7] = { 0 };
-
-    g_unichar_to_utf8 (upper, first);
-    return g_strconcat (first, g_utf8_next_char (message), NULL);
-  }
 }
 
 AdwStatusPage *
@@ -458,7 +429,7 @@ pl_page_add_toolbar_child (PlPage    *self,
   PlPagePrivate *priv = pl_page_get_instance_private (self);
 
   g_return_if_fail (PL_IS_PAGE (self));
-  gtk_box_append (GTK_BOX (priv->toolbar), child);
+  pl_folding_toolbar_append (priv->toolbar, child);
 }
 
 void
@@ -498,71 +469,6 @@ buildable_iface_init (GtkBuildableIface *iface)
   iface->add_child = pl_page_buildable_add_child;
 }
 
-/* The width the toolbar takes in one row. */
-static int
-toolbar_width (PlPagePrivate *priv)
-{
-  int width = 0, n = 0;
-
-  for (GtkWidget *child = gtk_widget_get_first_child (priv->toolbar); child != NULL;
-       child = gtk_widget_get_next_sibling (child))
-    if (gtk_widget_get_visible (child))
-      {
-        int natural;
-
-        gtk_widget_measure (child, GTK_ORIENTATION_HORIZONTAL, -1, NULL, &natural, NULL, NULL);
-        width += natural;
-        n++;
-      }
-  return width + TOOLBAR_SPACING * MAX (n - 1, 0);
-}
-
-/* Linked button groups along ORIENTATION: in the menu, one under another. */
-static void
-orient_linked (GtkWidget      *toolbar,
-               GtkOrientation  orientation)
-{
-  for (GtkWidget *child = gtk_widget_get_first_child (toolbar); child; child = gtk_widget_get_next_sibling (child))
-    if (GTK_IS_BOX (child) && gtk_widget_has_css_class (child, "linked"))
-      gtk_orientable_set_orientation (GTK_ORIENTABLE (child), orientation);
-}
-
-/* A toolbar too wide for its page goes into a menu at the start of its
- * row, its controls one under another; back when there is room again.
- * Done after the allocation that found it, never during one. */
-static gboolean
-refold (gpointer data)
-{
-  PlPage *self = data;
-  PlPagePrivate *priv = pl_page_get_instance_private (self);
-  gboolean fold = priv->width > 0 && toolbar_width (priv) > priv->width - 2 * HEADER_MARGIN;
-
-  priv->fold_idle = 0;
-  if (fold == priv->folded)
-    return G_SOURCE_REMOVE;
-  priv->folded = fold;
-  g_object_ref (priv->toolbar);
-  if (fold)
-    {
-      gtk_viewport_set_child (priv->toolbar_port, NULL);
-      gtk_orientable_set_orientation (GTK_ORIENTABLE (priv->toolbar), GTK_ORIENTATION_VERTICAL);
-      orient_linked (priv->toolbar, GTK_ORIENTATION_VERTICAL);
-      gtk_popover_set_child (priv->fold_popover, priv->toolbar);
-    }
-  else
-    {
-      gtk_popover_popdown (priv->fold_popover);
-      gtk_popover_set_child (priv->fold_popover, NULL);
-      gtk_orientable_set_orientation (GTK_ORIENTABLE (priv->toolbar), GTK_ORIENTATION_HORIZONTAL);
-      orient_linked (priv->toolbar, GTK_ORIENTATION_HORIZONTAL);
-      gtk_viewport_set_child (priv->toolbar_port, priv->toolbar);
-    }
-  g_object_unref (priv->toolbar);
-  gtk_widget_set_visible (priv->fold_button, fold);
-  gtk_widget_set_visible (priv->toolbar_room, !fold);
-  return G_SOURCE_REMOVE;
-}
-
 static void
 pl_page_measure (GtkWidget      *widget,
                  GtkOrientation  orientation,
@@ -583,40 +489,18 @@ pl_page_size_allocate (GtkWidget *widget,
                        int        height,
                        int        baseline)
 {
-  PlPage *self = PL_PAGE (widget);
-  PlPagePrivate *priv = pl_page_get_instance_private (self);
+  PlPagePrivate *priv = pl_page_get_instance_private (PL_PAGE (widget));
 
   gtk_widget_allocate (priv->frame, width, height, baseline, NULL);
-  priv->width = width;
-  if (priv->fold_idle == 0)
-    priv->fold_idle = g_idle_add_full (G_PRIORITY_HIGH_IDLE, refold, self, NULL);
 }
 
-gboolean
-pl_page_get_folded (PlPage *self)
-{
-  PlPagePrivate *priv = pl_page_get_instance_private (self);
-
-  g_return_val_if_fail (PL_IS_PAGE (self), FALSE);
-  return priv->folded;
-}
-
-GtkWidget *
+PlFoldingToolbar *
 pl_page_get_toolbar (PlPage *self)
 {
   PlPagePrivate *priv = pl_page_get_instance_private (self);
 
   g_return_val_if_fail (PL_IS_PAGE (self), NULL);
   return priv->toolbar;
-}
-
-GtkWidget *
-pl_page_get_header (PlPage *self)
-{
-  PlPagePrivate *priv = pl_page_get_instance_private (self);
-
-  g_return_val_if_fail (PL_IS_PAGE (self), NULL);
-  return priv->header;
 }
 
 static void
@@ -636,7 +520,6 @@ pl_page_dispose (GObject *object)
   PlPage *self = PL_PAGE (object);
   PlPagePrivate *priv = pl_page_get_instance_private (self);
 
-  g_clear_handle_id (&priv->fold_idle, g_source_remove);
   pl_page_stop_work (self);
   g_clear_object (&priv->model);
   g_clear_pointer (&priv->runner, pl_page_runner_free);
@@ -742,35 +625,12 @@ pl_page_init (PlPage *self)
   priv->frame = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
   gtk_widget_set_parent (priv->frame, GTK_WIDGET (self));
 
-  priv->header = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, TOOLBAR_SPACING);
-  gtk_widget_set_margin_start (priv->header, HEADER_MARGIN);
-  gtk_widget_set_margin_end (priv->header, HEADER_MARGIN);
-  gtk_widget_set_margin_top (priv->header, 6);
-  gtk_widget_set_margin_bottom (priv->header, 6);
-
-  priv->fold_popover = GTK_POPOVER (gtk_popover_new ());
-  priv->fold_button = gtk_menu_button_new ();
-  gtk_menu_button_set_icon_name (GTK_MENU_BUTTON (priv->fold_button), "view-more-symbolic");
-  gtk_menu_button_set_popover (GTK_MENU_BUTTON (priv->fold_button), GTK_WIDGET (priv->fold_popover));
-  gtk_widget_set_tooltip_text (priv->fold_button, _("View Options"));
-  gtk_widget_set_visible (priv->fold_button, FALSE);
-  gtk_box_append (GTK_BOX (priv->header), priv->fold_button);
-
-  /* The row scrolls nowhere: it only lets the page be narrower than the
-   * toolbar for the moment before the toolbar folds. */
-  priv->toolbar = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, TOOLBAR_SPACING);
-  priv->toolbar_port = GTK_VIEWPORT (gtk_viewport_new (NULL, NULL));
-  gtk_viewport_set_scroll_to_focus (priv->toolbar_port, FALSE);
-  gtk_viewport_set_child (priv->toolbar_port, priv->toolbar);
-  priv->toolbar_room = gtk_scrolled_window_new ();
-  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (priv->toolbar_room), GTK_POLICY_EXTERNAL, GTK_POLICY_NEVER);
-  gtk_scrolled_window_set_propagate_natural_width (GTK_SCROLLED_WINDOW (priv->toolbar_room), TRUE);
-  gtk_scrolled_window_set_propagate_natural_height (GTK_SCROLLED_WINDOW (priv->toolbar_room), TRUE);
-  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (priv->toolbar_room), GTK_WIDGET (priv->toolbar_port));
-  gtk_widget_set_hexpand (priv->toolbar_room, TRUE);
-  gtk_box_append (GTK_BOX (priv->header), priv->toolbar_room);
-
-  gtk_box_append (GTK_BOX (priv->frame), priv->header);
+  priv->toolbar = PL_FOLDING_TOOLBAR (pl_folding_toolbar_new ());
+  gtk_widget_set_margin_start (GTK_WIDGET (priv->toolbar), HEADER_MARGIN);
+  gtk_widget_set_margin_end (GTK_WIDGET (priv->toolbar), HEADER_MARGIN);
+  gtk_widget_set_margin_top (GTK_WIDGET (priv->toolbar), 6);
+  gtk_widget_set_margin_bottom (GTK_WIDGET (priv->toolbar), 6);
+  gtk_box_append (GTK_BOX (priv->frame), GTK_WIDGET (priv->toolbar));
 
   priv->stack = GTK_STACK (gtk_stack_new ());
   gtk_widget_set_vexpand (GTK_WIDGET (priv->stack), TRUE);

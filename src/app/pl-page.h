@@ -4,6 +4,7 @@
 #include <adwaita.h>
 
 #include "pl-figure.h"
+#include "pl-folding-toolbar.h"
 #include "pl-page-runner.h"
 #include "pl-workspace.h"
 
@@ -121,22 +122,14 @@ PlModel       *pl_page_begin_layer_question (PlPage   *self);
 gpointer       pl_page_answer_or_error (PlPage        *self,
                                         const GValue  *answer,
                                         const GError  *error);
-/* ERROR's message, as plain text and a sentence (pl_page_sentence), under
+/* ERROR's message, as plain text and a sentence (pl_error_sentence), under
  * TITLE ("Cannot Show This Model" when NULL). */
 void           pl_page_show_error      (PlPage        *self,
                                         const char    *title,
                                         const GError  *error);
-/* MESSAGE, an error's in the core's words (which the command line prints as
- * they are), as a sentence for a status page, a label or a toast: its first
- * word capitalized, unless that word is a name (it holds anything but
- * letters, as a file or model name does). */
-char          *pl_page_sentence        (const char    *message);
-/* TRUE while the toolbar, too wide for the page, is a menu. */
-gboolean       pl_page_get_folded      (PlPage        *self);
-/* The toolbar, in its row or in the menu. */
-GtkWidget     *pl_page_get_toolbar     (PlPage        *self);
-/* The row above the figure: the toolbar, or the menu it folds into. */
-GtkWidget     *pl_page_get_header      (PlPage        *self);
+/* The row above the figure: the toolbar, folded into a menu when the page is
+ * too narrow for it. */
+PlFoldingToolbar *pl_page_get_toolbar  (PlPage        *self);
 /* The status page on screen (the error's when one is shown), for tests. */
 AdwStatusPage *pl_page_get_status      (PlPage        *self);
 /* The name of the stack child shown: "status", "error", "loading" or "figure". */

@@ -5,6 +5,7 @@
 #include <math.h>
 
 #include "pl-enum-labels.h"
+#include "pl-error.h"
 #include "pl-figure-pair.h"
 #include "pl-figure-view.h"
 #include "pl-grid.h"
@@ -367,7 +368,7 @@ refresh (PlPage *page)
     }
   if (!pl_model_require_grid (model, &pane->rows, &pane->cols, &error))
     {
-      g_autofree char *sentence = pl_page_sentence (error->message);
+      g_autofree char *sentence = pl_error_sentence (error->message);
 
       clear (self);
       pl_page_show_status (page, "view-app-grid-symbolic", _("No Grid of Patches"), sentence);

@@ -5,6 +5,7 @@
 #include <math.h>
 
 #include "pl-enum-labels.h"
+#include "pl-error.h"
 #include "pl-figure-view.h"
 #include "pl-model.h"
 #include "pl-probes.h"
@@ -291,7 +292,7 @@ answer_done (GObject      *object,
     return;
   if (answer == NULL)
     {
-      g_autofree char *sentence = pl_page_sentence (error->message);
+      g_autofree char *sentence = pl_error_sentence (error->message);
 
       gtk_label_set_text (self->status_label, sentence);
     }
@@ -333,7 +334,7 @@ table_done (GObject      *object,
     return;
   if (table == NULL)
     {
-      g_autofree char *sentence = pl_page_sentence (error->message);
+      g_autofree char *sentence = pl_error_sentence (error->message);
 
       gtk_label_set_text (self->status_label, sentence);
       self->next++;

@@ -6,6 +6,7 @@
 
 #include "pl-attention-page.h"
 #include "pl-compare-page.h"
+#include "pl-error.h"
 #include "pl-executor.h"
 #include "pl-export-dialog.h"
 #include "pl-model-row.h"
@@ -74,7 +75,7 @@ pl_window_show_error (PlWindow   *self,
   g_return_if_fail (PL_IS_WINDOW (self));
 
   g_message ("%s", message);
-  sentence = pl_page_sentence (message);
+  sentence = pl_error_sentence (message);
   /* A toast's title is markup: a message holding "<" or "&" would show empty. */
   escaped = g_markup_escape_text (sentence, -1);
   toast = adw_toast_new (escaped);

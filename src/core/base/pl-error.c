@@ -58,3 +58,21 @@ pl_escape_text (const char *text,
     }
   return g_string_free (out, FALSE);
 }
+
+char *
+pl_error_sentence (const char *message)
+{
+  gunichar upper;
+  char first[7] = { 0 };
+
+  g_return_val_if_fail (message != NULL, NULL);
+
+  if (!g_unichar_islower (g_utf8_get_char (message)))
+    return g_strdup (message);
+  for (const char *p = message; *p != '\0' && *p != ' '; p = g_utf8_next_char (p))
+    if (!g_unichar_isalpha (g_utf8_get_char (p)))
+      return g_strdup (message);
+  upper = g_unichar_toupper (g_utf8_get_char (message));
+  g_unichar_to_utf8 (upper, first);
+  return g_strconcat (first, g_utf8_next_char (message), NULL);
+}

@@ -27,4 +27,10 @@ GQuark pl_error_quark (void);
 char  *pl_escape_text (const char *text,
                        gssize      length);
 
+/* MESSAGE, an error's in the core's words (which the command line prints as
+ * they are), as a sentence for a status page, a label or a toast: its first
+ * word capitalized, unless that word is a name (it holds anything but
+ * letters, as a file or model name does). */
+char  *pl_error_sentence (const char *message);
+
 G_END_DECLS
