@@ -59,6 +59,23 @@ assert_inside (GtkWidget  *widget,
     }
 }
 
+/* No label shown in WIDGET is cut short with an ellipsis. */
+static void
+assert_no_label_cut (GtkWidget  *widget,
+                     const char *where)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      if (!gtk_widget_get_mapped (child))
+        continue;
+      if (GTK_IS_LABEL (child) && pango_layout_is_ellipsized (gtk_label_get_layout (GTK_LABEL (child))))
+        g_error ("%s: the label \"%s\" is cut to %d px", where, gtk_label_get_label (GTK_LABEL (child)),
+                 gtk_widget_get_width (child));
+      assert_no_label_cut (child, where);
+    }
+}
+
 static void
 collect_figure_views (GtkWidget *widget,
                       GPtrArray *found)
@@ -117,6 +134,8 @@ check_width (int width)
         }
       toolbar = pl_page_get_toolbar (page);
       assert_inside (GTK_WIDGET (toolbar), GTK_WIDGET (page), where);
+      /* Every view's name reads in full, wherever the views are switched. */
+      assert_no_label_cut (gtk_widget_get_ancestor (GTK_WIDGET (window->view_stack), GTK_TYPE_BOX), where);
       /* A folded toolbar's menu fits the window: its controls, linked
        * groups too, no wider than the window less the menu's margins. */
       if (pl_folding_toolbar_get_folded (toolbar))

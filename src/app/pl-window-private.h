@@ -20,6 +20,7 @@ struct _PlWindow
   GCancellable         *paper_cancellable;  /* while the paper's figures are made */
   AdwToast             *paper_toast;        /* its progress */
   char                 *paper_folder;       /* where they were written last */
+  guint                 switcher_idle;      /* places the views' switcher */
 
   /* Template widgets */
   AdwToastOverlay      *toast_overlay;
@@ -27,6 +28,10 @@ struct _PlWindow
   GtkListBox           *model_list;
   AdwViewStack         *view_stack;
   GtkStack             *content_stack;
+  GtkStack             *title_stack;      /* the header's switcher, or view_menu */
+  GtkDropDown          *view_menu;
+  AdwSqueezer          *bottom_squeezer;  /* switcher_bar while its labels fit */
+  AdwViewSwitcherBar   *switcher_bar;
 };
 
 /* pl-window-open.c: opening checkpoints, recent files, drag and drop */

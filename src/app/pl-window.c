@@ -164,11 +164,78 @@ pl_window_get_page (PlWindow   *self,
   return GTK_WIDGET (ensure_page (self, name));
 }
 
-/* The view shown gets its page. */
+/* The view shown gets its page, and the views' drop-down names it. */
 static void
 on_visible_view_changed (PlWindow *self)
 {
+  g_autoptr(GtkSelectionModel) pages = adw_view_stack_get_pages (self->view_stack);
+  GtkWidget *visible = adw_view_stack_get_visible_child (self->view_stack);
+
   ensure_page (self, adw_view_stack_get_visible_child_name (self->view_stack));
+  for (guint i = 0; i < g_list_model_get_n_items (G_LIST_MODEL (pages)); i++)
+    {
+      g_autoptr(AdwViewStackPage) page = g_list_model_get_item (G_LIST_MODEL (pages), i);
+
+      if (adw_view_stack_page_get_child (page) == visible && gtk_drop_down_get_selected (self->view_menu) != i)
+        gtk_drop_down_set_selected (self->view_menu, i);
+    }
+}
+
+static void
+on_view_menu_selected (PlWindow *self)
+{
+  g_autoptr(GtkSelectionModel) pages = adw_view_stack_get_pages (self->view_stack);
+  guint selected = gtk_drop_down_get_selected (self->view_menu);
+  g_autoptr(AdwViewStackPage) page = NULL;
+
+  if (selected >= g_list_model_get_n_items (G_LIST_MODEL (pages)))
+    return;
+  page = g_list_model_get_item (G_LIST_MODEL (pages), selected);
+  adw_view_stack_set_visible_child (self->view_stack, adw_view_stack_page_get_child (page));
+}
+
+/* Where the bar at the bottom cannot show every view's label in full, the
+ * header switches views with a drop-down instead. The squeezer chooses while
+ * it is allocated, so the header changes in an idle after that allocation. */
+static gboolean
+place_view_switcher (gpointer data)
+{
+  PlWindow *self = data;
+  gboolean bar_fits = adw_squeezer_get_visible_child (self->bottom_squeezer) == GTK_WIDGET (self->switcher_bar);
+
+  self->switcher_idle = 0;
+  gtk_stack_set_visible_child_name (self->title_stack, bar_fits ? "switcher" : "menu");
+  return G_SOURCE_REMOVE;
+}
+
+static void
+on_bottom_squeezed (PlWindow *self)
+{
+  if (self->switcher_idle == 0)
+    self->switcher_idle = g_idle_add_full (G_PRIORITY_HIGH_IDLE, place_view_switcher, self, NULL);
+}
+
+/* A view in the drop-down: its icon and title, as the switcher shows it. */
+static void
+setup_view_item (GtkSignalListItemFactory *factory,
+                 GtkListItem              *item)
+{
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+
+  gtk_box_append (GTK_BOX (box), gtk_image_new ());
+  gtk_box_append (GTK_BOX (box), gtk_label_new (NULL));
+  gtk_list_item_set_child (item, box);
+}
+
+static void
+bind_view_item (GtkSignalListItemFactory *factory,
+                GtkListItem              *item)
+{
+  AdwViewStackPage *page = gtk_list_item_get_item (item);
+  GtkWidget *image = gtk_widget_get_first_child (gtk_list_item_get_child (item));
+
+  gtk_image_set_from_icon_name (GTK_IMAGE (image), adw_view_stack_page_get_icon_name (page));
+  gtk_label_set_label (GTK_LABEL (gtk_widget_get_next_sibling (image)), adw_view_stack_page_get_title (page));
 }
 
 static GtkWidget *
@@ -375,6 +442,7 @@ pl_window_dispose (GObject *object)
 {
   PlWindow *self = PL_WINDOW (object);
 
+  g_clear_handle_id (&self->switcher_idle, g_source_remove);
   g_cancellable_cancel (self->paper_cancellable);
   /* The recent-files menu goes with the template; a change of the list
    * that arrives later (while the executor drains, say) finds no window. */
@@ -452,7 +520,12 @@ pl_window_class_init (PlWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PlWindow, view_stack);
   gtk_widget_class_bind_template_child (widget_class, PlWindow, content_stack);
   gtk_widget_class_bind_template_child (widget_class, PlWindow, recent_menu);
+  gtk_widget_class_bind_template_child (widget_class, PlWindow, title_stack);
+  gtk_widget_class_bind_template_child (widget_class, PlWindow, view_menu);
+  gtk_widget_class_bind_template_child (widget_class, PlWindow, bottom_squeezer);
+  gtk_widget_class_bind_template_child (widget_class, PlWindow, switcher_bar);
   gtk_widget_class_bind_template_callback (widget_class, on_row_selected);
+  gtk_widget_class_bind_template_callback (widget_class, on_bottom_squeezed);
 
   gtk_widget_class_install_action (widget_class, "win.open", NULL, pl_window_open_action);
   gtk_widget_class_install_action (widget_class, "win.export", NULL, export_action);
@@ -513,6 +586,19 @@ pl_window_init (PlWindow *self)
   gtk_list_box_bind_model (self->model_list, G_LIST_MODEL (self->models),
                            create_model_row, self, NULL);
   add_stepping_keys (self);
+
+  {
+    g_autoptr(GtkSelectionModel) pages = adw_view_stack_get_pages (self->view_stack);
+    g_autoptr(GtkListItemFactory) factory = gtk_signal_list_item_factory_new ();
+
+    g_signal_connect (factory, "setup", G_CALLBACK (setup_view_item), NULL);
+    g_signal_connect (factory, "bind", G_CALLBACK (bind_view_item), NULL);
+    gtk_drop_down_set_factory (self->view_menu, factory);
+    gtk_drop_down_set_model (self->view_menu, G_LIST_MODEL (pages));
+    g_signal_connect_object (self->view_menu, "notify::selected", G_CALLBACK (on_view_menu_selected), self,
+                             G_CONNECT_SWAPPED);
+    place_view_switcher (self);
+  }
 
   {
     /* Checkpoints dropped on the window open like files from the file chooser. */
