@@ -8,6 +8,7 @@
 #include "pl-compare-page.h"
 #include "pl-figure-private.h"
 #include "pl-figure-view.h"
+#include "pl-model-row.h"
 #include "pl-page.h"
 #include "pl-patches-page.h"
 #include "pl-playground-page.h"
@@ -23,7 +24,7 @@
  * cosine of the two patches under the pointer, a click opens a map large
  * and a second goes back, the Euclidean distance chosen reads out numpy's,
  * the table resized beside it reads out the cosine of torch's resized table, the principal colours name the patch, and a model
- * without a grid gets a status page instead. */
+ * without a grid gets a status page instead; the sidebar names each grid. */
 
 static PlApplication *app;
 static PlWindow *window;
@@ -469,6 +470,36 @@ test_playground_sincos2d (void)
   pl_playground_page_set_kind (playground, PL_PLAYGROUND_SINUSOIDAL);
 }
 
+/* The sidebar names a vision table by its grid of patches; the 1-D
+ * tables by positions × width, each demo as a researcher reads it. */
+static void
+test_sidebar_names_grid (void)
+{
+  static const struct { const char *name; const char *subtitle; } demos[] = {
+    { "mini-gpt2", "GPT-2 · 512 × 256" },
+    { "mini-bert", "BERT · 512 × 256" },
+    { "mini-roberta", "RoBERTa · 512 × 256 · from row 2" },
+    { "Sinusoidal 512 × 768", "Analytic · 512 × 768" },
+    { "mini-vit", "ViT · 8 × 8 patches × 48 · from row 1" },
+  };
+  guint found = 0;
+
+  pl_test_wait_until (models_at_least, GUINT_TO_POINTER (G_N_ELEMENTS (demos)), "the demo models");
+  for (GtkWidget *row = gtk_widget_get_first_child (GTK_WIDGET (window->model_list)); row != NULL;
+       row = gtk_widget_get_next_sibling (row))
+    {
+      PlModel *model = pl_model_row_get_model (PL_MODEL_ROW (row));
+
+      for (guint i = 0; i < G_N_ELEMENTS (demos); i++)
+        if (g_str_equal (pl_model_get_name (model), demos[i].name))
+          {
+            g_assert_cmpstr (adw_action_row_get_subtitle (ADW_ACTION_ROW (row)), ==, demos[i].subtitle);
+            found++;
+          }
+    }
+  g_assert_cmpuint (found, ==, G_N_ELEMENTS (demos));
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -477,6 +508,7 @@ main (int argc, char *argv[])
   pl_test_window_init (&argc, &argv);
   window = pl_test_window_open (&app);
 
+  g_test_add_func ("/pl/window-patches/sidebar", test_sidebar_names_grid);
   g_test_add_func ("/pl/window-patches/view", test_patches_view);
   g_test_add_func ("/pl/window-patches/flattened", test_flattened_views);
   g_test_add_func ("/pl/window-patches/grid-probes", test_grid_probes);

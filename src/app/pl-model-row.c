@@ -6,7 +6,8 @@
 #include "pl-model-row.h"
 
 /* A sidebar entry: the model's name, and what a researcher checks first:
- * family, table shape, and where the real positions start. */
+ * family, table shape (a vision table's as its grid of patches), and where
+ * the real positions start. */
 struct _PlModelRow
 {
   AdwActionRow  parent_instance;
@@ -23,6 +24,7 @@ describe (PlModel *model)
   guint first = pl_model_get_first_position (model);
   PlActivationsFile *activations = pl_model_get_activations (model);
   const PlDecoderSpec *decoder = pl_model_get_decoder (model);
+  guint grid_rows, grid_cols;
 
   if (activations != NULL)
     /* Translators: an activations file: sample inputs × tokens, layers */
@@ -34,6 +36,17 @@ describe (PlModel *model)
     /* Translators: family · rotary (RoPE) base · max_position_embeddings */
     return g_strdup_printf (_("%s · RoPE base %g · %u positions"), pl_model_get_family_display_name (model),
                             decoder->rope.theta, rows);
+  if (pl_model_get_grid (model, &grid_rows, &grid_cols))
+    {
+      if (first > 0)
+        /* Translators: a vision table: family · grid rows × grid columns of patches × width ·
+         * first table row that is a patch (the rows before are special tokens') */
+        return g_strdup_printf (_("%s · %u × %u patches × %u · from row %u"),
+                                pl_model_get_family_display_name (model), grid_rows, grid_cols, cols, first);
+      /* Translators: a vision table: family · grid rows × grid columns of patches × width */
+      return g_strdup_printf (_("%s · %u × %u patches × %u"), pl_model_get_family_display_name (model),
+                              grid_rows, grid_cols, cols);
+    }
   if (first > 0)
     /* Translators: family · positions × width · first table row that is a real position */
     return g_strdup_printf (_("%s · %u × %u · from row %u"),
