@@ -341,40 +341,68 @@ test_selection_everywhere (void)
   activate ("win.show-view", g_variant_new_int32 (0));
 }
 
-/* The text of the ⓘ popover in WIDGET's toolbar, or NULL. */
-static const char *
-help_text (GtkWidget *widget)
+/* The ⓘ popover in WIDGET's toolbar, or NULL. */
+static GtkPopover *
+help_popover (GtkWidget *widget)
 {
   if (GTK_IS_MENU_BUTTON (widget) &&
       g_strcmp0 (gtk_menu_button_get_icon_name (GTK_MENU_BUTTON (widget)), "help-about-symbolic") == 0)
-    {
-      GtkWidget *child = gtk_popover_get_child (gtk_menu_button_get_popover (GTK_MENU_BUTTON (widget)));
-
-      return GTK_IS_LABEL (child) ? gtk_label_get_text (GTK_LABEL (child)) : NULL;
-    }
+    return gtk_menu_button_get_popover (GTK_MENU_BUTTON (widget));
   for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
     {
-      const char *text = help_text (child);
+      GtkPopover *popover = help_popover (child);
 
-      if (text != NULL)
-        return text;
+      if (popover != NULL)
+        return popover;
     }
   return NULL;
 }
 
+/* The text of the ⓘ popover in WIDGET's toolbar, or NULL. */
+static const char *
+help_text (GtkWidget *widget)
+{
+  GtkPopover *popover = help_popover (widget);
+  GtkWidget *child = popover != NULL ? gtk_popover_get_child (popover) : NULL;
+
+  /* The label, inside the window that scrolls it. */
+  while (child != NULL && !GTK_IS_LABEL (child))
+    child = gtk_widget_get_first_child (child);
+  return child != NULL ? gtk_label_get_text (GTK_LABEL (child)) : NULL;
+}
+
 /* The ⓘ texts say what is drawn: the trajectory's running total is a line,
- * and the similarity's layer view says what it averages over. */
+ * the similarity's layer view says what it averages over, and the grid
+ * views tell a learned 2-D grid from a 1-D table read row by row. Each
+ * text's popover is no taller than a phone's screen leaves it (it scrolls
+ * what does not fit). */
 static void
 test_help_texts (void)
 {
+  static const char *views[] = { "similarity", "trajectory", "attention", "compare", "patches", "rotary" };
   const char *trajectory = help_text (GTK_WIDGET (page ("trajectory")));
   const char *similarity = help_text (GTK_WIDGET (page ("similarity")));
+  const char *patches = help_text (GTK_WIDGET (page ("patches")));
 
   g_assert_nonnull (trajectory);
   g_assert_nonnull (similarity);
+  g_assert_nonnull (patches);
   g_assert_null (strstr (trajectory, "bars on the right add"));
   g_assert_nonnull (strstr (trajectory, "the line adds them up"));
   g_assert_nonnull (strstr (similarity, "averaged over 8 sequences of random tokens"));
+  g_assert_nonnull (strstr (patches, "A learned 2-D grid"));
+  g_assert_nonnull (strstr (patches, "A 1-D table read row by row"));
+  for (guint i = 0; i < G_N_ELEMENTS (views); i++)
+    {
+      GtkWidget *child = gtk_popover_get_child (help_popover (GTK_WIDGET (page (views[i]))));
+      int width, height;
+
+      gtk_widget_measure (child, GTK_ORIENTATION_HORIZONTAL, -1, NULL, &width, NULL, NULL);
+      gtk_widget_measure (child, GTK_ORIENTATION_VERTICAL, width, NULL, &height, NULL, NULL);
+      g_test_message ("%s: the ⓘ text asks %d × %d px", views[i], width, height);
+      if (height > 480)
+        g_error ("%s: the ⓘ popover is %d px tall", views[i], height);
+    }
 }
 
 /* An error whose text would be markup ("<data>" from GLib's JSON parser, a
