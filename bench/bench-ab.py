@@ -24,7 +24,9 @@ stay open in their command mode and answer in turn, so the model is read once.
 
 OP attention times pl-bench-forward's attention of one layer, --shape
 TxHEADSxDIM[xcausal], e.g. bench/bench-ab.py attention BUILD_A/bench/pl-bench-forward
-BUILD_B/bench/pl-bench-forward --shape 1024x12x64xcausal --cpu; --cpu compares the
+BUILD_B/bench/pl-bench-forward --shape 1024x12x64xcausal --cpu (OP attention-plain runs
+the plain path where the fused one would run: attention-plain DRIVER DRIVER --op-b
+attention compares the two in one build); --cpu compares the
 processor time of the process (all its threads) instead of the wall time, which
 a machine shared by many jobs inflates unevenly; with forward and attentions it is
 read from /proc (10 ms ticks).

@@ -10,6 +10,7 @@
 #include "pl-blas-core.h"
 #include "pl-decoder-attention.h"
 #include "pl-executor.h"
+#include "pl-fused-attention.h"
 #include "pl-model.h"
 #include "pl-transformer.h"
 
@@ -23,7 +24,8 @@
  *   pl-bench-forward attention TxHEADSxDIM[xcausal] REPEATS
  * times one layer's attention (pl_decoder_attention) on random queries,
  * keys and values, probabilities not kept, and prints "attention SECONDS
- * CPU_SECONDS" (the least of REPEATS runs each), for bench-ab.py. */
+ * CPU_SECONDS" (the least of REPEATS runs each), for bench-ab.py;
+ * "attention-plain" runs the plain path where the fused one would run. */
 
 static double
 best_of (int n, double (*run) (gpointer), gpointer data)
@@ -152,6 +154,7 @@ bench_attention (const char *op,
   job.n_heads = job.n_kv_heads = strtoul (dims[1], NULL, 10);
   job.head_dim = strtoul (dims[2], NULL, 10);
   job.bidirectional = dims[3] == NULL || !g_str_equal (dims[3], "causal");
+  pl_fused_attention_force_plain (g_str_equal (op, "attention-plain"));
   cols = 3 * (gsize) job.n_heads * job.head_dim;
   qkv = g_new (float, t * cols);
   ctx = g_new (float, t * job.n_heads * job.head_dim);

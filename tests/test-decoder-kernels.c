@@ -6,6 +6,7 @@
 
 #include "pl-cpu.h"
 #include "pl-decoder-attention.h"
+#include "pl-fused-attention.h"
 #include "pl-stored-gemm.h"
 #include "pl-test-transformer.h"
 #include "pl-test-util.h"
@@ -220,8 +221,100 @@ test_attention (void)
                       windows[w], job.bidirectional ? ", bidirectional" : "", worst_p, worst_ctx, largest);
       g_assert_cmpfloat (worst_p, <, 1e-6);
       g_assert_cmpfloat (worst_ctx, <, 1e-5 * largest);
-      /* not keeping the probabilities changes nothing */
+      /* not keeping the probabilities changes nothing (this head size has
+       * no fused path) */
+      g_assert_false (pl_fused_attention_usable (&job));
       g_assert_cmpfloat (pl_test_max_abs_diff (ctx_a, ctx_b), ==, 0);
+      pl_test_check_rows (probs, t, !job.bidirectional);
+    }
+}
+
+/* The fused attention against the definition in double and against the
+ * plain path (OpenBLAS's SGEMMs): head sizes of one to four vectors, a
+ * ragged last block of queries and of keys, windows, causal and
+ * bidirectional, grouped heads. The context is a weighted mean of values:
+ * within 1e-5 of the largest value, as the plain path is in
+ * test_attention, of the definition's and of the plain path's; the
+ * probabilities within 1e-5 (scores of several units: the plain path's
+ * are 6e-6 off here too), and keeping them changes no context. */
+static void
+test_fused_attention (void)
+{
+  static const struct { gsize t, heads, kv, hd; guint window; gboolean bidirectional; } cases[] = {
+    { 150, 4, 4, 64, 0, TRUE },
+    { 150, 4, 4, 64, 0, FALSE },
+    { 77, 6, 2, 16, 0, FALSE },
+    { 77, 6, 2, 48, 9, FALSE },
+    { 40, 2, 1, 32, 1, FALSE },
+    { 3, 2, 2, 16, 0, TRUE },
+  };
+  PlDecoderAttention probe = { .probs = NULL, .head_dim = 64 };
+
+  if (!pl_fused_attention_usable (&probe))
+    {
+      g_test_skip ("no AVX-512 here: the fused attention does not run");
+      return;
+    }
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
+    {
+      gsize t = cases[c].t, nh = cases[c].heads, kv = cases[c].kv, hd = cases[c].hd;
+      gsize cols = (nh + 2 * kv) * hd;
+      g_autofree float *qkv = g_new (float, t * cols);
+      g_autofree double *p = g_new (double, t * t);
+      g_autofree double *want = g_new (double, t * nh * hd);
+      g_autoptr(PlMatrix) probs = pl_matrix_new (nh * t, t);
+      g_autoptr(PlMatrix) plain_probs = pl_matrix_new (nh * t, t);
+      g_autoptr(PlMatrix) fused = pl_matrix_new (t, nh * hd);
+      g_autoptr(PlMatrix) kept = pl_matrix_new (t, nh * hd);
+      g_autoptr(PlMatrix) plain = pl_matrix_new (t, nh * hd);
+      PlDecoderAttention job = { qkv, cols, t, nh, kv, hd, cases[c].window, 1.0f / sqrtf (hd), NULL, fused->data,
+                                 cases[c].bidirectional };
+      g_autoptr(GError) error = NULL;
+      double off_want = 0, off_plain = 0, plain_want = 0, off_p = 0, plain_p = 0, largest = 0;
+
+      /* scores of a few units, so that the softmax is far from uniform */
+      for (gsize i = 0; i < t * cols; i++)
+        qkv[i] = 2.5f * noise (3 * i + c);
+      /* the kept matrix starts dirty: every entry is written */
+      for (gsize i = 0; i < nh * t * t; i++)
+        probs->data[i] = -1;
+      g_assert_true (pl_fused_attention_usable (&job));
+      g_assert_true (pl_decoder_attention (&job, NULL, &error));
+      job.probs = probs;
+      job.ctx = kept->data;
+      g_assert_true (pl_decoder_attention (&job, NULL, &error));
+      pl_fused_attention_force_plain (TRUE);
+      g_assert_false (pl_fused_attention_usable (&job));
+      job.probs = plain_probs;
+      job.ctx = plain->data;
+      g_assert_true (pl_decoder_attention (&job, NULL, &error));
+      pl_fused_attention_force_plain (FALSE);
+      g_assert_no_error (error);
+      for (gsize h = 0; h < nh; h++)
+        {
+          naive_attention (&job, h, p, want);
+          for (gsize i = 0; i < t * t; i++)
+            {
+              off_p = MAX (off_p, fabs (pl_matrix_row (probs, h * t)[i] - p[i]));
+              plain_p = MAX (plain_p, fabs (pl_matrix_row (plain_probs, h * t)[i] - p[i]));
+            }
+        }
+      for (gsize i = 0; i < t * nh * hd; i++)
+        {
+          off_want = MAX (off_want, fabs (fused->data[i] - want[i]));
+          off_plain = MAX (off_plain, fabs (fused->data[i] - plain->data[i]));
+          plain_want = MAX (plain_want, fabs (plain->data[i] - want[i]));
+          largest = MAX (largest, fabs (want[i]));
+        }
+      g_test_message ("T %" G_GSIZE_FORMAT ", head size %" G_GSIZE_FORMAT ", window %u%s: fused within %.2g of "
+                      "the definition, %.2g of the plain path (plain within %.2g of the definition), largest %.2g; "
+                      "probabilities within %.2g (plain %.2g)", t, hd, cases[c].window,
+                      cases[c].bidirectional ? ", bidirectional" : "", off_want, off_plain, plain_want, largest, off_p,
+                      plain_p);
+      g_assert_cmpfloat (off_want, <, 1e-5 * largest);
+      g_assert_cmpfloat (off_plain, <, 1e-5 * largest);
+      g_assert_cmpfloat (off_p, <, 1e-5);
+      g_assert_cmpfloat (pl_test_max_abs_diff (fused, kept), ==, 0);
       pl_test_check_rows (probs, t, !job.bidirectional);
     }
 }
@@ -234,5 +327,6 @@ main (int argc, char **argv)
   g_test_add_func ("/pl/rope/stored-gemm", test_stored_gemm);
   g_test_add_func ("/pl/rope/tuned-gemm", test_tuned_gemm);
   g_test_add_func ("/pl/rope/attention", test_attention);
+  g_test_add_func ("/pl/rope/fused-attention", test_fused_attention);
   return g_test_run ();
 }

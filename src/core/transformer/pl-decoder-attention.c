@@ -6,6 +6,7 @@
 
 #include "pl-decoder-attention.h"
 #include "pl-executor.h"
+#include "pl-fused-attention.h"
 #include "pl-transformer-kernels.h"
 
 /* Each head runs in blocks of QUERY_BLOCK queries, each block two
@@ -14,22 +15,6 @@
  * square, and unless the probabilities are kept one block's scores at a time
  * (QUERY_BLOCK × T per thread) stay in the cache between the two products. */
 #define QUERY_BLOCK 64
-
-/* The first key query I sees. */
-static inline gsize
-first_key (const PlDecoderAttention *job,
-           gsize                     i)
-{
-  return job->window > 0 && i + 1 > job->window ? i + 1 - job->window : 0;
-}
-
-/* One past the last key query I sees. */
-static inline gsize
-end_key (const PlDecoderAttention *job,
-         gsize                     i)
-{
-  return job->bidirectional ? job->n_tokens : i + 1;
-}
 
 /* Softmax of each row's visible keys, zero elsewhere: P holds the rows of
  * queries FIRST_ROW … FIRST_ROW + N_ROWS − 1, T apart. */
@@ -44,9 +29,9 @@ softmax_rows (const PlDecoderAttention *job,
   for (gsize r = 0; r < n_rows; r++)
     {
       float *row = p + r * t;
-      gsize i = first_row + r, first = first_key (job, i);
+      gsize i = first_row + r, first = pl_decoder_attention_first_key (job, i);
 
-      pl_kernel_softmax_row (row + first, end_key (job, i) - first, t - first);
+      pl_kernel_softmax_row (row + first, pl_decoder_attention_end_key (job, i) - first, t - first);
       if (first > 0)
         memset (row, 0, first * sizeof (float));
     }
@@ -68,7 +53,7 @@ run_head (const PlDecoderAttention *job,
   for (gsize i0 = 0; i0 < t; i0 += QUERY_BLOCK)
     {
       gsize rows = MIN (QUERY_BLOCK, t - i0);
-      gsize j0 = first_key (job, i0), j1 = end_key (job, i0 + rows - 1);
+      gsize j0 = pl_decoder_attention_first_key (job, i0), j1 = pl_decoder_attention_end_key (job, i0 + rows - 1);
       float *p = job->probs ? job->probs->data + (head * t + i0) * t : scratch;
 
       cblas_sgemm (CblasRowMajor, CblasNoTrans, CblasTrans, rows, j1 - j0, hd,
@@ -83,7 +68,9 @@ run_head (const PlDecoderAttention *job,
 
 /* The heads, split over the executor's threads (pl_executor_split): each
  * thread takes the next head from a counter, with scratch of its own, and
- * looks at the cancellable before each. */
+ * looks at the cancellable before each. A head runs fused where the
+ * processor allows (pl-fused-attention.c), this file's SGEMMs being its
+ * plain path. */
 typedef struct
 {
   const PlDecoderAttention *job;
@@ -98,7 +85,9 @@ work (gpointer data)
   Team *team = data;
   const PlDecoderAttention *job = team->job;
   gsize t = job->n_tokens;
-  g_autofree float *scratch = job->probs ? NULL : g_new (float, MIN (t, QUERY_BLOCK) * t);
+  gboolean fused = pl_fused_attention_usable (job);
+  g_autofree float *scratch = fused ? g_new (float, pl_fused_attention_scratch_size (job))
+                              : job->probs ? NULL : g_new (float, MIN (t, QUERY_BLOCK) * t);
 
   for (;;)
     {
@@ -111,7 +100,10 @@ work (gpointer data)
           g_atomic_int_set (&team->cancelled, 1);
           break;
         }
-      run_head (job, head, scratch);
+      if (fused)
+        pl_fused_attention_head (job, head, scratch);
+      else
+        run_head (job, head, scratch);
     }
   return NULL;
 }

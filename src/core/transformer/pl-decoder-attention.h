@@ -31,8 +31,25 @@ typedef struct
   gboolean     bidirectional;
 } PlDecoderAttention;
 
+/* The first key query I sees. */
+static inline gsize
+pl_decoder_attention_first_key (const PlDecoderAttention *job,
+                                gsize                     i)
+{
+  return job->window > 0 && i + 1 > job->window ? i + 1 - job->window : 0;
+}
+
+/* One past the last key query I sees. */
+static inline gsize
+pl_decoder_attention_end_key (const PlDecoderAttention *job,
+                              gsize                     i)
+{
+  return job->bidirectional ? job->n_tokens : i + 1;
+}
+
 /* The heads split over the executor's threads, each in blocks of queries
- * by OpenBLAS's SGEMM over the keys they see (pl-decoder-attention.c). */
+ * by OpenBLAS's SGEMM over the keys they see (pl-decoder-attention.c), or
+ * fused where the processor allows (pl-fused-attention.c). */
 gboolean pl_decoder_attention (const PlDecoderAttention *job,
                                GCancellable             *cancellable,
                                GError                  **error);
