@@ -172,6 +172,14 @@ test_narrow (void)
   check_width (360);
   /* The sidebar folds away; the back button leads to it. */
   g_assert_true (adw_leaflet_get_folded (window->leaflet));
+  /* The views are switched by the header's drop-down, which follows the
+   * view shown however it was chosen. */
+  g_assert_cmpstr (gtk_stack_get_visible_child_name (window->title_stack), ==, "menu");
+  g_assert_false (gtk_widget_get_mapped (GTK_WIDGET (window->switcher_bar)));
+  gtk_drop_down_set_selected (window->view_menu, 3);
+  g_assert_cmpstr (adw_view_stack_get_visible_child_name (window->view_stack), ==, "probes");
+  pl_window_show_view (window, "compare");
+  g_assert_cmpuint (gtk_drop_down_get_selected (window->view_menu), ==, 4);
   /* Narrow: one figure above the other, each as wide as the window. */
   pl_window_show_view (window, "playground");
   pl_test_wait_frames (GTK_WIDGET (window), 4);

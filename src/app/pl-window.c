@@ -215,27 +215,62 @@ on_bottom_squeezed (PlWindow *self)
     self->switcher_idle = g_idle_add_full (G_PRIORITY_HIGH_IDLE, place_view_switcher, self, NULL);
 }
 
-/* A view in the drop-down: its icon and title, as the switcher shows it. */
+/* A view in the drop-down: its icon and title, as the switcher shows it;
+ * in the list, a check mark at the view shown, as other drop-downs have. */
 static void
 setup_view_item (GtkSignalListItemFactory *factory,
-                 GtkListItem              *item)
+                 GtkListItem              *item,
+                 gpointer                  in_list)
 {
   GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  GtkWidget *label = gtk_label_new (NULL);
 
   gtk_box_append (GTK_BOX (box), gtk_image_new ());
-  gtk_box_append (GTK_BOX (box), gtk_label_new (NULL));
+  gtk_box_append (GTK_BOX (box), label);
+  if (in_list != NULL)
+    {
+      gtk_widget_set_hexpand (label, TRUE);
+      gtk_label_set_xalign (GTK_LABEL (label), 0);
+      gtk_box_append (GTK_BOX (box), gtk_image_new_from_icon_name ("object-select-symbolic"));
+    }
   gtk_list_item_set_child (item, box);
 }
 
 static void
+update_view_check (GtkDropDown *menu,
+                   GParamSpec  *pspec,
+                   GtkListItem *item)
+{
+  GtkWidget *check = gtk_widget_get_last_child (gtk_list_item_get_child (item));
+
+  gtk_widget_set_opacity (check, gtk_list_item_get_position (item) == gtk_drop_down_get_selected (menu) ? 1 : 0);
+}
+
+static void
 bind_view_item (GtkSignalListItemFactory *factory,
-                GtkListItem              *item)
+                GtkListItem              *item,
+                PlWindow                 *in_list)
 {
   AdwViewStackPage *page = gtk_list_item_get_item (item);
   GtkWidget *image = gtk_widget_get_first_child (gtk_list_item_get_child (item));
 
   gtk_image_set_from_icon_name (GTK_IMAGE (image), adw_view_stack_page_get_icon_name (page));
   gtk_label_set_label (GTK_LABEL (gtk_widget_get_next_sibling (image)), adw_view_stack_page_get_title (page));
+  if (in_list != NULL)
+    {
+      g_signal_connect (in_list->view_menu, "notify::selected", G_CALLBACK (update_view_check), item);
+      update_view_check (in_list->view_menu, NULL, item);
+    }
+}
+
+static void
+unbind_view_item (GtkSignalListItemFactory *factory,
+                  GtkListItem              *item,
+                  PlWindow                 *in_list)
+{
+  /* Items are also unbound while the window's template is torn down. */
+  if (in_list->view_menu != NULL)
+    g_signal_handlers_disconnect_by_func (in_list->view_menu, update_view_check, item);
 }
 
 static GtkWidget *
@@ -590,10 +625,15 @@ pl_window_init (PlWindow *self)
   {
     g_autoptr(GtkSelectionModel) pages = adw_view_stack_get_pages (self->view_stack);
     g_autoptr(GtkListItemFactory) factory = gtk_signal_list_item_factory_new ();
+    g_autoptr(GtkListItemFactory) list_factory = gtk_signal_list_item_factory_new ();
 
     g_signal_connect (factory, "setup", G_CALLBACK (setup_view_item), NULL);
     g_signal_connect (factory, "bind", G_CALLBACK (bind_view_item), NULL);
+    g_signal_connect (list_factory, "setup", G_CALLBACK (setup_view_item), self);
+    g_signal_connect (list_factory, "bind", G_CALLBACK (bind_view_item), self);
+    g_signal_connect (list_factory, "unbind", G_CALLBACK (unbind_view_item), self);
     gtk_drop_down_set_factory (self->view_menu, factory);
+    gtk_drop_down_set_list_factory (self->view_menu, list_factory);
     gtk_drop_down_set_model (self->view_menu, G_LIST_MODEL (pages));
     g_signal_connect_object (self->view_menu, "notify::selected", G_CALLBACK (on_view_menu_selected), self,
                              G_CONNECT_SWAPPED);
