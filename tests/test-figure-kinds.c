@@ -246,6 +246,64 @@ test_table_natural_size (void)
   g_assert_false (pl_figure_get_natural_size (heatmap, NULL, NULL));
 }
 
+/* The most rows of background one after another in SURFACE. */
+static int
+tallest_blank_band (cairo_surface_t *surface)
+{
+  int width = cairo_image_surface_get_width (surface), height = cairo_image_surface_get_height (surface);
+  int run = 0, tallest = 0;
+
+  for (int y = 0; y < height; y++)
+    {
+      gboolean blank = TRUE;
+
+      for (int x = 0; x < width && blank; x++)
+        blank = fig_pixel (surface, x, y) == 0xffffff;
+      run = blank ? run + 1 : 0;
+      tallest = MAX (tallest, run);
+    }
+  return tallest;
+}
+
+/* A captioned table at its natural height for a width is drawn at full
+ * size with its caption wrapped under it and no band of background taller
+ * than a line between them (Table 1 of the paper is exported so). */
+static void
+test_table_natural_height (void)
+{
+  const char * const columns[] = { "Absolute position (MAE)", "Relative order (error rate)", NULL };
+  const double row0[] = { 15.4, 0.06 }, row1[] = { 161.8, 0.38 }, row2[] = { 0, 0.06 };
+  g_autoptr(PlFigure) figure = pl_figure_new_table (columns);
+  g_autoptr(GString) caption = g_string_new ("The probes of Wang and Chen (2020), Table 1.");
+  g_autoptr(PlMatrix) m = fig_ramp (4, 4);
+  g_autoptr(PlFigure) heatmap = pl_figure_new_heatmap (m, 0);
+  cairo_surface_t *surface;
+  cairo_rectangle_t plot;
+  double w, h, h_short, h_long;
+
+  pl_figure_add_row (figure, "mini-gpt2", row0);
+  pl_figure_add_row (figure, "mini-bert", row1);
+  pl_figure_add_row (figure, "Sinusoidal 512 × 768", row2);
+  pl_figure_set_title (figure, "Probes of the position embeddings");
+  g_assert_true (pl_figure_get_natural_size (figure, &w, &h));
+  for (guint i = 0; i < 12; i++)
+    g_string_append (caption, " Mean ± the 95 % interval of the mean over 20 runs, seeds 0–19.");
+  pl_figure_set_caption (figure, caption->str);
+  g_assert_true (pl_figure_get_natural_height (figure, 460, &h_long));
+  g_assert_true (pl_figure_get_natural_height (figure, 920, &h_short));
+  /* The caption takes lines under the table, fewer when wider. */
+  g_assert_cmpfloat (h_long, >, h + 4 * 11);
+  g_assert_cmpfloat (h_short, <, h_long - 2 * 11);
+
+  surface = fig_render (figure, 460, (int) ceil (h_long));
+  pl_figure_get_plot_area (figure, &plot);
+  /* At full size: the table's rows as tall as without a caption. */
+  g_assert_cmpfloat_with_epsilon (plot.width, w - 12, 0.5);
+  g_assert_cmpint (tallest_blank_band (surface), <=, 16);
+  cairo_surface_destroy (surface);
+  g_assert_false (pl_figure_get_natural_height (heatmap, 460, &h));
+}
+
 /* The tallest run of COLOUR ending on the row BOTTOM of PLOT, going up. */
 static double
 run_above (cairo_surface_t         *surface,
@@ -673,6 +731,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pl/figure/table/cells", test_table_cells);
   g_test_add_func ("/pl/figure/table/wraps", test_table_wraps);
   g_test_add_func ("/pl/figure/table/natural-size", test_table_natural_size);
+  g_test_add_func ("/pl/figure/table/natural-height", test_table_natural_height);
   g_test_add_func ("/pl/figure/multiples/shared-scale", test_multiples_shared_scale);
   g_test_add_func ("/pl/figure/multiples/own-scale", test_multiples_own_scale);
   g_test_add_func ("/pl/figure/multiples/fill-space", test_multiples_fill_space);

@@ -402,6 +402,25 @@ pl_figure_set_font (PlFigure   *self,
     self->font_size = size_pt;
 }
 
+/* The caption's room under the figure at WIDTH: its wrapped height and a
+ * font size of margin; 0 without a caption. */
+static double
+caption_room (PlFigure *self,
+              PlDraw   *draw,
+              double    width,
+              double   *text_height)
+{
+  double size = self->font_size * 0.85, margin = self->font_size;
+  double h;
+
+  if (self->caption == NULL)
+    return 0;
+  h = pl_draw_paragraph (draw, self->caption, size, 0, 0, MAX (width - 2 * margin, 1), FALSE);
+  if (text_height)
+    *text_height = h;
+  return h + margin;
+}
+
 /* Shared by pl_figure_render and the exporters (which pass an SVG text sink). */
 void
 pl_figure_render_full (PlFigure *self,
@@ -425,12 +444,12 @@ pl_figure_render_full (PlFigure *self,
   if (self->caption != NULL)
     {
       /* The caption under everything, as wide as the page less its margins. */
-      double size = self->font_size * 0.85, margin = self->font_size;
-      double width_text = MAX (width - 2 * margin, 1);
-      double h = pl_draw_paragraph (&draw, self->caption, size, 0, 0, width_text, FALSE);
+      double size = self->font_size * 0.85, margin = self->font_size, h = 0;
+      double room = caption_room (self, &draw, width, &h);
 
-      pl_draw_paragraph (&draw, self->caption, size, margin, height - margin / 2 - h, width_text, TRUE);
-      area.height = MAX (height - h - margin, 1);
+      pl_draw_paragraph (&draw, self->caption, size, margin, height - margin / 2 - h,
+                         MAX (width - 2 * margin, 1), TRUE);
+      area.height = MAX (height - room, 1);
     }
 
   self->has_colorbar = FALSE;
@@ -487,17 +506,18 @@ pl_figure_render (PlFigure *self,
   pl_figure_render_full (self, cr, width, height, NULL);
 }
 
-gboolean
-pl_figure_get_natural_size (PlFigure *self,
-                            double   *width_pt,
-                            double   *height_pt)
+/* The table's natural size; with WIDTH > 0 the caption is wrapped at WIDTH,
+ * else at the table's natural width. */
+static gboolean
+natural_size (PlFigure *self,
+              double    width,
+              double   *width_pt,
+              double   *height_pt)
 {
   cairo_surface_t *scratch;
   cairo_t *cr;
   PlDraw draw;
   double w, h;
-
-  g_return_val_if_fail (PL_IS_FIGURE (self), FALSE);
 
   if (self->kind != PL_FIGURE_TABLE)
     return FALSE;
@@ -506,6 +526,9 @@ pl_figure_get_natural_size (PlFigure *self,
   cr = cairo_create (scratch);
   pl_draw_init (&draw, self, cr, NULL);
   pl_figure_table_natural_size (self, &draw, &w, &h);
+  if (width > 0)
+    w = width;
+  h += caption_room (self, &draw, w, NULL);
   pl_draw_clear (&draw);
   cairo_destroy (cr);
   cairo_surface_destroy (scratch);
@@ -514,6 +537,27 @@ pl_figure_get_natural_size (PlFigure *self,
   if (height_pt)
     *height_pt = h;
   return TRUE;
+}
+
+gboolean
+pl_figure_get_natural_size (PlFigure *self,
+                            double   *width_pt,
+                            double   *height_pt)
+{
+  g_return_val_if_fail (PL_IS_FIGURE (self), FALSE);
+
+  return natural_size (self, 0, width_pt, height_pt);
+}
+
+gboolean
+pl_figure_get_natural_height (PlFigure *self,
+                              double    width_pt,
+                              double   *height_pt)
+{
+  g_return_val_if_fail (PL_IS_FIGURE (self), FALSE);
+  g_return_val_if_fail (width_pt > 0, FALSE);
+
+  return natural_size (self, width_pt, NULL, height_pt);
 }
 
 void

@@ -312,12 +312,17 @@ const double *pl_figure_get_ticks     (PlFigure     *self,
 /* Where the colour bar landed in the last render; FALSE when there is none. */
 gboolean    pl_figure_get_colorbar_area (PlFigure     *self,
                                        cairo_rectangle_t *area);
-/* The size a figure needs at its font size, in points with its margins,
- * for kinds that have one (a table); FALSE for kinds that fill whatever
- * room they are given. Exported at this size a table has no blank margins. */
+/* The size a figure needs at its font size, in points with its margins
+ * and its caption, for kinds that have one (a table); FALSE for kinds that
+ * fill whatever room they are given. Exported at this size a table has no
+ * blank margins. */
 gboolean    pl_figure_get_natural_size (PlFigure      *self,
                                        double         *width_pt,
                                        double         *height_pt);
+/* The height such a figure needs at WIDTH_PT, its caption wrapped there. */
+gboolean    pl_figure_get_natural_height (PlFigure    *self,
+                                       double         width_pt,
+                                       double        *height_pt);
 /* PNG, SVG or PDF by the extension, WIDTH_PT × HEIGHT_PT points; a PNG is
  * round (points × DPI / 72) pixels and records its DPI, SVG and PDF are
  * vectors with text as text and heatmaps as images at one pixel per cell.

@@ -11,15 +11,13 @@
 #include "pl-similarity.h"
 
 /* Sizes in points: a panel of Figure 1, the colour bar and margins beside
- * the panels, Table 1's width, a table row and the room for its caption. */
+ * the panels and the room for its caption; Table 1's width (its height
+ * follows its rows and caption). */
 #define PANEL_PT      190.0
 #define PANEL_EXTRA    90.0
 #define PANEL_TOP_PT   50.0
 #define FIGURE_CAPTION_PT  36.0
 #define TABLE_WIDTH   460.0
-#define TABLE_ROW_PT   24.0
-#define TABLE_TOP_PT   30.0
-#define TABLE_CAPTION_PT   70.0   /* and a line for each model's rows */
 #define EXPORT_DPI    300.0
 
 struct _PlPaper
@@ -202,6 +200,10 @@ pl_paper_compute (PlModel * const       *models,
       return NULL;
     }
 
+  for (guint i = 0; i < n_models; i++)
+    if (!pl_model_require_paper_table (models[i], error))
+      return NULL;
+
   self = g_new0 (PlPaper, 1);
   self->options = *options;
   self->n_models = n_models;
@@ -296,6 +298,7 @@ pl_paper_write (PlPaper     *self,
                 GError     **error)
 {
   double figure_width = PANEL_PT * self->n_models + PANEL_EXTRA;
+  double table_height = 0;
 
   g_return_val_if_fail (self != NULL, FALSE);
   g_return_val_if_fail (dir != NULL, FALSE);
@@ -308,9 +311,8 @@ pl_paper_write (PlPaper     *self,
                    "%s: cannot make the folder: %s", dir, g_strerror (saved));
       return FALSE;
     }
+  pl_figure_get_natural_height (self->table1, TABLE_WIDTH, &table_height);
   return export_both (self->figure1, dir, "figure1", figure_width,
                       PANEL_PT + PANEL_TOP_PT + FIGURE_CAPTION_PT, error) &&
-         export_both (self->table1, dir, "table1", TABLE_WIDTH,
-                      TABLE_TOP_PT + TABLE_ROW_PT * (self->n_models + 1) + TABLE_CAPTION_PT
-                      + 14.0 * self->n_models, error);
+         export_both (self->table1, dir, "table1", TABLE_WIDTH, table_height, error);
 }
