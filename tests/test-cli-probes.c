@@ -194,12 +194,39 @@ test_paper (void)
   pl_test_rmtree (dir);
 }
 
+/* Models the paper cannot read are refused up front by name, nothing
+ * written: a vision transformer's grid, a rotary model without a table. */
+static void
+test_paper_refuses (void)
+{
+  g_autofree char *dir = pl_test_tmpdir ();
+  g_autofree char *out_dir = g_build_filename (dir, "figures", NULL);
+  g_autofree char *llama = pl_test_fixture ("rope", "llama", NULL);
+  struct { const char *model; const char *says; } cases[] = {
+    { "mini-vit", "mini-vit: its positions form a grid of 8 × 8 image patches" },
+    { llama, "has no learned position table" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *err = NULL;
+
+      g_assert_cmpint (pl_test_cli (NULL, &err, "paper", "--repeats", "1", "--out", out_dir,
+                                    "mini-gpt2", cases[i].model, NULL), ==, 2);
+      g_test_message ("%s", err);
+      g_assert_nonnull (strstr (err, cases[i].says));
+      g_assert_false (g_file_test (out_dir, G_FILE_TEST_EXISTS));
+    }
+  pl_test_rmtree (dir);
+}
+
 int
 main (int argc, char *argv[])
 {
   pl_test_init (&argc, &argv);
   g_test_add_func ("/pl/cli-probes/probe", test_probe);
   g_test_add_func ("/pl/cli-probes/probe-paper", test_probe_paper);
+  g_test_add_func ("/pl/cli-probes/paper-refuses", test_paper_refuses);
   g_test_add_func ("/pl/cli-probes/paper", test_paper);
   g_test_add_func ("/pl/cli-probes/probe-few-pairs", test_probe_few_pairs);
   g_test_add_func ("/pl/cli-probes/probe-grid", test_probe_grid);

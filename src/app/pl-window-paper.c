@@ -2,13 +2,15 @@
 #include "config.h"
 
 #include <glib/gi18n.h>
+#include <string.h>
 
 #include "pl-paper.h"
 #include "pl-window-private.h"
 
-/* "Reproduce the Paper": Figure 1 and Table 1 for every model in the sidebar,
- * written as PDF and PNG into a folder the user picks, computed on the
- * workspace's workers (the job's key is new each time: it writes files). */
+/* "Reproduce the Paper": Figure 1 and Table 1 for the models in the sidebar
+ * that have a 1-D position table (a dialog names the others), written as PDF
+ * and PNG into a folder the user picks, computed on the workspace's workers
+ * (the job's key is new each time: it writes files). */
 
 typedef struct
 {
@@ -77,6 +79,7 @@ paper_done (GObject      *object,
   g_autoptr(GError) error = NULL;
   const GValue *answer = pl_analysis_cache_run_finish (PL_ANALYSIS_CACHE (object), result, &error);
   g_autofree char *message = NULL;
+  g_autofree char *escaped = NULL;
   AdwToast *toast;
 
   g_clear_object (&self->paper_cancellable);
@@ -97,27 +100,61 @@ paper_done (GObject      *object,
   self->paper_folder = g_value_dup_string (answer);
   /* Translators: %s is a folder */
   message = g_strdup_printf (_("Figure 1 and Table 1 are in %s"), self->paper_folder);
-  toast = adw_toast_new (message);
+  /* A toast's title is markup: a folder holding "&" or "<" would show empty. */
+  escaped = g_markup_escape_text (message, -1);
+  toast = adw_toast_new (escaped);
   adw_toast_set_timeout (toast, 10);
   adw_toast_set_button_label (toast, _("Open _Folder"));
   adw_toast_set_action_name (toast, "win.open-paper-folder");
   adw_toast_overlay_add_toast (self->toast_overlay, toast);
 }
 
+/* The sidebar's models whose 1-D position table the paper reads; why each
+ * other one is left out, a line each, in LEFT_OUT when given. */
+static GPtrArray *
+paper_models (PlWindow *self,
+              GString  *left_out)
+{
+  GListModel *models = G_LIST_MODEL (self->models);
+  GPtrArray *taken = g_ptr_array_new_with_free_func (g_object_unref);
+
+  for (guint i = 0; i < g_list_model_get_n_items (models); i++)
+    {
+      g_autoptr(PlModel) model = g_list_model_get_item (models, i);
+      g_autoptr(GError) error = NULL;
+
+      if (pl_model_require_paper_table (model, &error))
+        g_ptr_array_add (taken, g_steal_pointer (&model));
+      else if (left_out != NULL)
+        {
+          /* The reason after the file's path, under the model's name. */
+          const char *path = pl_model_get_path (model), *reason = error->message;
+
+          if (g_str_has_prefix (reason, path) && g_str_has_prefix (reason + strlen (path), ": "))
+            reason += strlen (path) + 2;
+          g_string_append_printf (left_out, "\n\n%s — %s", pl_model_get_name (model), reason);
+        }
+    }
+  return taken;
+}
+
 static void
 start (PlWindow *self,
        GFile    *folder)
 {
-  GListModel *models = G_LIST_MODEL (self->models);
   GSettings *settings = pl_workspace_get_settings (self->workspace);
   PaperJob *job = g_new0 (PaperJob, 1);
   g_autofree char *key = NULL;
   static guint serial;
 
-  job->models = g_ptr_array_new_with_free_func (g_object_unref);
-  for (guint i = 0; i < g_list_model_get_n_items (models); i++)
-    g_ptr_array_add (job->models, g_list_model_get_item (models, i));
+  job->models = paper_models (self, NULL);
   job->folder = g_file_get_path (folder);
+  if (job->models->len == 0)
+    {
+      pl_window_show_error (self, _("None of the models in the sidebar has a position table the paper can read"));
+      paper_job_free (job);
+      return;
+    }
   job->repeats = settings ? (guint) g_settings_get_int (settings, "probe-repeats") : PL_PROBE_DEFAULT_REPEATS;
   if (job->folder == NULL)
     {
@@ -151,25 +188,80 @@ on_folder_response (GtkNativeDialog *dialog,
   g_object_unref (dialog);
 }
 
+static void
+choose_folder (PlWindow *self)
+{
+  GtkFileChooserNative *dialog;
+
+  dialog = gtk_file_chooser_native_new (_("Folder for Figure 1 and Table 1"), GTK_WINDOW (self),
+                                        GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER, _("_Save Here"), _("_Cancel"));
+  g_signal_connect (dialog, "response", G_CALLBACK (on_folder_response), self);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
+}
+
+static void
+on_left_out_response (AdwMessageDialog *dialog,
+                      const char       *response,
+                      PlWindow         *self)
+{
+  self->paper_dialog = NULL;
+  if (g_strcmp0 (response, "continue") == 0)
+    choose_folder (self);
+}
+
+/* Says which models the paper leaves out and why; with others to make it
+ * for, the user goes on to the folder or stops here. */
+static void
+show_left_out (PlWindow   *self,
+               guint       n_taken,
+               const char *reasons)
+{
+  g_autofree char *body = NULL;
+  AdwMessageDialog *dialog;
+
+  body = g_strconcat (_("These models are left out of the paper’s Figure 1 and Table 1:"), reasons, NULL);
+  dialog = ADW_MESSAGE_DIALOG (adw_message_dialog_new (GTK_WINDOW (self),
+                                                       n_taken > 0 ? _("Some Models Are Left Out")
+                                                                   : _("No Model for the Paper"),
+                                                       body));
+  if (n_taken > 0)
+    {
+      adw_message_dialog_add_responses (dialog, "cancel", _("_Cancel"), "continue", _("_Choose Folder…"), NULL);
+      adw_message_dialog_set_response_appearance (dialog, "continue", ADW_RESPONSE_SUGGESTED);
+      adw_message_dialog_set_default_response (dialog, "continue");
+      adw_message_dialog_set_close_response (dialog, "cancel");
+    }
+  else
+    {
+      adw_message_dialog_add_response (dialog, "close", _("_Close"));
+      adw_message_dialog_set_close_response (dialog, "close");
+    }
+  g_signal_connect_object (dialog, "response", G_CALLBACK (on_left_out_response), self, 0);
+  self->paper_dialog = dialog;
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
 void
 pl_window_reproduce_paper_action (GtkWidget  *widget,
                                   const char *action_name,
                                   GVariant   *param)
 {
   PlWindow *self = PL_WINDOW (widget);
-  GtkFileChooserNative *dialog;
+  g_autoptr(GString) left_out = g_string_new (NULL);
+  g_autoptr(GPtrArray) taken = NULL;
 
-  if (self->paper_cancellable != NULL)
+  if (self->paper_cancellable != NULL || self->paper_dialog != NULL)
     return;
   if (g_list_model_get_n_items (G_LIST_MODEL (self->models)) == 0)
     {
       pl_window_show_error (self, _("Open a model first: the paper’s figures are made for the models in the sidebar"));
       return;
     }
-  dialog = gtk_file_chooser_native_new (_("Folder for Figure 1 and Table 1"), GTK_WINDOW (self),
-                                        GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER, _("_Save Here"), _("_Cancel"));
-  g_signal_connect (dialog, "response", G_CALLBACK (on_folder_response), self);
-  gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
+  taken = paper_models (self, left_out);
+  if (left_out->len > 0)
+    show_left_out (self, taken->len, left_out->str);
+  else
+    choose_folder (self);
 }
 
 void

@@ -21,6 +21,7 @@ struct _PlWindow
   AdwToast             *paper_toast;        /* its progress */
   char                 *paper_folder;       /* where they were written last */
   guint                 switcher_idle;      /* places the views' switcher */
+  AdwMessageDialog     *paper_dialog;       /* names the models left out, while shown */
 
   /* Template widgets */
   AdwToastOverlay      *toast_overlay;

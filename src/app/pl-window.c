@@ -496,6 +496,8 @@ pl_window_dispose (GObject *object)
   pl_executor_wait_idle (pl_executor_get_default ());
   if (self->error_dialog != NULL)
     gtk_window_destroy (GTK_WINDOW (self->error_dialog));
+  if (self->paper_dialog != NULL)
+    gtk_window_destroy (GTK_WINDOW (g_steal_pointer (&self->paper_dialog)));
   g_clear_object (&self->paper_cancellable);
   g_clear_object (&self->paper_toast);
   g_clear_pointer (&self->paper_folder, g_free);

@@ -63,6 +63,32 @@ pl_model_read_paper_positions (PlModel  *self,
   return g_steal_pointer (&table);
 }
 
+gboolean
+pl_model_require_paper_table (PlModel  *self,
+                              GError  **error)
+{
+  guint rows, cols;
+
+  g_return_val_if_fail (PL_IS_MODEL (self), FALSE);
+
+  if (pl_model_get_grid (self, &rows, &cols))
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED,
+                   "%s: its positions form a grid of %u × %u image patches; the paper’s Figure 1 and Table 1 "
+                   "read the one-dimensional position table of a language model (the Probes view has probes "
+                   "for a grid)", pl_model_get_path (self), rows, cols);
+      return FALSE;
+    }
+  if (pl_model_get_position_table_name (self) == NULL && pl_model_get_encoding (self) == NULL)
+    {
+      /* Reading says why there is no table (a rotary model, an activations file). */
+      g_autoptr(PlMatrix) table = pl_model_read_positions (self, error);
+
+      return table != NULL;
+    }
+  return TRUE;
+}
+
 char *
 pl_model_describe_paper_rows (PlModel *self)
 {

@@ -227,6 +227,11 @@ PlMatrix      *pl_model_read_positions       (PlModel     *self,
 PlMatrix      *pl_model_read_paper_positions (PlModel     *self,
                                               GError     **error);
 char          *pl_model_describe_paper_rows  (PlModel     *self);
+/* TRUE when the paper's figure and probes can read the model: a learned or
+ * analytic 1-D position table; else an error naming the file and why (a
+ * grid of image patches, a rotary model, an activations file). */
+gboolean       pl_model_require_paper_table  (PlModel     *self,
+                                              GError     **error);
 PlMatrix      *pl_model_read_weight          (PlModel     *self,
                                               PlWeight     weight,
                                               int          layer,
