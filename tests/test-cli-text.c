@@ -106,6 +106,37 @@ test_forward_matches_hf (void)
   pl_test_rmtree (dir);
 }
 
+/* A rotary model reads a typed sentence through its tokenizer.json (the
+ * tiny Llama's: Llama 2's layout, its own 64 tokens): the ids its fixture
+ * script's BPE gives and the reference's hidden states (1e-4 of their
+ * largest) and attentions (1e-5). */
+static void
+test_forward_rotary_text (void)
+{
+  g_autofree char *dir = pl_test_tmpdir ();
+  g_autofree char *checkpoint = pl_test_fixture ("rope", "llama", NULL);
+  g_autofree char *reference = pl_test_fixture ("rope", "llama", "reference.h5", NULL);
+  g_autofree char *out = g_build_filename (dir, "forward.h5", NULL);
+  const char *args[] = { "forward", checkpoint, "--text", "the cat sat on the mat.", "-o", out, NULL };
+  g_autoptr(PlMatrix) ids = NULL, ref_ids = NULL, hidden = NULL, ref_hidden = NULL, maps = NULL, ref_maps = NULL;
+  double scale = 0;
+
+  run_ok (args);
+  ids = pl_test_read_h5 (out, "/input_ids");
+  ref_ids = pl_test_read_h5 (reference, "/text/input_ids");
+  g_assert_cmpuint (ids->cols, ==, 8);
+  g_assert_cmpfloat (pl_test_max_abs_diff (ids, ref_ids), ==, 0);
+  hidden = pl_test_read_h5 (out, "/hidden_states");
+  ref_hidden = pl_test_read_h5 (reference, "/text/hidden_states");
+  for (gsize i = 0; i < ref_hidden->rows * ref_hidden->cols; i++)
+    scale = MAX (scale, fabs (ref_hidden->data[i]));
+  g_assert_cmpfloat (pl_test_max_abs_diff (hidden, ref_hidden), <, 1e-4 * scale);
+  maps = pl_test_read_h5 (out, "/attentions");
+  ref_maps = pl_test_read_h5 (reference, "/text/attentions");
+  g_assert_cmpfloat (pl_test_max_abs_diff (maps, ref_maps), <, 1e-5);
+  pl_test_rmtree (dir);
+}
+
 /* attention --text: one head's map as HF's, and the statistics over the
  * sentence computed here from HF's attentions. */
 static void
@@ -360,6 +391,7 @@ main (int argc, char *argv[])
   pl_test_init (&argc, &argv);
 
   g_test_add_func ("/pl/cli-text/forward-matches-hf", test_forward_matches_hf);
+  g_test_add_func ("/pl/cli-text/forward-rotary-text", test_forward_rotary_text);
   g_test_add_func ("/pl/cli-text/attention-matches-hf", test_attention_matches_hf);
   g_test_add_func ("/pl/cli-text/attention-figure", test_attention_figure);
   g_test_add_func ("/pl/cli-text/no-tokenizer", test_no_tokenizer);

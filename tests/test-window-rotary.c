@@ -277,6 +277,54 @@ test_activations_file (void)
   check_rotary_file ("mini-gpt2", "mini-gpt2 (activations)", FALSE);
 }
 
+static gboolean
+text_idle (gpointer text)
+{
+  return !pl_page_get_busy (PL_PAGE (text)) && pl_attention_text_get_result (text) != NULL;
+}
+
+/* A sentence typed for the tiny Llama runs through its tokenizer.json and
+ * its forward pass: the ids and every attention map of the fixture's
+ * reference (make-rope-decoders.py, 1e-5), rows causal. */
+static void
+test_llama_text (void)
+{
+  g_autofree char *reference = pl_test_fixture ("rope", "llama", "reference.h5", NULL);
+  g_autoptr(PlMatrix) ids = pl_test_read_h5 (reference, "/text/input_ids");
+  g_autoptr(PlMatrix) expected = pl_test_read_h5 (reference, "/text/attentions");
+  PlAttentionPage *attention = PL_ATTENTION_PAGE (page ("attention"));
+  PlAttentionText *text = pl_attention_page_get_text (attention);
+  GtkEditable *entry;
+  PlTextAttention *result;
+  guint t;
+
+  activate ("win.show-view", g_variant_new_int32 (2));
+  pl_attention_page_show (attention, "text");
+  open_fixture ("llama");
+  entry = pl_attention_text_get_entry (text);
+  gtk_editable_set_text (entry, "the cat sat on the mat.");
+  g_signal_emit_by_name (entry, "activate");
+  pl_test_wait_until (text_idle, text, "the sentence's forward pass");
+  result = pl_attention_text_get_result (text);
+  t = result->n_tokens;
+  g_assert_cmpuint (t, ==, ids->cols);
+  for (guint i = 0; i < t; i++)
+    g_assert_cmpint (g_array_index (result->ids, int, i), ==, (int) ids->data[i]);
+  g_assert_cmpstr (result->labels[2], ==, " cat");
+  for (guint l = 0; l < result->n_layers; l++)
+    for (guint h = 0; h < result->n_heads; h++)
+      for (guint i = 0; i < t; i++)
+        for (guint j = 0; j < t; j++)
+          {
+            double v = pl_matrix_get (result->attentions[l], h * t + i, j);
+
+            g_assert_cmpfloat (fabs (v - expected->data[(((gsize) l * result->n_heads + h) * t + i) * t + j]), <, 1e-5);
+            if (j > i)
+              g_assert_cmpfloat (v, ==, 0);
+          }
+  g_assert_nonnull (pl_page_get_figure (PL_PAGE (attention)));
+}
+
 /* A model with a table has no rotary profile to show. */
 static void
 test_rotary_needs_rope (void)
@@ -333,6 +381,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/pl/window/rotary/opens-on-layers", test_opens_on_layers);
   g_test_add_func ("/pl/window/rotary/llama", test_llama);
   g_test_add_func ("/pl/window/rotary/neox", test_neox);
+  g_test_add_func ("/pl/window/rotary/llama-text", test_llama_text);
   g_test_add_func ("/pl/window/rotary/needs-rope", test_rotary_needs_rope);
   g_test_add_func ("/pl/window/rotary/playground", test_playground);
   g_test_add_func ("/pl/window/rotary/activations-file", test_activations_file);

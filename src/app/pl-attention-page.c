@@ -700,6 +700,13 @@ pl_attention_page_class_init (PlAttentionPageClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, on_activate);
 }
 
+PlAttentionText *
+pl_attention_page_get_text (PlAttentionPage *self)
+{
+  g_return_val_if_fail (PL_IS_ATTENTION_PAGE (self), NULL);
+  return self->text_view;
+}
+
 static void
 pl_attention_page_init (PlAttentionPage *self)
 {
