@@ -15,7 +15,8 @@
 static PlApplication *app;
 static PlWindow *window;
 
-static const char *views[] = { "similarity", "trajectory", "attention", "probes", "compare", "playground" };
+static const char *views[] = { "similarity", "trajectory", "attention", "probes", "compare", "playground",
+                               "patches", "rotary" };
 
 /* A window of WIDTH as the user left it last time: the window starts at the
  * size kept in the settings (GTK cannot resize a mapped window). */
@@ -73,6 +74,31 @@ assert_no_label_cut (GtkWidget  *widget,
         g_error ("%s: the label \"%s\" is cut to %d px", where, gtk_label_get_label (GTK_LABEL (child)),
                  gtk_widget_get_width (child));
       assert_no_label_cut (child, where);
+    }
+}
+
+/* Every popover of a menu button in WIDGET fits the window: its content,
+ * squeezed as far as it goes, no wider than WIDTH less the popover's frame. */
+static void
+assert_popovers_fit (GtkWidget  *widget,
+                     int         width,
+                     const char *where)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkPopover *popover = GTK_IS_MENU_BUTTON (child) ? gtk_menu_button_get_popover (GTK_MENU_BUTTON (child)) : NULL;
+
+      if (popover != NULL && !GTK_IS_POPOVER_MENU (popover) && gtk_popover_get_child (popover) != NULL)
+        {
+          int minimum;
+
+          gtk_widget_measure (gtk_popover_get_child (popover), GTK_ORIENTATION_HORIZONTAL, -1, &minimum, NULL, NULL,
+                              NULL);
+          if (minimum > width - 24)
+            g_error ("%s: the popover of a %s needs %d px", where, G_OBJECT_TYPE_NAME (child), minimum);
+        }
+      assert_popovers_fit (child, width, where);
     }
 }
 
@@ -136,6 +162,7 @@ check_width (int width)
       assert_inside (GTK_WIDGET (toolbar), GTK_WIDGET (page), where);
       /* Every view's name reads in full, wherever the views are switched. */
       assert_no_label_cut (gtk_widget_get_ancestor (GTK_WIDGET (window->view_stack), GTK_TYPE_BOX), where);
+      assert_popovers_fit (GTK_WIDGET (toolbar), width, where);
       /* A folded toolbar's menu fits the window: its controls, linked
        * groups too, no wider than the window less the menu's margins. */
       if (pl_folding_toolbar_get_folded (toolbar))
