@@ -229,6 +229,45 @@ check_kernels (void)
     }
   g_assert_cmpfloat (worst, <, 2e-6);
 
+  /* LayerNorm against its definition in double, with BERT's epsilon and a
+   * width no block of 8 divides: rows of spread 1 around 0, of spread 0.05
+   * around 30 (the variance must come out right under a mean 600 times
+   * larger), and of spread 1e-4 around 1e-3. */
+  {
+    enum { ROWS = 3, COLS = 771 };
+    static const double centre[ROWS] = { 0, 30, 1e-3 }, spread[ROWS] = { 1, 0.05, 1e-4 };
+    static float in[ROWS * COLS], out[ROWS * COLS], gamma[COLS], beta[COLS];
+
+    for (guint j = 0; j < COLS; j++)
+      {
+        gamma[j] = 1.0f + 0.5f * (float) sin (0.37 * j);
+        beta[j] = 0.1f * (float) cos (0.91 * j);
+      }
+    for (guint i = 0; i < ROWS * COLS; i++)
+      in[i] = (float) (centre[i / COLS] + spread[i / COLS] * (sin (1.3 * i) + (double) (i % COLS) / COLS));
+    pl_kernel_layer_norm (in, out, ROWS, COLS, gamma, beta, 1e-12);
+    worst = 0;
+    for (guint r = 0; r < ROWS; r++)
+      {
+        double mean = 0, var = 0;
+
+        for (guint j = 0; j < COLS; j++)
+          mean += in[r * COLS + j];
+        mean /= COLS;
+        for (guint j = 0; j < COLS; j++)
+          var += (in[r * COLS + j] - mean) * (in[r * COLS + j] - mean);
+        var /= COLS;
+        for (guint j = 0; j < COLS; j++)
+          {
+            double want = (in[r * COLS + j] - mean) / sqrt (var + 1e-12) * gamma[j] + beta[j];
+
+            worst = MAX (worst, fabs (out[r * COLS + j] - want));
+          }
+      }
+    g_test_message ("LayerNorm within %.2g of its definition", worst);
+    g_assert_cmpfloat (worst, <, 1e-4);
+  }
+
   /* Huge logits do not overflow; the masked tail is zero. */
   pl_kernel_softmax_row (row, 6, 7);
   for (guint j = 0; j < 6; j++)

@@ -18,6 +18,7 @@ typedef struct
   void  (*gelu_tanh)     (float *data, gsize n);
   void  (*relu)          (float *data, gsize n);
   void  (*silu)          (float *data, gsize n);
+  void  (*layer_norm_row) (const float *x, float *y, gsize n, const float *gamma, const float *beta, double eps);
 } Kernels;
 
 /* The same loops twice: plain x86-64 (SSE2) and AVX2 + FMA, picked once at
@@ -112,8 +113,6 @@ pl_kernel_activate (float        *data,
     }
 }
 
-/* Mean and variance in double: BERT's epsilon is 1e-12, so the variance
- * itself must be right. */
 void
 pl_kernel_layer_norm (const float *in,
                       float       *out,
@@ -123,27 +122,10 @@ pl_kernel_layer_norm (const float *in,
                       const float *beta,
                       double       eps)
 {
-  for (gsize r = 0; r < rows; r++)
-    {
-      const float *x = in + r * cols;
-      float *y = out + r * cols;
-      double mean = 0, var = 0;
-      float m, inv;
+  const Kernels *k = kernels ();
 
-      for (gsize j = 0; j < cols; j++)
-        mean += x[j];
-      mean /= cols;
-      for (gsize j = 0; j < cols; j++)
-        {
-          double d = x[j] - mean;
-          var += d * d;
-        }
-      var /= cols;
-      m = (float) mean;
-      inv = (float) (1.0 / sqrt (var + eps));
-      for (gsize j = 0; j < cols; j++)
-        y[j] = (x[j] - m) * inv * gamma[j] + beta[j];
-    }
+  for (gsize r = 0; r < rows; r++)
+    k->layer_norm_row (in + r * cols, out + r * cols, cols, gamma, beta, eps);
 }
 
 /* Mean square in double, as for the LayerNorm above. */
