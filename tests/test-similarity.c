@@ -191,11 +191,47 @@ test_center (void)
       }
 }
 
+/* Rows that are copies of one another, scaled by 3 or by −3: their
+ * cosines are ±1 up to float rounding, which can land just past ±1 in the
+ * product; no cosine leaves [−1, 1]. */
+static void
+test_cosine_within_one (void)
+{
+  const gsize n = 300, d = 768;
+  g_autoptr(PlMatrix) x = pl_matrix_new (n, d);
+  g_autoptr(PlMatrix) cos = NULL;
+  GRand *rand = g_rand_new_with_seed (13);
+
+  for (gsize i = 0; i < n; i += 3)
+    for (gsize k = 0; k < d; k++)
+      {
+        float v = (float) g_rand_double_range (rand, -1, 1);
+
+        pl_matrix_row (x, i)[k] = v;
+        if (i + 1 < n)
+          pl_matrix_row (x, i + 1)[k] = 3 * v;
+        if (i + 2 < n)
+          pl_matrix_row (x, i + 2)[k] = -3 * v;
+      }
+  g_rand_free (rand);
+  cos = pl_similarity_compute (x, PL_SIMILARITY_COSINE, FALSE, NULL, NULL);
+  for (gsize i = 0; i < n; i++)
+    for (gsize j = 0; j < n; j++)
+      {
+        float c = pl_matrix_get (cos, i, j);
+
+        g_assert_cmpfloat (c, <=, 1.0f);
+        g_assert_cmpfloat (c, >=, -1.0f);
+        if (i / 3 == j / 3)
+          g_assert_cmpfloat_with_epsilon (fabsf (c), 1.0f, 1e-6);
+      }
+}
+
 /* A table large enough to be cut into pieces over two threads (1453 rows:
- * fifteen panels of 96 rows and a last one of 13, bands of 64 and a last
- * one of 45), every entry against a double loop, both triangles alike and
- * bitwise equal, the cosine's diagonal exactly 1. Fails when a panel is
- * skipped, a band finished twice or mirrored to the wrong place. */
+ * blocks of 384, the last block row 301 high, ten blocks; the diagonal
+ * ones mirrored by strips of 64), every entry against a double loop, both
+ * triangles alike and bitwise equal, the cosine's diagonal exactly 1. Fails
+ * when a block is skipped or mirrored to the wrong place. */
 static void
 test_blocks_many (void)
 {
@@ -244,8 +280,9 @@ cosine_of (gpointer       data,
   return cos != NULL;
 }
 
-/* Cancelled before it starts, it answers nothing; cancelled while it works,
- * it stops between blocks of the product. */
+/* Cancelled before it starts, it answers nothing (every block of the
+ * product looks at the cancellable, and an answer with a block left out is
+ * no answer); cancelled while it works, it stops between blocks. */
 static void
 test_cancel (void)
 {
@@ -275,6 +312,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/pl/similarity/check-rows", test_check_rows);
   g_test_add_func ("/pl/similarity/rejects-nan", test_rejects_nan);
   g_test_add_func ("/pl/similarity/center", test_center);
+  g_test_add_func ("/pl/similarity/cosine-within-one", test_cosine_within_one);
   g_test_add_func ("/pl/similarity/blocks-many", test_blocks_many);
   g_test_add_func ("/pl/similarity/cancel", test_cancel);
   g_test_add_data_func ("/pl/similarity/cosine-model/mini-gpt2", "mini-gpt2", check_cosine_model);

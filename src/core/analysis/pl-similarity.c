@@ -35,18 +35,60 @@ pl_similarity_metric_from_string (const char         *name,
 }
 
 /* X's rows as the product takes them, in chunks on the executor's threads:
- * minus the column means (in double) when centring, divided by their norm
- * for cosine (a zero row becomes NaN: its cosines are undefined). */
+ * minus the column means (zero when not centring), divided by their norm
+ * for cosine (a zero row becomes NaN: its cosines are undefined), in
+ * double and rounded once. */
 #define ROW_CHUNK 64
 
 typedef struct
 {
   const PlMatrix *x;
-  PlMatrix       *work;
-  const double   *mean;        /* or NULL */
+  float          *work;
+  const double   *mean;
   gboolean        normalise;
   gint            not_finite;  /* atomic: a row held NaN or an infinity */
 } RowsJob;
+
+/* The sum of (V[k] − MEAN[k])² over k < D, in eight partial sums that the
+ * compiler keeps in vector registers. */
+static double
+sum_of_squares (const float  *v,
+                const double *mean,
+                gsize         d)
+{
+  double s[8] = { 0 }, ss = 0;
+  gsize k = 0;
+
+  for (; k + 8 <= d; k += 8)
+    {
+      double t[8];
+
+      for (guint l = 0; l < 8; l++)
+        t[l] = v[k + l] - mean[k + l];
+      for (guint l = 0; l < 8; l++)
+        s[l] += t[l] * t[l];
+    }
+  for (; k < d; k++)
+    ss += (v[k] - mean[k]) * (v[k] - mean[k]);
+  return ss + ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
+}
+
+/* OUT[k] = (IN[k] − MEAN[k]) × SCALE for k < D, eight at a time as above. */
+static void
+scale_row (float        *restrict out,
+           const float  *restrict in,
+           const double *mean,
+           gsize         d,
+           double        scale)
+{
+  gsize k = 0;
+
+  for (; k + 8 <= d; k += 8)
+    for (guint l = 0; l < 8; l++)
+      out[k + l] = (float) ((in[k + l] - mean[k + l]) * scale);
+  for (; k < d; k++)
+    out[k] = (float) ((in[k] - mean[k]) * scale);
+}
 
 static void
 prepare_rows (guint    piece,
@@ -59,134 +101,183 @@ prepare_rows (guint    piece,
   for (gsize i = r0; i < MIN (job->x->rows, r0 + ROW_CHUNK); i++)
     {
       const float *in = pl_matrix_row (job->x, i);
-      float *out = pl_matrix_row (job->work, i);
-      double ss = 0, scale;
+      double ss = sum_of_squares (in, job->mean, d);
 
-      for (gsize k = 0; k < d; k++)
-        {
-          out[k] = job->mean != NULL ? (float) (in[k] - job->mean[k]) : in[k];
-          ss += (double) out[k] * out[k];
-        }
       /* Float values cannot overflow a double sum: it is finite exactly
        * when the row is. */
       if (!isfinite (ss))
         g_atomic_int_set (&job->not_finite, 1);
-      if (!job->normalise)
-        continue;
-      scale = ss > 0 ? 1.0 / sqrt (ss) : NAN;
-      for (gsize k = 0; k < d; k++)
-        out[k] = (float) (out[k] * scale);
+      scale_row (job->work + i * d, in, job->mean, d, !job->normalise ? 1.0 : ss > 0 ? 1.0 / sqrt (ss) : NAN);
     }
 }
 
-/* The Gram matrix of the rows (normalised for cosine, centred when asked):
- * its lower triangle by row panels, each one SSYRK on the diagonal and one
- * SGEMM left of it, then finished and mirrored above the diagonal by bands
- * of rows; both are pieces on the executor's threads, the largest panels
- * first. The cancellable is looked at before each panel. */
-
-/* Row panels of the Gram matrix, at least PANEL_MIN_ROWS rows each (a
- * multiple of 8), and rows per band of the mirror. */
-#define N_PANELS       16
-#define PANEL_MIN_ROWS 64
-#define BAND           64
+/* The Gram matrix of the rows (normalised for cosine, centred when asked)
+ * by square blocks of its lower triangle: one SGEMM for each block left of
+ * the diagonal, one SSYRK for each block on it, each block finished and
+ * mirrored above the diagonal by the thread that computed it while it is
+ * still in that thread's cache. The blocks are pieces on the executor's
+ * threads, the whole ones first, each a single-threaded BLAS call; the
+ * cancellable is looked at before each. Larger blocks spend less of their
+ * time in BLAS's packing of the operands, smaller ones balance the threads
+ * and answer a cancel sooner. */
+#define BLOCK_MIN 128
+#define BLOCK_MAX 512
+#define TILE      64
 
 typedef struct
 {
-  const PlMatrix     *x;         /* normalised, centred or as given */
+  const float        *x;         /* normalised, centred or as given: n × d */
+  gsize               d;
   PlMatrix           *g;
   PlSimilarityMetric  metric;
-  gsize               panel;     /* rows per panel */
-  guint               n_panels;
-  const float        *sq;        /* L2: each row's squared norm */
+  gsize               block;     /* rows and columns per block */
+  guint               n_rows;    /* blocks down the diagonal */
   GCancellable       *cancellable;
+  gint                skipped;   /* atomic: a block was left out, cancelled */
 } GramJob;
 
-/* Panel PIECE from the bottom (the largest first): its rows against every
- * row up to its own. */
+/* Rows per block: a quarter of N rounded up to 64, within BLOCK_MIN …
+ * BLOCK_MAX. */
+static gsize
+gram_block_size (gsize n)
+{
+  return CLAMP ((n / 4 + 63) / 64 * 64, BLOCK_MIN, BLOCK_MAX);
+}
+
+/* Entries [J0, J1) of row I clamped to ±1: the cosine of normalised rows
+ * can round just past them (NaN, from a zero row, passes). */
 static void
-gram_panel (guint    piece,
+clamp_row (float *row,
+           gsize  j0,
+           gsize  j1)
+{
+  gsize j = j0;
+
+  /* Eight at a time, so that the compiler keeps them in vector registers. */
+  for (; j + 8 <= j1; j += 8)
+    for (guint l = 0; l < 8; l++)
+      row[j + l] = row[j + l] > 1.0f ? 1.0f : row[j + l] < -1.0f ? -1.0f : row[j + l];
+  for (; j < j1; j++)
+    row[j] = row[j] > 1.0f ? 1.0f : row[j] < -1.0f ? -1.0f : row[j];
+}
+
+/* Rows [I0, I1) × columns [J0, J1) of the lower triangle (J1 ≤ I0) copied
+ * across the diagonal, by BLAS's transposing copy. */
+static void
+mirror (float *g,
+        gsize  n,
+        gsize  i0,
+        gsize  i1,
+        gsize  j0,
+        gsize  j1)
+{
+  if (i1 > i0 && j1 > j0)
+    cblas_somatcopy (CblasRowMajor, CblasTrans, (blasint) (i1 - i0), (blasint) (j1 - j0), 1.0f,
+                     g + i0 * n + j0, (blasint) n, g + j0 * n + i0, (blasint) n);
+}
+
+/* The block of rows [I0, I1) and columns [J0, J1) of the lower triangle
+ * (J1 ≤ I0, or J0 = I0 for a block on the diagonal, whose entries past it
+ * are not computed), finished in place and copied across the diagonal
+ * while it is still in the cache: cosine clamps and sets its diagonal to 1
+ * (NaN stays). A block on the diagonal goes by strips of TILE rows, the
+ * part left of the strip's own square by BLAS, the triangle of that square
+ * by hand. */
+static void
+finish_block (const GramJob *job,
+              gsize          i0,
+              gsize          i1,
+              gsize          j0,
+              gsize          j1)
+{
+  float *g = job->g->data;
+  gsize n = job->g->cols;
+  gboolean cosine = job->metric == PL_SIMILARITY_COSINE;
+
+  if (cosine)
+    for (gsize i = i0; i < i1; i++)
+      clamp_row (g + i * n, j0, MIN (j1, i));
+  if (j0 < i0)
+    {
+      mirror (g, n, i0, i1, j0, j1);
+      return;
+    }
+  for (gsize s = i0; s < i1; s += TILE)
+    {
+      gsize s1 = MIN (i1, s + TILE);
+
+      mirror (g, n, s, s1, i0, s);
+      for (gsize i = s; i < s1; i++)
+        for (gsize j = s; j < i; j++)
+          g[j * n + i] = g[i * n + j];
+    }
+  if (cosine)
+    for (gsize i = i0; i < i1; i++)
+      if (!isnan (g[i * n + i]))
+        g[i * n + i] = 1.0f;
+}
+
+/* Block PIECE: the blocks left of the diagonal first, row by row (block
+ * row r holds r of them), then the diagonal ones. */
+static void
+gram_block (guint    piece,
             guint    slot,
             gpointer data)
 {
   GramJob *job = data;
-  gsize n = job->g->cols, d = job->x->cols;
-  gsize r0 = (job->n_panels - 1 - piece) * job->panel, rows = MIN (job->panel, n - r0);
+  gsize n = job->g->cols, d = job->d, b = job->block;
+  guint n_left = job->n_rows * (job->n_rows - 1) / 2, r = 1, c;
+  gsize i0, i1, j0;
+  float *g = job->g->data;
 
   if (g_cancellable_is_cancelled (job->cancellable))
-    return;
+    {
+      g_atomic_int_set (&job->skipped, 1);
+      return;
+    }
   /* G is fresh from pl_matrix_try_new, all zeros: adding to it (β = 1)
    * spares BLAS a pass that clears it first. */
-  cblas_ssyrk (CblasRowMajor, CblasLower, CblasNoTrans, (blasint) rows, (blasint) d,
-               1.0f, pl_matrix_row (job->x, r0), (blasint) d, 1.0f, pl_matrix_row (job->g, r0) + r0, (blasint) n);
-  if (r0 > 0)
-    cblas_sgemm (CblasRowMajor, CblasNoTrans, CblasTrans, (blasint) rows, (blasint) r0, (blasint) d,
-                 1.0f, pl_matrix_row (job->x, r0), (blasint) d, job->x->data, (blasint) d,
-                 1.0f, pl_matrix_row (job->g, r0), (blasint) n);
+  if (piece >= n_left)
+    {
+      i0 = (piece - n_left) * b;
+      i1 = MIN (n, i0 + b);
+      cblas_ssyrk (CblasRowMajor, CblasLower, CblasNoTrans, (blasint) (i1 - i0), (blasint) d,
+                   1.0f, job->x + i0 * d, (blasint) d, 1.0f, g + i0 * n + i0, (blasint) n);
+      finish_block (job, i0, i1, i0, i1);
+      return;
+    }
+  for (c = piece; c >= r; c -= r++)
+    ;
+  i0 = r * b;
+  i1 = MIN (n, i0 + b);
+  j0 = c * b;
+  cblas_sgemm (CblasRowMajor, CblasNoTrans, CblasTrans, (blasint) (i1 - i0), (blasint) b, (blasint) d,
+               1.0f, job->x + i0 * d, (blasint) d, job->x + j0 * d, (blasint) d,
+               1.0f, g + i0 * n + j0, (blasint) n);
+  finish_block (job, i0, i1, j0, j0 + b);
 }
 
-/* Entries [J0, J1) of row I of the lower triangle, finished in place:
- * cosine clamps rounding just past ±1 (NaN, from a zero row, passes); L2
- * is |a − b| = √(|a|² + |b|² − 2 a·b), |a|² from the same Gram matrix. */
-static void
-finish_row (const GramJob *job,
-            gsize          i,
-            float         *row,
-            gsize          j0,
-            gsize          j1)
+/* Row PIECE of the Euclidean distances, both triangles: |a − b| =
+ * √(|a|² + |b|² − 2 a·b), the squared norms SQ from the Gram matrix's
+ * diagonal, so that a row's distance to itself is 0. */
+typedef struct
 {
-  if (job->metric == PL_SIMILARITY_COSINE)
-    for (gsize j = j0; j < j1; j++)
-      row[j] = row[j] > 1.0f ? 1.0f : row[j] < -1.0f ? -1.0f : row[j];
-  else if (job->metric == PL_SIMILARITY_L2)
-    for (gsize j = j0; j < j1; j++)
-      row[j] = sqrtf (MAX (0.0f, job->sq[i] + job->sq[j] - 2.0f * row[j]));
-}
+  PlMatrix    *g;
+  const float *sq;
+} DistanceJob;
 
-/* Rows [BAND·piece, …) finished and mirrored above the diagonal, a
- * BAND × BAND tile at a time: the tile's rows are read and finished in
- * place, kept transposed in a buffer and written out as rows, so both sides
- * move contiguous runs. The diagonal is set last. */
 static void
-finish_band (guint    piece,
-             guint    slot,
-             gpointer data)
+distance_row (guint    piece,
+              guint    slot,
+              gpointer data)
 {
-  GramJob *job = data;
-  float *g = job->g->data;
-  gsize n = job->g->cols, r0 = (gsize) piece * BAND, r1 = MIN (n, r0 + BAND);
-  float tile[BAND][BAND];
+  DistanceJob *job = data;
+  gsize n = job->g->cols;
+  float *row = pl_matrix_row (job->g, piece), sq = job->sq[piece];
 
-  for (gsize j0 = 0; j0 < r1; j0 += BAND)
-    {
-      gsize j1 = MIN (j0 + BAND, r1);
-
-      for (gsize i = r0; i < r1; i++)
-        {
-          float *row = g + i * n;
-          gsize end = MIN (j1, i);
-
-          finish_row (job, i, row, j0, end);
-          for (gsize j = j0; j < end; j++)
-            tile[j - j0][i - r0] = row[j];
-        }
-      for (gsize j = j0; j < j1; j++)
-        if (j + 1 < r1)
-          {
-            gsize first = MAX (r0, j + 1);
-
-            memcpy (g + j * n + first, &tile[j - j0][first - r0], (r1 - first) * sizeof (float));
-          }
-    }
-  for (gsize i = r0; i < r1; i++)
-    {
-      float *diag = g + i * n + i;
-
-      if (job->metric == PL_SIMILARITY_L2)
-        *diag = 0.0f;
-      else if (job->metric == PL_SIMILARITY_COSINE && !isnan (*diag))
-        *diag = 1.0f;
-    }
+  for (gsize j = 0; j < n; j++)
+    row[j] = sqrtf (MAX (0.0f, sq + job->sq[j] - 2.0f * row[j]));
+  row[piece] = 0.0f;
 }
 
 gboolean
@@ -235,10 +326,9 @@ pl_similarity_compute (const PlMatrix      *x,
                        GError             **error)
 {
   PlExecutor *executor = pl_executor_get_default ();
-  g_autoptr(PlMatrix) work = NULL;
+  g_autofree float *work = NULL;
   g_autoptr(PlMatrix) g = NULL;
   g_autofree double *mean = NULL;
-  g_autofree float *sq = NULL;
   gsize n, d;
   RowsJob rows = { x, NULL, NULL, metric == PL_SIMILARITY_COSINE };
   GramJob job = { 0 };
@@ -257,11 +347,15 @@ pl_similarity_compute (const PlMatrix      *x,
   /* Before any pass over X: the result is what can be too large. */
   if (!pl_similarity_check_size (n, error))
     return NULL;
-  if (!(work = pl_matrix_try_new (n, d, error)))
-    return NULL;
+  if (!(work = g_try_malloc (n * d * sizeof (float))))
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_TOO_LARGE,
+                   "out of memory for a %" G_GSIZE_FORMAT "×%" G_GSIZE_FORMAT " matrix", n, d);
+      return NULL;
+    }
+  rows.mean = mean = g_new0 (double, d);
   if (center)
     {
-      rows.mean = mean = g_new0 (double, d);
       for (gsize i = 0; i < n; i++)
         for (gsize k = 0; k < d; k++)
           mean[k] += x->data[i * d + k];
@@ -279,20 +373,28 @@ pl_similarity_compute (const PlMatrix      *x,
     return NULL;
 
   job.x = work;
+  job.d = d;
   job.g = g;
   job.metric = metric;
   job.cancellable = cancellable;
-  job.panel = (MAX (PANEL_MIN_ROWS, (n + N_PANELS - 1) / N_PANELS) + 7) / 8 * 8;
-  job.n_panels = (guint) ((n + job.panel - 1) / job.panel);
-  pl_executor_for (executor, job.n_panels, gram_panel, &job);
-  if (g_cancellable_set_error_if_cancelled (cancellable, error))
-    return NULL;
+  job.block = gram_block_size (n);
+  job.n_rows = (guint) ((n + job.block - 1) / job.block);
+  pl_executor_for (executor, job.n_rows * (job.n_rows + 1) / 2, gram_block, &job);
+  /* Cancelled only if a block was left out: a cancel that comes after the
+   * last block started leaves a whole answer. */
+  if (job.skipped)
+    {
+      g_cancellable_set_error_if_cancelled (cancellable, error);
+      return NULL;
+    }
   if (metric == PL_SIMILARITY_L2)
     {
-      job.sq = sq = g_new (float, n);
+      g_autofree float *sq = g_new (float, n);
+      DistanceJob distances = { g, sq };
+
       for (gsize i = 0; i < n; i++)
         sq[i] = g->data[i * n + i];
+      pl_executor_for (executor, (guint) n, distance_row, &distances);
     }
-  pl_executor_for (executor, (guint) ((n + BAND - 1) / BAND), finish_band, &job);
   return g_steal_pointer (&g);
 }
