@@ -18,6 +18,12 @@ hf/text and hf/random: transformers' own fp32 eager forward pass):
 - both files open in Poslens like a model (`poslens-cli attention FILE`,
   `poslens-cli similarity FILE --layer 2`) to the same figures within those
   tolerances (cosine similarity 1e-3), the script's to exactly what it holds;
+- a model wider than its inputs keeps each layer's positional component as
+  coordinates (position_coordinates, check_coordinates): on the rows' span
+  an orthonormal basis that gives the rows back, and the file opens to the
+  similarity, PCA (signs included) and probes of the full rows, against
+  numpy and against the same file holding the rows (check_compact), for
+  both writers; a tiny model 1024 wide keeps a fraction of the bytes;
 - split_fused_qkv takes GPT-NeoX's and Phi-3's fused queries and keys where
   Hugging Face's modelling code does (exactly, on index-valued outputs);
 - on the tiny rotary fixtures (Llama, GPT-NeoX, Phi-3: separate, per-head
@@ -162,15 +168,26 @@ def check_fixture(module, fixtures, cli, demo_dir, name, tmp):
                np.array_equal(a["maps/0/input_ids"][()], b["maps/0/input_ids"][()]),
                f"{name}: the same inputs")
         checks = (("attention/offset_profile", 1e-4), ("attention/mean_distance", 2e-3),
-                  ("attention/first_token_mass", 1e-4), ("hidden/position_mean", 1e-3),
-                  ("maps/0/attentions", 1e-4))
+                  ("attention/first_token_mass", 1e-4), ("maps/0/attentions", 1e-4))
         for dataset, tolerance in checks:
             d = max_diff(a[dataset][()], b[dataset][()])
             report(d < tolerance, f"{name}: {dataset} agrees within {tolerance:g}", f"max difference {d:.3g}")
         sums = b["attention/offset_profile"][()].sum(-1)
         report(max_diff(sums, np.ones_like(sums)) < 1e-5, f"{name}: every offset profile sums to 1")
+        # The positional components, 256 wide over 128 positions, are kept
+        # as coordinates: the same dot products (1e-5 of the largest, the
+        # forward passes' agreement).
+        report("hidden/position_coordinates" in a and int(a.attrs["hidden_size"]) == hidden[0].shape[-1],
+               f"{name}: the positional components are kept as coordinates, hidden_size {hidden[0].shape[-1]}")
+        d = max(gram_error(a["hidden/position_coordinates"][k], b["hidden/position_coordinates"][k])
+                for k in range(n_layers + 1))
+        report(d < 1e-5, f"{name}: both files' coordinates have the same dot products within 1e-5 of the largest",
+               f"max difference {d:.3g}")
         stored = {k: a[k][()] for k in ("attention/offset_profile", "attention/mean_distance",
-                                         "attention/first_token_mass", "hidden/position_mean")}
+                                         "attention/first_token_mass")}
+    raw = [((hidden[0][k] + hidden[1][k]) / 2).numpy().astype(np.float64) for k in range(n_layers + 1)]
+    check_compact(cli, tmp, script_file, raw, f"{name}: the script's file", layer=2)
+    check_compact(cli, tmp, cli_file, raw, f"{name}: the C file", layer=2, tolerance=1e-5, probes=False)
 
     # Both files opened like a model by Poslens: the attention statistics
     # and a layer's positional component (its cosine similarity) agree as
@@ -193,16 +210,212 @@ def check_fixture(module, fixtures, cli, demo_dir, name, tmp):
            np.array_equal(script["mean_distance"], stored["attention/mean_distance"]) and
            np.array_equal(script["first_token_mass"], stored["attention/first_token_mass"]),
            f"{name}: the script's file opens to the numbers it holds")
-    h = stored["hidden/position_mean"][2].astype(np.float64)
-    h /= np.linalg.norm(h, axis=1, keepdims=True)
+    h = raw[2] / np.linalg.norm(raw[2], axis=1, keepdims=True)
     d = max_diff(script["similarity"], h @ h.T)
-    report(d < 1e-5, f"{name}: its layer 2 opens to the cosine similarity of its mean hidden states",
+    report(d < 1e-5, f"{name}: its layer 2 opens to the cosine similarity of the mean hidden states",
            f"max difference {d:.3g}")
     for key, tolerance in (("offset_profile", 1e-4), ("mean_distance", 2e-3), ("first_token_mass", 1e-4),
                            ("similarity", 1e-3)):
         d = max_diff(script[key], from_cli[key])
         report(d < tolerance, f"{name}: both files open to the same {key} within {tolerance:g}",
                f"max difference {d:.3g}")
+
+
+def gram_error(x, y):
+    """max |X Xᵀ − Y Yᵀ| over max |X Xᵀ|, in float64: rows in two bases
+    compared by what every analysis of them sees."""
+    import numpy as np
+
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    gx, gy = x @ x.T, y @ y.T
+    return float(np.abs(gx - gy).max() / np.abs(gx).max())
+
+
+def reference_pca(rows, k):
+    """The first K principal components' projections of ROWS (numpy SVD of
+    the centred rows), each signed as Poslens signs its loadings (the first
+    largest |loading| positive), and their ratios of variance."""
+    import numpy as np
+
+    centred = rows - rows.mean(0)
+    _, s, vt = np.linalg.svd(centred, full_matrices=False)
+    signs = np.sign(vt[np.arange(k), np.abs(vt[:k]).argmax(1)])
+    return centred @ (vt[:k] * signs[:, None]).T, (s[:k] ** 2) / (s ** 2).sum()
+
+
+def write_full(compact, path, raw):
+    """A copy of the activations file COMPACT holding the rows RAW (per
+    layer [T, D]) in version 1's /hidden/position_mean, as 0.2.0 wrote it."""
+    import shutil
+
+    import h5py
+    import numpy as np
+
+    shutil.copyfile(compact, path)
+    with h5py.File(path, "r+") as f:
+        del f["hidden/position_coordinates"]
+        del f.attrs["hidden_size"]
+        f.attrs["format_version"] = np.int64(1)
+        f["hidden/position_mean"] = np.stack(raw).astype(np.float32)
+
+
+def cli_figures(cli, tmp, path, layer, probes):
+    """What Poslens makes of a file's layer: the cosine similarity, three
+    principal components and (with PROBES) one interleaved probe run."""
+    import json
+
+    import h5py
+
+    base = os.path.join(tmp, os.path.basename(path))
+    out = {}
+    for command, extra in (("similarity", []), ("pca", ["--components", "3"])):
+        run = subprocess.run([cli, command, path, "--layer", str(layer), "-o", f"{base}-{command}.h5"] + extra,
+                             capture_output=True, text=True)
+        if run.returncode != 0:
+            return None, f"{command}: {run.stderr}"
+        with h5py.File(f"{base}-{command}.h5", "r") as f:
+            out.update({k: f[k][()] for k in f.keys()})
+    if probes:
+        run = subprocess.run([cli, "probe", path, "--layer", str(layer), "--protocol", "interleaved", "--seed", "0",
+                              "--json"], capture_output=True, text=True)
+        if run.returncode != 0:
+            return None, f"probe: {run.stderr}"
+        out["probe"] = json.loads(run.stdout)
+    return out, ""
+
+
+def probe_numbers(result):
+    """The numbers of `probe --json`'s one run, flattened."""
+    numbers = []
+
+    def walk(value):
+        if isinstance(value, dict):
+            for k in sorted(value):
+                walk(value[k])
+        elif isinstance(value, list):
+            for v in value:
+                walk(v)
+        elif isinstance(value, (int, float)) and not isinstance(value, bool):
+            numbers.append(float(value))
+    walk(result)
+    return numbers
+
+
+def check_compact(cli, tmp, path, raw, what, layer, tolerance=1e-6, probes=True):
+    """A file keeping its positional components as coordinates opens to the
+    figures of the rows RAW themselves: each layer's coordinates have RAW's
+    dot products (within TOLERANCE of the largest: float32 rounding for the
+    script's own rows, the forward passes' agreement for the C file's); its
+    LAYER's cosine similarity equals numpy's on RAW (1e-5) and so do the
+    three principal components' projections with their signs (1e-4 of the
+    largest) and ratios (1e-5); and against
+    the same file holding RAW as rows (version 1), Poslens's similarity
+    (1e-5), PCA (projections 1e-4 of the largest, ratios 1e-5) and, with
+    PROBES, one interleaved probe run (same pairs; errors within 1e-9) agree."""
+    import h5py
+    import numpy as np
+
+    with h5py.File(path, "r") as f:
+        coordinates = f["hidden/position_coordinates"][()]
+        hidden = int(f.attrs["hidden_size"])
+    t = coordinates.shape[1]
+    report(coordinates.shape == (len(raw), t, t) and hidden == raw[0].shape[1] > t,
+           f"{what}: position_coordinates is [L + 1, T, T] for rows {hidden} wide",
+           f"{coordinates.shape}, hidden_size {hidden}")
+    d = max(gram_error(c, r) for c, r in zip(coordinates, raw))
+    report(d < tolerance, f"{what}: every layer's coordinates have the rows' dot products within {tolerance:g}",
+           f"max difference {d:.3g}")
+
+    full = path[:-3] + "-full.h5"
+    write_full(path, full, raw)
+    got, error = cli_figures(cli, tmp, path, layer, probes)
+    want, error_full = cli_figures(cli, tmp, full, layer, probes)
+    report(got is not None and want is not None, f"{what}: Poslens opens it and the full file (version 1)",
+           error + error_full)
+    if got is None or want is None:
+        return
+    rows = raw[layer] / np.linalg.norm(raw[layer], axis=1, keepdims=True)
+    projection, ratios = reference_pca(raw[layer], 3)
+    scale = np.abs(projection).max()
+    d = (max_diff(got["similarity"], rows @ rows.T), max_diff(got["projection"], projection) / scale,
+         max_diff(got["explained_variance_ratio"].ravel(), ratios))
+    report(d[0] < 1e-5 and d[1] < 1e-4 and d[2] < 1e-5,
+           f"{what}: layer {layer} opens to numpy's cosine similarity and PCA of the rows (signs included)",
+           f"similarity {d[0]:.3g}, projection {d[1]:.3g} of the largest, ratios {d[2]:.3g}")
+    d = (max_diff(got["similarity"], want["similarity"]),
+         max_diff(got["projection"], want["projection"]) / np.abs(want["projection"]).max(),
+         max_diff(got["explained_variance_ratio"], want["explained_variance_ratio"]))
+    report(d[0] < 1e-5 and d[1] < 1e-4 and d[2] < 1e-5,
+           f"{what}: Poslens's similarity and PCA of layer {layer} are the full file's",
+           f"similarity {d[0]:.3g}, projection {d[1]:.3g} of the largest, ratios {d[2]:.3g}")
+    if probes:
+        a, b = probe_numbers(got["probe"]), probe_numbers(want["probe"])
+        report(len(a) == len(b) and max_diff(a, b) < 1e-9,
+               f"{what}: one interleaved probe run on layer {layer} is the full file's (pairs, errors, folds)",
+               f"{got['probe']}\n{want['probe']}")
+
+
+def check_coordinates(module, cli, tmp):
+    """position_coordinates on rows whose every direction carries weight
+    (uniform noise around an offset, 24 rows of 96): a [T, T] result, an
+    orthonormal basis (B Bᵀ = I within 1e-12) that gives the rows back
+    (1e-12 of the largest), each coordinate holding at least 1e-3 of the
+    squared norms (a dropped or zeroed one cannot pass), the centred
+    coordinates' columns the principal components with numpy's projections
+    and Poslens's signs (1e-10). Then a tiny model 1024 wide (2 layers, 16
+    positions) written by the script: its file keeps 16 coordinates a row,
+    a fraction of the full file's bytes, and opens to the same figures."""
+    import h5py
+    import numpy as np
+    import torch
+
+    generator = torch.Generator().manual_seed(25)
+    rows = torch.rand(24, 96, generator=generator, dtype=torch.float64) * 2 - 1
+    rows[:, :5] += 3
+    coordinates, basis = module.position_coordinates(rows, basis=True)
+    c, b, x = coordinates.numpy(), basis.numpy(), rows.numpy()
+    report(c.shape == (24, 24) and b.shape == (24, 96), "position_coordinates: [T, T] coordinates, [T, D] basis",
+           f"{c.shape} {b.shape}")
+    d = (max_diff(b @ b.T, np.eye(24)), max_diff(c @ b, x) / np.abs(x).max())
+    report(d[0] < 1e-12 and d[1] < 1e-12, "position_coordinates: an orthonormal basis that gives the rows back",
+           f"B Bᵀ − I {d[0]:.3g}, C B − X {d[1]:.3g}")
+    weights = (c ** 2).sum(0)
+    report(weights.min() > 1e-3 * weights.sum(), "position_coordinates: every coordinate carries weight",
+           f"{weights}")
+    projection, _ = reference_pca(x, 23)
+    d = max_diff((c - c.mean(0))[:, :23], projection)
+    report(d < 1e-10, "position_coordinates: its axes are the principal components, signed as Poslens signs them",
+           f"max difference {d:.3g}")
+
+    # A tiny model far wider than its inputs.
+    n_layers, n_heads, t, width, s = 2, 2, 16, 1024, 3
+    positions = torch.arange(t, dtype=torch.float64)[:, None]
+    frequencies = torch.exp(-torch.arange(width // 2, dtype=torch.float64) * 8 / width)[None, :]
+    table = torch.cat([torch.sin(positions * frequencies), torch.cos(positions * frequencies)], 1)
+    accumulator = module.StatisticsAccumulator(n_layers)
+    raw = []
+    for k in range(n_layers + 1):
+        states = table[None] * (k + 1) + torch.randn(s, t, width, generator=generator, dtype=torch.float64)
+        accumulator.add_hidden_states(k, states.float())
+        raw.append(states.float().double().mean(0).numpy())
+    for layer in range(n_layers):
+        scores = torch.randn(s, n_heads, t, t, generator=generator)
+        accumulator.add_attentions(layer, scores.softmax(-1))
+    ids = np.arange(s * t).reshape(s, t) % 50
+    path = os.path.join(tmp, "wide.h5")
+    module.write_activations(path, accumulator, ids, "wide", {"model_type": "wide"}, True)
+    full = os.path.join(tmp, "wide-full.h5")
+    write_full(path, full, raw)
+    saved = (n_layers + 1) * t * (width - t) * 4
+    sizes = os.path.getsize(path), os.path.getsize(full)
+    report(sizes[0] < 20000 and sizes[1] - sizes[0] > 0.95 * saved,
+           f"a model 1024 wide over 16 positions: {sizes[0]} bytes instead of {sizes[1]}",
+           f"saved {sizes[1] - sizes[0]} of the {saved} the rows' extra width takes")
+    with h5py.File(path, "r") as f:
+        report("hidden/position_mean" not in f and f["hidden/position_coordinates"].shape == (3, 16, 16),
+               "the wide model's file holds [3, 16, 16] coordinates and no rows")
+    check_compact(cli, tmp, path, raw, "the wide model's file", layer=1)
 
 
 def read_safetensors(path):
@@ -389,7 +602,7 @@ def check_info(cli, path, what):
             "model_name": f.attrs["model_name"],
             "writer": f.attrs["writer"],
             "sequences": s, "tokens": t, "layers": n_layers, "heads": n_heads,
-            "hidden": f["hidden/position_mean"].shape[2],
+            "hidden": int(f.attrs["hidden_size"]),
             "rotary": rotary,
             "maps": len(f["maps"]) if "maps" in f else 0,
         }
@@ -488,7 +701,6 @@ def check_run_model(script, fixtures, cli, tmp):
         for name, tolerance, relative in (("attention/offset_profile", 1e-5, False),
                                           ("attention/first_token_mass", 1e-5, False),
                                           ("attention/mean_distance", 1e-4, False),
-                                          ("hidden/position_mean", 1e-5, True),
                                           ("rotary/query_norm", 1e-5, True),
                                           ("rotary/key_norm", 1e-5, True),
                                           ("rotary/frequency", 1e-7, False)):
@@ -501,6 +713,11 @@ def check_run_model(script, fixtures, cli, tmp):
             report(d <= tolerance * scale, f"run_model: {name} equals Poslens's within {tolerance:g}"
                    + (" of the largest" if relative else ""), f"max difference {d:.3g} of {scale:.3g}, "
                    f"shapes {x.shape} {y.shape}")
+        name = "hidden/position_coordinates"
+        d = max(gram_error(a[name][k], b[name][k]) for k in range(a[name].shape[0])) \
+            if name in a and name in b else float("inf")
+        report(d <= 1e-5, "run_model: its positional components' coordinates have the dot products of Poslens's "
+               "within 1e-5 of the largest", f"max difference {d:.3g}")
         map_ids = a["maps/0/input_ids"][()] if "maps/0/input_ids" in a else None
         maps = a["maps/0/attentions"][()] if "maps/0/attentions" in a else None
     report(map_ids is not None and maps is not None and map_ids.shape == (1, 18) and map_ids[0, 0] == 1,
@@ -543,6 +760,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         for name in ("mini-gpt2", "mini-bert", "mini-roberta"):
             check_fixture(module, fixtures, cli, demo_dir, name, tmp)
+        check_coordinates(module, cli, tmp)
         for name in ("llama", "gpt-neox", "phi3"):
             check_rotary(module, fixtures, cli, tmp, name)
         check_run_model(script, fixtures, cli, tmp)

@@ -8,9 +8,10 @@ HDF5 layout of Poslens's README ("Activations files"), which Poslens opens
 like a model and `poslens-cli forward --stats-out` also writes.
 
 The statistics are plain torch functions on tensors (offset_profile,
-attention_statistics, position_mean, rotary_plane_norms), computed on the
-device the tensors live on; `StatisticsAccumulator` averages them over
-batches a layer at a time; `write_activations` writes the file with h5py.
+attention_statistics, position_mean, position_coordinates,
+rotary_plane_norms), computed on the device the tensors live on;
+`StatisticsAccumulator` averages them over batches a layer at a time;
+`write_activations` writes the file with h5py.
 The Hugging Face part (`run_model`) is a thin layer around them: it loads
 the model with `transformers` (device_map="auto", bf16, eager attention),
 runs the inputs in batches and feeds each layer's attentions, hidden states
@@ -22,7 +23,7 @@ import json
 import sys
 
 FORMAT = "poslens-activations"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 VERSION = "@VERSION@"
 
 
@@ -72,6 +73,36 @@ def position_mean(hidden_states):
     """The positional component of one layer: hidden_states [B, T, hidden]
     averaged over the batch, [T, hidden] in float32."""
     return hidden_states.float().mean(0)
+
+
+def position_coordinates(rows, basis=False):
+    """A layer's positional component rows [T, D], D > T, as T coordinates
+    each in an orthonormal basis of a T-dimensional subspace holding them:
+    rows = coordinates @ B, with B [T, D] orthonormal rows. Dot products,
+    norms, distances and the centred PCA of the rows are the coordinates'.
+
+    B's rows are the rows' own axes: the principal axes of the centred rows,
+    largest variance first, then the rest of their span (the mean's
+    direction outside those axes); each signed so that its first largest
+    |entry| is positive, as Poslens signs PCA loadings, so Poslens's PCA of
+    the coordinates has the signs it has on the rows. Computed in float64:
+    Householder QR of rows.T (coordinates R.T in Q), then the SVD of the
+    centred T x T coordinates turns Q onto the principal axes.
+    Returns the coordinates [T, T] in float64, with B when BASIS.
+    """
+    import torch
+
+    x = rows.double()
+    t = x.shape[0]
+    q, r = torch.linalg.qr(x.T)                  # x.T = q r: q [D, T], r [T, T]
+    c0 = r.T
+    _, _, wt = torch.linalg.svd(c0 - c0.mean(0, keepdim=True))
+    b = wt @ q.T                                 # [T, D]: row k is axis k
+    largest = b.gather(1, b.abs().argmax(1, keepdim=True))
+    signs = torch.where(largest < 0, -1.0, 1.0).to(x.dtype)
+    b = b * signs
+    coordinates = c0 @ (wt * signs).T
+    return (coordinates, b) if basis else coordinates
 
 
 def rotary_plane_norms(x, rotary_dim):
@@ -133,6 +164,15 @@ class StatisticsAccumulator:
     def layer_hidden(self, k):
         return self._mean(self.hidden[k])[0]
 
+    def layer_hidden_stored(self, k):
+        """What the file keeps of hidden_states[k]: the mean rows [T, D], or
+        their position_coordinates [T, T] when D > T (float32, on the CPU)."""
+        total, count = self.hidden[k]
+        mean = total[0] / count
+        if mean.shape[1] > mean.shape[0]:
+            mean = position_coordinates(mean)
+        return mean.float().cpu()
+
     def has_rotary(self):
         return all(n is not None for n in self.query_norms)
 
@@ -180,17 +220,20 @@ def write_activations(path, accumulator, input_ids, model_name, config, causal, 
         profile, _, _ = accumulator.layer_attention(0)
         n_heads = profile.shape[0]
         hidden = accumulator.layer_hidden(0).shape[-1]
+        f.attrs["hidden_size"] = np.int64(hidden)
+        # Wider than long, a layer's rows are kept as their coordinates.
+        hidden_name = "hidden/position_coordinates" if hidden > t else "hidden/position_mean"
         d_profile = f.create_dataset("attention/offset_profile", (n_layers, n_heads, 2 * t - 1), "<f4")
         d_distance = f.create_dataset("attention/mean_distance", (n_layers, n_heads), "<f4")
         d_first = f.create_dataset("attention/first_token_mass", (n_layers, n_heads), "<f4")
-        d_hidden = f.create_dataset("hidden/position_mean", (n_layers + 1, t, hidden), "<f4")
+        d_hidden = f.create_dataset(hidden_name, (n_layers + 1, t, min(t, hidden)), "<f4")
         for layer in range(n_layers):
             profile, distance, first = accumulator.layer_attention(layer)
             d_profile[layer] = profile.numpy()
             d_distance[layer] = distance.numpy()
             d_first[layer] = first.numpy()
         for k in range(n_layers + 1):
-            d_hidden[k] = accumulator.layer_hidden(k).numpy()
+            d_hidden[k] = accumulator.layer_hidden_stored(k).numpy()
 
         if accumulator.has_rotary():
             q0, k0 = accumulator.layer_rotary(0)

@@ -26,6 +26,8 @@ struct _PlActivationsFile
   guint         n_kv_heads;
   guint         n_maps;
   guint         format_version;
+  /* The positional components as T coordinates a row, not hidden ones. */
+  gboolean      compact;
 };
 
 G_DEFINE_FINAL_TYPE (PlActivationsFile, pl_activations_file, G_TYPE_OBJECT)
@@ -128,11 +130,77 @@ check_version (PlActivationsFile  *self,
   if (v > PL_ACTIVATIONS_FORMAT_VERSION)
     {
       g_set_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED,
-                   "%s is an activations file of version %" G_GINT64_FORMAT "; this Poslens reads version %d",
+                   "%s is an activations file of version %" G_GINT64_FORMAT "; this Poslens reads versions up to %d",
                    path_of (self), v, PL_ACTIVATIONS_FORMAT_VERSION);
       return FALSE;
     }
   self->format_version = (guint) v;
+  return TRUE;
+}
+
+/* The positional components: /hidden/position_mean [L + 1, T, hidden], or
+ * from version 2 /hidden/position_coordinates [L + 1, T, T] with the root's
+ * hidden_size above T. */
+static gboolean
+check_hidden (PlActivationsFile  *self,
+              GError            **error)
+{
+  const char *stated = pl_checkpoint_get_attribute (self->checkpoint, "hidden_size");
+  gboolean has_mean = pl_checkpoint_find_tensor (self->checkpoint, "/hidden/position_mean") != NULL;
+  const PlTensorInfo *info;
+  guint64 expected[3] = { (guint64) self->n_layers + 1, self->n_tokens, 0 };
+  gint64 hidden = 0;
+
+  self->compact = self->format_version >= 2 && !has_mean &&
+                  pl_checkpoint_find_tensor (self->checkpoint, "/hidden/position_coordinates") != NULL;
+  if (has_mean && self->format_version >= 2 &&
+      pl_checkpoint_find_tensor (self->checkpoint, "/hidden/position_coordinates") != NULL)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT,
+                   "%s holds both /hidden/position_mean and /hidden/position_coordinates; a file has one",
+                   path_of (self));
+      return FALSE;
+    }
+  if (stated != NULL &&
+      !g_ascii_string_to_signed (stated, 10, 1, PL_ACTIVATIONS_MAX_HIDDEN, &hidden, NULL))
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT,
+                   "%s: the attribute hidden_size is “%s”, not a size from 1 to %d", path_of (self), stated,
+                   PL_ACTIVATIONS_MAX_HIDDEN);
+      return FALSE;
+    }
+
+  if (!self->compact)
+    {
+      if (!(info = require (self, "/hidden/position_mean", 3, error)))
+        return FALSE;
+      expected[2] = info->shape[2];
+      if (!check_shape (self, info, expected, error))
+        return FALSE;
+      if (stated != NULL && (guint64) hidden != info->shape[2])
+        {
+          g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT,
+                       "%s: the attribute hidden_size is %" G_GINT64_FORMAT ", but /hidden/position_mean's rows "
+                       "are %" G_GUINT64_FORMAT " wide", path_of (self), hidden, info->shape[2]);
+          return FALSE;
+        }
+      self->hidden = (guint) info->shape[2];
+      return TRUE;
+    }
+
+  if (!(info = require (self, "/hidden/position_coordinates", 3, error)))
+    return FALSE;
+  expected[2] = self->n_tokens;
+  if (!check_shape (self, info, expected, error))
+    return FALSE;
+  if (stated == NULL || hidden <= (gint64) self->n_tokens)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT,
+                   "%s: /hidden/position_coordinates needs the attribute hidden_size, above the %u positions "
+                   "the coordinates span", path_of (self), self->n_tokens);
+      return FALSE;
+    }
+  self->hidden = (guint) hidden;
   return TRUE;
 }
 
@@ -195,7 +263,7 @@ pl_activations_file_new (PlCheckpoint  *checkpoint,
                          GError       **error)
 {
   g_autoptr(PlActivationsFile) self = NULL;
-  const PlTensorInfo *profile, *distance, *first, *hidden, *ids;
+  const PlTensorInfo *profile, *distance, *first, *ids;
   guint64 expected[3];
 
   g_return_val_if_fail (PL_IS_CHECKPOINT (checkpoint), NULL);
@@ -211,8 +279,7 @@ pl_activations_file_new (PlCheckpoint  *checkpoint,
   if (!check_version (self, error) ||
       !(profile = require (self, "/attention/offset_profile", 3, error)) ||
       !(distance = require (self, "/attention/mean_distance", 2, error)) ||
-      !(first = require (self, "/attention/first_token_mass", 2, error)) ||
-      !(hidden = require (self, "/hidden/position_mean", 3, error)))
+      !(first = require (self, "/attention/first_token_mass", 2, error)))
     return NULL;
 
   ids = pl_checkpoint_find_tensor (checkpoint, "/inputs/input_ids");
@@ -227,7 +294,6 @@ pl_activations_file_new (PlCheckpoint  *checkpoint,
   self->n_tokens = (guint) ids->shape[1];
   self->n_layers = (guint) profile->shape[0];
   self->n_heads = (guint) profile->shape[1];
-  self->hidden = (guint) hidden->shape[2];
 
   expected[0] = self->n_layers;
   expected[1] = self->n_heads;
@@ -236,10 +302,7 @@ pl_activations_file_new (PlCheckpoint  *checkpoint,
       !check_shape (self, distance, expected, error) ||
       !check_shape (self, first, expected, error))
     return NULL;
-  expected[0] = (guint64) self->n_layers + 1;
-  expected[1] = self->n_tokens;
-  expected[2] = self->hidden;
-  if (!check_shape (self, hidden, expected, error) ||
+  if (!check_hidden (self, error) ||
       !check_rotary (self, error) ||
       !check_maps (self, error))
     return NULL;
@@ -324,6 +387,13 @@ pl_activations_file_get_n_kv_heads (PlActivationsFile *self)
   return self->n_kv_heads;
 }
 
+gboolean
+pl_activations_file_get_compact (PlActivationsFile *self)
+{
+  g_return_val_if_fail (PL_IS_ACTIVATIONS_FILE (self), FALSE);
+  return self->compact;
+}
+
 guint
 pl_activations_file_get_format_version (PlActivationsFile *self)
 {
@@ -367,6 +437,9 @@ pl_activations_file_read_position_mean (PlActivationsFile  *self,
                                         guint               k,
                                         GError            **error)
 {
+  g_autoptr(PlMatrix) coordinates = NULL;
+  PlMatrix *rows;
+
   g_return_val_if_fail (PL_IS_ACTIVATIONS_FILE (self), NULL);
 
   if (k > self->n_layers)
@@ -376,8 +449,20 @@ pl_activations_file_read_position_mean (PlActivationsFile  *self,
                    path_of (self), k, self->n_layers);
       return NULL;
     }
-  return pl_checkpoint_read_rows (self->checkpoint, "/hidden/position_mean", (guint64) k * self->n_tokens,
-                                  self->n_tokens, error);
+  if (!self->compact)
+    return pl_checkpoint_read_rows (self->checkpoint, "/hidden/position_mean", (guint64) k * self->n_tokens,
+                                    self->n_tokens, error);
+
+  /* [coordinates, 0]: the rows in an orthonormal basis of R^hidden whose
+   * first T vectors span them, as wide as the rows themselves so that what
+   * depends on the width (the probes' default pair count) reads the same. */
+  coordinates = pl_checkpoint_read_rows (self->checkpoint, "/hidden/position_coordinates",
+                                         (guint64) k * self->n_tokens, self->n_tokens, error);
+  if (coordinates == NULL || !(rows = pl_matrix_try_new (self->n_tokens, self->hidden, error)))
+    return NULL;
+  for (guint i = 0; i < self->n_tokens; i++)
+    memcpy (pl_matrix_row (rows, i), pl_matrix_row (coordinates, i), self->n_tokens * sizeof (float));
+  return rows;
 }
 
 static gboolean

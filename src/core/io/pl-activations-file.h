@@ -6,9 +6,13 @@
 G_BEGIN_DECLS
 
 /* The activations file layout (README, "Activations files"): what its root
- * says it is, and the version this code writes and reads. */
+ * says it is, and the version this code writes (it reads every version up
+ * to it). Version 2 keeps a layer's positional component as coordinates
+ * when the hidden size exceeds the positions. */
 #define PL_ACTIVATIONS_FORMAT         "poslens-activations"
-#define PL_ACTIVATIONS_FORMAT_VERSION 1
+#define PL_ACTIVATIONS_FORMAT_VERSION 2
+/* The widest hidden state a file may say its coordinates stand for. */
+#define PL_ACTIVATIONS_MAX_HIDDEN     65536
 
 #define PL_TYPE_ACTIVATIONS_FILE (pl_activations_file_get_type ())
 
@@ -31,6 +35,8 @@ guint              pl_activations_file_get_n_heads    (PlActivationsFile  *self)
 guint              pl_activations_file_get_n_tokens   (PlActivationsFile  *self);
 guint              pl_activations_file_get_n_sequences (PlActivationsFile *self);
 guint              pl_activations_file_get_hidden_size (PlActivationsFile *self);
+/* Whether the file keeps the positional components as coordinates. */
+gboolean           pl_activations_file_get_compact    (PlActivationsFile  *self);
 gboolean           pl_activations_file_get_causal     (PlActivationsFile  *self);
 /* Rotary models: the planes of the per-plane norms (0 when the file has
  * none) and the key heads. */
@@ -48,7 +54,12 @@ PlMatrix          *pl_activations_file_read_mean_distance (PlActivationsFile *se
 PlMatrix          *pl_activations_file_read_first_token (PlActivationsFile *self,
                                                        GError            **error);
 /* hidden_states[K] averaged over the inputs at each position, [T, hidden]
- * (K = 0: the embedding output), read alone. */
+ * (K = 0: the embedding output), read alone. A file that keeps the rows as
+ * coordinates (/hidden/position_coordinates) gives them in its orthonormal
+ * basis, padded with zeros to the hidden size: the rows turned by a
+ * rotation of R^hidden, so every dot product, norm, distance, PCA (signs
+ * included, over all T rows) and probe of them is the one of the rows
+ * themselves, but column j is not hidden dimension j. */
 PlMatrix          *pl_activations_file_read_position_mean (PlActivationsFile *self,
                                                        guint               k,
                                                        GError            **error);

@@ -342,7 +342,7 @@ read_root_attribute (hid_t       file,
 /* An activations file (README, "Activations files"): what it says about
  * itself, and its configuration, kept with the checkpoint. */
 static const char * const activations_attributes[] = {
-  "format", "format_version", "model_name", "writer", "causal",
+  "format", "format_version", "model_name", "writer", "causal", "hidden_size",
 };
 
 static gboolean

@@ -7,6 +7,7 @@
 #include "pl-attention-stats.h"
 #include "pl-error.h"
 #include "pl-h5-writer.h"
+#include "pl-position-coordinates.h"
 #include "pl-rope-profile.h"
 #include "pl-text-attention.h"
 #include "pl-transformer-private.h"
@@ -63,12 +64,16 @@ write_statistics (PlH5Writer        *writer,
   PlMatrix *first = components->pdata[0];
   guint64 profile_dims[3] = { nl, nh, 2 * (guint64) t - 1 };
   guint64 head_dims[2] = { nl, nh };
-  guint64 hidden_dims[3] = { nl + 1, t, first->cols };
+  /* Wider than long, a layer's rows are kept as their T coordinates in a
+   * basis of their span (pl-position-coordinates). */
+  gboolean compact = first->cols > t;
+  const char *hidden_name = compact ? "/hidden/position_coordinates" : "/hidden/position_mean";
+  guint64 hidden_dims[3] = { nl + 1, t, compact ? t : first->cols };
 
   if (!pl_h5_writer_add (writer, "/attention/offset_profile", 3, profile_dims, error) ||
       !pl_h5_writer_add (writer, "/attention/mean_distance", 2, head_dims, error) ||
       !pl_h5_writer_add (writer, "/attention/first_token_mass", 2, head_dims, error) ||
-      !pl_h5_writer_add (writer, "/hidden/position_mean", 3, hidden_dims, error))
+      !pl_h5_writer_add (writer, hidden_name, 3, hidden_dims, error))
     return FALSE;
 
   for (guint l = 0; l < nl; l++)
@@ -78,8 +83,18 @@ write_statistics (PlH5Writer        *writer,
         !pl_h5_writer_put (writer, "/attention/first_token_mass", l, pl_matrix_row (stats->first_token, l), error))
       return FALSE;
   for (guint k = 0; k <= nl; k++)
-    if (!pl_h5_writer_put (writer, "/hidden/position_mean", k, ((PlMatrix *) components->pdata[k])->data, error))
-      return FALSE;
+    {
+      PlMatrix *rows = components->pdata[k];
+      g_autoptr(PlMatrix) coordinates = NULL;
+
+      if (compact && !(coordinates = pl_position_coordinates (rows, NULL, error)))
+        {
+          g_prefix_error (error, "layer %u: ", k);
+          return FALSE;
+        }
+      if (!pl_h5_writer_put (writer, hidden_name, k, compact ? coordinates->data : rows->data, error))
+        return FALSE;
+    }
   return TRUE;
 }
 
@@ -205,6 +220,7 @@ pl_activations_write (PlTransformer              *transformer,
                                 inputs->config_json != NULL ? inputs->config_json : "{}", error) ||
       !pl_h5_writer_set_string (writer, "/", "writer", inputs->writer, error) ||
       !pl_h5_writer_set_int (writer, "/", "causal", c->causal, error) ||
+      !pl_h5_writer_set_int (writer, "/", "hidden_size", ((PlMatrix *) components->pdata[0])->cols, error) ||
       !write_statistics (writer, stats, components, error) ||
       (rotary != NULL && !write_rotary (writer, rotary, error)))
     return FALSE;
