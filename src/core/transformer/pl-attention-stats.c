@@ -65,25 +65,6 @@ pl_attention_stats_get_profile (PlAttentionStats *self,
   return pl_matrix_slice_rows (self->offset_profile, (gsize) layer * self->n_heads + head, 1);
 }
 
-/* Progress over several forward passes: sequence s of n, then its layers. */
-typedef struct
-{
-  PlProgressFunc func;
-  gpointer       data;
-  guint          done;
-  guint          total;
-} Progress;
-
-static void
-sequence_progress (double   fraction,
-                   gpointer user_data)
-{
-  Progress *p = user_data;
-
-  if (p->func != NULL)
-    p->func ((p->done + fraction) / p->total, p->data);
-}
-
 typedef struct
 {
   guint   n_heads;
@@ -218,7 +199,6 @@ pl_attention_stats_compute_for_ids (PlTransformer  *transformer,
                                     GError        **error)
 {
   const PlTransformerConfig *c;
-  Progress prog = { progress, progress_data, 0, 0 };
   Sums sums;
 
   g_return_val_if_fail (PL_IS_TRANSFORMER (transformer), NULL);
@@ -229,18 +209,11 @@ pl_attention_stats_compute_for_ids (PlTransformer  *transformer,
     return NULL;
   sums_init (&sums, c, ((GArray *) sequences->pdata[0])->len);
 
-  prog.total = sequences->len;
-  for (guint s = 0; s < sequences->len; s++)
+  if (!pl_transformer_run_sequences (transformer, sequences, TRUE, accumulate, &sums, NULL, NULL,
+                                     cancellable, progress, progress_data, error))
     {
-      GArray *ids = sequences->pdata[s];
-
-      prog.done = s;
-      if (!pl_transformer_run (transformer, (int *) ids->data, ids->len, TRUE, accumulate, &sums,
-                               cancellable, sequence_progress, &prog, error))
-        {
-          sums_clear (&sums);
-          return NULL;
-        }
+      sums_clear (&sums);
+      return NULL;
     }
   return sums_finish (&sums, c, sequences->len);
 }
@@ -252,24 +225,14 @@ resolve_length (PlTransformer *transformer,
   return length == 0 ? pl_transformer_get_config (transformer)->n_positions : length;
 }
 
+/* N_SEQUENCES random inputs of LENGTH tokens (0: the model's n_positions),
+ * or NULL when there are none or they are too long for the model. */
 static GPtrArray *
-random_sequences (PlTransformer *transformer,
-                  guint          n_sequences,
-                  guint          length,
-                  guint64        seed)
-{
-  GPtrArray *sequences = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
-
-  for (guint s = 0; s < n_sequences; s++)
-    g_ptr_array_add (sequences, pl_transformer_random_ids (transformer, length, seed + s));
-  return sequences;
-}
-
-static gboolean
-check_counts (PlTransformer  *transformer,
-              guint           n_sequences,
-              guint           length,
-              GError        **error)
+random_inputs (PlTransformer  *transformer,
+               guint           n_sequences,
+               guint           length,
+               guint64         seed,
+               GError        **error)
 {
   guint max = pl_transformer_get_max_tokens (transformer);
 
@@ -277,15 +240,15 @@ check_counts (PlTransformer  *transformer,
     {
       g_set_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT,
                    "the number of random inputs must be at least 1");
-      return FALSE;
+      return NULL;
     }
   if (length > max)
     {
       g_set_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT,
                    "inputs of %u tokens: the model takes at most %u", length, max);
-      return FALSE;
+      return NULL;
     }
-  return TRUE;
+  return pl_transformer_random_sequences (transformer, n_sequences, resolve_length (transformer, length), seed);
 }
 
 PlAttentionStats *
@@ -302,9 +265,8 @@ pl_attention_stats_compute (PlTransformer  *transformer,
 
   g_return_val_if_fail (PL_IS_TRANSFORMER (transformer), NULL);
 
-  if (!check_counts (transformer, n_sequences, length, error))
+  if (!(sequences = random_inputs (transformer, n_sequences, length, seed, error)))
     return NULL;
-  sequences = random_sequences (transformer, n_sequences, resolve_length (transformer, length), seed);
   return pl_attention_stats_compute_for_ids (transformer, sequences, cancellable,
                                              progress, progress_data, error);
 }
@@ -446,7 +408,6 @@ pl_attention_positional_components_for_ids (PlTransformer  *transformer,
                                             GError        **error)
 {
   const PlTransformerConfig *c;
-  Progress prog = { progress, progress_data, 0, 0 };
   Means means;
   gsize t;
 
@@ -467,18 +428,11 @@ pl_attention_positional_components_for_ids (PlTransformer  *transformer,
   if (!means_init (&means, max_layer, t, c->hidden_size, error))
     return NULL;
 
-  prog.total = sequences->len;
-  for (guint s = 0; s < sequences->len; s++)
+  if (!pl_transformer_run_sequences (transformer, sequences, FALSE, add_hidden, &means, NULL, NULL,
+                                     cancellable, progress, progress_data, error))
     {
-      GArray *ids = sequences->pdata[s];
-
-      prog.done = s;
-      if (!pl_transformer_run (transformer, (int *) ids->data, ids->len, FALSE, add_hidden, &means,
-                               cancellable, sequence_progress, &prog, error))
-        {
-          means_clear (&means);
-          return NULL;
-        }
+      means_clear (&means);
+      return NULL;
     }
   return means_finish (&means, t, c->hidden_size, sequences->len);
 }
@@ -527,17 +481,12 @@ pl_attention_stats_compute_all (PlTransformer     *transformer,
     return FALSE;
   sums_init (&all.sums, c, t);
 
-  for (guint s = 0; s < sequences->len; s++)
+  if (!pl_transformer_run_sequences (transformer, sequences, TRUE, accumulate_all, &all, qkv_func, qkv_data,
+                                     cancellable, NULL, NULL, error))
     {
-      GArray *ids = sequences->pdata[s];
-
-      if (!pl_transformer_run_with_qkv (transformer, (int *) ids->data, ids->len, TRUE, accumulate_all, &all,
-                                        qkv_func, qkv_data, cancellable, NULL, NULL, error))
-        {
-          sums_clear (&all.sums);
-          means_clear (&all.means);
-          return FALSE;
-        }
+      sums_clear (&all.sums);
+      means_clear (&all.means);
+      return FALSE;
     }
   *stats = sums_finish (&all.sums, c, sequences->len);
   *components = means_finish (&all.means, t, c->hidden_size, sequences->len);
@@ -559,9 +508,8 @@ pl_attention_positional_components (PlTransformer  *transformer,
 
   g_return_val_if_fail (PL_IS_TRANSFORMER (transformer), NULL);
 
-  if (!check_counts (transformer, n_sequences, length, error))
+  if (!(sequences = random_inputs (transformer, n_sequences, length, seed, error)))
     return NULL;
-  sequences = random_sequences (transformer, n_sequences, resolve_length (transformer, length), seed);
   return pl_attention_positional_components_for_ids (transformer, max_layer, sequences, cancellable,
                                                      progress, progress_data, error);
 }

@@ -121,24 +121,6 @@ pl_rope_sums_finish (PlRopeSums *sums,
   return self;
 }
 
-typedef struct
-{
-  PlProgressFunc func;
-  gpointer       data;
-  guint          done;
-  guint          total;
-} Progress;
-
-static void
-sequence_progress (double   fraction,
-                   gpointer user_data)
-{
-  Progress *p = user_data;
-
-  if (p->func != NULL)
-    p->func ((p->done + fraction) / p->total, p->data);
-}
-
 PlRopeProfile *
 pl_rope_profile_compute_for_ids (PlTransformer  *transformer,
                                  GPtrArray      *sequences,
@@ -148,7 +130,6 @@ pl_rope_profile_compute_for_ids (PlTransformer  *transformer,
                                  GError        **error)
 {
   const PlTransformerConfig *c;
-  Progress prog = { progress, progress_data, 0, 0 };
   g_autoptr(PlRopeSums) sums = NULL;
   guint length;
 
@@ -178,17 +159,9 @@ pl_rope_profile_compute_for_ids (PlTransformer  *transformer,
       }
 
   sums = pl_rope_sums_new (transformer);
-  prog.total = sequences->len;
-  for (guint s = 0; s < sequences->len; s++)
-    {
-      GArray *ids = sequences->pdata[s];
-
-      prog.done = s;
-      if (!pl_transformer_run_with_qkv (transformer, (int *) ids->data, ids->len, FALSE, NULL, NULL,
-                                        pl_rope_sums_add_layer, sums, cancellable, sequence_progress, &prog,
-                                        error))
-        return NULL;
-    }
+  if (!pl_transformer_run_sequences (transformer, sequences, FALSE, NULL, NULL, pl_rope_sums_add_layer, sums,
+                                     cancellable, progress, progress_data, error))
+    return NULL;
   return pl_rope_sums_finish (g_steal_pointer (&sums), length, sequences->len);
 }
 
@@ -202,7 +175,7 @@ pl_rope_profile_compute (PlTransformer  *transformer,
                          gpointer        progress_data,
                          GError        **error)
 {
-  g_autoptr(GPtrArray) sequences = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+  g_autoptr(GPtrArray) sequences = NULL;
 
   g_return_val_if_fail (PL_IS_TRANSFORMER (transformer), NULL);
 
@@ -210,8 +183,7 @@ pl_rope_profile_compute (PlTransformer  *transformer,
     length = pl_transformer_get_config (transformer)->n_positions;
   if (!pl_transformer_check_length (transformer, length, error))
     return NULL;
-  for (guint s = 0; s < n_sequences; s++)
-    g_ptr_array_add (sequences, pl_transformer_random_ids (transformer, length, seed + s));
+  sequences = pl_transformer_random_sequences (transformer, n_sequences, length, seed);
   return pl_rope_profile_compute_for_ids (transformer, sequences, cancellable, progress, progress_data, error);
 }
 

@@ -5,7 +5,8 @@
 #include "pl-transformer-private.h"
 
 /* What the model reads: explicit ids wrapped in start and end ids, random
- * ids that avoid special tokens, a random segment repeated. */
+ * ids that avoid special tokens, a random segment repeated; and several
+ * inputs run in turn. */
 
 void
 pl_transformer_set_special_ids (PlTransformer *self,
@@ -106,6 +107,22 @@ pl_transformer_random_ids (PlTransformer *self,
   return pl_transformer_repeated_ids (self, length, 0, seed);
 }
 
+GPtrArray *
+pl_transformer_random_sequences (PlTransformer *self,
+                                 guint          n_sequences,
+                                 guint          length,
+                                 guint64        seed)
+{
+  GPtrArray *sequences;
+
+  g_return_val_if_fail (PL_IS_TRANSFORMER (self), NULL);
+
+  sequences = g_ptr_array_new_full (n_sequences, (GDestroyNotify) g_array_unref);
+  for (guint s = 0; s < n_sequences; s++)
+    g_ptr_array_add (sequences, pl_transformer_random_ids (self, length, seed + s));
+  return sequences;
+}
+
 GArray *
 pl_transformer_repeated_ids (PlTransformer *self,
                              guint          length,
@@ -164,4 +181,50 @@ pl_transformer_wrap_ids (PlTransformer *self,
   if (ends (self))
     g_array_append_vals (out, &(int) { end_id (self) }, 1);
   return out;
+}
+
+/* Progress over several forward passes: input DONE of TOTAL, then its layers. */
+typedef struct
+{
+  PlProgressFunc func;
+  gpointer       data;
+  guint          done;
+  guint          total;
+} SequenceProgress;
+
+static void
+sequence_progress (double   fraction,
+                   gpointer user_data)
+{
+  SequenceProgress *p = user_data;
+
+  p->func ((p->done + fraction) / p->total, p->data);
+}
+
+gboolean
+pl_transformer_run_sequences (PlTransformer   *self,
+                              GPtrArray       *sequences,
+                              gboolean         want_attentions,
+                              PlLayerFunc      layer_func,
+                              gpointer         layer_data,
+                              PlQkvFunc        qkv_func,
+                              gpointer         qkv_data,
+                              GCancellable    *cancellable,
+                              PlProgressFunc   progress,
+                              gpointer         progress_data,
+                              GError         **error)
+{
+  SequenceProgress prog = { progress, progress_data, 0, sequences->len };
+
+  for (guint s = 0; s < sequences->len; s++)
+    {
+      GArray *ids = sequences->pdata[s];
+
+      prog.done = s;
+      if (!pl_transformer_run_with_qkv (self, (int *) ids->data, ids->len, want_attentions, layer_func, layer_data,
+                                        qkv_func, qkv_data, cancellable, progress ? sequence_progress : NULL,
+                                        &prog, error))
+        return FALSE;
+    }
+  return TRUE;
 }

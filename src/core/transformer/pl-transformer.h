@@ -154,6 +154,12 @@ void                       pl_transformer_first_qk    (PlTransformer        *sel
 GArray                    *pl_transformer_random_ids  (PlTransformer        *self,
                                                        guint                 length,
                                                        guint64               seed);
+/* N_SEQUENCES random inputs of LENGTH tokens, input s drawn with SEED + s:
+ * GArrays of int, freed with the array. */
+GPtrArray                 *pl_transformer_random_sequences (PlTransformer   *self,
+                                                       guint                 n_sequences,
+                                                       guint                 length,
+                                                       guint64               seed);
 /* A random segment of PERIOD ids repeated to fill LENGTH. */
 GArray                    *pl_transformer_repeated_ids (PlTransformer       *self,
                                                        guint                 length,
