@@ -201,10 +201,7 @@ pl_cli_attention (int    argc,
       "An activations file (poslens-cli forward --stats-out, poslens-export) gives the statistics\n"
       "over its own inputs; position_only and --text need the model’s weights."));
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
-  pl_cli_figure_add_options (context, &figure);
-  if (!g_option_context_parse (context, &argc, &argv, &error))
-    return usage (error->message);
-  if (!pl_cli_figure_check_options (&figure, &error))
+  if (!pl_cli_figure_parse (context, &figure, &argc, &argv, &error))
     return usage (error->message);
   if (argc != 2)
     return usage ("expected one PATH (a checkpoint file or folder)");

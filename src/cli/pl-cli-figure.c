@@ -13,9 +13,9 @@
 #define DEFAULT_WIDTH_PT   432.0   /* 6 × 5 inches */
 #define DEFAULT_HEIGHT_PT  360.0
 
-void
-pl_cli_figure_add_options (GOptionContext     *context,
-                           PlCliFigureOptions *options)
+static void
+add_options (GOptionContext     *context,
+             PlCliFigureOptions *options)
 {
   /* g_option_context_add_main_entries copies the entries, not the options. */
   const GOptionEntry entries[] = {
@@ -96,6 +96,17 @@ pl_cli_figure_check_options (const PlCliFigureOptions *options,
       return FALSE;
     }
   return TRUE;
+}
+
+gboolean
+pl_cli_figure_parse (GOptionContext      *context,
+                     PlCliFigureOptions  *options,
+                     int                 *argc,
+                     char              ***argv,
+                     GError             **error)
+{
+  add_options (context, options);
+  return g_option_context_parse (context, argc, argv, error) && pl_cli_figure_check_options (options, error);
 }
 
 gboolean

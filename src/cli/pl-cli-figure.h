@@ -17,8 +17,7 @@ G_BEGIN_DECLS
  * when --out ends in .png, .svg or .pdf. In a command:
  *
  *   g_auto(PlCliFigureOptions) figure = PL_CLI_FIGURE_OPTIONS_INIT;
- *   pl_cli_figure_add_options (context, &figure);             before parsing
- *   if (!pl_cli_figure_check_options (&figure, &error))       after parsing
+ *   if (!pl_cli_figure_parse (context, &figure, &argc, &argv, &error))
  *     return pl_cli_usage ("similarity", error->message);
  *   ...
  *   pl_cli_figure_is_figure_path (out)
@@ -37,8 +36,14 @@ typedef struct
 
 #define PL_CLI_FIGURE_OPTIONS_INIT { NULL, NULL, 150.0, NULL, NAN, NAN }
 
-void     pl_cli_figure_add_options      (GOptionContext           *context,
-                                         PlCliFigureOptions       *options);
+/* Adds the figure options to CONTEXT (after the command's own), parses the
+ * command line and checks the figure options' values; the error is a usage
+ * message. */
+gboolean pl_cli_figure_parse            (GOptionContext           *context,
+                                         PlCliFigureOptions       *options,
+                                         int                      *argc,
+                                         char                   ***argv,
+                                         GError                  **error);
 void     pl_cli_figure_options_clear    (PlCliFigureOptions       *options);
 /* The values make sense (a size like 432x360, a known colour map, a positive DPI);
  * the error is a usage message. */

@@ -60,9 +60,7 @@ pl_cli_patch_grid (int    argc,
 
   context = g_option_context_new (_("PATH — every patch’s similarity with every patch, over a vision transformer’s grid"));
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
-  pl_cli_figure_add_options (context, &figure_options);
-  if (!g_option_context_parse (context, &argc, &argv, &error) ||
-      !pl_cli_figure_check_options (&figure_options, &error))
+  if (!pl_cli_figure_parse (context, &figure_options, &argc, &argv, &error))
     return pl_cli_usage ("patch-grid", error->message);
   if (argc != 2)
     return pl_cli_usage ("patch-grid", "expected one PATH (a vision transformer’s file or folder, or builtin:sincos2d:…)");

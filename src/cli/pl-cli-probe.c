@@ -338,9 +338,7 @@ pl_cli_probe (int    argc,
 
   context = g_option_context_new (_("PATH — how well a linear probe recovers position (Wang & Chen 2020)"));
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
-  pl_cli_figure_add_options (context, &figure);
-  if (!g_option_context_parse (context, &argc, &argv, &error) ||
-      !pl_cli_figure_check_options (&figure, &error))
+  if (!pl_cli_figure_parse (context, &figure, &argc, &argv, &error))
     return pl_cli_usage ("probe", error->message);
   if (out != NULL && !pl_cli_figure_is_figure_path (out))
     return pl_cli_usage ("probe", "--out must end in .png, .svg or .pdf");

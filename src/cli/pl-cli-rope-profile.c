@@ -22,8 +22,7 @@
 static int
 usage (const char *message)
 {
-  fprintf (stderr, "poslens-cli rope-profile: %s\n", message);
-  return PL_CLI_EXIT_USAGE;
+  return pl_cli_usage ("rope-profile", message);
 }
 
 static gboolean
@@ -87,10 +86,7 @@ pl_cli_rope_profile (int    argc,
       "An .h5 file holds them all; .csv and .npy write the first at FILE and the others beside\n"
       "it. A .png, .svg or .pdf FILE draws --layer’s heads × planes (--keys: the key heads)."));
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
-  pl_cli_figure_add_options (context, &figure);
-  if (!g_option_context_parse (context, &argc, &argv, &error))
-    return usage (error->message);
-  if (!pl_cli_figure_check_options (&figure, &error))
+  if (!pl_cli_figure_parse (context, &figure, &argc, &argv, &error))
     return usage (error->message);
   if (argc != 2)
     return usage ("expected one PATH (a checkpoint file or folder)");

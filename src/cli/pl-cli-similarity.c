@@ -54,9 +54,7 @@ pl_cli_similarity (int    argc,
 
   context = g_option_context_new (_("PATH — similarity between the positions of a table"));
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
-  pl_cli_figure_add_options (context, &figure);
-  if (!g_option_context_parse (context, &argc, &argv, &error) ||
-      !pl_cli_figure_check_options (&figure, &error))
+  if (!pl_cli_figure_parse (context, &figure, &argc, &argv, &error))
     return pl_cli_usage ("similarity", error->message);
   if (argc != 2)
     return pl_cli_usage ("similarity", "expected one PATH (a file, a folder or builtin:…)");
