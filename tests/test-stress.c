@@ -29,21 +29,6 @@
 static PlApplication *app;
 static PlWindow *window;
 
-static GtkWidget *
-page (const char *name)
-{
-  GtkWidget *widget = pl_window_get_page (window, name);
-
-  g_assert_nonnull (widget);
-  return widget;
-}
-
-static void
-activate (const char *action, GVariant *param)
-{
-  g_assert_true (gtk_widget_activate_action_variant (GTK_WIDGET (window), action, param));
-}
-
 static guint
 n_models (void)
 {
@@ -59,19 +44,19 @@ models_at_least (gpointer data)
 static gboolean
 all_idle (gpointer data)
 {
-  return !pl_page_get_busy ((PlPage *) PL_SIMILARITY_PAGE (page ("similarity"))) &&
-         !pl_page_get_busy ((PlPage *) PL_TRAJECTORY_PAGE (page ("trajectory"))) &&
-         !pl_page_get_busy ((PlPage *) PL_ATTENTION_PAGE (page ("attention"))) &&
-         !pl_page_get_busy ((PlPage *) PL_PROBES_PAGE (page ("probes"))) &&
-         !pl_page_get_busy ((PlPage *) PL_COMPARE_PAGE (page ("compare"))) &&
-         !pl_page_get_busy ((PlPage *) PL_PLAYGROUND_PAGE (page ("playground")));
+  return !pl_page_get_busy ((PlPage *) PL_SIMILARITY_PAGE (pl_test_page (window, "similarity"))) &&
+         !pl_page_get_busy ((PlPage *) PL_TRAJECTORY_PAGE (pl_test_page (window, "trajectory"))) &&
+         !pl_page_get_busy ((PlPage *) PL_ATTENTION_PAGE (pl_test_page (window, "attention"))) &&
+         !pl_page_get_busy ((PlPage *) PL_PROBES_PAGE (pl_test_page (window, "probes"))) &&
+         !pl_page_get_busy ((PlPage *) PL_COMPARE_PAGE (pl_test_page (window, "compare"))) &&
+         !pl_page_get_busy ((PlPage *) PL_PLAYGROUND_PAGE (pl_test_page (window, "playground")));
 }
 
 static gboolean
 similarity_ready (gpointer data)
 {
-  return !pl_page_get_busy ((PlPage *) PL_SIMILARITY_PAGE (page ("similarity"))) &&
-         pl_page_get_figure ((PlPage *) PL_SIMILARITY_PAGE (page ("similarity"))) != NULL;
+  return !pl_page_get_busy ((PlPage *) PL_SIMILARITY_PAGE (pl_test_page (window, "similarity"))) &&
+         pl_page_get_figure ((PlPage *) PL_SIMILARITY_PAGE (pl_test_page (window, "similarity"))) != NULL;
 }
 
 /* Lets workers start (and be cancelled by the next click) without waiting
@@ -101,19 +86,19 @@ test_switch_a_thousand_times (void)
           pl_window_select_model (window, last_model);
           break;
         case 1:
-          activate ("win.show-view", g_variant_new_int32 (g_rand_int_range (rand, 0, 6)));
+          pl_test_activate (window, "win.show-view", g_variant_new_int32 (g_rand_int_range (rand, 0, 6)));
           break;
         case 2:
-          activate ("win.step-layer", g_variant_new_int32 (g_rand_boolean (rand) ? 1 : -1));
+          pl_test_activate (window, "win.step-layer", g_variant_new_int32 (g_rand_boolean (rand) ? 1 : -1));
           break;
         default:
-          activate ("win.step-head", g_variant_new_int32 (g_rand_boolean (rand) ? 1 : -1));
+          pl_test_activate (window, "win.step-head", g_variant_new_int32 (g_rand_boolean (rand) ? 1 : -1));
           break;
         }
       spin ();
     }
   /* Every cancelled question settles, and the last one asked is answered. */
-  activate ("win.show-view", g_variant_new_int32 (0));
+  pl_test_activate (window, "win.show-view", g_variant_new_int32 (0));
   pl_test_wait_until (all_idle, NULL, "every view to settle");
   pl_test_wait_until (similarity_ready, NULL, "the last heatmap");
   expected = g_list_model_get_item (pl_window_get_models (window), last_model);
@@ -141,7 +126,7 @@ test_open_same_file_twice (void)
     }
   g_assert_cmpuint (n_models (), >=, before + 1);
   g_assert_cmpuint (n_models (), <=, before + 2);
-  activate ("win.show-view", g_variant_new_int32 (0));
+  pl_test_activate (window, "win.show-view", g_variant_new_int32 (0));
   pl_window_select_model (window, n_models () - 1);
   pl_test_wait_until (similarity_ready, NULL, "the safetensors heatmap");
 }
@@ -165,8 +150,8 @@ shows_error (GtkWidget *widget)
 static gboolean
 similarity_error_shown (gpointer data)
 {
-  return !pl_page_get_busy ((PlPage *) PL_SIMILARITY_PAGE (page ("similarity"))) &&
-         shows_error (page ("similarity"));
+  return !pl_page_get_busy ((PlPage *) PL_SIMILARITY_PAGE (pl_test_page (window, "similarity"))) &&
+         shows_error (pl_test_page (window, "similarity"));
 }
 
 static void
@@ -202,7 +187,7 @@ open_then_damage (const char *fixture_dir, const char *file_name, gboolean remov
     }
   copy_file (source, dir, file_name);
   file = g_file_new_for_path (weights);
-  activate ("win.show-view", g_variant_new_int32 (0));
+  pl_test_activate (window, "win.show-view", g_variant_new_int32 (0));
   pl_window_open_file (window, file, FALSE);
   pl_test_wait_until (models_at_least, GUINT_TO_POINTER (before + 1), "the copied checkpoint");
 
@@ -347,7 +332,7 @@ test_known_libhdf5_sequence (void)
 static gboolean
 attention_busy (gpointer data)
 {
-  return pl_page_get_busy ((PlPage *) PL_ATTENTION_PAGE (page ("attention")));
+  return pl_page_get_busy ((PlPage *) PL_ATTENTION_PAGE (pl_test_page (window, "attention")));
 }
 
 static GtkProgressBar *
@@ -408,10 +393,11 @@ test_close_during_forward (void)
     }
   pl_window_open_file (window, file, FALSE);
   pl_test_wait_until (models_at_least, GUINT_TO_POINTER (before + 1), "the copied demo");
-  activate ("win.show-view", g_variant_new_int32 (2));
+  pl_test_activate (window, "win.show-view", g_variant_new_int32 (2));
   pl_window_select_model (window, n_models () - 1);
   g_assert_true (attention_busy (NULL));
-  pl_test_wait_until (forward_under_way, find_progress_bar (page ("attention")), "the forward passes to start");
+  pl_test_wait_until (forward_under_way, find_progress_bar (pl_test_page (window, "attention")),
+                      "the forward passes to start");
 
   uncancelled = uncancelled_cpu_time ();
   gtk_window_destroy (GTK_WINDOW (window));

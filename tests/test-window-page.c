@@ -19,24 +19,6 @@
 static PlApplication *app;
 static PlWindow *window;
 
-static PlPage *
-page (const char *name)
-{
-  return PL_PAGE (pl_window_get_page (window, name));
-}
-
-static void
-activate (const char *action, GVariant *param)
-{
-  g_assert_true (gtk_widget_activate_action_variant (GTK_WIDGET (window), action, param));
-}
-
-static gboolean
-page_ready (gpointer data)
-{
-  return !pl_page_get_busy (data) && pl_page_get_figure (data) != NULL;
-}
-
 static gboolean
 attention_ready (gpointer data)
 {
@@ -117,35 +99,35 @@ static void
 test_hover_everywhere (void)
 {
   const char *sub_views[] = { "offsets", "distances", "position-only" };
-  PlAttentionPage *attention = PL_ATTENTION_PAGE (page ("attention"));
+  PlAttentionPage *attention = PL_ATTENTION_PAGE (pl_test_page (window, "attention"));
 
   pl_window_select_model (window, 0);
-  activate ("win.show-view", g_variant_new_int32 (0));
-  pl_test_wait_until (page_ready, page ("similarity"), "the heatmap");
-  assert_views_describe (GTK_WIDGET (page ("similarity")), "similarity", 1);
+  pl_test_activate (window, "win.show-view", g_variant_new_int32 (0));
+  pl_test_wait_until (pl_test_page_ready, pl_test_page (window, "similarity"), "the heatmap");
+  assert_views_describe (pl_test_page (window, "similarity"), "similarity", 1);
 
-  activate ("win.show-view", g_variant_new_int32 (1));
-  pl_test_wait_until (page_ready, page ("trajectory"), "the trajectory");
-  assert_views_describe (GTK_WIDGET (page ("trajectory")), "trajectory", 2);
+  pl_test_activate (window, "win.show-view", g_variant_new_int32 (1));
+  pl_test_wait_until (pl_test_page_ready, pl_test_page (window, "trajectory"), "the trajectory");
+  assert_views_describe (pl_test_page (window, "trajectory"), "trajectory", 2);
 
-  activate ("win.show-view", g_variant_new_int32 (2));
+  pl_test_activate (window, "win.show-view", g_variant_new_int32 (2));
   pl_test_wait_until (attention_ready, attention, "the attention statistics");
   for (guint i = 0; i < G_N_ELEMENTS (sub_views); i++)
     {
       pl_attention_page_show (attention, sub_views[i]);
-      pl_test_wait_until (page_ready, attention, sub_views[i]);
+      pl_test_wait_until (pl_test_page_ready, attention, sub_views[i]);
       assert_views_describe (GTK_WIDGET (attention), sub_views[i], 1);
     }
   pl_attention_page_show (attention, "offsets");
 
-  activate ("win.show-view", g_variant_new_int32 (4));
-  pl_compare_page_set_models (PL_COMPARE_PAGE (page ("compare")), 0, 2);
-  pl_test_wait_until (page_ready, page ("compare"), "the comparison");
-  assert_views_describe (GTK_WIDGET (page ("compare")), "compare", 1);
+  pl_test_activate (window, "win.show-view", g_variant_new_int32 (4));
+  pl_compare_page_set_models (PL_COMPARE_PAGE (pl_test_page (window, "compare")), 0, 2);
+  pl_test_wait_until (pl_test_page_ready, pl_test_page (window, "compare"), "the comparison");
+  assert_views_describe (pl_test_page (window, "compare"), "compare", 1);
 
-  activate ("win.show-view", g_variant_new_int32 (5));
-  pl_test_wait_until (page_ready, page ("playground"), "the playground");
-  assert_views_describe (GTK_WIDGET (page ("playground")), "playground", 1);
+  pl_test_activate (window, "win.show-view", g_variant_new_int32 (5));
+  pl_test_wait_until (pl_test_page_ready, pl_test_page (window, "playground"), "the playground");
+  assert_views_describe (pl_test_page (window, "playground"), "playground", 1);
 }
 
 /* A click on a head's value in Offsets, on its legend entry, or on its
@@ -154,7 +136,7 @@ test_hover_everywhere (void)
 static void
 test_click_heads (void)
 {
-  PlAttentionPage *attention = PL_ATTENTION_PAGE (page ("attention"));
+  PlAttentionPage *attention = PL_ATTENTION_PAGE (pl_test_page (window, "attention"));
   PlWorkspace *workspace = pl_window_get_workspace (window);
   PlAttentionStats *stats;
   g_autoptr(GPtrArray) views = g_ptr_array_new ();
@@ -165,7 +147,7 @@ test_click_heads (void)
   gboolean found_legend = FALSE;
 
   pl_window_select_model (window, 0);
-  activate ("win.show-view", g_variant_new_int32 (2));
+  pl_test_activate (window, "win.show-view", g_variant_new_int32 (2));
   pl_test_wait_until (attention_ready, attention, "the attention statistics");
   stats = pl_attention_page_get_stats (attention);
   n_heads = stats->n_heads;
@@ -221,7 +203,7 @@ test_click_heads (void)
   g_assert_cmpint (pl_workspace_get_layer (workspace), ==, (int) stats->n_layers);
   g_assert_cmpuint (pl_workspace_get_head (workspace), ==, n_heads - 1);
   pl_attention_page_show (attention, "offsets");
-  activate ("win.show-view", g_variant_new_int32 (0));
+  pl_test_activate (window, "win.show-view", g_variant_new_int32 (0));
 }
 
 static GtkWidget *
@@ -248,11 +230,11 @@ find_visible_type (GtkWidget *widget,
 static void
 test_controls_that_apply (void)
 {
-  PlAttentionPage *attention = PL_ATTENTION_PAGE (page ("attention"));
+  PlAttentionPage *attention = PL_ATTENTION_PAGE (pl_test_page (window, "attention"));
   GtkWidget *header = pl_folding_toolbar_get_controls (pl_page_get_toolbar (PL_PAGE (attention)));
 
   pl_window_select_model (window, 0);
-  activate ("win.show-view", g_variant_new_int32 (2));
+  pl_test_activate (window, "win.show-view", g_variant_new_int32 (2));
   pl_attention_page_show (attention, "offsets");
   g_assert_nonnull (find_visible_type (header, GTK_TYPE_SPIN_BUTTON, 0));
   g_assert_nonnull (find_visible_type (header, GTK_TYPE_DROP_DOWN, 1));
@@ -267,7 +249,7 @@ test_controls_that_apply (void)
   g_assert_null (find_visible_type (header, GTK_TYPE_DROP_DOWN, 0));
   g_assert_null (find_visible_type (header, GTK_TYPE_SPIN_BUTTON, 0));
   pl_window_select_model (window, 0);
-  activate ("win.show-view", g_variant_new_int32 (0));
+  pl_test_activate (window, "win.show-view", g_variant_new_int32 (0));
 }
 
 static void
@@ -307,23 +289,23 @@ static void
 test_selection_everywhere (void)
 {
   PlWorkspace *workspace = pl_window_get_workspace (window);
-  PlAttentionPage *attention = PL_ATTENTION_PAGE (page ("attention"));
+  PlAttentionPage *attention = PL_ATTENTION_PAGE (pl_test_page (window, "attention"));
   guint start, end;
 
   pl_window_select_model (window, 0);
   pl_workspace_set_selection (workspace, 10, 20);
 
-  activate ("win.show-view", g_variant_new_int32 (2));
+  pl_test_activate (window, "win.show-view", g_variant_new_int32 (2));
   pl_test_wait_until (attention_ready, attention, "the attention statistics");
   pl_attention_page_show (attention, "position-only");
-  pl_test_wait_until (page_ready, attention, "position only");
+  pl_test_wait_until (pl_test_page_ready, attention, "position only");
   assert_highlight (GTK_WIDGET (attention), 10, 20);
   pl_attention_page_show (attention, "offsets");
 
-  activate ("win.show-view", g_variant_new_int32 (4));
-  pl_compare_page_set_models (PL_COMPARE_PAGE (page ("compare")), 0, 1);
-  pl_test_wait_until (page_ready, page ("compare"), "the comparison");
-  assert_highlight (GTK_WIDGET (page ("compare")), 10, 20);
+  pl_test_activate (window, "win.show-view", g_variant_new_int32 (4));
+  pl_compare_page_set_models (PL_COMPARE_PAGE (pl_test_page (window, "compare")), 0, 1);
+  pl_test_wait_until (pl_test_page_ready, pl_test_page (window, "compare"), "the comparison");
+  assert_highlight (pl_test_page (window, "compare"), 10, 20);
 
   /* Another model with those positions keeps them; one without drops them. */
   pl_window_select_model (window, 1);
@@ -338,7 +320,7 @@ test_selection_everywhere (void)
   pl_workspace_get_selection (workspace, &start, &end);
   g_assert_cmpuint (end, ==, 0);
   pl_window_select_model (window, 0);
-  activate ("win.show-view", g_variant_new_int32 (0));
+  pl_test_activate (window, "win.show-view", g_variant_new_int32 (0));
 }
 
 /* The ⓘ popover in WIDGET's toolbar, or NULL. */
@@ -380,9 +362,9 @@ static void
 test_help_texts (void)
 {
   static const char *views[] = { "similarity", "trajectory", "attention", "compare", "patches", "rotary" };
-  const char *trajectory = help_text (GTK_WIDGET (page ("trajectory")));
-  const char *similarity = help_text (GTK_WIDGET (page ("similarity")));
-  const char *patches = help_text (GTK_WIDGET (page ("patches")));
+  const char *trajectory = help_text (pl_test_page (window, "trajectory"));
+  const char *similarity = help_text (pl_test_page (window, "similarity"));
+  const char *patches = help_text (pl_test_page (window, "patches"));
 
   g_assert_nonnull (trajectory);
   g_assert_nonnull (similarity);
@@ -394,7 +376,7 @@ test_help_texts (void)
   g_assert_nonnull (strstr (patches, "A 1-D table read row by row"));
   for (guint i = 0; i < G_N_ELEMENTS (views); i++)
     {
-      GtkWidget *child = gtk_popover_get_child (help_popover (GTK_WIDGET (page (views[i]))));
+      GtkWidget *child = gtk_popover_get_child (help_popover (pl_test_page (window, views[i])));
       int width, height;
 
       gtk_widget_measure (child, GTK_ORIENTATION_HORIZONTAL, -1, NULL, &width, NULL, NULL);
@@ -412,7 +394,7 @@ test_error_plain_text (void)
 {
   const char *message = "config.json: <data>:1:72: Parse error & more";
   g_autoptr(GError) error = g_error_new_literal (G_IO_ERROR, G_IO_ERROR_FAILED, message);
-  PlPage *similarity = page ("similarity");
+  PlPage *similarity = PL_PAGE (pl_test_page (window, "similarity"));
 
   pl_page_show_error (similarity, NULL, error);
   g_assert_cmpstr (pl_page_get_shown (similarity), ==, "error");
@@ -441,7 +423,7 @@ test_error_sentence (void)
     { "/tmp/x.h5: not HDF5", "/tmp/x.h5: not HDF5" },
     { "", "" },
   };
-  PlPage *similarity = page ("similarity");
+  PlPage *similarity = PL_PAGE (pl_test_page (window, "similarity"));
   g_autoptr(GError) error = g_error_new_literal (G_IO_ERROR, G_IO_ERROR_FAILED, "the table holds <NaN> & more");
   AdwToastOverlay *overlay = window->toast_overlay;
 
@@ -487,9 +469,9 @@ test_enum_drop_downs (void)
   g_autoptr(GEnumClass) metrics = g_type_class_ref (PL_TYPE_SIMILARITY_METRIC);
   g_autoptr(GtkDropDown) drop_down = GTK_DROP_DOWN (g_object_ref_sink (gtk_drop_down_new (NULL, NULL)));
 
-  g_assert_true (has_enum_drop_down (GTK_WIDGET (page ("similarity")), PL_TYPE_SIMILARITY_METRIC));
-  g_assert_true (has_enum_drop_down (GTK_WIDGET (page ("compare")), PL_TYPE_SIMILARITY_METRIC));
-  g_assert_true (has_enum_drop_down (GTK_WIDGET (page ("probes")), PL_TYPE_PROBE_PROTOCOL));
+  g_assert_true (has_enum_drop_down (pl_test_page (window, "similarity"), PL_TYPE_SIMILARITY_METRIC));
+  g_assert_true (has_enum_drop_down (pl_test_page (window, "compare"), PL_TYPE_SIMILARITY_METRIC));
+  g_assert_true (has_enum_drop_down (pl_test_page (window, "probes"), PL_TYPE_PROBE_PROTOCOL));
 
   /* Every value has a name of its own, and the drop-down answers values. */
   g_assert_cmpuint (metrics->n_values, ==, 3);

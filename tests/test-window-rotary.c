@@ -30,31 +30,10 @@
 static PlApplication *app;
 static PlWindow *window;
 
-static void
-activate (const char *action, GVariant *param)
-{
-  g_assert_true (gtk_widget_activate_action_variant (GTK_WIDGET (window), action, param));
-}
-
-static GtkWidget *
-page (const char *name)
-{
-  GtkWidget *widget = pl_window_get_page (window, name);
-
-  g_assert_nonnull (widget);
-  return widget;
-}
-
 static PlWorkspace *
 workspace (void)
 {
   return pl_window_get_workspace (window);
-}
-
-static gboolean
-figure_ready (gpointer p)
-{
-  return !pl_page_get_busy ((PlPage *) p) && pl_page_get_figure ((PlPage *) p) != NULL;
 }
 
 static gboolean
@@ -115,16 +94,16 @@ current_model (void)
 static void
 test_opens_on_layers (void)
 {
-  PlPage *similarity = PL_PAGE (page ("similarity"));
+  PlPage *similarity = PL_PAGE (pl_test_page (window, "similarity"));
   g_autofree char *spec = NULL;
   AdwStatusPage *status;
   guint n;
 
-  activate ("win.show-view", g_variant_new_int32 (0));
+  pl_test_activate (window, "win.show-view", g_variant_new_int32 (0));
   open_fixture ("llama");
   g_assert_cmpint (pl_model_get_family (current_model ()), ==, PL_FAMILY_LLAMA);
   g_assert_cmpint (pl_workspace_get_layer (workspace ()), ==, 1);
-  pl_test_wait_until (figure_ready, similarity, "layer 1's similarity");
+  pl_test_wait_until (pl_test_page_ready, similarity, "layer 1's similarity");
 
   pl_workspace_set_layer (workspace (), PL_LAYER_TABLE);
   pl_test_wait_until (status_shown, similarity, "why there is no table");
@@ -141,7 +120,7 @@ test_opens_on_layers (void)
   wanted_models = n + 1;
   gtk_widget_activate (adw_status_page_get_child (status));
   pl_test_wait_until (models_listed, NULL, "the analytic RoPE");
-  pl_test_wait_until (figure_ready, similarity, "the analytic RoPE's similarity");
+  pl_test_wait_until (pl_test_page_ready, similarity, "the analytic RoPE's similarity");
   g_assert_nonnull (pl_model_get_encoding (current_model ()));
   g_assert_cmpint (pl_model_get_encoding (current_model ())->kind, ==, PL_ENCODING_ROPE);
 }
@@ -151,12 +130,12 @@ test_opens_on_layers (void)
 static void
 check_attention (const char *name)
 {
-  PlAttentionPage *attention = PL_ATTENTION_PAGE (page ("attention"));
+  PlAttentionPage *attention = PL_ATTENTION_PAGE (pl_test_page (window, "attention"));
   g_autoptr(PlTransformer) transformer = NULL;
   g_autoptr(PlAttentionStats) expected = NULL;
   PlAttentionStats *stats;
 
-  activate ("win.show-view", g_variant_new_int32 (2));
+  pl_test_activate (window, "win.show-view", g_variant_new_int32 (2));
   open_fixture (name);
   pl_test_wait_until (attention_ready, attention, "the attention statistics");
   stats = pl_attention_page_get_stats (attention);
@@ -174,7 +153,7 @@ check_attention (const char *name)
 static void
 check_rotary (const char *name)
 {
-  PlRotaryPage *rotary = PL_ROTARY_PAGE (page ("rotary"));
+  PlRotaryPage *rotary = PL_ROTARY_PAGE (pl_test_page (window, "rotary"));
   g_autoptr(PlTransformer) transformer = NULL;
   g_autoptr(PlRopeProfile) expected = NULL;
   PlRopeProfile *profile;
@@ -218,7 +197,7 @@ check_rotary_file (const char *fixture,
                    const char *name,
                    gboolean    rotary_model)
 {
-  PlRotaryPage *rotary = PL_ROTARY_PAGE (page ("rotary"));
+  PlRotaryPage *rotary = PL_ROTARY_PAGE (pl_test_page (window, "rotary"));
   g_autofree char *dir = pl_test_tmpdir ();
   g_autofree char *path = g_build_filename (dir, "activations.h5", NULL);
   g_autofree char *folder = rotary_model ? pl_test_fixture ("rope", fixture, NULL) : pl_test_demo (fixture, NULL);
@@ -329,7 +308,7 @@ test_llama_text (void)
 static void
 test_rotary_needs_rope (void)
 {
-  PlRotaryPage *rotary = PL_ROTARY_PAGE (page ("rotary"));
+  PlRotaryPage *rotary = PL_ROTARY_PAGE (pl_test_page (window, "rotary"));
 
   pl_window_show_view (window, "rotary");
   pl_window_select_model (window, 0);
@@ -342,11 +321,11 @@ test_rotary_needs_rope (void)
 static void
 test_playground (void)
 {
-  PlPlaygroundPage *playground = PL_PLAYGROUND_PAGE (page ("playground"));
+  PlPlaygroundPage *playground = PL_PLAYGROUND_PAGE (pl_test_page (window, "playground"));
   g_autoptr(PlMatrix) alibi = pl_encoding_alibi_bias (8, 64);
   PlMatrix *m;
 
-  activate ("win.show-view", g_variant_new_int32 (5));
+  pl_test_activate (window, "win.show-view", g_variant_new_int32 (5));
   pl_playground_page_set_encoding (playground, 64, 16, 100.0);
   pl_playground_page_set_kind (playground, PL_PLAYGROUND_ROPE);
   pl_test_wait_until (playground_ready, playground, "the RoPE playground");

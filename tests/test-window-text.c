@@ -25,12 +25,6 @@
 static PlApplication *app;
 static PlWindow *window;
 
-static void
-activate (const char *action, GVariant *param)
-{
-  g_assert_true (gtk_widget_activate_action_variant (GTK_WIDGET (window), action, param));
-}
-
 static GtkWidget *
 attention_page (void)
 {
@@ -106,7 +100,7 @@ type_and_run (const char *text)
 static void
 show_text_view_of (const char *model)
 {
-  activate ("win.show-view", g_variant_new_int32 (2));
+  pl_test_activate (window, "win.show-view", g_variant_new_int32 (2));
   pl_attention_page_show (PL_ATTENTION_PAGE (attention_page ()), "text");
   select_model_named (model);
   pl_test_wait_until (text_idle, text_view (), "the tokenizer and the weights");

@@ -23,24 +23,6 @@
 static PlApplication *app;
 static PlWindow *window;
 
-static void
-activate (const char *action, GVariant *param)
-{
-  g_assert_true (gtk_widget_activate_action_variant (GTK_WIDGET (window), action, param));
-}
-
-static gboolean
-similarity_ready (gpointer page)
-{
-  return !pl_page_get_busy ((PlPage *) page) && pl_page_get_figure ((PlPage *) page) != NULL;
-}
-
-static gboolean
-trajectory_ready (gpointer page)
-{
-  return !pl_page_get_busy ((PlPage *) page) && pl_page_get_figure (page) != NULL;
-}
-
 static gboolean
 attention_ready (gpointer page)
 {
@@ -69,42 +51,33 @@ assert_drawn (GtkWidget *view, guint min_colours)
   g_assert_cmpuint (pl_test_count_colours (image), >, min_colours);
 }
 
-static GtkWidget *
-page (const char *name)
-{
-  GtkWidget *widget = pl_window_get_page (window, name);
-
-  g_assert_nonnull (widget);
-  return widget;
-}
-
 static void
 test_views_switch_and_draw (void)
 {
   /* Alt+1 … Alt+6 through the same action the key bindings use. */
-  activate ("win.show-view", g_variant_new_int32 (1));
-  pl_test_wait_until (trajectory_ready, page ("trajectory"), "the trajectory");
-  assert_drawn (pl_trajectory_page_get_figure_view (PL_TRAJECTORY_PAGE (page ("trajectory"))), 50);
+  pl_test_activate (window, "win.show-view", g_variant_new_int32 (1));
+  pl_test_wait_until (pl_test_page_ready, pl_test_page (window, "trajectory"), "the trajectory");
+  assert_drawn (pl_trajectory_page_get_figure_view (PL_TRAJECTORY_PAGE (pl_test_page (window, "trajectory"))), 50);
 
-  pl_trajectory_page_set_3d (PL_TRAJECTORY_PAGE (page ("trajectory")), TRUE);
-  g_assert_cmpint (pl_figure_get_kind (pl_page_get_figure (PL_PAGE (page ("trajectory")))), ==,
+  pl_trajectory_page_set_3d (PL_TRAJECTORY_PAGE (pl_test_page (window, "trajectory")), TRUE);
+  g_assert_cmpint (pl_figure_get_kind (pl_page_get_figure (PL_PAGE (pl_test_page (window, "trajectory")))), ==,
                    PL_FIGURE_TRAJECTORY_3D);
-  assert_drawn (pl_trajectory_page_get_figure_view (PL_TRAJECTORY_PAGE (page ("trajectory"))), 50);
+  assert_drawn (pl_trajectory_page_get_figure_view (PL_TRAJECTORY_PAGE (pl_test_page (window, "trajectory"))), 50);
 
-  activate ("win.show-view", g_variant_new_int32 (2));
-  pl_test_wait_until (attention_ready, page ("attention"), "the attention statistics");
+  pl_test_activate (window, "win.show-view", g_variant_new_int32 (2));
+  pl_test_wait_until (attention_ready, pl_test_page (window, "attention"), "the attention statistics");
   for (guint i = 0; i < 3; i++)
     {
       const char *views[] = { "offsets", "distances", "position-only" };
       PlFigure *figure;
 
-      pl_attention_page_show (PL_ATTENTION_PAGE (page ("attention")), views[i]);
-      figure = pl_page_get_figure (PL_PAGE (page ("attention")));
+      pl_attention_page_show (PL_ATTENTION_PAGE (pl_test_page (window, "attention")), views[i]);
+      figure = pl_page_get_figure (PL_PAGE (pl_test_page (window, "attention")));
       g_assert_nonnull (figure);
     }
 
-  activate ("win.show-view", g_variant_new_int32 (0));
-  pl_test_wait_until (similarity_ready, page ("similarity"), "the heatmap");
+  pl_test_activate (window, "win.show-view", g_variant_new_int32 (0));
+  pl_test_wait_until (pl_test_page_ready, pl_test_page (window, "similarity"), "the heatmap");
 }
 
 /* Offset profiles are distributions over offsets; GPT-2 is causal, so no
@@ -112,7 +85,7 @@ test_views_switch_and_draw (void)
 static void
 test_attention_numbers (void)
 {
-  PlAttentionStats *stats = pl_attention_page_get_stats (PL_ATTENTION_PAGE (page ("attention")));
+  PlAttentionStats *stats = pl_attention_page_get_stats (PL_ATTENTION_PAGE (pl_test_page (window, "attention")));
   guint t = stats->n_tokens;
 
   for (guint r = 0; r < stats->offset_profile->rows; r++)
@@ -142,8 +115,8 @@ attention_x_ticks (const char *view)
   const double *values;
   guint n;
 
-  pl_attention_page_show (PL_ATTENTION_PAGE (page ("attention")), view);
-  figure = pl_page_get_figure (PL_PAGE (page ("attention")));
+  pl_attention_page_show (PL_ATTENTION_PAGE (pl_test_page (window, "attention")), view);
+  figure = pl_page_get_figure (PL_PAGE (pl_test_page (window, "attention")));
   pl_figure_render (figure, cr, 800, 400);
   values = pl_figure_get_ticks (figure, TRUE, &n);
   g_array_append_vals (ticks, values, n);
@@ -174,39 +147,39 @@ static void
 test_layers_step (void)
 {
   PlWorkspace *workspace = pl_window_get_workspace (window);
-  PlSimilarityPage *similarity = PL_SIMILARITY_PAGE (page ("similarity"));
+  PlSimilarityPage *similarity = PL_SIMILARITY_PAGE (pl_test_page (window, "similarity"));
   g_autoptr(PlFigure) table_figure = g_object_ref (pl_page_get_figure ((PlPage *) similarity));
 
   g_assert_cmpint (pl_workspace_get_layer (workspace), ==, PL_LAYER_TABLE);
-  activate ("win.step-layer", g_variant_new_int32 (1));
-  activate ("win.step-layer", g_variant_new_int32 (1));
+  pl_test_activate (window, "win.step-layer", g_variant_new_int32 (1));
+  pl_test_activate (window, "win.step-layer", g_variant_new_int32 (1));
   g_assert_cmpint (pl_workspace_get_layer (workspace), ==, 1);
-  pl_test_wait_until (similarity_ready, similarity, "layer 1's heatmap");
+  pl_test_wait_until (pl_test_page_ready, similarity, "layer 1's heatmap");
   g_assert_true (pl_page_get_figure ((PlPage *) similarity) != table_figure);
   assert_drawn (pl_similarity_page_get_figure_view (similarity), 100);
 
   /* Every layer's table came with the first; only the heatmap is new. */
-  activate ("win.step-layer", g_variant_new_int32 (1));
+  pl_test_activate (window, "win.step-layer", g_variant_new_int32 (1));
   g_assert_cmpint (pl_workspace_get_layer (workspace), ==, 2);
-  pl_test_wait_until (similarity_ready, similarity, "layer 2's heatmap");
+  pl_test_wait_until (pl_test_page_ready, similarity, "layer 2's heatmap");
   /* Back to layer 1: answered from the cache at once, no worker. */
-  activate ("win.step-layer", g_variant_new_int32 (-1));
+  pl_test_activate (window, "win.step-layer", g_variant_new_int32 (-1));
   g_assert_false (pl_page_get_busy ((PlPage *) similarity));
-  activate ("win.step-layer", g_variant_new_int32 (1));
+  pl_test_activate (window, "win.step-layer", g_variant_new_int32 (1));
 
-  activate ("win.step-head", g_variant_new_int32 (1));
+  pl_test_activate (window, "win.step-head", g_variant_new_int32 (1));
   g_assert_cmpuint (pl_workspace_get_head (workspace), ==, 1);
-  activate ("win.step-head", g_variant_new_int32 (-1));
+  pl_test_activate (window, "win.step-head", g_variant_new_int32 (-1));
   g_assert_cmpuint (pl_workspace_get_head (workspace), ==, 0);
 
   /* Past the last layer stays on the last; before the table stays on the table. */
   for (int i = 0; i < 10; i++)
-    activate ("win.step-layer", g_variant_new_int32 (1));
+    pl_test_activate (window, "win.step-layer", g_variant_new_int32 (1));
   g_assert_cmpint (pl_workspace_get_layer (workspace), ==, (int) pl_workspace_get_n_layers (workspace));
   for (int i = 0; i < 10; i++)
-    activate ("win.step-layer", g_variant_new_int32 (-1));
+    pl_test_activate (window, "win.step-layer", g_variant_new_int32 (-1));
   g_assert_cmpint (pl_workspace_get_layer (workspace), ==, PL_LAYER_TABLE);
-  pl_test_wait_until (similarity_ready, similarity, "the table's heatmap again");
+  pl_test_wait_until (pl_test_page_ready, similarity, "the table's heatmap again");
 }
 
 static gboolean
@@ -227,7 +200,7 @@ similarity_shows_distance (gpointer page)
 static void
 test_distance_reads_like_cosine (void)
 {
-  PlSimilarityPage *similarity = PL_SIMILARITY_PAGE (page ("similarity"));
+  PlSimilarityPage *similarity = PL_SIMILARITY_PAGE (pl_test_page (window, "similarity"));
   /* Large enough for cells of two pixels. */
   cairo_surface_t *surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 1400, 1250);
   cairo_t *cr = cairo_create (surface);
@@ -238,7 +211,7 @@ test_distance_reads_like_cosine (void)
   guint32 diagonal, corner;
   double lo, hi;
 
-  activate ("win.show-view", g_variant_new_int32 (0));
+  pl_test_activate (window, "win.show-view", g_variant_new_int32 (0));
   pl_similarity_page_set_metric (similarity, PL_SIMILARITY_L2);
   pl_test_wait_until (similarity_shows_distance, similarity, "the distance heatmap");
   figure = pl_page_get_figure (PL_PAGE (similarity));
@@ -261,13 +234,13 @@ test_distance_reads_like_cosine (void)
   cairo_surface_destroy (surface);
 
   pl_similarity_page_set_metric (similarity, PL_SIMILARITY_COSINE);
-  pl_test_wait_until (similarity_ready, similarity, "the cosine heatmap again");
+  pl_test_wait_until (pl_test_page_ready, similarity, "the cosine heatmap again");
 }
 
 static void
 test_probes_match_reference (void)
 {
-  PlProbesPage *probes = PL_PROBES_PAGE (page ("probes"));
+  PlProbesPage *probes = PL_PROBES_PAGE (pl_test_page (window, "probes"));
   g_autoptr(PlModel) gpt2 = g_list_model_get_item (pl_window_get_models (window), 0);
   g_autofree char *reference = pl_test_fixture ("mini-gpt2", "reference.h5", NULL);
   g_autofree char *paper = pl_test_fixture ("paper-probes.h5", NULL);
@@ -277,7 +250,7 @@ test_probes_match_reference (void)
   double mae, rel, expected, want_mae = 0, want_rel = 0;
   gsize n;
 
-  activate ("win.show-view", g_variant_new_int32 (3));
+  pl_test_activate (window, "win.show-view", g_variant_new_int32 (3));
 
   /* The paper's protocol by default, over the repeats (here seeds 0 and 1):
    * the mean of the runs scikit-learn's PE-Study code gives, each the mean
@@ -324,10 +297,10 @@ test_probes_match_reference (void)
 static void
 test_playground_closed_form (void)
 {
-  PlPlaygroundPage *playground = PL_PLAYGROUND_PAGE (page ("playground"));
+  PlPlaygroundPage *playground = PL_PLAYGROUND_PAGE (pl_test_page (window, "playground"));
   PlMatrix *m;
 
-  activate ("win.show-view", g_variant_new_int32 (5));
+  pl_test_activate (window, "win.show-view", g_variant_new_int32 (5));
   pl_playground_page_set_encoding (playground, 64, 16, 100.0);
   pl_test_wait_until (playground_ready, playground, "the playground");
   /* The colour bar is titled as the similarity view's is. */
@@ -348,7 +321,7 @@ static void
 test_export (void)
 {
   g_autofree char *dir = pl_test_tmpdir ();
-  PlFigure *figure = pl_page_get_figure ((PlPage *) PL_SIMILARITY_PAGE (page ("similarity")));
+  PlFigure *figure = pl_page_get_figure ((PlPage *) PL_SIMILARITY_PAGE (pl_test_page (window, "similarity")));
   PlExportDialog *dialog = pl_export_dialog_new (GTK_WINDOW (window), figure, "test", NULL);
   const char *names[] = { "figure.png", "figure.svg", "figure.pdf" };
 
@@ -413,7 +386,7 @@ test_export_for_papers (void)
   g_autofree char *dir = pl_test_tmpdir ();
   g_autofree char *png = g_build_filename (dir, "paper.png", NULL);
   g_autofree char *svg = g_build_filename (dir, "paper.svg", NULL);
-  PlFigure *figure = pl_page_get_figure (PL_PAGE (page ("similarity")));
+  PlFigure *figure = pl_page_get_figure (PL_PAGE (pl_test_page (window, "similarity")));
   g_autofree char *screen_title = g_strdup (pl_figure_get_title (figure));
   PlExportDialog *dialog = pl_export_dialog_new (GTK_WINDOW (window), figure, "test", NULL);
   g_autoptr(GError) error = NULL;
@@ -458,7 +431,7 @@ test_export_probes_cropped (void)
 {
   g_autofree char *dir = pl_test_tmpdir ();
   g_autofree char *png = g_build_filename (dir, "probes.png", NULL);
-  PlFigure *figure = pl_page_get_figure (PL_PAGE (page ("probes")));
+  PlFigure *figure = pl_page_get_figure (PL_PAGE (pl_test_page (window, "probes")));
   PlExportDialog *dialog = NULL;
   g_autoptr(GError) error = NULL;
   int w, h, x0, y0, x1, y1;
@@ -486,7 +459,7 @@ test_export_companion (void)
 {
   g_autofree char *dir = pl_test_tmpdir ();
   g_autofree char *svg = g_build_filename (dir, "both.svg", NULL);
-  PlPage *trajectory = PL_PAGE (page ("trajectory"));
+  PlPage *trajectory = PL_PAGE (pl_test_page (window, "trajectory"));
   PlFigure *figure = pl_page_get_figure (trajectory);
   const char *label = NULL;
   PlFigure *variance = pl_page_get_export_companion (trajectory, &label);
@@ -501,7 +474,7 @@ test_export_companion (void)
   g_assert_nonnull (variance);
   g_assert_cmpint (pl_figure_get_kind (variance), ==, PL_FIGURE_BARS);
   g_assert_nonnull (label);
-  g_assert_null (pl_page_get_export_companion (PL_PAGE (page ("similarity")), &label));
+  g_assert_null (pl_page_get_export_companion (PL_PAGE (pl_test_page (window, "similarity")), &label));
   dialog = pl_export_dialog_new (GTK_WINDOW (window), figure, "both", NULL);
   pl_export_dialog_set_companion (dialog, variance, label);
   g_assert_true (pl_export_dialog_export (dialog, svg, &error));
@@ -542,12 +515,12 @@ static void
 test_dark_mode (void)
 {
   AdwStyleManager *style = adw_style_manager_get_default ();
-  GtkWidget *view = pl_similarity_page_get_figure_view (PL_SIMILARITY_PAGE (page ("similarity")));
+  GtkWidget *view = pl_similarity_page_get_figure_view (PL_SIMILARITY_PAGE (pl_test_page (window, "similarity")));
   g_autoptr(GBytes) light = NULL;
   g_autoptr(GBytes) dark = NULL;
   int w, h;
 
-  activate ("win.show-view", g_variant_new_int32 (0));
+  pl_test_activate (window, "win.show-view", g_variant_new_int32 (0));
   light = pl_test_render (view, &w, &h);
   adw_style_manager_set_color_scheme (style, ADW_COLOR_SCHEME_FORCE_DARK);
   dark = pl_test_render (view, &w, &h);
@@ -616,12 +589,12 @@ measure_gap (gpointer data)
 static void
 test_responsive_during_forward (void)
 {
-  PlAttentionPage *attention = PL_ATTENTION_PAGE (page ("attention"));
+  PlAttentionPage *attention = PL_ATTENTION_PAGE (pl_test_page (window, "attention"));
   Gaps gaps = { 0 };
   gint64 start = g_get_monotonic_time ();
   guint id;
 
-  activate ("win.show-view", g_variant_new_int32 (2));
+  pl_test_activate (window, "win.show-view", g_variant_new_int32 (2));
   pl_window_select_model (window, 2);   /* RoBERTa: not computed yet */
   g_assert_true (pl_page_get_busy ((PlPage *) attention));
   id = g_timeout_add (5, measure_gap, &gaps);
@@ -649,7 +622,7 @@ main (int argc, char *argv[])
 
   pl_test_window_init (&argc, &argv);
   window = pl_test_window_open (&app);
-  pl_test_wait_until (similarity_ready, pl_window_get_page (window, "similarity"), "the first heatmap");
+  pl_test_wait_until (pl_test_page_ready, pl_window_get_page (window, "similarity"), "the first heatmap");
 
   g_test_add_func ("/pl/window/views-switch-and-draw", test_views_switch_and_draw);
   g_test_add_func ("/pl/window/attention-numbers", test_attention_numbers);
