@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "pl-test-util.h"
 #include "pl-test-writers.h"
 
 static guint16
@@ -303,4 +304,32 @@ pl_seeded_write_tf (const char *path,
       pl_test_h5_put (file, t->tf, t->cols ? 2 : 1, dims, t->values);
     }
   H5Fclose (file);
+}
+
+char *
+pl_seeded_write_model (GPtrArray  *list,
+                       const char *format,
+                       const char *config)
+{
+  char *dir = pl_test_tmpdir ();
+  gboolean tf = g_str_equal (format, "tf");
+  g_autofree char *path = g_build_filename (dir, tf ? "tf_model.h5" : "model.safetensors", NULL);
+  g_autofree char *config_path = g_build_filename (dir, "config.json", NULL);
+
+  if (tf)
+    pl_seeded_write_tf (path, list);
+  else
+    pl_seeded_write_safetensors (path, list);
+  pl_test_write_text (config_path, config);
+  return dir;
+}
+
+void
+pl_seeded_add_head (GPtrArray  *list,
+                    guint64     seed,
+                    guint       h,
+                    const char *pt,
+                    const char *tf)
+{
+  g_ptr_array_add (list, pl_seeded_tensor_new (seed, 100, PL_SEEDED_LINEAR, h, h, g_strdup (pt), g_strdup (tf)));
 }

@@ -104,5 +104,18 @@ void            pl_seeded_write_safetensors (const char    *path,
                                              GPtrArray     *list);
 void            pl_seeded_write_tf          (const char    *path,
                                              GPtrArray     *list);
+/* A new temporary checkpoint folder: LIST as FORMAT writes it ("tf":
+ * tf_model.h5, "safetensors": model.safetensors) and CONFIG as its
+ * config.json. */
+char           *pl_seeded_write_model       (GPtrArray     *list,
+                                             const char    *format,
+                                             const char    *config);
+/* Adds to LIST the head real checkpoints carry and Poslens never reads: an
+ * H × H linear weight, tensor 100 of the model SEED, named PT and TF. */
+void            pl_seeded_add_head          (GPtrArray     *list,
+                                             guint64        seed,
+                                             guint          h,
+                                             const char    *pt,
+                                             const char    *tf);
 
 G_END_DECLS

@@ -174,20 +174,14 @@ static GPtrArray *
 make_tensors (const Family *fam)
 {
   GPtrArray *list = g_ptr_array_new_with_free_func (pl_seeded_tensor_free);
-  static const PlSeededSpec head = { "head.dense.weight", "head/dense/kernel:0", H, H, PL_SEEDED_LINEAR };
-  PlSeededTensor *extra;
 
   for (guint i = 0; i < fam->n_globals; i++)
     g_ptr_array_add (list, make_tensor (fam, &fam->globals[i], i, -1));
   for (guint l = 0; l < fam->stored_layers; l++)
     for (guint i = 0; i < 16; i++)
       g_ptr_array_add (list, make_tensor (fam, &fam->layer[i], 8 + 16 * l + i, l));
-  extra = make_tensor (fam, &head, 100, -1);
-  g_free (extra->pt);
-  g_free (extra->tf);
-  extra->pt = g_strdup (fam->family == PL_FAMILY_OPT ? "lm_head.weight" : "predictions.dense.weight");
-  extra->tf = g_strdup ("/predictions/tf_head/predictions/dense/kernel:0");
-  g_ptr_array_add (list, extra);
+  pl_seeded_add_head (list, fam->seed, H, fam->family == PL_FAMILY_OPT ? "lm_head.weight" : "predictions.dense.weight",
+                      "/predictions/tf_head/predictions/dense/kernel:0");
   return list;
 }
 
@@ -199,18 +193,9 @@ write_model (const Family *fam,
              const char   *format,
              const char   *keys)
 {
-  char *dir = pl_test_tmpdir ();
-  g_autofree char *config = g_build_filename (dir, "config.json", NULL);
-  g_autofree char *text = g_strconcat ("{", keys ? keys : fam->config_keys, fam->config, NULL);
-  g_autofree char *path = g_build_filename (dir, g_str_equal (format, "tf") ? "tf_model.h5" : "model.safetensors",
-                                            NULL);
+  g_autofree char *config = g_strconcat ("{", keys ? keys : fam->config_keys, fam->config, NULL);
 
-  if (g_str_equal (format, "tf"))
-    pl_seeded_write_tf (path, list);
-  else
-    pl_seeded_write_safetensors (path, list);
-  pl_test_write_text (config, text);
-  return dir;
+  return pl_seeded_write_model (list, format, config);
 }
 
 static char *

@@ -85,20 +85,14 @@ static GPtrArray *
 make_tensors (void)
 {
   GPtrArray *list = g_ptr_array_new_with_free_func (pl_seeded_tensor_free);
-  static const PlSeededSpec head = { NULL, NULL, H, H, PL_SEEDED_LINEAR };
-  PlSeededTensor *extra;
 
   for (guint i = 0; i < G_N_ELEMENTS (globals); i++)
     g_ptr_array_add (list, make_tensor (&globals[i], i, -1));
   for (guint l = 0; l < LAYERS; l++)
     for (guint i = 0; i < G_N_ELEMENTS (per_layer); i++)
       g_ptr_array_add (list, make_tensor (&per_layer[i], 8 + 16 * l + i, l));
-  extra = make_tensor (&head, 100, -1);
-  g_free (extra->pt);
-  g_free (extra->tf);
-  extra->pt = g_strdup ("discriminator_predictions.dense.weight");
-  extra->tf = g_strdup ("/discriminator_predictions/tf_electra_for_pre_training/discriminator_predictions/dense/kernel:0");
-  g_ptr_array_add (list, extra);
+  pl_seeded_add_head (list, SEED, H, "discriminator_predictions.dense.weight",
+                      "/discriminator_predictions/tf_electra_for_pre_training/discriminator_predictions/dense/kernel:0");
   return list;
 }
 
@@ -109,23 +103,10 @@ write_model (GPtrArray  *list,
              const char *format,
              guint       config_e)
 {
-  char *dir = pl_test_tmpdir ();
-  g_autofree char *config = g_build_filename (dir, "config.json", NULL);
   g_autofree char *key = config_e ? g_strdup_printf ("\"embedding_size\": %u, ", config_e) : g_strdup ("");
-  g_autofree char *text = g_strdup_printf (CONFIG, key);
+  g_autofree char *config = g_strdup_printf (CONFIG, key);
 
-  if (g_str_equal (format, "tf"))
-    {
-      g_autofree char *path = g_build_filename (dir, "tf_model.h5", NULL);
-      pl_seeded_write_tf (path, list);
-    }
-  else
-    {
-      g_autofree char *path = g_build_filename (dir, "model.safetensors", NULL);
-      pl_seeded_write_safetensors (path, list);
-    }
-  pl_test_write_text (config, text);
-  return dir;
+  return pl_seeded_write_model (list, format, config);
 }
 
 static char *
