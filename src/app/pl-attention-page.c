@@ -5,6 +5,7 @@
 
 #include "pl-attention-page.h"
 #include "pl-attention-text.h"
+#include "pl-enum-labels.h"
 #include "pl-figure-view.h"
 #include "pl-view-style.h"
 
@@ -217,24 +218,8 @@ sync_pickers (PlAttentionPage *self)
 
   sync_controls (self);
   self->updating = TRUE;
-  if (g_list_model_get_n_items (G_LIST_MODEL (self->layer_names)) != n_layers)
-    {
-      gtk_string_list_splice (self->layer_names, 0, g_list_model_get_n_items (G_LIST_MODEL (self->layer_names)), NULL);
-      for (guint l = 0; l < n_layers; l++)
-        {
-          g_autofree char *name = g_strdup_printf (_("Layer %u"), l + 1);
-          gtk_string_list_append (self->layer_names, name);
-        }
-    }
-  if (g_list_model_get_n_items (G_LIST_MODEL (self->head_names)) != n_heads)
-    {
-      gtk_string_list_splice (self->head_names, 0, g_list_model_get_n_items (G_LIST_MODEL (self->head_names)), NULL);
-      for (guint h = 0; h < n_heads; h++)
-        {
-          g_autofree char *name = g_strdup_printf (_("Head %u"), h + 1);
-          gtk_string_list_append (self->head_names, name);
-        }
-    }
+  pl_string_list_set_layers (self->layer_names, n_layers);
+  pl_string_list_set_heads (self->head_names, n_heads);
   if (n_layers > 0)
     gtk_drop_down_set_selected (self->layer_dropdown, get_layer (self));
   if (n_heads > 0)

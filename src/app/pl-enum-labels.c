@@ -171,3 +171,46 @@ pl_settings_bind_enum (GSettings        *settings,
   g_settings_bind_with_mapping (settings, key, object, "selected", G_SETTINGS_BIND_DEFAULT,
                                 nick_to_position, position_to_nick, g_object_ref (list), g_object_unref);
 }
+
+static char *
+layer_name (guint i)
+{
+  return g_strdup_printf (_("Layer %u"), i + 1);
+}
+
+static char *
+head_name (guint i)
+{
+  return g_strdup_printf (_("Head %u"), i + 1);
+}
+
+static void
+set_numbered (GtkStringList *names,
+              guint          n,
+              char        *(*name) (guint i))
+{
+  g_return_if_fail (GTK_IS_STRING_LIST (names));
+
+  if (g_list_model_get_n_items (G_LIST_MODEL (names)) == n)
+    return;
+  gtk_string_list_splice (names, 0, g_list_model_get_n_items (G_LIST_MODEL (names)), NULL);
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree char *text = name (i);
+      gtk_string_list_append (names, text);
+    }
+}
+
+void
+pl_string_list_set_layers (GtkStringList *names,
+                           guint          n)
+{
+  set_numbered (names, n, layer_name);
+}
+
+void
+pl_string_list_set_heads (GtkStringList *names,
+                          guint          n)
+{
+  set_numbered (names, n, head_name);
+}

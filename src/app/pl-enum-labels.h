@@ -29,6 +29,12 @@ void        pl_drop_down_set_enum    (GtkDropDown *drop_down,
 int         pl_drop_down_get_value   (GtkDropDown *drop_down);
 void        pl_drop_down_set_value   (GtkDropDown *drop_down,
                                       int          value);
+/* Makes NAMES (a drop-down's list) "Layer 1" … "Layer N", or "Head 1" …
+ * "Head N", unless it holds N names already. */
+void        pl_string_list_set_layers (GtkStringList *names,
+                                       guint          n);
+void        pl_string_list_set_heads  (GtkStringList *names,
+                                       guint          n);
 /* Binds KEY of SETTINGS (a string: a nick of LIST's enum type) both ways
  * to OBJECT's "selected" position in LIST (a drop-down's or a combo row's
  * model). */

@@ -4,6 +4,7 @@
 #include <glib/gi18n.h>
 #include <math.h>
 
+#include "pl-enum-labels.h"
 #include "pl-figure-view.h"
 #include "pl-rope-profile.h"
 #include "pl-rotary-page.h"
@@ -86,15 +87,7 @@ sync_layers (PlRotaryPage *self)
   guint n_layers = pl_workspace_get_n_layers (get_workspace (self));
 
   self->updating = TRUE;
-  if (g_list_model_get_n_items (G_LIST_MODEL (self->layer_names)) != n_layers)
-    {
-      gtk_string_list_splice (self->layer_names, 0, g_list_model_get_n_items (G_LIST_MODEL (self->layer_names)), NULL);
-      for (guint l = 0; l < n_layers; l++)
-        {
-          g_autofree char *name = g_strdup_printf (_("Layer %u"), l + 1);
-          gtk_string_list_append (self->layer_names, name);
-        }
-    }
+  pl_string_list_set_layers (self->layer_names, n_layers);
   if (n_layers > 0)
     gtk_drop_down_set_selected (self->layer_dropdown, get_layer (self));
   self->updating = FALSE;
