@@ -209,7 +209,9 @@ pl_attention_stats_compute_for_ids (PlTransformer  *transformer,
     return NULL;
   sums_init (&sums, c, ((GArray *) sequences->pdata[0])->len);
 
-  if (!pl_transformer_run_sequences (transformer, sequences, TRUE, accumulate, &sums, NULL, NULL,
+  if (!pl_transformer_run_sequences (transformer, sequences,
+                                     &(PlForwardHooks) { .want_attentions = TRUE, .layer_func = accumulate,
+                                                         .layer_data = &sums },
                                      cancellable, progress, progress_data, error))
     {
       sums_clear (&sums);
@@ -428,7 +430,8 @@ pl_attention_positional_components_for_ids (PlTransformer  *transformer,
   if (!means_init (&means, max_layer, t, c->hidden_size, error))
     return NULL;
 
-  if (!pl_transformer_run_sequences (transformer, sequences, FALSE, add_hidden, &means, NULL, NULL,
+  if (!pl_transformer_run_sequences (transformer, sequences,
+                                     &(PlForwardHooks) { .layer_func = add_hidden, .layer_data = &means },
                                      cancellable, progress, progress_data, error))
     {
       means_clear (&means);
@@ -481,7 +484,8 @@ pl_attention_stats_compute_all (PlTransformer     *transformer,
     return FALSE;
   sums_init (&all.sums, c, t);
 
-  if (!pl_transformer_run_sequences (transformer, sequences, TRUE, accumulate_all, &all, qkv_func, qkv_data,
+  if (!pl_transformer_run_sequences (transformer, sequences,
+                                     &(PlForwardHooks) { TRUE, accumulate_all, &all, qkv_func, qkv_data },
                                      cancellable, NULL, NULL, error))
     {
       sums_clear (&all.sums);

@@ -159,7 +159,8 @@ pl_rope_profile_compute_for_ids (PlTransformer  *transformer,
       }
 
   sums = pl_rope_sums_new (transformer);
-  if (!pl_transformer_run_sequences (transformer, sequences, FALSE, NULL, NULL, pl_rope_sums_add_layer, sums,
+  if (!pl_transformer_run_sequences (transformer, sequences,
+                                     &(PlForwardHooks) { .qkv_func = pl_rope_sums_add_layer, .qkv_data = sums },
                                      cancellable, progress, progress_data, error))
     return NULL;
   return pl_rope_sums_finish (g_steal_pointer (&sums), length, sequences->len);

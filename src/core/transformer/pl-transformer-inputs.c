@@ -202,17 +202,13 @@ sequence_progress (double   fraction,
 }
 
 gboolean
-pl_transformer_run_sequences (PlTransformer   *self,
-                              GPtrArray       *sequences,
-                              gboolean         want_attentions,
-                              PlLayerFunc      layer_func,
-                              gpointer         layer_data,
-                              PlQkvFunc        qkv_func,
-                              gpointer         qkv_data,
-                              GCancellable    *cancellable,
-                              PlProgressFunc   progress,
-                              gpointer         progress_data,
-                              GError         **error)
+pl_transformer_run_sequences (PlTransformer         *self,
+                              GPtrArray             *sequences,
+                              const PlForwardHooks  *hooks,
+                              GCancellable          *cancellable,
+                              PlProgressFunc         progress,
+                              gpointer               progress_data,
+                              GError               **error)
 {
   SequenceProgress prog = { progress, progress_data, 0, sequences->len };
 
@@ -221,9 +217,9 @@ pl_transformer_run_sequences (PlTransformer   *self,
       GArray *ids = sequences->pdata[s];
 
       prog.done = s;
-      if (!pl_transformer_run_with_qkv (self, (int *) ids->data, ids->len, want_attentions, layer_func, layer_data,
-                                        qkv_func, qkv_data, cancellable, progress ? sequence_progress : NULL,
-                                        &prog, error))
+      if (!pl_transformer_run_with_qkv (self, (int *) ids->data, ids->len, hooks->want_attentions,
+                                        hooks->layer_func, hooks->layer_data, hooks->qkv_func, hooks->qkv_data,
+                                        cancellable, progress ? sequence_progress : NULL, &prog, error))
         return FALSE;
     }
   return TRUE;

@@ -113,20 +113,27 @@ gboolean  pl_transformer_run_with_qkv       (PlTransformer  *self,
                                              gpointer        progress_data,
                                              GError        **error);
 /* pl-transformer-inputs.c */
+/* What each forward pass of several reports (pl_transformer_run_with_qkv's
+ * arguments of the same names). */
+typedef struct
+{
+  gboolean     want_attentions;
+  PlLayerFunc  layer_func;
+  gpointer     layer_data;
+  PlQkvFunc    qkv_func;
+  gpointer     qkv_data;
+} PlForwardHooks;
+
 /* pl_transformer_run_with_qkv on each of SEQUENCES (GArrays of ids) in turn,
- * with the same hooks; PROGRESS (may be NULL) sees the share of all of them
+ * with the same HOOKS; PROGRESS (may be NULL) sees the share of all of them
  * done. */
-gboolean  pl_transformer_run_sequences      (PlTransformer  *self,
-                                             GPtrArray      *sequences,
-                                             gboolean        want_attentions,
-                                             PlLayerFunc     layer_func,
-                                             gpointer        layer_data,
-                                             PlQkvFunc       qkv_func,
-                                             gpointer        qkv_data,
-                                             GCancellable   *cancellable,
-                                             PlProgressFunc  progress,
-                                             gpointer        progress_data,
-                                             GError        **error);
+gboolean  pl_transformer_run_sequences      (PlTransformer        *self,
+                                             GPtrArray            *sequences,
+                                             const PlForwardHooks *hooks,
+                                             GCancellable         *cancellable,
+                                             PlProgressFunc        progress,
+                                             gpointer              progress_data,
+                                             GError              **error);
 /* pl-rope-profile.c */
 /* The rotary profile's running sums over inputs of one length: give
  * pl_rope_sums_add_layer as the QKV_FUNC of each input's forward pass. */
