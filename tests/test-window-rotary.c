@@ -271,13 +271,13 @@ test_llama_text (void)
   g_autofree char *reference = pl_test_fixture ("rope", "llama", "reference.h5", NULL);
   g_autoptr(PlMatrix) ids = pl_test_read_h5 (reference, "/text/input_ids");
   g_autoptr(PlMatrix) expected = pl_test_read_h5 (reference, "/text/attentions");
-  PlAttentionPage *attention = PL_ATTENTION_PAGE (page ("attention"));
+  PlAttentionPage *attention = PL_ATTENTION_PAGE (pl_test_page (window, "attention"));
   PlAttentionText *text = pl_attention_page_get_text (attention);
   GtkEditable *entry;
   PlTextAttention *result;
   guint t;
 
-  activate ("win.show-view", g_variant_new_int32 (2));
+  pl_test_activate (window, "win.show-view", g_variant_new_int32 (2));
   pl_attention_page_show (attention, "text");
   open_fixture ("llama");
   entry = pl_attention_text_get_entry (text);
