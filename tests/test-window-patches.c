@@ -8,6 +8,7 @@
 #include "pl-compare-page.h"
 #include "pl-figure-private.h"
 #include "pl-figure-view.h"
+#include "pl-folding-toolbar.h"
 #include "pl-model-row.h"
 #include "pl-page.h"
 #include "pl-patches-page.h"
@@ -117,6 +118,19 @@ models_at_least (gpointer n)
   return g_list_model_get_n_items (pl_window_get_models (window)) >= GPOINTER_TO_UINT (n);
 }
 
+/* How many of the Patches toolbar's controls are shown. */
+static guint
+n_controls_shown (void)
+{
+  GtkWidget *controls = pl_folding_toolbar_get_controls (pl_page_get_toolbar (PL_PAGE (patches_page ())));
+  guint n = 0;
+
+  for (GtkWidget *child = gtk_widget_get_first_child (controls); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    n += gtk_widget_get_visible (child);
+  return n;
+}
+
 static char *
 describe (double x,
           double y)
@@ -140,16 +154,19 @@ test_patches_view (void)
   cairo_rectangle_t plot;
   double s;
 
-  /* A language model has no grid: the view says so. */
+  /* A language model has no grid: the view says so, and of its controls
+   * only the explanation stays; they come back with a grid. */
   pl_window_select_model (window, 0);
   g_assert_true (pl_window_show_view (window, "patches"));
   pl_test_wait_until (page_shows_status, NULL, "the status page");
+  g_assert_cmpuint (n_controls_shown (), ==, 1);
 
   pl_window_open_paths (window, (const char * const[]) { deit, NULL }, (const char * const[]) { deit, NULL },
                         NULL, TRUE, FALSE);
   pl_test_wait_until (models_at_least, GUINT_TO_POINTER (before + 1), "the DeiT fixture");
   pl_window_select_model (window, before);
   pl_test_wait_until (page_shows, GINT_TO_POINTER (PL_FIGURE_PATCH_GRID), "the grid of grids");
+  g_assert_cmpuint (n_controls_shown (), ==, 4);
 
   /* 3 × 3 maps of 3 × 3 cells, a pixel between maps: 11 image pixels
    * across, S device units each. Map 0's cell (0, 1) is patch (0, 0)

@@ -54,6 +54,7 @@ struct _PlPatchesPage
   /* Template widgets */
   GtkDropDown     *show_dropdown;
   GtkDropDown     *metric_dropdown;
+  GtkMenuButton   *resize_button;
   GtkSwitch       *resize_switch;
   GtkSpinButton   *rows_spin;
   GtkSpinButton   *cols_spin;
@@ -366,10 +367,14 @@ refresh (PlPage *page)
       pl_page_show_empty (page);
       return;
     }
+  /* Without a grid only the explanation applies. */
   if (!pl_model_require_grid (model, &pane->rows, &pane->cols, &error))
     {
       g_autofree char *sentence = pl_error_sentence (error->message);
 
+      gtk_widget_set_visible (GTK_WIDGET (self->show_dropdown), FALSE);
+      gtk_widget_set_visible (GTK_WIDGET (self->metric_dropdown), FALSE);
+      gtk_widget_set_visible (GTK_WIDGET (self->resize_button), FALSE);
       clear (self);
       pl_page_show_status (page, "view-app-grid-symbolic", _("No Grid of Patches"), sentence);
       return;
@@ -377,6 +382,8 @@ refresh (PlPage *page)
   set_spins_for (self, model);
 
   pl_page_show_loading (page);
+  gtk_widget_set_visible (GTK_WIDGET (self->show_dropdown), TRUE);
+  gtk_widget_set_visible (GTK_WIDGET (self->resize_button), TRUE);
   gtk_widget_set_visible (GTK_WIDGET (self->metric_dropdown), get_show (self) == PL_PATCHES_GRID_OF_GRIDS);
   if (get_show (self) == PL_PATCHES_COLOURS)
     {
@@ -618,6 +625,7 @@ pl_patches_page_class_init (PlPatchesPageClass *klass)
 
   gtk_widget_class_set_template_from_resource (widget_class, "/org/poslens/Poslens/ui/pl-patches-page.ui");
   gtk_widget_class_bind_template_child (widget_class, PlPatchesPage, show_dropdown);
+  gtk_widget_class_bind_template_child (widget_class, PlPatchesPage, resize_button);
   gtk_widget_class_bind_template_child (widget_class, PlPatchesPage, metric_dropdown);
   gtk_widget_class_bind_template_child (widget_class, PlPatchesPage, resize_switch);
   gtk_widget_class_bind_template_child (widget_class, PlPatchesPage, rows_spin);
