@@ -10,6 +10,7 @@
 #include "pl-blas-core.h"
 #include "pl-application.h"
 #include "pl-figure-view.h"
+#include "pl-renderer.h"
 #include "pl-similarity-page.h"
 #include "pl-window.h"
 
@@ -82,6 +83,8 @@ main (int   argc,
   int status;
 
   pl_blas_core_choose (argv);
+  /* The renderer the app itself chooses (GSK_RENDERER set by hand wins). */
+  pl_renderer_choose ("/dev/dri");
   bench.started = g_get_real_time ();
   bench.app = pl_application_new ();
   /* After the application's own activate handler has made the window. */
