@@ -108,6 +108,32 @@ test_order_opened (void)
   pl_test_rmtree (dir);
 }
 
+static gboolean
+shows_model (gpointer model)
+{
+  return pl_workspace_get_model (pl_window_get_workspace (window)) == model;
+}
+
+/* A file opened again (by another spelling of its path) is not listed
+ * twice: the row already there is selected. */
+static void
+test_open_again (void)
+{
+  g_autoptr(PlModel) first = g_list_model_get_item (pl_window_get_models (window), 0);
+  g_autoptr(PlModel) other = g_list_model_get_item (pl_window_get_models (window), 1);
+  g_autofree char *dir = g_path_get_dirname (pl_model_get_path (first));
+  g_autofree char *base = g_path_get_basename (pl_model_get_path (first));
+  g_autofree char *spelled = g_build_filename (dir, ".", base, NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (spelled);
+  guint before = n_models ();
+
+  pl_window_select_model (window, 1);
+  pl_test_wait_until (shows_model, other, "the second model");
+  pl_window_open_file (window, file, TRUE);
+  pl_test_wait_until (shows_model, first, "the first model, selected again");
+  g_assert_cmpuint (n_models (), ==, before);
+}
+
 /* The user takes a model out; the next one is selected. */
 static void
 test_remove_model (void)
@@ -634,6 +660,7 @@ main (int argc, char *argv[])
 
   g_test_add_func ("/pl/window-open/builtin-command-line", test_builtin_command_line);
   g_test_add_func ("/pl/window-open/order-opened", test_order_opened);
+  g_test_add_func ("/pl/window-open/open-again", test_open_again);
   g_test_add_func ("/pl/window-open/restore-models", test_restore_models);
   g_test_add_func ("/pl/window-open/remove-model", test_remove_model);
   g_test_add_func ("/pl/window-open/removed-demo-stays-out", test_removed_demo_stays_out);

@@ -277,6 +277,32 @@ insert_in_order (PlWindow *self,
   return at;
 }
 
+/* Whether the sidebar lists MODEL's file (its path made absolute) opened
+ * with the same DATASET, and at which row. */
+static gboolean
+find_open (PlWindow   *self,
+           PlModel    *model,
+           const char *dataset,
+           guint      *at)
+{
+  GListModel *models = G_LIST_MODEL (self->models);
+  g_autofree char *path = g_canonicalize_filename (pl_model_get_path (model), NULL);
+
+  for (guint i = 0; i < g_list_model_get_n_items (models); i++)
+    {
+      g_autoptr(PlModel) listed = g_list_model_get_item (models, i);
+      g_autofree char *listed_path = g_canonicalize_filename (pl_model_get_path (listed), NULL);
+
+      if (g_str_equal (path, listed_path) &&
+          g_strcmp0 (dataset, g_object_get_data (G_OBJECT (listed), "pl-open-dataset")) == 0)
+        {
+          *at = i;
+          return TRUE;
+        }
+    }
+  return FALSE;
+}
+
 static void
 open_models_done (GObject      *object,
                   GAsyncResult *result,
@@ -306,6 +332,16 @@ open_models_done (GObject      *object,
           /* A file of any kind: let the user say which dataset is the table
            * (a rotary model has none, and is a model all the same). */
           choose_dataset (self, model);
+          continue;
+        }
+      /* A model opened again is the one already listed, selected. */
+      if (find_open (self, model, request->dataset, &at))
+        {
+          if (request->select && !selected)
+            {
+              pl_window_select_model (self, at);
+              selected = TRUE;
+            }
           continue;
         }
       g_object_set_data_full (G_OBJECT (model), "pl-open-dataset", g_strdup (request->dataset), g_free);
