@@ -43,3 +43,4 @@ KEYS=alt+r shot probes probes
 unset KEYS
 shot compare compare
 shot playground playground
+shot patches patches data/demo/mini-vit
