@@ -371,14 +371,18 @@ void     pl_figure_bars_render    (PlFigure         *self,
                                    PlDraw           *draw,
                                    const cairo_rectangle_t *area);
 
+/* pl-figure.c: the caption's room under the figure at WIDTH (its wrapped
+ * height, set in TEXT_HEIGHT when given, and a font size of margin); 0
+ * without a caption. */
+double   pl_figure_caption_room   (PlFigure         *self,
+                                   PlDraw           *draw,
+                                   double            width,
+                                   double           *text_height);
+
 /* pl-figure-table.c */
 void     pl_figure_table_render   (PlFigure         *self,
                                    PlDraw           *draw,
                                    const cairo_rectangle_t *area);
-void     pl_figure_table_natural_size (PlFigure     *self,
-                                   PlDraw           *draw,
-                                   double           *width,
-                                   double           *height);
 
 /* pl-figure-patch-grid.c: the grid of grids, and the axes of every
  * figure of patches in a grid (numbered rows and columns). */

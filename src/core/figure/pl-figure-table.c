@@ -240,20 +240,61 @@ lay_out_best (PlFigure  *self,
   lay_out (self, size, best, width, height);
 }
 
-void
-pl_figure_table_natural_size (PlFigure *self,
-                              PlDraw   *draw,
-                              double   *width,
-                              double   *height)
+/* The table's natural size, its caption wrapped at WIDTH when WIDTH > 0,
+ * else at the table's own natural width. */
+static gboolean
+natural_size (PlFigure *self,
+              double    width,
+              double   *width_pt,
+              double   *height_pt)
 {
+  cairo_surface_t *scratch;
+  cairo_t *cr;
+  PlDraw draw;
   TableSize size;
+  double w, h;
 
+  if (self->kind != PL_FIGURE_TABLE)
+    return FALSE;
+  /* Text is measured in points whatever the surface: a scratch one will do. */
+  scratch = cairo_recording_surface_create (CAIRO_CONTENT_COLOR_ALPHA, NULL);
+  cr = cairo_create (scratch);
+  pl_draw_init (&draw, self, cr, NULL);
   /* In one block. */
-  measure (self, draw, &size);
+  measure (self, &draw, &size);
   lay_out (self, &size, 0, G_MAXDOUBLE, G_MAXDOUBLE);
-  *width = size.total_w + 2 * GAP;
-  *height = size.total_h + 2 * GAP;
+  w = width > 0 ? width : size.total_w + 2 * GAP;
+  h = size.total_h + 2 * GAP + pl_figure_caption_room (self, &draw, w, NULL);
   g_free (size.widths);
+  pl_draw_clear (&draw);
+  cairo_destroy (cr);
+  cairo_surface_destroy (scratch);
+  if (width_pt)
+    *width_pt = w;
+  if (height_pt)
+    *height_pt = h;
+  return TRUE;
+}
+
+gboolean
+pl_figure_get_natural_size (PlFigure *self,
+                            double   *width_pt,
+                            double   *height_pt)
+{
+  g_return_val_if_fail (PL_IS_FIGURE (self), FALSE);
+
+  return natural_size (self, 0, width_pt, height_pt);
+}
+
+gboolean
+pl_figure_get_natural_height (PlFigure *self,
+                              double    width_pt,
+                              double   *height_pt)
+{
+  g_return_val_if_fail (PL_IS_FIGURE (self), FALSE);
+  g_return_val_if_fail (width_pt > 0, FALSE);
+
+  return natural_size (self, width_pt, NULL, height_pt);
 }
 
 /* The block of the table from column FIRST up to the next block's start,

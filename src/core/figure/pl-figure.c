@@ -402,13 +402,11 @@ pl_figure_set_font (PlFigure   *self,
     self->font_size = size_pt;
 }
 
-/* The caption's room under the figure at WIDTH: its wrapped height and a
- * font size of margin; 0 without a caption. */
-static double
-caption_room (PlFigure *self,
-              PlDraw   *draw,
-              double    width,
-              double   *text_height)
+double
+pl_figure_caption_room (PlFigure *self,
+                        PlDraw   *draw,
+                        double    width,
+                        double   *text_height)
 {
   double size = self->font_size * 0.85, margin = self->font_size;
   double h;
@@ -445,7 +443,7 @@ pl_figure_render_full (PlFigure *self,
     {
       /* The caption under everything, as wide as the page less its margins. */
       double size = self->font_size * 0.85, margin = self->font_size, h = 0;
-      double room = caption_room (self, &draw, width, &h);
+      double room = pl_figure_caption_room (self, &draw, width, &h);
 
       pl_draw_paragraph (&draw, self->caption, size, margin, height - margin / 2 - h,
                          MAX (width - 2 * margin, 1), TRUE);
@@ -504,60 +502,6 @@ pl_figure_render (PlFigure *self,
   g_return_if_fail (cr != NULL);
 
   pl_figure_render_full (self, cr, width, height, NULL);
-}
-
-/* The table's natural size; with WIDTH > 0 the caption is wrapped at WIDTH,
- * else at the table's natural width. */
-static gboolean
-natural_size (PlFigure *self,
-              double    width,
-              double   *width_pt,
-              double   *height_pt)
-{
-  cairo_surface_t *scratch;
-  cairo_t *cr;
-  PlDraw draw;
-  double w, h;
-
-  if (self->kind != PL_FIGURE_TABLE)
-    return FALSE;
-  /* Text is measured in points whatever the surface: a scratch one will do. */
-  scratch = cairo_recording_surface_create (CAIRO_CONTENT_COLOR_ALPHA, NULL);
-  cr = cairo_create (scratch);
-  pl_draw_init (&draw, self, cr, NULL);
-  pl_figure_table_natural_size (self, &draw, &w, &h);
-  if (width > 0)
-    w = width;
-  h += caption_room (self, &draw, w, NULL);
-  pl_draw_clear (&draw);
-  cairo_destroy (cr);
-  cairo_surface_destroy (scratch);
-  if (width_pt)
-    *width_pt = w;
-  if (height_pt)
-    *height_pt = h;
-  return TRUE;
-}
-
-gboolean
-pl_figure_get_natural_size (PlFigure *self,
-                            double   *width_pt,
-                            double   *height_pt)
-{
-  g_return_val_if_fail (PL_IS_FIGURE (self), FALSE);
-
-  return natural_size (self, 0, width_pt, height_pt);
-}
-
-gboolean
-pl_figure_get_natural_height (PlFigure *self,
-                              double    width_pt,
-                              double   *height_pt)
-{
-  g_return_val_if_fail (PL_IS_FIGURE (self), FALSE);
-  g_return_val_if_fail (width_pt > 0, FALSE);
-
-  return natural_size (self, width_pt, NULL, height_pt);
 }
 
 void
