@@ -40,6 +40,15 @@ pl_similarity_metric_from_string (const char         *name,
  * double and rounded once. */
 #define ROW_CHUNK 64
 
+/* The two row loops are built twice, for AVX2 and for any x86-64, and the
+ * loader picks one: four doubles at a time instead of two, the same partial
+ * sums in the same order, so the same bits. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__ELF__)
+# define ROW_LOOP_CLONES __attribute__ ((target_clones ("avx2", "default")))
+#else
+# define ROW_LOOP_CLONES
+#endif
+
 typedef struct
 {
   const PlMatrix *x;
@@ -51,7 +60,7 @@ typedef struct
 
 /* The sum of (V[k] − MEAN[k])² over k < D, in eight partial sums that the
  * compiler keeps in vector registers. */
-static double
+ROW_LOOP_CLONES static double
 sum_of_squares (const float  *v,
                 const double *mean,
                 gsize         d)
@@ -74,7 +83,7 @@ sum_of_squares (const float  *v,
 }
 
 /* OUT[k] = (IN[k] − MEAN[k]) × SCALE for k < D, eight at a time as above. */
-static void
+ROW_LOOP_CLONES static void
 scale_row (float        *restrict out,
            const float  *restrict in,
            const double *mean,
@@ -235,14 +244,15 @@ gram_block (guint    piece,
       g_atomic_int_set (&job->skipped, 1);
       return;
     }
-  /* G is fresh from pl_matrix_try_new, all zeros: adding to it (β = 1)
-   * spares BLAS a pass that clears it first. */
+  /* β = 0: BLAS writes each block before it reads it. With β = 1 on the
+   * fresh result it would read first, mapping the zero page, and each page's
+   * copy on the write after would flush the other cores' TLBs. */
   if (piece >= n_left)
     {
       i0 = (piece - n_left) * b;
       i1 = MIN (n, i0 + b);
       cblas_ssyrk (CblasRowMajor, CblasLower, CblasNoTrans, (blasint) (i1 - i0), (blasint) d,
-                   1.0f, job->x + i0 * d, (blasint) d, 1.0f, g + i0 * n + i0, (blasint) n);
+                   1.0f, job->x + i0 * d, (blasint) d, 0.0f, g + i0 * n + i0, (blasint) n);
       finish_block (job, i0, i1, i0, i1);
       return;
     }
@@ -253,7 +263,7 @@ gram_block (guint    piece,
   j0 = c * b;
   cblas_sgemm (CblasRowMajor, CblasNoTrans, CblasTrans, (blasint) (i1 - i0), (blasint) b, (blasint) d,
                1.0f, job->x + i0 * d, (blasint) d, job->x + j0 * d, (blasint) d,
-               1.0f, g + i0 * n + j0, (blasint) n);
+               0.0f, g + i0 * n + j0, (blasint) n);
   finish_block (job, i0, i1, j0, j0 + b);
 }
 

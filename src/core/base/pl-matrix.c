@@ -4,6 +4,9 @@
 #include <glib.h>
 #include <math.h>
 #include <string.h>
+#ifdef G_OS_UNIX
+# include <sys/mman.h>
+#endif
 
 #include "pl-error.h"
 #include "pl-matrix.h"
@@ -13,6 +16,25 @@ G_DEFINE_BOXED_TYPE (PlMatrix, pl_matrix, pl_matrix_ref, pl_matrix_unref)
 /* Anything bigger than this is a hostile or mistaken declared size, not a
  * position table or a weight matrix anyone can look at. */
 #define PL_MATRIX_MAX_BYTES ((gsize) 16 << 30)
+
+/* The 2 MiB-aligned part of a large matrix is advised into transparent
+ * huge pages: a 4096² similarity, written all over once, then faults 32
+ * times instead of 16384. The memory stays malloc's (its own block, mapped
+ * fresh and zeroed by the kernel for sizes like these). */
+#define HUGE_PAGE ((guintptr) 2 << 20)
+
+static void
+advise_huge_pages (void  *data,
+                   gsize  n_bytes)
+{
+#if defined(G_OS_UNIX) && defined(MADV_HUGEPAGE)
+  guintptr start = ((guintptr) data + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+  guintptr end = ((guintptr) data + n_bytes) & ~(HUGE_PAGE - 1);
+
+  if (end >= start + 2 * HUGE_PAGE)
+    madvise ((void *) start, end - start, MADV_HUGEPAGE);
+#endif
+}
 
 gboolean
 pl_matrix_check_size (gsize rows, gsize cols, GError **error)
@@ -55,6 +77,7 @@ pl_matrix_try_new (gsize rows, gsize cols, GError **error)
                    rows, cols);
       return NULL;
     }
+  advise_huge_pages (self->data, n * sizeof (float));
   self->rows = rows;
   self->cols = cols;
   self->ref_count = 1;
