@@ -60,7 +60,6 @@ static void
 redraw (PlRotaryPage *self)
 {
   g_autoptr(PlFigure) figure = NULL;
-  g_autofree char *title = NULL;
   guint layer;
 
   if (self->profile == NULL)
@@ -68,15 +67,9 @@ redraw (PlRotaryPage *self)
   layer = MIN (get_layer (self), self->profile->n_layers - 1);
   g_clear_pointer (&self->shown, pl_matrix_unref);
   self->shown = pl_rope_profile_get_layer (self->profile, layer, showing_keys (self));
-  figure = pl_figure_new_heatmap (self->shown, 0);
+  figure = pl_figure_new_rotary_norms (self->shown, pl_model_get_name (pl_page_get_model (PL_PAGE (self))),
+                                       layer + 1, showing_keys (self));
   pl_view_style_apply (figure, get_workspace (self));
-  /* Translators: figure title: model — layer, what is drawn */
-  title = g_strdup_printf (showing_keys (self) ? _("%s — layer %u: key norm by rotary plane")
-                                               : _("%s — layer %u: query norm by rotary plane"),
-                           pl_model_get_name (pl_page_get_model (PL_PAGE (self))), layer + 1);
-  pl_figure_set_title (figure, title);
-  pl_figure_set_axis_labels (figure, _("Rotary plane (fastest first)"), showing_keys (self) ? _("Key head") : _("Head"));
-  pl_figure_set_value_label (figure, _("Mean norm"));
   pl_figure_view_set_figure (self->figure_view, figure, self->shown->cols, self->shown->rows);
   pl_page_show_figure (PL_PAGE (self));
 }

@@ -35,15 +35,8 @@ write_figure (PlModel                  *model,
               GError                  **error)
 {
   g_autoptr(PlMatrix) norms = pl_rope_profile_get_layer (profile, layer - 1, keys);
-  g_autoptr(PlFigure) figure = pl_figure_new_heatmap (norms, 0);
-  /* Translators: figure title: model — layer N, queries or keys */
-  g_autofree char *title = g_strdup_printf (keys ? _("%s — layer %u: key norm by rotary plane")
-                                                 : _("%s — layer %u: query norm by rotary plane"),
-                                            pl_model_get_name (model), layer);
+  g_autoptr(PlFigure) figure = pl_figure_new_rotary_norms (norms, pl_model_get_name (model), layer, keys);
 
-  pl_figure_set_title (figure, title);
-  pl_figure_set_axis_labels (figure, _("Rotary plane (fastest first)"), keys ? _("Key head") : _("Head"));
-  pl_figure_set_value_label (figure, _("Mean norm"));
   return pl_cli_figure_write (figure, out, options, error);
 }
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
 
+#include <glib/gi18n-lib.h>
 #include <math.h>
 
 #include "pl-figure-private.h"
@@ -537,4 +538,22 @@ pl_figure_heatmap_render (PlFigure                *self,
       self->colorbar_area = bar;
       self->has_colorbar = TRUE;
     }
+}
+
+PlFigure *
+pl_figure_new_rotary_norms (PlMatrix   *norms,
+                            const char *model_name,
+                            guint       layer,
+                            gboolean    keys)
+{
+  PlFigure *figure = pl_figure_new_heatmap (norms, 0);
+  /* Translators: figure title: model — layer N, queries or keys */
+  g_autofree char *title = g_strdup_printf (keys ? _("%s — layer %u: key norm by rotary plane")
+                                                 : _("%s — layer %u: query norm by rotary plane"),
+                                            model_name, layer);
+
+  pl_figure_set_title (figure, title);
+  pl_figure_set_axis_labels (figure, _("Rotary plane (fastest first)"), keys ? _("Key head") : _("Head"));
+  pl_figure_set_value_label (figure, _("Mean norm"));
+  return figure;
 }

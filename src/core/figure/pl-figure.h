@@ -38,6 +38,13 @@ G_DECLARE_FINAL_TYPE (PlFigure, pl_figure, PL, FIGURE, GObject)
 /* VALUES is n×m; FIRST_POSITION labels the axes (row 0 is that position). */
 PlFigure   *pl_figure_new_heatmap     (PlMatrix       *values,
                                        guint           first_position);
+/* One layer of a rotary model's mean query or key norms (heads × planes,
+ * as pl_rope_profile_get_layer gives them), titled "MODEL_NAME — layer
+ * LAYER: …" with LAYER counted from 1, its axes and values labelled. */
+PlFigure   *pl_figure_new_rotary_norms (PlMatrix     *norms,
+                                        const char   *model_name,
+                                        guint         layer,
+                                        gboolean      keys);
 /* New data for the same heatmap (another layer, another model); keeps the view
  * when the shape is unchanged, resets it otherwise. */
 void        pl_figure_set_values      (PlFigure       *self,
