@@ -277,16 +277,16 @@ insert_in_order (PlWindow *self,
   return at;
 }
 
-/* Whether the sidebar lists MODEL's file (its path made absolute) opened
- * with the same DATASET, and at which row. */
+/* Whether the sidebar lists the file at PATH (made absolute) opened with
+ * the same DATASET, and at which row. */
 static gboolean
-find_open (PlWindow   *self,
-           PlModel    *model,
-           const char *dataset,
-           guint      *at)
+find_listed (PlWindow   *self,
+             const char *file_path,
+             const char *dataset,
+             guint      *at)
 {
   GListModel *models = G_LIST_MODEL (self->models);
-  g_autofree char *path = g_canonicalize_filename (pl_model_get_path (model), NULL);
+  g_autofree char *path = g_canonicalize_filename (file_path, NULL);
 
   for (guint i = 0; i < g_list_model_get_n_items (models); i++)
     {
@@ -335,7 +335,7 @@ open_models_done (GObject      *object,
           continue;
         }
       /* A model opened again is the one already listed, selected. */
-      if (find_open (self, model, request->dataset, &at))
+      if (find_listed (self, pl_model_get_path (model), request->dataset, &at))
         {
           if (request->select && !selected)
             {
@@ -392,6 +392,7 @@ pl_window_open_file (PlWindow *self,
 {
   g_autofree char *path = NULL;
   g_autofree char *label = NULL;
+  guint at;
 
   g_return_if_fail (PL_IS_WINDOW (self));
   g_return_if_fail (G_IS_FILE (file));
@@ -415,6 +416,15 @@ pl_window_open_file (PlWindow *self,
       g_autofree char *uri = g_file_get_uri (file);
       g_autofree char *message = g_strdup_printf (_("Could not open %s: only local files can be opened"), uri);
       pl_window_show_error (self, message);
+      return;
+    }
+  /* A file listed already is selected at once, not read again (a file
+   * named another way, through a link say, is found once it is read). */
+  if (find_listed (self, path, NULL, &at))
+    {
+      remember_recent (self, path);
+      if (select)
+        pl_window_select_model (self, at);
       return;
     }
   pl_window_open_paths (self,
