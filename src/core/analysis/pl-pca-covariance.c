@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "pl-cpu.h"
 #include "pl-executor.h"
 #include "pl-pca-private.h"
 
@@ -45,7 +46,7 @@ typedef struct
 #if defined(__GNUC__) && !defined(__clang__)
 __attribute__ ((optimize ("O3")))
 #endif
-void
+PL_ALSO_FOR_AVX2 void
 pl_pca_centre_row (const float  *restrict row,
                    const double *restrict mean,
                    gsize                  d,
@@ -83,6 +84,16 @@ count_slots (guint n_chunks)
   return MIN (MIN (pl_executor_get_n_threads (pl_executor_get_default ()), n_chunks), MAX_SLOTS);
 }
 
+/* SUM[j] += ROW[j] for j < D. */
+PL_ALSO_FOR_AVX2 static void
+add_row (double      *restrict sum,
+         const float *restrict row,
+         gsize                 d)
+{
+  for (gsize j = 0; j < d; j++)
+    sum[j] += row[j];
+}
+
 /* Each column's sum over the chunks of each slot this thread takes. */
 static gpointer
 sums_worker (gpointer data)
@@ -97,12 +108,7 @@ sums_worker (gpointer data)
 
       for (guint c = slot; c < job->n_chunks; c += job->n_slots)
         for (gsize i = (gsize) c * CHUNK_ROWS; i < MIN (n, ((gsize) c + 1) * CHUNK_ROWS); i++)
-          {
-            const float *row = pl_matrix_row (job->x, i);
-
-            for (gsize j = 0; j < d; j++)
-              sum[j] += row[j];
-          }
+          add_row (sum, pl_matrix_row (job->x, i), d);
     }
   return NULL;
 }

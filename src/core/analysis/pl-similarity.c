@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "pl-cpu.h"
 #include "pl-error.h"
 #include "pl-executor.h"
 #include "pl-similarity.h"
@@ -40,15 +41,6 @@ pl_similarity_metric_from_string (const char         *name,
  * double and rounded once. */
 #define ROW_CHUNK 64
 
-/* The two row loops are built twice, for AVX2 and for any x86-64, and the
- * loader picks one: four doubles at a time instead of two, the same partial
- * sums in the same order, so the same bits. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__ELF__)
-# define ROW_LOOP_CLONES __attribute__ ((target_clones ("avx2", "default")))
-#else
-# define ROW_LOOP_CLONES
-#endif
-
 typedef struct
 {
   const PlMatrix *x;
@@ -60,7 +52,7 @@ typedef struct
 
 /* The sum of (V[k] − MEAN[k])² over k < D, in eight partial sums that the
  * compiler keeps in vector registers. */
-ROW_LOOP_CLONES static double
+PL_ALSO_FOR_AVX2 static double
 sum_of_squares (const float  *v,
                 const double *mean,
                 gsize         d)
@@ -83,7 +75,7 @@ sum_of_squares (const float  *v,
 }
 
 /* OUT[k] = (IN[k] − MEAN[k]) × SCALE for k < D, eight at a time as above. */
-ROW_LOOP_CLONES static void
+PL_ALSO_FOR_AVX2 static void
 scale_row (float        *restrict out,
            const float  *restrict in,
            const double *mean,
