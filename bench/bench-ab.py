@@ -86,7 +86,7 @@ def sampled(args, env_b):
     """Paired samples, each the best of 3 runs in a fresh process."""
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, 'x.npy')
-        if args.op.startswith('attention'):
+        if args.op.startswith(('attention', 'linear')):
             path = args.shape
         else:
             rows, cols = (int(v) for v in args.shape.split('x'))

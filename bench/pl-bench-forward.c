@@ -11,6 +11,8 @@
 #include "pl-decoder-attention.h"
 #include "pl-executor.h"
 #include "pl-fused-attention.h"
+#include "pl-linear.h"
+#include "pl-linear-amx.h"
 #include "pl-model.h"
 #include "pl-transformer.h"
 
@@ -25,7 +27,13 @@
  * times one layer's attention (pl_decoder_attention) on random queries,
  * keys and values, probabilities not kept, and prints "attention SECONDS
  * CPU_SECONDS" (the least of REPEATS runs each), for bench-ab.py;
- * "attention-plain" runs the plain path where the fused one would run. */
+ * "attention-plain" runs the plain path where the fused one would run.
+ *   pl-bench-forward linear TxKxN[xgelu] REPEATS
+ * times one linear layer (X [T, K] · W [K, N] + bias, GELU after it with
+ * xgelu) on the AMX tiles (pl_linear_amx, the weight split before timing)
+ * and prints "linear SECONDS CPU_SECONDS ERROR": ERROR is the largest
+ * error against a float64 product in units of Σ|x·w| of its row and
+ * column (before the activation); "linear-plain" the same on pl_linear. */
 
 static double
 best_of (int n, double (*run) (gpointer), gpointer data)
@@ -182,6 +190,81 @@ bench_attention (const char *op,
   return 0;
 }
 
+static int
+bench_linear (const char *op,
+              const char *shape,
+              int         repeats)
+{
+  g_auto(GStrv) dims = g_strsplit (shape, "x", -1);
+  g_autoptr(PlMatrix) x = NULL;
+  g_autoptr(PlMatrix) w = NULL;
+  g_autoptr(PlMatrix) b = NULL;
+  g_autoptr(PlMatrix) out = NULL;
+  g_autoptr(PlLinearTiles) tiles = NULL;
+  g_autoptr(GError) error = NULL;
+  gboolean plain = g_str_equal (op, "linear-plain");
+  PlActivation activation;
+  double wall = G_MAXDOUBLE, cpu = G_MAXDOUBLE, worst = 0.0;
+  gsize t, k, n;
+  guint32 seed = 1;
+
+  if (g_strv_length (dims) < 3)
+    return 1;
+  t = strtoul (dims[0], NULL, 10);
+  k = strtoul (dims[1], NULL, 10);
+  n = strtoul (dims[2], NULL, 10);
+  activation = dims[3] != NULL && g_str_equal (dims[3], "gelu") ? PL_ACTIVATION_GELU : PL_ACTIVATION_NONE;
+  x = pl_matrix_new (t, k);
+  w = pl_matrix_new (k, n);
+  b = pl_matrix_new (1, n);
+  out = pl_matrix_new (t, n);
+  /* uniform in (−1, 1), W scaled as a trained layer's */
+  for (gsize j = 0; j < t * k; j++)
+    x->data[j] = (float) ((seed = seed * 1664525u + 1013904223u) / 2147483648.0 - 1.0);
+  for (gsize j = 0; j < k * n; j++)
+    w->data[j] = (float) (((seed = seed * 1664525u + 1013904223u) / 2147483648.0 - 1.0) * 0.05);
+  for (gsize j = 0; j < n; j++)
+    b->data[j] = (float) ((seed = seed * 1664525u + 1013904223u) / 2147483648.0 - 1.0);
+  pl_executor_get_default ();
+  if (!plain && !(tiles = pl_linear_tiles_new (w, &error)))
+    {
+      fprintf (stderr, "pl-bench-forward: no AMX tiles here\n");
+      return 1;
+    }
+  for (int i = 0; i <= repeats; i++)
+    {
+      gint64 start = g_get_monotonic_time ();
+      double cpu0 = process_cpu_s ();
+
+      if (plain)
+        pl_linear (x, w, NULL, b, NULL, activation, out, NULL);
+      else
+        pl_linear_amx (x, tiles, b, NULL, activation, out);
+      if (i > 0)
+        {
+          wall = MIN (wall, (g_get_monotonic_time () - start) / 1e6);
+          cpu = MIN (cpu, process_cpu_s () - cpu0);
+        }
+    }
+  if (activation == PL_ACTIVATION_NONE)
+    for (gsize r = 0; r < t; r += 7)
+      for (gsize c = 0; c < n; c += 5)
+        {
+          double sum = b->data[c], size = 0.0;
+
+          for (gsize j = 0; j < k; j++)
+            {
+              double p = (double) pl_matrix_get (x, r, j) * pl_matrix_get (w, j, c);
+
+              sum += p;
+              size += fabs (p);
+            }
+          worst = MAX (worst, fabs (pl_matrix_get (out, r, c) - sum) / size);
+        }
+  printf ("%s %.6f %.6f %.3g\n", op, wall, cpu, worst);
+  return 0;
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -206,6 +289,8 @@ main (int argc, char *argv[])
   repeats = atoi (argv[3]);
   if (g_str_has_prefix (argv[1], "attention"))
     return bench_attention (argv[1], argv[2], MAX (repeats, 1));
+  if (g_str_has_prefix (argv[1], "linear"))
+    return bench_linear (argv[1], argv[2], MAX (repeats, 1));
 
   pl_executor_get_default ();
   if (!(model = pl_model_open (argv[1], NULL, &error)) ||

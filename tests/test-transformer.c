@@ -333,7 +333,7 @@ test_linear (void)
       g_autoptr(PlMatrix) plain = pl_matrix_new (t, n);
       double largest = 0, off_plain = 0, off_split = 0;
 
-      pl_linear (x, w, b, res, cases[i].activation, split);
+      g_assert_true (pl_linear (x, w, NULL, b, res, cases[i].activation, split, NULL));
       pl_linear_plain (x, w, b, res, cases[i].activation, plain);
       for (gsize r = 0; r < t; r++)
         for (gsize j = 0; j < n; j++)

@@ -4,6 +4,7 @@
 #include <cblas.h>
 #include <string.h>
 
+#include "pl-error.h"
 #include "pl-executor.h"
 #include "pl-linear.h"
 #include "pl-transformer-kernels.h"
@@ -103,22 +104,33 @@ check_shapes (const PlMatrix *x,
   g_assert (residual == NULL || (residual->rows == x->rows && residual->cols == w->cols));
 }
 
-void
-pl_linear (const PlMatrix *x,
-           const PlMatrix *w,
-           const PlMatrix *b,
-           const PlMatrix *residual,
-           PlActivation    activation,
-           PlMatrix       *out)
+gboolean
+pl_linear (const PlMatrix      *x,
+           const PlMatrix      *w,
+           const PlLinearTiles *tiles,
+           const PlMatrix      *b,
+           const PlMatrix      *residual,
+           PlActivation         activation,
+           PlMatrix            *out,
+           GError             **error)
 {
   PlExecutor *executor = pl_executor_get_default ();
   guint n_threads = pl_executor_get_n_threads (executor);
   LinearJob job = { x, w, b, residual, activation, out };
-  gsize t = x->rows, n = w->cols, pieces;
+  gsize t = x->rows, n = out->cols, pieces;
 
+  g_assert (w != NULL || tiles != NULL);
+  if (tiles != NULL && pl_linear_amx (x, tiles, b, residual, activation, out))
+    return TRUE;
+  if (w == NULL)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_TOO_LARGE,
+                   "out of memory for a linear layer's %" G_GSIZE_FORMAT "×%" G_GSIZE_FORMAT " input", t, x->cols);
+      return FALSE;
+    }
   check_shapes (x, w, b, residual, out);
   if (t == 0 || n == 0)
-    return;
+    return TRUE;
   job.by_columns = n > t;
   if (job.by_columns)
     {
@@ -132,6 +144,7 @@ pl_linear (const PlMatrix *x,
       pieces = (t + job.size - 1) / job.size;
     }
   pl_executor_for (executor, (guint) pieces, linear_piece, &job);
+  return TRUE;
 }
 
 void

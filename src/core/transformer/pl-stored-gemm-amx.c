@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "pl-amx-tiles.h"
 #include "pl-cpu.h"
 #include "pl-executor.h"
 #include "pl-stored-gemm-private.h"
@@ -38,24 +39,6 @@
 #define GROUP_BYTES ((gsize) 1 << 20)
 /* activation rows split per piece */
 #define SPLIT_ROWS 32
-
-typedef struct
-{
-  guint8   palette;
-  guint8   start_row;
-  guint8   reserved[14];
-  guint16  colsb[16];
-  guint8   rows[16];
-} TileConfig;
-
-/* Eight tiles of 16 rows of 64 bytes. Static and whole in memory: GCC's
- * _tile_loadconfig tells the compiler it reads only the first 8 bytes, so
- * a configuration filled in on the stack can lose its other stores. */
-static const TileConfig tile_config = {
-  .palette = 1,
-  .colsb = { 64, 64, 64, 64, 64, 64, 64, 64 },
-  .rows = { 16, 16, 16, 16, 16, 16, 16, 16 },
-};
 
 typedef struct
 {
@@ -196,7 +179,7 @@ work (gpointer data)
   Job *job = data;
   gsize n_groups = (job->n_panels + job->group - 1) / job->group;
 
-  _tile_loadconfig (&tile_config);
+  _tile_loadconfig (&pl_amx_tile_config);
 
   for (;;)
     {

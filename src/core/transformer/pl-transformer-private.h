@@ -2,6 +2,7 @@
 #pragma once
 
 #include "pl-attention-stats.h"
+#include "pl-linear-amx.h"
 #include "pl-rope-profile.h"
 #include "pl-transformer.h"
 
@@ -21,6 +22,11 @@ typedef struct
   PlMatrix *ffn_out_b;
   PlMatrix *ln2_w;
   PlMatrix *ln2_b;
+  /* the four weights above as AMX tiles where the processor has them, else NULL */
+  PlLinearTiles *qkv_tiles;
+  PlLinearTiles *out_tiles;
+  PlLinearTiles *ffn_in_tiles;
+  PlLinearTiles *ffn_out_tiles;
 } PlTransformerLayer;
 
 void pl_transformer_layer_clear (PlTransformerLayer *layer);

@@ -55,6 +55,10 @@ pl_transformer_layer_clear (PlTransformerLayer *layer)
   g_clear_pointer (&layer->ffn_out_b, pl_matrix_unref);
   g_clear_pointer (&layer->ln2_w, pl_matrix_unref);
   g_clear_pointer (&layer->ln2_b, pl_matrix_unref);
+  g_clear_pointer (&layer->qkv_tiles, pl_linear_tiles_free);
+  g_clear_pointer (&layer->out_tiles, pl_linear_tiles_free);
+  g_clear_pointer (&layer->ffn_in_tiles, pl_linear_tiles_free);
+  g_clear_pointer (&layer->ffn_out_tiles, pl_linear_tiles_free);
 }
 
 static void
@@ -173,6 +177,28 @@ load_or_zero (PlWeightFunc   func,
   return m != NULL ? m : constant_row (cols, 0);
 }
 
+/* *W's AMX tiles into TILES where the processor has them (NULL otherwise),
+ * and then *W dropped if DROP: the forward pass multiplies by the tiles
+ * alone, and nothing else reads the layers' float32 weights. */
+static gboolean
+make_tiles (PlMatrix       **w,
+            PlLinearTiles  **tiles,
+            gboolean         drop,
+            GError         **error)
+{
+  GError *local_error = NULL;
+
+  *tiles = pl_linear_tiles_new (*w, &local_error);
+  if (local_error != NULL)
+    {
+      g_propagate_error (error, local_error);
+      return FALSE;
+    }
+  if (*tiles != NULL && drop)
+    g_clear_pointer (w, pl_matrix_unref);
+  return TRUE;
+}
+
 static gboolean
 load_layer (PlTransformer  *self,
             PlWeightFunc    func,
@@ -228,7 +254,10 @@ load_layer (PlTransformer  *self,
                                           rest[i].bias, error)) == NULL)
         return FALSE;
   }
-  return TRUE;
+  /* Layer 0's Q and K stay float32 for pl_transformer_first_qk. */
+  return make_tiles (&w->qkv_w, &w->qkv_tiles, l > 0, error) && make_tiles (&w->out_w, &w->out_tiles, TRUE, error) &&
+         make_tiles (&w->ffn_in_w, &w->ffn_in_tiles, TRUE, error) &&
+         make_tiles (&w->ffn_out_w, &w->ffn_out_tiles, TRUE, error);
 }
 
 /* ELECTRA-small: the embeddings are narrower than the layers, and a
@@ -539,26 +568,36 @@ pl_transformer_run_with_qkv (PlTransformer   *self,
       if (c->pre_ln)
         {
           pl_layer_norm_rows (x, normed, w->ln1_w->data, w->ln1_b->data, c->layer_norm_eps);
-          pl_linear (normed, w->qkv_w, w->qkv_b, NULL, PL_ACTIVATION_NONE, qkv);
+          if (!pl_linear (normed, w->qkv_w, w->qkv_tiles, w->qkv_b, NULL, PL_ACTIVATION_NONE, qkv, error))
+            return FALSE;
           if (!attention (self, qkv, probs, ctx, cancellable, error))
             return FALSE;
-          pl_linear (ctx, w->out_w, w->out_b, x, PL_ACTIVATION_NONE, mid);
+          if (!pl_linear (ctx, w->out_w, w->out_tiles, w->out_b, x, PL_ACTIVATION_NONE, mid, error))
+            return FALSE;
           pl_layer_norm_rows (mid, normed, w->ln2_w->data, w->ln2_b->data, c->layer_norm_eps);
-          pl_linear (normed, w->ffn_in_w, w->ffn_in_b, NULL, c->activation, inner);
-          pl_linear (inner, w->ffn_out_w, w->ffn_out_b, mid, PL_ACTIVATION_NONE, next);
+          if (!pl_linear (normed, w->ffn_in_w, w->ffn_in_tiles, w->ffn_in_b, NULL, c->activation, inner, error))
+            return FALSE;
+          if (!pl_linear (inner, w->ffn_out_w, w->ffn_out_tiles, w->ffn_out_b, mid, PL_ACTIVATION_NONE, next,
+                          error))
+            return FALSE;
           if (l + 1 == c->n_layers)
             pl_layer_norm_rows (next, next, self->final_ln_w->data, self->final_ln_b->data,
                                 c->layer_norm_eps);
         }
       else
         {
-          pl_linear (x, w->qkv_w, w->qkv_b, NULL, PL_ACTIVATION_NONE, qkv);
+          if (!pl_linear (x, w->qkv_w, w->qkv_tiles, w->qkv_b, NULL, PL_ACTIVATION_NONE, qkv, error))
+            return FALSE;
           if (!attention (self, qkv, probs, ctx, cancellable, error))
             return FALSE;
-          pl_linear (ctx, w->out_w, w->out_b, x, PL_ACTIVATION_NONE, mid);
+          if (!pl_linear (ctx, w->out_w, w->out_tiles, w->out_b, x, PL_ACTIVATION_NONE, mid, error))
+            return FALSE;
           pl_layer_norm_rows (mid, mid, w->ln1_w->data, w->ln1_b->data, c->layer_norm_eps);
-          pl_linear (mid, w->ffn_in_w, w->ffn_in_b, NULL, c->activation, inner);
-          pl_linear (inner, w->ffn_out_w, w->ffn_out_b, mid, PL_ACTIVATION_NONE, next);
+          if (!pl_linear (mid, w->ffn_in_w, w->ffn_in_tiles, w->ffn_in_b, NULL, c->activation, inner, error))
+            return FALSE;
+          if (!pl_linear (inner, w->ffn_out_w, w->ffn_out_tiles, w->ffn_out_b, mid, PL_ACTIVATION_NONE, next,
+                          error))
+            return FALSE;
           pl_layer_norm_rows (next, next, w->ln2_w->data, w->ln2_b->data, c->layer_norm_eps);
         }
 
