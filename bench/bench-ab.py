@@ -30,6 +30,10 @@ attention compares the two in one build); --cpu compares the
 processor time of the process (all its threads) instead of the wall time, which
 a machine shared by many jobs inflates unevenly; with forward and attentions it is
 read from /proc (10 ms ticks).
+
+OP linear times pl-bench-forward's linear layer on the AMX tiles, --shape TxKxN[xgelu]
+(X [T, K] times W [K, N]); linear-plain the same on OpenBLAS: linear-plain DRIVER DRIVER
+--op-b linear compares the two in one build.
 """
 import argparse
 import os
