@@ -17,7 +17,8 @@ processor's peak it reaches and its ratio to ONNX Runtime; and the largest diffe
 engine's last hidden state from PyTorch's, relative to its largest magnitude. The peak is
 FMA units x 16 float lanes x 2 flops x clock x threads, with the clock measured in the same run by
 pl-bench-forward (a chain of dependent additions) and the FMA unit count given (2 on Xeon Scalable
-Gold/Platinum with AVX-512).
+Gold/Platinum with AVX-512). Where the processor has AMX-BF16, Poslens' linear layers run on its tiles
+(each float32 split into two BF16 numbers), which the float32 peak does not bound: its share can pass 100 %.
 
   npm install --prefix DIR --ignore-scripts onnxruntime-node
   /usr/bin/python3 bench/bench-engines.py BUILD_DIR --ort DIR/node_modules/onnxruntime-node
@@ -181,6 +182,15 @@ class Server:
         self.proc.wait()
 
 
+def amx_bf16():
+    """Whether /proc/cpuinfo lists AMX-BF16 (Linux)."""
+    try:
+        with open("/proc/cpuinfo") as info:
+            return any(line.startswith("flags") and " amx_bf16" in line for line in info)
+    except OSError:
+        return False
+
+
 def bench_model(kind, args, torch, folder, peak_per_ghz):
     bf = load_bench_forward()
     if kind == "bert":
@@ -299,6 +309,8 @@ def main():
     print("threads %d; best of %d alternating rounds after a warm-up; %d FMA units x 16 lanes assumed; "
           "load average %.1f; PyTorch %s" % (args.threads, args.rounds, args.fma_units, os.getloadavg()[0],
                                              torch.__version__))
+    if amx_bf16() and "POSLENS_DISABLE_SIMD" not in os.environ:
+        print("AMX-BF16 here: Poslens' linear layers multiply on its tiles, past the float32 peak's bound")
     for kind in args.models.split(","):
         with tempfile.TemporaryDirectory(prefix="poslens-engines-") as folder:
             ratios = bench_model(kind, args, torch, folder, peak_per_ghz)
