@@ -173,6 +173,19 @@ pl_test_max_abs_diff (const PlMatrix *a,
   return worst;
 }
 
+PlMatrix *
+pl_test_random_matrix (GRand *rand,
+                       gsize  rows,
+                       gsize  cols,
+                       double scale)
+{
+  PlMatrix *m = pl_matrix_new (rows, cols);
+
+  for (gsize i = 0; i < rows * cols; i++)
+    m->data[i] = (float) (g_rand_double_range (rand, -1, 1) * scale);
+  return m;
+}
+
 double
 pl_test_max_abs (const PlMatrix *m)
 {

@@ -37,6 +37,11 @@ double   *pl_test_read_h5_doubles (const char *file,
 /* Largest |a - b| over all elements; NaN when the shapes differ. */
 double    pl_test_max_abs_diff (const PlMatrix *a,
                                 const PlMatrix *b);
+/* ROWS × COLS values drawn uniformly from (−SCALE, SCALE) by RAND. */
+PlMatrix *pl_test_random_matrix (GRand *rand,
+                                 gsize  rows,
+                                 gsize  cols,
+                                 double scale);
 /* Largest |value| of M. */
 double    pl_test_max_abs      (const PlMatrix *m);
 /* The fixtures whose references hold the table analyses (cosine, PCA, probe

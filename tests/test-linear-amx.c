@@ -20,19 +20,6 @@
 
 #define SPLIT_TOL 2e-5
 
-static PlMatrix *
-random_matrix (GRand *rand,
-               gsize  rows,
-               gsize  cols,
-               double scale)
-{
-  PlMatrix *m = pl_matrix_new (rows, cols);
-
-  for (gsize i = 0; i < rows * cols; i++)
-    m->data[i] = (float) (g_rand_double_range (rand, -1, 1) * scale);
-  return m;
-}
-
 /* Shapes no 32-block divides: ragged rows and columns, K short of, just
  * past and well past a multiple of 32 and past one chunk of K (768). */
 static void
@@ -53,10 +40,10 @@ test_products (void)
     {
       gsize t = cases[i].t, k = cases[i].k, n = cases[i].n;
       /* values over four orders of magnitude, as trained weights and activations have */
-      g_autoptr(PlMatrix) x = random_matrix (rand, t, k, 3.0);
-      g_autoptr(PlMatrix) w = random_matrix (rand, k, n, 0.05);
-      g_autoptr(PlMatrix) b = random_matrix (rand, 1, n, 1.0);
-      g_autoptr(PlMatrix) res = cases[i].residual ? random_matrix (rand, t, n, 1.0) : NULL;
+      g_autoptr(PlMatrix) x = pl_test_random_matrix (rand, t, k, 3.0);
+      g_autoptr(PlMatrix) w = pl_test_random_matrix (rand, k, n, 0.05);
+      g_autoptr(PlMatrix) b = pl_test_random_matrix (rand, 1, n, 1.0);
+      g_autoptr(PlMatrix) res = cases[i].residual ? pl_test_random_matrix (rand, t, n, 1.0) : NULL;
       g_autoptr(PlMatrix) tuned = pl_matrix_new (t, n);
       g_autoptr(PlMatrix) plain = pl_matrix_new (t, n);
       g_autoptr(PlLinearTiles) tiles = NULL;

@@ -294,18 +294,6 @@ test_kernels (void)
   pl_kernel_force_generic (FALSE);
 }
 
-static PlMatrix *
-random_matrix (GRand *rand,
-               gsize  rows,
-               gsize  cols)
-{
-  PlMatrix *m = pl_matrix_new (rows, cols);
-
-  for (gsize i = 0; i < rows * cols; i++)
-    m->data[i] = (float) g_rand_double_range (rand, -1, 1);
-  return m;
-}
-
 /* The split linear layer against the plain one (one SGEMM) and both
  * against the sum in double, with erf GELU from libm: split by columns
  * (N > T, ragged last block) and by rows (T ≥ N), with and without a
@@ -325,10 +313,10 @@ test_linear (void)
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
       gsize t = cases[i].t, k = cases[i].k, n = cases[i].n;
-      g_autoptr(PlMatrix) x = random_matrix (rand, t, k);
-      g_autoptr(PlMatrix) w = random_matrix (rand, k, n);
-      g_autoptr(PlMatrix) b = random_matrix (rand, 1, n);
-      g_autoptr(PlMatrix) res = cases[i].residual ? random_matrix (rand, t, n) : NULL;
+      g_autoptr(PlMatrix) x = pl_test_random_matrix (rand, t, k, 1.0);
+      g_autoptr(PlMatrix) w = pl_test_random_matrix (rand, k, n, 1.0);
+      g_autoptr(PlMatrix) b = pl_test_random_matrix (rand, 1, n, 1.0);
+      g_autoptr(PlMatrix) res = cases[i].residual ? pl_test_random_matrix (rand, t, n, 1.0) : NULL;
       g_autoptr(PlMatrix) split = pl_matrix_new (t, n);
       g_autoptr(PlMatrix) plain = pl_matrix_new (t, n);
       double largest = 0, off_plain = 0, off_split = 0;
@@ -355,9 +343,9 @@ test_linear (void)
 
   {
     /* the LayerNorm split by rows gives pl_kernel_layer_norm's numbers */
-    g_autoptr(PlMatrix) x = random_matrix (rand, 150, 24);
-    g_autoptr(PlMatrix) gamma = random_matrix (rand, 1, 24);
-    g_autoptr(PlMatrix) beta = random_matrix (rand, 1, 24);
+    g_autoptr(PlMatrix) x = pl_test_random_matrix (rand, 150, 24, 1.0);
+    g_autoptr(PlMatrix) gamma = pl_test_random_matrix (rand, 1, 24, 1.0);
+    g_autoptr(PlMatrix) beta = pl_test_random_matrix (rand, 1, 24, 1.0);
     g_autoptr(PlMatrix) whole = pl_matrix_new (150, 24);
 
     pl_kernel_layer_norm (x->data, whole->data, 150, 24, gamma->data, beta->data, 1e-5);
