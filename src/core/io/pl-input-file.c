@@ -94,12 +94,16 @@ pl_input_file_check_stored (int          fd,
                             GError     **error)
 {
   guint64 end, pos, holes = 0;
+  off_t saved_offset;
 
   g_return_val_if_fail (path != NULL, FALSE);
 
   /* A small read costs nothing, whatever the file holds. */
   if (length <= HOLE_TOLERANCE)
     return TRUE;
+  /* The walk below moves FD's offset; a caller reading FD next with read()
+   * finds it where it left it. */
+  saved_offset = lseek (fd, 0, SEEK_CUR);
   if (offset > G_MAXINT64 || length > G_MAXINT64 - offset)
     holes = length;
   else
@@ -130,6 +134,8 @@ pl_input_file_check_stored (int          fd,
           pos = (guint64) hole;
         }
     }
+  if (saved_offset >= 0)
+    lseek (fd, saved_offset, SEEK_SET);
 
   if (holes <= HOLE_TOLERANCE || holes <= length / 2)
     return TRUE;
@@ -186,10 +192,11 @@ pl_input_file_read_all (const char  *path,
       close (fd);
       return NULL;
     }
-  /* The size was taken once: a file that grows meanwhile is read to it. */
+  /* The size was taken once: a file that grows meanwhile is read to it, and
+   * one that shrinks meanwhile is an error, never a shorter text. */
   while (got < size)
     {
-      ssize_t n = read (fd, contents + got, size - got);
+      ssize_t n = pread (fd, contents + got, size - got, (off_t) got);
 
       if (n < 0 && errno == EINTR)
         continue;
@@ -202,7 +209,15 @@ pl_input_file_read_all (const char  *path,
           return NULL;
         }
       if (n == 0)
-        break;
+        {
+          g_autofree char *want = g_format_size_full (size, G_FORMAT_SIZE_IEC_UNITS);
+
+          g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT,
+                       "%s: only %" G_GSIZE_FORMAT " of its %s could be read; the file changed or is damaged",
+                       path, got, want);
+          close (fd);
+          return NULL;
+        }
       got += n;
     }
   close (fd);
