@@ -226,7 +226,7 @@ bench_linear (const char *op,
   for (gsize j = 0; j < n; j++)
     b->data[j] = (float) ((seed = seed * 1664525u + 1013904223u) / 2147483648.0 - 1.0);
   pl_executor_get_default ();
-  if (!plain && !(tiles = pl_linear_tiles_new (w, &error)))
+  if (!plain && !(tiles = pl_linear_tiles_new (w, NULL, &error)))
     {
       fprintf (stderr, "pl-bench-forward: no AMX tiles here\n");
       return 1;
@@ -293,8 +293,8 @@ main (int argc, char *argv[])
     return bench_linear (argv[1], argv[2], MAX (repeats, 1));
 
   pl_executor_get_default ();
-  if (!(model = pl_model_open (argv[1], NULL, &error)) ||
-      !(transformer = pl_transformer_new (model, &error)) ||
+  if (!(model = pl_model_open (argv[1], NULL, NULL, &error)) ||
+      !(transformer = pl_transformer_new (model, NULL, &error)) ||
       !g_file_get_contents (argv[2], &text, NULL, &error))
     {
       fprintf (stderr, "pl-bench-forward: %s\n", error->message);

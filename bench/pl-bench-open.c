@@ -72,7 +72,7 @@ main (int   argc,
   base_rss = peak_rss_kb ();
   io0 = bytes_read ();
   t0 = g_get_monotonic_time ();
-  model = pl_model_open (argv[1], NULL, &error);
+  model = pl_model_open (argv[1], NULL, NULL, &error);
   t1 = g_get_monotonic_time ();
   if (model != NULL)
     positions = pl_model_read_positions (model, &error);
@@ -94,7 +94,7 @@ main (int   argc,
       gint64 s0 = g_get_monotonic_time ();
       double dt;
 
-      again = pl_model_open (argv[1], NULL, &error);
+      again = pl_model_open (argv[1], NULL, NULL, &error);
       g_assert_no_error (error);
       rows = pl_model_read_positions (again, &error);
       g_assert_no_error (error);

@@ -93,7 +93,7 @@ PlTransformer *
 pl_test_raw_transformer (const PlTestFixture *fx)
 {
   g_autoptr(GError) error = NULL;
-  PlTransformer *t = pl_transformer_new_full (&fx->config, raw_weight, (gpointer) fx, &error);
+  PlTransformer *t = pl_transformer_new_full (&fx->config, raw_weight, (gpointer) fx, NULL, &error);
 
   g_assert_no_error (error);
   return t;

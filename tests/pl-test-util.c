@@ -118,7 +118,7 @@ pl_test_open_vision (const char *name)
 {
   g_autofree char *path = pl_test_fixture ("vision", name, NULL);
   g_autoptr(GError) error = NULL;
-  PlModel *model = pl_model_open (path, NULL, &error);
+  PlModel *model = pl_model_open (path, NULL, NULL, &error);
 
   g_assert_no_error (error);
   return model;
@@ -313,7 +313,7 @@ pl_test_read_table (const PlTestTable *t)
   g_autofree char *path = t->model ? pl_test_demo (t->model, NULL)
                                    : pl_test_fixture (t->reference, NULL);
   g_autoptr(GError) error = NULL;
-  g_autoptr(PlModel) model = pl_model_open (path, t->model ? NULL : "/position_embeddings", &error);
+  g_autoptr(PlModel) model = pl_model_open (path, t->model ? NULL : "/position_embeddings", NULL, &error);
   PlMatrix *table;
 
   g_assert_no_error (error);

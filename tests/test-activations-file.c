@@ -115,8 +115,8 @@ test_round_trip (void)
   g_autofree char *path = g_build_filename (dir, "stats.h5", NULL);
   g_autofree char *demo = pl_test_demo ("mini-bert", NULL);
   g_autoptr(GError) error = NULL;
-  g_autoptr(PlModel) source = pl_model_open (demo, NULL, &error);
-  g_autoptr(PlTransformer) transformer = pl_transformer_new (source, &error);
+  g_autoptr(PlModel) source = pl_model_open (demo, NULL, NULL, &error);
+  g_autoptr(PlTransformer) transformer = pl_transformer_new (source, NULL, &error);
   g_autoptr(GPtrArray) sequences = random_inputs (transformer, 3, 24);
   g_autoptr(GPtrArray) maps = random_inputs (transformer, 1, 10);
   g_autoptr(PlForwardResult) forward = NULL;
@@ -137,7 +137,7 @@ test_round_trip (void)
   components = pl_attention_positional_components_for_ids (transformer, 4, sequences, NULL, NULL, NULL, &error);
   g_assert_no_error (error);
 
-  model = pl_model_open (path, NULL, &error);
+  model = pl_model_open (path, NULL, NULL, &error);
   g_assert_no_error (error);
   file = pl_model_get_activations (model);
   g_assert_nonnull (file);
@@ -196,7 +196,7 @@ test_round_trip (void)
 
   /* No weights: said, with the file's name. */
   g_assert_false (pl_model_has_forward (model));
-  none = pl_transformer_new (model, &error);
+  none = pl_transformer_new (model, NULL, &error);
   g_assert_null (none);
   g_assert_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED);
   g_assert_nonnull (strstr (error->message, path));
@@ -219,8 +219,8 @@ test_rotary_round_trip (void)
   g_autofree char *path = g_build_filename (dir, "rotary.h5", NULL);
   g_autofree char *folder = pl_test_fixture ("rope", "gpt-neox", NULL);
   g_autoptr(GError) error = NULL;
-  g_autoptr(PlModel) source = pl_model_open (folder, NULL, &error);
-  g_autoptr(PlTransformer) transformer = pl_transformer_new (source, &error);
+  g_autoptr(PlModel) source = pl_model_open (folder, NULL, NULL, &error);
+  g_autoptr(PlTransformer) transformer = pl_transformer_new (source, NULL, &error);
   g_autoptr(GPtrArray) sequences = random_inputs (transformer, 2, 32);
   g_autoptr(GPtrArray) components = NULL;
   g_autoptr(PlRopeProfile) computed = NULL;
@@ -235,7 +235,7 @@ test_rotary_round_trip (void)
   computed = pl_rope_profile_compute_for_ids (transformer, sequences, NULL, NULL, NULL, &error);
   g_assert_no_error (error);
 
-  model = pl_model_open (path, NULL, &error);
+  model = pl_model_open (path, NULL, NULL, &error);
   g_assert_no_error (error);
   file = pl_model_get_activations (model);
   g_assert_cmpuint (pl_activations_file_get_n_planes (file), ==, 2);
@@ -437,7 +437,7 @@ test_versions (void)
       guint width = v ? 4 : 5;
 
       write_broken (path, kinds[v]);
-      model = pl_model_open (path, NULL, &error);
+      model = pl_model_open (path, NULL, NULL, &error);
       g_assert_no_error (error);
       file = pl_model_get_activations (model);
       g_assert_cmpuint (pl_activations_file_get_format_version (file), ==, v + 1);
@@ -483,7 +483,7 @@ test_bad_files (void)
       g_autoptr(PlModel) model = NULL;
 
       write_broken (path, cases[i].what);
-      model = pl_model_open (path, NULL, &error);
+      model = pl_model_open (path, NULL, NULL, &error);
       g_assert_null (model);
       g_assert_nonnull (error);
       if (!g_error_matches (error, PL_ERROR, cases[i].code) || strstr (error->message, cases[i].needle) == NULL ||

@@ -209,7 +209,7 @@ open_model (const Family *fam,
             const char   *dir)
 {
   g_autoptr(GError) error = NULL;
-  PlModel *model = pl_model_open (dir, NULL, &error);
+  PlModel *model = pl_model_open (dir, NULL, NULL, &error);
 
   g_assert_no_error (error);
   g_assert_cmpint (pl_model_get_family (model), ==, fam->family);
@@ -225,7 +225,7 @@ static PlTransformer *
 open_transformer (PlModel *model)
 {
   g_autoptr(GError) error = NULL;
-  PlTransformer *t = pl_transformer_new (model, &error);
+  PlTransformer *t = pl_transformer_new (model, NULL, &error);
 
   g_assert_no_error (error);
   return t;
@@ -443,11 +443,11 @@ test_bad (gconstpointer data)
   if (bc->drop != NULL)
     g_ptr_array_remove (list, pl_seeded_find (list, bc->drop));
   dir = write_model (bc->fam, list, "safetensors", bc->keys);
-  model = pl_model_open (dir, NULL, &error);
+  model = pl_model_open (dir, NULL, NULL, &error);
   g_assert_no_error (error);
   positions = pl_model_read_positions (model, &error);
   g_assert_no_error (error);
-  t = pl_transformer_new (model, &error);
+  t = pl_transformer_new (model, NULL, &error);
   g_assert_null (t);
   g_assert_nonnull (error);
   g_test_message ("%s", error->message);

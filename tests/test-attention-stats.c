@@ -212,7 +212,7 @@ test_position_only_closed_form (void)
         .bos_id = -1, .eos_id = -1, .pad_id = -1,
       };
       g_autoptr(GError) error = NULL;
-      g_autoptr(PlTransformer) t = pl_transformer_new_full (&config, tiny_weight, NULL, &error);
+      g_autoptr(PlTransformer) t = pl_transformer_new_full (&config, tiny_weight, NULL, NULL, &error);
       g_autoptr(PlMatrix) p = NULL;
 
       g_assert_no_error (error);
@@ -330,7 +330,7 @@ test_positional_component_model (void)
 {
   g_autofree char *dir = pl_test_demo ("mini-bert", NULL);
   g_autoptr(GError) error = NULL;
-  g_autoptr(PlModel) model = pl_model_open (dir, NULL, &error);
+  g_autoptr(PlModel) model = pl_model_open (dir, NULL, NULL, &error);
   g_autoptr(PlTransformer) t = NULL;
   g_autoptr(GPtrArray) all = NULL;
   g_autoptr(PlMatrix) table = NULL;
@@ -340,7 +340,7 @@ test_positional_component_model (void)
   g_assert_no_error (error);
   g_assert_cmpuint (table->rows, ==, 24);
   g_assert_cmpuint (table->cols, ==, 256);
-  t = pl_transformer_new (model, &error);
+  t = pl_transformer_new (model, NULL, &error);
   g_assert_no_error (error);
   all = pl_attention_positional_components (t, 4, 3, 24, 7, NULL, NULL, NULL, &error);
   g_assert_no_error (error);
@@ -382,9 +382,9 @@ test_cli (void)
       return;
     }
   g_assert_cmpint (pl_test_run_cli (args), ==, 0);
-  model = pl_model_open (dir, NULL, &error);
+  model = pl_model_open (dir, NULL, NULL, &error);
   g_assert_no_error (error);
-  t = pl_transformer_new (model, &error);
+  t = pl_transformer_new (model, NULL, &error);
   g_assert_no_error (error);
   stats = pl_attention_stats_compute (t, 2, 32, 5, NULL, NULL, NULL, &error);
   g_assert_no_error (error);

@@ -121,7 +121,7 @@ test_check (gconstpointer data)
   const char *args[] = { "check", path, NULL };
   g_autofree char *out = NULL, *err = NULL;
   g_autoptr(GError) error = NULL;
-  g_autoptr(PlModel) model = pl_model_open (path, NULL, &error);
+  g_autoptr(PlModel) model = pl_model_open (path, NULL, NULL, &error);
   gboolean ok = model != NULL && pl_model_check_readable (model, &error);
 
   g_assert_true (ok == c->ok);
@@ -149,7 +149,7 @@ test_library (gconstpointer data)
   g_autoptr(PlMatrix) positions = NULL;
   g_autoptr(GTimer) timer = g_timer_new ();
 
-  model = pl_model_open (path, c->dataset, &error);
+  model = pl_model_open (path, c->dataset, NULL, &error);
   if (model != NULL)
     positions = pl_model_read_positions (model, &error);
   g_assert_null (positions);
@@ -210,7 +210,7 @@ test_every_bad_row_named (void)
   g_autoptr(PlMatrix) positions = NULL;
   hid_t file;
 
-  zero_model = pl_model_open (zero_path, NULL, &error);
+  zero_model = pl_model_open (zero_path, NULL, NULL, &error);
   g_assert_no_error (error);
   positions = pl_model_read_positions (zero_model, &error);
   g_assert_no_error (error);
@@ -230,7 +230,7 @@ test_every_bad_row_named (void)
   pl_test_h5_put (file, "/position_embeddings", 2, dims, v);
   H5Fclose (file);
 
-  model = pl_model_open (path, NULL, &error);
+  model = pl_model_open (path, NULL, NULL, &error);
   g_assert_no_error (error);
   g_clear_pointer (&positions, pl_matrix_unref);
   positions = pl_model_read_positions (model, &error);
@@ -261,7 +261,7 @@ test_hard_link_cycle_with_table (void)
   pl_test_h5_put (file, "/g/position_embeddings", 2, dims, v);
   H5Fclose (file);
 
-  model = pl_model_open (path, NULL, &error);
+  model = pl_model_open (path, NULL, NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (pl_checkpoint_get_n_tensors (pl_model_get_checkpoint (model)), ==, 1);
   positions = pl_model_read_positions (model, &error);
@@ -312,7 +312,7 @@ test_hf_cache_links (void)
   g_assert_cmpint (symlink ("../../blobs/5f2a9e", weights), ==, 0);
   g_assert_cmpint (symlink ("../../blobs/77c1d0", config), ==, 0);
 
-  model = pl_model_open (snapshot, NULL, &error);
+  model = pl_model_open (snapshot, NULL, NULL, &error);
   g_assert_no_error (error);
   positions = pl_model_read_positions (model, &error);
   g_assert_no_error (error);
@@ -395,7 +395,7 @@ test_empty_path (void)
   g_autofree char *out = NULL, *err = NULL;
   g_autoptr(GError) error = NULL;
 
-  g_assert_null (pl_model_open ("", NULL, &error));
+  g_assert_null (pl_model_open ("", NULL, NULL, &error));
   g_assert_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT);
   if (g_getenv ("POSLENS_CLI") == NULL)
     return;
@@ -454,7 +454,7 @@ test_mutations (gconstpointer data)
       g_file_set_contents_full (target, mutated, len, G_FILE_SET_CONTENTS_NONE, 0600, &error);
       g_assert_no_error (error);
 
-      model = pl_model_open (target, NULL, &local_error);
+      model = pl_model_open (target, NULL, NULL, &local_error);
       if (model != NULL)
         positions = pl_model_read_positions (model, &local_error);
       if (positions != NULL)

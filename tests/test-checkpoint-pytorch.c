@@ -307,7 +307,7 @@ test_same_model (gconstpointer data)
   g_autofree char *bin_dir = pl_test_fixture ("pytorch", c->bin, NULL);
   g_autofree char *st_dir = pl_test_fixture ("pytorch", c->safetensors, NULL);
   g_autoptr(GError) error = NULL;
-  g_autoptr(PlModel) bin = pl_model_open (bin_dir, NULL, &error);
+  g_autoptr(PlModel) bin = pl_model_open (bin_dir, NULL, NULL, &error);
   g_autoptr(PlModel) st = NULL;
   g_autoptr(PlMatrix) bin_positions = NULL;
   g_autoptr(PlMatrix) st_positions = NULL;
@@ -320,7 +320,7 @@ test_same_model (gconstpointer data)
   const int ids[] = { 2, 7, 11, 3, 19, 5, 23, 1 };
 
   g_assert_no_error (error);
-  st = pl_model_open (st_dir, NULL, &error);
+  st = pl_model_open (st_dir, NULL, NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpstr (pl_model_get_family_name (bin), ==, c->family);
   g_assert_cmpstr (pl_model_get_family_name (st), ==, c->family);
@@ -349,9 +349,9 @@ test_same_model (gconstpointer data)
       assert_same_bits (bin_cosine, st_cosine, "cosine similarity");
     }
 
-  bin_t = pl_transformer_new (bin, &error);
+  bin_t = pl_transformer_new (bin, NULL, &error);
   g_assert_no_error (error);
-  st_t = pl_transformer_new (st, &error);
+  st_t = pl_transformer_new (st, NULL, &error);
   g_assert_no_error (error);
   bin_out = pl_transformer_forward (bin_t, ids, G_N_ELEMENTS (ids), PL_FORWARD_ATTENTIONS | PL_FORWARD_HIDDEN_STATES,
                                     NULL, NULL, NULL, &error);

@@ -46,7 +46,7 @@ test_demo (gconstpointer data)
   g_autofree char *dir = pl_test_demo (c->folder, NULL);
   g_autofree char *file = pl_test_demo (c->folder, "tf_model.h5", NULL);
   g_autoptr(GError) error = NULL;
-  g_autoptr(PlModel) model = pl_model_open (dir, NULL, &error);
+  g_autoptr(PlModel) model = pl_model_open (dir, NULL, NULL, &error);
   g_autoptr(PlMatrix) raw = NULL;
   g_autoptr(PlMatrix) expect = NULL;
   g_autoptr(PlMatrix) positions = NULL;
@@ -135,7 +135,7 @@ test_plain_table (void)
 {
   g_autofree char *file = pl_test_fixture ("sinusoid-512x768.h5", NULL);
   g_autoptr(GError) error = NULL;
-  g_autoptr(PlModel) model = pl_model_open (file, "/position_embeddings", &error);
+  g_autoptr(PlModel) model = pl_model_open (file, "/position_embeddings", NULL, &error);
   g_autoptr(PlMatrix) raw = pl_test_read_h5 (file, "/position_embeddings");
   g_autoptr(PlMatrix) positions = NULL;
 
@@ -159,7 +159,7 @@ test_dataset_choice (void)
 {
   g_autofree char *dir = pl_test_demo ("mini-roberta", NULL);
   g_autoptr(GError) error = NULL;
-  g_autoptr(PlModel) own = pl_model_open (dir, ROBERTA_POS, &error);
+  g_autoptr(PlModel) own = pl_model_open (dir, ROBERTA_POS, NULL, &error);
   g_autoptr(PlModel) other = NULL;
   g_autoptr(PlMatrix) positions = NULL;
 
@@ -170,7 +170,7 @@ test_dataset_choice (void)
   g_assert_no_error (error);
   g_assert_cmpuint (positions->rows, ==, 512);
 
-  other = pl_model_open (dir, "/roberta/tf_roberta_for_masked_lm/roberta/embeddings/word_embeddings/weight:0", &error);
+  other = pl_model_open (dir, "/roberta/tf_roberta_for_masked_lm/roberta/embeddings/word_embeddings/weight:0", NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpint (pl_model_get_family (other), ==, PL_FAMILY_TABLE);
   g_assert_cmpuint (pl_model_get_first_position (other), ==, 0);
@@ -183,7 +183,7 @@ static void
 test_builtin (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(PlModel) model = pl_model_open ("builtin:sinusoidal:64x32", NULL, &error);
+  g_autoptr(PlModel) model = pl_model_open ("builtin:sinusoidal:64x32", NULL, NULL, &error);
   g_autoptr(PlMatrix) positions = NULL;
 
   g_assert_no_error (error);
@@ -203,7 +203,7 @@ test_builtin (void)
       }
 
   g_clear_object (&model);
-  model = pl_model_open ("builtin:nonsense", NULL, &error);
+  model = pl_model_open ("builtin:nonsense", NULL, NULL, &error);
   g_assert_null (model);
   g_assert_nonnull (error);
 }
@@ -265,7 +265,7 @@ open_and_read (gpointer data)
   for (guint i = 0; i < 4; i++)
     {
       g_autoptr(GError) error = NULL;
-      g_autoptr(PlModel) model = pl_model_open (dir, NULL, &error);
+      g_autoptr(PlModel) model = pl_model_open (dir, NULL, NULL, &error);
       PlCheckpoint *ckpt;
       PlMatrix *positions;
 

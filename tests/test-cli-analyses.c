@@ -485,7 +485,7 @@ test_layer (void)
   g_autofree char *path = pl_test_demo ("mini-gpt2", NULL);
   g_autofree char *out = g_build_filename (dir, "layer.h5", NULL);
   g_autofree char *err = NULL;
-  g_autoptr(PlModel) model = pl_model_open (path, NULL, NULL);
+  g_autoptr(PlModel) model = pl_model_open (path, NULL, NULL, NULL);
   g_autoptr(PlMatrix) component = NULL;
   g_autoptr(PlMatrix) expected = NULL;
   g_autoptr(PlMatrix) sim = NULL;

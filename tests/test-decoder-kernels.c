@@ -105,7 +105,7 @@ test_tuned_gemm (void)
       for (gsize j = 0; j < n; j++)
         bias->data[j] = noise (j);
       /* W in tile order, packed as the model's loading packs it */
-      tiles = pl_stored_gemm_prepare (w, NULL);
+      tiles = pl_stored_gemm_prepare (w, NULL, NULL);
       if (pl_cpu_has_amx_bf16 ())
         {
           g_autoptr(PlMatrix) wf = pl_stored_matrix_to_matrix (w, NULL);

@@ -119,7 +119,7 @@ static PlModel *
 open_model (const char *dir)
 {
   g_autoptr(GError) error = NULL;
-  PlModel *model = pl_model_open (dir, NULL, &error);
+  PlModel *model = pl_model_open (dir, NULL, NULL, &error);
 
   g_assert_no_error (error);
   g_assert_cmpint (pl_model_get_family (model), ==, PL_FAMILY_ELECTRA);
@@ -156,7 +156,7 @@ test_forward (gconstpointer data)
   g_autoptr(PlTransformer) t = NULL;
   g_autoptr(GError) error = NULL;
 
-  t = pl_transformer_new (model, &error);
+  t = pl_transformer_new (model, NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (pl_transformer_get_config (t)->embedding_size, ==, E);
   g_assert_cmpuint (pl_transformer_get_config (t)->hidden_size, ==, H);
@@ -207,7 +207,7 @@ test_weights (void)
       g_assert_cmpuint (positions->cols, ==, E);
       g_assert_cmpfloat (pl_test_max_abs_diff (positions, ref_positions), ==, 0);
 
-      t = pl_transformer_new (model, &error);
+      t = pl_transformer_new (model, NULL, &error);
       g_assert_no_error (error);
       rows = pl_transformer_get_positions (t, 10, &error);
       g_assert_no_error (error);
@@ -232,7 +232,7 @@ test_position_only (void)
   g_autoptr(GError) error = NULL;
   double diff;
 
-  t = pl_transformer_new (model, &error);
+  t = pl_transformer_new (model, NULL, &error);
   g_assert_no_error (error);
   term = pl_attention_position_only (t, 20, &error);
   g_assert_no_error (error);
@@ -259,7 +259,7 @@ test_layer_components (void)
   g_autoptr(PlMatrix) mean = pl_matrix_new (16, H);
   g_autoptr(GError) error = NULL;
 
-  t = pl_transformer_new (model, &error);
+  t = pl_transformer_new (model, NULL, &error);
   g_assert_no_error (error);
   tables = pl_attention_positional_components (t, LAYERS, 3, 16, 7, NULL, NULL, NULL, &error);
   g_assert_no_error (error);
@@ -345,9 +345,9 @@ test_bad (gconstpointer data)
     }
   dir = write_model (list, "safetensors", bc->config_e);
   st = g_build_filename (dir, "model.safetensors", NULL);
-  model = pl_model_open (dir, NULL, &error);
+  model = pl_model_open (dir, NULL, NULL, &error);
   g_assert_no_error (error);
-  t = pl_transformer_new (model, &error);
+  t = pl_transformer_new (model, NULL, &error);
   g_assert_null (t);
   g_assert_error (error, PL_ERROR, bc->code);
   g_test_message ("%s", error->message);

@@ -155,7 +155,7 @@ test_distilbert (void)
       g_autoptr(PlMatrix) positions = NULL;
 
       pl_test_write_text (config_path, config);
-      model = pl_model_open (dirs[i], NULL, &error);
+      model = pl_model_open (dirs[i], NULL, NULL, &error);
       g_assert_no_error (error);
       g_assert_cmpint (pl_model_get_family (model), ==, PL_FAMILY_DISTILBERT);
       g_assert_cmpuint (pl_model_get_n_layers (model), ==, 2);
@@ -263,7 +263,7 @@ test_family (gconstpointer data)
 
   pl_seeded_write_safetensors (st, list);
   pl_test_write_text (config, c->config);
-  model = pl_model_open (tmp, NULL, &error);
+  model = pl_model_open (tmp, NULL, NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpint (pl_model_get_family (model), ==, c->family);
   g_assert_cmpuint (pl_model_get_position_table_rows (model), ==, c->table_rows);
@@ -317,7 +317,7 @@ test_unknown_architecture (void)
   syn_add (list, g_strdup ("net.norm.scale"), NULL, 6, 0, FALSE);
   pl_seeded_write_safetensors (st, list);
 
-  model = pl_model_open (tmp, NULL, &error);
+  model = pl_model_open (tmp, NULL, NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpint (pl_model_get_family (model), ==, PL_FAMILY_TABLE);
   g_assert_cmpuint (pl_checkpoint_get_n_tensors (pl_model_get_checkpoint (model)), ==, 3);
@@ -329,7 +329,7 @@ test_unknown_architecture (void)
   g_assert_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED);
   g_clear_error (&error);
 
-  other = pl_model_open (st, "net.blocks.0.mixer.weight", &error);
+  other = pl_model_open (st, "net.blocks.0.mixer.weight", NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (pl_model_get_n_positions (other), ==, 6);
   pl_test_rmtree (tmp);
@@ -366,7 +366,7 @@ test_keras_and_sharded_h5 (void)
   H5Sclose (space);
   H5Fclose (file);
 
-  model = pl_model_open (keras, NULL, &error);
+  model = pl_model_open (keras, NULL, NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpstr (pl_checkpoint_get_format (pl_model_get_checkpoint (model)), ==, "hdf5-keras");
   g_assert_cmpuint (pl_checkpoint_get_n_tensors (pl_model_get_checkpoint (model)), ==, list->len);
@@ -397,7 +397,7 @@ test_keras_and_sharded_h5 (void)
   pl_test_write_text (index, map->str);
   pl_test_write_text (config, "{\"n_heads\": 2, \"activation\": \"gelu\"}");
 
-  sharded = pl_model_open (shard_dir, NULL, &error);
+  sharded = pl_model_open (shard_dir, NULL, NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpstr (pl_checkpoint_get_format (pl_model_get_checkpoint (sharded)), ==, "hdf5-sharded");
   g_assert_cmpuint (pl_checkpoint_get_n_tensors (pl_model_get_checkpoint (sharded)), ==, list->len);
@@ -443,7 +443,7 @@ test_gpt2_keras_variant (void)
   H5Fclose (file);
   pl_test_write_text (config, "{\"n_head\": 3, \"layer_norm_epsilon\": 1e-5, \"activation_function\": \"gelu_new\"}");
 
-  model = pl_model_open (tmp, NULL, &error);
+  model = pl_model_open (tmp, NULL, NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpint (pl_model_get_family (model), ==, PL_FAMILY_GPT2);
   g_assert_cmpuint (pl_model_get_n_layers (model), ==, 3);

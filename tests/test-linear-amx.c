@@ -53,7 +53,7 @@ test_products (void)
       for (gsize j = 0; j < k; j += 7)
         for (gsize c = 0; c < n; c++)
           pl_matrix_row (w, j)[c] *= (float) pow (10.0, (double) (j + c) / 7 - floor ((double) (j + c) / 7) - 0.5);
-      tiles = pl_linear_tiles_new (w, &error);
+      tiles = pl_linear_tiles_new (w, NULL, &error);
       g_assert_no_error (error);
       if (tiles == NULL)
         {
@@ -112,7 +112,7 @@ test_edges (void)
       pl_matrix_row (x, r)[j] = (float) (j % 5) * 1e-3f;
   for (gsize c = 0; c < n; c++)
     b->data[c] = (float) c;
-  if (!(tiles = pl_linear_tiles_new (w, NULL)))
+  if (!(tiles = pl_linear_tiles_new (w, NULL, NULL)))
     {
       g_test_skip ("no AMX-BF16 here, or POSLENS_DISABLE_SIMD set");
       return;

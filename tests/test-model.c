@@ -93,9 +93,9 @@ test_gpt2_formats_agree (void)
 
   copy_file (fixture, st);
   copy_file (config, st_config);
-  tf = pl_model_open (demo, NULL, &error);
+  tf = pl_model_open (demo, NULL, NULL, &error);
   g_assert_no_error (error);
-  sf = pl_model_open (tmp, NULL, &error);
+  sf = pl_model_open (tmp, NULL, NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpstr (pl_checkpoint_get_format (pl_model_get_checkpoint (sf)), ==, "safetensors");
   g_assert_cmpint (pl_model_get_family (sf), ==, PL_FAMILY_GPT2);
@@ -115,7 +115,7 @@ test_gpt2_roles (void)
   g_autofree char *demo = pl_test_demo ("mini-gpt2", NULL);
   g_autofree char *file = pl_test_demo ("mini-gpt2", "tf_model.h5", NULL);
   g_autoptr(GError) error = NULL;
-  g_autoptr(PlModel) model = pl_model_open (demo, NULL, &error);
+  g_autoptr(PlModel) model = pl_model_open (demo, NULL, NULL, &error);
   g_autoptr(PlMatrix) c_attn = pl_test_read_h5 (file, GPT2_TF "h_._2/attn/c_attn/weight:0");
   g_autoptr(PlMatrix) c_attn_b = pl_test_read_h5 (file, GPT2_TF "h_._2/attn/c_attn/bias:0");
   g_autoptr(PlMatrix) c_fc = pl_test_read_h5 (file, GPT2_TF "h_._2/mlp/c_fc/weight:0");
@@ -315,9 +315,9 @@ test_bert_safetensors (void)
   g_autoptr(PlMatrix) w = NULL;
 
   write_pt_bert_like ("bert", tmp, 1);
-  tf = pl_model_open (demo, NULL, &error);
+  tf = pl_model_open (demo, NULL, NULL, &error);
   g_assert_no_error (error);
-  sf = pl_model_open (tmp, NULL, &error);
+  sf = pl_model_open (tmp, NULL, NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpint (pl_model_get_family (sf), ==, PL_FAMILY_BERT);
   g_assert_cmpuint (pl_model_get_hidden_size (sf), ==, 256);
@@ -350,9 +350,9 @@ test_roberta_sharded (void)
   g_autoptr(PlMatrix) positions = NULL;
 
   write_pt_bert_like ("roberta", tmp, 3);
-  tf = pl_model_open (demo, NULL, &error);
+  tf = pl_model_open (demo, NULL, NULL, &error);
   g_assert_no_error (error);
-  sf = pl_model_open (tmp, NULL, &error);
+  sf = pl_model_open (tmp, NULL, NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpstr (pl_checkpoint_get_format (pl_model_get_checkpoint (sf)), ==, "safetensors-sharded");
   g_assert_cmpint (pl_model_get_family (sf), ==, PL_FAMILY_ROBERTA);
@@ -395,7 +395,7 @@ test_dtypes (void)
       g_autoptr(PlMatrix) m = pl_checkpoint_read (ckpt, readable[i], &error);
       g_autoptr(PlMatrix) rows = pl_checkpoint_read_rows (ckpt, readable[i], 13, 5, &error);
       g_autoptr(PlMatrix) expect_rows = pl_matrix_slice_rows (expect, 13, 5);
-      g_autoptr(PlModel) model = pl_model_open (path, readable[i], &error);
+      g_autoptr(PlModel) model = pl_model_open (path, readable[i], NULL, &error);
       g_autoptr(PlMatrix) positions = NULL;
 
       g_assert_no_error (error);
@@ -410,7 +410,7 @@ test_dtypes (void)
   g_assert_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED);
   g_assert_nonnull (strstr (error->message, "I64"));
   g_clear_error (&error);
-  g_assert_null (pl_model_open (path, "ids", &error));
+  g_assert_null (pl_model_open (path, "ids", NULL, &error));
   g_assert_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED);
 
   g_clear_object (&ckpt);
@@ -431,7 +431,7 @@ test_missing_config (void)
   g_autoptr(PlMatrix) positions = NULL;
 
   copy_file (fixture, st);
-  model = pl_model_open (tmp, NULL, &error);
+  model = pl_model_open (tmp, NULL, NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpint (pl_model_get_family (model), ==, PL_FAMILY_GPT2);
   g_assert_cmpuint (pl_model_get_n_heads (model), ==, 0);
@@ -448,7 +448,7 @@ test_missing_config (void)
   /* A config without the heads names the key. */
   pl_test_write_text (config, "{\"model_type\": \"gpt2\", \"layer_norm_epsilon\": 1e-5, "
                               "\"activation_function\": \"gelu_new\"}");
-  model = pl_model_open (tmp, NULL, &error);
+  model = pl_model_open (tmp, NULL, NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpfloat (pl_model_get_layer_norm_eps (model), ==, 1e-5);
   g_assert_false (pl_model_require_config (model, &error));
@@ -459,7 +459,7 @@ test_missing_config (void)
 
   /* A config that is not JSON is an error naming it. */
   pl_test_write_text (config, "{\"n_head\": ");
-  model = pl_model_open (tmp, NULL, &error);
+  model = pl_model_open (tmp, NULL, NULL, &error);
   g_assert_null (model);
   g_assert_error (error, PL_ERROR, PL_ERROR_CORRUPT);
   g_assert_nonnull (strstr (error->message, "config.json"));
@@ -497,7 +497,7 @@ test_hdf5_half (void)
   H5Tclose (type);
   H5Fclose (file);
 
-  model = pl_model_open (path, NULL, &error);
+  model = pl_model_open (path, NULL, NULL, &error);
   g_assert_no_error (error);
   info = pl_checkpoint_find_tensor (pl_model_get_checkpoint (model), "/position_embeddings");
   g_assert_cmpint (info->dtype, ==, PL_DTYPE_F16);
@@ -562,7 +562,7 @@ test_reads_only_the_table (void)
       gint64 before = bytes_read_so_far ();
       gint64 used;
 
-      model = pl_model_open (dirs[i], NULL, &error);
+      model = pl_model_open (dirs[i], NULL, NULL, &error);
       g_assert_no_error (error);
       g_assert_cmpint (pl_model_get_family (model), ==, PL_FAMILY_BERT);
       positions = pl_model_read_positions (model, &error);
@@ -592,9 +592,9 @@ test_demo_by_name (void)
   g_autoptr(PlMatrix) b = NULL;
 
   g_assert_cmpint (g_chdir (tmp), ==, 0);
-  by_name = pl_model_open ("mini-bert", NULL, &error);
+  by_name = pl_model_open ("mini-bert", NULL, NULL, &error);
   g_assert_no_error (error);
-  by_path = pl_model_open (full, NULL, &error);
+  by_path = pl_model_open (full, NULL, NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpstr (pl_model_get_family_display_name (by_name), ==, "BERT");
   a = pl_model_read_positions (by_name, &error);
@@ -607,11 +607,11 @@ test_demo_by_name (void)
   g_file_set_contents ("mini-bert", "not a checkpoint", -1, &error);
   g_assert_no_error (error);
   g_clear_object (&by_name);
-  by_name = pl_model_open ("mini-bert", NULL, &error);
+  by_name = pl_model_open ("mini-bert", NULL, NULL, &error);
   g_assert_null (by_name);
   g_assert_nonnull (error);
   g_clear_error (&error);
-  g_assert_null (pl_model_open ("mini-nothing", NULL, &error));
+  g_assert_null (pl_model_open ("mini-nothing", NULL, NULL, &error));
   g_assert_error (error, PL_ERROR, PL_ERROR_NOT_FOUND);
 
   g_assert_cmpint (g_chdir (old_cwd), ==, 0);

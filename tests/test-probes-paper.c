@@ -71,7 +71,7 @@ paper_table (const PaperTable *t)
   g_autofree char *path = t->model ? pl_test_demo (t->model, NULL)
                                    : pl_test_fixture ("sinusoid-512x768.h5", NULL);
   g_autoptr(GError) error = NULL;
-  g_autoptr(PlModel) model = pl_model_open (path, t->model ? NULL : "/position_embeddings", &error);
+  g_autoptr(PlModel) model = pl_model_open (path, t->model ? NULL : "/position_embeddings", NULL, &error);
   PlMatrix *table;
 
   g_assert_no_error (error);
@@ -258,7 +258,7 @@ static void
 test_paper_rows (void)
 {
   g_autofree char *roberta_path = pl_test_demo ("mini-roberta", NULL);
-  g_autoptr(PlModel) roberta = pl_model_open (roberta_path, NULL, NULL);
+  g_autoptr(PlModel) roberta = pl_model_open (roberta_path, NULL, NULL, NULL);
   g_autoptr(PlMatrix) table = pl_model_read_paper_positions (roberta, NULL);
   g_autoptr(PlMatrix) positions = pl_model_read_positions (roberta, NULL);
   g_autofree char *note = pl_model_describe_paper_rows (roberta);
@@ -288,7 +288,7 @@ test_paper_table1 (void)
     {
       g_autofree char *path = pl_test_demo (tables[models_used[m]].model, NULL);
 
-      models[m] = pl_model_open (path, NULL, &error);
+      models[m] = pl_model_open (path, NULL, NULL, &error);
       g_assert_no_error (error);
     }
   pl_paper_options_init (&options);
@@ -335,7 +335,7 @@ test_cancelled (void)
   g_autoptr(PlMatrix) table = paper_table (&tables[0]);
   g_autoptr(GCancellable) cancellable = g_cancellable_new ();
   g_autofree char *path = pl_test_demo ("mini-gpt2", NULL);
-  g_autoptr(PlModel) model = pl_model_open (path, NULL, NULL);
+  g_autoptr(PlModel) model = pl_model_open (path, NULL, NULL, NULL);
   g_autoptr(GError) error = NULL;
   g_autoptr(PlPaper) paper = NULL;
   PlProbeResult runs[2];

@@ -279,7 +279,7 @@ test_library (gconstpointer data)
   g_autoptr(PlMatrix) positions = NULL;
   g_autoptr(GTimer) timer = g_timer_new ();
 
-  model = pl_model_open (path, NULL, &error);
+  model = pl_model_open (path, NULL, NULL, &error);
   if (model != NULL)
     positions = pl_model_read_positions (model, &error);
   g_assert_null (positions);

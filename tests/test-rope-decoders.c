@@ -66,7 +66,7 @@ open_model (const char *name)
 {
   g_autofree char *path = pl_test_fixture ("rope", name, NULL);
   g_autoptr(GError) error = NULL;
-  PlModel *model = pl_model_open (path, NULL, &error);
+  PlModel *model = pl_model_open (path, NULL, NULL, &error);
 
   g_assert_no_error (error);
   return model;
@@ -77,7 +77,7 @@ open_transformer (const char *name)
 {
   g_autoptr(PlModel) model = open_model (name);
   g_autoptr(GError) error = NULL;
-  PlTransformer *t = pl_transformer_new (model, &error);
+  PlTransformer *t = pl_transformer_new (model, NULL, &error);
 
   g_assert_no_error (error);
   return t;
@@ -387,11 +387,11 @@ test_refusal (gconstpointer data)
   const Refusal *r = data;
   g_autofree char *dir = edited_copy (r->fixture, r->from, r->to);
   g_autoptr(GError) error = NULL;
-  g_autoptr(PlModel) model = pl_model_open (dir, NULL, &error);
+  g_autoptr(PlModel) model = pl_model_open (dir, NULL, NULL, &error);
   g_autoptr(PlTransformer) t = NULL;
 
   g_assert_no_error (error);
-  t = pl_transformer_new (model, &error);
+  t = pl_transformer_new (model, NULL, &error);
   g_assert_null (t);
   g_assert_error (error, PL_ERROR, r->code);
   g_test_message ("%s", error->message);
@@ -418,9 +418,9 @@ test_inputs_start_with_bos (void)
 
   g_assert_true (g_file_get_contents (tokenizer_path, &text, &len, NULL));
   g_assert_true (g_file_set_contents (copy, text, len, NULL));
-  model = pl_model_open (dir, NULL, &error);
+  model = pl_model_open (dir, NULL, NULL, &error);
   g_assert_no_error (error);
-  t = pl_transformer_new (model, &error);
+  t = pl_transformer_new (model, NULL, &error);
   g_assert_no_error (error);
   ids = pl_transformer_random_ids (t, 20, 3);
   g_assert_cmpint (g_array_index (ids, int, 0), ==, 1);
@@ -435,12 +435,12 @@ test_other_model_type (void)
 {
   g_autofree char *dir = edited_copy ("llama", "\"model_type\": \"llama\"", "\"model_type\": \"qwen3\"");
   g_autoptr(GError) error = NULL;
-  g_autoptr(PlModel) model = pl_model_open (dir, NULL, &error);
+  g_autoptr(PlModel) model = pl_model_open (dir, NULL, NULL, &error);
   g_autoptr(PlTransformer) t = NULL;
 
   g_assert_no_error (error);
   g_assert_cmpint (pl_model_get_family (model), ==, PL_FAMILY_TABLE);
-  t = pl_transformer_new (model, &error);
+  t = pl_transformer_new (model, NULL, &error);
   g_assert_null (t);
   g_assert_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED);
   pl_test_rmtree (dir);

@@ -141,7 +141,7 @@ check_cosine_model (gconstpointer data)
   g_autofree char *reference = pl_test_fixture (name, "reference.h5", NULL);
   g_autoptr(PlMatrix) ref = pl_test_read_h5 (reference, "/position_table/cosine");
   g_autoptr(GError) error = NULL;
-  g_autoptr(PlModel) model = pl_model_open (dir, NULL, &error);
+  g_autoptr(PlModel) model = pl_model_open (dir, NULL, NULL, &error);
   g_autoptr(PlMatrix) table = NULL;
   g_autoptr(PlMatrix) cos = NULL;
 

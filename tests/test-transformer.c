@@ -362,13 +362,13 @@ test_model (gconstpointer data)
   const PlTestFixture *fx = data;
   g_autofree char *dir = pl_test_demo (fx->name, NULL);
   g_autoptr(GError) error = NULL;
-  g_autoptr(PlModel) model = pl_model_open (dir, NULL, &error);
+  g_autoptr(PlModel) model = pl_model_open (dir, NULL, NULL, &error);
   g_autoptr(PlTransformer) t = NULL;
   g_autoptr(GArray) ids = NULL;
   const PlTransformerConfig *c;
 
   g_assert_no_error (error);
-  t = pl_transformer_new (model, &error);
+  t = pl_transformer_new (model, NULL, &error);
   g_assert_no_error (error);
   c = pl_transformer_get_config (t);
   g_assert_cmpuint (c->n_heads, ==, fx->config.n_heads);
@@ -399,10 +399,10 @@ static void
 test_unsupported (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(PlModel) model = pl_model_open ("builtin:sinusoidal:64x32", NULL, &error);
+  g_autoptr(PlModel) model = pl_model_open ("builtin:sinusoidal:64x32", NULL, NULL, &error);
 
   g_assert_no_error (error);
-  g_assert_null (pl_transformer_new (model, &error));
+  g_assert_null (pl_transformer_new (model, NULL, &error));
   g_assert_nonnull (error);
 }
 
@@ -436,11 +436,11 @@ test_relative_positions_refused (void)
   g_file_set_contents (copy_config, edited, -1, &error);
   g_assert_no_error (error);
 
-  model = pl_model_open (dir, NULL, &error);
+  model = pl_model_open (dir, NULL, NULL, &error);
   g_assert_no_error (error);
   table = pl_model_read_positions (model, &error);
   g_assert_no_error (error);
-  g_assert_null (pl_transformer_new (model, &error));
+  g_assert_null (pl_transformer_new (model, NULL, &error));
   g_assert_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED);
   g_assert_nonnull (strstr (error->message, "config.json"));
   g_assert_nonnull (strstr (error->message, "relative_key"));
@@ -704,12 +704,12 @@ test_renamed (gconstpointer data)
   const PlTestFixture *fx = &pl_test_fixtures[rc->fixture];
   g_autofree char *dir = write_renamed (fx, rc->prefix, rc->distil, rc->config);
   g_autoptr(GError) error = NULL;
-  g_autoptr(PlModel) model = pl_model_open (dir, NULL, &error);
+  g_autoptr(PlModel) model = pl_model_open (dir, NULL, NULL, &error);
   g_autoptr(PlTransformer) t = NULL;
 
   g_assert_no_error (error);
   g_assert_cmpint (pl_model_get_family (model), ==, rc->family);
-  t = pl_transformer_new (model, &error);
+  t = pl_transformer_new (model, NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (pl_transformer_get_config (t)->first_position, ==, fx->config.first_position);
   if (rc->distil)

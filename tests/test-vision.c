@@ -212,7 +212,7 @@ test_sincos2d (void)
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
       g_autoptr(GError) error = NULL;
-      g_autoptr(PlModel) model = pl_model_open (cases[i].spec, NULL, &error);
+      g_autoptr(PlModel) model = pl_model_open (cases[i].spec, NULL, NULL, &error);
       g_autoptr(PlMatrix) table = NULL;
       g_autoptr(PlMatrix) expected = pl_test_vision_reference ("sincos2d", cases[i].dataset);
       guint rows, cols;
@@ -242,7 +242,7 @@ test_sincos2d_refusals (void)
   for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
     {
       g_autoptr(GError) error = NULL;
-      g_autoptr(PlModel) model = pl_model_open (bad[i], NULL, &error);
+      g_autoptr(PlModel) model = pl_model_open (bad[i], NULL, NULL, &error);
 
       g_assert_null (model);
       g_assert_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT);
@@ -294,7 +294,7 @@ test_grid_problems (void)
     {
       g_autofree char *dir = copy_fixture (cases[i].fixture, cases[i].weights, cases[i].config);
       g_autoptr(GError) error = NULL;
-      g_autoptr(PlModel) model = pl_model_open (dir, NULL, &error);
+      g_autoptr(PlModel) model = pl_model_open (dir, NULL, NULL, &error);
       g_autoptr(PlMatrix) positions = NULL;
 
       g_assert_no_error (error);
@@ -312,7 +312,7 @@ test_grid_problems (void)
 
   {
     g_autoptr(GError) error = NULL;
-    g_autoptr(PlModel) model = pl_model_open ("builtin:sinusoidal:64x16", NULL, &error);
+    g_autoptr(PlModel) model = pl_model_open ("builtin:sinusoidal:64x16", NULL, NULL, &error);
 
     g_assert_no_error (error);
     g_assert_false (pl_model_require_grid (model, NULL, NULL, &error));
@@ -329,7 +329,7 @@ test_model_type (void)
   g_autofree char *dir = copy_fixture ("vit", "model.safetensors",
                                        "{\"model_type\": \"deit\", \"image_size\": 32, \"patch_size\": 8}");
   g_autoptr(GError) error = NULL;
-  g_autoptr(PlModel) model = pl_model_open (dir, NULL, &error);
+  g_autoptr(PlModel) model = pl_model_open (dir, NULL, NULL, &error);
 
   g_assert_no_error (error);
   /* Named DeiT, so two special rows: 17 rows leave 15 patches, no 4 × 4 grid. */
@@ -433,7 +433,7 @@ test_demo (void)
   g_autofree char *stated = NULL;
   g_auto(GStrv) demos = pl_paths_list_demo_models ();
   g_autoptr(GError) error = NULL;
-  g_autoptr(PlModel) model = pl_model_open ("mini-vit", NULL, &error);
+  g_autoptr(PlModel) model = pl_model_open ("mini-vit", NULL, NULL, &error);
   g_autoptr(PlMatrix) patches = NULL;
   g_autoptr(PlMatrix) cosine = NULL;
   g_autoptr(PlPca) pca = NULL;

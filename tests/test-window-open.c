@@ -535,8 +535,8 @@ test_activations_file (void)
   g_autofree char *path = g_build_filename (dir, "gpt2-activations.h5", NULL);
   g_autofree char *demo = pl_test_demo ("mini-gpt2", NULL);
   g_autoptr(GError) error = NULL;
-  g_autoptr(PlModel) source = pl_model_open (demo, NULL, &error);
-  g_autoptr(PlTransformer) transformer = pl_transformer_new (source, &error);
+  g_autoptr(PlModel) source = pl_model_open (demo, NULL, NULL, &error);
+  g_autoptr(PlTransformer) transformer = pl_transformer_new (source, NULL, &error);
   g_autoptr(GPtrArray) sequences = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
   g_autoptr(PlAttentionStats) expected = NULL;
   g_autoptr(GFile) file = NULL;

@@ -172,7 +172,7 @@ check_attention (const char *name)
   open_fixture (name);
   pl_test_wait_until (attention_ready, attention, "the attention statistics");
   stats = pl_attention_page_get_stats (attention);
-  transformer = pl_transformer_new (current_model (), NULL);
+  transformer = pl_transformer_new (current_model (), NULL, NULL);
   expected = pl_attention_stats_compute (transformer, 8, pl_workspace_sample_length (current_model ()), 1,
                                          NULL, NULL, NULL, NULL);
   g_assert_cmpuint (stats->n_tokens, ==, 32);
@@ -198,7 +198,7 @@ check_rotary (const char *name)
   open_fixture (name);
   pl_test_wait_until (rotary_ready, rotary, "the rotary profile");
   profile = pl_rotary_page_get_profile (rotary);
-  transformer = pl_transformer_new (current_model (), NULL);
+  transformer = pl_transformer_new (current_model (), NULL, NULL);
   expected = pl_rope_profile_compute (transformer, 8, 32, 1, NULL, NULL, NULL, NULL);
   g_assert_cmpfloat (pl_test_max_abs_diff (profile->query_norm, expected->query_norm), ==, 0);
   g_assert_cmpfloat (pl_test_max_abs_diff (profile->key_norm, expected->key_norm), ==, 0);
@@ -235,8 +235,8 @@ check_rotary_file (const char *fixture,
   g_autofree char *path = g_build_filename (dir, "activations.h5", NULL);
   g_autofree char *folder = rotary_model ? pl_test_fixture ("rope", fixture, NULL) : pl_test_demo (fixture, NULL);
   g_autoptr(GError) error = NULL;
-  g_autoptr(PlModel) source = pl_model_open (folder, NULL, &error);
-  g_autoptr(PlTransformer) transformer = pl_transformer_new (source, &error);
+  g_autoptr(PlModel) source = pl_model_open (folder, NULL, NULL, &error);
+  g_autoptr(PlTransformer) transformer = pl_transformer_new (source, NULL, &error);
   g_autoptr(GPtrArray) sequences = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
   g_autoptr(GFile) file = g_file_new_for_path (path);
   PlActivationsInputs inputs = { name, NULL, "test", sequences, NULL, NULL };

@@ -113,13 +113,13 @@ direct_forward (void)
 {
   g_autofree char *path = pl_test_demo ("mini-gpt2", NULL);
   g_autoptr(GError) error = NULL;
-  g_autoptr(PlModel) model = pl_model_open (path, NULL, &error);
+  g_autoptr(PlModel) model = pl_model_open (path, NULL, NULL, &error);
   g_autoptr(PlTransformer) transformer = NULL;
   int ids[sizeof SENTENCE];
   PlForwardResult *result;
 
   g_assert_no_error (error);
-  transformer = pl_transformer_new (model, &error);
+  transformer = pl_transformer_new (model, NULL, &error);
   g_assert_no_error (error);
   for (gsize i = 0; i < strlen (SENTENCE); i++)
     ids[i] = (guchar) SENTENCE[i] + 4;

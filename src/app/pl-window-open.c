@@ -65,10 +65,10 @@ open_models_thread (GTask        *task,
       /* Files from elsewhere are opened by a helper process first: a
        * damaged one can then only crash the helper, never the window. */
       if (pl_paths_is_demo (path) || g_str_has_prefix (path, "builtin:"))
-        model = pl_model_open (path, request->dataset, &error);
+        model = pl_model_open (path, request->dataset, cancellable, &error);
       else
         model = pl_model_open_isolated (path, request->dataset, pl_paths_get_cli (),
-                                        PL_MODEL_CHECK_TIMEOUT_SECONDS, &error);
+                                        PL_MODEL_CHECK_TIMEOUT_SECONDS, cancellable, &error);
 
       g_ptr_array_add (request->models, model);
       g_ptr_array_add (request->errors, error);

@@ -516,7 +516,7 @@ build_transformer (PlAnalysisJob  *job,
                    GValue         *result,
                    GError        **error)
 {
-  PlTransformer *transformer = pl_transformer_new (PL_MODEL (data), error);
+  PlTransformer *transformer = pl_transformer_new (PL_MODEL (data), pl_analysis_job_get_cancellable (job), error);
 
   if (transformer == NULL)
     return FALSE;

@@ -225,7 +225,7 @@ pl_cli_attention (int    argc,
   activations = pl_model_get_activations (model);
   if (activations != NULL && text == NULL && (length != 0 || seed != 0 || sequences != 8))
     return usage ("an activations file holds its own inputs: --sequences, --length and --seed do not apply");
-  if ((activations == NULL || text != NULL) && !(transformer = pl_transformer_new (model, &error)))
+  if ((activations == NULL || text != NULL) && !(transformer = pl_transformer_new (model, NULL, &error)))
     return pl_cli_fail (error);
   n_layers = pl_model_get_n_layers (model);
   n_heads = pl_model_get_n_heads (model);

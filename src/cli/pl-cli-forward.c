@@ -232,7 +232,7 @@ pl_cli_forward (int    argc,
     }
 
   if (!(model = pl_cli_open_model (argv[1], NULL, &error)) ||
-      !(transformer = pl_transformer_new (model, &error)))
+      !(transformer = pl_transformer_new (model, NULL, &error)))
     return pl_cli_fail (error);
   c = pl_transformer_get_config (transformer);
 

@@ -72,5 +72,5 @@ pl_cli_open_model (const char  *path,
                    GError     **error)
 {
   note_file (path);
-  return pl_model_open (path, dataset, error);
+  return pl_model_open (path, dataset, NULL, error);
 }

@@ -102,7 +102,7 @@ pl_cli_rope_profile (int    argc,
                    argv[1], pl_model_get_family_display_name (model));
       return pl_cli_fail (error);
     }
-  if (!(transformer = pl_transformer_new (model, &error)))
+  if (!(transformer = pl_transformer_new (model, NULL, &error)))
     return pl_cli_fail (error);
   if ((guint) layer > pl_transformer_get_config (transformer)->n_layers)
     {

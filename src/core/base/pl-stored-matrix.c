@@ -228,6 +228,7 @@ pl_stored_matrix_to_float (const PlStoredMatrix *self,
 
 PlStoredMatrix *
 pl_stored_matrix_to_tiles (const PlStoredMatrix  *self,
+                           GCancellable          *cancellable,
                            GError               **error)
 {
   PlStoredMatrix *tiles;
@@ -246,6 +247,11 @@ pl_stored_matrix_to_tiles (const PlStoredMatrix  *self,
       gsize half = row % 32 / 16, c = row % 16;
       guint16 *panel = (guint16 *) tiles->data + row / 32 * 32 * kp;
 
+      if (row % 32 == 0 && g_cancellable_set_error_if_cancelled (cancellable, error))
+        {
+          pl_stored_matrix_unref (tiles);
+          return NULL;
+        }
       for (gsize k = 0; k < self->cols; k++)
         panel[(half * n_tiles + k / 32) * 512 + (k % 32 / 2 * 16 + c) * 2 + k % 2] = src[k];
     }

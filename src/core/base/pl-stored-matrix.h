@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #pragma once
 
-#include <glib-object.h>
+#include <gio/gio.h>
 
 #include "pl-matrix.h"
 
@@ -63,8 +63,10 @@ pl_stored_matrix_row (const PlStoredMatrix *self,
  * of 16 pairs, pair c of tile row r holding row 32 P + 16 half + c at
  * columns 32 b + 2 r (first) and 32 b + 2 r + 1. As many bytes as SELF's
  * BF16 when rows and cols are multiples of 32. NULL and PL_ERROR_TOO_LARGE
- * when it cannot be had. */
+ * when it cannot be had, G_IO_ERROR_CANCELLED when CANCELLABLE is cancelled
+ * (looked at per panel). */
 PlStoredMatrix  *pl_stored_matrix_to_tiles   (const PlStoredMatrix  *self,
+                                              GCancellable          *cancellable,
                                               GError               **error);
 
 /* Rows [FIRST, FIRST + N) as float32 into OUT (N × cols, row-major), exactly

@@ -112,6 +112,7 @@ typedef struct
   GSubprocess  *process;
   GAsyncResult *result;
   gboolean      timed_out;
+  gboolean      cancelled;
 } Helper;
 
 static void
@@ -130,6 +131,17 @@ on_timeout (gpointer user_data)
   Helper *helper = user_data;
 
   helper->timed_out = TRUE;
+  g_subprocess_force_exit (helper->process);
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+on_cancelled (GCancellable *cancellable,
+              gpointer      user_data)
+{
+  Helper *helper = user_data;
+
+  helper->cancelled = TRUE;
   g_subprocess_force_exit (helper->process);
   return G_SOURCE_REMOVE;
 }
@@ -183,29 +195,36 @@ helper_code (GBytes *out)
   return PL_ERROR_CORRUPT;
 }
 
-/* Waits for PROCESS's output, stopping it after TIMEOUT_SECONDS, on a
- * context of this thread's own so the wait turns nobody else's loop.
- * FALSE when its pipes failed; the process has ended either way. */
+/* Waits for PROCESS's output, stopping it after TIMEOUT_SECONDS or as soon
+ * as CANCELLABLE is cancelled, on a context of this thread's own so the
+ * wait turns nobody else's loop. FALSE when its pipes failed; the process
+ * has ended either way. */
 static gboolean
-wait_for_helper (GSubprocess  *process,
-                 guint         timeout_seconds,
-                 GBytes      **out,
-                 GBytes      **err,
-                 gboolean     *timed_out,
-                 GError      **error)
+wait_for_helper (GSubprocess   *process,
+                 guint          timeout_seconds,
+                 GCancellable  *cancellable,
+                 GBytes       **out,
+                 GBytes       **err,
+                 gboolean      *timed_out,
+                 gboolean      *cancelled,
+                 GError       **error)
 {
   g_autoptr(GMainContext) context = g_main_context_new ();
   g_autoptr(GSource) timeout = g_timeout_source_new_seconds (timeout_seconds);
-  Helper helper = { process, NULL, FALSE };
+  g_autoptr(GSource) cancel = g_cancellable_source_new (cancellable);
+  Helper helper = { process, NULL, FALSE, FALSE };
   gboolean ok;
 
   g_main_context_push_thread_default (context);
   g_subprocess_communicate_async (process, NULL, NULL, on_communicated, &helper);
   g_source_set_callback (timeout, on_timeout, &helper, NULL);
   g_source_attach (timeout, context);
+  g_source_set_callback (cancel, G_SOURCE_FUNC (on_cancelled), &helper, NULL);
+  g_source_attach (cancel, context);
   while (helper.result == NULL)
     g_main_context_iteration (context, TRUE);
   g_source_destroy (timeout);
+  g_source_destroy (cancel);
   ok = g_subprocess_communicate_finish (process, helper.result, out, err, error);
   g_main_context_pop_thread_default (context);
   g_object_unref (helper.result);
@@ -216,6 +235,7 @@ wait_for_helper (GSubprocess  *process,
       g_subprocess_wait (process, NULL, NULL);
     }
   *timed_out = helper.timed_out;
+  *cancelled = helper.cancelled;
   return ok;
 }
 
@@ -223,12 +243,13 @@ wait_for_helper (GSubprocess  *process,
  * when it refused, crashed or hung; *UNUSABLE when there was no answer to
  * be had (the helper could not start, or does not know `check`). */
 static gboolean
-run_helper (const char  *helper_path,
-            const char  *path,
-            const char  *dataset,
-            guint        timeout_seconds,
-            gboolean    *unusable,
-            GError     **error)
+run_helper (const char    *helper_path,
+            const char    *path,
+            const char    *dataset,
+            guint          timeout_seconds,
+            GCancellable  *cancellable,
+            gboolean      *unusable,
+            GError       **error)
 {
   g_autoptr(GSubprocessLauncher) launcher = NULL;
   g_autoptr(GSubprocess) process = NULL;
@@ -237,7 +258,7 @@ run_helper (const char  *helper_path,
   g_autoptr(GError) local_error = NULL;
   g_autofree char *message = NULL;
   const char *argv[] = { helper_path, "check", path, dataset ? "--dataset" : NULL, dataset, NULL };
-  gboolean timed_out;
+  gboolean timed_out, cancelled;
   int status;
 
   *unusable = TRUE;
@@ -248,13 +269,18 @@ run_helper (const char  *helper_path,
   g_subprocess_launcher_set_child_setup (launcher, die_with_parent, NULL, NULL);
 #endif
   if ((process = g_subprocess_launcher_spawnv (launcher, argv, &local_error)) == NULL ||
-      !wait_for_helper (process, timeout_seconds, &out, &err, &timed_out, &local_error))
+      !wait_for_helper (process, timeout_seconds, cancellable, &out, &err, &timed_out, &cancelled, &local_error))
     {
       g_debug ("Opening %s without a helper: %s", path, local_error->message);
       return FALSE;
     }
 
   *unusable = FALSE;
+  if (cancelled)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_CANCELLED, "Opening was cancelled");
+      return FALSE;
+    }
   if (timed_out)
     {
       g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT,
@@ -284,11 +310,12 @@ run_helper (const char  *helper_path,
 }
 
 PlModel *
-pl_model_open_isolated (const char  *path,
-                        const char  *dataset,
-                        const char  *helper,
-                        guint        timeout_seconds,
-                        GError     **error)
+pl_model_open_isolated (const char    *path,
+                        const char    *dataset,
+                        const char    *helper,
+                        guint          timeout_seconds,
+                        GCancellable  *cancellable,
+                        GError       **error)
 {
   gboolean unusable = TRUE;
 
@@ -297,7 +324,7 @@ pl_model_open_isolated (const char  *path,
 
   /* Analytic encodings have no file to distrust. */
   if (helper != NULL && !g_str_has_prefix (path, "builtin:") &&
-      !run_helper (helper, path, dataset, timeout_seconds, &unusable, error) && !unusable)
+      !run_helper (helper, path, dataset, timeout_seconds, cancellable, &unusable, error) && !unusable)
     return NULL;
-  return pl_model_open (path, dataset, error);
+  return pl_model_open (path, dataset, cancellable, error);
 }

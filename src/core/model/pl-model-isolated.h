@@ -21,7 +21,8 @@ gboolean  pl_model_check_readable (PlModel      *model,
                                    GError      **error);
 
 /* pl_model_open (PATH, DATASET), but the file is first opened and read by
- * `HELPER check` in a process of its own, stopped after TIMEOUT_SECONDS.
+ * `HELPER check` in a process of its own, stopped after TIMEOUT_SECONDS or
+ * at once when CANCELLABLE is cancelled (then G_IO_ERROR_CANCELLED).
  * A damaged HDF5 file can leave Debian's libhdf5 1.10 with dangling
  * pointers that a later, sound file trips over (tests/fuzz/known-libhdf5/),
  * and a hostile one can make it loop: a long-lived process lets only files
@@ -31,6 +32,7 @@ PlModel  *pl_model_open_isolated  (const char   *path,
                                    const char   *dataset,
                                    const char   *helper,
                                    guint         timeout_seconds,
+                                   GCancellable *cancellable,
                                    GError      **error);
 
 G_END_DECLS

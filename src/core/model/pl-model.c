@@ -271,14 +271,18 @@ open_decoder (PlModel             *self,
 }
 
 PlModel *
-pl_model_open (const char  *path,
-               const char  *dataset,
-               GError     **error)
+pl_model_open (const char    *path,
+               const char    *dataset,
+               GCancellable  *cancellable,
+               GError       **error)
 {
   PlCheckpoint *checkpoint;
 
   g_return_val_if_fail (path != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    return NULL;
 
   if (path[0] == '\0')
     {
@@ -296,15 +300,17 @@ pl_model_open (const char  *path,
       g_autofree char *demo = g_build_filename (pl_paths_get_demo_dir (), path, NULL);
 
       if (g_file_test (demo, G_FILE_TEST_IS_DIR))
-        {
-          checkpoint = pl_checkpoint_open (demo, error);
-          return checkpoint ? pl_model_open_checkpoint (checkpoint, demo, dataset, error) : NULL;
-        }
+        return pl_model_open (demo, dataset, cancellable, error);
     }
 
   checkpoint = pl_checkpoint_open (path, error);
   if (checkpoint == NULL)
     return NULL;
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    {
+      g_object_unref (checkpoint);
+      return NULL;
+    }
   return pl_model_open_checkpoint (checkpoint, path, dataset, error);
 }
 

@@ -121,10 +121,13 @@ typedef struct
 G_DECLARE_FINAL_TYPE (PlModel, pl_model, PL, MODEL, GObject)
 
 /* PATH is a file, a checkpoint folder, a demo's name ("mini-bert") or
- * "builtin:KIND:..." for an analytic encoding. DATASET, when given, names a 2-D tensor to use as a plain table. */
-PlModel       *pl_model_open                 (const char  *path,
-                                              const char  *dataset,
-                                              GError     **error);
+ * "builtin:KIND:..." for an analytic encoding. DATASET, when given, names a
+ * 2-D tensor to use as a plain table. Fails with G_IO_ERROR_CANCELLED once
+ * CANCELLABLE is cancelled (looked at before and after the file is read). */
+PlModel       *pl_model_open                 (const char    *path,
+                                              const char    *dataset,
+                                              GCancellable  *cancellable,
+                                              GError       **error);
 PlModel       *pl_model_new_for_table        (const char  *name,
                                               PlMatrix    *table);
 

@@ -79,6 +79,7 @@ typedef struct
 {
   const PlMatrix *w;
   PlLinearTiles  *tiles;
+  GCancellable        *cancellable;
 } PackJob;
 
 /* 16 float32 as BF16 (rounded to nearest even) in the low half of each 32-bit lane */
@@ -123,6 +124,9 @@ pack_panel (guint    piece,
   gsize kbs = tiles->kp / 32;
   guint16 *panel = tiles->data + piece * kbs * 4 * TILE;
 
+  if (g_cancellable_is_cancelled (job->cancellable))
+    return;
+
   for (gsize kb = 0; kb < kbs; kb++)
     for (gsize p = 0; p < 16; p++)
       for (guint h = 0; h < 2; h++)
@@ -142,6 +146,7 @@ pack_panel (guint    piece,
 
 PlLinearTiles *
 pl_linear_tiles_new (const PlMatrix  *w,
+                     GCancellable    *cancellable,
                      GError         **error)
 {
   g_autoptr(PlLinearTiles) tiles = NULL;
@@ -163,7 +168,10 @@ pl_linear_tiles_new (const PlMatrix  *w,
     }
   job.w = w;
   job.tiles = tiles;
+  job.cancellable = cancellable;
   pl_executor_for (pl_executor_get_default (), (guint) tiles->n_panels, pack_panel, &job);
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    return NULL;
   return g_steal_pointer (&tiles);
 }
 
@@ -374,6 +382,7 @@ pl_linear_amx (const PlMatrix      *x,
 
 PlLinearTiles *
 pl_linear_tiles_new (const PlMatrix  *w,
+                     GCancellable    *cancellable,
                      GError         **error)
 {
   return NULL;

@@ -12,8 +12,10 @@ typedef struct _PlLinearTiles PlLinearTiles;
 
 /* W's tiles where the processor has AMX-BF16, else NULL (nothing to do:
  * pl_linear multiplies by W itself). NULL and PL_ERROR_TOO_LARGE when the
- * copy cannot be had. */
+ * copy cannot be had, G_IO_ERROR_CANCELLED when CANCELLABLE is cancelled
+ * (looked at per panel). */
 PlLinearTiles *pl_linear_tiles_new  (const PlMatrix  *w,
+                                     GCancellable    *cancellable,
                                      GError         **error);
 void           pl_linear_tiles_free (PlLinearTiles   *tiles);
 /* Bytes the tiles hold. */

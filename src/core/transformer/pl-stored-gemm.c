@@ -136,11 +136,12 @@ pl_stored_gemm (const PlMatrix       *x,
 
 PlStoredMatrix *
 pl_stored_gemm_prepare (PlStoredMatrix  *w,
+                        GCancellable    *cancellable,
                         GError         **error)
 {
   g_return_val_if_fail (w != NULL, NULL);
 
   if (w->type == PL_STORED_BF16 && pl_cpu_has_amx_bf16 ())
-    return pl_stored_matrix_to_tiles (w, error);
+    return pl_stored_matrix_to_tiles (w, cancellable, error);
   return pl_stored_matrix_ref (w);
 }

@@ -25,8 +25,10 @@ void pl_stored_gemm_plain (const PlMatrix       *x,
 /* W as pl_stored_gemm multiplies by it fastest: a BF16 weight in AMX tile
  * order where the processor has AMX (PL_STORED_BF16_TILES, as many bytes;
  * the caller drops W for it), else W itself (a new reference). NULL and
- * PL_ERROR_TOO_LARGE when the copy cannot be had. */
+ * PL_ERROR_TOO_LARGE when the copy cannot be had, G_IO_ERROR_CANCELLED when
+ * CANCELLABLE is cancelled while it is packed. */
 PlStoredMatrix *pl_stored_gemm_prepare (PlStoredMatrix  *w,
+                                        GCancellable    *cancellable,
                                         GError         **error);
 
 G_END_DECLS

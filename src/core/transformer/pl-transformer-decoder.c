@@ -244,9 +244,10 @@ load_norm (PlTransformer       *self,
  * stored one dropped: the layer's weights are held once. */
 static gboolean
 prepare (PlStoredMatrix **w,
+         GCancellable    *cancellable,
          GError         **error)
 {
-  PlStoredMatrix *ready = pl_stored_gemm_prepare (*w, error);
+  PlStoredMatrix *ready = pl_stored_gemm_prepare (*w, cancellable, error);
 
   if (ready == NULL)
     return FALSE;
@@ -260,6 +261,7 @@ load_decoder_layer (PlTransformer       *self,
                     PlStoredWeightFunc   func,
                     gpointer             data,
                     guint                l,
+                    GCancellable        *cancellable,
                     GError             **error)
 {
   const PlTransformerConfig *c = &self->config;
@@ -272,7 +274,8 @@ load_decoder_layer (PlTransformer       *self,
   const gsize qkv_rows[] = { q, kv, kv };
   const gsize gate_up_rows[] = { f, f };
 
-  if (!load_norm (self, func, data, PL_WEIGHT_LN1_WEIGHT, l, &w->norm1_w, &w->norm1_b, error) ||
+  if (g_cancellable_set_error_if_cancelled (cancellable, error) ||
+      !load_norm (self, func, data, PL_WEIGHT_LN1_WEIGHT, l, &w->norm1_w, &w->norm1_b, error) ||
       !load_norm (self, func, data, PL_WEIGHT_LN2_WEIGHT, l, &w->norm2_w, &w->norm2_b, error) ||
       !load_stacked (func, data, l, qkv, qkv_rows, 3, h, d->qkv_bias, &w->qkv_w, &w->qkv_b, error) ||
       !(w->out_w = load (func, data, PL_WEIGHT_ATTN_OUT_WEIGHT, l, h, q, error)) ||
@@ -289,8 +292,8 @@ load_decoder_layer (PlTransformer       *self,
   if (!(w->down_w = load (func, data, PL_WEIGHT_FFN_OUT_WEIGHT, l, h, f, error)) ||
       (d->mlp_bias && !(w->down_b = load_vector (func, data, PL_WEIGHT_FFN_OUT_BIAS, l, h, error))))
     return FALSE;
-  return prepare (&w->qkv_w, error) && prepare (&w->out_w, error) &&
-         prepare (&w->up_w, error) && prepare (&w->down_w, error);
+  return prepare (&w->qkv_w, cancellable, error) && prepare (&w->out_w, cancellable, error) &&
+         prepare (&w->up_w, cancellable, error) && prepare (&w->down_w, cancellable, error);
 }
 
 static gboolean
@@ -334,6 +337,7 @@ PlTransformer *
 pl_transformer_new_decoder (const PlTransformerConfig  *config,
                             PlStoredWeightFunc          func,
                             gpointer                    data,
+                            GCancellable               *cancellable,
                             GError                    **error)
 {
   g_autoptr(PlTransformer) self = NULL;
@@ -370,7 +374,7 @@ pl_transformer_new_decoder (const PlTransformerConfig  *config,
 
   self->decoder_layers = g_new0 (PlDecoderLayer, c->n_layers);
   for (guint l = 0; l < c->n_layers; l++)
-    if (!load_decoder_layer (self, func, data, l, error))
+    if (!load_decoder_layer (self, func, data, l, cancellable, error))
       return NULL;
   return g_steal_pointer (&self);
 }

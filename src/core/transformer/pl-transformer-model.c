@@ -11,13 +11,26 @@
 /* Kept apart from pl-transformer.c so the forward pass links (tests,
  * benchmarks) with weights from anywhere, not only from a PlModel. */
 
+/* What the weight functions read from: the model, and whether to go on. */
+typedef struct
+{
+  PlModel      *model;
+  GCancellable *cancellable;
+} Reader;
+
+/* Each weight read looks at the cancellable first: a large model's weights
+ * take seconds to read. */
 static PlStoredMatrix *
 model_stored_weight (PlWeight   weight,
                      int        layer,
                      gpointer   user_data,
                      GError   **error)
 {
-  return pl_model_read_stored_weight (PL_MODEL (user_data), weight, layer, error);
+  Reader *reader = user_data;
+
+  if (g_cancellable_set_error_if_cancelled (reader->cancellable, error))
+    return NULL;
+  return pl_model_read_stored_weight (reader->model, weight, layer, error);
 }
 
 static PlMatrix *
@@ -26,7 +39,11 @@ model_weight (PlWeight   weight,
               gpointer   user_data,
               GError   **error)
 {
-  return pl_model_read_weight (PL_MODEL (user_data), weight, layer, error);
+  Reader *reader = user_data;
+
+  if (g_cancellable_set_error_if_cancelled (reader->cancellable, error))
+    return NULL;
+  return pl_model_read_weight (reader->model, weight, layer, error);
 }
 
 /* config.json names no [CLS] / [SEP] for BERT, and says nothing of which ids
@@ -71,10 +88,12 @@ use_tokenizer (PlTransformer *transformer,
 }
 
 PlTransformer *
-pl_transformer_new (PlModel  *model,
-                    GError  **error)
+pl_transformer_new (PlModel       *model,
+                    GCancellable  *cancellable,
+                    GError       **error)
 {
   PlTransformerConfig config = { 0, };
+  Reader reader = { model, cancellable };
   PlTransformer *transformer;
 
   g_return_val_if_fail (PL_IS_MODEL (model), NULL);
@@ -117,14 +136,15 @@ pl_transformer_new (PlModel  *model,
     {
       config.rotary = TRUE;
       config.decoder = *pl_model_get_decoder (model);
-      transformer = pl_transformer_new_decoder (&config, model_stored_weight, model, error);
+      transformer = pl_transformer_new_decoder (&config, model_stored_weight, &reader, cancellable, error);
     }
   else
-    transformer = pl_transformer_new_full (&config, model_weight, model, error);
+    transformer = pl_transformer_new_full (&config, model_weight, &reader, cancellable, error);
   if (transformer == NULL)
     {
       /* the weights' own messages name the file; the shape checks do not */
       if (config.rotary && error != NULL && *error != NULL &&
+          !g_error_matches (*error, G_IO_ERROR, G_IO_ERROR_CANCELLED) &&
           !g_str_has_prefix ((*error)->message, pl_model_get_path (model)) &&
           !g_str_has_prefix ((*error)->message, "/"))
         g_prefix_error (error, "%s: ", pl_model_get_path (model));
@@ -153,7 +173,7 @@ pl_attention_positional_component (PlModel        *model,
   /* An activations file measured it over its own inputs. */
   if (pl_model_get_activations (model) != NULL)
     return pl_activations_file_read_position_mean (pl_model_get_activations (model), layer, error);
-  if (!(transformer = pl_transformer_new (model, error)))
+  if (!(transformer = pl_transformer_new (model, cancellable, error)))
     return NULL;
   if (!(tables = pl_attention_positional_components (transformer, layer, n_sequences, length, seed,
                                                      cancellable, progress, progress_data, error)))

@@ -184,11 +184,12 @@ static gboolean
 make_tiles (PlMatrix       **w,
             PlLinearTiles  **tiles,
             gboolean         drop,
+            GCancellable    *cancellable,
             GError         **error)
 {
   GError *local_error = NULL;
 
-  *tiles = pl_linear_tiles_new (*w, &local_error);
+  *tiles = pl_linear_tiles_new (*w, cancellable, &local_error);
   if (local_error != NULL)
     {
       g_propagate_error (error, local_error);
@@ -204,6 +205,7 @@ load_layer (PlTransformer  *self,
             PlWeightFunc    func,
             gpointer        data,
             guint           l,
+            GCancellable   *cancellable,
             GError        **error)
 {
   const PlTransformerConfig *c = &self->config;
@@ -214,8 +216,11 @@ load_layer (PlTransformer  *self,
     PL_WEIGHT_Q_WEIGHT, PL_WEIGHT_K_WEIGHT, PL_WEIGHT_V_WEIGHT,
     PL_WEIGHT_Q_BIAS, PL_WEIGHT_K_BIAS, PL_WEIGHT_V_BIAS,
   };
-  gboolean ok = TRUE;
+  gboolean ok;
 
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    return FALSE;
+  ok = TRUE;
   for (guint i = 0; i < 6 && ok; i++)
     ok = (part[i] = load_or_zero (func, data, qkv[i], l, i < 3 ? h : 1, h, i >= 3, error)) != NULL;
   if (ok)
@@ -255,9 +260,10 @@ load_layer (PlTransformer  *self,
         return FALSE;
   }
   /* Layer 0's Q and K stay float32 for pl_transformer_first_qk. */
-  return make_tiles (&w->qkv_w, &w->qkv_tiles, l > 0, error) && make_tiles (&w->out_w, &w->out_tiles, TRUE, error) &&
-         make_tiles (&w->ffn_in_w, &w->ffn_in_tiles, TRUE, error) &&
-         make_tiles (&w->ffn_out_w, &w->ffn_out_tiles, TRUE, error);
+  return make_tiles (&w->qkv_w, &w->qkv_tiles, l > 0, cancellable, error) &&
+         make_tiles (&w->out_w, &w->out_tiles, TRUE, cancellable, error) &&
+         make_tiles (&w->ffn_in_w, &w->ffn_in_tiles, TRUE, cancellable, error) &&
+         make_tiles (&w->ffn_out_w, &w->ffn_out_tiles, TRUE, cancellable, error);
 }
 
 /* ELECTRA-small: the embeddings are narrower than the layers, and a
@@ -310,6 +316,7 @@ PlTransformer *
 pl_transformer_new_full (const PlTransformerConfig  *config,
                          PlWeightFunc                func,
                          gpointer                    data,
+                         GCancellable               *cancellable,
                          GError                    **error)
 {
   g_autoptr(PlTransformer) self = NULL;
@@ -416,7 +423,7 @@ pl_transformer_new_full (const PlTransformerConfig  *config,
   self->stored_layers = g_new0 (PlTransformerLayer, self->n_stored_layers);
   self->layers = g_new0 (PlTransformerLayer *, c->n_layers);
   for (guint l = 0; l < self->n_stored_layers; l++)
-    if (!load_layer (self, func, data, l, error))
+    if (!load_layer (self, func, data, l, cancellable, error))
       return NULL;
   for (guint l = 0; l < c->n_layers; l++)
     self->layers[l] = &self->stored_layers[c->shared_layers ? 0 : l];

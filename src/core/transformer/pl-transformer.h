@@ -104,12 +104,16 @@ G_DECLARE_FINAL_TYPE (PlTransformer, pl_transformer, PL, TRANSFORMER, GObject)
 /* Reads every weight the forward pass needs (float32, once; ALBERT's shared
  * layer once for all its layers). Fails with PL_ERROR_UNSUPPORTED for
  * families without a forward pass (tables, analytic encodings) and for
- * ALBERT and OPT variants it does not cover (config.json says which). */
+ * ALBERT and OPT variants it does not cover (config.json says which), and
+ * with G_IO_ERROR_CANCELLED soon after CANCELLABLE is (looked at per weight
+ * and per panel of packed tiles). */
 PlTransformer             *pl_transformer_new         (PlModel              *model,
+                                                       GCancellable         *cancellable,
                                                        GError              **error);
 PlTransformer             *pl_transformer_new_full    (const PlTransformerConfig *config,
                                                        PlWeightFunc          weights,
                                                        gpointer              user_data,
+                                                       GCancellable         *cancellable,
                                                        GError              **error);
 /* A rotary-position decoder (CONFIG->rotary) from weights in their stored
  * precision: BF16 and F16 weights stay so in memory and are used a layer at
@@ -117,6 +121,7 @@ PlTransformer             *pl_transformer_new_full    (const PlTransformerConfig
 PlTransformer             *pl_transformer_new_decoder (const PlTransformerConfig *config,
                                                        PlStoredWeightFunc    weights,
                                                        gpointer              user_data,
+                                                       GCancellable         *cancellable,
                                                        GError              **error);
 const PlTransformerConfig *pl_transformer_get_config  (PlTransformer        *self);
 /* The longest input the model takes: n_positions for a position table,
