@@ -352,6 +352,38 @@ pl_model_normalize_name (const char *name,
   return g_string_free (out, FALSE);
 }
 
+/* model_type values that name a family under another spelling (the
+ * families' own names and their towers' aliases are known too). */
+static const char * const model_type_aliases[] = { "xlm_roberta", "camembert" };
+
+gboolean
+pl_family_knows_model_type (const char *model_type)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (families); i++)
+    if (g_str_equal (model_type, families[i].name))
+      return TRUE;
+  for (guint i = 0; i < G_N_ELEMENTS (vision_families); i++)
+    if (g_str_equal (model_type, vision_families[i].name) ||
+        (vision_families[i].alias != NULL && g_str_equal (model_type, vision_families[i].alias)))
+      return TRUE;
+  for (guint i = 0; i < G_N_ELEMENTS (model_type_aliases); i++)
+    if (g_str_equal (model_type, model_type_aliases[i]))
+      return TRUE;
+  return FALSE;
+}
+
+char *
+pl_family_list_model_types (void)
+{
+  GString *names = g_string_new (NULL);
+
+  for (guint i = 0; i < G_N_ELEMENTS (families); i++)
+    g_string_append_printf (names, "%s%s", names->len > 0 ? ", " : "", families[i].name);
+  for (guint i = 0; i < G_N_ELEMENTS (vision_families); i++)
+    g_string_append_printf (names, ", %s", vision_families[i].name);
+  return g_string_free (names, FALSE);
+}
+
 const char *
 pl_family_config_model_type (PlCheckpoint *checkpoint)
 {

@@ -84,6 +84,10 @@ gboolean            pl_family_find_suffix     (GHashTable         *normalized,
                                                char              **prefix);
 /* config.json's model_type, or NULL. */
 const char         *pl_family_config_model_type (PlCheckpoint     *checkpoint);
+/* Whether MODEL_TYPE (config.json's) names a family Poslens recognises;
+ * the model_type of each, comma-separated, for messages. */
+gboolean            pl_family_knows_model_type (const char        *model_type);
+char               *pl_family_list_model_types (void);
 /* The families with a patch grid, for pl_family_recognise_vision. */
 const PlFamilyDesc *pl_family_vision_descs    (guint              *n);
 /* The rotary-position decoder whose layout CHECKPOINT's tensors have, with

@@ -26,8 +26,9 @@ pl_family_recognise_vision (PlCheckpoint        *checkpoint,
         (descs[i].alias != NULL && g_str_equal (model_type, descs[i].alias)))
       named = &descs[i];
 
-  /* config.json's model_type decides; without one (or with one Poslens does
-   * not know, as a ViT-shaped model of another name), the marker tensors. */
+  /* config.json's model_type decides; without one (or with a family's of
+   * another kind), the marker tensors. A model_type Poslens does not know
+   * never gets here: pl_model_open refuses it by name. */
   for (guint i = 0; i < n; i++)
     {
       const PlFamilyDesc *d = &descs[i];

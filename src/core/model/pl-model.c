@@ -326,6 +326,7 @@ pl_model_open_checkpoint (PlCheckpoint  *checkpoint,
   const PlTensorInfo *info;
   gboolean recognised, rotary;
   gboolean kernel = FALSE;
+  const char *model_type;
 
   g_return_val_if_fail (PL_IS_CHECKPOINT (checkpoint), NULL);
   g_return_val_if_fail (path != NULL, NULL);
@@ -337,6 +338,22 @@ pl_model_open_checkpoint (PlCheckpoint  *checkpoint,
 
   if (g_strcmp0 (pl_checkpoint_get_format (checkpoint), PL_ACTIVATIONS_FORMAT) == 0 && dataset == NULL)
     return pl_model_open_activations (g_steal_pointer (&self), error);
+
+  /* config.json names the architecture: one Poslens does not know is
+   * refused by that name rather than guessed from tensor names it may share
+   * with another (Gemma 2's and Qwen3's are Llama's). A named dataset is
+   * still opened as a plain table. */
+  model_type = pl_family_config_model_type (checkpoint);
+  if (model_type != NULL && dataset == NULL && !pl_family_knows_model_type (model_type))
+    {
+      g_autofree char *dir = g_path_get_dirname (pl_checkpoint_get_path (checkpoint));
+      g_autofree char *known = pl_family_list_model_types ();
+
+      g_set_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED,
+                   "%s/config.json: model_type “%s” is an architecture Poslens does not know (it knows %s); "
+                   "--dataset NAME opens one of its tensors as a plain table", dir, model_type, known);
+      return NULL;
+    }
 
   build_normalized (self);
   recognised = pl_family_recognise_vision (self->checkpoint, self->normalized, &desc, &self->prefix, &table) ||
