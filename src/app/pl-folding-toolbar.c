@@ -24,23 +24,30 @@ struct _PlFoldingToolbar
 
 G_DEFINE_FINAL_TYPE (PlFoldingToolbar, pl_folding_toolbar, GTK_TYPE_WIDGET)
 
-/* The width the controls take in one row. */
+/* The width BOX's shown children take side by side, SPACING apart. A linked
+ * group of buttons is a column in the menu: in the row its buttons sit side
+ * by side, so it is measured as they would be there, whatever its
+ * orientation now (measured as a column, the toolbar would unfold into a row
+ * too narrow for it, fold again, and close its menu as it opened). */
 static int
-controls_width (PlFoldingToolbar *self)
+row_width (GtkWidget *box,
+           int        spacing)
 {
   int width = 0, n = 0;
 
-  for (GtkWidget *child = gtk_widget_get_first_child (self->controls); child != NULL;
-       child = gtk_widget_get_next_sibling (child))
+  for (GtkWidget *child = gtk_widget_get_first_child (box); child != NULL; child = gtk_widget_get_next_sibling (child))
     if (gtk_widget_get_visible (child))
       {
         int natural;
 
-        gtk_widget_measure (child, GTK_ORIENTATION_HORIZONTAL, -1, NULL, &natural, NULL, NULL);
+        if (GTK_IS_BOX (child) && gtk_widget_has_css_class (child, "linked"))
+          natural = row_width (child, 0);
+        else
+          gtk_widget_measure (child, GTK_ORIENTATION_HORIZONTAL, -1, NULL, &natural, NULL, NULL);
         width += natural;
         n++;
       }
-  return width + SPACING * MAX (n - 1, 0);
+  return width + spacing * MAX (n - 1, 0);
 }
 
 /* Linked button groups along ORIENTATION: in the menu, one under another. */
@@ -57,7 +64,7 @@ static gboolean
 refold (gpointer data)
 {
   PlFoldingToolbar *self = data;
-  gboolean fold = self->width > 0 && controls_width (self) > self->width;
+  gboolean fold = self->width > 0 && row_width (self->controls, SPACING) > self->width;
 
   self->fold_idle = 0;
   if (fold == self->folded)
@@ -85,6 +92,26 @@ refold (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
+static void
+queue_refold (PlFoldingToolbar *self)
+{
+  if (self->fold_idle == 0)
+    self->fold_idle = g_idle_add_full (G_PRIORITY_HIGH_IDLE, refold, self, NULL);
+}
+
+/* A control shown or hidden changes the row's width. Folded, the controls
+ * live in the menu's popover, so the toolbar sees no new allocation for it:
+ * it looks again itself. */
+static void
+follow_visibility (PlFoldingToolbar *self,
+                   GtkWidget        *control)
+{
+  g_signal_connect_object (control, "notify::visible", G_CALLBACK (queue_refold), self, G_CONNECT_SWAPPED);
+  if (GTK_IS_BOX (control) && gtk_widget_has_css_class (control, "linked"))
+    for (GtkWidget *child = gtk_widget_get_first_child (control); child; child = gtk_widget_get_next_sibling (child))
+      follow_visibility (self, child);
+}
+
 GtkWidget *
 pl_folding_toolbar_new (void)
 {
@@ -98,6 +125,8 @@ pl_folding_toolbar_append (PlFoldingToolbar *self,
   g_return_if_fail (PL_IS_FOLDING_TOOLBAR (self));
   g_return_if_fail (GTK_IS_WIDGET (child));
   gtk_box_append (GTK_BOX (self->controls), child);
+  follow_visibility (self, child);
+  queue_refold (self);
 }
 
 gboolean
@@ -138,8 +167,7 @@ pl_folding_toolbar_size_allocate (GtkWidget *widget,
 
   gtk_widget_allocate (self->row, width, height, baseline, NULL);
   self->width = width;
-  if (self->fold_idle == 0)
-    self->fold_idle = g_idle_add_full (G_PRIORITY_HIGH_IDLE, refold, self, NULL);
+  queue_refold (self);
 }
 
 static void

@@ -9,7 +9,7 @@ G_BEGIN_DECLS
  * the row when the row is too narrow for them, the controls (and linked
  * groups of buttons) then one under another; it unfolds when there is room
  * again. Folding is decided after the allocation that finds it, never during
- * one. */
+ * one; it looks again whenever a control is shown or hidden. */
 
 #define PL_TYPE_FOLDING_TOOLBAR (pl_folding_toolbar_get_type ())
 
