@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
 
+#include <errno.h>
 #include <glib/gi18n.h>
 #include <json-glib/json-glib.h>
 #include <stdio.h>
@@ -83,6 +84,16 @@ read_text_file (const char  *path,
 
       while (all->len <= MAX_TEXT_BYTES && (n = fread (buffer, 1, sizeof buffer, stdin)) > 0)
         g_string_append_len (all, buffer, n);
+      /* A read that failed ends the loop as the end would: say so, never
+       * tokenise the part before it. */
+      if (ferror (stdin))
+        {
+          int saved = errno;
+
+          g_set_error (error, PL_ERROR, PL_ERROR_FAILED, "Cannot read the text from %s: %s", name,
+                       g_strerror (saved));
+          return NULL;
+        }
       if (all->len > MAX_TEXT_BYTES)
         {
           g_set_error (error, PL_ERROR, PL_ERROR_TOO_LARGE,

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
 
+#include <errno.h>
 #include <glib/gi18n.h>
 #include <locale.h>
 #include <stdio.h>
@@ -45,6 +46,21 @@ print_usage (FILE *out)
   fprintf (out, "\n%s\n", _("Run “poslens-cli COMMAND --help” for a command’s options."));
 }
 
+/* What a command printed must have reached standard output (a full disk, a
+ * closed pipe): otherwise its answer is cut, and the exit status says so. */
+static int
+finish (int status)
+{
+  if (fflush (stdout) != 0 || ferror (stdout))
+    {
+      int saved = errno;
+
+      fprintf (stderr, _("poslens-cli: cannot write to standard output: %s\n"), g_strerror (saved));
+      return status == PL_CLI_EXIT_OK ? PL_CLI_EXIT_INPUT : status;
+    }
+  return status;
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -72,7 +88,7 @@ main (int   argc,
   pl_executor_get_default ();
   for (const Command *c = commands; c->name != NULL; c++)
     if (strcmp (argv[1], c->name) == 0)
-      return c->run (argc - 1, argv + 1);
+      return finish (c->run (argc - 1, argv + 1));
 
   {
     g_autofree char *name = pl_escape_text (argv[1], -1);

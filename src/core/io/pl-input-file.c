@@ -163,7 +163,7 @@ pl_input_file_read_all (const char  *path,
 {
   g_autofree char *contents = NULL;
   GStatBuf st;
-  gsize size, got = 0;
+  gsize size, alloc, got = 0;
   int fd;
 
   g_return_val_if_fail (path != NULL, NULL);
@@ -185,18 +185,20 @@ pl_input_file_read_all (const char  *path,
       close (fd);
       return NULL;
     }
-  contents = g_try_malloc (size + 1);
+  /* One byte more than the size, to tell a file that ends there from one
+   * that goes on: a file grown meanwhile, or one of /proc, whose size says
+   * 0 whatever it holds. Such a file is read to its end, within MAX_BYTES. */
+  alloc = size + 1;
+  contents = g_try_malloc (alloc + 1);
   if (contents == NULL)
     {
       g_set_error (error, PL_ERROR, PL_ERROR_TOO_LARGE, "%s: out of memory to read it", path);
       close (fd);
       return NULL;
     }
-  /* The size was taken once: a file that grows meanwhile is read to it, and
-   * one that shrinks meanwhile is an error, never a shorter text. */
-  while (got < size)
+  for (;;)
     {
-      ssize_t n = pread (fd, contents + got, size - got, (off_t) got);
+      ssize_t n = pread (fd, contents + got, alloc - got, (off_t) got);
 
       if (n < 0 && errno == EINTR)
         continue;
@@ -209,16 +211,33 @@ pl_input_file_read_all (const char  *path,
           return NULL;
         }
       if (n == 0)
-        {
-          g_autofree char *want = g_format_size_full (size, G_FORMAT_SIZE_IEC_UNITS);
-
-          g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT,
-                       "%s: only %" G_GSIZE_FORMAT " of its %s could be read; the file changed or is damaged",
-                       path, got, want);
-          close (fd);
-          return NULL;
-        }
+        break;
       got += n;
+      if (got == alloc)
+        {
+          if (got > max_bytes)
+            {
+              g_set_error (error, PL_ERROR, PL_ERROR_TOO_LARGE,
+                           "%s holds more than %" G_GSIZE_FORMAT " bytes, far more than such a file holds",
+                           path, max_bytes);
+              close (fd);
+              return NULL;
+            }
+          alloc = MIN (MAX (alloc * 2, (gsize) 4096), max_bytes + 1);
+          contents = g_realloc (contents, alloc + 1);
+        }
+    }
+  /* The size was taken once: one that shrinks meanwhile is an error, never
+   * a shorter text. */
+  if (got < size)
+    {
+      g_autofree char *want = g_format_size_full (size, G_FORMAT_SIZE_IEC_UNITS);
+
+      g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT,
+                   "%s: only %" G_GSIZE_FORMAT " of its %s could be read; the file changed or is damaged",
+                   path, got, want);
+      close (fd);
+      return NULL;
     }
   close (fd);
   contents[got] = '\0';
