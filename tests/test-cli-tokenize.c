@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
 
+#include <errno.h>
+#include <gio/gio.h>
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include <string.h>
@@ -276,6 +278,207 @@ test_hostile_text (void)
   pl_test_rmtree (dir);
 }
 
+/* The fixture NAME.gz of tests/fixtures/tokenizers decompressed into DIR:
+ * the path of the file written. */
+static char *
+gunzip_fixture (const char *dir,
+                const char *name)
+{
+  g_autofree char *gz_name = g_strconcat (name, ".gz", NULL);
+  g_autofree char *gz = pl_test_fixture ("tokenizers", gz_name, NULL);
+  char *path = g_build_filename (dir, name, NULL);
+  g_autoptr(GFile) in_file = g_file_new_for_path (gz);
+  g_autoptr(GFile) out_file = g_file_new_for_path (path);
+  g_autoptr(GFileInputStream) in = g_file_read (in_file, NULL, NULL);
+  g_autoptr(GZlibDecompressor) gunzip = g_zlib_decompressor_new (G_ZLIB_COMPRESSOR_FORMAT_GZIP);
+  g_autoptr(GInputStream) text = NULL;
+  g_autoptr(GFileOutputStream) out = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_nonnull (in);
+  text = g_converter_input_stream_new (G_INPUT_STREAM (in), G_CONVERTER (gunzip));
+  out = g_file_replace (out_file, NULL, FALSE, G_FILE_CREATE_NONE, NULL, &error);
+  g_assert_no_error (error);
+  g_output_stream_splice (G_OUTPUT_STREAM (out), text,
+                          G_OUTPUT_STREAM_SPLICE_CLOSE_SOURCE | G_OUTPUT_STREAM_SPLICE_CLOSE_TARGET, NULL, &error);
+  g_assert_no_error (error);
+  return path;
+}
+
+/* poslens-cli tokenize ARGS… with STDIN_PATH (or nothing) as its standard
+ * input and STDOUT_PATH (or a pipe) as its output: the exit status. */
+static int
+run_cli_redirected (const char * const *args,
+                    const char         *stdin_path,
+                    const char         *stdout_path,
+                    char              **out,
+                    char              **err)
+{
+  g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDERR_PIPE |
+                                                                       (stdout_path ? 0 : G_SUBPROCESS_FLAGS_STDOUT_PIPE));
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr(GSubprocess) process = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_ptr_array_add (argv, (gpointer) g_getenv ("POSLENS_CLI"));
+  g_ptr_array_add (argv, (gpointer) "tokenize");
+  for (guint i = 0; args[i] != NULL; i++)
+    g_ptr_array_add (argv, (gpointer) args[i]);
+  g_ptr_array_add (argv, NULL);
+  if (stdin_path != NULL)
+    g_subprocess_launcher_set_stdin_file_path (launcher, stdin_path);
+  if (stdout_path != NULL)
+    g_subprocess_launcher_set_stdout_file_path (launcher, stdout_path);
+  process = g_subprocess_launcher_spawnv (launcher, (const char * const *) argv->pdata, &error);
+  g_assert_no_error (error);
+  g_subprocess_communicate_utf8 (process, NULL, NULL, out, err, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_subprocess_get_if_exited (process));
+  return g_subprocess_get_exit_status (process);
+}
+
+/* The ids of --json output OUT. */
+static GArray *
+json_ids (const char *out)
+{
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  GArray *ids = g_array_new (FALSE, FALSE, sizeof (int));
+  JsonArray *array;
+
+  json_parser_load_from_data (parser, out, -1, &error);
+  g_assert_no_error (error);
+  array = json_object_get_array_member (json_node_get_object (json_parser_get_root (parser)), "ids");
+  for (guint i = 0; i < json_array_get_length (array); i++)
+    {
+      int id = json_array_get_int_element (array, i);
+
+      g_array_append_val (ids, id);
+    }
+  return ids;
+}
+
+/* IDS against long-text.json of FAMILY: the count, the first ids, and the
+ * SHA-256 of every run of "chunk" ids as little-endian int32, as Hugging
+ * Face's encoding of the same text gives them. */
+static void
+check_long_ids (const char *family,
+                GArray     *ids,
+                const char *how)
+{
+  g_autofree char *path = pl_test_fixture ("tokenizers", family, "long-text.json", NULL);
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  JsonObject *root;
+  JsonArray *first, *chunks;
+  guint chunk;
+
+  json_parser_load_from_file (parser, path, &error);
+  g_assert_no_error (error);
+  root = json_node_get_object (json_parser_get_root (parser));
+  first = json_object_get_array_member (root, "first_ids");
+  chunks = json_object_get_array_member (root, "chunk_sha256");
+  chunk = json_object_get_int_member (root, "chunk");
+  g_test_message ("%s: %u ids", how, ids->len);
+  g_assert_cmpuint (ids->len, ==, json_object_get_int_member (root, "n_ids"));
+  for (guint i = 0; i < json_array_get_length (first); i++)
+    g_assert_cmpint (g_array_index (ids, int, i), ==, json_array_get_int_element (first, i));
+  g_assert_cmpuint (json_array_get_length (chunks), ==, (ids->len + chunk - 1) / chunk);
+  for (guint c = 0; c < json_array_get_length (chunks); c++)
+    {
+      guint n = MIN (chunk, ids->len - c * chunk);
+      g_autofree gint32 *le = g_new (gint32, n);
+      g_autofree char *sha = NULL;
+
+      for (guint i = 0; i < n; i++)
+        le[i] = GINT32_TO_LE (g_array_index (ids, int, c * chunk + i));
+      sha = g_compute_checksum_for_data (G_CHECKSUM_SHA256, (const guchar *) le, n * sizeof (gint32));
+      if (strcmp (sha, json_array_get_string_element (chunks, c)) != 0)
+        g_error ("%s: ids %u–%u differ from Hugging Face’s (the first of them: %d)", how, c * chunk,
+                 c * chunk + n - 1, g_array_index (ids, int, c * chunk));
+    }
+}
+
+/* A real text over 1 MiB (Tiny Shakespeare, 1.1 MB) with a real tokenizer
+ * file over 1 MiB (Phi-3's, 1.8 MB), from a file and from standard input:
+ * every one of its 368,633 ids as Hugging Face's. Both files were read as
+ * empty once, and the text printed "<s>" with exit status 0. */
+static void
+test_long_text (void)
+{
+  g_autofree char *dir = pl_test_tmpdir ();
+  g_autofree char *text = gunzip_fixture (dir, "tinyshakespeare.txt");
+  g_autofree char *tokenizer = pl_test_fixture ("tokenizers", "phi3-mini", NULL);
+  const char *from_file[] = { tokenizer, "--file", text, "--json", NULL };
+  const char *from_stdin[] = { tokenizer, "--file", "-", "--json", NULL };
+  GStatBuf st;
+
+  g_assert_cmpint (g_stat (text, &st), ==, 0);
+  g_assert_cmpint (st.st_size, >, 1 << 20);
+  for (guint how = 0; how < 2; how++)
+    {
+      g_autofree char *out = NULL;
+      g_autofree char *err = NULL;
+      g_autoptr(GArray) ids = NULL;
+
+      g_assert_cmpint (run_cli_redirected (how ? from_stdin : from_file, how ? text : NULL, NULL, &out, &err), ==, 0);
+      g_assert_cmpstr (err, ==, "");
+      ids = json_ids (out);
+      check_long_ids ("phi3-mini", ids, how ? "standard input" : "--file");
+    }
+  pl_test_rmtree (dir);
+}
+
+/* What cannot be read or written whole is an error, never a shorter answer
+ * with exit status 0: standard input that fails to read (a folder), output
+ * to a full disk; and a file whose size says less than it holds (/proc's
+ * say 0) is read to its end. */
+static void
+test_unreadable (void)
+{
+  g_autofree char *vocab = pl_test_fixture ("tokenizers", "phi3-mini", NULL);
+  const char *from_stdin[] = { vocab, "--file", "-", NULL };
+  const char *to_output[] = { vocab, "--text", "Hello world", NULL };
+  const char *proc_file[] = { vocab, "--file", "/proc/version", "--json", NULL };
+  g_autofree char *version = NULL;
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  g_autofree char *out2 = NULL;
+  g_autofree char *err2 = NULL;
+  g_autofree char *out3 = NULL;
+  g_autofree char *err3 = NULL;
+  g_autofree char *out4 = NULL;
+  g_autofree char *err4 = NULL;
+  g_autoptr(GArray) ids = NULL;
+  g_autoptr(GArray) want = NULL;
+
+  g_assert_cmpint (run_cli_redirected (from_stdin, "/", NULL, &out, &err), ==, 2);
+  g_assert_cmpstr (out, ==, "");
+  g_assert_nonnull (strstr (err, "standard input"));
+  g_assert_nonnull (strstr (err, g_strerror (EISDIR)));
+
+  if (g_file_test ("/dev/full", G_FILE_TEST_EXISTS))
+    {
+      g_assert_cmpint (run_cli_redirected (to_output, NULL, "/dev/full", NULL, &err2), ==, 2);
+      g_assert_nonnull (strstr (err2, "standard output"));
+      g_assert_nonnull (strstr (err2, g_strerror (ENOSPC)));
+    }
+
+  /* The same ids as the text itself, read by GLib to its end. */
+  if (g_file_get_contents ("/proc/version", &version, NULL, NULL) && version[0] != '\0')
+    {
+      const char *as_text[] = { vocab, "--text", version, "--json", NULL };
+
+      g_assert_cmpint (run_cli_redirected (proc_file, NULL, NULL, &out3, &err3), ==, 0);
+      g_assert_cmpint (run_cli_redirected (as_text, NULL, NULL, &out4, &err4), ==, 0);
+      ids = json_ids (out3);
+      want = json_ids (out4);
+      g_assert_cmpuint (ids->len, >, 1);
+      g_assert_cmpuint (ids->len, ==, want->len);
+      g_assert_cmpmem (ids->data, ids->len * sizeof (int), want->data, want->len * sizeof (int));
+    }
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -285,5 +488,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/pl/cli/tokenize/today", test_today);
   g_test_add_func ("/pl/cli/tokenize/errors", test_errors);
   g_test_add_func ("/pl/cli/tokenize/hostile-text", test_hostile_text);
+  g_test_add_func ("/pl/cli/tokenize/long-text", test_long_text);
+  g_test_add_func ("/pl/cli/tokenize/unreadable", test_unreadable);
   return g_test_run ();
 }

@@ -10,9 +10,10 @@
 
 /* The tokenizers of today's rotary decoders, from tokenizer.json files in
  * their exact shapes (tests/fixtures/tokenizers/<family>, written by
- * tests/fixtures/make-tokenizers.js), against the ids and decoded texts of
- * Hugging Face's own Rust `tokenizers` 0.23.2 in each folder's
- * expected.json: hand-written hard cases and random strings. */
+ * tests/fixtures/make-tokenizers.js), and a published one (phi3-mini,
+ * tests/fixtures/tokenizers/phi3-mini/README.md), against the ids and
+ * decoded texts of Hugging Face's own Rust `tokenizers` 0.23.2 in each
+ * folder's expected.json: hand-written hard cases and random strings. */
 
 typedef struct
 {
@@ -29,6 +30,8 @@ static const Family families[] = {
   { "qwen2", PL_TOKENIZER_BPE },
   { "smollm", PL_TOKENIZER_BPE },
   { "neox", PL_TOKENIZER_BPE },
+  /* Phi-3-mini's own tokenizer.json (1.8 MB): a real file past 1 MiB. */
+  { "phi3-mini", PL_TOKENIZER_SENTENCEPIECE_BPE },
 };
 
 static PlTokenizer *
