@@ -130,6 +130,40 @@ playground_stacked (void)
   return second.origin.y >= first.origin.y + first.size.height - 0.5;
 }
 
+/* The Trajectory's path and its explained variance: the path first (left or
+ * above) and at least twice the panel's share of the split, whether the
+ * panel lies beside it or under it. */
+static gboolean
+trajectory_stacked (void)
+{
+  GtkWidget *page = pl_window_get_page (window, "trajectory");
+  g_autoptr(GPtrArray) figures = g_ptr_array_new ();
+  graphene_rect_t path, variance;
+  gboolean stacked;
+
+  pl_window_show_view (window, "trajectory");
+  pl_test_wait_frames (GTK_WIDGET (window), 4);
+  collect_figure_views (page, figures);
+  g_assert_cmpuint (figures->len, ==, 2);
+  g_assert_true (gtk_widget_compute_bounds (figures->pdata[0], page, &path));
+  g_assert_true (gtk_widget_compute_bounds (figures->pdata[1], page, &variance));
+  g_test_message ("trajectory: path %.0f × %.0f at (%.0f, %.0f), variance %.0f × %.0f at (%.0f, %.0f)",
+                  path.size.width, path.size.height, path.origin.x, path.origin.y, variance.size.width,
+                  variance.size.height, variance.origin.x, variance.origin.y);
+  stacked = variance.origin.y >= path.origin.y + path.size.height - 0.5;
+  if (stacked)
+    {
+      g_assert_cmpfloat (variance.size.height * 2, <=, path.size.height);
+      g_assert_cmpfloat (path.size.width, ==, variance.size.width);
+    }
+  else
+    {
+      g_assert_cmpfloat (variance.origin.x, >=, path.origin.x + path.size.width - 0.5);
+      g_assert_cmpfloat (variance.size.width * 2, <=, path.size.width);
+    }
+  return stacked;
+}
+
 static void
 check_width (int width)
 {
@@ -187,6 +221,14 @@ test_wide (void)
   g_assert_false (playground_stacked ());
 }
 
+/* A wide window: the explained variance beside the path. */
+static void
+test_full (void)
+{
+  check_width (1600);
+  g_assert_false (trajectory_stacked ());
+}
+
 static void
 test_medium (void)
 {
@@ -211,6 +253,8 @@ test_narrow (void)
   pl_window_show_view (window, "playground");
   pl_test_wait_frames (GTK_WIDGET (window), 4);
   g_assert_true (playground_stacked ());
+  /* The path first, as wide as the window, its explained variance under it. */
+  g_assert_true (trajectory_stacked ());
 }
 
 /* Switching model does not change the window's width. */
@@ -238,6 +282,7 @@ main (int argc, char *argv[])
   pl_test_window_init (&argc, &argv);
   window = pl_test_window_open (&app);
 
+  g_test_add_func ("/pl/window-sizes/1600", test_full);
   g_test_add_func ("/pl/window-sizes/900", test_wide);
   g_test_add_func ("/pl/window-sizes/600", test_medium);
   g_test_add_func ("/pl/window-sizes/360", test_narrow);

@@ -3,6 +3,7 @@
 
 #include <glib/gi18n.h>
 
+#include "pl-figure-pair.h"
 #include "pl-figure-view.h"
 #include "pl-layer-picker.h"
 #include "pl-pca.h"
@@ -271,6 +272,7 @@ pl_trajectory_page_class_init (PlTrajectoryPageClass *klass)
   page_class->get_export_name = get_export_name;
   page_class->get_export_companion = get_export_companion;
 
+  g_type_ensure (PL_TYPE_FIGURE_PAIR);
   g_type_ensure (PL_TYPE_FIGURE_VIEW);
   g_type_ensure (PL_TYPE_LAYER_PICKER);
 
