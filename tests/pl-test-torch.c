@@ -106,23 +106,26 @@ pl_test_pickle_dims (GByteArray    *pickle,
 }
 
 void
-pl_test_pickle_tensor (GByteArray    *pickle,
-                       const char    *key,
-                       guint64        numel,
-                       guint64        offset,
-                       guint          rank,
-                       const guint64 *size,
-                       const guint64 *stride)
+pl_test_pickle_tensor_of (GByteArray    *pickle,
+                          const char    *type,
+                          const char    *key,
+                          guint64        numel,
+                          guint64        offset,
+                          guint          rank,
+                          const guint64 *size,
+                          const guint64 *stride,
+                          gboolean       legacy)
 {
   pl_test_pickle_global (pickle, "torch._utils", "_rebuild_tensor_v2");
   pl_test_pickle_op (pickle, '(');
   pl_test_pickle_op (pickle, '(');
   pl_test_pickle_string (pickle, "storage");
-  pl_test_pickle_global (pickle, "torch", "FloatStorage");
+  pl_test_pickle_global (pickle, "torch", type);
   pl_test_pickle_string (pickle, key);
   pl_test_pickle_string (pickle, "cpu");
   pl_test_pickle_int (pickle, (gint64) numel);
-  pl_test_pickle_op (pickle, 'N');
+  if (legacy)
+    pl_test_pickle_op (pickle, 'N');
   pl_test_pickle_op (pickle, 't');
   pl_test_pickle_op (pickle, 'Q');
   pl_test_pickle_int (pickle, (gint64) offset);
@@ -134,6 +137,136 @@ pl_test_pickle_tensor (GByteArray    *pickle,
   pl_test_pickle_op (pickle, 'R');
   pl_test_pickle_op (pickle, 't');
   pl_test_pickle_op (pickle, 'R');
+}
+
+void
+pl_test_pickle_tensor (GByteArray    *pickle,
+                       const char    *key,
+                       guint64        numel,
+                       guint64        offset,
+                       guint          rank,
+                       const guint64 *size,
+                       const guint64 *stride)
+{
+  pl_test_pickle_tensor_of (pickle, "FloatStorage", key, numel, offset, rank, size, stride, TRUE);
+}
+
+static guint32
+crc32_of (const guint8 *data,
+          gsize         len)
+{
+  guint32 crc = 0xffffffff;
+
+  for (gsize i = 0; i < len; i++)
+    {
+      crc ^= data[i];
+      for (guint k = 0; k < 8; k++)
+        crc = (crc >> 1) ^ (0xedb88320 & -(crc & 1));
+    }
+  return ~crc;
+}
+
+static void
+put_le (GByteArray *out,
+        guint64     value,
+        guint       width)
+{
+  for (guint i = 0; i < width; i++)
+    {
+      guint8 b = (guint8) (value >> (8 * i));
+
+      g_byte_array_append (out, &b, 1);
+    }
+}
+
+void
+pl_test_write_torch_zip (const char          *path,
+                         const char          *archive,
+                         GByteArray          *pickle,
+                         guint                n_storages,
+                         const char * const  *keys,
+                         GBytes * const      *data)
+{
+  g_autoptr(GByteArray) out = g_byte_array_new ();
+  g_autoptr(GByteArray) central = g_byte_array_new ();
+  g_autoptr(GError) error = NULL;
+  guint n = n_storages + 2;
+
+  for (guint e = 0; e < n; e++)
+    {
+      g_autofree char *name = NULL;
+      const guint8 *bytes;
+      gsize len;
+      guint32 crc;
+      guint64 offset = out->len;
+
+      if (e == 0)
+        {
+          name = g_strdup_printf ("%s/data.pkl", archive);
+          bytes = pickle->data;
+          len = pickle->len;
+        }
+      else if (e <= n_storages)
+        {
+          name = g_strdup_printf ("%s/data/%s", archive, keys[e - 1]);
+          bytes = g_bytes_get_data (data[e - 1], &len);
+        }
+      else
+        {
+          name = g_strdup_printf ("%s/version", archive);
+          bytes = (const guint8 *) "3\n";
+          len = 2;
+        }
+      crc = crc32_of (bytes, len);
+      put_le (out, 0x04034b50, 4);
+      put_le (out, 20, 2);
+      put_le (out, 0, 2);
+      put_le (out, 0, 2);
+      put_le (out, 0, 2);
+      put_le (out, 0x21, 2);
+      put_le (out, crc, 4);
+      put_le (out, len, 4);
+      put_le (out, len, 4);
+      put_le (out, strlen (name), 2);
+      put_le (out, 0, 2);
+      g_byte_array_append (out, (const guint8 *) name, strlen (name));
+      g_byte_array_append (out, bytes, len);
+
+      put_le (central, 0x02014b50, 4);
+      put_le (central, 20, 2);
+      put_le (central, 20, 2);
+      put_le (central, 0, 2);
+      put_le (central, 0, 2);
+      put_le (central, 0, 2);
+      put_le (central, 0x21, 2);
+      put_le (central, crc, 4);
+      put_le (central, len, 4);
+      put_le (central, len, 4);
+      put_le (central, strlen (name), 2);
+      put_le (central, 0, 2);
+      put_le (central, 0, 2);
+      put_le (central, 0, 2);
+      put_le (central, 0, 2);
+      put_le (central, 0, 4);
+      put_le (central, offset, 4);
+      g_byte_array_append (central, (const guint8 *) name, strlen (name));
+    }
+  {
+    guint64 directory = out->len;
+
+    g_assert_cmpuint (n, <=, 0xffff);
+    g_byte_array_append (out, central->data, central->len);
+    put_le (out, 0x06054b50, 4);
+    put_le (out, 0, 2);
+    put_le (out, 0, 2);
+    put_le (out, n, 2);
+    put_le (out, n, 2);
+    put_le (out, central->len, 4);
+    put_le (out, directory, 4);
+    put_le (out, 0, 2);
+  }
+  g_file_set_contents_full (path, (const char *) out->data, out->len, G_FILE_SET_CONTENTS_NONE, 0644, &error);
+  g_assert_no_error (error);
 }
 
 void

@@ -44,6 +44,29 @@ void        pl_test_pickle_tensor   (GByteArray    *pickle,
                                      const guint64 *size,
                                      const guint64 *stride);
 
+/* The same on a storage of TYPE ("FloatStorage", "HalfStorage", …) whose
+ * persistent id is the zip format's ('storage', torch.TYPE, KEY, 'cpu',
+ * NUMEL) when LEGACY is FALSE. */
+void        pl_test_pickle_tensor_of (GByteArray    *pickle,
+                                      const char    *type,
+                                      const char    *key,
+                                      guint64        numel,
+                                      guint64        offset,
+                                      guint          rank,
+                                      const guint64 *size,
+                                      const guint64 *stride,
+                                      gboolean       legacy);
+
+/* A zip file as torch.save writes it: ARCHIVE/data.pkl (PICKLE, a whole
+ * pickle), ARCHIVE/data/KEYS[i] holding DATA[i], ARCHIVE/version, every
+ * entry stored. */
+void        pl_test_write_torch_zip (const char          *path,
+                                     const char          *archive,
+                                     GByteArray          *pickle,
+                                     guint                n_storages,
+                                     const char * const  *keys,
+                                     GBytes * const      *data);
+
 /* A legacy torch.save file: magic number, protocol version and system
  * information, OBJECT (a whole pickle, STOP included), the list of KEYS,
  * then each storage: NUMELS[i] (8 bytes) and the float32 DATA[i]. A NULL
