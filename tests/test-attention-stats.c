@@ -351,7 +351,8 @@ test_positional_component_model (void)
 }
 
 /* poslens-cli attention writes the library's numbers: one profile for
- * --layer/--head (layers count from 1), the tables, the position-only term. */
+ * --layer/--head (both count from 1, as in the window), the tables, the
+ * position-only term. */
 static void
 test_cli (void)
 {
@@ -362,12 +363,16 @@ test_cli (void)
   g_autofree char *csv_distance = g_build_filename (tmp, "attention-mean_distance.csv", NULL);
   g_autofree char *png = g_build_filename (tmp, "attention.png", NULL);
   g_autofree char *png_bytes = NULL;
-  const char *args[] = { "attention", dir, "--layer", "2", "--head", "1", "--sequences", "2",
+  const char *args[] = { "attention", dir, "--layer", "2", "--head", "2", "--sequences", "2",
                          "--length", "32", "--seed", "5", "--out", out, NULL };
   const char *args_csv[] = { "attention", dir, "--sequences", "1", "--length", "16", "--out", csv, NULL };
   const char *args_png[] = { "attention", dir, "--layer", "1", "--sequences", "1", "--length", "16",
                              "--out", png, NULL };
   const char *bad_layer[] = { "attention", dir, "--layer", "5", "--out", out, NULL };
+  const char *head_zero[] = { "attention", dir, "--head", "0", "--sequences", "1", "--length", "16", "--out", out, NULL };
+  const char *head_past[] = { "attention", dir, "--head", "5", "--sequences", "1", "--length", "16", "--out", out, NULL };
+  const char *head_last[] = { "attention", dir, "--layer", "1", "--head", "4", "--sequences", "1", "--length", "16",
+                              "--out", out, NULL };
   const char *bad_ext[] = { "attention", dir, "--out", "attention.png.txt", NULL };
   const char *bad_path[] = { "attention", "/nonexistent", "--out", out, NULL };
   g_autoptr(GError) error = NULL;
@@ -411,6 +416,10 @@ test_cli (void)
   g_assert_true (g_file_get_contents (png, &png_bytes, NULL, NULL));
   g_assert_cmpmem (png_bytes, 4, "\x89PNG", 4);
   g_assert_cmpint (pl_test_run_cli (bad_layer), ==, 1);
+  /* mini-gpt2 has heads 1 to 4. */
+  g_assert_cmpint (pl_test_run_cli (head_zero), ==, 1);
+  g_assert_cmpint (pl_test_run_cli (head_past), ==, 1);
+  g_assert_cmpint (pl_test_run_cli (head_last), ==, 0);
   g_assert_cmpint (pl_test_run_cli (bad_ext), ==, 1);
   g_assert_cmpint (pl_test_run_cli (bad_path), ==, 2);
   pl_test_rmtree (tmp);

@@ -234,15 +234,18 @@ test_write_attention (void)
   for (gsize i = 0; i < 6; i++)
     distance->data[i] = (float) i;
 
+  /* Heads named from 1, as --head and the window count them: head index 2
+   * is "Head 3". */
   layer = write_and_read (write_attention, &cases[0]);
   g_assert_nonnull (strstr (layer, ">Layer 2</text>"));
-  g_assert_nonnull (strstr (layer, ">Head 0</text>"));
-  g_assert_nonnull (strstr (layer, ">Head 2</text>"));
+  g_assert_nonnull (strstr (layer, ">Head 1</text>"));
+  g_assert_nonnull (strstr (layer, ">Head 3</text>"));
+  g_assert_null (strstr (layer, ">Head 0</text>"));
   g_assert_nonnull (strstr (layer, ">Offset (key − query)</text>"));
 
   one = write_and_read (write_attention, &cases[1]);
-  g_assert_nonnull (strstr (one, ">Layer 1, head 2</text>"));
-  g_assert_null (strstr (one, ">Head 0</text>"));
+  g_assert_nonnull (strstr (one, ">Layer 1, head 3</text>"));
+  g_assert_null (strstr (one, ">Head 1</text>"));
 
   all = write_and_read (write_attention, &cases[2]);
   g_assert_nonnull (strstr (all, ">Mean attention distance (positions)</text>"));

@@ -152,7 +152,7 @@ test_attention_matches_hf (void)
       g_autofree char *all = g_build_filename (dir, "all.h5", NULL);
       g_autoptr(PlMatrix) ref_ids = NULL;
       g_autofree char *text = reference_text (models[m], &ref_ids);
-      const char *args_one[] = { "attention", checkpoint, "--text", text, "--layer", "3", "--head", "2", "-o", one, NULL };
+      const char *args_one[] = { "attention", checkpoint, "--text", text, "--layer", "3", "--head", "3", "-o", one, NULL };
       const char *args_all[] = { "attention", checkpoint, "--text", text, "-o", all, NULL };
       g_autoptr(PlMatrix) expected = pl_test_read_h5 (reference, "/hf/text/attentions");
       g_autoptr(PlMatrix) map = NULL;
@@ -193,7 +193,7 @@ test_attention_matches_hf (void)
             g_assert_cmpfloat (fabs (pl_matrix_get (distance, l, h) - d / t), <, 1e-3);
             g_assert_cmpfloat (fabs (pl_matrix_get (first, l, h) - f / t), <, TOLERANCE);
           }
-      g_test_message ("%s: attention --text, layer 3 head 2 max |Δ| = %.2e", models[m], worst);
+      g_test_message ("%s: attention --text, layer 3 head 3 max |Δ| = %.2e", models[m], worst);
     }
   pl_test_rmtree (dir);
 }
@@ -217,7 +217,8 @@ test_attention_figure (void)
   g_assert_nonnull (strstr (contents, ">[CLS]</text>"));
   g_assert_nonnull (strstr (contents, ">[SEP]</text>"));
   g_assert_nonnull (strstr (contents, ">␣</text>"));
-  g_assert_nonnull (strstr (contents, "layer 2, head 0"));
+  /* Heads count from 1, as --head and the window count them. */
+  g_assert_nonnull (strstr (contents, "layer 2, head 1"));
   g_clear_pointer (&contents, g_free);
 
   run_ok (args_png);

@@ -10,6 +10,7 @@
 #include "pl-attention-page.h"
 #include "pl-attention-stats.h"
 #include "pl-encodings.h"
+#include "pl-figure-view.h"
 #include "pl-playground-page.h"
 #include "pl-rope.h"
 #include "pl-rope-profile.h"
@@ -182,6 +183,52 @@ check_attention (const char *name)
   g_assert_nonnull (pl_page_get_figure (PL_PAGE (attention)));
 }
 
+static PlFigureView *
+find_figure_view (GtkWidget *widget,
+                  PlFigure  *figure)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
+    {
+      PlFigureView *found;
+
+      if (PL_IS_FIGURE_VIEW (child) && pl_figure_view_get_figure (PL_FIGURE_VIEW (child)) == figure)
+        return PL_FIGURE_VIEW (child);
+      if ((found = find_figure_view (child, figure)) != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* Heads count from 1, as everywhere (the Attention view, the command line):
+ * PAGE's heatmap of heads, as drawn, has its head axis ticked from 1 up and
+ * reads its first row out as READOUT_START. */
+static void
+assert_heads_from_one (GtkWidget  *page,
+                       const char *readout_start)
+{
+  PlFigure *figure = pl_page_get_figure (PL_PAGE (page));
+  PlFigureView *view = find_figure_view (page, figure);
+  g_autofree char *text = NULL;
+  g_autoptr(GBytes) image = NULL;
+  const double *ticks;
+  cairo_rectangle_t plot;
+  guint n;
+  int w, h;
+
+  g_assert_nonnull (view);
+  image = pl_test_render (page, &w, &h);
+  ticks = pl_figure_get_ticks (figure, FALSE, &n);
+  g_assert_nonnull (ticks);
+  g_assert_cmpuint (n, >=, 2);
+  for (guint i = 0; i < n; i++)
+    g_assert_cmpfloat (ticks[i], >=, 1);
+  pl_figure_get_plot_area (figure, &plot);
+  text = pl_figure_view_describe_at (view, plot.x + 1, plot.y + 1);
+  g_test_message ("heads ticked %g … %g; first row: %s", ticks[0], ticks[n - 1], text);
+  g_assert_nonnull (text);
+  g_assert_true (g_str_has_prefix (text, readout_start));
+}
+
 /* The Rotary view shows the profile pl_rope_profile_compute gives. */
 static void
 check_rotary (const char *name)
@@ -207,6 +254,7 @@ check_rotary (const char *name)
   g_assert_cmpint (pl_figure_get_kind (figure), ==, PL_FIGURE_HEATMAP);
   image = pl_test_render (GTK_WIDGET (rotary), &w, &h);
   g_assert_cmpuint (pl_test_count_colours (image), >, 10);
+  assert_heads_from_one (GTK_WIDGET (rotary), "Head 1, plane 0\n");
 }
 
 static void
@@ -379,6 +427,7 @@ test_playground (void)
   pl_test_wait_until (playground_ready, playground, "the ALiBi playground");
   m = pl_playground_page_get_matrix (playground);
   g_assert_cmpfloat (pl_test_max_abs_diff (m, alibi), ==, 0);
+  assert_heads_from_one (GTK_WIDGET (playground), "Head 1, distance 0\n");
   pl_playground_page_set_kind (playground, PL_PLAYGROUND_SINUSOIDAL);
 }
 

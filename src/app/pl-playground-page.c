@@ -226,6 +226,7 @@ show_curves (PlPlaygroundPage *self,
     {
       /* Translators: the ALiBi playground: heads, positions */
       title = g_strdup_printf (_("ALiBi, %u heads, %u positions"), width, length);
+      pl_figure_set_first_row (heatmap, 1);
       pl_figure_set_title (heatmap, title);
       pl_figure_set_axis_labels (heatmap, _("Distance |i − j|"), _("Head"));
       pl_figure_set_value_label (heatmap, _("bias added to the score"));

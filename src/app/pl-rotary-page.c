@@ -280,11 +280,11 @@ on_describe (PlRotaryPage *self,
   if (self->shown == NULL || self->profile == NULL || row >= self->shown->rows || column >= self->shown->cols)
     return NULL;
   theta = self->profile->frequency->data[column];
-  /* Translators: hover readout: head and rotary plane (counted from 0, as on the axes), the plane's angle
-   * per token and wavelength, the mean norm */
+  /* Translators: hover readout: head (counted from 1) and rotary plane (counted from 0, as on the axes),
+   * the plane's angle per token and wavelength, the mean norm */
   return g_strdup_printf (showing_keys (self) ? _("Key head %u, plane %u\n%.4g rad per token, one turn in %.4g tokens\nMean norm: %.3f")
                                               : _("Head %u, plane %u\n%.4g rad per token, one turn in %.4g tokens\nMean norm: %.3f"),
-                          row, column, theta, 2 * G_PI / theta, pl_matrix_get (self->shown, row, column));
+                          row + 1, column, theta, 2 * G_PI / theta, pl_matrix_get (self->shown, row, column));
 }
 
 static void

@@ -23,7 +23,7 @@ usage (const char *message)
 }
 
 /* The offset profiles of the chosen layer (1-based, 0: all) and head
- * (−1: all), one row per (layer, head). */
+ * (an index from 0, −1: all), one row per (layer, head). */
 static PlMatrix *
 select_profiles (PlAttentionStats *stats,
                  int               layer,
@@ -84,8 +84,8 @@ run_text (const char               *path,
       guint l = layer > 0 ? (guint) layer - 1 : 0, h = head >= 0 ? (guint) head : 0;
       g_autoptr(PlMatrix) map = pl_text_attention_get_map (sentence, l, h);
       g_autoptr(PlFigure) figure = pl_figure_new_heatmap (map, 0);
-      /* Translators: figure title: model — layer, head (counted from 0, as --head) */
-      g_autofree char *title = g_strdup_printf (_("%s — layer %u, head %u"), pl_model_get_name (model), l + 1, h);
+      /* Translators: figure title: model — layer, head (both counted from 1, as --layer and --head) */
+      g_autofree char *title = g_strdup_printf (_("%s — layer %u, head %u"), pl_model_get_name (model), l + 1, h + 1);
 
       pl_figure_set_tick_labels (figure, (const char * const *) sentence->labels, t);
       pl_figure_set_title (figure, title);
@@ -93,7 +93,7 @@ run_text (const char               *path,
       pl_figure_set_value_label (figure, _("Attention"));
       if (!pl_cli_figure_write (figure, out, options, &error))
         return pl_cli_fail (error);
-      printf ("%s: attention of layer %u, head %u over %u tokens\n", shown_out, l + 1, h, t);
+      printf ("%s: attention of layer %u, head %u over %u tokens\n", shown_out, l + 1, h + 1, t);
       return PL_CLI_EXIT_OK;
     }
 
@@ -161,12 +161,12 @@ pl_cli_attention (int    argc,
   guint n_layers, n_heads;
   gboolean is_figure;
   PlMatrixFormat format;
-  int layer = 0, head = -1, sequences = 8, length = 0;
+  int layer = 0, head_option = G_MININT, head, sequences = 8, length = 0;
   gint64 seed = 0;
   guint t;
   const GOptionEntry entries[] = {
     { "layer", 'l', 0, G_OPTION_ARG_INT, &layer, N_("Only the offset profiles of layer L (1 … layers; default all)"), N_("L") },
-    { "head", 0, 0, G_OPTION_ARG_INT, &head, N_("Only head H (0 … heads − 1; default all)"), N_("H") },
+    { "head", 0, 0, G_OPTION_ARG_INT, &head_option, N_("Only head H (1 … heads; default all)"), N_("H") },
     { "text", 0, 0, G_OPTION_ARG_STRING, &text, N_("Attention of this sentence instead of random inputs (needs the tokenizer beside the checkpoint)"), N_("TEXT") },
     { "sequences", 'n', 0, G_OPTION_ARG_INT, &sequences, N_("Random inputs to average over (default 8)"), N_("N") },
     { "length", 0, 0, G_OPTION_ARG_INT, &length, N_("Tokens per input (default: the model’s positions)"), N_("T") },
@@ -195,7 +195,7 @@ pl_cli_attention (int    argc,
       "                    with --layer and --head\n"
       "  input_ids         [T]: the tokens\n"
       "  offset_profile, offsets, mean_distance, first_token_mass: as above, over the sentence\n"
-      "A figure is the map of --layer (default 1) and --head (default 0) with the tokens on\n"
+      "A figure is the map of --layer (default 1) and --head (default 1) with the tokens on\n"
       "both axes. --text excludes --sequences, --length and --seed.\n"
       "\n"
       "An activations file (poslens-cli forward --stats-out, poslens-export) gives the statistics\n"
@@ -217,6 +217,10 @@ pl_cli_attention (int    argc,
     return usage ("--length and --seed must be ≥ 0");
   if (layer < 0)
     return usage ("--layer counts from 1 (the first transformer block)");
+  /* Heads count from 1, as layers do, here and in the window. */
+  if (head_option != G_MININT && head_option < 1)
+    return usage ("--head counts from 1 (the first head of a layer)");
+  head = head_option == G_MININT ? -1 : head_option - 1;
   if (text != NULL && (length != 0 || seed != 0 || sequences != 8))
     return usage ("--text is the input: it excludes --sequences, --length and --seed");
 
@@ -234,9 +238,9 @@ pl_cli_attention (int    argc,
       g_autofree char *m = g_strdup_printf ("--layer %d: the model has layers 1 to %u", layer, n_layers);
       return usage (m);
     }
-  if (head >= (int) n_heads || head < -1)
+  if (head >= (int) n_heads)
     {
-      g_autofree char *m = g_strdup_printf ("--head %d: the model has heads 0 to %u", head, n_heads - 1);
+      g_autofree char *m = g_strdup_printf ("--head %d: the model has heads 1 to %u", head_option, n_heads);
       return usage (m);
     }
   if (text != NULL)

@@ -260,7 +260,7 @@ pl_cli_figure_write_attention (PlAttentionStats         *stats,
       for (guint h = 0; h < stats->n_heads; h++)
         {
           const float *profile = pl_matrix_row (stats->offset_profile, (gsize) (layer - 1) * stats->n_heads + h);
-          g_autofree char *name = g_strdup_printf ("Head %u", h);
+          g_autofree char *name = g_strdup_printf ("Head %u", h + 1);
 
           if (head >= 0 && (guint) head != h)
             continue;
@@ -268,7 +268,7 @@ pl_cli_figure_write_attention (PlAttentionStats         *stats,
             y[k] = profile[(int) t - 1 + first + k];
           pl_figure_add_series (figure, name, y);
         }
-      title = head >= 0 ? g_strdup_printf ("Layer %d, head %d", layer, head) : g_strdup_printf ("Layer %d", layer);
+      title = head >= 0 ? g_strdup_printf ("Layer %d, head %d", layer, head + 1) : g_strdup_printf ("Layer %d", layer);
       pl_figure_set_title (figure, title);
       pl_figure_set_axis_labels (figure, "Offset (key − query)", "Attention mass");
     }
@@ -286,7 +286,7 @@ pl_cli_figure_write_attention (PlAttentionStats         *stats,
 
             x[i] = l + 1;
             y[i] = pl_matrix_get (stats->mean_distance, l, h);
-            c[i] = h;
+            c[i] = h + 1;
           }
       figure = pl_figure_new_scatter (x, y, n);
       pl_figure_set_point_values (figure, c);

@@ -78,8 +78,9 @@ gboolean pl_cli_figure_write_pca        (PlPca                    *pca,
                                          const PlCliFigureOptions *options,
                                          GError                  **error);
 
-/* Attention by position. LAYER is 1-based (0: all), HEAD 0-based (−1: all),
- * as the attention command takes them: with a layer, the attention mass by
+/* Attention by position. LAYER is 1-based (0: all), HEAD an index from 0
+ * (−1: all); the figure names both counted from 1, as the attention
+ * command's --layer and --head take them: with a layer, the attention mass by
  * offset, one line per head (or the one head); without, the mean attention
  * distance of every head against its layer, coloured by head. */
 gboolean pl_cli_figure_write_attention  (PlAttentionStats         *stats,

@@ -72,7 +72,7 @@ pl_cli_rope_profile (int    argc,
       "θ_p per position. Over random inputs, the mean norm of the query and of the key in each\n"
       "plane, at every layer and head: long vectors in a fast plane carry position, in a slow\n"
       "plane (that hardly turns over a text) content.\n"
-      "  query_norm   [layers × heads, planes]: row l·heads + h, layer l + 1, head h\n"
+      "  query_norm   [layers × heads, planes]: row l·heads + h: layer l + 1, head h + 1\n"
       "  key_norm     [layers × key heads, planes]\n"
       "  frequency    [planes]: θ_p in radians per token (the model’s scaling applied)\n"
       "  wavelength   [planes]: 2π / θ_p in tokens\n"

@@ -338,6 +338,13 @@ draw_grid (PlFigure                *self,
   cairo_restore (cr);
 }
 
+/* What row 0 is numbered: its own number (heads from 1), or the position. */
+static double
+first_row (PlFigure *self)
+{
+  return self->own_first_row ? self->first_row : self->first_position;
+}
+
 /* Ticks at round positions; position p is the centre of cell p − first. */
 static void
 draw_numeric_ticks (PlFigure                *self,
@@ -349,13 +356,13 @@ draw_numeric_ticks (PlFigure                *self,
   cairo_t *cr = draw->cr;
   g_autoptr(GArray) xticks = g_array_new (FALSE, FALSE, sizeof (double));
   g_autoptr(GArray) yticks = g_array_new (FALSE, FALSE, sizeof (double));
-  double first = self->first_position;
+  double first = self->first_position, first_y = first_row (self);
   double vw = self->view_x1 - self->view_x0;
   double vh = self->view_y1 - self->view_y0;
   double pw = plot->width, ph = plot->height;
   double xstep, ystep, xw;
 
-  ystep = pl_nice_ticks (first + self->view_y0 - 0.5, first + self->view_y1 - 0.5,
+  ystep = pl_nice_ticks (first_y + self->view_y0 - 0.5, first_y + self->view_y1 - 0.5,
                          (guint) CLAMP (ph / (tick_h * 2.5), 2, 12), TRUE, yticks);
   pl_nice_ticks (first + self->view_x0 - 0.5, first + self->view_x1 - 0.5, 12, TRUE, xticks);
   xw = widest_label (draw, tick_size, xticks, 1);
@@ -366,7 +373,7 @@ draw_numeric_ticks (PlFigure                *self,
     {
       xstep = ystep = MAX (xstep, ystep);
       pl_ticks_at_step (first + self->view_x0 - 0.5, first + self->view_x1 - 0.5, xstep, xticks);
-      pl_ticks_at_step (first + self->view_y0 - 0.5, first + self->view_y1 - 0.5, ystep, yticks);
+      pl_ticks_at_step (first_y + self->view_y0 - 0.5, first_y + self->view_y1 - 0.5, ystep, yticks);
     }
   pl_figure_record_ticks (self, 0, xticks);
   pl_figure_record_ticks (self, 1, yticks);
@@ -388,7 +395,7 @@ draw_numeric_ticks (PlFigure                *self,
   for (guint i = 0; i < yticks->len; i++)
     {
       double p = g_array_index (yticks, double, i);
-      double y = plot->y + (p - first + 0.5 - self->view_y0) / vh * ph;
+      double y = plot->y + (p - first_y + 0.5 - self->view_y0) / vh * ph;
       g_autofree char *label = pl_format_tick (p, ystep);
 
       cairo_move_to (cr, plot->x, y);
@@ -411,7 +418,6 @@ pl_figure_heatmap_render (PlFigure                *self,
   g_autoptr(GArray) yticks = g_array_new (FALSE, FALSE, sizeof (double));
   double lo, hi, vw, vh, tick_h, label_h, title_h = 0, title_w = 0;
   double left, right, bottom, top, aw, ah, s, pw, ph, ox, oy, bar_w = 0, ystep;
-  double first = self->first_position;
   cairo_rectangle_t plot, bar;
   cairo_surface_t *image;
   g_auto(GStrv) shown = NULL;
@@ -453,7 +459,7 @@ pl_figure_heatmap_render (PlFigure                *self,
     }
   else
     {
-      ystep = pl_nice_ticks (first + self->view_y0 - 0.5, first + self->view_y1 - 0.5,
+      ystep = pl_nice_ticks (first_row (self) + self->view_y0 - 0.5, first_row (self) + self->view_y1 - 0.5,
                              (guint) CLAMP (area->height / (tick_h * 3), 2, 12), TRUE, yticks);
       left = GAP + label_h + GAP + widest_label (draw, tick_size, yticks, ystep) + TICK_LENGTH + TICK_GAP;
       bottom = TICK_LENGTH + TICK_GAP + tick_h + GAP + label_h + GAP;
@@ -552,6 +558,9 @@ pl_figure_new_rotary_norms (PlMatrix   *norms,
                                                  : _("%s — layer %u: query norm by rotary plane"),
                                             model_name, layer);
 
+  /* Heads count from 1, as everywhere; planes are the frequencies' index i
+   * of θ_i = base^(−2i/d), from 0. */
+  pl_figure_set_first_row (figure, 1);
   pl_figure_set_title (figure, title);
   pl_figure_set_axis_labels (figure, _("Rotary plane (fastest first)"), keys ? _("Key head") : _("Head"));
   pl_figure_set_value_label (figure, _("Mean norm"));

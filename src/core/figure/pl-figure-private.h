@@ -66,6 +66,8 @@ struct _PlFigure
   /* Heatmap */
   PlMatrix          *values;
   guint              first_position;
+  guint              first_row;       /* what row 0 is numbered, when own_first_row */
+  gboolean           own_first_row;
   double             data_min;        /* finite extremes, NaN when none */
   double             data_max;
   gboolean           grid;

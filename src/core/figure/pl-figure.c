@@ -180,6 +180,15 @@ pl_figure_set_values (PlFigure *self,
   pl_figure_heatmap_clear (self);
 }
 
+void
+pl_figure_set_first_row (PlFigure *self,
+                         guint     first_row)
+{
+  g_return_if_fail (PL_IS_FIGURE (self));
+  self->first_row = first_row;
+  self->own_first_row = TRUE;
+}
+
 PlFigureKind
 pl_figure_get_kind (PlFigure *self)
 {

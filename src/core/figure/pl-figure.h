@@ -50,6 +50,10 @@ PlFigure   *pl_figure_new_rotary_norms (PlMatrix     *norms,
 void        pl_figure_set_values      (PlFigure       *self,
                                        PlMatrix       *values,
                                        guint           first_position);
+/* Rows numbered from FIRST_ROW, the columns still from the first position:
+ * heads counted from 1 against distances or planes counted from 0. */
+void        pl_figure_set_first_row   (PlFigure       *self,
+                                       guint           first_row);
 /* Thin lines between cells once they are large enough to tell apart. */
 void        pl_figure_set_grid        (PlFigure       *self,
                                        gboolean        grid);
