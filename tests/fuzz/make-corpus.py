@@ -324,3 +324,58 @@ with tempfile.TemporaryDirectory() as tmp:
 hole_bytes = 4096 * 4096 * 4
 legacy = torch_bytes(OrderedDict([('transformer.wpe.weight', torch.zeros(4096, 4096))]), legacy=True)
 out('pytorch', 'sparse-legacy', legacy[:-hole_bytes] + b'HOLE' + struct.pack('<I', hole_bytes >> 20))
+
+# GGUF (fuzz-gguf.c), written by tests/fixtures/gguf_tools.py: a tiny Llama with its tokenizer's
+# arrays, every tensor type, and one whose token embedding lies in a hole.
+sys.path.insert(0, os.path.join(root, 'tests', 'fixtures'))
+import gguf_tools  # noqa: E402
+
+
+def gguf_bytes(metadata, tensors, **kw):
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, 'seed.gguf')
+        gguf_tools.write(path, metadata, tensors, **kw)
+        with open(path, 'rb') as f:
+            return f.read()
+
+
+def gguf_tensor(name, tname, shape):
+    x = (np.arange(int(np.prod(shape))) % 13 * 0.25 - 1.5).astype(np.float32).reshape(-1, shape[-1])
+    return (name, tname, shape, gguf_tools.quantize(tname, x))
+
+
+llama_meta = {
+    'general.architecture': 'llama', 'llama.context_length': 16, 'llama.embedding_length': 32,
+    'llama.block_count': 1, 'llama.feed_forward_length': 32, 'llama.attention.head_count': 2,
+    'llama.attention.head_count_kv': 1, 'llama.rope.dimension_count': 16, 'llama.rope.freq_base': 10000.0,
+    'llama.attention.layer_norm_rms_epsilon': 1e-5, 'tokenizer.ggml.model': 'llama',
+    'tokenizer.ggml.tokens': ['<unk>', '<s>', '</s>', '\u2581', 'a', 'b', '\u2581a', '<0x0A>'],
+    'tokenizer.ggml.scores': [0.0, 0.0, 0.0, -1.0, -2.0, -3.0, -4.0, 0.0],
+    'tokenizer.ggml.token_type': gguf_tools.Value(gguf_tools.ARRAY, [2, 3, 3, 1, 1, 1, 1, 6], sub=gguf_tools.INT32),
+    'tokenizer.ggml.bos_token_id': 1, 'tokenizer.ggml.add_bos_token': True,
+}
+llama_tensors = [gguf_tensor('token_embd.weight', 'Q8_0', (8, 32)),
+                 gguf_tensor('blk.0.attn_norm.weight', 'F32', (32,)),
+                 gguf_tensor('blk.0.attn_q.weight', 'Q4_0', (32, 32)),
+                 gguf_tensor('blk.0.attn_k.weight', 'F16', (16, 32)),
+                 gguf_tensor('blk.0.attn_v.weight', 'BF16', (16, 32)),
+                 gguf_tensor('blk.0.attn_output.weight', 'Q5_1', (32, 32)),
+                 gguf_tensor('blk.0.ffn_norm.weight', 'F32', (32,)),
+                 gguf_tensor('blk.0.ffn_gate.weight', 'Q4_1', (32, 32)),
+                 gguf_tensor('blk.0.ffn_up.weight', 'Q5_0', (32, 32)),
+                 gguf_tensor('blk.0.ffn_down.weight', 'Q8_0', (32, 32)),
+                 gguf_tensor('output_norm.weight', 'F32', (32,))]
+out('gguf', 'llama-mixed', gguf_bytes(llama_meta, llama_tensors))
+out('gguf', 'k-quants-v2', gguf_bytes({'general.architecture': 'llama', 'nested': gguf_tools.Value(
+    gguf_tools.ARRAY, [gguf_tools.Value(gguf_tools.ARRAY, [1], sub=gguf_tools.INT8)], sub=gguf_tools.ARRAY)},
+    [gguf_tensor('q4_k', 'Q4_K', (2, 256)), gguf_tensor('q5_k', 'Q5_K', (1, 256)),
+     gguf_tensor('q6_k', 'Q6_K', (1, 256)), gguf_tensor('f64', 'F32', (3,))], version=2, alignment=8))
+gpt2_meta = {'general.architecture': 'gpt2', 'gpt2.context_length': 8, 'gpt2.embedding_length': 32,
+             'gpt2.block_count': 1, 'gpt2.attention.head_count': 2, 'tokenizer.ggml.model': 'gpt2',
+             'tokenizer.ggml.pre': 'gpt-2', 'tokenizer.ggml.tokens': ['a', 'b', 'ab', '\u0120'],
+             'tokenizer.ggml.merges': ['a b']}
+out('gguf', 'gpt2-table', gguf_bytes(gpt2_meta, [gguf_tensor('position_embd.weight', 'F32', (8, 32)),
+                                                gguf_tensor('token_embd.weight', 'F16', (4, 32))]))
+# A Q8_0 token embedding of 32768 × 4096 (4.25 GiB) in a hole
+big = gguf_bytes(llama_meta, [('token_embd.weight', 'Q8_0', (32768, 4096), b'')])
+out('gguf', 'sparse-q8_0', big + b'HOLE' + struct.pack('<I', 32768 * 4096 // 32 * 34 >> 20))

@@ -21,6 +21,7 @@ G_DEFINE_BOXED_TYPE (PlStoredMatrix, pl_stored_matrix, pl_stored_matrix_ref, pl_
 gsize
 pl_stored_type_size (PlStoredType type)
 {
+  g_assert (!pl_stored_type_is_blocks (type));
   return type == PL_STORED_F32 ? 4 : 2;
 }
 
@@ -34,23 +35,6 @@ padded (gsize n,
   return type == PL_STORED_BF16_TILES ? (n + TILE_PANEL - 1) / TILE_PANEL * TILE_PANEL : n;
 }
 
-const char *
-pl_stored_type_name (PlStoredType type)
-{
-  switch (type)
-    {
-    case PL_STORED_F16:
-      return "F16";
-    case PL_STORED_BF16:
-      return "BF16";
-    case PL_STORED_BF16_TILES:
-      return "BF16 tiles";
-    case PL_STORED_F32:
-    default:
-      return "F32";
-    }
-}
-
 PlStoredMatrix *
 pl_stored_matrix_try_new (PlStoredType   type,
                           gsize          rows,
@@ -58,9 +42,11 @@ pl_stored_matrix_try_new (PlStoredType   type,
                           GError       **error)
 {
   PlStoredMatrix *self;
-  gsize elem = pl_stored_type_size (type);
-  gsize stored_rows = padded (rows, type), stored_cols = padded (cols, type);
+  gsize block = pl_stored_type_block_elements (type), elem = pl_stored_type_block_bytes (type);
+  gsize stored_rows = padded (rows, type), stored_cols = padded (cols, type) / block;
   guint8 *data = NULL;
+
+  g_return_val_if_fail (cols % block == 0, NULL);
 
   if (rows > MAX_BYTES || cols > MAX_BYTES ||
       (stored_rows != 0 && stored_cols > MAX_BYTES / elem / stored_rows) ||
@@ -78,6 +64,31 @@ pl_stored_matrix_try_new (PlStoredType   type,
   self->cols = cols;
   self->data = data;
   self->ref_count = 1;
+  return self;
+}
+
+PlStoredMatrix *
+pl_stored_matrix_new_borrowed (PlStoredType    type,
+                               gsize           rows,
+                               gsize           cols,
+                               const guint8   *data,
+                               gpointer        owner,
+                               GDestroyNotify  owner_release)
+{
+  PlStoredMatrix *self;
+
+  g_return_val_if_fail (type != PL_STORED_BF16_TILES, NULL);
+  g_return_val_if_fail (cols % pl_stored_type_block_elements (type) == 0, NULL);
+  g_return_val_if_fail (owner != NULL && owner_release != NULL, NULL);
+
+  self = g_new0 (PlStoredMatrix, 1);
+  self->type = type;
+  self->rows = rows;
+  self->cols = cols;
+  self->data = (guint8 *) data;
+  self->ref_count = 1;
+  self->owner = owner;
+  self->owner_release = owner_release;
   return self;
 }
 
@@ -109,7 +120,10 @@ pl_stored_matrix_unref (PlStoredMatrix *self)
   g_return_if_fail (self != NULL);
   if (g_atomic_int_dec_and_test (&self->ref_count))
     {
-      g_free (self->data);
+      if (self->owner != NULL)
+        self->owner_release (self->owner);
+      else
+        g_free (self->data);
       g_free (self);
     }
 }
@@ -190,7 +204,8 @@ pl_stored_convert (PlStoredType  type,
         dst[i] = pl_stored_half_to_float (((const guint16 *) src)[i]);
       break;
     default:
-      g_assert_not_reached ();
+      g_assert (pl_stored_type_is_blocks (type) && n % pl_stored_type_block_elements (type) == 0);
+      pl_stored_blocks_to_float (type, src, dst, n / pl_stored_type_block_elements (type));
     }
 }
 
@@ -272,6 +287,8 @@ pl_stored_matrix_all_finite (const PlStoredMatrix *self)
 
   /* tiles: their zero padding too */
   n = padded (self->rows, self->type) * padded (self->cols, self->type);
+  if (pl_stored_type_is_blocks (self->type))
+    return pl_stored_blocks_all_finite (self->type, self->data, n / pl_stored_type_block_elements (self->type));
   if (self->type == PL_STORED_F32)
     {
       const guint32 *v = (const guint32 *) self->data;

@@ -14,32 +14,72 @@ typedef enum
   PL_STORED_F16,
   PL_STORED_BF16,
   PL_STORED_BF16_TILES,   /* BF16 in AMX tile order: pl_stored_matrix_to_tiles */
+  /* ggml's block formats, as GGUF stores them (pl-stored-blocks.c): each row
+   * is cols / pl_stored_type_block_elements () blocks of
+   * pl_stored_type_block_bytes () bytes, little-endian whatever the host. */
+  PL_STORED_Q4_0,
+  PL_STORED_Q4_1,
+  PL_STORED_Q5_0,
+  PL_STORED_Q5_1,
+  PL_STORED_Q8_0,
+  PL_STORED_Q2_K,
+  PL_STORED_Q3_K,
+  PL_STORED_Q4_K,
+  PL_STORED_Q5_K,
+  PL_STORED_Q6_K,
+  PL_STORED_N_TYPES
 } PlStoredType;
 
 /* A dense row-major matrix in the precision its file stores: a BF16 or F16
- * weight stays two bytes an element in memory and becomes float32 a block of
- * rows at a time where it is used. Immutable once built, shared by reference
- * count like PlMatrix. Elements are in the host's byte order. */
+ * weight stays two bytes an element in memory, a block-quantised one its
+ * blocks, and becomes float32 a block of rows at a time where it is used.
+ * Immutable once built, shared by reference count like PlMatrix. Elements are
+ * in the host's byte order (block formats: little-endian). DATA is its own,
+ * or borrowed from OWNER (a mapped file), which it holds until freed. */
 typedef struct _PlStoredMatrix
 {
-  PlStoredType  type;
-  gsize         rows;
-  gsize         cols;
-  guint8       *data;
+  PlStoredType    type;
+  gsize           rows;
+  gsize           cols;
+  guint8         *data;
   /*< private >*/
-  gint          ref_count;
+  gint            ref_count;
+  gpointer        owner;
+  GDestroyNotify  owner_release;
 } PlStoredMatrix;
 
 #define PL_TYPE_STORED_MATRIX (pl_stored_matrix_get_type ())
 
 GType            pl_stored_matrix_get_type   (void) G_GNUC_CONST;
+/* Bytes per element of the element types (F32, F16, BF16, BF16 tiles). */
 gsize            pl_stored_type_size         (PlStoredType           type);
+/* "F32", "Q4_K", … as ggml names them */
 const char      *pl_stored_type_name         (PlStoredType           type);
+/* Elements and bytes of one block: 1 and the element size for the element
+ * types, ggml's block for the others. */
+gsize            pl_stored_type_block_elements (PlStoredType         type);
+gsize            pl_stored_type_block_bytes  (PlStoredType           type);
+gboolean         pl_stored_type_is_blocks    (PlStoredType           type);
+/* Bytes of a row of COLS elements (COLS a multiple of the block). */
+static inline gsize
+pl_stored_type_row_bytes (PlStoredType type,
+                          gsize        cols)
+{
+  return cols / pl_stored_type_block_elements (type) * pl_stored_type_block_bytes (type);
+}
 /* Uninitialised; NULL and PL_ERROR_TOO_LARGE when it cannot be had. */
 PlStoredMatrix  *pl_stored_matrix_try_new    (PlStoredType           type,
                                               gsize                  rows,
                                               gsize                  cols,
                                               GError               **error);
+/* ROWS × COLS of TYPE at DATA, which stays OWNER's: OWNER_RELEASE (OWNER)
+ * is called when the matrix is freed. COLS must be a whole number of blocks. */
+PlStoredMatrix  *pl_stored_matrix_new_borrowed (PlStoredType         type,
+                                              gsize                  rows,
+                                              gsize                  cols,
+                                              const guint8          *data,
+                                              gpointer               owner,
+                                              GDestroyNotify         owner_release);
 /* A float32 copy of M. */
 PlStoredMatrix  *pl_stored_matrix_new_from_matrix (const PlMatrix    *m);
 PlStoredMatrix  *pl_stored_matrix_ref        (PlStoredMatrix        *self);
@@ -51,7 +91,7 @@ pl_stored_matrix_row (const PlStoredMatrix *self,
                       gsize                 i)
 {
   g_assert (self->type != PL_STORED_BF16_TILES);
-  return self->data + i * self->cols * pl_stored_type_size (self->type);
+  return self->data + i * pl_stored_type_row_bytes (self->type, self->cols);
 }
 
 /* A BF16 matrix in the order Intel AMX's TDPBF16PS reads its second
@@ -80,11 +120,22 @@ gboolean         pl_stored_matrix_all_finite (const PlStoredMatrix  *self);
 /* The whole matrix as float32. */
 PlMatrix        *pl_stored_matrix_to_matrix  (const PlStoredMatrix  *self,
                                               GError               **error);
-/* N elements of TYPE at SRC as float32 into DST. */
+/* N elements of TYPE at SRC as float32 into DST (a block format: N a
+ * multiple of its block, SRC at a block's start). */
 void             pl_stored_convert           (PlStoredType           type,
                                               const void            *src,
                                               float                 *dst,
                                               gsize                  n);
+/* pl-stored-blocks.c: N_BLOCKS blocks of a block format as float32, as
+ * ggml's dequantize_row_* computes them; whether their scales are finite
+ * (then so is every element). */
+void             pl_stored_blocks_to_float   (PlStoredType           type,
+                                              const void            *src,
+                                              float                 *dst,
+                                              gsize                  n_blocks);
+gboolean         pl_stored_blocks_all_finite (PlStoredType           type,
+                                              const void            *src,
+                                              gsize                  n_blocks);
 /* IEEE half to float32, exactly (every half is a float). */
 float            pl_stored_half_to_float     (guint16                h);
 

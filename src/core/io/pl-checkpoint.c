@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "pl-checkpoint-gguf.h"
 #include "pl-checkpoint-hdf5.h"
 #include "pl-checkpoint-private.h"
 #include "pl-checkpoint-pytorch.h"
@@ -303,6 +304,7 @@ typedef enum
   SNIFF_HDF5,
   SNIFF_SAFETENSORS,
   SNIFF_PYTORCH,
+  SNIFF_GGUF,
 } Sniffed;
 
 static Sniffed
@@ -348,13 +350,8 @@ sniff (const char  *path,
     return SNIFF_SAFETENSORS;
   if (got >= 1 && head[0] == 0x80 && !g_str_has_suffix (path, ".safetensors"))
     return SNIFF_PYTORCH;
-  /* Formats people will try, named so they know what to do. */
   if (got >= 4 && memcmp (head, "GGUF", 4) == 0)
-    {
-      g_set_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED,
-                   "%s is a GGUF file; Poslens reads HDF5, safetensors and PyTorch checkpoints", path);
-      return SNIFF_UNKNOWN;
-    }
+    return SNIFF_GGUF;
   if (g_str_has_suffix (path, ".safetensors"))
     return SNIFF_SAFETENSORS;
   if (g_str_has_suffix (path, ".h5") || g_str_has_suffix (path, ".hdf5") ||
@@ -365,7 +362,7 @@ sniff (const char  *path,
       return SNIFF_UNKNOWN;
     }
   g_set_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED,
-               "%s is neither an HDF5, a safetensors nor a PyTorch file", path);
+               "%s is neither an HDF5, a safetensors, a PyTorch nor a GGUF file", path);
   return SNIFF_UNKNOWN;
 }
 
@@ -383,6 +380,8 @@ open_sniffed (Sniffed              kind,
       return pl_checkpoint_safetensors_open (path, shards, error);
     case SNIFF_PYTORCH:
       return pl_checkpoint_pytorch_open (path, shards, error);
+    case SNIFF_GGUF:
+      return pl_checkpoint_gguf_open (path, error);
     case SNIFF_UNKNOWN:
     default:
       return NULL;
@@ -393,7 +392,7 @@ static PlCheckpoint *
 open_sharded (const char  *index_path,
               GError     **error)
 {
-  static const char * const kind_names[] = { NULL, "HDF5", "safetensors", "PyTorch" };
+  static const char * const kind_names[] = { NULL, "HDF5", "safetensors", "PyTorch", "GGUF" };
   g_autofree char *base = g_path_get_basename (index_path);
   g_auto(GStrv) shards = NULL;
   Sniffed expected = SNIFF_HDF5;
@@ -437,8 +436,8 @@ compare_names (gconstpointer a,
   return strcmp (*(char * const *) a, *(char * const *) b);
 }
 
-/* A folder without Hugging Face's file names: its one HDF5, safetensors or
- * PyTorch (.pt, .pth) file, if it has exactly one. NULL without error when it has none. */
+/* A folder without Hugging Face's file names: its one HDF5, safetensors,
+ * PyTorch (.pt, .pth) or GGUF file, if it has exactly one. NULL without error when it has none. */
 static char *
 single_weights_file (const char  *dir,
                      GError     **error)
@@ -451,7 +450,8 @@ single_weights_file (const char  *dir,
     return NULL;
   while ((name = g_dir_read_name (folder)) != NULL)
     if (g_str_has_suffix (name, ".safetensors") || g_str_has_suffix (name, ".h5") ||
-        g_str_has_suffix (name, ".hdf5") || g_str_has_suffix (name, ".pt") || g_str_has_suffix (name, ".pth"))
+        g_str_has_suffix (name, ".hdf5") || g_str_has_suffix (name, ".pt") || g_str_has_suffix (name, ".pth") ||
+        g_str_has_suffix (name, ".gguf"))
       g_ptr_array_add (found, g_strdup (name));
   if (found->len == 1)
     return g_build_filename (dir, g_ptr_array_index (found, 0), NULL);
@@ -526,7 +526,9 @@ pl_checkpoint_open (const char  *path,
   self = open_file (weights, error);
   if (self == NULL)
     return NULL;
-  if (!pl_checkpoint_load_config (self, weights, error))
+  /* A GGUF file's metadata is its configuration: a config.json beside it
+   * belongs to some other file. */
+  if (!PL_IS_CHECKPOINT_GGUF (self) && !pl_checkpoint_load_config (self, weights, error))
     return NULL;
   return g_steal_pointer (&self);
 }
@@ -651,8 +653,8 @@ pl_checkpoint_read_stored (PlCheckpoint  *self,
   if (!(info = readable_tensor (self, name, error)))
     return NULL;
   klass = PL_CHECKPOINT_GET_CLASS (self);
-  if (klass->read_stored != NULL &&
-      (info->dtype == PL_DTYPE_F32 || info->dtype == PL_DTYPE_F16 || info->dtype == PL_DTYPE_BF16))
+  if (klass->read_stored != NULL && (info->dtype == PL_DTYPE_F32 || info->dtype == PL_DTYPE_F16 ||
+                                     info->dtype == PL_DTYPE_BF16 || info->dtype == PL_DTYPE_QUANTIZED))
     return klass->read_stored (self, info, error);
   if (!(m = pl_checkpoint_read (self, name, error)))
     return NULL;

@@ -18,6 +18,7 @@ typedef enum
   PL_DTYPE_BF16,
   PL_DTYPE_F64,
   PL_DTYPE_OTHER,          /* listed, but refused by name when read */
+  PL_DTYPE_QUANTIZED,      /* a ggml block format (GGUF): dtype_name says which */
 } PlDType;
 
 typedef struct
@@ -26,7 +27,7 @@ typedef struct
   guint    rank;
   guint64  shape[PL_TENSOR_MAX_RANK];
   PlDType  dtype;
-  char    *dtype_name;     /* "F32", "BF16", "I64", "float32", ... for messages */
+  char    *dtype_name;     /* "F32", "BF16", "I64", "float32", "Q4_K", ... for messages */
 } PlTensorInfo;
 
 /* The matrix view of a tensor: columns are its last dimension, rows the
@@ -68,7 +69,7 @@ const char         *pl_checkpoint_get_path      (PlCheckpoint  *self);
 /* "hdf5-tf" (Keras save_weights, as HF writes tf_model.h5), "hdf5-keras"
  * (Keras model.save), "hdf5-sharded", "poslens-activations" (an
  * activations file, README), "hdf5" (any other HDF5 file), "safetensors",
- * "safetensors-sharded". */
+ * "safetensors-sharded", "pytorch", "gguf". */
 const char         *pl_checkpoint_get_format    (PlCheckpoint  *self);
 guint               pl_checkpoint_get_n_tensors (PlCheckpoint  *self);
 const PlTensorInfo *pl_checkpoint_get_tensor    (PlCheckpoint  *self,

@@ -462,7 +462,7 @@ gather (const PlStoredMatrix  *m,
         GError               **error)
 {
   gboolean vector = m->rows == 1;
-  gsize unit = (vector ? 1 : m->cols) * pl_stored_type_size (m->type);
+  gsize unit = vector ? pl_stored_type_size (m->type) : pl_stored_type_row_bytes (m->type, m->cols);
   PlStoredMatrix *out = vector ? pl_stored_matrix_try_new (m->type, 1, n_blocks * block, error)
                                : pl_stored_matrix_try_new (m->type, n_blocks * block, m->cols, error);
 

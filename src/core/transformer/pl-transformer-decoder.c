@@ -162,7 +162,7 @@ stack_rows (PlStoredMatrix **parts,
     {
       if (parts[i]->type == type)
         memcpy (pl_stored_matrix_row (out, done), parts[i]->data,
-                parts[i]->rows * cols * pl_stored_type_size (type));
+                parts[i]->rows * pl_stored_type_row_bytes (type, cols));
       else
         pl_stored_matrix_to_float (parts[i], 0, parts[i]->rows, (float *) pl_stored_matrix_row (out, done));
       done += parts[i]->rows;
