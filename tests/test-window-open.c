@@ -304,32 +304,64 @@ error_dialog_shown (gpointer data)
   return window->error_dialog != NULL && gtk_widget_get_visible (GTK_WIDGET (window->error_dialog));
 }
 
+/* The dialog's extra child: the list of failures, then the details. */
 static GtkLabel *
 error_details (void)
 {
-  GtkWidget *expander = adw_message_dialog_get_extra_child (window->error_dialog);
+  GtkWidget *box = adw_message_dialog_get_extra_child (window->error_dialog);
 
-  return GTK_LABEL (gtk_expander_get_child (GTK_EXPANDER (expander)));
+  return GTK_LABEL (gtk_expander_get_child (GTK_EXPANDER (gtk_widget_get_last_child (box))));
+}
+
+static GtkWidget *
+error_list (void)
+{
+  return gtk_widget_get_first_child (adw_message_dialog_get_extra_child (window->error_dialog));
+}
+
+static void
+close_error_dialog (void)
+{
+  adw_message_dialog_response (window->error_dialog, "close");
+  while (window->error_dialog != NULL)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_cmpuint (window->n_load_errors, ==, 0);
 }
 
 /* A file that does not open gets one dialog: the heading names it, the body
  * says what happened in plain words (markup characters as written), the
- * full message is selectable; a second failure joins the same dialog. */
+ * diagnosis included, the full message is selectable; a second failure joins
+ * the same dialog, each failure in a row of its own. */
 static void
 test_load_error_dialog (void)
 {
   g_autofree char *dir = pl_test_tmpdir ();
   g_autofree char *bad = g_build_filename (dir, "a&b.safetensors", NULL);
   g_autofree char *empty = g_build_filename (dir, "empty.safetensors", NULL);
+  g_autofree char *claims = g_build_filename (dir, "claims.safetensors", NULL);
   g_autoptr(GFile) bad_file = g_file_new_for_path (bad);
   g_autoptr(GFile) empty_file = g_file_new_for_path (empty);
+  g_autoptr(GFile) claims_file = g_file_new_for_path (claims);
   g_autoptr(GError) error = NULL;
   const char *body;
+  GtkWidget *row;
 
   g_file_set_contents (bad, "\x08\0\0\0\0\0\0\0not json", 16, &error);
   g_assert_no_error (error);
   g_file_set_contents (empty, "", 0, &error);
   g_assert_no_error (error);
+  g_file_set_contents (claims, "garbage!garbage", -1, &error);
+  g_assert_no_error (error);
+
+  /* The diagnosis is in the visible line, not only under Details. */
+  pl_window_open_file (window, claims_file, FALSE);
+  pl_test_wait_until (error_dialog_shown, NULL, "the error dialog");
+  body = adw_message_dialog_get_body (window->error_dialog);
+  g_test_message ("%s", body);
+  g_assert_true (g_str_has_prefix (body, "claims.safetensors: "));
+  g_assert_nonnull (strstr (body, "(truncated or not safetensors)"));
+  g_assert_false (gtk_widget_get_visible (error_list ()));
+  close_error_dialog ();
 
   pl_window_open_file (window, bad_file, FALSE);
   pl_test_wait_until (error_dialog_shown, NULL, "the error dialog");
@@ -338,6 +370,8 @@ test_load_error_dialog (void)
   body = adw_message_dialog_get_body (window->error_dialog);
   g_assert_true (g_str_has_prefix (body, "a&b.safetensors: the safetensors header is not valid JSON"));
   g_assert_null (strstr (body, dir));
+  /* json-glib's own words are left to the details. */
+  g_assert_null (strstr (body, "expected value"));
   g_test_message ("%s", gtk_label_get_text (error_details ()));
   g_assert_true (gtk_label_get_selectable (error_details ()));
   g_assert_nonnull (strstr (gtk_label_get_text (error_details ()), "expected value"));
@@ -347,12 +381,18 @@ test_load_error_dialog (void)
   while (window->n_load_errors < 2)
     g_main_context_iteration (NULL, TRUE);
   g_assert_cmpstr (adw_message_dialog_get_heading (window->error_dialog), ==, "Could Not Open 2 Files");
-  g_assert_nonnull (strstr (adw_message_dialog_get_body (window->error_dialog), "empty.safetensors"));
+  /* One row a file, its name over what went wrong. */
+  g_assert_true (gtk_widget_get_visible (error_list ()));
+  row = GTK_WIDGET (gtk_list_box_get_row_at_index (GTK_LIST_BOX (error_list ()), 0));
+  g_assert_cmpstr (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (row)), ==, "a&b.safetensors");
+  g_assert_true (g_str_has_prefix (adw_action_row_get_subtitle (ADW_ACTION_ROW (row)),
+                                   "the safetensors header is not valid JSON"));
+  row = GTK_WIDGET (gtk_list_box_get_row_at_index (GTK_LIST_BOX (error_list ()), 1));
+  g_assert_cmpstr (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (row)), ==, "empty.safetensors");
+  g_assert_nonnull (strstr (adw_action_row_get_subtitle (ADW_ACTION_ROW (row)), "empty"));
+  g_assert_null (gtk_list_box_get_row_at_index (GTK_LIST_BOX (error_list ()), 2));
 
-  adw_message_dialog_response (window->error_dialog, "close");
-  while (window->error_dialog != NULL)
-    g_main_context_iteration (NULL, TRUE);
-  g_assert_cmpuint (window->n_load_errors, ==, 0);
+  close_error_dialog ();
   pl_test_rmtree (dir);
 }
 

@@ -9,7 +9,12 @@
 #include "pl-executor.h"
 #include "pl-paths.h"
 #include "pl-preferences-window.h"
+#include "pl-version.h"
 #include "pl-window.h"
+
+/* Where Poslens lives, as the metainfo's homepage and bugtracker say. */
+#define PL_WEBSITE   "https://gitlab.gnome.org/World/poslens"
+#define PL_ISSUE_URL "https://gitlab.gnome.org/World/poslens/-/issues"
 
 struct _PlApplication
 {
@@ -110,7 +115,7 @@ about_action (GSimpleAction *action,
   GtkWidget *about;
 
   /* What a bug report about speed needs: the BLAS and its kernels. */
-  debug_info = g_strdup_printf ("Poslens %s\n%s\nGTK %u.%u.%u, libadwaita %u.%u.%u\n", PACKAGE_VERSION, blas,
+  debug_info = g_strdup_printf ("Poslens %s\n%s\nGTK %u.%u.%u, libadwaita %u.%u.%u\n", pl_version (), blas,
                                 gtk_get_major_version (), gtk_get_minor_version (), gtk_get_micro_version (),
                                 adw_get_major_version (), adw_get_minor_version (), adw_get_micro_version ());
 
@@ -120,7 +125,9 @@ about_action (GSimpleAction *action,
                         "application-icon", APP_ID,
                         "developer-name", _("The Poslens developers"),
                         "developers", developers,
-                        "version", PACKAGE_VERSION,
+                        "version", pl_version (),
+                        "website", PL_WEBSITE,
+                        "issue-url", PL_ISSUE_URL,
                         "comments", _("See what position embeddings in transformer language models learn: "
                                       "similarity heatmaps, PCA trajectories, probes and attention to position, "
                                       "after Wang and Chen, “What Do Position Embeddings Learn?” (EMNLP 2020)."),

@@ -11,6 +11,7 @@
 #include "pl-cli.h"
 #include "pl-error.h"
 #include "pl-executor.h"
+#include "pl-version.h"
 
 typedef struct
 {
@@ -80,7 +81,7 @@ main (int   argc,
     {
       g_autofree char *blas = pl_blas_core_describe ();
 
-      printf ("poslens-cli %s\n%s\n", PACKAGE_VERSION, blas);
+      printf ("poslens-cli %s\n%s\n", pl_version (), blas);
       return PL_CLI_EXIT_OK;
     }
 
