@@ -90,6 +90,12 @@ find_menu_button (GtkWidget *toolbar)
 }
 
 static gboolean
+page_settled (gpointer page)
+{
+  return !pl_page_get_busy (page);
+}
+
+static gboolean
 popover_shown (gpointer popover)
 {
   return gtk_widget_get_mapped (popover);
@@ -105,9 +111,17 @@ check_toolbar (const char *view,
   PlPage *page = PL_PAGE (pl_test_page (window, view));
   PlFoldingToolbar *toolbar = pl_page_get_toolbar (page);
   GtkWidget *controls = pl_folding_toolbar_get_controls (toolbar);
-  int needed = row_width (controls, 6);
-  int room = gtk_widget_get_width (GTK_WIDGET (toolbar));
-  gboolean folded = pl_folding_toolbar_get_folded (toolbar);
+  int needed, room;
+  gboolean folded;
+
+  /* A view still computing fills its controls (the heads of a layer) when
+   * its answer comes, which may rightly fold or unfold the toolbar: the
+   * toolbar is judged once the view has its answer. */
+  pl_test_wait_until (page_settled, page, where);
+  pl_test_wait_frames (GTK_WIDGET (window), 2);
+  needed = row_width (controls, 6);
+  room = gtk_widget_get_width (GTK_WIDGET (toolbar));
+  folded = pl_folding_toolbar_get_folded (toolbar);
 
   g_test_message ("%s: controls %d px in a row of %d: %s", where, needed, room, folded ? "folded" : "in a row");
   if (folded != (needed > room))
