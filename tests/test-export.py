@@ -445,12 +445,26 @@ def read_safetensors(path):
     return tensors
 
 
+class HeadNorm:
+    """Qwen 3's q_norm or k_norm: an RMSNorm over each head's head_dim
+    values, a torch module so hooks on it fire."""
+
+    def __new__(cls, weight, eps):
+        import torch
+
+        class Norm(torch.nn.Module):
+            def forward(self, x):
+                return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps) * weight
+        return Norm()
+
+
 class Attention:
     """A rotary fixture's attention as Hugging Face builds it: its query and
     key projections as torch modules under HF's names (q_proj and k_proj,
     GPT-NeoX's query_key_value, Phi-3's qkv_proj) with the fixture's weights,
-    after the layer's input norm. Calling it runs the projections, so the
-    script's hooks on them fire."""
+    after the layer's input norm (Gemma's and Gemma 2's: 1 + w), and Qwen 3's
+    q_norm and k_norm on each head after them. Calling it runs the
+    projections and norms, so the script's hooks on them fire."""
 
     def __init__(self, tensors, config, layer):
         import torch
@@ -458,8 +472,14 @@ class Attention:
         kind = config["model_type"]
         prefix = f"gpt_neox.layers.{layer}." if kind == "gpt_neox" else f"model.layers.{layer}."
         self.norm_weight = tensors[prefix + "input_layernorm.weight"]
+        if kind in ("gemma", "gemma2"):
+            self.norm_weight = 1.0 + self.norm_weight
         self.norm_bias = tensors.get(prefix + "input_layernorm.bias")
         self.eps = config.get("layer_norm_eps", config.get("rms_norm_eps"))
+        self.head_dim = config.get("head_dim") or config["hidden_size"] // config["num_attention_heads"]
+        if kind == "qwen3":
+            self.q_norm = HeadNorm(tensors[prefix + "self_attn.q_norm.weight"], self.eps)
+            self.k_norm = HeadNorm(tensors[prefix + "self_attn.k_norm.weight"], self.eps)
         self.projections = []
         names = {"gpt_neox": ("attention.query_key_value",), "phi3": ("self_attn.qkv_proj",)}
         for name in names.get(kind, ("self_attn.q_proj", "self_attn.k_proj")):
@@ -481,7 +501,9 @@ class Attention:
         else:
             x = hidden * torch.rsqrt(hidden.pow(2).mean(-1, keepdim=True) + self.eps) * self.norm_weight
         for projection in self.projections:
-            projection(x)
+            out = projection(x)
+            if hasattr(self, "q_norm"):
+                (self.q_norm if projection is self.q_proj else self.k_norm)(out.unflatten(-1, (-1, self.head_dim)))
 
 
 def check_rotary(module, fixtures, cli, tmp, name):
@@ -761,7 +783,7 @@ def main():
         for name in ("mini-gpt2", "mini-bert", "mini-roberta"):
             check_fixture(module, fixtures, cli, demo_dir, name, tmp)
         check_coordinates(module, cli, tmp)
-        for name in ("llama", "gpt-neox", "phi3"):
+        for name in ("llama", "gpt-neox", "phi3", "qwen3", "gemma2"):
             check_rotary(module, fixtures, cli, tmp, name)
         check_run_model(script, fixtures, cli, tmp)
     print(f"1..{n_tests}")

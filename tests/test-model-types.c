@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "pl-error.h"
@@ -40,6 +41,7 @@ typedef struct
   double        theta;
   PlRopeScaling scaling;
   guint         max_positions;
+  guint         gemma2_window; /* Gemma 2's sliding window, in its even layers */
 } RealConfig;
 
 static const RealConfig configs[] = {
@@ -61,11 +63,18 @@ static const RealConfig configs[] = {
     16, 2, 128, 1000000, PL_ROPE_SCALING_NONE, 32768 },
   { "Qwen2.5-14B", LAYOUT_LLAMA, 5120, 48, 0, PL_FAMILY_QWEN2, "qwen2",
     40, 8, 128, 1000000, PL_ROPE_SCALING_NONE, 131072 },
-  { "gemma-2-2b", LAYOUT_LLAMA, 2304, 26, 0, -1, "gemma2" },
-  { "gemma-2-9b", LAYOUT_LLAMA, 3584, 42, 0, -1, "gemma2" },
-  { "Qwen3-4B", LAYOUT_LLAMA, 2560, 36, 0, -1, "qwen3" },
-  { "Qwen3-8B", LAYOUT_LLAMA, 4096, 36, 0, -1, "qwen3" },
-  { "Qwen3-32B", LAYOUT_LLAMA, 5120, 64, 0, -1, "qwen3" },
+  /* the window (4096) in layers 0, 2, 4, …; scores × 256^−½, capped at 50 */
+  { "gemma-2-2b", LAYOUT_LLAMA, 2304, 26, 0, PL_FAMILY_GEMMA2, "gemma2",
+    8, 4, 256, 10000, PL_ROPE_SCALING_NONE, 8192, 4096 },
+  { "gemma-2-9b", LAYOUT_LLAMA, 3584, 42, 0, PL_FAMILY_GEMMA2, "gemma2",
+    16, 8, 256, 10000, PL_ROPE_SCALING_NONE, 8192, 4096 },
+  /* heads × head_dim is not the hidden size: 32 × 128 on 2560 */
+  { "Qwen3-4B", LAYOUT_LLAMA, 2560, 36, 0, PL_FAMILY_QWEN3, "qwen3",
+    32, 8, 128, 1000000, PL_ROPE_SCALING_NONE, 40960 },
+  { "Qwen3-8B", LAYOUT_LLAMA, 4096, 36, 0, PL_FAMILY_QWEN3, "qwen3",
+    32, 8, 128, 1000000, PL_ROPE_SCALING_NONE, 40960 },
+  { "Qwen3-32B", LAYOUT_LLAMA, 5120, 64, 0, PL_FAMILY_QWEN3, "qwen3",
+    64, 8, 128, 1000000, PL_ROPE_SCALING_NONE, 40960 },
   { "Qwen3-30B-A3B", LAYOUT_LLAMA, 2048, 48, 0, -1, "qwen3_moe" },
   { "EXAONE-3.0-7.8B-Instruct", LAYOUT_EXAONE, 4096, 32, 0, -1, "exaone" },
   { "gpt2", LAYOUT_GPT2, 768, 12, 1024, PL_FAMILY_GPT2, "gpt2" },
@@ -233,8 +242,23 @@ test_real_config (gconstpointer data)
       g_assert_cmpfloat (d->rope.theta, ==, c->theta);
       g_assert_cmpint (d->rope.scaling, ==, c->scaling);
       g_assert_cmpuint (pl_model_get_n_positions (model), ==, c->max_positions);
-      /* Qwen2's sliding_window is off unless use_sliding_window */
-      g_assert_null (d->layer_windows);
+      g_assert_cmpint (d->qk_norm, ==, c->family == PL_FAMILY_QWEN3);
+      g_assert_cmpint (d->post_norms, ==, c->family == PL_FAMILY_GEMMA2);
+      if (c->family == PL_FAMILY_GEMMA2)
+        {
+          g_assert_nonnull (d->layer_windows);
+          for (guint l = 0; l < c->layers; l++)
+            g_assert_cmpuint (d->layer_windows[l], ==, l % 2 == 0 ? c->gemma2_window : 0);
+          g_assert_cmpfloat (d->attention_scale, ==, 1.0 / 16);
+          g_assert_cmpfloat (d->attention_softcap, ==, 50);
+        }
+      else
+        {
+          /* Qwen2's and Qwen3's sliding_window is off unless use_sliding_window */
+          g_assert_null (d->layer_windows);
+          g_assert_cmpfloat_with_epsilon (d->attention_scale, 1.0 / sqrt (c->head_dim), 1e-15);
+          g_assert_cmpfloat (d->attention_softcap, ==, 0);
+        }
     }
   pl_test_rmtree (dir);
 }

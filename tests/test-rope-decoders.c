@@ -53,6 +53,8 @@ static const Fixture fixtures[] = {
   { "phi3", "phi3", PL_FAMILY_PHI3 },
   { "gpt-neox", "gpt-neox", PL_FAMILY_GPT_NEOX },
   { "gpt-neox-sequential", "gpt-neox-sequential", PL_FAMILY_GPT_NEOX },
+  { "qwen3", "qwen3", PL_FAMILY_QWEN3 },
+  { "gemma2", "gemma2", PL_FAMILY_GEMMA2 },
   /* the llama weights again as F32, as F16 and in two BF16 shards */
   { "llama-f32", "llama", PL_FAMILY_LLAMA },
   { "llama-f16", "llama", PL_FAMILY_LLAMA },

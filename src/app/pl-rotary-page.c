@@ -240,7 +240,7 @@ refresh (PlPage *page)
       pl_page_show_status (page, "weather-clear-night-symbolic", _("No Rotary Embedding"),
                            _("This model’s positions are vectors added to its embeddings, a learned table or an "
                              "analytic encoding. The rotary profile is for models that turn queries and keys "
-                             "instead (RoPE): Llama, Mistral, Qwen2, Gemma, Phi-3 and GPT-NeoX."));
+                             "instead (RoPE): Llama, Mistral, Qwen2, Qwen3, Gemma, Gemma 2, Phi-3 and GPT-NeoX."));
       return;
     }
 

@@ -309,21 +309,29 @@ def split_fused_qkv(qkv, layout, n_heads, n_kv_heads, head_dim):
 def rotary_projection_hooks(attention, layer, accumulator, rotary_dim, head_dim, n_heads, n_kv_heads):
     """Forward hooks on an attention module's query and key projections that
     feed layer LAYER's per-plane norms to ACCUMULATOR: separate q_proj and
-    k_proj (Llama, Mistral, Qwen2, Gemma), GPT-NeoX's query_key_value or
-    Phi-3's qkv_proj. The projections' outputs are the queries and keys
-    before the rotation, which keeps each plane's norm. Returns the hooks'
-    handles, empty when the module has none of these."""
+    k_proj (Llama, Mistral, Qwen2, Gemma, Gemma 2), GPT-NeoX's
+    query_key_value or Phi-3's qkv_proj. The projections' outputs are the
+    queries and keys before the rotation, which keeps each plane's norm;
+    where the attention norms them first (Qwen 3's q_norm and k_norm, each
+    head apart), the norms' outputs are. Returns the hooks' handles, empty
+    when the module has none of these."""
     if hasattr(attention, "q_proj") and hasattr(attention, "k_proj"):
         store = {}
+        normed = hasattr(attention, "q_norm") and hasattr(attention, "k_norm")
+        query, key = (attention.q_norm, attention.k_norm) if normed else (attention.q_proj, attention.k_proj)
 
         def separate_hook(which):
             def hook(module, inputs, output):
-                store[which] = output.detach().unflatten(-1, (-1, head_dim))
+                heads = output.detach()
+                # a projection's [..., heads · head_dim]; Qwen 3's norms give [..., heads, head_dim]
+                if heads.dim() < 4 or heads.shape[-1] != head_dim:
+                    heads = heads.unflatten(-1, (-1, head_dim))
+                store[which] = heads
                 if "q" in store and "k" in store:
                     accumulator.add_rotary(layer, store.pop("q"), store.pop("k"), rotary_dim)
             return hook
-        return [attention.q_proj.register_forward_hook(separate_hook("q")),
-                attention.k_proj.register_forward_hook(separate_hook("k"))]
+        return [query.register_forward_hook(separate_hook("q")),
+                key.register_forward_hook(separate_hook("k"))]
 
     for name, layout in (("query_key_value", "per_head"), ("qkv_proj", "stacked")):
         projection = getattr(attention, name, None)

@@ -10,7 +10,7 @@
 
 /* A rotary-position decoder's config.json as Hugging Face's config classes
  * read it (LlamaConfig, MistralConfig, Qwen2Config, GemmaConfig, Phi3Config,
- * GPTNeoXConfig: their defaults for what the file leaves out), and its
+ * GPTNeoXConfig, Qwen3Config, Gemma2Config: their defaults for what the file leaves out), and its
  * weights in the precision they are stored. */
 
 typedef struct
@@ -28,6 +28,8 @@ static const Defaults defaults[] = {
   { PL_FAMILY_GEMMA, 1e-6, "gelu_pytorch_tanh", 8192 },
   { PL_FAMILY_PHI3, 1e-5, "silu", 4096 },
   { PL_FAMILY_GPT_NEOX, 1e-5, "gelu", 2048 },
+  { PL_FAMILY_QWEN3, 1e-6, "silu", 32768 },
+  { PL_FAMILY_GEMMA2, 1e-6, "gelu_pytorch_tanh", 8192 },
 };
 
 /* The first problem found is the one reported. */
@@ -286,8 +288,10 @@ read_rope (PlModel    *self,
 }
 
 /* The sliding window of each layer: Mistral's and Phi-3's in every layer,
- * Qwen2's from max_window_layers on (or as layer_types says) when
- * use_sliding_window; HF masks key j for query i unless i − window < j ≤ i. */
+ * Qwen2's and Qwen3's from max_window_layers on (or as layer_types says)
+ * when use_sliding_window, Gemma 2's in the even layers (layer 0, 2, …; or
+ * as layer_types says); HF masks key j for query i unless
+ * i − window < j ≤ i. */
 static void
 read_windows (PlModel    *self,
               JsonObject *config,
@@ -302,18 +306,22 @@ read_windows (PlModel    *self,
     window = is_null (config, "sliding_window") ? 0 : int_or (config, "sliding_window", 4096);
   else if (family == PL_FAMILY_PHI3)
     window = int_or (config, "sliding_window", 0);
-  else if (family == PL_FAMILY_QWEN2 && bool_or (config, "use_sliding_window", FALSE))
+  else if ((family == PL_FAMILY_QWEN2 || family == PL_FAMILY_QWEN3) &&
+           bool_or (config, "use_sliding_window", FALSE))
     {
       window = is_null (config, "sliding_window") ? 0 : int_or (config, "sliding_window", 4096);
       first = int_or (config, "max_window_layers", 28);
     }
+  else if (family == PL_FAMILY_GEMMA2)
+    window = is_null (config, "sliding_window") ? 0 : int_or (config, "sliding_window", 4096);
   if (window <= 0)
     return;
   window = MIN (window, G_MAXINT);
   self->layer_windows = g_new0 (guint, MAX (self->n_layers, 1));
   for (guint l = 0; l < self->n_layers; l++)
-    self->layer_windows[l] = l >= first ? (guint) window : 0;
-  if (family == PL_FAMILY_QWEN2 && types != NULL && JSON_NODE_HOLDS_ARRAY (types))
+    self->layer_windows[l] = (family == PL_FAMILY_GEMMA2 ? l % 2 == 0 : l >= first) ? (guint) window : 0;
+  if ((family == PL_FAMILY_QWEN2 || family == PL_FAMILY_QWEN3 || family == PL_FAMILY_GEMMA2) &&
+      types != NULL && JSON_NODE_HOLDS_ARRAY (types))
     {
       JsonArray *array = json_node_get_array (types);
 
@@ -339,6 +347,39 @@ read_windows (PlModel    *self,
   self->decoder.layer_windows = self->layer_windows;
 }
 
+/* What the scores are scaled by and capped at: head_dim^−½ and no cap, but
+ * Gemma 2's query_pre_attn_scalar^−½ and attn_logit_softcapping (HF:
+ * scores / cap, tanh, × cap, before the mask). Its final_logit_softcapping
+ * caps the logits, which Poslens never computes: no hidden state or
+ * attention depends on it. */
+static void
+read_attention_scores (PlModel    *self,
+                       JsonObject *config,
+                       const char *dir)
+{
+  PlDecoderSpec *d = &self->decoder;
+  double scalar;
+
+  d->attention_scale = d->head_dim > 0 ? 1.0 / sqrt ((double) d->head_dim) : 0;
+  d->attention_softcap = 0;
+  if (self->desc->family != PL_FAMILY_GEMMA2)
+    return;
+  scalar = number_or (config, "query_pre_attn_scalar", 256);
+  if (!(scalar > 0) || !isfinite (scalar))
+    problem (self, PL_ERROR_CORRUPT, "%s/config.json: query_pre_attn_scalar must be above 0", dir);
+  else
+    d->attention_scale = 1.0 / sqrt (scalar);
+  d->attention_softcap = is_null (config, "attn_logit_softcapping")
+                           ? 0 : number_or (config, "attn_logit_softcapping", 50.0);
+  if (!(d->attention_softcap >= 0) || !isfinite (d->attention_softcap))
+    problem (self, PL_ERROR_CORRUPT, "%s/config.json: attn_logit_softcapping must be a number above 0 or null",
+             dir);
+  if (bool_or (config, "use_bidirectional_attention", FALSE))
+    problem (self, PL_ERROR_UNSUPPORTED,
+             "%s/config.json: use_bidirectional_attention (every token sees every other) is not implemented in "
+             "Poslens, which runs Gemma 2 causally", dir);
+}
+
 void
 pl_model_read_decoder_config (PlModel *self)
 {
@@ -358,6 +399,8 @@ pl_model_read_decoder_config (PlModel *self)
   d->norm = self->desc->norm;
   d->gated_mlp = self->desc->gated_mlp;
   d->scale_embeddings = self->desc->scale_embeddings;
+  d->qk_norm = self->desc->qk_norm;
+  d->post_norms = self->desc->post_norms;
   self->max_positions = def->max_positions;
 
   if (config == NULL)
@@ -397,7 +440,8 @@ pl_model_read_decoder_config (PlModel *self)
   if (neox)
     v = self->hidden % self->n_heads == 0 ? self->hidden / self->n_heads : 0;
   else
-    v = int_or (config, "head_dim", family == PL_FAMILY_GEMMA ? 256 : self->hidden / self->n_heads);
+    v = int_or (config, "head_dim", family == PL_FAMILY_GEMMA || family == PL_FAMILY_GEMMA2 ? 256
+                                    : family == PL_FAMILY_QWEN3 ? 128 : self->hidden / self->n_heads);
   d->head_dim = v > 0 && v < 65536 ? (guint) v : 0;
   if (d->head_dim == 0)
     problem (self, PL_ERROR_CORRUPT, "%s/config.json: %u heads give no head size for the hidden size %u",
@@ -407,8 +451,12 @@ pl_model_read_decoder_config (PlModel *self)
   if (!(self->eps > 0))
     problem (self, PL_ERROR_CORRUPT, "%s/config.json: the norm epsilon must be above 0", dir);
 
-  /* Gemma's MLP reads hidden_act (hidden_activation is the older key) */
-  act = pl_config_string (config, (const char *[]) { "hidden_act", NULL });
+  /* Gemma's MLP reads hidden_act (hidden_activation is the older key);
+   * Gemma 2's reads hidden_activation */
+  if (family == PL_FAMILY_GEMMA2)
+    act = pl_config_string (config, (const char *[]) { "hidden_activation", NULL });
+  else
+    act = pl_config_string (config, (const char *[]) { "hidden_act", NULL });
   if (act == NULL && family == PL_FAMILY_GEMMA)
     act = pl_config_string (config, (const char *[]) { "hidden_activation", NULL });
   if (act == NULL)
@@ -434,6 +482,7 @@ pl_model_read_decoder_config (PlModel *self)
   if (family == PL_FAMILY_MISTRAL || family == PL_FAMILY_PHI3)
     d->qkv_bias = d->out_bias = FALSE;
   d->parallel_residual = neox && bool_or (config, "use_parallel_residual", TRUE);
+  read_attention_scores (self, config, dir);
 
   self->bos_id = CLAMP (int_or (config, "bos_token_id", -1), -1, G_MAXINT);
   self->eos_id = CLAMP (int_or (config, "eos_token_id", -1), -1, G_MAXINT);

@@ -176,6 +176,33 @@ static const PlFamilyDesc families[] = {
     },
     .rotary = TRUE, .causal = TRUE, .pre_ln = TRUE, .has_forward = TRUE, .norm = PL_NORM_LAYER,
     .fused_qkv_heads = TRUE },
+  /* Qwen 3: Llama's names and each head's query and key RMSNormed before
+   * the rotation. */
+  { .family = PL_FAMILY_QWEN3, .name = "qwen3", .display_name = "Qwen3",
+    .roles = { LLAMA_ROLES,
+               [PL_WEIGHT_Q_NORM_WEIGHT] = "self_attn.q_norm.weight",
+               [PL_WEIGHT_K_NORM_WEIGHT] = "self_attn.k_norm.weight" },
+    LLAMA_LIKE, .norm = PL_NORM_RMS, .qk_norm = TRUE },
+  /* Gemma 2: Gemma's, with a norm after the attention and after the
+   * feed-forward; its post_attention_layernorm is that first one, and
+   * pre_feedforward_layernorm the norm before the feed-forward. */
+  { .family = PL_FAMILY_GEMMA2, .name = "gemma2", .display_name = "Gemma 2",
+    .roles = {
+      [PL_WEIGHT_TOKEN_EMBEDDING] = "embed_tokens.weight",
+      WEIGHT_AND_BIAS (Q, "self_attn.q_proj"),
+      WEIGHT_AND_BIAS (K, "self_attn.k_proj"),
+      WEIGHT_AND_BIAS (V, "self_attn.v_proj"),
+      WEIGHT_AND_BIAS (ATTN_OUT, "self_attn.o_proj"),
+      [PL_WEIGHT_LN1_WEIGHT] = "input_layernorm.weight",
+      [PL_WEIGHT_POST_ATTN_LN_WEIGHT] = "post_attention_layernorm.weight",
+      [PL_WEIGHT_LN2_WEIGHT] = "pre_feedforward_layernorm.weight",
+      [PL_WEIGHT_POST_FFN_LN_WEIGHT] = "post_feedforward_layernorm.weight",
+      WEIGHT_AND_BIAS (FFN_GATE, "mlp.gate_proj"),
+      WEIGHT_AND_BIAS (FFN_IN, "mlp.up_proj"),
+      WEIGHT_AND_BIAS (FFN_OUT, "mlp.down_proj"),
+      [PL_WEIGHT_FINAL_LN_WEIGHT] = "norm.weight",
+    },
+    LLAMA_LIKE, .norm = PL_NORM_RMS_PLUS_ONE, .scale_embeddings = TRUE, .post_norms = TRUE },
 };
 
 /* Vision transformers' encoder layers, named as BERT's are after an extra
@@ -560,7 +587,7 @@ gboolean
 pl_weight_is_per_layer (PlWeight weight)
 {
   return (weight >= PL_WEIGHT_Q_WEIGHT && weight <= PL_WEIGHT_LN2_BIAS) ||
-         weight == PL_WEIGHT_FFN_GATE_WEIGHT || weight == PL_WEIGHT_FFN_GATE_BIAS;
+         (weight >= PL_WEIGHT_FFN_GATE_WEIGHT && weight <= PL_WEIGHT_POST_FFN_LN_WEIGHT);
 }
 
 PlActivation

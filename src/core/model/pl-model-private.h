@@ -7,7 +7,7 @@
 
 G_BEGIN_DECLS
 
-#define PL_N_WEIGHTS (PL_WEIGHT_FFN_GATE_BIAS + 1)
+#define PL_N_WEIGHTS (PL_WEIGHT_POST_FFN_LN_WEIGHT + 1)
 
 /* How one architecture names its tensors, after pl_model_normalize_name:
  * a dotted PyTorch-style name whatever the file format. Global roles are
@@ -38,6 +38,8 @@ typedef struct
   gboolean     fused_qkv_heads;   /* GPT-NeoX's query_key_value: per head, its Q, K, V rows */
   gboolean     fused_gate_up;     /* Phi-3's gate_up_proj: the gate's rows, then up's */
   gboolean     scale_embeddings;  /* Gemma */
+  gboolean     qk_norm;           /* Qwen 3: RMSNorm of each query and key head before the rotation */
+  gboolean     post_norms;        /* Gemma 2: norms of the attention's and feed-forward's outputs */
   /* Vision transformers (pl-model-vision.c): the table's rows after the
    * first_position special tokens' are patches in a grid, which config.json's
    * image_size / patch_size give. */

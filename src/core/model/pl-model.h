@@ -29,6 +29,8 @@ typedef enum
   PL_FAMILY_GEMMA,
   PL_FAMILY_PHI3,
   PL_FAMILY_GPT_NEOX,
+  PL_FAMILY_QWEN3,
+  PL_FAMILY_GEMMA2,
   /* Vision transformers: a learned table whose rows, after the special
    * tokens', are the patches of an image in a grid. */
   PL_FAMILY_VIT,
@@ -83,6 +85,14 @@ typedef enum
    * [hidden, ffn] (Llama's gate_proj; FFN_IN is its up_proj). */
   PL_WEIGHT_FFN_GATE_WEIGHT,
   PL_WEIGHT_FFN_GATE_BIAS,
+  /* Per layer, Qwen 3: the RMSNorm of each head's query and key before the
+   * rotation, [head_dim]. */
+  PL_WEIGHT_Q_NORM_WEIGHT,
+  PL_WEIGHT_K_NORM_WEIGHT,
+  /* Per layer, Gemma 2: the norms of the attention's and the feed-forward's
+   * outputs before each is added to the residual, [hidden]. */
+  PL_WEIGHT_POST_ATTN_LN_WEIGHT,
+  PL_WEIGHT_POST_FFN_LN_WEIGHT,
 } PlWeight;
 
 /* Whether WEIGHT is one of each layer's (else one of the model's). */
@@ -97,7 +107,7 @@ typedef enum
 } PlNormKind;
 
 /* What a rotary-position decoder (Llama, Mistral, Qwen2, Gemma, Phi-3,
- * GPT-NeoX) is beyond the common sizes, from its config.json with Hugging
+ * GPT-NeoX, Qwen3, Gemma 2) is beyond the common sizes, from its config.json with Hugging
  * Face's defaults for what it leaves out. */
 typedef struct
 {
@@ -107,6 +117,10 @@ typedef struct
   gboolean       gated_mlp;          /* down(act(gate(x)) ⊙ up(x)); else out(act(in(x))) */
   gboolean       parallel_residual;  /* GPT-NeoX: x + attn(ln1(x)) + mlp(ln2(x)) */
   gboolean       scale_embeddings;   /* Gemma: embeddings × √hidden */
+  gboolean       qk_norm;            /* Qwen 3: each query and key head RMSNormed before the rotation */
+  gboolean       post_norms;         /* Gemma 2: x + norm(attn(norm1(x))), then + norm(mlp(norm2(·))) */
+  double         attention_scale;    /* scores q·k × this: head_dim^−½ (Gemma 2: query_pre_attn_scalar^−½) */
+  double         attention_softcap;  /* Gemma 2: scores → cap · tanh(scores / cap); 0 for none */
   gboolean       qkv_bias;
   gboolean       out_bias;
   gboolean       mlp_bias;

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <cblas.h>
+#include <math.h>
 #include <string.h>
 
 #include "pl-decoder-attention.h"
@@ -16,8 +17,10 @@
  * (QUERY_BLOCK × T per thread) stay in the cache between the two products. */
 #define QUERY_BLOCK 64
 
-/* Softmax of each row's visible keys, zero elsewhere: P holds the rows of
- * queries FIRST_ROW … FIRST_ROW + N_ROWS − 1, T apart. */
+/* Softmax of each row's visible keys (their scores capped first when the
+ * job says, as Gemma 2's eager attention does: / cap, tanh, × cap in
+ * float32), zero elsewhere: P holds the rows of queries FIRST_ROW …
+ * FIRST_ROW + N_ROWS − 1, T apart. */
 static void
 softmax_rows (const PlDecoderAttention *job,
               float                    *p,
@@ -31,6 +34,9 @@ softmax_rows (const PlDecoderAttention *job,
       float *row = p + r * t;
       gsize i = first_row + r, first = pl_decoder_attention_first_key (job, i);
 
+      if (job->softcap > 0)
+        for (gsize j = first; j < pl_decoder_attention_end_key (job, i); j++)
+          row[j] = tanhf (row[j] / job->softcap) * job->softcap;
       pl_kernel_softmax_row (row + first, pl_decoder_attention_end_key (job, i) - first, t - first);
       if (first > 0)
         memset (row, 0, first * sizeof (float));

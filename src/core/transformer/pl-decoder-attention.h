@@ -15,7 +15,9 @@ G_BEGIN_DECLS
  * position h. Scores q·k · SCALE; query i sees keys max(0, i − window + 1)
  * … i (all of 0 … i when WINDOW is 0); the others get exactly 0, as HF's
  * mask of the dtype's minimum gives them. BIDIRECTIONAL: every query sees
- * every key (an encoder's attention; WINDOW is 0 then). */
+ * every key (an encoder's attention; WINDOW is 0 then). SOFTCAP (Gemma 2):
+ * each visible score s becomes softcap · tanh(s / softcap) before the
+ * softmax; 0 leaves them. */
 typedef struct
 {
   const float *qkv;        /* [T, q + 2 kv]: all query heads, then key heads, then value heads */
@@ -29,6 +31,7 @@ typedef struct
   PlMatrix    *probs;      /* [heads × T, T] (row h·T + i: head h, query i) to keep, or NULL */
   float       *ctx;        /* [T, heads × head_dim]: head h's context in columns h·head_dim … */
   gboolean     bidirectional;
+  float        softcap;    /* 0: none */
 } PlDecoderAttention;
 
 /* The first key query I sees. */

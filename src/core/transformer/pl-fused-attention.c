@@ -59,7 +59,8 @@ avx512_usable (void)
 gboolean
 pl_fused_attention_usable (const PlDecoderAttention *job)
 {
-  return job->head_dim > 0 && job->head_dim % 16 == 0 &&
+  /* capped scores (Gemma 2) take the plain path */
+  return job->head_dim > 0 && job->head_dim % 16 == 0 && job->softcap == 0 &&
          !g_atomic_int_get (&force_plain) && avx512_usable ();
 }
 

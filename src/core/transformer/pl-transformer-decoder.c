@@ -13,13 +13,18 @@
 #include "pl-transformer-private.h"
 
 /* The rotary-position decoders' forward pass, what Hugging Face's LlamaModel,
- * MistralModel, Qwen2Model, GemmaModel, Phi3Model and GPTNeoXModel compute
- * with output_hidden_states and output_attentions (eager attention):
+ * MistralModel, Qwen2Model, GemmaModel, Phi3Model, GPTNeoXModel, Qwen3Model
+ * and Gemma2Model compute with output_hidden_states and output_attentions
+ * (eager attention):
  *
- *   hidden_states[0] = embed(ids) (Gemma: × √hidden rounded to float32, the
- *   hidden dtype here); each layer, pre-norm:
+ *   hidden_states[0] = embed(ids) (Gemma, Gemma 2: × √hidden rounded to
+ *   float32, the hidden dtype here); each layer, pre-norm:
  *     a = o_proj(attention(norm1(x)));  m = mlp(norm2(·))
- *     x = x + a, then x + m        (GPT-NeoX use_parallel_residual: x + a + mlp(norm2(x)))
+ *     x = x + a, then x + m        (GPT-NeoX use_parallel_residual: x + a + mlp(norm2(x));
+ *                                   Gemma 2: x + post_norm(a), then + post_norm(m))
+ *   Qwen 3 RMSNorms each query and key head before the rotation; Gemma 2
+ *   scales the scores by query_pre_attn_scalar^−½ and caps them,
+ *   cap · tanh(s / cap), before the mask.
  *   hidden_states[k] is layer k's input for k < L; hidden_states[L] is the
  *   final norm of the last layer's output (HF appends the normed state and
  *   never the un-normed one).
@@ -51,6 +56,10 @@ pl_transformer_clear_decoder (PlTransformer *self)
       g_clear_pointer (&w->up_b, pl_matrix_unref);
       g_clear_pointer (&w->down_w, pl_stored_matrix_unref);
       g_clear_pointer (&w->down_b, pl_matrix_unref);
+      g_clear_pointer (&w->q_norm_w, pl_matrix_unref);
+      g_clear_pointer (&w->k_norm_w, pl_matrix_unref);
+      g_clear_pointer (&w->post_attn_w, pl_matrix_unref);
+      g_clear_pointer (&w->post_ffn_w, pl_matrix_unref);
     }
   g_clear_pointer (&self->decoder_layers, g_free);
   g_clear_pointer (&self->token_embedding_stored, pl_stored_matrix_unref);
@@ -83,6 +92,10 @@ role_name (PlWeight weight)
     case PL_WEIGHT_FFN_OUT_BIAS: return "feed-forward output bias";
     case PL_WEIGHT_FINAL_LN_WEIGHT: return "final norm";
     case PL_WEIGHT_FINAL_LN_BIAS: return "final norm bias";
+    case PL_WEIGHT_Q_NORM_WEIGHT: return "query norm";
+    case PL_WEIGHT_K_NORM_WEIGHT: return "key norm";
+    case PL_WEIGHT_POST_ATTN_LN_WEIGHT: return "norm after attention";
+    case PL_WEIGHT_POST_FFN_LN_WEIGHT: return "norm after the feed-forward";
     default: return "weight";
     }
 }
@@ -277,6 +290,12 @@ load_decoder_layer (PlTransformer       *self,
   if (g_cancellable_set_error_if_cancelled (cancellable, error) ||
       !load_norm (self, func, data, PL_WEIGHT_LN1_WEIGHT, l, &w->norm1_w, &w->norm1_b, error) ||
       !load_norm (self, func, data, PL_WEIGHT_LN2_WEIGHT, l, &w->norm2_w, &w->norm2_b, error) ||
+      (d->post_norms &&
+       (!load_norm (self, func, data, PL_WEIGHT_POST_ATTN_LN_WEIGHT, l, &w->post_attn_w, NULL, error) ||
+        !load_norm (self, func, data, PL_WEIGHT_POST_FFN_LN_WEIGHT, l, &w->post_ffn_w, NULL, error))) ||
+      (d->qk_norm &&
+       (!(w->q_norm_w = load_vector (func, data, PL_WEIGHT_Q_NORM_WEIGHT, l, d->head_dim, error)) ||
+        !(w->k_norm_w = load_vector (func, data, PL_WEIGHT_K_NORM_WEIGHT, l, d->head_dim, error)))) ||
       !load_stacked (func, data, l, qkv, qkv_rows, 3, h, d->qkv_bias, &w->qkv_w, &w->qkv_b, error) ||
       !(w->out_w = load (func, data, PL_WEIGHT_ATTN_OUT_WEIGHT, l, h, q, error)) ||
       (d->out_bias && !(w->out_b = load_vector (func, data, PL_WEIGHT_ATTN_OUT_BIAS, l, h, error))))
@@ -322,6 +341,14 @@ check_config (const PlTransformerConfig  *c,
     {
       g_set_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT,
                    "%u rotated dims do not fit heads of %u", d->rope.dim, d->head_dim);
+      return FALSE;
+    }
+  if (!(d->attention_scale >= 0) || !isfinite (d->attention_scale) ||
+      !(d->attention_softcap >= 0) || !isfinite (d->attention_softcap))
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT,
+                   "the attention scale %g or score cap %g is not a number of 0 or above",
+                   d->attention_scale, d->attention_softcap);
       return FALSE;
     }
   if (c->activation == PL_ACTIVATION_NONE || !(c->layer_norm_eps > 0))
@@ -414,6 +441,16 @@ gate (const PlMatrix *gate_up,
     }
 }
 
+/* OUT = A + B, element by element (OUT may be B) */
+static void
+add_rows (const PlMatrix *a,
+          const PlMatrix *b,
+          PlMatrix       *out)
+{
+  for (gsize i = 0; i < a->rows * a->cols; i++)
+    out->data[i] = a->data[i] + b->data[i];
+}
+
 gboolean
 pl_transformer_run_decoder (PlTransformer   *self,
                             const int       *ids,
@@ -439,6 +476,7 @@ pl_transformer_run_decoder (PlTransformer   *self,
   g_autoptr(PlMatrix) attn = NULL;
   g_autoptr(PlMatrix) up = NULL;
   g_autoptr(PlMatrix) act = NULL;
+  g_autoptr(PlMatrix) branch = NULL;
   g_autofree float *inv_freq = g_new (float, half);
   g_autofree float *cos_table = NULL;
   g_autofree float *sin_table = NULL;
@@ -457,7 +495,8 @@ pl_transformer_run_decoder (PlTransformer   *self,
       !(ctx = pl_matrix_try_new (t, q, error)) ||
       !(attn = pl_matrix_try_new (t, h, error)) ||
       !(up = pl_matrix_try_new (t, d->gated_mlp ? 2 * f : f, error)) ||
-      (d->gated_mlp && !(act = pl_matrix_try_new (t, f, error))))
+      (d->gated_mlp && !(act = pl_matrix_try_new (t, f, error))) ||
+      (d->post_norms && !(branch = pl_matrix_try_new (t, h, error))))
     return FALSE;
 
   /* The rotation of every position, for this length (dynamic NTK scaling
@@ -486,7 +525,8 @@ pl_transformer_run_decoder (PlTransformer   *self,
   job.n_heads = nh;
   job.n_kv_heads = d->n_kv_heads;
   job.head_dim = d->head_dim;
-  job.scale = (float) (1.0 / sqrt ((double) d->head_dim));
+  job.scale = (float) (d->attention_scale > 0 ? d->attention_scale : 1.0 / sqrt ((double) d->head_dim));
+  job.softcap = (float) d->attention_softcap;
   job.ctx = ctx->data;
   for (guint l = 0; l < c->n_layers; l++)
     {
@@ -507,6 +547,14 @@ pl_transformer_run_decoder (PlTransformer   *self,
         {
           float *row = pl_matrix_row (qkv, i);
 
+          /* Qwen 3: each query and key head RMSNormed over its head_dim
+           * values (q_norm, k_norm), then turned */
+          if (d->qk_norm)
+            {
+              pl_kernel_rms_norm (row, row, nh, d->head_dim, w->q_norm_w->data, c->layer_norm_eps);
+              pl_kernel_rms_norm (row + q, row + q, d->n_kv_heads, d->head_dim, w->k_norm_w->data,
+                                  c->layer_norm_eps);
+            }
           pl_rope_rotate_row (row, nh, d->head_dim, half, cos_table + i * half, sin_table + i * half);
           pl_rope_rotate_row (row + q, d->n_kv_heads, d->head_dim, half, cos_table + i * half, sin_table + i * half);
         }
@@ -518,15 +566,30 @@ pl_transformer_run_decoder (PlTransformer   *self,
         return FALSE;
 
       /* attn = x + a; the feed-forward reads norm2(x + a), or with GPT-NeoX's
-       * parallel residual norm2(x), and adds to x + a */
-      pl_stored_gemm (ctx, w->out_w, w->out_b, x, attn);
+       * parallel residual norm2(x), and adds to x + a. Gemma 2 norms a and
+       * the feed-forward's output before adding each. */
+      if (d->post_norms)
+        {
+          pl_stored_gemm (ctx, w->out_w, w->out_b, NULL, branch);
+          norm (self, branch, w->post_attn_w, NULL, branch);
+          add_rows (x, branch, attn);
+        }
+      else
+        pl_stored_gemm (ctx, w->out_w, w->out_b, x, attn);
       norm (self, d->parallel_residual ? x : attn, w->norm2_w, w->norm2_b, normed);
       pl_stored_gemm (normed, w->up_w, w->up_b, NULL, up);
       if (d->gated_mlp)
         gate (up, c->activation, act);
       else
         pl_kernel_activate (up->data, t * f, c->activation);
-      pl_stored_gemm (d->gated_mlp ? act : up, w->down_w, w->down_b, attn, next);
+      if (d->post_norms)
+        {
+          pl_stored_gemm (d->gated_mlp ? act : up, w->down_w, w->down_b, NULL, branch);
+          norm (self, branch, w->post_ffn_w, NULL, branch);
+          add_rows (attn, branch, next);
+        }
+      else
+        pl_stored_gemm (d->gated_mlp ? act : up, w->down_w, w->down_b, attn, next);
       if (l + 1 == c->n_layers)
         norm (self, next, self->final_ln_w, self->final_ln_b, next);
 

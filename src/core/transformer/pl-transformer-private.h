@@ -48,6 +48,10 @@ typedef struct
   PlMatrix       *up_b;
   PlStoredMatrix *down_w;     /* [hidden, ffn] */
   PlMatrix       *down_b;
+  PlMatrix       *q_norm_w;   /* Qwen 3: [head_dim], or NULL */
+  PlMatrix       *k_norm_w;
+  PlMatrix       *post_attn_w; /* Gemma 2: [hidden], 1 + w added, or NULL */
+  PlMatrix       *post_ffn_w;
 } PlDecoderLayer;
 
 struct _PlTransformer
