@@ -59,6 +59,167 @@ test_about (void)
   gtk_window_destroy (GTK_WINDOW (about));
 }
 
+static PlModel *
+model_at (guint i)
+{
+  g_autoptr(PlModel) model = g_list_model_get_item (pl_window_get_models (window), i);
+
+  return model;
+}
+
+static gboolean
+removed_demo (const char *name)
+{
+  GSettings *settings = pl_workspace_get_settings (pl_window_get_workspace (window));
+  g_auto(GStrv) removed = g_settings_get_strv (settings, "removed-demos");
+
+  return g_strv_contains ((const char * const *) removed, name);
+}
+
+/* The toast's Undo button, as the user finds it. */
+static GtkWidget *
+find_button (GtkWidget  *widget,
+             const char *label)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found;
+
+      if (GTK_IS_BUTTON (child) && gtk_widget_get_mapped (child) &&
+          g_strcmp0 (gtk_button_get_label (GTK_BUTTON (child)), label) == 0)
+        return child;
+      if ((found = find_button (child, label)) != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+static gboolean
+button_shown (gpointer data)
+{
+  return find_button (GTK_WIDGET (window), data) != NULL;
+}
+
+static gboolean
+toast_gone (gpointer data)
+{
+  return window->remove_toast == NULL;
+}
+
+/* Delete takes the selected model out and offers Undo in a toast, which
+ * puts it back in its row, selected, and keeps a demo at start; a second
+ * Delete while the toast shows offers the newest model back. */
+static void
+test_delete_undo (void)
+{
+  GListModel *models = pl_window_get_models (window);
+  guint n = g_list_model_get_n_items (models);
+  PlModel *model = model_at (1);
+  g_autofree char *name = g_strdup (pl_model_get_name (model));
+
+  g_object_ref (model);
+  pl_window_select_model (window, 1);
+  pl_test_activate (window, "win.remove-model", NULL);
+  g_assert_cmpuint (g_list_model_get_n_items (models), ==, n - 1);
+  g_assert_true (model_at (1) != model);
+  g_assert_true (removed_demo (name));
+  g_assert_nonnull (window->remove_toast);
+  g_assert_nonnull (strstr (adw_toast_get_title (window->remove_toast), name));
+  g_assert_cmpstr (adw_toast_get_action_name (window->remove_toast), ==, "win.undo-remove");
+
+  pl_test_activate (window, "win.undo-remove", NULL);
+  g_assert_cmpuint (g_list_model_get_n_items (models), ==, n);
+  g_assert_true (model_at (1) == model);
+  g_assert_true (pl_window_get_selected_model (window) == model);
+  g_assert_false (removed_demo (name));
+  /* Nothing more to undo. */
+  pl_test_activate (window, "win.undo-remove", NULL);
+  g_assert_cmpuint (g_list_model_get_n_items (models), ==, n);
+
+  /* Two Deletes, then the toast's own button: the second model is back. */
+  {
+    PlModel *second = model_at (2);
+    g_autofree char *second_name = g_strdup (pl_model_get_name (second));
+
+    pl_window_select_model (window, 1);
+    pl_test_activate (window, "win.remove-model", NULL);
+    g_assert_true (pl_window_get_selected_model (window) == second);
+    pl_test_activate (window, "win.remove-model", NULL);
+    g_assert_cmpuint (g_list_model_get_n_items (models), ==, n - 2);
+    g_assert_nonnull (strstr (adw_toast_get_title (window->remove_toast), second_name));
+    pl_test_wait_until (button_shown, "_Undo", "the Undo button");
+    g_signal_emit_by_name (find_button (GTK_WIDGET (window), "_Undo"), "clicked");
+    pl_test_wait_until (toast_gone, NULL, "the toast to go");
+    g_assert_cmpuint (g_list_model_get_n_items (models), ==, n - 1);
+    g_assert_cmpstr (pl_model_get_name (model_at (1)), ==, second_name);
+    g_assert_true (removed_demo (name));
+    pl_test_wait_frames (GTK_WIDGET (window), 4);
+  }
+  /* The first one comes back from the menu, for the tests after this one. */
+  pl_test_activate (window, "win.restore-demos", NULL);
+  while (g_list_model_get_n_items (models) < n)
+    g_main_context_iteration (NULL, TRUE);
+  g_object_unref (model);
+}
+
+static gboolean
+first_selection_made (gpointer data)
+{
+  return *(char **) data != NULL;
+}
+
+static void
+note_first_model (PlWorkspace *workspace,
+                  GParamSpec  *pspec,
+                  char       **first)
+{
+  PlModel *model = pl_workspace_get_model (workspace);
+
+  if (*first == NULL && model != NULL)
+    *first = g_strdup (pl_model_get_path (model));
+}
+
+/* A new window, as at a restart: the path of the first model it selects. */
+static char *
+start_window (void)
+{
+  char *first = NULL;
+
+  window = pl_window_new (app);
+  g_signal_connect (pl_window_get_workspace (window), "notify::model", G_CALLBACK (note_first_model), &first);
+  gtk_window_present (GTK_WINDOW (window));
+  pl_test_wait_until (first_selection_made, &first, "a model selected");
+  g_signal_handlers_disconnect_by_func (pl_window_get_workspace (window), note_first_model, &first);
+  return first;
+}
+
+/* A restart selects the model selected when the window closed, as the
+ * first selection (not the first model, then that one); a model that is
+ * gone leaves the first selected. */
+static void
+test_restart_selection (void)
+{
+  GSettings *settings = pl_workspace_get_settings (pl_window_get_workspace (window));
+  g_autofree char *path = NULL;
+  g_autofree char *first = NULL;
+  g_autofree char *fallback = NULL;
+
+  pl_window_select_model (window, 2);
+  path = g_strdup (pl_model_get_path (pl_window_get_selected_model (window)));
+  gtk_window_close (GTK_WINDOW (window));
+  first = start_window ();
+  g_assert_cmpstr (first, ==, path);
+  while (g_list_model_get_n_items (pl_window_get_models (window)) < PL_TEST_N_DEMOS)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_cmpstr (pl_model_get_path (pl_window_get_selected_model (window)), ==, path);
+
+  /* The model selected last time has gone since. */
+  gtk_window_close (GTK_WINDOW (window));
+  g_settings_set_string (settings, "selected-model", "/nonexistent/model.safetensors");
+  fallback = start_window ();
+  g_assert_cmpstr (fallback, ==, pl_model_get_path (model_at (0)));
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -68,6 +229,8 @@ main (int argc, char *argv[])
   window = pl_test_window_open (&app);
 
   g_test_add_func ("/pl/window-details/about", test_about);
+  g_test_add_func ("/pl/window-details/delete-undo", test_delete_undo);
+  g_test_add_func ("/pl/window-details/restart-selection", test_restart_selection);
   status = g_test_run ();
   gtk_window_destroy (GTK_WINDOW (window));
   g_clear_object (&app);

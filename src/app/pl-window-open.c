@@ -21,6 +21,7 @@ typedef struct
   char      *dataset;     /* the table, for files that hold no model */
   gboolean   select;
   gboolean   remember;    /* a file the user opened: goes to the recent list */
+  gboolean   at_start;    /* the models of the last session */
   GPtrArray *models;      /* PlModel or NULL, per path */
   GPtrArray *errors;      /* GError or NULL, per path */
 } OpenRequest;
@@ -399,11 +400,29 @@ open_models_done (GObject      *object,
       g_object_set_data_full (G_OBJECT (model), "pl-demo-name", demo_name (request->paths[i]), g_free);
       at = insert_in_order (self, model, request->first_order + i);
       gtk_stack_set_visible_child_name (self->content_stack, "views");
-      if ((request->select && !selected) || gtk_list_box_get_selected_row (self->model_list) == NULL)
+      /* At start the model selected last time is selected as it comes, and
+       * no other before it; a file the user opens meanwhile goes first. */
+      if (self->restore_selection != NULL && g_strcmp0 (pl_model_get_path (model), self->restore_selection) == 0)
         {
+          g_clear_pointer (&self->restore_selection, g_free);
           pl_window_select_model (self, at);
           selected = TRUE;
         }
+      else if ((request->select && !selected) ||
+               (self->restore_selection == NULL && gtk_list_box_get_selected_row (self->model_list) == NULL))
+        {
+          g_clear_pointer (&self->restore_selection, g_free);
+          pl_window_select_model (self, at);
+          selected = TRUE;
+        }
+    }
+  /* The last session's models are all here and that model was not among
+   * them (deleted, or failed): the first one is selected instead. */
+  if (request->at_start && --self->start_pending == 0 && self->restore_selection != NULL)
+    {
+      g_clear_pointer (&self->restore_selection, g_free);
+      if (gtk_list_box_get_selected_row (self->model_list) == NULL)
+        pl_window_select_model (self, 0);
     }
 }
 
@@ -429,6 +448,8 @@ pl_window_open_paths (PlWindow           *self,
   request->dataset = g_strdup (dataset);
   request->select = select;
   request->remember = remember;
+  request->at_start = self->starting;
+  self->start_pending += self->starting;
   request->models = g_ptr_array_new_with_free_func (clear_object);
   request->errors = g_ptr_array_new_with_free_func (clear_error);
   g_task_set_task_data (task, request, (GDestroyNotify) open_request_free);
@@ -678,6 +699,28 @@ pl_window_forget_demo (PlWindow *self,
     return;
   g_strv_builder_addv (builder, (const char **) removed);
   g_strv_builder_add (builder, name);
+  list = g_strv_builder_end (builder);
+  g_settings_set_strv (settings, "removed-demos", (const char * const *) list);
+  update_restore_demos (self);
+}
+
+/* MODEL came back (Undo): a demo opens at start again. */
+void
+pl_window_keep_demo (PlWindow *self,
+                     PlModel  *model)
+{
+  GSettings *settings = pl_workspace_get_settings (self->workspace);
+  const char *name = g_object_get_data (G_OBJECT (model), "pl-demo-name");
+  g_auto(GStrv) removed = NULL;
+  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+  g_auto(GStrv) list = NULL;
+
+  if (name == NULL || settings == NULL)
+    return;
+  removed = g_settings_get_strv (settings, "removed-demos");
+  for (guint i = 0; removed[i] != NULL; i++)
+    if (g_strcmp0 (removed[i], name) != 0)
+      g_strv_builder_add (builder, removed[i]);
   list = g_strv_builder_end (builder);
   g_settings_set_strv (settings, "removed-demos", (const char * const *) list);
   update_restore_demos (self);

@@ -22,6 +22,12 @@ struct _PlWindow
   char                 *paper_folder;       /* where they were written last */
   guint                 switcher_idle;      /* places the views' switcher */
   AdwMessageDialog     *paper_dialog;       /* names the models left out, while shown */
+  PlModel              *removed;            /* the model Delete took out, while Undo is offered */
+  guint                 removed_at;
+  AdwToast             *remove_toast;       /* offers Undo, while shown */
+  char                 *restore_selection;  /* the model selected when the window last closed, until listed */
+  gboolean              starting;           /* opening the models of the last session */
+  guint                 start_pending;      /* their requests not yet answered */
 
   /* Template widgets */
   AdwToastOverlay      *toast_overlay;
@@ -44,6 +50,8 @@ void pl_window_open_paths          (PlWindow           *self,
                                     gboolean            remember);
 void pl_window_load_demo_models    (PlWindow           *self);
 void pl_window_forget_demo         (PlWindow           *self,
+                                    PlModel            *model);
+void pl_window_keep_demo           (PlWindow           *self,
                                     PlModel            *model);
 void pl_window_restore_demos_action (GtkWidget         *widget,
                                     const char         *action_name,

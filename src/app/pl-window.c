@@ -338,7 +338,18 @@ show_models_action (GtkWidget  *widget,
   adw_leaflet_navigate (self->leaflet, ADW_NAVIGATION_DIRECTION_BACK);
 }
 
-/* Takes the selected model out of the sidebar; its neighbour is selected. */
+static void
+on_remove_toast_dismissed (PlWindow *self,
+                           AdwToast *toast)
+{
+  if (toast != self->remove_toast)
+    return;
+  self->remove_toast = NULL;
+  g_clear_object (&self->removed);
+}
+
+/* Takes the selected model out of the sidebar; its neighbour is selected,
+ * and a toast offers to bring it back. */
 static void
 remove_model_action (GtkWidget  *widget,
                      const char *action_name,
@@ -348,6 +359,9 @@ remove_model_action (GtkWidget  *widget,
   GtkListBoxRow *row = gtk_list_box_get_selected_row (self->model_list);
   guint n = g_list_model_get_n_items (G_LIST_MODEL (self->models));
   g_autoptr(PlModel) removed = NULL;
+  g_autofree char *name = NULL;
+  g_autofree char *title = NULL;
+  AdwToast *toast;
   int at;
 
   if (row == NULL)
@@ -360,6 +374,46 @@ remove_model_action (GtkWidget  *widget,
     pl_window_select_model (self, MIN ((guint) at, n - 2));
   else
     pl_workspace_set_model (self->workspace, NULL);
+
+  g_set_object (&self->removed, removed);
+  self->removed_at = (guint) at;
+  /* A toast's title is markup: a name holding "<" or "&" shows as written. */
+  name = g_markup_escape_text (pl_model_get_name (removed), -1);
+  /* Translators: a toast after Delete, with an Undo button; %s is the model's name */
+  title = g_strdup_printf (_("“%s” removed"), name);
+  /* Another Delete while the toast shows: it offers the newest one back. */
+  if (self->remove_toast != NULL)
+    {
+      adw_toast_set_title (self->remove_toast, title);
+      return;
+    }
+  toast = adw_toast_new (title);
+  adw_toast_set_button_label (toast, _("_Undo"));
+  adw_toast_set_action_name (toast, "win.undo-remove");
+  g_signal_connect_object (toast, "dismissed", G_CALLBACK (on_remove_toast_dismissed), self, G_CONNECT_SWAPPED);
+  self->remove_toast = toast;
+  adw_toast_overlay_add_toast (self->toast_overlay, toast);
+}
+
+/* Undo of Delete: the model back in its row, selected, a demo kept at start. */
+static void
+undo_remove_action (GtkWidget  *widget,
+                    const char *action_name,
+                    GVariant   *param)
+{
+  PlWindow *self = PL_WINDOW (widget);
+  g_autoptr(PlModel) model = g_steal_pointer (&self->removed);
+  guint at;
+
+  if (model == NULL)
+    return;
+  at = MIN (self->removed_at, g_list_model_get_n_items (G_LIST_MODEL (self->models)));
+  g_list_store_insert (self->models, at, model);
+  pl_window_keep_demo (self, model);
+  gtk_stack_set_visible_child_name (self->content_stack, "views");
+  pl_window_select_model (self, at);
+  /* The toast goes by itself: its button dismisses it, and dismissing it
+   * here as well makes libadwaita 1.2 free it twice. */
 }
 
 static void
@@ -410,8 +464,16 @@ pl_window_constructed (GObject *object)
     g_signal_connect_object (settings, "changed::recent-files", G_CALLBACK (pl_window_update_recent_menu), self,
                              G_CONNECT_SWAPPED);
   pl_window_update_recent_menu (self);
+  if (settings != NULL)
+    self->restore_selection = g_settings_get_string (settings, "selected-model");
+  if (self->restore_selection != NULL && self->restore_selection[0] == '\0')
+    g_clear_pointer (&self->restore_selection, g_free);
+  self->starting = TRUE;
   pl_window_load_demo_models (self);
   pl_window_restore_models (self);
+  self->starting = FALSE;
+  if (self->start_pending == 0)
+    g_clear_pointer (&self->restore_selection, g_free);
 }
 
 static gboolean
@@ -423,8 +485,11 @@ pl_window_close_request (GtkWindow *window)
   pl_window_save_models (self);
   if (settings != NULL)
     {
+      PlModel *selected = pl_window_get_selected_model (self);
+      const char *path = selected != NULL ? pl_model_get_path (selected) : NULL;
       int width, height;
 
+      g_settings_set_string (settings, "selected-model", path != NULL ? path : "");
       gtk_window_get_default_size (window, &width, &height);
       g_settings_set_boolean (settings, "window-maximized", gtk_window_is_maximized (window));
       if (!gtk_window_is_maximized (window))
@@ -501,6 +566,8 @@ pl_window_dispose (GObject *object)
   g_clear_object (&self->paper_cancellable);
   g_clear_object (&self->paper_toast);
   g_clear_pointer (&self->paper_folder, g_free);
+  g_clear_object (&self->removed);
+  g_clear_pointer (&self->restore_selection, g_free);
   g_clear_object (&self->models);
   g_clear_object (&self->workspace);
   g_clear_object (&self->settings);
@@ -578,6 +645,8 @@ pl_window_class_init (PlWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.show-models", NULL, show_models_action);
   gtk_widget_class_install_action (widget_class, "win.remove-model", NULL, remove_model_action);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Delete, 0, "win.remove-model", NULL);
+  gtk_widget_class_install_action (widget_class, "win.undo-remove", NULL, undo_remove_action);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_z, GDK_CONTROL_MASK, "win.undo-remove", NULL);
   gtk_widget_class_install_action (widget_class, "win.restore-demos", NULL, pl_window_restore_demos_action);
   gtk_widget_class_install_action (widget_class, "win.step-layer", "i", step_layer);
   gtk_widget_class_install_action (widget_class, "win.step-head", "i", step_head);
