@@ -23,6 +23,8 @@ typedef struct
   const char *group;      /* in reference.h5 */
   const char *file;       /* under tests/fixtures/pytorch */
   guint       n_tensors;  /* listed, float or not */
+  const char *key;        /* where its tensors are (info's "state_dict_key"), or NULL */
+  const char *reference;  /* the reference file beside FILE: NULL for pytorch/reference.h5 */
 } TorchFile;
 
 static const TorchFile torch_files[] = {
@@ -33,8 +35,27 @@ static const TorchFile torch_files[] = {
   { "views", "views.pt", 19 },
   { "views-legacy", "views-legacy.pt", 19 },
   { "views-zip64", "views-zip64.pt", 19 },
-  { "train", "train.pth", 3 },
-  { "model-key", "model-key.pt", 3 },
+  { "train", "train.pth", 3, "state_dict" },
+  { "model-key", "model-key.pt", 3, "model" },
+  /* As people save them (tests/fixtures/make-pytorch-saved.py): every
+   * pickle protocol torch.save writes that torch reads back, state dicts
+   * under other keys and nested, a tensor alone. */
+  { "protocol-1-zip", "saved/protocol-1-zip.pt", 10, NULL, "saved" },
+  { "protocol-1-legacy", "saved/protocol-1-legacy.pt", 10, NULL, "saved" },
+  { "protocol-2-zip", "saved/protocol-2-zip.pt", 10, NULL, "saved" },
+  { "protocol-2-legacy", "saved/protocol-2-legacy.pt", 10, NULL, "saved" },
+  { "protocol-3-zip", "saved/protocol-3-zip.pt", 10, NULL, "saved" },
+  { "protocol-3-legacy", "saved/protocol-3-legacy.pt", 10, NULL, "saved" },
+  { "protocol-4-zip", "saved/protocol-4-zip.pt", 10, NULL, "saved" },
+  { "protocol-4-legacy", "saved/protocol-4-legacy.pt", 10, NULL, "saved" },
+  { "protocol-5-zip", "saved/protocol-5-zip.pt", 10, NULL, "saved" },
+  { "protocol-5-legacy", "saved/protocol-5-legacy.pt", 10, NULL, "saved" },
+  { "tutorial", "saved/tutorial.pt", 2, "model_state_dict", "saved" },
+  { "net", "saved/net.pt", 10, "net", "saved" },
+  { "nested", "saved/nested.pt", 10, "checkpoint.model", "saved" },
+  { "ema", "saved/ema.pt", 10, "state_dict", "saved" },
+  { "tensor-2d", "saved/tensor-2d.pt", 1, NULL, "saved" },
+  { "tensor-1d", "saved/tensor-1d.pt", 1, NULL, "saved" },
 };
 
 static guint
@@ -66,7 +87,8 @@ test_tensors (gconstpointer data)
 {
   const TorchFile *c = data;
   g_autofree char *path = pl_test_fixture ("pytorch", c->file, NULL);
-  g_autofree char *reference = pl_test_fixture ("pytorch", "reference.h5", NULL);
+  g_autofree char *reference = c->reference ? pl_test_fixture ("pytorch", c->reference, "reference.h5", NULL)
+                                            : pl_test_fixture ("pytorch", "reference.h5", NULL);
   g_autoptr(GError) error = NULL;
   g_autoptr(PlCheckpoint) checkpoint = pl_checkpoint_open (path, &error);
   guint floats = 0;
@@ -74,6 +96,7 @@ test_tensors (gconstpointer data)
   g_assert_no_error (error);
   g_assert_cmpstr (pl_checkpoint_get_format (checkpoint), ==, "pytorch");
   g_assert_cmpuint (pl_checkpoint_get_n_tensors (checkpoint), ==, c->n_tensors);
+  g_assert_cmpstr (pl_checkpoint_get_attribute (checkpoint, "state_dict_key"), ==, c->key);
   for (guint i = 0; i < pl_checkpoint_get_n_tensors (checkpoint); i++)
     {
       const PlTensorInfo *info = pl_checkpoint_get_tensor (checkpoint, i);
@@ -366,6 +389,99 @@ test_same_model (gconstpointer data)
     assert_same_bits (bin_out->attentions[l], st_out->attentions[l], "attention");
 }
 
+/* Files Poslens cannot read, each refused for what it is: protocol 0's
+ * text storage references (torch.load refuses them too), and a checkpoint
+ * with no tensors anywhere, its keys named. */
+static void
+test_saved_refused (void)
+{
+  const struct
+  {
+    const char *file;
+    const char *why;
+  } cases[] = {
+    { "protocol-0-zip.pt", "pickle protocol 0" },
+    { "protocol-0-legacy.pt", "pickle protocol 0" },
+    { "no-tensors.pt", "its keys are “epoch”, “optimizer”, “lr”" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *path = pl_test_fixture ("pytorch", "saved", cases[i].file, NULL);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(PlCheckpoint) checkpoint = pl_checkpoint_open (path, &error);
+
+      g_assert_null (checkpoint);
+      g_assert_nonnull (error);
+      if (strstr (error->message, cases[i].why) == NULL || strstr (error->message, cases[i].file) == NULL)
+        g_error ("“%s” does not name %s and “%s”", error->message, cases[i].file, cases[i].why);
+    }
+}
+
+/* torch.save (a 2-D tensor) opens as a plain table, as a 2-D HDF5 dataset
+ * does. */
+static void
+test_bare_tensor (void)
+{
+  g_autofree char *path = pl_test_fixture ("pytorch", "saved", "tensor-2d.pt", NULL);
+  g_autofree char *reference = pl_test_fixture ("pytorch", "saved", "reference.h5", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PlModel) model = pl_model_open (path, NULL, NULL, &error);
+  g_autoptr(PlMatrix) table = NULL;
+  g_autoptr(PlMatrix) want = pl_test_read_h5 (reference, "/tensor-2d/tensor");
+
+  g_assert_no_error (error);
+  g_assert_cmpstr (pl_model_get_family_name (model), ==, "table");
+  g_assert_cmpstr (pl_model_get_position_table_name (model), ==, "tensor");
+  table = pl_model_read_positions (model, &error);
+  g_assert_no_error (error);
+  assert_same_bits (table, want, "tensor-2d");
+}
+
+/* poslens-cli info --tensor NAME --out FILE.h5 writes every float tensor,
+ * vectors and scalars too, as torch.load gives it. */
+static void
+test_export_every_tensor (void)
+{
+  const char *files[][2] = { { "views", "views.pt" }, { "protocol-4-legacy", "saved/protocol-4-legacy.pt" } };
+  g_autofree char *dir = pl_test_tmpdir ();
+  g_autofree char *out = g_build_filename (dir, "tensor.h5", NULL);
+
+  for (guint f = 0; f < G_N_ELEMENTS (files); f++)
+    {
+      g_autofree char *path = pl_test_fixture ("pytorch", files[f][1], NULL);
+      g_autofree char *reference = strchr (files[f][1], '/') ? pl_test_fixture ("pytorch", "saved", "reference.h5", NULL)
+                                                             : pl_test_fixture ("pytorch", "reference.h5", NULL);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(PlCheckpoint) checkpoint = pl_checkpoint_open (path, &error);
+      guint vectors = 0;
+
+      g_assert_no_error (error);
+      for (guint i = 0; i < pl_checkpoint_get_n_tensors (checkpoint); i++)
+        {
+          const PlTensorInfo *info = pl_checkpoint_get_tensor (checkpoint, i);
+          g_autofree char *dataset = g_strdup_printf ("/%s/%s", files[f][0], info->name);
+          const char *args[] = { path, "--tensor", info->name, "--out", out, NULL };
+          g_autofree char *stdout_text = NULL;
+          g_autofree char *stderr_text = NULL;
+          g_autoptr(PlMatrix) got = NULL;
+          g_autoptr(PlMatrix) want = NULL;
+          guint64 rows, cols;
+
+          pl_tensor_info_get_matrix_shape (info, &rows, &cols);
+          if (info->dtype == PL_DTYPE_OTHER || rows * cols == 0)
+            continue;
+          g_assert_cmpint (pl_test_cli_output ("info", args, &stdout_text, &stderr_text), ==, 0);
+          got = pl_test_read_h5 (out, "/tensor");
+          want = pl_test_read_h5 (reference, dataset);
+          assert_same_bits (got, want, dataset);
+          vectors += info->rank <= 1;
+        }
+      g_assert_cmpuint (vectors, >=, 2);
+    }
+  pl_test_rmtree (dir);
+}
+
 /* poslens-cli info --json says the same of both but the format. */
 static char *
 info_json (const char *folder)
@@ -421,5 +537,8 @@ main (int   argc,
       g_test_add_data_func (name, &same_models[i], test_same_model);
     }
   g_test_add_func ("/pl/pytorch/info-json", test_info_json);
+  g_test_add_func ("/pl/pytorch/saved-refused", test_saved_refused);
+  g_test_add_func ("/pl/pytorch/bare-tensor", test_bare_tensor);
+  g_test_add_func ("/pl/pytorch/export-every-tensor", test_export_every_tensor);
   return g_test_run ();
 }

@@ -106,10 +106,11 @@ long_global (GByteArray *p)
   pl_test_pickle_op (p, '.');
 }
 
+/* INST: protocol 0's way to call a class with the values above a MARK. */
 static void
-text_instruction (GByteArray *p)
+inst_instruction (GByteArray *p)
 {
-  g_byte_array_append (p, (const guint8 *) "I1\n.", 4);
+  g_byte_array_append (p, (const guint8 *) "(Vtouch x\nios\nsystem\n.", 22);
 }
 
 static void
@@ -226,7 +227,7 @@ static const MadeCase made_cases[] = {
   { "unset-memo.bin", "memo entry 7 is read before it is set", unset_memo },
   { "millions-of-values.bin", "more than 2097152 values", millions_of_values },
   { "long-global.bin", "longer than", long_global },
-  { "text-instruction.bin", "instruction “I”", text_instruction },
+  { "inst-instruction.bin", "instruction “i”", inst_instruction },
   { "call-a-list.bin", "not an allowed global", call_a_list },
   { "module-persistent-id.bin", "persistent id", module_persistent_id },
   { "build-a-list.bin", "state of something", build_a_list },

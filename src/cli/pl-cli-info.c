@@ -8,6 +8,7 @@
 
 #include "pl-cli.h"
 #include "pl-error.h"
+#include "pl-matrix-io.h"
 #include "pl-model.h"
 
 /* One spelling whatever the format (HDF5 and safetensors name them differently). */
@@ -268,6 +269,12 @@ print_json (PlModel  *model,
     add_activations_json (builder, pl_model_get_activations (model));
   json_builder_set_member_name (builder, "tensor_count");
   json_builder_add_int_value (builder, checkpoint ? pl_checkpoint_get_n_tensors (checkpoint) : 0);
+  /* A PyTorch file whose tensors sit under a key of its object. */
+  json_builder_set_member_name (builder, "state_dict_key");
+  if (checkpoint != NULL && pl_checkpoint_get_attribute (checkpoint, "state_dict_key") != NULL)
+    json_builder_add_string_value (builder, pl_checkpoint_get_attribute (checkpoint, "state_dict_key"));
+  else
+    json_builder_add_null_value (builder);
 
   if (list_tensors && checkpoint != NULL)
     {
@@ -400,6 +407,15 @@ print_text (PlModel  *model,
     }
   if (checkpoint != NULL)
     printf ("%-16s %u\n", _("Tensors:"), pl_checkpoint_get_n_tensors (checkpoint));
+  if (checkpoint != NULL && pl_checkpoint_get_attribute (checkpoint, "state_dict_key") != NULL)
+    {
+      g_autofree char *key = pl_escape_text (pl_checkpoint_get_attribute (checkpoint, "state_dict_key"), -1);
+
+      printf ("%-16s ", _("State dict:"));
+      /* Translators: where in a PyTorch file's object its tensors were found */
+      printf (_("under “%s”"), key);
+      printf ("\n");
+    }
   if (list_tensors && checkpoint != NULL)
     for (guint i = 0; i < pl_checkpoint_get_n_tensors (checkpoint); i++)
       {
@@ -414,6 +430,35 @@ print_text (PlModel  *model,
       }
 }
 
+/* NAME's values as float32, whatever its rank: a vector (or a scalar) as a
+ * 1-D dataset, a matrix as it is, more dimensions as the matrix of their
+ * rows (every dimension but the last) by the last. */
+static int
+write_tensor (PlModel    *model,
+              const char *name,
+              const char *out)
+{
+  PlCheckpoint *checkpoint = pl_model_get_checkpoint (model);
+  const PlTensorInfo *info = checkpoint != NULL ? pl_checkpoint_find_tensor (checkpoint, name) : NULL;
+  g_autoptr(PlMatrix) values = NULL;
+  g_autoptr(GError) error = NULL;
+  PlNamedMatrix dataset = { "/tensor", NULL, FALSE, 1 };
+
+  if (checkpoint == NULL)
+    {
+      g_set_error (&error, PL_ERROR, PL_ERROR_NOT_FOUND, "%s is an analytic encoding: it has no tensors",
+                   pl_model_get_path (model));
+      return pl_cli_fail (error);
+    }
+  if ((values = pl_checkpoint_read (checkpoint, name, &error)) == NULL)
+    return pl_cli_fail (error);
+  dataset.matrix = values;
+  dataset.vector = info->rank <= 1;
+  if (!pl_matrix_io_write (out, &dataset, 1, &error))
+    return pl_cli_fail (error);
+  return PL_CLI_EXIT_OK;
+}
+
 int
 pl_cli_info (int    argc,
              char **argv)
@@ -423,12 +468,16 @@ pl_cli_info (int    argc,
   g_autoptr(PlModel) model = NULL;
   g_autoptr(PlMatrix) positions = NULL;
   g_autofree char *dataset = NULL;
+  g_autofree char *tensor = NULL;
+  g_autofree char *out = NULL;
   gboolean json = FALSE;
   gboolean list_tensors = FALSE;
   const GOptionEntry entries[] = {
     { "dataset", 'd', 0, G_OPTION_ARG_STRING, &dataset, N_("Use this 2-D dataset as a plain position table"), N_("NAME") },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print JSON"), NULL },
     { "tensors", 't', 0, G_OPTION_ARG_NONE, &list_tensors, N_("List every tensor"), NULL },
+    { "tensor", 0, 0, G_OPTION_ARG_STRING, &tensor, N_("With --out: write this tensor’s values (any shape, as float32)"), N_("NAME") },
+    { "out", 'o', 0, G_OPTION_ARG_FILENAME, &out, N_("Write the --tensor here (.h5, .csv, .npy)"), N_("FILE") },
     { NULL }
   };
 
@@ -439,9 +488,14 @@ pl_cli_info (int    argc,
   if (argc != 2)
     return pl_cli_usage ("info", "expected one PATH (a file, a folder or builtin:…)");
 
+  if ((tensor == NULL) != (out == NULL))
+    return pl_cli_usage ("info", "--tensor NAME and --out FILE go together");
+
   model = pl_cli_open_model (argv[1], dataset, &error);
   if (model == NULL)
     return pl_cli_fail (error);
+  if (tensor != NULL)
+    return write_tensor (model, tensor, out);
   /* Reading the table checks what an analysis would trip on: truncated
    * data, NaN, infinities. Only those rows are read. */
   if (pl_model_get_position_table_name (model) != NULL)

@@ -320,49 +320,185 @@ is_tensor_call (const PlPickleValue *value)
           value->call.func->kind == PL_PICKLE_GLOBAL_REBUILD_OTHER);
 }
 
-/* The dict of tensors: the pickle's dict itself, or, in a training
- * checkpoint, the one it holds under "state_dict" or "model". */
-static const PlPickleValue *
-find_state_dict (const PlPickleValue *root)
+/* How deep under the file's object a dict of tensors is looked for: a
+ * training checkpoint's {"model_state_dict": …}, {"checkpoint": {"model":
+ * …}}, a list of them. */
+#define MAX_NESTING 4
+
+/* The names training code keeps a model's state dict under, in the order
+ * they win a tie between dicts of as many tensors (a model and its EMA). */
+static const char * const state_dict_names[] = {
+  "state_dict", "model_state_dict", "model", "module", "net", "network", "params", "weights",
+};
+
+typedef struct
 {
-  static const char * const keys[] = { "state_dict", "model" };
+  const PlPickleValue *dict;
+  char                *path;       /* "model_state_dict", "checkpoint.model", "" for the object itself */
+  gboolean             optimizer;  /* under an optimizer's state ("optimizer.state.0") */
+  guint                n_tensors;
+  guint                rank;       /* of its last key in state_dict_names, or G_N_ELEMENTS */
+} Found;
 
-  if (root->kind != PL_PICKLE_DICT)
-    return NULL;
-  for (guint i = 1; i < pl_pickle_value_get_length (root); i += 2)
-    if (is_tensor_call (pl_pickle_value_get_item (root, i)))
-      return root;
-  for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
+static guint
+name_rank (const char *path)
+{
+  const char *last = strrchr (path, '.');
+
+  last = last != NULL ? last + 1 : path;
+  for (guint i = 0; i < G_N_ELEMENTS (state_dict_names); i++)
+    if (strcmp (last, state_dict_names[i]) == 0)
+      return i;
+  return G_N_ELEMENTS (state_dict_names);
+}
+
+/* An optimizer's per-parameter state (Adam's step, exp_avg, exp_avg_sq)
+ * can hold more tensors than a tiny model: a model's dict wins first. */
+static gboolean
+better (const Found *a,
+        const Found *b)
+{
+  if (a->optimizer != b->optimizer)
+    return !a->optimizer;
+  if (a->n_tensors != b->n_tensors)
+    return a->n_tensors > b->n_tensors;
+  return a->rank < b->rank;
+}
+
+/* Every dict under VALUE (itself included), each container visited once
+ * (the memo can make a pickle's values a graph with cycles): the one with
+ * the most tensors is kept in BEST. */
+static void
+find_dicts (const PlPickleValue *value,
+            const char          *path,
+            guint                depth,
+            GHashTable          *seen,
+            Found               *best)
+{
+  guint n = pl_pickle_value_get_length (value);
+  gboolean dict = value->kind == PL_PICKLE_DICT;
+
+  if ((value->kind != PL_PICKLE_DICT && value->kind != PL_PICKLE_LIST && value->kind != PL_PICKLE_TUPLE) ||
+      !g_hash_table_add (seen, (gpointer) value))
+    return;
+  if (dict)
     {
-      const PlPickleValue *inner = pl_pickle_dict_lookup (root, keys[i]);
+      g_autofree char *lower = g_ascii_strdown (path, -1);
+      Found here = { value, (char *) path, strstr (lower, "optim") != NULL, 0, name_rank (path) };
 
-      if (inner != NULL && inner->kind == PL_PICKLE_DICT)
-        return inner;
+      for (guint i = 0; i + 1 < n; i += 2)
+        if (pl_pickle_value_is_text (pl_pickle_value_get_item (value, i)) &&
+            is_tensor_call (pl_pickle_value_get_item (value, i + 1)))
+          here.n_tensors++;
+      if (here.n_tensors > 0 && (best->dict == NULL || better (&here, best)))
+        {
+          g_free (best->path);
+          *best = here;
+          best->path = g_strdup (path);
+        }
     }
-  return root;
+  if (depth == MAX_NESTING)
+    return;
+  for (guint i = dict ? 1 : 0; i < n; i += dict ? 2 : 1)
+    {
+      const PlPickleValue *item = pl_pickle_value_get_item (value, i);
+      const PlPickleValue *key = dict ? pl_pickle_value_get_item (value, i - 1) : NULL;
+      g_autofree char *name = NULL;
+      g_autofree char *inner = NULL;
+
+      if (item->kind != PL_PICKLE_DICT && item->kind != PL_PICKLE_LIST && item->kind != PL_PICKLE_TUPLE)
+        continue;
+      if (key != NULL && pl_pickle_value_is_text (key))
+        name = g_strndup (key->bytes.data, MIN (key->bytes.len, 64));
+      else if (key != NULL && key->kind == PL_PICKLE_INT)
+        name = g_strdup_printf ("%" G_GINT64_FORMAT, key->integer);
+      else
+        name = g_strdup_printf ("%u", dict ? (i - 1) / 2 : i);
+      inner = path[0] != '\0' ? g_strconcat (path, ".", name, NULL) : g_strdup (name);
+      find_dicts (item, inner, depth + 1, seen, best);
+    }
+}
+
+/* "“epoch”, “optimizer”, …": the text keys of DICT, for a refusal. */
+static char *
+describe_keys (const PlPickleValue *dict)
+{
+  GString *keys = g_string_new (NULL);
+  guint shown = 0;
+
+  for (guint i = 0; i + 1 < pl_pickle_value_get_length (dict); i += 2)
+    {
+      const PlPickleValue *key = pl_pickle_value_get_item (dict, i);
+
+      if (!pl_pickle_value_is_text (key))
+        continue;
+      if (shown == 8)
+        {
+          g_string_append (keys, ", …");
+          break;
+        }
+      g_string_append_printf (keys, "%s“%.*s”", shown++ ? ", " : "", (int) MIN (key->bytes.len, 64),
+                              key->bytes.data);
+    }
+  if (shown == 0)
+    g_string_append (keys, "none that is text");
+  return g_string_free (keys, FALSE);
+}
+
+static gboolean
+add_one (PlPytorchLoad        *load,
+         const char           *name,
+         const PlPickleValue  *value,
+         GError              **error)
+{
+  TensorSpec spec = { 0 };
+  gboolean is_tensor;
+
+  if (!tensor_spec (load, name, value, &spec, &is_tensor, error))
+    return FALSE;
+  return !is_tensor || add_tensor (load, name, &spec, error);
 }
 
 gboolean
-pl_checkpoint_pytorch_add_tensors (PlPytorchLoad                 *load,
-             const PlPickleValue  *root,
-             GError              **error)
+pl_checkpoint_pytorch_add_tensors (PlPytorchLoad        *load,
+                                   const PlPickleValue  *root,
+                                   GError              **error)
 {
-  const PlPickleValue *dict = find_state_dict (root);
   guint before = pl_checkpoint_get_n_tensors (PL_CHECKPOINT (load->self));
+  g_autoptr(GHashTable) seen = g_hash_table_new (NULL, NULL);
+  Found found = { NULL, NULL, FALSE, 0, 0 };
+  const PlPickleValue *dict;
 
-  if (dict == NULL)
+  /* torch.save (tensor): one tensor, a plain table when it is 2-D. */
+  if (is_tensor_call (root))
     {
-      g_set_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED,
-                   "%s holds no dict of tensors (a whole pickled model?); Poslens reads state dicts, "
-                   "as torch.save (model.state_dict (), …) writes them", load->path);
+      if (!add_one (load, "tensor", root, error))
+        return FALSE;
+      goto done;
+    }
+  find_dicts (root, "", 0, seen, &found);
+  if (found.dict == NULL)
+    {
+      g_autofree char *keys = root->kind == PL_PICKLE_DICT ? describe_keys (root) : NULL;
+
+      if (keys != NULL)
+        g_set_error (error, PL_ERROR, PL_ERROR_NOT_FOUND,
+                     "%s holds no tensors: its keys are %s, and no dict under them holds tensors", load->path, keys);
+      else
+        g_set_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED,
+                     "%s holds no dict of tensors (a whole pickled model?); Poslens reads state dicts, "
+                     "as torch.save (model.state_dict (), …) writes them", load->path);
       return FALSE;
     }
+  dict = found.dict;
+  /* Where it was found, for `info` ("model_state_dict"). */
+  if (found.path[0] != '\0')
+    pl_checkpoint_set_attribute (PL_CHECKPOINT (load->self), "state_dict_key", found.path);
+  g_free (found.path);
   for (guint i = 0; i + 1 < pl_pickle_value_get_length (dict); i += 2)
     {
       const PlPickleValue *key = pl_pickle_value_get_item (dict, i);
       g_autofree char *name = NULL;
-      TensorSpec spec = { 0 };
-      gboolean is_tensor;
 
       if (!pl_pickle_value_is_text (key))
         continue;
@@ -372,11 +508,10 @@ pl_checkpoint_pytorch_add_tensors (PlPytorchLoad                 *load,
           g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT, "%s: a tensor’s name is not UTF-8 text", load->path);
           return FALSE;
         }
-      if (!tensor_spec (load, name, pl_pickle_value_get_item (dict, i + 1), &spec, &is_tensor, error))
-        return FALSE;
-      if (is_tensor && !add_tensor (load, name, &spec, error))
+      if (!add_one (load, name, pl_pickle_value_get_item (dict, i + 1), error))
         return FALSE;
     }
+done:
   if (pl_checkpoint_get_n_tensors (PL_CHECKPOINT (load->self)) == before)
     {
       g_set_error (error, PL_ERROR, PL_ERROR_NOT_FOUND,

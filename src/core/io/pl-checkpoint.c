@@ -313,6 +313,9 @@ sniff (const char  *path,
 {
   static const guint8 hdf5_signature[8] = { 0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n' };
   static const goffset hdf5_offsets[] = { 0, 512, 1024, 2048 };
+  /* torch.save's magic number 0x1950a86a20f9469cfc6c, written as pickle
+   * protocols 0 and 1 write a long: "L119547037146038801333356L\n". */
+  static const char legacy_text_magic[9] = "L11954703";
   guint8 head[9] = { 0 };
   GStatBuf st;
   int fd;
@@ -349,6 +352,9 @@ sniff (const char  *path,
   if (got == sizeof head && head[8] == '{')
     return SNIFF_SAFETENSORS;
   if (got >= 1 && head[0] == 0x80 && !g_str_has_suffix (path, ".safetensors"))
+    return SNIFF_PYTORCH;
+  /* Saved with pickle protocol 0 or 1: the magic number as a text LONG. */
+  if (got == sizeof head && memcmp (head, legacy_text_magic, sizeof head) == 0)
     return SNIFF_PYTORCH;
   if (got >= 4 && memcmp (head, "GGUF", 4) == 0)
     return SNIFF_GGUF;

@@ -17,23 +17,6 @@
 #define MAX_GLOBAL_NAME 256
 #define BLOCK_VALUES    1024
 
-struct _PlPickle
-{
-  GBytes        *bytes;
-  const guint8  *data;
-  gsize          len;
-  gsize          pos;
-  gsize          start;
-  const char    *what;
-  GPtrArray     *blocks;      /* PlPickleValue[BLOCK_VALUES] */
-  guint          n_values;
-  GPtrArray     *stack;       /* PlPickleValue * */
-  GArray        *marks;       /* guint: stack heights at each MARK */
-  GPtrArray     *memo;        /* PlPickleValue *, NULL where unset */
-  GPtrArray     *pids;        /* every PERSISTENT_ID, in order */
-  PlPickleValue *root;
-  gboolean       truncated;
-};
 
 /* Shared leaves: a pickle full of None costs nothing per None. */
 static PlPickleValue none_value = { .kind = PL_PICKLE_NONE };
@@ -60,13 +43,13 @@ pl_pickle_free (PlPickle *self)
   g_array_unref (self->marks);
   g_ptr_array_unref (self->memo);
   g_ptr_array_unref (self->pids);
+  g_ptr_array_unref (self->texts);
   g_bytes_unref (self->bytes);
   g_free (self);
 }
 
-G_GNUC_PRINTF (3, 4)
-static gboolean
-fail (PlPickle    *self,
+gboolean
+pl_pickle_fail (PlPickle    *self,
       GError     **error,
       const char  *format,
       ...)
@@ -82,8 +65,8 @@ fail (PlPickle    *self,
   return FALSE;
 }
 
-static PlPickleValue *
-new_value (PlPickle      *self,
+PlPickleValue *
+pl_pickle_new_value (PlPickle      *self,
            PlPickleKind   kind,
            GError       **error)
 {
@@ -106,14 +89,30 @@ new_value (PlPickle      *self,
   return value;
 }
 
-static gboolean
-ran_out (PlPickle  *self,
+gboolean
+pl_pickle_ran_out (PlPickle  *self,
          GError   **error)
 {
   self->truncated = TRUE;
   g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT,
                "%s: the data ends inside the pickle (truncated?)", self->what);
   return FALSE;
+}
+
+PlPickleValue *
+pl_pickle_bool (gboolean value)
+{
+  return value ? &true_value : &false_value;
+}
+
+gpointer
+pl_pickle_alloc_text (PlPickle *self,
+                      gsize     size)
+{
+  gpointer text = g_malloc (MAX (size, 1));
+
+  g_ptr_array_add (self->texts, text);
+  return text;
 }
 
 static gboolean
@@ -123,7 +122,7 @@ take (PlPickle      *self,
       GError       **error)
 {
   if (n > self->len - self->pos)
-    return ran_out (self, error);
+    return pl_pickle_ran_out (self, error);
   *out = self->data + self->pos;
   self->pos += n;
   return TRUE;
@@ -146,8 +145,15 @@ take_uint (PlPickle  *self,
   return TRUE;
 }
 
-static gboolean
-push (PlPickle       *self,
+/* The stack height at the last MARK: values below it are out of reach. */
+static guint
+stack_floor (PlPickle *self)
+{
+  return self->marks->len ? g_array_index (self->marks, guint, self->marks->len - 1) : 0;
+}
+
+gboolean
+pl_pickle_push (PlPickle       *self,
       PlPickleValue  *value,
       GError        **error)
 {
@@ -161,11 +167,11 @@ static PlPickleValue *
 pop (PlPickle  *self,
      GError   **error)
 {
-  guint floor = self->marks->len ? g_array_index (self->marks, guint, self->marks->len - 1) : 0;
+  guint floor = stack_floor (self);
 
   if (self->stack->len <= floor)
     {
-      fail (self, error, "an instruction takes a value from an empty stack");
+      pl_pickle_fail (self, error, "an instruction takes a value from an empty stack");
       return NULL;
     }
   return g_ptr_array_steal_index (self->stack, self->stack->len - 1);
@@ -175,11 +181,11 @@ static PlPickleValue *
 top (PlPickle  *self,
      GError   **error)
 {
-  guint floor = self->marks->len ? g_array_index (self->marks, guint, self->marks->len - 1) : 0;
+  guint floor = stack_floor (self);
 
   if (self->stack->len <= floor)
     {
-      fail (self, error, "an instruction needs a value on an empty stack");
+      pl_pickle_fail (self, error, "an instruction needs a value on an empty stack");
       return NULL;
     }
   return g_ptr_array_index (self->stack, self->stack->len - 1);
@@ -194,7 +200,7 @@ add_item (PlPickle       *self,
           GError        **error)
 {
   if (item->depth + 1 > MAX_DEPTH)
-    return fail (self, error, "values nest deeper than %d levels", MAX_DEPTH);
+    return pl_pickle_fail (self, error, "values nest deeper than %d levels", MAX_DEPTH);
   container->depth = MAX (container->depth, item->depth + 1);
   if (container->items == NULL)
     container->items = g_ptr_array_new ();
@@ -213,12 +219,12 @@ pop_mark (PlPickle      *self,
 
   if (self->marks->len == 0)
     {
-      fail (self, error, "an instruction needs a MARK that was never set");
+      pl_pickle_fail (self, error, "an instruction needs a MARK that was never set");
       return NULL;
     }
   mark = g_array_index (self->marks, guint, self->marks->len - 1);
   g_array_set_size (self->marks, self->marks->len - 1);
-  container = new_value (self, kind, error);
+  container = pl_pickle_new_value (self, kind, error);
   if (container == NULL)
     return NULL;
   for (guint i = mark; i < self->stack->len; i++)
@@ -233,14 +239,14 @@ new_tuple (PlPickle  *self,
            guint      n,
            GError   **error)
 {
-  PlPickleValue *tuple = new_value (self, PL_PICKLE_TUPLE, error);
-  guint floor = self->marks->len ? g_array_index (self->marks, guint, self->marks->len - 1) : 0;
+  PlPickleValue *tuple = pl_pickle_new_value (self, PL_PICKLE_TUPLE, error);
+  guint floor = stack_floor (self);
 
   if (tuple == NULL)
     return NULL;
   if (self->stack->len < floor + n)
     {
-      fail (self, error, "a tuple takes more values than the stack holds");
+      pl_pickle_fail (self, error, "a tuple takes more values than the stack holds");
       return NULL;
     }
   for (guint i = self->stack->len - n; i < self->stack->len; i++)
@@ -255,7 +261,7 @@ new_int (PlPickle  *self,
          gint64     v,
          GError   **error)
 {
-  PlPickleValue *value = new_value (self, PL_PICKLE_INT, error);
+  PlPickleValue *value = pl_pickle_new_value (self, PL_PICKLE_INT, error);
 
   if (value != NULL)
     value->integer = v;
@@ -273,7 +279,7 @@ new_bytes (PlPickle      *self,
 
   if (!take (self, len, &p, error))
     return NULL;
-  value = new_value (self, kind, error);
+  value = pl_pickle_new_value (self, kind, error);
   if (value != NULL)
     {
       value->bytes.data = (const char *) p;
@@ -328,7 +334,7 @@ new_global (PlPickle    *self,
   if (module_len > MAX_GLOBAL_NAME || name_len > MAX_GLOBAL_NAME ||
       !is_printable (module, module_len) || !is_printable (name, name_len))
     {
-      fail (self, error, "a global’s name is not a Python name");
+      pl_pickle_fail (self, error, "a global’s name is not a Python name");
       return NULL;
     }
   global = pl_pickle_find_global (module, module_len, name, name_len, &full);
@@ -339,7 +345,7 @@ new_global (PlPickle    *self,
                    "tensors; Poslens reads weights only and runs nothing from a file", self->what, full);
       return NULL;
     }
-  value = new_value (self, PL_PICKLE_GLOBAL, error);
+  value = pl_pickle_new_value (self, PL_PICKLE_GLOBAL, error);
   if (value != NULL)
     value->global = global;
   return value;
@@ -356,9 +362,9 @@ read_line (PlPickle     *self,
   const guint8 *nl = memchr (start, '\n', MIN (avail, MAX_GLOBAL_NAME + 1));
 
   if (nl == NULL && avail <= MAX_GLOBAL_NAME)
-    return ran_out (self, error);
+    return pl_pickle_ran_out (self, error);
   if (nl == NULL)
-    return fail (self, error, "a global’s name is longer than %d bytes", MAX_GLOBAL_NAME);
+    return pl_pickle_fail (self, error, "a global’s name is longer than %d bytes", MAX_GLOBAL_NAME);
   *line = (const char *) start;
   *len = nl - start;
   self->pos += *len + 1;
@@ -378,25 +384,25 @@ apply (PlPickle       *self,
 
   if (func->kind != PL_PICKLE_GLOBAL)
     {
-      fail (self, error, "the pickle calls something that is not an allowed global");
+      pl_pickle_fail (self, error, "the pickle calls something that is not an allowed global");
       return NULL;
     }
   if (args->kind != PL_PICKLE_TUPLE)
     {
-      fail (self, error, "the arguments of %s are not a tuple", func->global->name);
+      pl_pickle_fail (self, error, "the arguments of %s are not a tuple", func->global->name);
       return NULL;
     }
   if (func->global->kind == PL_PICKLE_GLOBAL_DICT && args->items == NULL)
-    return new_value (self, PL_PICKLE_DICT, error);
+    return pl_pickle_new_value (self, PL_PICKLE_DICT, error);
   if (func->global->kind == PL_PICKLE_GLOBAL_SIZE && args->items != NULL && args->items->len == 1 &&
       ((PlPickleValue *) g_ptr_array_index (args->items, 0))->kind == PL_PICKLE_TUPLE)
     return g_ptr_array_index (args->items, 0);
   if (func->global->kind == PL_PICKLE_GLOBAL_STORAGE || func->global->kind == PL_PICKLE_GLOBAL_DTYPE)
     {
-      fail (self, error, "the pickle calls %s, which no state dict does", func->global->name);
+      pl_pickle_fail (self, error, "the pickle calls %s, which no state dict does", func->global->name);
       return NULL;
     }
-  call = new_value (self, PL_PICKLE_CALL, error);
+  call = pl_pickle_new_value (self, PL_PICKLE_CALL, error);
   if (call == NULL)
     return NULL;
   call->call.func = func->global;
@@ -404,14 +410,14 @@ apply (PlPickle       *self,
   call->depth = args->depth + 1;
   if (call->depth > MAX_DEPTH)
     {
-      fail (self, error, "values nest deeper than %d levels", MAX_DEPTH);
+      pl_pickle_fail (self, error, "values nest deeper than %d levels", MAX_DEPTH);
       return NULL;
     }
   return call;
 }
 
-static gboolean
-memo_put (PlPickle  *self,
+gboolean
+pl_pickle_memo_put (PlPickle  *self,
           guint64    index,
           GError   **error)
 {
@@ -422,20 +428,20 @@ memo_put (PlPickle  *self,
   /* Picklers number memo entries from 0 up, one per PUT: an index past the
    * bytes read so far is forged, and refusing it bounds the memo's size. */
   if (index > self->pos - self->start)
-    return fail (self, error, "memo index %" G_GUINT64_FORMAT " is larger than any pickle of this length uses", index);
+    return pl_pickle_fail (self, error, "memo index %" G_GUINT64_FORMAT " is larger than any pickle of this length uses", index);
   if (index >= self->memo->len)
     g_ptr_array_set_size (self->memo, index + 1);
   g_ptr_array_index (self->memo, index) = value;
   return TRUE;
 }
 
-static gboolean
-memo_get (PlPickle  *self,
+gboolean
+pl_pickle_memo_get (PlPickle  *self,
           guint64    index,
           GError   **error)
 {
   if (index >= self->memo->len || g_ptr_array_index (self->memo, index) == NULL)
-    return fail (self, error, "memo entry %" G_GUINT64_FORMAT " is read before it is set", index);
+    return pl_pickle_fail (self, error, "memo entry %" G_GUINT64_FORMAT " is read before it is set", index);
   g_ptr_array_add (self->stack, g_ptr_array_index (self->memo, index));
   return TRUE;
 }
@@ -448,17 +454,17 @@ add_from_stack (PlPickle      *self,
                 PlPickleKind   kind,
                 GError       **error)
 {
-  guint floor = self->marks->len ? g_array_index (self->marks, guint, self->marks->len - 1) : 0;
+  guint floor = stack_floor (self);
   PlPickleValue *container;
 
   if (self->stack->len < floor + n + 1)
-    return fail (self, error, "an instruction takes more values than the stack holds");
+    return pl_pickle_fail (self, error, "an instruction takes more values than the stack holds");
   container = g_ptr_array_index (self->stack, self->stack->len - n - 1);
   if (container->kind != kind)
-    return fail (self, error, "the pickle adds items to something that is not a %s",
+    return pl_pickle_fail (self, error, "the pickle adds items to something that is not a %s",
                  kind == PL_PICKLE_DICT ? "dict" : kind == PL_PICKLE_LIST ? "list" : "set");
   if (kind == PL_PICKLE_DICT && n % 2 != 0)
-    return fail (self, error, "a dict’s items are not key and value pairs");
+    return pl_pickle_fail (self, error, "a dict’s items are not key and value pairs");
   for (guint i = self->stack->len - n; i < self->stack->len; i++)
     if (!add_item (self, container, g_ptr_array_index (self->stack, i), error))
       return FALSE;
@@ -476,7 +482,7 @@ add_from_mark (PlPickle      *self,
   guint mark;
 
   if (self->marks->len == 0)
-    return fail (self, error, "an instruction needs a MARK that was never set");
+    return pl_pickle_fail (self, error, "an instruction needs a MARK that was never set");
   mark = g_array_index (self->marks, guint, self->marks->len - 1);
   g_array_set_size (self->marks, self->marks->len - 1);
   return add_from_stack (self, self->stack->len - mark, kind, error);
@@ -497,7 +503,7 @@ build (PlPickle  *self,
   if (target->kind == PL_PICKLE_CALL)
     target->call.state = state;
   else if (target->kind != PL_PICKLE_DICT)
-    return fail (self, error, "the pickle sets the state of something that is not a tensor or a dict");
+    return pl_pickle_fail (self, error, "the pickle sets the state of something that is not a tensor or a dict");
   return TRUE;
 }
 
@@ -512,14 +518,14 @@ persistent_id (PlPickle  *self,
     return FALSE;
   if (pid->kind != PL_PICKLE_TUPLE || pid->items == NULL ||
       !pl_pickle_value_equals (g_ptr_array_index (pid->items, 0), "storage"))
-    return fail (self, error, "a persistent id is not a storage’s");
-  value = new_value (self, PL_PICKLE_PERSISTENT_ID, error);
+    return pl_pickle_fail (self, error, "a persistent id is not a storage’s");
+  value = pl_pickle_new_value (self, PL_PICKLE_PERSISTENT_ID, error);
   if (value == NULL)
     return FALSE;
   value->pid = pid;
   value->depth = pid->depth + 1;
   g_ptr_array_add (self->pids, value);
-  return push (self, value, error);
+  return pl_pickle_push (self, value, error);
 }
 
 static gboolean
@@ -540,7 +546,7 @@ step (PlPickle  *self,
       if (!take (self, 1, &p, error))
         return FALSE;
       if (*p > 5)
-        return fail (self, error, "pickle protocol %u is newer than Python’s", *p);
+        return pl_pickle_fail (self, error, "pickle protocol %u is newer than Python’s", *p);
       return TRUE;
     case 0x95: /* FRAME: a length hint */
       return take_uint (self, 8, &n, error);
@@ -551,86 +557,110 @@ step (PlPickle  *self,
       return TRUE;
     case '(': /* MARK */
       if (self->marks->len >= MAX_DEPTH)
-        return fail (self, error, "marks nest deeper than %d levels", MAX_DEPTH);
+        return pl_pickle_fail (self, error, "marks nest deeper than %d levels", MAX_DEPTH);
       g_array_append_val (self->marks, self->stack->len);
       return TRUE;
     case 'N':
-      return push (self, &none_value, error);
+      return pl_pickle_push (self, &none_value, error);
     case 0x88:
-      return push (self, &true_value, error);
+      return pl_pickle_push (self, &true_value, error);
     case 0x89:
-      return push (self, &false_value, error);
+      return pl_pickle_push (self, &false_value, error);
     case ')':
-      return push (self, new_value (self, PL_PICKLE_TUPLE, error), error);
+      return pl_pickle_push (self, pl_pickle_new_value (self, PL_PICKLE_TUPLE, error), error);
     case ']':
-      return push (self, new_value (self, PL_PICKLE_LIST, error), error);
+      return pl_pickle_push (self, pl_pickle_new_value (self, PL_PICKLE_LIST, error), error);
     case '}':
-      return push (self, new_value (self, PL_PICKLE_DICT, error), error);
+      return pl_pickle_push (self, pl_pickle_new_value (self, PL_PICKLE_DICT, error), error);
     case 0x8f: /* EMPTY_SET */
-      return push (self, new_value (self, PL_PICKLE_SET, error), error);
+      return pl_pickle_push (self, pl_pickle_new_value (self, PL_PICKLE_SET, error), error);
     case 't':
-      return push (self, pop_mark (self, PL_PICKLE_TUPLE, error), error);
+      return pl_pickle_push (self, pop_mark (self, PL_PICKLE_TUPLE, error), error);
+    case 'l': /* LIST */
+      return pl_pickle_push (self, pop_mark (self, PL_PICKLE_LIST, error), error);
+    case 'd': /* DICT */
+      if ((a = pop_mark (self, PL_PICKLE_DICT, error)) == NULL)
+        return FALSE;
+      if (pl_pickle_value_get_length (a) % 2 != 0)
+        return pl_pickle_fail (self, error, "a dict’s items are not key and value pairs");
+      return pl_pickle_push (self, a, error);
+    case '0': /* POP: the top value, or the last MARK when there is none above it */
+      if (self->stack->len > stack_floor (self))
+        g_ptr_array_set_size (self->stack, self->stack->len - 1);
+      else if (self->marks->len > 0)
+        g_array_set_size (self->marks, self->marks->len - 1);
+      else
+        return pl_pickle_fail (self, error, "an instruction takes a value from an empty stack");
+      return TRUE;
+    case '1': /* POP_MARK */
+      if (self->marks->len == 0)
+        return pl_pickle_fail (self, error, "an instruction needs a MARK that was never set");
+      g_ptr_array_set_size (self->stack, g_array_index (self->marks, guint, self->marks->len - 1));
+      g_array_set_size (self->marks, self->marks->len - 1);
+      return TRUE;
+    case '2': /* DUP */
+      return (a = top (self, error)) != NULL && pl_pickle_push (self, a, error);
     case 0x85:
     case 0x86:
     case 0x87:
-      return push (self, new_tuple (self, *op - 0x84, error), error);
+      return pl_pickle_push (self, new_tuple (self, *op - 0x84, error), error);
     case 'J': /* BININT */
-      return take_uint (self, 4, &n, error) && push (self, new_int (self, (gint32) (guint32) n, error), error);
+      return take_uint (self, 4, &n, error) && pl_pickle_push (self, new_int (self, (gint32) (guint32) n, error), error);
     case 'K': /* BININT1 */
-      return take_uint (self, 1, &n, error) && push (self, new_int (self, (gint64) n, error), error);
+      return take_uint (self, 1, &n, error) && pl_pickle_push (self, new_int (self, (gint64) n, error), error);
     case 'M': /* BININT2 */
-      return take_uint (self, 2, &n, error) && push (self, new_int (self, (gint64) n, error), error);
+      return take_uint (self, 2, &n, error) && pl_pickle_push (self, new_int (self, (gint64) n, error), error);
     case 0x8a: /* LONG1 */
-      return take_uint (self, 1, &n, error) && push (self, new_long (self, n, error), error);
+      return take_uint (self, 1, &n, error) && pl_pickle_push (self, new_long (self, n, error), error);
     case 'G': /* BINFLOAT, big-endian */
-      if (!take_uint (self, 8, &n, error) || (a = new_value (self, PL_PICKLE_FLOAT, error)) == NULL)
+      if (!take_uint (self, 8, &n, error) || (a = pl_pickle_new_value (self, PL_PICKLE_FLOAT, error)) == NULL)
         return FALSE;
       n = GUINT64_SWAP_LE_BE (n);
       memcpy (&a->real, &n, sizeof a->real);
-      return push (self, a, error);
+      return pl_pickle_push (self, a, error);
     case 'X': /* BINUNICODE */
-      return take_uint (self, 4, &n, error) && push (self, new_bytes (self, PL_PICKLE_STRING, n, error), error);
+      return take_uint (self, 4, &n, error) && pl_pickle_push (self, new_bytes (self, PL_PICKLE_STRING, n, error), error);
     case 0x8c: /* SHORT_BINUNICODE */
-      return take_uint (self, 1, &n, error) && push (self, new_bytes (self, PL_PICKLE_STRING, n, error), error);
+      return take_uint (self, 1, &n, error) && pl_pickle_push (self, new_bytes (self, PL_PICKLE_STRING, n, error), error);
     case 0x8d: /* BINUNICODE8 */
-      return take_uint (self, 8, &n, error) && push (self, new_bytes (self, PL_PICKLE_STRING, n, error), error);
+      return take_uint (self, 8, &n, error) && pl_pickle_push (self, new_bytes (self, PL_PICKLE_STRING, n, error), error);
     case 'U': /* SHORT_BINSTRING */
     case 'C': /* SHORT_BINBYTES */
-      return take_uint (self, 1, &n, error) && push (self, new_bytes (self, PL_PICKLE_BYTES, n, error), error);
+      return take_uint (self, 1, &n, error) && pl_pickle_push (self, new_bytes (self, PL_PICKLE_BYTES, n, error), error);
     case 'T': /* BINSTRING */
     case 'B': /* BINBYTES */
-      return take_uint (self, 4, &n, error) && push (self, new_bytes (self, PL_PICKLE_BYTES, n, error), error);
+      return take_uint (self, 4, &n, error) && pl_pickle_push (self, new_bytes (self, PL_PICKLE_BYTES, n, error), error);
     case 0x8e: /* BINBYTES8 */
-      return take_uint (self, 8, &n, error) && push (self, new_bytes (self, PL_PICKLE_BYTES, n, error), error);
+      return take_uint (self, 8, &n, error) && pl_pickle_push (self, new_bytes (self, PL_PICKLE_BYTES, n, error), error);
     case 'q': /* BINPUT */
-      return take_uint (self, 1, &n, error) && memo_put (self, n, error);
+      return take_uint (self, 1, &n, error) && pl_pickle_memo_put (self, n, error);
     case 'r': /* LONG_BINPUT */
-      return take_uint (self, 4, &n, error) && memo_put (self, n, error);
+      return take_uint (self, 4, &n, error) && pl_pickle_memo_put (self, n, error);
     case 0x94: /* MEMOIZE */
-      return memo_put (self, self->memo->len, error);
+      return pl_pickle_memo_put (self, self->memo->len, error);
     case 'h': /* BINGET */
-      return take_uint (self, 1, &n, error) && memo_get (self, n, error);
+      return take_uint (self, 1, &n, error) && pl_pickle_memo_get (self, n, error);
     case 'j': /* LONG_BINGET */
-      return take_uint (self, 4, &n, error) && memo_get (self, n, error);
+      return take_uint (self, 4, &n, error) && pl_pickle_memo_get (self, n, error);
     case 'c': /* GLOBAL */
       {
         const char *module, *name;
         gsize module_len, name_len;
 
         return read_line (self, &module, &module_len, error) && read_line (self, &name, &name_len, error) &&
-               push (self, new_global (self, module, module_len, name, name_len, error), error);
+               pl_pickle_push (self, new_global (self, module, module_len, name, name_len, error), error);
       }
     case 0x93: /* STACK_GLOBAL */
       if ((b = pop (self, error)) == NULL || (a = pop (self, error)) == NULL)
         return FALSE;
       if (a->kind != PL_PICKLE_STRING || b->kind != PL_PICKLE_STRING)
-        return fail (self, error, "a global’s module and name are not strings");
-      return push (self, new_global (self, a->bytes.data, a->bytes.len, b->bytes.data, b->bytes.len, error), error);
+        return pl_pickle_fail (self, error, "a global’s module and name are not strings");
+      return pl_pickle_push (self, new_global (self, a->bytes.data, a->bytes.len, b->bytes.data, b->bytes.len, error), error);
     case 'R': /* REDUCE */
     case 0x81: /* NEWOBJ */
       if ((b = pop (self, error)) == NULL || (a = pop (self, error)) == NULL)
         return FALSE;
-      return push (self, apply (self, a, b, error), error);
+      return pl_pickle_push (self, apply (self, a, b, error), error);
     case 'b':
       return build (self, error);
     case 'Q':
@@ -646,9 +676,17 @@ step (PlPickle  *self,
     case 'u': /* SETITEMS */
       return add_from_mark (self, PL_PICKLE_DICT, error);
     default:
+      {
+        gboolean handled;
+
+        if (pl_pickle_step_text (self, *op, &handled, error))
+          return TRUE;
+        if (handled)
+          return FALSE;
+      }
       if (g_ascii_isprint (*op))
-        return fail (self, error, "pickle instruction “%c” is not one a state dict needs", *op);
-      return fail (self, error, "pickle instruction 0x%02x is not one a state dict needs", *op);
+        return pl_pickle_fail (self, error, "pickle instruction “%c” is not one a state dict needs", *op);
+      return pl_pickle_fail (self, error, "pickle instruction 0x%02x is not one a state dict needs", *op);
     }
 }
 
@@ -674,6 +712,7 @@ pl_pickle_load (GBytes      *data,
   self->marks = g_array_new (FALSE, FALSE, sizeof (guint));
   self->memo = g_ptr_array_new ();
   self->pids = g_ptr_array_new ();
+  self->texts = g_ptr_array_new_with_free_func (g_free);
   if (truncated != NULL)
     *truncated = FALSE;
 
