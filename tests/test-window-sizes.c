@@ -170,6 +170,9 @@ check_width (int width)
   int given;
 
   open_at (width);
+  /* The window on screen, its frame included, as wide as asked: it can be
+   * made that narrow. */
+  g_assert_cmpint (gdk_surface_get_width (gtk_native_get_surface (GTK_NATIVE (window))), ==, width);
   /* What the window got, less its frame: never more than asked for. */
   given = gtk_widget_get_width (GTK_WIDGET (window));
   g_assert_cmpint (given, <=, width);
