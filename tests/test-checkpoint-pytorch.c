@@ -56,6 +56,26 @@ static const TorchFile torch_files[] = {
   { "ema", "saved/ema.pt", 10, "state_dict", "saved" },
   { "tensor-2d", "saved/tensor-2d.pt", 1, NULL, "saved" },
   { "tensor-1d", "saved/tensor-1d.pt", 1, NULL, "saved" },
+  /* Peer projects' test data (tests/fixtures/pytorch/peers/README.md). */
+  { "burn-batch_norm2d", "peers/burn-batch_norm2d.pt", 5, NULL, "peers" },
+  { "burn-bfloat16", "peers/burn-bfloat16.pt", 1, NULL, "peers" },
+  { "burn-complex_nested", "peers/burn-complex_nested.pt", 23, NULL, "peers" },
+  { "burn-embedding", "peers/burn-embedding.pt", 1, NULL, "peers" },
+  { "burn-extreme_values", "peers/burn-extreme_values.pt", 1, NULL, "peers" },
+  { "burn-float16", "peers/burn-float16.pt", 1, NULL, "peers" },
+  { "burn-float64", "peers/burn-float64.pt", 1, NULL, "peers" },
+  { "burn-legacy_shared_storage", "peers/burn-legacy_shared_storage.pt", 3, NULL, "peers" },
+  { "burn-legacy_uncloned_views", "peers/burn-legacy_uncloned_views.pt", 2, NULL, "peers" },
+  { "burn-legacy_with_offsets", "peers/burn-legacy_with_offsets.pt", 3, NULL, "peers" },
+  { "burn-nested_dict", "peers/burn-nested_dict.pt", 2, "layer1", "peers" },
+  { "burn-non_contiguous_indexes", "peers/burn-non_contiguous_indexes.pt", 10, NULL, "peers" },
+  { "burn-parameter", "peers/burn-parameter.pt", 1, NULL, "peers" },
+  { "burn-scalar", "peers/burn-scalar.pt", 1, NULL, "peers" },
+  { "burn-simple_legacy", "peers/burn-simple_legacy.pt", 3, NULL, "peers" },
+  { "burn-special_values", "peers/burn-special_values.pt", 1, NULL, "peers" },
+  { "burn-tensor_4d", "peers/burn-tensor_4d.pt", 1, NULL, "peers" },
+  { "burn-top_level_key", "peers/burn-top_level_key.pt", 2, "my_state_dict", "peers" },
+  { "candle-test_with_key", "peers/candle-test_with_key.pt", 1, "model_state_dict", "peers" },
 };
 
 static guint
