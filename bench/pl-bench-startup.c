@@ -68,7 +68,7 @@ on_activate (GApplication *app,
   GtkWindow *window = gtk_application_get_active_window (GTK_APPLICATION (app));
   GtkWidget *page = pl_window_get_page (PL_WINDOW (window), "similarity");
 
-  bench->view = pl_similarity_page_get_figure_view (PL_SIMILARITY_PAGE (page));
+  bench->view = GTK_WIDGET (pl_page_get_figure_view (PL_PAGE (page)));
   if (gtk_widget_get_mapped (GTK_WIDGET (window)))
     on_window_mapped (GTK_WIDGET (window), bench);
   else

@@ -335,26 +335,12 @@ attention_busy (gpointer data)
   return pl_page_get_busy ((PlPage *) PL_ATTENTION_PAGE (pl_test_page (window, "attention")));
 }
 
-static GtkProgressBar *
-find_progress_bar (GtkWidget *widget)
-{
-  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
-       child = gtk_widget_get_next_sibling (child))
-    {
-      GtkProgressBar *bar = GTK_IS_PROGRESS_BAR (child) ? GTK_PROGRESS_BAR (child) : find_progress_bar (child);
-
-      if (bar != NULL)
-        return bar;
-    }
-  return NULL;
-}
-
 /* The statistics' forward passes are under way (a layer done, most to go)
  * and are the only thing running. */
 static gboolean
 forward_under_way (gpointer data)
 {
-  double fraction = gtk_progress_bar_get_fraction (data);
+  double fraction = pl_page_get_progress (data);
 
   return fraction > 0 && fraction < 0.5 && pl_executor_get_n_running (pl_executor_get_default ()) == 1;
 }
@@ -396,7 +382,7 @@ test_close_during_forward (void)
   pl_test_activate (window, "win.show-view", g_variant_new_int32 (2));
   pl_window_select_model (window, n_models () - 1);
   g_assert_true (attention_busy (NULL));
-  pl_test_wait_until (forward_under_way, find_progress_bar (pl_test_page (window, "attention")),
+  pl_test_wait_until (forward_under_way, pl_test_page (window, "attention"),
                       "the forward passes to start");
 
   uncancelled = uncancelled_cpu_time ();

@@ -70,7 +70,7 @@ static void
 test_compare_one_figure (void)
 {
   PlComparePage *compare = PL_COMPARE_PAGE (pl_test_page (window, "compare"));
-  GtkWidget *view = pl_compare_page_get_figure_view (compare);
+  GtkWidget *view = GTK_WIDGET (pl_page_get_figure_view (PL_PAGE (compare)));
   PlFigure *figure = pl_page_get_figure (PL_PAGE (compare));
   g_autoptr(GBytes) image = NULL;
   g_autofree char *text = NULL;
@@ -165,7 +165,7 @@ static void
 test_compare_different_lengths (void)
 {
   PlComparePage *compare = PL_COMPARE_PAGE (pl_test_page (window, "compare"));
-  PlFigureView *view = PL_FIGURE_VIEW (pl_compare_page_get_figure_view (compare));
+  PlFigureView *view = pl_page_get_figure_view (PL_PAGE (compare));
   PlWorkspace *workspace = pl_window_get_workspace (window);
   g_autofree char *reference = pl_test_fixture ("mini-gpt2", "reference.h5", NULL);
   g_autoptr(PlMatrix) cosine = pl_test_read_h5 (reference, "/position_table/cosine");

@@ -39,7 +39,7 @@ patches_page (void)
 static PlFigureView *
 figure_view (void)
 {
-  return PL_FIGURE_VIEW (pl_patches_page_get_figure_view (patches_page ()));
+  return pl_page_get_figure_view (PL_PAGE (patches_page ()));
 }
 
 static gboolean
@@ -295,7 +295,7 @@ test_patches_view (void)
    * (2, 1), with numpy's cosine. */
   {
     PlPage *similarity = PL_PAGE (pl_window_get_page (window, "similarity"));
-    PlFigureView *view = PL_FIGURE_VIEW (pl_similarity_page_get_figure_view (PL_SIMILARITY_PAGE (similarity)));
+    PlFigureView *view = pl_page_get_figure_view (PL_PAGE (similarity));
 
     g_assert_true (pl_window_show_view (window, "similarity"));
     pl_test_wait_until (page_shows_figure, similarity, "the similarity of DeiT's patches");
@@ -362,7 +362,7 @@ test_flattened_views (void)
 
   g_assert_true (pl_window_show_view (window, "trajectory"));
   pl_test_wait_until (page_shows_figure, trajectory, "the trajectory of DeiT's patches");
-  view = PL_FIGURE_VIEW (pl_trajectory_page_get_figure_view (PL_TRAJECTORY_PAGE (trajectory)));
+  view = pl_page_get_figure_view (PL_PAGE (trajectory));
   pl_test_wait_frames (GTK_WIDGET (view), 3);
   figure = pl_figure_view_get_figure (view);
   g_assert_cmpstr (pl_figure_get_value_label (figure), ==, "Patch, row by row");
@@ -375,7 +375,7 @@ test_flattened_views (void)
   g_assert_true (pl_window_show_view (window, "compare"));
   pl_compare_page_set_models (PL_COMPARE_PAGE (compare), deit, deit);
   pl_test_wait_until (compare_shows, compare, "DeiT compared with itself");
-  view = PL_FIGURE_VIEW (pl_compare_page_get_figure_view (PL_COMPARE_PAGE (compare)));
+  view = pl_page_get_figure_view (PL_PAGE (compare));
   pl_test_wait_frames (GTK_WIDGET (view), 3);
   figure = pl_figure_view_get_figure (view);
   for (guint k = 0; k < 3; k++)

@@ -359,17 +359,20 @@ test_draw_and_export (void)
 static void
 test_empty_and_too_long (void)
 {
-  AdwStatusPage *status = pl_page_get_status ((PlPage *) text_view ());
+  PlPage *text = PL_PAGE (text_view ());
+  AdwStatusPage *status;
   g_autofree char *long_text = g_strnfill (600, 'a');
 
   type_and_run ("");
   g_assert_null (pl_attention_text_get_result (text_view ()));
   g_assert_null (pl_page_get_figure (PL_PAGE (attention_page ())));
+  status = pl_page_get_status (text);
   g_assert_cmpstr (adw_status_page_get_title (status), ==, "Type a Sentence");
 
   type_and_run (long_text);
   g_assert_null (pl_attention_text_get_result (text_view ()));
   g_assert_null (pl_page_get_figure (PL_PAGE (attention_page ())));
+  status = pl_page_get_status (text);
   g_assert_cmpstr (adw_status_page_get_title (status), ==, "Cannot Show This Text");
   g_assert_nonnull (strstr (adw_status_page_get_description (status), "600 tokens"));
   g_assert_nonnull (strstr (adw_status_page_get_description (status), "512"));

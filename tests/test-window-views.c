@@ -57,12 +57,12 @@ test_views_switch_and_draw (void)
   /* Alt+1 … Alt+6 through the same action the key bindings use. */
   pl_test_activate (window, "win.show-view", g_variant_new_int32 (1));
   pl_test_wait_until (pl_test_page_ready, pl_test_page (window, "trajectory"), "the trajectory");
-  assert_drawn (pl_trajectory_page_get_figure_view (PL_TRAJECTORY_PAGE (pl_test_page (window, "trajectory"))), 50);
+  assert_drawn (GTK_WIDGET (pl_page_get_figure_view (PL_PAGE (pl_test_page (window, "trajectory")))), 50);
 
   pl_trajectory_page_set_3d (PL_TRAJECTORY_PAGE (pl_test_page (window, "trajectory")), TRUE);
   g_assert_cmpint (pl_figure_get_kind (pl_page_get_figure (PL_PAGE (pl_test_page (window, "trajectory")))), ==,
                    PL_FIGURE_TRAJECTORY_3D);
-  assert_drawn (pl_trajectory_page_get_figure_view (PL_TRAJECTORY_PAGE (pl_test_page (window, "trajectory"))), 50);
+  assert_drawn (GTK_WIDGET (pl_page_get_figure_view (PL_PAGE (pl_test_page (window, "trajectory")))), 50);
 
   pl_test_activate (window, "win.show-view", g_variant_new_int32 (2));
   pl_test_wait_until (attention_ready, pl_test_page (window, "attention"), "the attention statistics");
@@ -156,7 +156,7 @@ test_layers_step (void)
   g_assert_cmpint (pl_workspace_get_layer (workspace), ==, 1);
   pl_test_wait_until (pl_test_page_ready, similarity, "layer 1's heatmap");
   g_assert_true (pl_page_get_figure ((PlPage *) similarity) != table_figure);
-  assert_drawn (pl_similarity_page_get_figure_view (similarity), 100);
+  assert_drawn (GTK_WIDGET (pl_page_get_figure_view (PL_PAGE (similarity))), 100);
 
   /* Every layer's table came with the first; only the heatmap is new. */
   pl_test_activate (window, "win.step-layer", g_variant_new_int32 (1));
@@ -515,7 +515,7 @@ static void
 test_dark_mode (void)
 {
   AdwStyleManager *style = adw_style_manager_get_default ();
-  GtkWidget *view = pl_similarity_page_get_figure_view (PL_SIMILARITY_PAGE (pl_test_page (window, "similarity")));
+  GtkWidget *view = GTK_WIDGET (pl_page_get_figure_view (PL_PAGE (pl_test_page (window, "similarity"))));
   g_autoptr(GBytes) light = NULL;
   g_autoptr(GBytes) dark = NULL;
   int w, h;

@@ -32,7 +32,7 @@ static gboolean
 heatmap_ready (gpointer window)
 {
   PlSimilarityPage *page = similarity_page (window);
-  GtkWidget *view = pl_similarity_page_get_figure_view (page);
+  GtkWidget *view = GTK_WIDGET (pl_page_get_figure_view (PL_PAGE (page)));
 
   return !pl_page_get_busy ((PlPage *) page) &&
          pl_page_get_figure ((PlPage *) page) != NULL &&
@@ -81,7 +81,7 @@ test_heatmap_drawn (void)
     g_assert_cmpuint (rows * cols, ==, 64);
   }
   pl_test_wait_until (heatmap_ready, window, "the first heatmap");
-  view = pl_similarity_page_get_figure_view (similarity_page (window));
+  view = GTK_WIDGET (pl_page_get_figure_view (PL_PAGE (similarity_page (window))));
   first = pl_test_render (view, &w1, &h1);
   /* A colour-mapped heatmap has many colours; a blank or flat widget has a handful. */
   g_assert_cmpuint (pl_test_count_colours (first), >, 200);

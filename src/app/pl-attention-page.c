@@ -7,6 +7,7 @@
 #include "pl-attention-text.h"
 #include "pl-enum-labels.h"
 #include "pl-figure-view.h"
+#include "pl-questions.h"
 #include "pl-view-style.h"
 
 /* How attention depends on position, for the workspace's model: the mass by
@@ -16,16 +17,15 @@
  * worker with a progress bar; and the attention map of a sentence the user
  * types (PlAttentionText). */
 
-#define STATS_SEQUENCES 8
-#define STATS_SEED      1
-
 struct _PlAttentionPage
 {
   PlPage             parent_instance;
 
+  PlPageRunner      *term_runner;    /* the position-only term, beside the statistics */
   PlAttentionStats  *stats;
   PlMatrix          *position_only;  /* [heads × T, T] */
   PlMatrix          *head_term;      /* the chosen head's rows, on screen */
+  guint              shown_head;     /* its head, 0-based */
   gboolean           updating;
 
   /* Template widgets */
@@ -35,7 +35,6 @@ struct _PlAttentionPage
   GtkDropDown       *head_dropdown;
   GtkWidget         *window_label;
   GtkSpinButton     *window_spin;
-  GtkProgressBar    *progress;
   guint              offsets_window;  /* offsets shown: −w … −w + count − 1 */
   guint              offsets_count;
   GtkStack          *views;
@@ -49,23 +48,17 @@ struct _PlAttentionPage
 
 G_DEFINE_FINAL_TYPE (PlAttentionPage, pl_attention_page, PL_TYPE_PAGE)
 
-static PlWorkspace *
-get_workspace (PlAttentionPage *self)
-{
-  return pl_page_get_workspace (PL_PAGE (self));
-}
-
 /* The attention layer shown, 0-based. */
 static guint
 get_layer (PlAttentionPage *self)
 {
-  return pl_workspace_get_layer_index (get_workspace (self), self->stats ? self->stats->n_layers : 0);
+  return pl_workspace_get_layer_index (pl_page_get_workspace (PL_PAGE (self)), self->stats ? self->stats->n_layers : 0);
 }
 
 static guint
 get_head (PlAttentionPage *self)
 {
-  return pl_workspace_get_head (get_workspace (self));
+  return pl_workspace_get_head (pl_page_get_workspace (PL_PAGE (self)));
 }
 
 static void selection_changed (PlPage *page);
@@ -99,7 +92,7 @@ show_offsets (PlAttentionPage *self)
         y[i] = row[(t - 1) - w + i];
       pl_figure_add_series (figure, name, y);
     }
-  pl_view_style_apply (figure, get_workspace (self));
+  pl_view_style_apply (figure, pl_page_get_workspace (PL_PAGE (self)));
   /* Translators: figure title: model — layer: what is plotted */
   title = g_strdup_printf (_("%s — layer %u: attention by offset"), pl_model_get_name (model), layer + 1);
   pl_figure_set_title (figure, title);
@@ -133,7 +126,7 @@ show_distances (PlAttentionPage *self)
   figure = pl_figure_new_scatter (x, y, n);
   pl_figure_set_x_integers (figure, TRUE);
   pl_figure_set_point_values (figure, mass);
-  pl_view_style_apply (figure, get_workspace (self));
+  pl_view_style_apply (figure, pl_page_get_workspace (PL_PAGE (self)));
   title = g_strdup_printf (_("%s — mean attention distance per head"),
                            pl_model_get_name (pl_page_get_model (PL_PAGE (self))));
   pl_figure_set_title (figure, title);
@@ -145,7 +138,7 @@ show_distances (PlAttentionPage *self)
 static void
 show_position_only (PlAttentionPage *self)
 {
-  guint heads = self->stats ? self->stats->n_heads : pl_workspace_get_n_heads (get_workspace (self));
+  guint heads = self->stats ? self->stats->n_heads : pl_workspace_get_n_heads (pl_page_get_workspace (PL_PAGE (self)));
   guint t = self->position_only->rows / MAX (heads, 1);
   guint head = MIN (get_head (self), heads - 1);
   g_autoptr(PlFigure) figure = NULL;
@@ -153,8 +146,9 @@ show_position_only (PlAttentionPage *self)
 
   g_clear_pointer (&self->head_term, pl_matrix_unref);
   self->head_term = pl_matrix_slice_rows (self->position_only, (gsize) head * t, t);
+  self->shown_head = head;
   figure = pl_figure_new_heatmap (self->head_term, 0);
-  pl_view_style_apply (figure, get_workspace (self));
+  pl_view_style_apply (figure, pl_page_get_workspace (PL_PAGE (self)));
   title = g_strdup_printf (_("%s — layer 1, head %u: attention from positions alone"),
                            pl_model_get_name (pl_page_get_model (PL_PAGE (self))), head + 1);
   pl_figure_set_title (figure, title);
@@ -201,7 +195,8 @@ static void
 sync_controls (PlAttentionPage *self)
 {
   gboolean offsets = g_strcmp0 (gtk_stack_get_visible_child_name (self->views), "offsets") == 0;
-  gboolean layered = get_workspace (self) != NULL && pl_workspace_get_n_layers (get_workspace (self)) > 0;
+  PlWorkspace *workspace = pl_page_get_workspace (PL_PAGE (self));
+  gboolean layered = workspace != NULL && pl_workspace_get_n_layers (workspace) > 0;
 
   gtk_widget_set_visible (self->window_label, offsets && layered);
   gtk_widget_set_visible (GTK_WIDGET (self->window_spin), offsets && layered);
@@ -213,8 +208,8 @@ sync_controls (PlAttentionPage *self)
 static void
 sync_pickers (PlAttentionPage *self)
 {
-  guint n_layers = pl_workspace_get_n_layers (get_workspace (self));
-  guint n_heads = pl_workspace_get_n_heads (get_workspace (self));
+  guint n_layers = pl_workspace_get_n_layers (pl_page_get_workspace (PL_PAGE (self)));
+  guint n_heads = pl_workspace_get_n_heads (pl_page_get_workspace (PL_PAGE (self)));
 
   sync_controls (self);
   self->updating = TRUE;
@@ -228,177 +223,89 @@ sync_pickers (PlAttentionPage *self)
 }
 
 static void
-set_progress (double   fraction,
-              gpointer data)
+on_stats (PlPage       *page,
+          const GValue *answer,
+          const GError *error)
 {
-  PlAttentionPage *self = data;
+  PlAttentionPage *self = PL_ATTENTION_PAGE (page);
 
-  gtk_progress_bar_set_fraction (self->progress, fraction);
-}
-
-typedef struct
-{
-  PlTransformer *transformer;
-  guint          length;        /* of the random inputs; 0: the model's positions */
-} StatsInput;
-
-static void
-stats_input_free (StatsInput *input)
-{
-  g_object_unref (input->transformer);
-  g_free (input);
-}
-
-static gboolean
-compute_stats (PlAnalysisJob  *job,
-               gpointer        data,
-               GValue         *result,
-               GError        **error)
-{
-  StatsInput *input = data;
-  PlAttentionStats *stats;
-
-  stats = pl_attention_stats_compute (input->transformer, STATS_SEQUENCES, input->length, STATS_SEED,
-                                      pl_analysis_job_get_cancellable (job),
-                                      (PlProgressFunc) pl_analysis_job_set_progress, job, error);
-  if (stats == NULL)
-    return FALSE;
-  g_value_init (result, PL_TYPE_ATTENTION_STATS);
-  g_value_take_boxed (result, stats);
-  return TRUE;
-}
-
-static gboolean
-read_stats (PlAnalysisJob  *job,
-            gpointer        data,
-            GValue         *result,
-            GError        **error)
-{
-  PlAttentionStats *stats = pl_attention_stats_new_from_file (pl_model_get_activations (PL_MODEL (data)), error);
-
-  if (stats == NULL)
-    return FALSE;
-  g_value_init (result, PL_TYPE_ATTENTION_STATS);
-  g_value_take_boxed (result, stats);
-  return TRUE;
-}
-
-static gboolean
-compute_position_only (PlAnalysisJob  *job,
-                       gpointer        data,
-                       GValue         *result,
-                       GError        **error)
-{
-  PlMatrix *term = pl_attention_position_only (PL_TRANSFORMER (data), 0, error);
-
-  if (term == NULL)
-    return FALSE;
-  g_value_init (result, PL_TYPE_MATRIX);
-  g_value_take_boxed (result, term);
-  return TRUE;
-}
-
-static void
-show_error (PlAttentionPage *self,
-            const GError    *error)
-{
-  pl_page_show_error (PL_PAGE (self), _("Cannot Run This Model"), error);
-}
-
-static void
-stop (PlAttentionPage *self)
-{
-  pl_page_stop_work (PL_PAGE (self));
-  gtk_widget_set_visible (GTK_WIDGET (self->progress), FALSE);
-}
-
-static void
-answer_done (GObject      *object,
-             GAsyncResult *result,
-             gpointer      user_data)
-{
-  g_autoptr(PlAttentionPage) self = user_data;
-  g_autoptr(GError) error = NULL;
-  const GValue *answer = pl_analysis_cache_run_finish (PL_ANALYSIS_CACHE (object), result, &error);
-
-  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) || get_workspace (self) == NULL)
-    return;
   if (answer == NULL)
     {
-      stop (self);
-      show_error (self, error);
+      pl_page_stop (page);
+      pl_page_show_error (page, _("Cannot Run This Model"), error);
       return;
     }
-  if (G_VALUE_HOLDS (answer, PL_TYPE_ATTENTION_STATS))
-    {
-      g_clear_pointer (&self->stats, pl_attention_stats_unref);
-      self->stats = pl_attention_stats_ref (g_value_get_boxed (answer));
-      /* Both answers are in: the position-only term comes first. */
-      stop (self);
-    }
-  else
-    {
-      g_clear_pointer (&self->position_only, pl_matrix_unref);
-      self->position_only = pl_matrix_ref (g_value_get_boxed (answer));
-    }
+  g_clear_pointer (&self->stats, pl_attention_stats_unref);
+  self->stats = pl_attention_stats_ref (g_value_get_boxed (answer));
   redraw (self);
 }
 
 static void
-transformer_done (GObject      *object,
-                  GAsyncResult *result,
-                  gpointer      user_data)
+on_position_only (PlPage       *page,
+                  const GValue *answer,
+                  const GError *error)
 {
-  g_autoptr(PlAttentionPage) self = user_data;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(PlTransformer) transformer = pl_workspace_get_transformer_finish (PL_WORKSPACE (object), result, &error);
-  PlModel *model = pl_page_get_model (PL_PAGE (self));
-  PlAnalysisCache *cache;
-  g_autofree char *stats_key = NULL;
-  g_autofree char *term_key = NULL;
-  StatsInput *input;
+  PlAttentionPage *self = PL_ATTENTION_PAGE (page);
 
-  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) || get_workspace (self) == NULL)
-    return;
-  if (transformer == NULL)
+  if (answer == NULL)
     {
-      stop (self);
-      show_error (self, error);
+      pl_page_stop (page);
+      pl_page_show_error (page, _("Cannot Run This Model"), error);
       return;
     }
-  cache = pl_workspace_get_cache (get_workspace (self));
-  input = g_new0 (StatsInput, 1);
-  input->transformer = g_object_ref (transformer);
-  input->length = pl_workspace_sample_length (model);
-  term_key = g_strdup_printf ("position-only/%s", pl_workspace_model_key (model));
-  stats_key = g_strdup_printf ("attention-stats/%s/%u/%u/%u", pl_workspace_model_key (model),
-                               STATS_SEQUENCES, STATS_SEED, input->length);
+  g_clear_pointer (&self->position_only, pl_matrix_unref);
+  self->position_only = pl_matrix_ref (g_value_get_boxed (answer));
+  redraw (self);
+}
+
+/* The statistics of MODEL (from its forward passes, or as an activations
+ * file recorded them) and, where positions are vectors added to the
+ * embeddings, its position-only term. */
+static void
+ask (PlAttentionPage *self,
+     PlModel         *model)
+{
+  PlPage *page = PL_PAGE (self);
+  g_autofree char *key = NULL;
+
+  if (pl_model_get_activations (model) != NULL)
+    {
+      key = pl_file_stats_question_key (model);
+      pl_page_runner_ask (pl_page_get_runner (page), key, pl_file_stats_question_run, g_object_ref (model),
+                          g_object_unref, on_stats);
+      return;
+    }
+  key = pl_attention_stats_question_key (model);
+  pl_page_runner_ask_forward (pl_page_get_runner (page), key, model, pl_forward_question_make,
+                              pl_attention_stats_question_run, (GDestroyNotify) pl_forward_question_free,
+                              on_stats);
   /* A rotary model has no position vectors to take alone. */
   if (pl_model_get_decoder (model) == NULL)
-    pl_analysis_cache_run_async (cache, term_key, compute_position_only, g_object_ref (transformer), g_object_unref,
-                                 NULL, NULL, pl_page_get_work (PL_PAGE (self)), answer_done, g_object_ref (self));
-  pl_analysis_cache_run_async (cache, stats_key, compute_stats, input, (GDestroyNotify) stats_input_free,
-                               set_progress, self, pl_page_get_work (PL_PAGE (self)), answer_done,
-                               g_object_ref (self));
+    {
+      g_free (key);
+      key = pl_position_only_question_key (model);
+      pl_page_runner_ask_forward (self->term_runner, key, model, pl_position_only_question_make,
+                                  pl_position_only_question_run, g_object_unref, on_position_only);
+    }
 }
 
 static void
 refresh (PlPage *page)
 {
   PlAttentionPage *self = PL_ATTENTION_PAGE (page);
-  PlModel *model = pl_workspace_get_model (get_workspace (self));
+  PlModel *model = pl_workspace_get_model (pl_page_get_workspace (PL_PAGE (self)));
 
   sync_pickers (self);
-  if (model == pl_page_get_model (PL_PAGE (self)))
+  if (model == pl_page_get_model (page))
     {
       redraw (self);
       return;
     }
 
-  stop (self);
+  pl_page_stop (page);
   pl_page_set_model (page, model);
-  pl_attention_text_set_model (self->text_view, get_workspace (self),
-                               pl_workspace_get_n_layers (get_workspace (self)) > 0 &&
+  pl_attention_text_set_model (self->text_view, pl_page_get_workspace (PL_PAGE (self)),
+                               pl_workspace_get_n_layers (pl_page_get_workspace (PL_PAGE (self))) > 0 &&
                                pl_model_get_activations (model) == NULL ? model : NULL);
   g_clear_pointer (&self->stats, pl_attention_stats_unref);
   g_clear_pointer (&self->position_only, pl_matrix_unref);
@@ -406,7 +313,7 @@ refresh (PlPage *page)
   pl_figure_view_set_figure (self->distances_view, NULL, 0, 0);
   pl_figure_view_set_figure (self->position_view, NULL, 0, 0);
 
-  if (model == NULL || pl_workspace_get_n_layers (get_workspace (self)) == 0)
+  if (model == NULL || pl_workspace_get_n_layers (pl_page_get_workspace (PL_PAGE (self))) == 0)
     {
       g_autofree char *families = pl_family_list_forward ();
       /* Translators: the list is of architectures: GPT-2, OPT, BERT, …, Llama, GPT-NeoX */
@@ -426,20 +333,7 @@ refresh (PlPage *page)
     gtk_stack_set_visible_child_name (self->views, "offsets");
 
   pl_page_show_figure (page);
-  pl_page_start_work (page);
-  gtk_progress_bar_set_fraction (self->progress, 0);
-  gtk_widget_set_visible (GTK_WIDGET (self->progress), TRUE);
-  if (pl_model_get_activations (model) != NULL)
-    {
-      g_autofree char *key = g_strdup_printf ("attention-stats/%s/file", pl_workspace_model_key (model));
-
-      pl_analysis_cache_run_async (pl_workspace_get_cache (get_workspace (self)), key, read_stats,
-                                   g_object_ref (model), g_object_unref, NULL, NULL, pl_page_get_work (PL_PAGE (self)),
-                                   answer_done, g_object_ref (self));
-      return;
-    }
-  pl_workspace_get_transformer_async (get_workspace (self), model, pl_page_get_work (PL_PAGE (self)),
-                                      transformer_done, g_object_ref (self));
+  ask (self, model);
 }
 
 static void
@@ -447,8 +341,8 @@ on_layer_selected (PlAttentionPage *self)
 {
   guint selected = gtk_drop_down_get_selected (self->layer_dropdown);
 
-  if (!self->updating && get_workspace (self) != NULL && selected != GTK_INVALID_LIST_POSITION)
-    pl_workspace_set_layer (get_workspace (self), (int) selected + 1);
+  if (!self->updating && pl_page_get_workspace (PL_PAGE (self)) != NULL && selected != GTK_INVALID_LIST_POSITION)
+    pl_workspace_set_layer (pl_page_get_workspace (PL_PAGE (self)), (int) selected + 1);
 }
 
 static void
@@ -456,8 +350,8 @@ on_head_selected (PlAttentionPage *self)
 {
   guint selected = gtk_drop_down_get_selected (self->head_dropdown);
 
-  if (!self->updating && get_workspace (self) != NULL && selected != GTK_INVALID_LIST_POSITION)
-    pl_workspace_set_head (get_workspace (self), selected);
+  if (!self->updating && pl_page_get_workspace (PL_PAGE (self)) != NULL && selected != GTK_INVALID_LIST_POSITION)
+    pl_workspace_set_head (pl_page_get_workspace (PL_PAGE (self)), selected);
 }
 
 static void
@@ -486,7 +380,7 @@ on_view_changed (PlAttentionPage *self)
     sync_view_buttons (self);
   if (self->window_label != NULL)
     sync_controls (self);
-  if (get_workspace (self) != NULL)
+  if (pl_page_get_workspace (PL_PAGE (self)) != NULL)
     redraw (self);
 }
 
@@ -524,8 +418,7 @@ on_describe (PlAttentionPage *self,
   if (view == self->position_view && self->head_term != NULL && b < self->head_term->rows &&
       a < self->head_term->cols)
     /* Translators: hover readout: query and key positions, then layer 1's head and the attention */
-    return g_strdup_printf (_("Query %u, key %u\nLayer 1, head %u: %.4f"), b, a,
-                            MIN (get_head (self), pl_workspace_get_n_heads (get_workspace (self)) - 1) + 1,
+    return g_strdup_printf (_("Query %u, key %u\nLayer 1, head %u: %.4f"), b, a, self->shown_head + 1,
                             pl_matrix_get (self->head_term, b, a));
   return NULL;
 }
@@ -540,7 +433,7 @@ on_activate (PlAttentionPage *self,
              PlFigureView    *view)
 {
   PlAttentionStats *stats = self->stats;
-  PlWorkspace *workspace = get_workspace (self);
+  PlWorkspace *workspace = pl_page_get_workspace (PL_PAGE (self));
 
   if (stats == NULL || workspace == NULL)
     return;
@@ -567,7 +460,7 @@ selection_changed (PlPage *page)
   PlAttentionPage *self = PL_ATTENTION_PAGE (page);
   guint start, end;
 
-  pl_workspace_get_selection (get_workspace (self), &start, &end);
+  pl_workspace_get_selection (pl_page_get_workspace (PL_PAGE (self)), &start, &end);
   pl_figure_view_set_highlight (self->position_view, start, end);
   pl_figure_view_set_highlight (pl_attention_text_get_view (self->text_view), start, end);
 }
@@ -579,7 +472,7 @@ on_select (PlAttentionPage *self,
            guint            end,
            PlFigureView    *view)
 {
-  pl_workspace_set_selection (get_workspace (self), start, end);
+  pl_workspace_set_selection (pl_page_get_workspace (PL_PAGE (self)), start, end);
 }
 
 static PlFigure *
@@ -640,6 +533,7 @@ pl_attention_page_dispose (GObject *object)
   g_clear_pointer (&self->stats, pl_attention_stats_unref);
   g_clear_pointer (&self->position_only, pl_matrix_unref);
   g_clear_pointer (&self->head_term, pl_matrix_unref);
+  self->term_runner = NULL;
   gtk_widget_dispose_template (GTK_WIDGET (self), PL_TYPE_ATTENTION_PAGE);
   G_OBJECT_CLASS (pl_attention_page_parent_class)->dispose (object);
 }
@@ -669,7 +563,6 @@ pl_attention_page_class_init (PlAttentionPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PlAttentionPage, head_dropdown);
   gtk_widget_class_bind_template_child (widget_class, PlAttentionPage, window_label);
   gtk_widget_class_bind_template_child (widget_class, PlAttentionPage, window_spin);
-  gtk_widget_class_bind_template_child (widget_class, PlAttentionPage, progress);
   gtk_widget_class_bind_template_child (widget_class, PlAttentionPage, views);
   gtk_widget_class_bind_template_child (widget_class, PlAttentionPage, offsets_view);
   gtk_widget_class_bind_template_child (widget_class, PlAttentionPage, distances_view);
@@ -696,6 +589,7 @@ static void
 pl_attention_page_init (PlAttentionPage *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
+  self->term_runner = pl_page_add_runner (PL_PAGE (self));
   g_signal_connect_swapped (self->position_view, "select", G_CALLBACK (on_select), self);
   g_signal_connect_swapped (pl_attention_text_get_view (self->text_view), "select", G_CALLBACK (on_select), self);
 }

@@ -28,14 +28,13 @@ struct _PlAttentionText
 
   PlModel         *model;
   PlTokenizer     *tokenizer;
-  PlTransformer   *transformer;
   PlTextAttention *result;
   PlMatrix        *map;              /* the head on screen, [T, T] */
   guint            shown_layer;      /* 0-based */
   guint            shown_head;
-  GCancellable    *load_cancellable; /* tokenizer and weights of the model */
   gboolean         load_started;
-  GCancellable    *run_cancellable;  /* the latest sentence */
+  char            *asked;            /* the sentence in flight */
+  gboolean         model_runs;       /* its forward pass was built */
   guint            serial;
   guint            debounce_id;
 
@@ -45,12 +44,6 @@ struct _PlAttentionText
 };
 
 G_DEFINE_FINAL_TYPE (PlAttentionText, pl_attention_text, PL_TYPE_PAGE)
-
-static PlWorkspace *
-get_workspace (PlAttentionText *self)
-{
-  return pl_page_get_workspace (PL_PAGE (self));
-}
 
 static void
 show_status (PlAttentionText *self,
@@ -95,17 +88,17 @@ pl_attention_text_redraw (PlAttentionText *self)
 
   g_return_if_fail (PL_IS_ATTENTION_TEXT (self));
 
-  if (r == NULL || get_workspace (self) == NULL)
+  if (r == NULL || pl_page_get_workspace (PL_PAGE (self)) == NULL)
     return;
-  layer = pl_workspace_get_layer (get_workspace (self));
+  layer = pl_workspace_get_layer (pl_page_get_workspace (PL_PAGE (self)));
   self->shown_layer = (guint) CLAMP (layer, 1, (int) r->n_layers) - 1;
-  self->shown_head = MIN (pl_workspace_get_head (get_workspace (self)), r->n_heads - 1);
+  self->shown_head = MIN (pl_workspace_get_head (pl_page_get_workspace (PL_PAGE (self))), r->n_heads - 1);
 
   g_clear_pointer (&self->map, pl_matrix_unref);
   self->map = pl_text_attention_get_map (r, self->shown_layer, self->shown_head);
   figure = pl_figure_new_heatmap (self->map, 0);
   pl_figure_set_tick_labels (figure, (const char * const *) r->labels, r->n_tokens);
-  pl_view_style_apply (figure, get_workspace (self));
+  pl_view_style_apply (figure, pl_page_get_workspace (PL_PAGE (self)));
   if (g_utf8_strlen (r->text, -1) > TITLE_CHARS)
     {
       g_autofree char *start = g_utf8_substring (r->text, 0, TITLE_CHARS - 1);
@@ -145,6 +138,21 @@ text_input_free (gpointer data)
   g_free (input);
 }
 
+static gpointer
+make_text_input (PlPage        *page,
+                 PlModel       *model,
+                 PlTransformer *transformer)
+{
+  PlAttentionText *self = PL_ATTENTION_TEXT (page);
+  TextInput *input = g_new0 (TextInput, 1);
+
+  self->model_runs = TRUE;
+  input->transformer = g_object_ref (transformer);
+  input->tokenizer = g_object_ref (self->tokenizer);
+  input->text = g_strdup (self->asked);
+  return input;
+}
+
 static gboolean
 compute_text (PlAnalysisJob  *job,
               gpointer        data,
@@ -164,36 +172,20 @@ compute_text (PlAnalysisJob  *job,
   return TRUE;
 }
 
-/* What a run needs to know when it ends: whether a newer one replaced it. */
-typedef struct
-{
-  PlAttentionText *self;
-  GCancellable    *cancellable;
-} RunData;
-
 static void
-text_done (GObject      *object,
-           GAsyncResult *result,
-           gpointer      user_data)
+on_text (PlPage       *page,
+         const GValue *answer,
+         const GError *error)
 {
-  RunData *run = user_data;
-  g_autoptr(PlAttentionText) self = run->self;
-  g_autoptr(GCancellable) cancellable = run->cancellable;
-  g_autoptr(GError) error = NULL;
-  const GValue *answer = pl_analysis_cache_run_finish (PL_ANALYSIS_CACHE (object), result, &error);
+  PlAttentionText *self = PL_ATTENTION_TEXT (page);
 
-  g_free (run);
-  /* A run that finished just as a newer one started is stale too. */
-  if (g_cancellable_is_cancelled (cancellable) || get_workspace (self) == NULL)
-    return;
-  g_clear_object (&self->run_cancellable);
   g_clear_pointer (&self->result, pl_text_attention_unref);
   if (answer == NULL)
     {
-      g_autofree char *sentence = pl_error_sentence (error->message);
-
       gtk_label_set_text (self->count, "");
-      show_status (self, "dialog-warning-symbolic", _("Cannot Show This Text"), sentence);
+      /* Either the model's weights did not make a forward pass, or the
+       * sentence did not go through it. */
+      pl_page_show_error (page, self->model_runs ? _("Cannot Show This Text") : _("Cannot Run This Model"), error);
       return;
     }
   self->result = pl_text_attention_ref (g_value_get_boxed (answer));
@@ -203,23 +195,19 @@ text_done (GObject      *object,
 static void
 run (PlAttentionText *self)
 {
-  PlAnalysisCache *cache;
   g_autofree char *text = g_strdup (gtk_editable_get_text (GTK_EDITABLE (self->entry)));
   g_autofree char *stripped = g_strstrip (g_strdup (text));
   g_autofree char *key = NULL;
-  TextInput *input;
-  RunData *data;
 
   g_clear_handle_id (&self->debounce_id, g_source_remove);
-  if (self->tokenizer == NULL || self->transformer == NULL)
-    return;   /* the model's message is on screen; it runs when both arrive */
+  pl_page_update_busy (PL_PAGE (self));
+  if (self->tokenizer == NULL)
+    return;   /* the model's message is on screen; it runs when the tokenizer is read */
 
-  g_cancellable_cancel (self->run_cancellable);
-  g_clear_object (&self->run_cancellable);
-  cache = pl_workspace_get_cache (get_workspace (self));
-  pl_analysis_cache_forget (cache, "attention-text/");
+  pl_analysis_cache_forget (pl_workspace_get_cache (pl_page_get_workspace (PL_PAGE (self))), "attention-text/");
   if (stripped[0] == '\0')
     {
+      pl_page_stop (PL_PAGE (self));
       g_clear_pointer (&self->result, pl_text_attention_unref);
       g_clear_pointer (&self->map, pl_matrix_unref);
       pl_figure_view_set_figure (self->view, NULL, 0, 0);
@@ -228,20 +216,14 @@ run (PlAttentionText *self)
       return;
     }
 
-  self->run_cancellable = g_cancellable_new ();
   if (self->result == NULL)
     show_status (self, "content-loading-symbolic", _("Running the Model…"), NULL);
-  input = g_new0 (TextInput, 1);
-  input->transformer = g_object_ref (self->transformer);
-  input->tokenizer = g_object_ref (self->tokenizer);
-  input->text = g_steal_pointer (&text);
-  data = g_new0 (RunData, 1);
-  data->self = g_object_ref (self);
-  data->cancellable = g_object_ref (self->run_cancellable);
+  g_free (self->asked);
+  self->asked = g_steal_pointer (&text);
   /* A key of its own per run, so a stale answer is never taken for this one. */
   key = g_strdup_printf ("attention-text/%s/%u", pl_workspace_model_key (self->model), ++self->serial);
-  pl_analysis_cache_run_async (cache, key, compute_text, input, text_input_free, NULL, NULL,
-                               self->run_cancellable, text_done, data);
+  pl_page_runner_ask_forward (pl_page_get_runner (PL_PAGE (self)), key, self->model, make_text_input,
+                              compute_text, text_input_free, on_text);
 }
 
 static gboolean
@@ -259,40 +241,7 @@ on_changed (PlAttentionText *self)
 {
   g_clear_handle_id (&self->debounce_id, g_source_remove);
   self->debounce_id = g_timeout_add (DEBOUNCE_MS, on_debounce, self);
-}
-
-static void
-maybe_ready (PlAttentionText *self)
-{
-  if (self->tokenizer == NULL || self->transformer == NULL)
-    return;
-  g_clear_object (&self->load_cancellable);
-  gtk_widget_set_sensitive (GTK_WIDGET (self->entry), TRUE);
-  run (self);
-}
-
-static void
-transformer_done (GObject      *object,
-                  GAsyncResult *result,
-                  gpointer      user_data)
-{
-  g_autoptr(PlAttentionText) self = user_data;
-  g_autoptr(GError) error = NULL;
-  PlTransformer *transformer = pl_workspace_get_transformer_finish (PL_WORKSPACE (object), result, &error);
-
-  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) || get_workspace (self) == NULL)
-    return;
-  if (transformer == NULL)
-    {
-      g_autofree char *sentence = pl_error_sentence (error->message);
-
-      g_cancellable_cancel (self->load_cancellable);
-      g_clear_object (&self->load_cancellable);
-      show_status (self, "dialog-warning-symbolic", _("Cannot Run This Model"), sentence);
-      return;
-    }
-  self->transformer = transformer;
-  maybe_ready (self);
+  pl_page_update_busy (PL_PAGE (self));
 }
 
 static gboolean
@@ -311,40 +260,30 @@ load_tokenizer (PlAnalysisJob  *job,
 }
 
 static void
-tokenizer_done (GObject      *object,
-                GAsyncResult *result,
-                gpointer      user_data)
+on_tokenizer (PlPage       *page,
+              const GValue *answer,
+              const GError *error)
 {
-  g_autoptr(PlAttentionText) self = user_data;
-  g_autoptr(GError) error = NULL;
-  const GValue *answer = pl_analysis_cache_run_finish (PL_ANALYSIS_CACHE (object), result, &error);
+  PlAttentionText *self = PL_ATTENTION_TEXT (page);
 
-  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) || get_workspace (self) == NULL)
-    return;
   if (answer == NULL)
     {
       g_autofree char *sentence = pl_error_sentence (error->message);
 
-      /* The model still runs on random ids in the other views; its weights
-       * are not needed here. */
-      g_cancellable_cancel (self->load_cancellable);
-      g_clear_object (&self->load_cancellable);
+      /* The model still runs on random ids in the other views. */
       show_status (self, "text-x-generic-symbolic", _("Text Input Is Off"), sentence);
       return;
     }
   self->tokenizer = g_object_ref (g_value_get_object (answer));
-  pl_workspace_get_transformer_async (get_workspace (self), self->model, self->load_cancellable,
-                                      transformer_done, g_object_ref (self));
+  gtk_widget_set_sensitive (GTK_WIDGET (self->entry), TRUE);
+  run (self);
 }
 
 static void
 stop (PlAttentionText *self)
 {
   g_clear_handle_id (&self->debounce_id, g_source_remove);
-  g_cancellable_cancel (self->load_cancellable);
-  g_clear_object (&self->load_cancellable);
-  g_cancellable_cancel (self->run_cancellable);
-  g_clear_object (&self->run_cancellable);
+  pl_page_stop (PL_PAGE (self));
 }
 
 static void
@@ -352,14 +291,12 @@ load (PlAttentionText *self)
 {
   g_autofree char *key = NULL;
 
-  if (self->model == NULL || get_workspace (self) == NULL || self->load_started)
+  if (self->model == NULL || pl_page_get_workspace (PL_PAGE (self)) == NULL || self->load_started)
     return;
   self->load_started = TRUE;
-  self->load_cancellable = g_cancellable_new ();
   key = g_strdup_printf ("tokenizer/%s", pl_workspace_model_key (self->model));
-  pl_analysis_cache_run_async (pl_workspace_get_cache (get_workspace (self)), key, load_tokenizer,
-                               g_strdup (pl_model_get_path (self->model)), g_free, NULL, NULL,
-                               self->load_cancellable, tokenizer_done, g_object_ref (self));
+  pl_page_runner_ask (pl_page_get_runner (PL_PAGE (self)), key, load_tokenizer,
+                      g_strdup (pl_model_get_path (self->model)), g_free, on_tokenizer);
 }
 
 void
@@ -376,14 +313,15 @@ pl_attention_text_set_model (PlAttentionText *self,
   stop (self);
   g_set_object (&self->model, model);
   g_clear_object (&self->tokenizer);
-  g_clear_object (&self->transformer);
   g_clear_pointer (&self->result, pl_text_attention_unref);
   g_clear_pointer (&self->map, pl_matrix_unref);
   pl_figure_view_set_figure (self->view, NULL, 0, 0);
   gtk_label_set_text (self->count, "");
   gtk_widget_set_sensitive (GTK_WIDGET (self->entry), FALSE);
   self->load_started = FALSE;
+  self->model_runs = FALSE;
   show_status (self, "content-loading-symbolic", _("Reading the Tokenizer…"), NULL);
+  pl_page_update_busy (PL_PAGE (self));
   pl_page_refresh (PL_PAGE (self));
 }
 
@@ -459,13 +397,14 @@ pl_attention_text_get_result (PlAttentionText *self)
   return self->result;
 }
 
+/* Busy also while a sentence waits for typing to pause. */
 static gboolean
 get_busy (PlPage *page)
 {
   PlAttentionText *self = PL_ATTENTION_TEXT (page);
 
-  return (self->model != NULL && !self->load_started) ||
-         self->load_cancellable != NULL || self->run_cancellable != NULL || self->debounce_id != 0;
+  return (self->model != NULL && !self->load_started) || self->debounce_id != 0 ||
+         PL_PAGE_CLASS (pl_attention_text_parent_class)->get_busy (page);
 }
 
 static void
@@ -473,10 +412,10 @@ pl_attention_text_dispose (GObject *object)
 {
   PlAttentionText *self = PL_ATTENTION_TEXT (object);
 
-  stop (self);
+  g_clear_handle_id (&self->debounce_id, g_source_remove);
   g_clear_object (&self->model);
   g_clear_object (&self->tokenizer);
-  g_clear_object (&self->transformer);
+  g_clear_pointer (&self->asked, g_free);
   g_clear_pointer (&self->result, pl_text_attention_unref);
   g_clear_pointer (&self->map, pl_matrix_unref);
   G_OBJECT_CLASS (pl_attention_text_parent_class)->dispose (object);

@@ -12,13 +12,16 @@
 
 /* Two models' position similarities side by side on one colour scale, and
  * their difference where the shapes agree, in one figure. Each side is its
- * own question, so what the similarity view computed before is reused. An
- * activations file has no table: its embedding output stands in. */
+ * own question, so what the similarity view computed before is reused; the
+ * difference is a third, asked once both are in. An activations file has
+ * no table: its embedding output stands in. */
 struct _PlComparePage
 {
   PlPage         parent_instance;
 
-  PlPageRunner  *second_runner;  /* the first is the page's */
+  PlPageRunner  *runners[2];     /* each side's: the first is the page's */
+  PlPageRunner  *difference_runner;
+  char          *keys[2];        /* the questions each side asked */
   PlMatrix      *answers[2];
   PlMatrix      *difference;
   gboolean       rebuilding_names;
@@ -29,29 +32,15 @@ struct _PlComparePage
   GtkDropDown   *second_dropdown;
   GtkDropDown   *metric_dropdown;
   GtkLabel      *status_label;
-  PlFigureView  *figure_view;
 };
 
 G_DEFINE_FINAL_TYPE (PlComparePage, pl_compare_page, PL_TYPE_PAGE)
-
-static PlWorkspace *
-get_workspace (PlComparePage *self)
-{
-  return pl_page_get_workspace (PL_PAGE (self));
-}
-
-static PlPageRunner *
-get_runner (PlComparePage *self,
-            guint          side)
-{
-  return side == 0 ? pl_page_get_runner (PL_PAGE (self)) : self->second_runner;
-}
 
 static PlModel *
 get_model (PlComparePage *self,
            guint          side)
 {
-  GListModel *models = pl_workspace_get_models (get_workspace (self));
+  GListModel *models = pl_workspace_get_models (pl_page_get_workspace (PL_PAGE (self)));
   guint i = gtk_drop_down_get_selected (side == 0 ? self->first_dropdown : self->second_dropdown);
 
   if (i >= g_list_model_get_n_items (models))
@@ -64,8 +53,6 @@ get_metric (PlComparePage *self)
 {
   return (PlSimilarityMetric) pl_drop_down_get_value (self->metric_dropdown);
 }
-
-static void selection_changed (PlPage *page);
 
 /* Whether MODEL's compared table holds a vision transformer's patches, COLS
  * to a row of the grid. */
@@ -85,16 +72,16 @@ make_heatmap (PlComparePage *self,
 {
   PlFigure *figure = pl_figure_new_heatmap (values, 0);
 
-  pl_view_style_apply (figure, get_workspace (self));
+  pl_view_style_apply (figure, pl_page_get_workspace (PL_PAGE (self)));
   pl_figure_set_title (figure, title);
   if (patches)
     pl_figure_set_axis_labels (figure, _("Patch, row by row"), _("Patch, row by row"));
   return figure;
 }
 
-/* Both similarities on one scale and, where the shapes agree, their
- * difference on its own: one figure, so it exports whole and its panels zoom,
- * pan and select as one, laid out to fill the pane at any size. */
+/* Both similarities on one scale and, once it is in, their difference on
+ * its own: one figure, so it exports whole and its panels zoom, pan and
+ * select as one, laid out to fill the pane at any size. */
 static void
 show_answers (PlComparePage *self)
 {
@@ -124,15 +111,10 @@ show_answers (PlComparePage *self)
       columns[side] = self->answers[side]->cols;
       rows[side] = self->answers[side]->rows;
     }
-  g_clear_pointer (&self->difference, pl_matrix_unref);
-  if (self->answers[0]->rows == self->answers[1]->rows && self->answers[0]->cols == self->answers[1]->cols)
+  if (self->difference != NULL)
     {
       g_autofree char *title = NULL;
-      gsize n = self->answers[0]->rows * self->answers[0]->cols;
 
-      self->difference = pl_matrix_new (self->answers[0]->rows, self->answers[0]->cols);
-      for (gsize i = 0; i < n; i++)
-        self->difference->data[i] = self->answers[0]->data[i] - self->answers[1]->data[i];
       /* Translators: title of the difference of two models' similarities: "A − B" */
       title = g_strdup_printf (_("%s − %s"), first_name, second_name);
       panels[n_panels] = make_heatmap (self, self->difference, title,
@@ -146,13 +128,6 @@ show_answers (PlComparePage *self)
       columns[n_panels] = self->difference->cols;
       rows[n_panels] = self->difference->rows;
       n_panels++;
-      gtk_label_set_text (self->status_label, "");
-    }
-  else
-    {
-      g_autofree char *status = g_strdup_printf (_("No difference: %u and %u positions"),
-                                                 (guint) self->answers[0]->rows, (guint) self->answers[1]->rows);
-      gtk_label_set_text (self->status_label, status);
     }
 
   figure = pl_figure_new_multiples ((PlFigure * const *) panels, n_panels, 0);
@@ -161,18 +136,84 @@ show_answers (PlComparePage *self)
     g_object_unref (panels[i]);
   if (metric == PL_SIMILARITY_COSINE)
     pl_figure_set_range (figure, -1, 1);
-  pl_view_style_apply_metric (figure, get_workspace (self), metric);
+  pl_view_style_apply_metric (figure, pl_page_get_workspace (PL_PAGE (self)), metric);
   pl_figure_set_value_label (figure, pl_enum_label (PL_TYPE_SIMILARITY_METRIC, metric));
   /* Zoom, pan and selection act on each panel's own positions. */
-  pl_figure_view_set_multiples (self->figure_view, figure, columns, rows);
-  selection_changed (PL_PAGE (self));
+  pl_figure_view_set_multiples (pl_page_get_figure_view (PL_PAGE (self)), figure, columns, rows);
 }
 
 static gpointer
-make_question (PlMatrix *table,
-               gpointer  page)
+make_question (PlPage   *page,
+               PlMatrix *table)
 {
-  return pl_similarity_question_new (table, get_metric (page), FALSE);
+  return pl_similarity_question_new (table, get_metric (PL_COMPARE_PAGE (page)), FALSE);
+}
+
+/* The difference of the two sides' similarities, [2, n × n] in: the first's
+ * row then the second's. */
+static gboolean
+compute_difference (PlAnalysisJob  *job,
+                    gpointer        data,
+                    GValue         *result,
+                    GError        **error)
+{
+  GPtrArray *sides = data;
+  const PlMatrix *a = g_ptr_array_index (sides, 0), *b = g_ptr_array_index (sides, 1);
+  PlMatrix *difference = pl_matrix_new (a->rows, a->cols);
+
+  for (gsize i = 0; i < a->rows * a->cols; i++)
+    difference->data[i] = a->data[i] - b->data[i];
+  g_value_init (result, PL_TYPE_MATRIX);
+  g_value_take_boxed (result, difference);
+  return TRUE;
+}
+
+static void
+on_difference (PlPage       *page,
+               const GValue *answer,
+               const GError *error)
+{
+  PlComparePage *self = PL_COMPARE_PAGE (page);
+
+  g_clear_pointer (&self->difference, pl_matrix_unref);
+  if (answer == NULL)
+    {
+      g_autofree char *sentence = pl_error_sentence (error->message);
+
+      gtk_label_set_text (self->status_label, sentence);
+      return;
+    }
+  self->difference = pl_matrix_ref (g_value_get_boxed (answer));
+  show_answers (self);
+  pl_page_show_figure (page);
+}
+
+/* Both sides in: their difference where the shapes agree, off the main
+ * thread (a 2048-position table's is four million cells). */
+static void
+ask_difference (PlComparePage *self)
+{
+  PlMatrix *a = self->answers[0], *b = self->answers[1];
+  g_autofree char *key = NULL;
+  GPtrArray *sides;
+
+  if (a->rows != b->rows || a->cols != b->cols)
+    {
+      g_autofree char *status = g_strdup_printf (_("No difference: %u and %u positions"), (guint) a->rows,
+                                                 (guint) b->rows);
+
+      gtk_label_set_text (self->status_label, status);
+      show_answers (self);
+      pl_page_show_figure (PL_PAGE (self));
+      return;
+    }
+  gtk_label_set_text (self->status_label, "");
+  sides = g_ptr_array_new_with_free_func ((GDestroyNotify) pl_matrix_unref);
+  g_ptr_array_add (sides, pl_matrix_ref (a));
+  g_ptr_array_add (sides, pl_matrix_ref (b));
+  key = g_strdup_printf ("difference/%s/%s", self->keys[0], self->keys[1]);
+  pl_page_runner_ask (self->difference_runner, key, compute_difference, sides, (GDestroyNotify) g_ptr_array_unref,
+                      on_difference);
 }
 
 static void
@@ -190,20 +231,20 @@ on_answer (PlComparePage *self,
       return;
     }
   self->answers[side] = pl_matrix_ref (g_value_get_boxed (answer));
-  show_answers (self);
-  pl_page_show_figure (PL_PAGE (self));
+  if (self->answers[0] != NULL && self->answers[1] != NULL)
+    ask_difference (self);
 }
 
 static void
-on_first_answer (gpointer page, const GValue *answer, const GError *error)
+on_first_answer (PlPage *page, const GValue *answer, const GError *error)
 {
-  on_answer (page, 0, answer, error);
+  on_answer (PL_COMPARE_PAGE (page), 0, answer, error);
 }
 
 static void
-on_second_answer (gpointer page, const GValue *answer, const GError *error)
+on_second_answer (PlPage *page, const GValue *answer, const GError *error)
 {
-  on_answer (page, 1, answer, error);
+  on_answer (PL_COMPARE_PAGE (page), 1, answer, error);
 }
 
 static void
@@ -212,12 +253,12 @@ refresh (PlPage *page)
   PlComparePage *self = PL_COMPARE_PAGE (page);
   const PlPageAnswerFunc answered[2] = { on_first_answer, on_second_answer };
 
-  if (get_workspace (self) == NULL || self->rebuilding_names)
+  if (pl_page_get_workspace (PL_PAGE (self)) == NULL || self->rebuilding_names)
     return;
-  if (g_list_model_get_n_items (pl_workspace_get_models (get_workspace (self))) == 0)
+  pl_page_stop (page);
+  g_clear_pointer (&self->difference, pl_matrix_unref);
+  if (g_list_model_get_n_items (pl_workspace_get_models (pl_page_get_workspace (PL_PAGE (self)))) == 0)
     {
-      pl_page_runner_cancel (get_runner (self, 0));
-      pl_page_runner_cancel (get_runner (self, 1));
       pl_page_show_empty (page);
       return;
     }
@@ -229,27 +270,26 @@ refresh (PlPage *page)
 
       if (model != NULL && pl_model_get_decoder (model) != NULL)
         {
-          pl_page_runner_cancel (get_runner (self, 0));
-          pl_page_runner_cancel (get_runner (self, 1));
           pl_page_show_no_table (page, model);
           return;
         }
     }
   for (guint side = 0; side < 2; side++)
     {
-      g_autoptr(PlModel) model = get_model (self, side);
-      g_autofree char *key = NULL;
-
       g_clear_pointer (&self->answers[side], pl_matrix_unref);
+      g_clear_pointer (&self->keys[side], g_free);
+    }
+  for (guint side = 0; side < 2; side++)
+    {
+      g_autoptr(PlModel) model = get_model (self, side);
+
       if (model == NULL)
-        {
-          pl_page_runner_cancel (get_runner (self, side));
-          continue;
-        }
-      key = pl_similarity_question_key (model, pl_workspace_table_layer (model), get_metric (self), FALSE);
-      pl_page_runner_ask (get_runner (self, side), get_workspace (self), key, model, pl_workspace_table_layer (model),
-                          make_question, pl_similarity_question_run,
-                          (GDestroyNotify) pl_similarity_question_free, answered[side]);
+        continue;
+      self->keys[side] = pl_similarity_question_key (model, pl_workspace_table_layer (model), get_metric (self),
+                                                     FALSE);
+      pl_page_runner_ask_table (self->runners[side], self->keys[side], model, pl_workspace_table_layer (model),
+                                make_question, pl_similarity_question_run,
+                                (GDestroyNotify) pl_similarity_question_free, answered[side]);
     }
 }
 
@@ -257,7 +297,7 @@ refresh (PlPage *page)
 static void
 rebuild_names (PlComparePage *self)
 {
-  GListModel *models = pl_workspace_get_models (get_workspace (self));
+  GListModel *models = pl_workspace_get_models (pl_page_get_workspace (PL_PAGE (self)));
   guint n = g_list_model_get_n_items (models);
   guint first = gtk_drop_down_get_selected (self->first_dropdown);
   guint second = gtk_drop_down_get_selected (self->second_dropdown);
@@ -298,26 +338,11 @@ pl_compare_page_set_models (PlComparePage *self,
   pl_page_refresh (PL_PAGE (self));
 }
 
-static gboolean
-get_busy (PlPage *page)
-{
-  PlComparePage *self = PL_COMPARE_PAGE (page);
-
-  return pl_page_runner_get_busy (get_runner (self, 0)) || pl_page_runner_get_busy (get_runner (self, 1));
-}
-
 PlMatrix *
 pl_compare_page_get_difference (PlComparePage *self)
 {
   g_return_val_if_fail (PL_IS_COMPARE_PAGE (self), NULL);
   return self->difference;
-}
-
-GtkWidget *
-pl_compare_page_get_figure_view (PlComparePage *self)
-{
-  g_return_val_if_fail (PL_IS_COMPARE_PAGE (self), NULL);
-  return GTK_WIDGET (self->figure_view);
 }
 
 static char *
@@ -377,7 +402,7 @@ on_select (PlComparePage *self,
            guint          end,
            PlFigureView  *view)
 {
-  pl_workspace_set_selection (get_workspace (self), start, end);
+  pl_workspace_set_selection (pl_page_get_workspace (PL_PAGE (self)), start, end);
 }
 
 static void
@@ -392,31 +417,14 @@ style_changed (PlPage *page)
   show_answers (PL_COMPARE_PAGE (page));
 }
 
-/* The selected positions, on every panel. */
-static void
-selection_changed (PlPage *page)
-{
-  PlComparePage *self = PL_COMPARE_PAGE (page);
-  guint start, end;
-
-  pl_workspace_get_selection (get_workspace (self), &start, &end);
-  pl_figure_view_set_highlight (self->figure_view, start, end);
-}
-
 static void
 workspace_changed (PlPage *page)
 {
   PlComparePage *self = PL_COMPARE_PAGE (page);
 
-  g_signal_connect_object (pl_workspace_get_models (get_workspace (self)), "items-changed",
+  g_signal_connect_object (pl_workspace_get_models (pl_page_get_workspace (PL_PAGE (self))), "items-changed",
                            G_CALLBACK (rebuild_names), self, G_CONNECT_SWAPPED);
   rebuild_names (self);
-}
-
-static PlFigure *
-get_figure (PlPage *page)
-{
-  return pl_figure_view_get_figure (PL_COMPARE_PAGE (page)->figure_view);
 }
 
 static char *
@@ -436,9 +444,11 @@ pl_compare_page_dispose (GObject *object)
 {
   PlComparePage *self = PL_COMPARE_PAGE (object);
 
-  g_clear_pointer (&self->second_runner, pl_page_runner_free);
   for (guint side = 0; side < 2; side++)
-    g_clear_pointer (&self->answers[side], pl_matrix_unref);
+    {
+      g_clear_pointer (&self->answers[side], pl_matrix_unref);
+      g_clear_pointer (&self->keys[side], g_free);
+    }
   g_clear_pointer (&self->difference, pl_matrix_unref);
   gtk_widget_dispose_template (GTK_WIDGET (self), PL_TYPE_COMPARE_PAGE);
   G_OBJECT_CLASS (pl_compare_page_parent_class)->dispose (object);
@@ -452,13 +462,11 @@ pl_compare_page_class_init (PlComparePageClass *klass)
   PlPageClass *page_class = PL_PAGE_CLASS (klass);
 
   object_class->dispose = pl_compare_page_dispose;
+  page_class->follows = PL_PAGE_FOLLOWS_SELECTION;
   page_class->refresh = refresh;
   page_class->workspace_changed = workspace_changed;
   page_class->style_changed = style_changed;
-  page_class->selection_changed = selection_changed;
-  page_class->get_figure = get_figure;
   page_class->get_export_name = get_export_name;
-  page_class->get_busy = get_busy;
 
   g_type_ensure (PL_TYPE_FIGURE_VIEW);
 
@@ -468,7 +476,6 @@ pl_compare_page_class_init (PlComparePageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PlComparePage, second_dropdown);
   gtk_widget_class_bind_template_child (widget_class, PlComparePage, metric_dropdown);
   gtk_widget_class_bind_template_child (widget_class, PlComparePage, status_label);
-  gtk_widget_class_bind_template_child (widget_class, PlComparePage, figure_view);
   gtk_widget_class_bind_template_callback (widget_class, on_parameters_changed);
   gtk_widget_class_bind_template_callback (widget_class, on_describe);
   gtk_widget_class_bind_template_callback (widget_class, on_select);
@@ -479,6 +486,7 @@ pl_compare_page_init (PlComparePage *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
   pl_drop_down_set_enum (self->metric_dropdown, PL_TYPE_SIMILARITY_METRIC);
-  /* One spinner for both sides: the page's runner drives it. */
-  self->second_runner = pl_page_runner_new (self, NULL);
+  self->runners[0] = pl_page_get_runner (PL_PAGE (self));
+  self->runners[1] = pl_page_add_runner (PL_PAGE (self));
+  self->difference_runner = pl_page_add_runner (PL_PAGE (self));
 }

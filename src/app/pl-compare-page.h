@@ -17,7 +17,5 @@ void     pl_compare_page_set_models (PlComparePage *self,
                                      guint          second);
 /* The difference on screen (first − second), NULL when the shapes differ. */
 PlMatrix *pl_compare_page_get_difference (PlComparePage *self);
-/* The widget the figure (both models and their difference) is drawn in. */
-GtkWidget *pl_compare_page_get_figure_view (PlComparePage *self);
 
 G_END_DECLS

@@ -11,17 +11,20 @@ typedef struct
 {
   PlWorkspace   *workspace;
   PlPageRunner  *runner;
+  GPtrArray     *runners;        /* the subclass's others (pl_page_add_runner) */
+  gboolean       busy;
   gboolean       stale;          /* asked while hidden: answered when shown */
   char          *empty_icon_name;
 
   GtkWidget     *frame;          /* the toolbar over the stack */
   PlFoldingToolbar *toolbar;
   GtkSpinner    *spinner;
+  GtkProgressBar *progress;
   GtkStack      *stack;
   AdwStatusPage *status;
   AdwStatusPage *error;
   GtkWidget     *content;        /* the subclass's figure */
-  GCancellable  *work;           /* the page's own work in flight, beside the runner's */
+  PlFigureView  *figure_view;    /* the main figure's view, in the content */
   PlModel       *model;          /* the model the page's own results belong to */
 } PlPagePrivate;
 
@@ -35,6 +38,8 @@ enum {
   PROP_0,
   PROP_WORKSPACE,
   PROP_EMPTY_ICON_NAME,
+  PROP_BUSY,
+  PROP_FIGURE_VIEW,
   N_PROPS
 };
 
@@ -61,6 +66,90 @@ pl_page_get_runner (PlPage *self)
   return priv->runner;
 }
 
+static void
+on_runner_progress (PlPage *self,
+                    double  fraction)
+{
+  PlPagePrivate *priv = pl_page_get_instance_private (self);
+
+  gtk_progress_bar_set_fraction (priv->progress, fraction);
+  gtk_widget_set_visible (GTK_WIDGET (priv->progress), priv->busy);
+}
+
+PlPageRunner *
+pl_page_add_runner (PlPage *self)
+{
+  PlPagePrivate *priv = pl_page_get_instance_private (self);
+  PlPageRunner *runner;
+
+  g_return_val_if_fail (PL_IS_PAGE (self), NULL);
+  runner = pl_page_runner_new (self, pl_page_update_busy, on_runner_progress);
+  g_ptr_array_add (priv->runners, runner);
+  return runner;
+}
+
+void
+pl_page_update_busy (PlPage *self)
+{
+  PlPagePrivate *priv = pl_page_get_instance_private (self);
+  gboolean busy;
+
+  g_return_if_fail (PL_IS_PAGE (self));
+  busy = pl_page_get_busy (self);
+  gtk_widget_set_visible (GTK_WIDGET (priv->spinner), busy);
+  gtk_spinner_set_spinning (priv->spinner, busy);
+  /* Each question shows its own progress, from its first report. */
+  gtk_widget_set_visible (GTK_WIDGET (priv->progress), FALSE);
+  gtk_progress_bar_set_fraction (priv->progress, 0);
+  if (busy == priv->busy)
+    return;
+  priv->busy = busy;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_BUSY]);
+}
+
+double
+pl_page_get_progress (PlPage *self)
+{
+  PlPagePrivate *priv = pl_page_get_instance_private (self);
+
+  g_return_val_if_fail (PL_IS_PAGE (self), -1);
+  if (!gtk_widget_get_visible (GTK_WIDGET (priv->progress)))
+    return -1;
+  return gtk_progress_bar_get_fraction (priv->progress);
+}
+
+void
+pl_page_stop (PlPage *self)
+{
+  PlPagePrivate *priv = pl_page_get_instance_private (self);
+
+  g_return_if_fail (PL_IS_PAGE (self));
+  pl_page_runner_cancel (priv->runner);
+  for (guint i = 0; i < priv->runners->len; i++)
+    pl_page_runner_cancel (g_ptr_array_index (priv->runners, i));
+}
+
+PlFigureView *
+pl_page_get_figure_view (PlPage *self)
+{
+  PlPagePrivate *priv = pl_page_get_instance_private (self);
+
+  g_return_val_if_fail (PL_IS_PAGE (self), NULL);
+  return priv->figure_view;
+}
+
+void
+pl_page_set_figure_view (PlPage       *self,
+                         PlFigureView *view)
+{
+  PlPagePrivate *priv = pl_page_get_instance_private (self);
+
+  g_return_if_fail (PL_IS_PAGE (self));
+  g_return_if_fail (view == NULL || PL_IS_FIGURE_VIEW (view));
+  if (g_set_object (&priv->figure_view, view))
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FIGURE_VIEW]);
+}
+
 void
 pl_page_refresh (PlPage *self)
 {
@@ -72,7 +161,7 @@ pl_page_refresh (PlPage *self)
   if (!gtk_widget_get_mapped (GTK_WIDGET (self)))
     {
       priv->stale = TRUE;
-      pl_page_runner_cancel (priv->runner);
+      pl_page_stop (self);
       return;
     }
   priv->stale = FALSE;
@@ -87,9 +176,27 @@ on_style_changed (PlPage *self)
     PL_PAGE_GET_CLASS (self)->style_changed (self);
 }
 
+
+static PlFigure *
+pl_page_real_get_figure (PlPage *self)
+{
+  PlPagePrivate *priv = pl_page_get_instance_private (self);
+
+  return priv->figure_view ? pl_figure_view_get_figure (priv->figure_view) : NULL;
+}
+
 static void
 on_selection_changed (PlPage *self)
 {
+  PlPagePrivate *priv = pl_page_get_instance_private (self);
+  guint start, end;
+
+  if ((PL_PAGE_GET_CLASS (self)->follows & PL_PAGE_FOLLOWS_SELECTION) && priv->figure_view != NULL &&
+      priv->workspace != NULL)
+    {
+      pl_workspace_get_selection (priv->workspace, &start, &end);
+      pl_figure_view_set_highlight (priv->figure_view, start, end);
+    }
   if (PL_PAGE_GET_CLASS (self)->selection_changed != NULL)
     PL_PAGE_GET_CLASS (self)->selection_changed (self);
 }
@@ -103,7 +210,8 @@ disconnect_workspace (PlPage *self)
   if (priv->workspace == NULL)
     return;
   g_signal_handlers_disconnect_by_data (priv->workspace, self);
-  g_signal_handlers_disconnect_by_data (pl_workspace_get_models (priv->workspace), self);
+  if (pl_workspace_get_models (priv->workspace) != NULL)
+    g_signal_handlers_disconnect_by_data (pl_workspace_get_models (priv->workspace), self);
   if ((settings = pl_workspace_get_settings (priv->workspace)) != NULL)
     g_signal_handlers_disconnect_by_data (settings, self);
 }
@@ -140,6 +248,7 @@ pl_page_set_workspace (PlPage      *self,
       pl_view_style_connect (workspace, G_CALLBACK (on_style_changed), self);
       if (PL_PAGE_GET_CLASS (self)->workspace_changed != NULL)
         PL_PAGE_GET_CLASS (self)->workspace_changed (self);
+      on_selection_changed (self);
     }
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_WORKSPACE]);
   pl_page_refresh (self);
@@ -188,37 +297,12 @@ pl_page_real_get_busy (PlPage *self)
 {
   PlPagePrivate *priv = pl_page_get_instance_private (self);
 
-  return priv->work != NULL || pl_page_runner_get_busy (priv->runner);
-}
-
-GCancellable *
-pl_page_start_work (PlPage *self)
-{
-  PlPagePrivate *priv = pl_page_get_instance_private (self);
-
-  g_return_val_if_fail (PL_IS_PAGE (self), NULL);
-  pl_page_stop_work (self);
-  priv->work = g_cancellable_new ();
-  return priv->work;
-}
-
-void
-pl_page_stop_work (PlPage *self)
-{
-  PlPagePrivate *priv = pl_page_get_instance_private (self);
-
-  g_return_if_fail (PL_IS_PAGE (self));
-  g_cancellable_cancel (priv->work);
-  g_clear_object (&priv->work);
-}
-
-GCancellable *
-pl_page_get_work (PlPage *self)
-{
-  PlPagePrivate *priv = pl_page_get_instance_private (self);
-
-  g_return_val_if_fail (PL_IS_PAGE (self), NULL);
-  return priv->work;
+  if (pl_page_runner_get_busy (priv->runner))
+    return TRUE;
+  for (guint i = 0; i < priv->runners->len; i++)
+    if (pl_page_runner_get_busy (g_ptr_array_index (priv->runners, i)))
+      return TRUE;
+  return FALSE;
 }
 
 PlModel *
@@ -238,17 +322,6 @@ pl_page_set_model (PlPage  *self,
 
   g_return_if_fail (PL_IS_PAGE (self));
   g_set_object (&priv->model, model);
-}
-
-void
-pl_page_set_busy (PlPage   *self,
-                  gboolean  busy)
-{
-  PlPagePrivate *priv = pl_page_get_instance_private (self);
-
-  g_return_if_fail (PL_IS_PAGE (self));
-  gtk_widget_set_visible (GTK_WIDGET (priv->spinner), busy);
-  gtk_spinner_set_spinning (priv->spinner, busy);
 }
 
 void
@@ -346,14 +419,14 @@ pl_page_begin_layer_question (PlPage *self)
 
   if (model == NULL)
     {
-      pl_page_runner_cancel (pl_page_get_runner (self));
+      pl_page_stop (self);
       pl_page_show_empty (self);
       return NULL;
     }
   /* A rotary model adds no table to its tokens. */
   if (pl_workspace_get_layer (workspace) == PL_LAYER_TABLE && pl_model_get_decoder (model) != NULL)
     {
-      pl_page_runner_cancel (pl_page_get_runner (self));
+      pl_page_stop (self);
       pl_page_show_no_table (self, model);
       return NULL;
     }
@@ -520,9 +593,10 @@ pl_page_dispose (GObject *object)
   PlPage *self = PL_PAGE (object);
   PlPagePrivate *priv = pl_page_get_instance_private (self);
 
-  pl_page_stop_work (self);
   g_clear_object (&priv->model);
   g_clear_pointer (&priv->runner, pl_page_runner_free);
+  g_ptr_array_set_size (priv->runners, 0);
+  g_clear_object (&priv->figure_view);
   disconnect_workspace (self);
   g_clear_object (&priv->workspace);
   g_clear_pointer (&priv->frame, gtk_widget_unparent);
@@ -535,6 +609,7 @@ pl_page_finalize (GObject *object)
   PlPagePrivate *priv = pl_page_get_instance_private (PL_PAGE (object));
 
   g_free (priv->empty_icon_name);
+  g_ptr_array_unref (priv->runners);
   G_OBJECT_CLASS (pl_page_parent_class)->finalize (object);
 }
 
@@ -554,6 +629,12 @@ pl_page_get_property (GObject    *object,
       break;
     case PROP_EMPTY_ICON_NAME:
       g_value_set_string (value, priv->empty_icon_name);
+      break;
+    case PROP_BUSY:
+      g_value_set_boolean (value, priv->busy);
+      break;
+    case PROP_FIGURE_VIEW:
+      g_value_set_object (value, priv->figure_view);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -585,6 +666,9 @@ pl_page_set_property (GObject      *object,
           g_object_notify_by_pspec (object, pspec);
         }
       break;
+    case PROP_FIGURE_VIEW:
+      pl_page_set_figure_view (self, g_value_get_object (value));
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -604,12 +688,19 @@ pl_page_class_init (PlPageClass *klass)
   widget_class->measure = pl_page_measure;
   widget_class->size_allocate = pl_page_size_allocate;
   klass->get_busy = pl_page_real_get_busy;
+  klass->get_figure = pl_page_real_get_figure;
 
   properties[PROP_WORKSPACE] =
     g_param_spec_object ("workspace", NULL, NULL, PL_TYPE_WORKSPACE,
                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   properties[PROP_EMPTY_ICON_NAME] =
     g_param_spec_string ("empty-icon-name", NULL, NULL, "view-grid-symbolic",
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_BUSY] =
+    g_param_spec_boolean ("busy", NULL, NULL, FALSE,
+                          G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_FIGURE_VIEW] =
+    g_param_spec_object ("figure-view", NULL, NULL, PL_TYPE_FIGURE_VIEW,
                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
@@ -655,8 +746,17 @@ pl_page_init (PlPage *self)
   gtk_widget_set_margin_top (GTK_WIDGET (priv->spinner), 6);
   gtk_widget_set_can_target (GTK_WIDGET (priv->spinner), FALSE);
   gtk_overlay_add_overlay (GTK_OVERLAY (overlay), GTK_WIDGET (priv->spinner));
+  /* A worker's progress along the top edge, as a browser shows a page
+   * loading. */
+  priv->progress = GTK_PROGRESS_BAR (gtk_progress_bar_new ());
+  gtk_widget_add_css_class (GTK_WIDGET (priv->progress), "osd");
+  gtk_widget_set_valign (GTK_WIDGET (priv->progress), GTK_ALIGN_START);
+  gtk_widget_set_visible (GTK_WIDGET (priv->progress), FALSE);
+  gtk_widget_set_can_target (GTK_WIDGET (priv->progress), FALSE);
+  gtk_overlay_add_overlay (GTK_OVERLAY (overlay), GTK_WIDGET (priv->progress));
   gtk_box_append (GTK_BOX (priv->frame), overlay);
 
-  priv->runner = pl_page_runner_new (self, priv->spinner);
+  priv->runner = pl_page_runner_new (self, pl_page_update_busy, on_runner_progress);
+  priv->runners = g_ptr_array_new_with_free_func ((GDestroyNotify) pl_page_runner_free);
   pl_page_show_empty (self);
 }

@@ -4,6 +4,7 @@
 #include <adwaita.h>
 
 #include "pl-figure.h"
+#include "pl-figure-view.h"
 #include "pl-folding-toolbar.h"
 #include "pl-page-runner.h"
 #include "pl-workspace.h"
@@ -12,12 +13,16 @@ G_BEGIN_DECLS
 
 /* A view of the window: a toolbar over a stack of a status page (no model,
  * or an error), a spinner while the first answer comes, and the figure. The
- * base class follows the workspace, holds the view's runner, and asks a
- * hidden view's question only once it is shown; a subclass says what it
- * asks (refresh), what it exports (get_figure, get_export_name) and fills the
- * toolbar and the figure from its template:
+ * base class follows the workspace, holds the view's runners (how it asks
+ * its questions, pl-page-runner.h), is busy while they work (a spinner in
+ * the corner, a worker's progress along the top), stops them, shows their
+ * errors, and asks a hidden view's question only once it is shown. A
+ * subclass says what it asks (refresh) and what it exports (get_export_name)
+ * and fills the toolbar and the figure from its template; its figure view
+ * gives the figure exported and shows the selected positions:
  *
  *   <template class="PlSimilarityPage" parent="PlPage">
+ *     <property name="figure-view">figure_view</property>
  *     <child type="toolbar"> … </child>
  *     <child> <object class="PlFigureView" id="figure_view"/> </child>
  *   </template>
@@ -35,6 +40,7 @@ typedef enum /*< flags >*/
   PL_PAGE_FOLLOWS_LAYER   = 1 << 1,
   PL_PAGE_FOLLOWS_HEAD    = 1 << 2,
   PL_PAGE_FOLLOWS_MODELS  = 1 << 3,   /* the sidebar's list */
+  PL_PAGE_FOLLOWS_SELECTION = 1 << 4, /* highlighted on the figure view */
 } PlPageFollows;
 
 struct _PlPageClass
@@ -50,9 +56,11 @@ struct _PlPageClass
   void       (*workspace_changed) (PlPage *self);
   /* The colour map or dark mode changed: restyle what is on screen. */
   void       (*style_changed)     (PlPage *self);
-  /* The workspace's selected positions changed. */
+  /* The workspace's selected positions changed (the figure view shows
+   * them by itself when the page follows the selection). */
   void       (*selection_changed) (PlPage *self);
-  /* The figure as shown, or NULL when there is nothing to export. */
+  /* The figure as shown, or NULL when there is nothing to export; the
+   * default: the figure view's. */
   PlFigure  *(*get_figure)        (PlPage *self);
   /* A file name stem for exports: "mini-gpt2-cosine-layer-2". */
   char      *(*get_export_name)   (PlPage *self);
@@ -60,8 +68,9 @@ struct _PlPageClass
    * beside a trajectory), or NULL; *LABEL names the choice. */
   PlFigure  *(*get_export_companion) (PlPage      *self,
                                       const char **label);
-  /* TRUE while work is in flight; the default: the page's own work or the
-   * runner's. */
+  /* TRUE while work is in flight; the default: any of the page's runners
+   * (a page with work of its own calls pl_page_update_busy when it starts
+   * or ends). */
   gboolean   (*get_busy)          (PlPage *self);
 };
 
@@ -72,24 +81,30 @@ PlFigure      *pl_page_get_figure      (PlPage        *self);
 char          *pl_page_get_export_name (PlPage        *self);
 PlFigure      *pl_page_get_export_companion (PlPage   *self,
                                         const char   **label);
+/* Whether the page's questions are in flight ("busy", notified). */
 gboolean       pl_page_get_busy        (PlPage        *self);
+/* The fraction of a worker's progress shown, or -1 when none is. */
+double         pl_page_get_progress    (PlPage        *self);
+/* Cancels every question of the page in flight. */
+void           pl_page_stop            (PlPage        *self);
+/* The view holding the page's main figure, or NULL ("figure-view"). */
+PlFigureView  *pl_page_get_figure_view (PlPage        *self);
+void           pl_page_set_figure_view (PlPage        *self,
+                                        PlFigureView  *view);
 
 /* For subclasses. */
 PlPageRunner  *pl_page_get_runner      (PlPage        *self);
-/* The page's own work, beside the runner's questions (a forward pass, a
- * run of the probes): start cancels any in flight and returns the
- * cancellable of the new one (the page's); stop cancels it; the page is busy
- * while one is held, and dispose cancels it. */
-GCancellable  *pl_page_start_work      (PlPage        *self);
-void           pl_page_stop_work       (PlPage        *self);
-/* The work in flight, or NULL. */
-GCancellable  *pl_page_get_work        (PlPage        *self);
+/* A runner of its own for a line of questions beside the page's first,
+ * freed with the page. */
+PlPageRunner  *pl_page_add_runner      (PlPage        *self);
+/* The page's busy state may have changed (get_busy overridden). */
+void           pl_page_update_busy     (PlPage        *self);
 /* The model the page's own results belong to (a ref is held), or NULL. */
 PlModel       *pl_page_get_model       (PlPage        *self);
 void           pl_page_set_model       (PlPage        *self,
                                         PlModel       *model);
-/* Runs the refresh vfunc now when shown; otherwise cancels the runner and
- * runs it when the page is next shown. */
+/* Runs the refresh vfunc now when shown; otherwise stops the page and runs
+ * it when the page is next shown. */
 void           pl_page_refresh         (PlPage        *self);
 /* What a template's <child type="toolbar"> and <child> do, for subclasses
  * built in code. */
@@ -97,8 +112,6 @@ void           pl_page_add_toolbar_child (PlPage      *self,
                                         GtkWidget     *child);
 void           pl_page_set_content     (PlPage        *self,
                                         GtkWidget     *content);
-void           pl_page_set_busy        (PlPage        *self,
-                                        gboolean       busy);
 void           pl_page_show_figure     (PlPage        *self);
 /* The spinner, unless a figure or a message is already shown. */
 void           pl_page_show_loading    (PlPage        *self);
@@ -118,7 +131,8 @@ void           pl_page_show_no_table   (PlPage        *self,
  * flight cancelled and the reason shown (no model, or a rotary model's
  * table, which it does not have). */
 PlModel       *pl_page_begin_layer_question (PlPage   *self);
-/* For a runner's answer: its boxed value, or NULL with ERROR shown. */
+/* For a runner's answer: its boxed value, or NULL with ERROR shown (as
+ * pl_page_show_error with the default title). */
 gpointer       pl_page_answer_or_error (PlPage        *self,
                                         const GValue  *answer,
                                         const GError  *error);

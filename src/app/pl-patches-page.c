@@ -59,17 +59,10 @@ struct _PlPatchesPage
   GtkSpinButton   *rows_spin;
   GtkSpinButton   *cols_spin;
   GtkDropDown     *resample_dropdown;
-  PlFigureView    *figure_view;
   PlFigureView    *resized_view;
 };
 
 G_DEFINE_FINAL_TYPE (PlPatchesPage, pl_patches_page, PL_TYPE_PAGE)
-
-static PlWorkspace *
-get_workspace (PlPatchesPage *self)
-{
-  return pl_page_get_workspace (PL_PAGE (self));
-}
 
 static PlPatchesShow
 get_show (PlPatchesPage *self)
@@ -98,7 +91,7 @@ resizing (PlPatchesPage *self)
 static PlModel *
 get_model (PlPatchesPage *self)
 {
-  PlWorkspace *workspace = get_workspace (self);
+  PlWorkspace *workspace = pl_page_get_workspace (PL_PAGE (self));
 
   return workspace != NULL ? pl_workspace_get_model (workspace) : NULL;
 }
@@ -144,7 +137,7 @@ finish_figure (PlPatchesPage *self,
     /* Translators: figure title: model — what is shown */
     title = g_strdup_printf (_("%s — %s"), name, what);
   /* A distance reverses the colour map, as in the Similarity view: near is bright. */
-  pl_view_style_apply_metric (figure, get_workspace (self), pane->shown_metric);
+  pl_view_style_apply_metric (figure, pl_page_get_workspace (PL_PAGE (self)), pane->shown_metric);
   pl_figure_set_title (figure, title);
   pl_figure_set_axis_labels (figure, _("Patch column"), _("Patch row"));
   pl_figure_set_value_label (figure, pl_enum_label (PL_TYPE_SIMILARITY_METRIC, pane->shown_metric));
@@ -243,39 +236,39 @@ take_answer (PlPatchesPage *self,
 }
 
 static void
-on_answer (gpointer      page,
+on_answer (PlPage       *page,
            const GValue *answer,
            const GError *error)
 {
-  PlPatchesPage *self = page;
+  PlPatchesPage *self = PL_PATCHES_PAGE (page);
 
   take_answer (self, &self->panes[TABLE], answer, error);
 }
 
 static void
-on_resized_answer (gpointer      page,
+on_resized_answer (PlPage       *page,
                    const GValue *answer,
                    const GError *error)
 {
-  PlPatchesPage *self = page;
+  PlPatchesPage *self = PL_PATCHES_PAGE (page);
 
   take_answer (self, &self->panes[RESIZED], answer, error);
 }
 
 static gpointer
-make_grid_question (PlMatrix *table,
-                    gpointer  page)
+make_grid_question (PlPage   *page,
+                    PlMatrix *table)
 {
-  PlPatchesPage *self = page;
+  PlPatchesPage *self = PL_PATCHES_PAGE (page);
 
   return pl_patch_grid_question_new (table, get_model (self), self->panes[TABLE].asked_metric);
 }
 
 static gpointer
-make_resized_question (PlMatrix *table,
-                       gpointer  page)
+make_resized_question (PlPage   *page,
+                       PlMatrix *table)
 {
-  PlPatchesPage *self = page;
+  PlPatchesPage *self = PL_PATCHES_PAGE (page);
   const Pane *resized = &self->panes[RESIZED];
   PlPatchGridQuestion *question = pl_patch_grid_question_new (table, get_model (self), resized->asked_metric);
 
@@ -285,8 +278,8 @@ make_resized_question (PlMatrix *table,
 }
 
 static gpointer
-make_pca_input (PlMatrix *table,
-                gpointer  page)
+make_pca_input (PlPage   *page,
+                PlMatrix *table)
 {
   return pl_matrix_ref (table);
 }
@@ -327,7 +320,6 @@ static void
 ask_resized (PlPatchesPage *self,
              PlModel       *model)
 {
-  PlWorkspace *workspace = get_workspace (self);
   Pane *pane = &self->panes[RESIZED];
   PlGridResample resample = get_resample (self);
   g_autofree char *key = NULL;
@@ -338,14 +330,14 @@ ask_resized (PlPatchesPage *self,
   if (get_show (self) == PL_PATCHES_COLOURS)
     {
       key = pl_resized_pca_question_key (model, pane->rows, pane->cols, resample);
-      pl_page_runner_ask (pane->runner, workspace, key, model, PL_LAYER_TABLE, make_resized_question,
+      pl_page_runner_ask_table (pane->runner, key, model, PL_LAYER_TABLE, make_resized_question,
                           pl_resized_pca_question_run, (GDestroyNotify) pl_patch_grid_question_free,
                           on_resized_answer);
     }
   else
     {
       key = pl_patch_grid_question_key (model, pane->asked_metric, pane->rows, pane->cols, resample);
-      pl_page_runner_ask (pane->runner, workspace, key, model, PL_LAYER_TABLE, make_resized_question,
+      pl_page_runner_ask_table (pane->runner, key, model, PL_LAYER_TABLE, make_resized_question,
                           pl_patch_grid_question_run, (GDestroyNotify) pl_patch_grid_question_free,
                           on_resized_answer);
     }
@@ -355,7 +347,6 @@ static void
 refresh (PlPage *page)
 {
   PlPatchesPage *self = PL_PATCHES_PAGE (page);
-  PlWorkspace *workspace = get_workspace (self);
   PlModel *model = get_model (self);
   Pane *pane = &self->panes[TABLE];
   g_autoptr(GError) error = NULL;
@@ -388,14 +379,14 @@ refresh (PlPage *page)
   if (get_show (self) == PL_PATCHES_COLOURS)
     {
       key = pl_pca_question_key (model, PL_LAYER_TABLE);
-      pl_page_runner_ask (pane->runner, workspace, key, model, PL_LAYER_TABLE,
+      pl_page_runner_ask_table (pane->runner, key, model, PL_LAYER_TABLE,
                           make_pca_input, pl_pca_question_run, (GDestroyNotify) pl_matrix_unref, on_answer);
     }
   else
     {
       pane->asked_metric = get_metric (self);
       key = pl_patch_grid_question_key (model, pane->asked_metric, 0, 0, PL_GRID_RESAMPLE_SIZE);
-      pl_page_runner_ask (pane->runner, workspace, key, model, PL_LAYER_TABLE,
+      pl_page_runner_ask_table (pane->runner, key, model, PL_LAYER_TABLE,
                           make_grid_question, pl_patch_grid_question_run,
                           (GDestroyNotify) pl_patch_grid_question_free, on_answer);
     }
@@ -419,16 +410,10 @@ style_changed (PlPage *page)
 
       if (figure != NULL)
         {
-          pl_view_style_apply_metric (figure, get_workspace (self), pane->shown_metric);
+          pl_view_style_apply_metric (figure, pl_page_get_workspace (PL_PAGE (self)), pane->shown_metric);
           pl_figure_view_invalidate (pane->view);
         }
     }
-}
-
-static PlFigure *
-get_figure (PlPage *page)
-{
-  return pl_figure_view_get_figure (PL_PATCHES_PAGE (page)->figure_view);
 }
 
 static char *
@@ -570,13 +555,6 @@ pl_patches_page_show (PlPatchesPage *self,
 }
 
 GtkWidget *
-pl_patches_page_get_figure_view (PlPatchesPage *self)
-{
-  g_return_val_if_fail (PL_IS_PATCHES_PAGE (self), NULL);
-  return GTK_WIDGET (self->figure_view);
-}
-
-GtkWidget *
 pl_patches_page_get_resized_view (PlPatchesPage *self)
 {
   g_return_val_if_fail (PL_IS_PATCHES_PAGE (self), NULL);
@@ -600,7 +578,6 @@ pl_patches_page_dispose (GObject *object)
       g_clear_pointer (&self->panes[i].similarity, pl_matrix_unref);
       g_clear_pointer (&self->panes[i].pca, pl_pca_unref);
     }
-  g_clear_pointer (&self->panes[RESIZED].runner, pl_page_runner_free);
   self->sized_for = NULL;
   gtk_widget_dispose_template (GTK_WIDGET (self), PL_TYPE_PATCHES_PAGE);
   G_OBJECT_CLASS (pl_patches_page_parent_class)->dispose (object);
@@ -617,7 +594,6 @@ pl_patches_page_class_init (PlPatchesPageClass *klass)
   page_class->follows = PL_PAGE_FOLLOWS_MODEL;
   page_class->refresh = refresh;
   page_class->style_changed = style_changed;
-  page_class->get_figure = get_figure;
   page_class->get_export_name = get_export_name;
 
   g_type_ensure (PL_TYPE_FIGURE_PAIR);
@@ -631,7 +607,6 @@ pl_patches_page_class_init (PlPatchesPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PlPatchesPage, rows_spin);
   gtk_widget_class_bind_template_child (widget_class, PlPatchesPage, cols_spin);
   gtk_widget_class_bind_template_child (widget_class, PlPatchesPage, resample_dropdown);
-  gtk_widget_class_bind_template_child (widget_class, PlPatchesPage, figure_view);
   gtk_widget_class_bind_template_child (widget_class, PlPatchesPage, resized_view);
   gtk_widget_class_bind_template_callback (widget_class, on_show_changed);
   gtk_widget_class_bind_template_callback (widget_class, on_metric_changed);
@@ -645,10 +620,10 @@ pl_patches_page_init (PlPatchesPage *self)
 {
   self->setting_spins = TRUE;
   gtk_widget_init_template (GTK_WIDGET (self));
-  self->panes[TABLE].view = self->figure_view;
+  self->panes[TABLE].view = pl_page_get_figure_view (PL_PAGE (self));
   self->panes[TABLE].runner = pl_page_get_runner (PL_PAGE (self));
   self->panes[RESIZED].view = self->resized_view;
-  self->panes[RESIZED].runner = pl_page_runner_new (self, NULL);
+  self->panes[RESIZED].runner = pl_page_add_runner (PL_PAGE (self));
   for (guint i = 0; i < G_N_ELEMENTS (self->panes); i++)
     self->panes[i].focus = -1;
   gtk_spin_button_set_range (self->rows_spin, 1, MAX_RESIZED_SIDE);

@@ -32,8 +32,7 @@ void       pl_patches_page_set_resize         (PlPatchesPage      *self,
                                                guint               rows,
                                                guint               cols,
                                                PlGridResample      resample);
-/* The widget the figure is drawn in, and the one of the resized table. */
-GtkWidget *pl_patches_page_get_figure_view    (PlPatchesPage *self);
+/* The widget the resized table is drawn in (the table's: pl_page_get_figure_view). */
 GtkWidget *pl_patches_page_get_resized_view   (PlPatchesPage *self);
 /* The patch whose map is shown large (a click on it), or -1 for the grid. */
 int        pl_patches_page_get_focus          (PlPatchesPage *self);

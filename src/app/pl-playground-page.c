@@ -56,12 +56,6 @@ struct _PlPlaygroundPage
 
 G_DEFINE_FINAL_TYPE (PlPlaygroundPage, pl_playground_page, PL_TYPE_PAGE)
 
-static PlWorkspace *
-get_workspace (PlPlaygroundPage *self)
-{
-  return pl_page_get_workspace (PL_PAGE (self));
-}
-
 typedef struct
 {
   PlPlaygroundKind kind;
@@ -208,7 +202,7 @@ show_curves (PlPlaygroundPage *self,
   g_autoptr(PlFigure) lines = NULL;
   g_autofree char *title = NULL;
 
-  pl_view_style_apply (heatmap, get_workspace (self));
+  pl_view_style_apply (heatmap, pl_page_get_workspace (PL_PAGE (self)));
   if (kind == PL_PLAYGROUND_ROPE)
     {
       const char *names[] = { _("Score, q = k = 1"), _("RoFormer’s bound") };
@@ -234,7 +228,7 @@ show_curves (PlPlaygroundPage *self,
       pl_figure_set_title (lines, _("Each head’s bias by distance"));
       pl_figure_set_axis_labels (lines, _("Distance |i − j|"), _("Bias −m·d"));
     }
-  pl_view_style_apply (lines, get_workspace (self));
+  pl_view_style_apply (lines, pl_page_get_workspace (PL_PAGE (self)));
   pl_figure_view_set_figure (self->heatmap_view, heatmap, heatmap_values->cols, heatmap_values->rows);
   pl_figure_view_set_figure (self->trajectory_view, lines, 0, 0);
   g_clear_pointer (&self->matrix, pl_matrix_unref);
@@ -264,11 +258,11 @@ show_grid (PlPlaygroundPage *self,
   colours = pl_figure_new_grid_colors (rgb, side, side, explained);
   /* Translators: the 2-D playground: grid rows × columns × width, base */
   title = g_strdup_printf (_("2-D sine–cosine %u × %u × %u, base %.0f"), side, side, self->grid_width, get_base (self));
-  pl_view_style_apply (grid, get_workspace (self));
+  pl_view_style_apply (grid, pl_page_get_workspace (PL_PAGE (self)));
   pl_figure_set_title (grid, title);
   pl_figure_set_axis_labels (grid, _("Patch column"), _("Patch row"));
   pl_figure_set_value_label (grid, pl_enum_label (PL_TYPE_SIMILARITY_METRIC, PL_SIMILARITY_COSINE));
-  pl_view_style_apply (colours, get_workspace (self));
+  pl_view_style_apply (colours, pl_page_get_workspace (PL_PAGE (self)));
   pl_figure_set_title (colours, _("first three principal components as colours"));
   pl_figure_set_axis_labels (colours, _("Patch column"), _("Patch row"));
   pl_figure_view_set_figure (self->heatmap_view, grid, 0, 0);
@@ -320,7 +314,7 @@ show_answer (PlPlaygroundPage *self,
                            (guint) gtk_spin_button_get_value (self->length_spin),
                            (guint) gtk_spin_button_get_value (self->width_spin), get_base (self));
   pl_figure_set_range (heatmap, -1, 1);
-  pl_view_style_apply (heatmap, get_workspace (self));
+  pl_view_style_apply (heatmap, pl_page_get_workspace (PL_PAGE (self)));
   pl_figure_set_title (heatmap, title);
   pl_figure_set_value_label (heatmap, pl_enum_label (PL_TYPE_SIMILARITY_METRIC, PL_SIMILARITY_COSINE));
   pl_figure_view_set_figure (self->heatmap_view, heatmap, cosine->cols, cosine->rows);
@@ -328,7 +322,7 @@ show_answer (PlPlaygroundPage *self,
   if (projection->cols >= 2)
     {
       trajectory = pl_figure_new_trajectory (projection, 0, explained, 0, 1);
-      pl_view_style_apply (trajectory, get_workspace (self));
+      pl_view_style_apply (trajectory, pl_page_get_workspace (PL_PAGE (self)));
       pl_figure_set_title (trajectory, _("First two principal components"));
       pl_figure_set_value_label (trajectory, _("Position"));
     }
@@ -341,31 +335,19 @@ show_answer (PlPlaygroundPage *self,
 }
 
 static void
-compute_done (GObject      *object,
-              GAsyncResult *result,
-              gpointer      user_data)
+on_answer (PlPage       *page,
+           const GValue *answer,
+           const GError *error)
 {
-  g_autoptr(PlPlaygroundPage) self = user_data;
-  g_autoptr(GError) error = NULL;
-  const GValue *answer = pl_analysis_cache_run_finish (PL_ANALYSIS_CACHE (object), result, &error);
+  PlPlaygroundPage *self = PL_PLAYGROUND_PAGE (page);
 
-  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) || get_workspace (self) == NULL)
-    return;
-  pl_page_stop_work (PL_PAGE (self));
-  pl_page_set_busy (PL_PAGE (self), FALSE);
   if (answer == NULL)
     {
-      g_warning ("The playground failed: %s", error->message);
+      pl_page_show_error (page, _("Cannot Show This Encoding"), error);
       return;
     }
   show_answer (self, self->asked, g_value_get_boxed (answer));
-}
-
-static void
-stop (PlPlaygroundPage *self)
-{
-  pl_page_stop_work (PL_PAGE (self));
-  pl_page_set_busy (PL_PAGE (self), FALSE);
+  pl_page_show_figure (page);
 }
 
 /* The knobs a kind has, and what they mean for it. */
@@ -415,7 +397,6 @@ static void
 refresh (PlPage *page)
 {
   PlPlaygroundPage *self = PL_PLAYGROUND_PAGE (page);
-  PlAnalysisCache *cache;
   g_autofree char *key = NULL;
   g_autofree char *base_text = NULL;
   PlPlaygroundKind kind = get_kind (self);
@@ -424,13 +405,12 @@ refresh (PlPage *page)
   base_text = g_strdup_printf ("%.0f", get_base (self));
   gtk_label_set_text (self->base_label, base_text);
   sync_controls (self, kind);
-  if (get_workspace (self) == NULL)
+  if (pl_page_get_workspace (PL_PAGE (self)) == NULL)
     return;
 
-  stop (self);
-  cache = pl_workspace_get_cache (get_workspace (self));
+  pl_page_stop (page);
   /* The knobs make endless questions: keep no answers but the next. */
-  pl_analysis_cache_forget (cache, "playground/");
+  pl_analysis_cache_forget (pl_workspace_get_cache (pl_page_get_workspace (PL_PAGE (self))), "playground/");
 
   spec = g_new0 (Spec, 1);
   spec->kind = kind;
@@ -446,9 +426,7 @@ refresh (PlPage *page)
   key = g_strdup_printf ("playground/%d/%u/%u/%g", kind, spec->length, spec->width, spec->base);
   self->asked = kind;
 
-  pl_page_set_busy (page, TRUE);
-  pl_analysis_cache_run_async (cache, key, compute, spec, g_free, NULL, NULL,
-                               pl_page_start_work (page), compute_done, g_object_ref (self));
+  pl_page_runner_ask (pl_page_get_runner (page), key, compute, spec, g_free, on_answer);
 }
 
 void
@@ -582,15 +560,9 @@ style_changed (PlPage *page)
   for (guint i = 0; i < G_N_ELEMENTS (views); i++)
     if (pl_figure_view_get_figure (views[i]) != NULL)
       {
-        pl_view_style_apply (pl_figure_view_get_figure (views[i]), get_workspace (self));
+        pl_view_style_apply (pl_figure_view_get_figure (views[i]), pl_page_get_workspace (PL_PAGE (self)));
         pl_figure_view_invalidate (views[i]);
       }
-}
-
-static PlFigure *
-get_figure (PlPage *page)
-{
-  return pl_figure_view_get_figure (PL_PLAYGROUND_PAGE (page)->heatmap_view);
 }
 
 static char *
@@ -632,7 +604,6 @@ pl_playground_page_class_init (PlPlaygroundPageClass *klass)
   object_class->dispose = pl_playground_page_dispose;
   page_class->refresh = refresh;
   page_class->style_changed = style_changed;
-  page_class->get_figure = get_figure;
   page_class->get_export_name = get_export_name;
 
   g_type_ensure (PL_TYPE_FIGURE_PAIR);

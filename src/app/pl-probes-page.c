@@ -37,16 +37,9 @@ struct _PlProbesPage
   GtkButton      *run_button;
   GtkLabel       *status_label;
   GtkLabel       *note_label;
-  PlFigureView   *figure_view;
 };
 
 G_DEFINE_FINAL_TYPE (PlProbesPage, pl_probes_page, PL_TYPE_PAGE)
-
-static PlWorkspace *
-get_workspace (PlProbesPage *self)
-{
-  return pl_page_get_workspace (PL_PAGE (self));
-}
 
 typedef struct
 {
@@ -84,7 +77,8 @@ enum
 static guint
 get_repeats (PlProbesPage *self)
 {
-  GSettings *settings = get_workspace (self) ? pl_workspace_get_settings (get_workspace (self)) : NULL;
+  PlWorkspace *workspace = pl_page_get_workspace (PL_PAGE (self));
+  GSettings *settings = workspace ? pl_workspace_get_settings (workspace) : NULL;
 
   return settings ? (guint) g_settings_get_int (settings, "probe-repeats") : PL_PROBE_DEFAULT_REPEATS;
 }
@@ -205,7 +199,6 @@ update_note (PlProbesPage *self,
     gtk_widget_remove_css_class (GTK_WIDGET (self->note_label), "warning");
 }
 
-static void set_running (PlProbesPage *self, gboolean running);
 static void probe_next (PlProbesPage *self);
 static void on_parameters_changed (PlProbesPage *self);
 
@@ -218,18 +211,19 @@ rebuild (PlProbesPage *self)
   g_autoptr(PlFigure) figure = NULL;
   gboolean grids = FALSE;
   g_autoptr(GString) few_pairs = g_string_new (NULL);
+  PlWorkspace *workspace = pl_page_get_workspace (PL_PAGE (self));
   GListModel *models;
   guint n;
 
-  if (get_workspace (self) == NULL)
+  if (workspace == NULL)
     return;
-  if (!self->follows_repeats && pl_workspace_get_settings (get_workspace (self)) != NULL)
+  if (!self->follows_repeats && pl_workspace_get_settings (workspace) != NULL)
     {
-      g_signal_connect_object (pl_workspace_get_settings (get_workspace (self)), "changed::probe-repeats",
+      g_signal_connect_object (pl_workspace_get_settings (workspace), "changed::probe-repeats",
                                G_CALLBACK (on_parameters_changed), self, G_CONNECT_SWAPPED);
       self->follows_repeats = TRUE;
     }
-  models = pl_workspace_get_models (get_workspace (self));
+  models = pl_workspace_get_models (workspace);
   n = g_list_model_get_n_items (models);
   for (guint i = 0; i < n && !grids; i++)
     {
@@ -248,7 +242,7 @@ rebuild (PlProbesPage *self)
       g_autoptr(PlModel) model = g_list_model_get_item (models, i);
       g_autofree char *key = answer_key (self, model);
       g_autofree char *name = pl_workspace_table_name (model);
-      const GValue *answer = pl_analysis_cache_lookup (pl_workspace_get_cache (get_workspace (self)), key);
+      const GValue *answer = pl_analysis_cache_lookup (pl_workspace_get_cache (workspace), key);
       double values[6] = { NAN, NAN, NAN, NAN, NAN, NAN };
       double half_widths[6] = { NAN, NAN, NAN, NAN, NAN, NAN };
 
@@ -273,23 +267,20 @@ rebuild (PlProbesPage *self)
       pl_figure_add_row_with_intervals (figure, name, values, half_widths);
     }
   update_note (self, few_pairs->len ? few_pairs->str : NULL);
-  pl_view_style_apply (figure, get_workspace (self));
+  pl_view_style_apply (figure, workspace);
   pl_figure_set_title (figure, _("Probes of the position tables"));
-  pl_figure_view_set_figure (self->figure_view, figure, 0, 0);
+  pl_figure_view_set_figure (pl_page_get_figure_view (PL_PAGE (self)), figure, 0, 0);
 }
 
 
+/* An answer, or why there is none, for the model probed; then the next. */
 static void
-answer_done (GObject      *object,
-             GAsyncResult *result,
-             gpointer      user_data)
+on_answer (PlPage       *page,
+           const GValue *answer,
+           const GError *error)
 {
-  g_autoptr(PlProbesPage) self = user_data;
-  g_autoptr(GError) error = NULL;
-  const GValue *answer = pl_analysis_cache_run_finish (PL_ANALYSIS_CACHE (object), result, &error);
+  PlProbesPage *self = PL_PROBES_PAGE (page);
 
-  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) || get_workspace (self) == NULL)
-    return;
   if (answer == NULL)
     {
       g_autofree char *sentence = pl_error_sentence (error->message);
@@ -301,55 +292,37 @@ answer_done (GObject      *object,
   probe_next (self);
 }
 
-/* Runs the probes of MODEL on TABLE (taken), or on the paper's rows of
- * MODEL when TABLE is NULL. */
-static void
-ask (PlProbesPage *self,
-     PlModel      *model,
-     PlMatrix     *table)
+static Question *
+question_new (PlProbesPage *self,
+              PlModel      *model,
+              PlMatrix     *table)
 {
-  g_autofree char *key = answer_key (self, model);
   Question *q = g_new0 (Question, 1);
 
   q->model = g_object_ref (model);
-  q->table = table;
+  q->table = table ? pl_matrix_ref (table) : NULL;
   q->n_repeats = get_repeats (self);
   get_options (self, &q->options);
-  pl_analysis_cache_run_async (pl_workspace_get_cache (get_workspace (self)), key, run_probes,
-                               q, (GDestroyNotify) question_free, NULL, NULL,
-                               pl_page_get_work (PL_PAGE (self)), answer_done, g_object_ref (self));
+  return q;
 }
 
-static void
-table_done (GObject      *object,
-            GAsyncResult *result,
-            gpointer      user_data)
+static gpointer
+make_question (PlPage   *page,
+               PlMatrix *table)
 {
-  g_autoptr(PlProbesPage) self = user_data;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(PlMatrix) table = pl_workspace_get_table_finish (PL_WORKSPACE (object), result, &error);
-  g_autoptr(PlModel) model = NULL;
+  PlProbesPage *self = PL_PROBES_PAGE (page);
+  PlWorkspace *workspace = pl_page_get_workspace (page);
+  g_autoptr(PlModel) model = g_list_model_get_item (pl_workspace_get_models (workspace), self->next);
 
-  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) || get_workspace (self) == NULL)
-    return;
-  if (table == NULL)
-    {
-      g_autofree char *sentence = pl_error_sentence (error->message);
-
-      gtk_label_set_text (self->status_label, sentence);
-      self->next++;
-      probe_next (self);
-      return;
-    }
-  model = g_list_model_get_item (pl_workspace_get_models (get_workspace (self)), self->next);
-  ask (self, model, g_steal_pointer (&table));
+  return question_new (self, model, table);
 }
 
 /* Probes the next model without an answer, or stops at the end of the list. */
 static void
 probe_next (PlProbesPage *self)
 {
-  GListModel *models = pl_workspace_get_models (get_workspace (self));
+  GListModel *models = pl_workspace_get_models (pl_page_get_workspace (PL_PAGE (self)));
+  PlPageRunner *runner = pl_page_get_runner (PL_PAGE (self));
   guint n = g_list_model_get_n_items (models);
 
   for (; self->next < n; self->next++)
@@ -358,35 +331,32 @@ probe_next (PlProbesPage *self)
       g_autofree char *key = answer_key (self, model);
       g_autofree char *status = NULL;
 
-      if (pl_analysis_cache_lookup (pl_workspace_get_cache (get_workspace (self)), key))
+      if (pl_analysis_cache_lookup (pl_workspace_get_cache (pl_page_get_workspace (PL_PAGE (self))), key))
         continue;
       /* Translators: progress of the probes, e.g. "Probing mini-bert (2 of 4)…" */
       status = g_strdup_printf (_("Probing %s (%u of %u)…"), pl_model_get_name (model), self->next + 1, n);
       gtk_label_set_text (self->status_label, status);
+      /* The paper's protocol reads the rows PE-Study's code took, on the worker. */
       if (pl_drop_down_get_value (self->folds_dropdown) == PL_PROBE_PAPER &&
           pl_workspace_table_layer (model) == PL_LAYER_TABLE)
-        ask (self, model, NULL);
+        pl_page_runner_ask (runner, key, run_probes, question_new (self, model, NULL),
+                            (GDestroyNotify) question_free, on_answer);
       else
-        pl_workspace_get_table_async (get_workspace (self), model, pl_workspace_table_layer (model),
-                                      pl_page_get_work (PL_PAGE (self)), table_done, g_object_ref (self));
+        pl_page_runner_ask_table (runner, key, model, pl_workspace_table_layer (model), make_question,
+                                  run_probes, (GDestroyNotify) question_free, on_answer);
       return;
     }
-  set_running (self, FALSE);
 }
 
+/* Run while nothing runs; a "Probing …" line goes when the run ends. */
 static void
-set_running (PlProbesPage *self,
-             gboolean      running)
+on_busy_changed (PlProbesPage *self)
 {
-  if (!running)
-    {
-      pl_page_stop_work (PL_PAGE (self));
-      if (g_strcmp0 (gtk_label_get_text (self->status_label), "") != 0 &&
-          g_str_has_suffix (gtk_label_get_text (self->status_label), "…"))
-        gtk_label_set_text (self->status_label, "");
-    }
-  pl_page_set_busy (PL_PAGE (self), running);
-  gtk_widget_set_sensitive (GTK_WIDGET (self->run_button), !running);
+  gboolean busy = pl_page_get_busy (PL_PAGE (self));
+
+  gtk_widget_set_sensitive (GTK_WIDGET (self->run_button), !busy);
+  if (!busy && g_str_has_suffix (gtk_label_get_text (self->status_label), "…"))
+    gtk_label_set_text (self->status_label, "");
 }
 
 void
@@ -394,11 +364,9 @@ pl_probes_page_run (PlProbesPage *self)
 {
   g_return_if_fail (PL_IS_PROBES_PAGE (self));
 
-  if (get_workspace (self) == NULL || pl_page_get_work (PL_PAGE (self)) != NULL)
+  if (pl_page_get_workspace (PL_PAGE (self)) == NULL || pl_page_get_busy (PL_PAGE (self)))
     return;
-  pl_page_start_work (PL_PAGE (self));
   self->next = 0;
-  set_running (self, TRUE);
   probe_next (self);
 }
 
@@ -408,7 +376,8 @@ find_answer (PlProbesPage *self,
              PlModel      *model)
 {
   g_autofree char *key = answer_key (self, model);
-  const GValue *answer = pl_analysis_cache_lookup (pl_workspace_get_cache (get_workspace (self)), key);
+  PlWorkspace *workspace = pl_page_get_workspace (PL_PAGE (self));
+  const GValue *answer = pl_analysis_cache_lookup (pl_workspace_get_cache (workspace), key);
 
   return answer != NULL ? g_value_get_boxed (answer) : NULL;
 }
@@ -518,7 +487,7 @@ static void
 on_parameters_changed (PlProbesPage *self)
 {
   /* Other options are other questions: stop, and show what is known for them. */
-  set_running (self, FALSE);
+  pl_page_stop (PL_PAGE (self));
   pl_page_refresh (PL_PAGE (self));
 }
 
@@ -533,17 +502,11 @@ static void
 workspace_changed (PlPage *page)
 {
   PlProbesPage *self = PL_PROBES_PAGE (page);
-  GSettings *settings = pl_workspace_get_settings (get_workspace (self));
+  GSettings *settings = pl_workspace_get_settings (pl_page_get_workspace (PL_PAGE (self)));
 
   if (settings != NULL)
     pl_settings_bind_enum (settings, "probe-protocol", self->folds_dropdown,
                            ADW_ENUM_LIST_MODEL (gtk_drop_down_get_model (self->folds_dropdown)));
-}
-
-static PlFigure *
-get_figure (PlPage *page)
-{
-  return pl_figure_view_get_figure (PL_PROBES_PAGE (page)->figure_view);
 }
 
 static char *
@@ -573,7 +536,6 @@ pl_probes_page_class_init (PlProbesPageClass *klass)
   page_class->refresh = refresh;
   page_class->workspace_changed = workspace_changed;
   page_class->style_changed = refresh;
-  page_class->get_figure = get_figure;
   page_class->get_export_name = get_export_name;
 
   g_type_ensure (PL_TYPE_FIGURE_VIEW);
@@ -584,7 +546,6 @@ pl_probes_page_class_init (PlProbesPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PlProbesPage, run_button);
   gtk_widget_class_bind_template_child (widget_class, PlProbesPage, status_label);
   gtk_widget_class_bind_template_child (widget_class, PlProbesPage, note_label);
-  gtk_widget_class_bind_template_child (widget_class, PlProbesPage, figure_view);
   gtk_widget_class_bind_template_callback (widget_class, on_run_clicked);
   gtk_widget_class_bind_template_callback (widget_class, on_parameters_changed);
   gtk_widget_class_bind_template_callback (widget_class, on_pairs_output);
@@ -596,6 +557,7 @@ pl_probes_page_init (PlProbesPage *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
   pl_drop_down_set_enum (self->folds_dropdown, PL_TYPE_PROBE_PROTOCOL);
+  g_signal_connect (self, "notify::busy", G_CALLBACK (on_busy_changed), NULL);
   /* The table lists every model, with or without answers yet. */
   pl_page_show_figure (PL_PAGE (self));
 }

@@ -3,8 +3,10 @@
 
 #include <string.h>
 
+#include "pl-attention-stats.h"
 #include "pl-grid.h"
 #include "pl-questions.h"
+#include "pl-rope-profile.h"
 
 char *
 pl_similarity_question_key (PlModel            *model,
@@ -192,5 +194,126 @@ pl_pca_question_run (PlAnalysisJob  *job,
     return FALSE;
   g_value_init (result, PL_TYPE_PCA);
   g_value_take_boxed (result, pca);
+  return TRUE;
+}
+
+gpointer
+pl_forward_question_make (PlPage        *page,
+                          PlModel       *model,
+                          PlTransformer *transformer)
+{
+  PlForwardQuestion *question = g_new0 (PlForwardQuestion, 1);
+
+  question->transformer = g_object_ref (transformer);
+  question->length = pl_workspace_sample_length (model);
+  return question;
+}
+
+void
+pl_forward_question_free (PlForwardQuestion *question)
+{
+  g_clear_object (&question->transformer);
+  g_free (question);
+}
+
+char *
+pl_attention_stats_question_key (PlModel *model)
+{
+  return g_strdup_printf ("attention-stats/%s/%u/%u/%u", pl_workspace_model_key (model), PL_FORWARD_SEQUENCES,
+                          PL_FORWARD_SEED, pl_workspace_sample_length (model));
+}
+
+gboolean
+pl_attention_stats_question_run (PlAnalysisJob  *job,
+                                 gpointer        data,
+                                 GValue         *result,
+                                 GError        **error)
+{
+  PlForwardQuestion *question = data;
+  PlAttentionStats *stats;
+
+  stats = pl_attention_stats_compute (question->transformer, PL_FORWARD_SEQUENCES, question->length,
+                                      PL_FORWARD_SEED, pl_analysis_job_get_cancellable (job),
+                                      (PlProgressFunc) pl_analysis_job_set_progress, job, error);
+  if (stats == NULL)
+    return FALSE;
+  g_value_init (result, PL_TYPE_ATTENTION_STATS);
+  g_value_take_boxed (result, stats);
+  return TRUE;
+}
+
+char *
+pl_rope_profile_question_key (PlModel *model)
+{
+  return g_strdup_printf ("rope-profile/%s/%u/%u/%u", pl_workspace_model_key (model), PL_FORWARD_SEQUENCES,
+                          PL_FORWARD_SEED, pl_workspace_sample_length (model));
+}
+
+gboolean
+pl_rope_profile_question_run (PlAnalysisJob  *job,
+                              gpointer        data,
+                              GValue         *result,
+                              GError        **error)
+{
+  PlForwardQuestion *question = data;
+  PlRopeProfile *profile;
+
+  profile = pl_rope_profile_compute (question->transformer, PL_FORWARD_SEQUENCES, question->length,
+                                     PL_FORWARD_SEED, pl_analysis_job_get_cancellable (job),
+                                     (PlProgressFunc) pl_analysis_job_set_progress, job, error);
+  if (profile == NULL)
+    return FALSE;
+  g_value_init (result, PL_TYPE_ROPE_PROFILE);
+  g_value_take_boxed (result, profile);
+  return TRUE;
+}
+
+char *
+pl_position_only_question_key (PlModel *model)
+{
+  return g_strdup_printf ("position-only/%s", pl_workspace_model_key (model));
+}
+
+gpointer
+pl_position_only_question_make (PlPage        *page,
+                                PlModel       *model,
+                                PlTransformer *transformer)
+{
+  return g_object_ref (transformer);
+}
+
+gboolean
+pl_position_only_question_run (PlAnalysisJob  *job,
+                               gpointer        transformer,
+                               GValue         *result,
+                               GError        **error)
+{
+  PlMatrix *term = pl_attention_position_only (PL_TRANSFORMER (transformer), 0, error);
+
+  if (term == NULL)
+    return FALSE;
+  g_value_init (result, PL_TYPE_MATRIX);
+  g_value_take_boxed (result, term);
+  return TRUE;
+}
+
+char *
+pl_file_stats_question_key (PlModel *model)
+{
+  return g_strdup_printf ("attention-stats/%s/file", pl_workspace_model_key (model));
+}
+
+gboolean
+pl_file_stats_question_run (PlAnalysisJob  *job,
+                            gpointer        model,
+                            GValue         *result,
+                            GError        **error)
+{
+  PlAttentionStats *stats = pl_attention_stats_new_from_file (pl_model_get_activations (PL_MODEL (model)), error);
+
+  if (stats == NULL)
+    return FALSE;
+  g_value_init (result, PL_TYPE_ATTENTION_STATS);
+  g_value_take_boxed (result, stats);
   return TRUE;
 }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "pl-grid.h"
+#include "pl-page-runner.h"
 #include "pl-pca.h"
 #include "pl-similarity.h"
 #include "pl-workspace.h"
@@ -87,6 +88,53 @@ char                 *pl_pca_question_key         (PlModel             *model,
 /* A PlAnalysisFunc on a PlMatrix table: the answer is a PlPca of up to 16 components. */
 gboolean              pl_pca_question_run         (PlAnalysisJob       *job,
                                                    gpointer             table,
+                                                   GValue              *result,
+                                                   GError             **error);
+
+/* What views measure on a model's forward passes over random inputs
+ * (PL_FORWARD_SEQUENCES of pl_workspace_sample_length tokens each, seed
+ * PL_FORWARD_SEED): the attention statistics (a PlAttentionStats, with
+ * progress) and a rotary model's query and key norms per plane (a
+ * PlRopeProfile, with progress). MAKE is a PlPageForwardInputFunc. */
+#define PL_FORWARD_SEQUENCES 8
+#define PL_FORWARD_SEED      1
+
+typedef struct
+{
+  PlTransformer *transformer;
+  guint          length;
+} PlForwardQuestion;
+
+gpointer              pl_forward_question_make    (PlPage              *page,
+                                                   PlModel             *model,
+                                                   PlTransformer       *transformer);
+void                  pl_forward_question_free    (PlForwardQuestion   *question);
+char                 *pl_attention_stats_question_key (PlModel         *model);
+gboolean              pl_attention_stats_question_run (PlAnalysisJob   *job,
+                                                       gpointer         question,
+                                                       GValue          *result,
+                                                       GError         **error);
+char                 *pl_rope_profile_question_key (PlModel            *model);
+gboolean              pl_rope_profile_question_run (PlAnalysisJob      *job,
+                                                    gpointer            question,
+                                                    GValue             *result,
+                                                    GError            **error);
+/* The first layer's attention from the position vectors alone (a
+ * PlMatrix, [heads × T, T]), from the weights; MAKE is a
+ * PlPageForwardInputFunc giving the transformer. */
+char                 *pl_position_only_question_key  (PlModel          *model);
+gpointer              pl_position_only_question_make (PlPage           *page,
+                                                      PlModel          *model,
+                                                      PlTransformer    *transformer);
+gboolean              pl_position_only_question_run  (PlAnalysisJob    *job,
+                                                      gpointer          transformer,
+                                                      GValue           *result,
+                                                      GError          **error);
+/* The attention statistics an activations file holds; the input is the
+ * PlModel (a reference, freed with g_object_unref). */
+char                 *pl_file_stats_question_key  (PlModel             *model);
+gboolean              pl_file_stats_question_run  (PlAnalysisJob       *job,
+                                                   gpointer             model,
                                                    GValue              *result,
                                                    GError             **error);
 

@@ -6,6 +6,7 @@
 
 #include "pl-enum-labels.h"
 #include "pl-figure-view.h"
+#include "pl-questions.h"
 #include "pl-rope-profile.h"
 #include "pl-rotary-page.h"
 #include "pl-view-style.h"
@@ -15,9 +16,6 @@
  * 2-D rotary plane, fastest plane first. One profile per model holds every
  * layer, computed once on a worker over random inputs with a progress bar,
  * or read from an activations file, which recorded it over its inputs. */
-
-#define PROFILE_SEQUENCES 8
-#define PROFILE_SEED      1
 
 struct _PlRotaryPage
 {
@@ -31,23 +29,15 @@ struct _PlRotaryPage
   GtkStringList   *layer_names;
   GtkDropDown     *layer_dropdown;
   GtkToggleButton *keys_button;
-  GtkProgressBar  *progress;
-  PlFigureView    *figure_view;
 };
 
 G_DEFINE_FINAL_TYPE (PlRotaryPage, pl_rotary_page, PL_TYPE_PAGE)
-
-static PlWorkspace *
-get_workspace (PlRotaryPage *self)
-{
-  return pl_page_get_workspace (PL_PAGE (self));
-}
 
 /* The layer shown, 0-based. */
 static guint
 get_layer (PlRotaryPage *self)
 {
-  return pl_workspace_get_layer_index (get_workspace (self), 0);
+  return pl_workspace_get_layer_index (pl_page_get_workspace (PL_PAGE (self)), 0);
 }
 
 static gboolean
@@ -69,15 +59,16 @@ redraw (PlRotaryPage *self)
   self->shown = pl_rope_profile_get_layer (self->profile, layer, showing_keys (self));
   figure = pl_figure_new_rotary_norms (self->shown, pl_model_get_name (pl_page_get_model (PL_PAGE (self))),
                                        layer + 1, showing_keys (self));
-  pl_view_style_apply (figure, get_workspace (self));
-  pl_figure_view_set_figure (self->figure_view, figure, self->shown->cols, self->shown->rows);
+  pl_view_style_apply (figure, pl_page_get_workspace (PL_PAGE (self)));
+  pl_figure_view_set_figure (pl_page_get_figure_view (PL_PAGE (self)), figure, self->shown->cols,
+                             self->shown->rows);
   pl_page_show_figure (PL_PAGE (self));
 }
 
 static void
 sync_layers (PlRotaryPage *self)
 {
-  guint n_layers = pl_workspace_get_n_layers (get_workspace (self));
+  guint n_layers = pl_workspace_get_n_layers (pl_page_get_workspace (PL_PAGE (self)));
 
   self->updating = TRUE;
   pl_string_list_set_layers (self->layer_names, n_layers);
@@ -87,101 +78,20 @@ sync_layers (PlRotaryPage *self)
 }
 
 static void
-stop (PlRotaryPage *self)
+on_profile (PlPage       *page,
+            const GValue *answer,
+            const GError *error)
 {
-  pl_page_stop_work (PL_PAGE (self));
-  gtk_widget_set_visible (GTK_WIDGET (self->progress), FALSE);
-}
+  PlRotaryPage *self = PL_ROTARY_PAGE (page);
 
-static void
-set_progress (double   fraction,
-              gpointer data)
-{
-  gtk_progress_bar_set_fraction (PL_ROTARY_PAGE (data)->progress, fraction);
-}
-
-typedef struct
-{
-  PlTransformer *transformer;
-  guint          length;
-} ProfileInput;
-
-static void
-profile_input_free (ProfileInput *input)
-{
-  g_object_unref (input->transformer);
-  g_free (input);
-}
-
-static gboolean
-compute_profile (PlAnalysisJob  *job,
-                 gpointer        data,
-                 GValue         *result,
-                 GError        **error)
-{
-  ProfileInput *input = data;
-  PlRopeProfile *profile;
-
-  profile = pl_rope_profile_compute (input->transformer, PROFILE_SEQUENCES, input->length, PROFILE_SEED,
-                                     pl_analysis_job_get_cancellable (job),
-                                     (PlProgressFunc) pl_analysis_job_set_progress, job, error);
-  if (profile == NULL)
-    return FALSE;
-  g_value_init (result, PL_TYPE_ROPE_PROFILE);
-  g_value_take_boxed (result, profile);
-  return TRUE;
-}
-
-static void
-profile_done (GObject      *object,
-              GAsyncResult *result,
-              gpointer      user_data)
-{
-  g_autoptr(PlRotaryPage) self = user_data;
-  g_autoptr(GError) error = NULL;
-  const GValue *answer = pl_analysis_cache_run_finish (PL_ANALYSIS_CACHE (object), result, &error);
-
-  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) || get_workspace (self) == NULL)
-    return;
-  stop (self);
   if (answer == NULL)
     {
-      pl_page_show_error (PL_PAGE (self), _("Cannot Run This Model"), error);
+      pl_page_show_error (page, _("Cannot Run This Model"), error);
       return;
     }
   g_clear_pointer (&self->profile, pl_rope_profile_unref);
   self->profile = pl_rope_profile_ref (g_value_get_boxed (answer));
   redraw (self);
-}
-
-static void
-transformer_done (GObject      *object,
-                  GAsyncResult *result,
-                  gpointer      user_data)
-{
-  g_autoptr(PlRotaryPage) self = user_data;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(PlTransformer) transformer = pl_workspace_get_transformer_finish (PL_WORKSPACE (object), result, &error);
-  PlModel *model = pl_page_get_model (PL_PAGE (self));
-  ProfileInput *input;
-  g_autofree char *key = NULL;
-
-  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) || get_workspace (self) == NULL)
-    return;
-  if (transformer == NULL)
-    {
-      stop (self);
-      pl_page_show_error (PL_PAGE (self), _("Cannot Run This Model"), error);
-      return;
-    }
-  input = g_new0 (ProfileInput, 1);
-  input->transformer = g_steal_pointer (&transformer);
-  input->length = pl_workspace_sample_length (model);
-  key = g_strdup_printf ("rope-profile/%s/%u/%u/%u", pl_workspace_model_key (model), PROFILE_SEQUENCES,
-                         PROFILE_SEED, input->length);
-  pl_analysis_cache_run_async (pl_workspace_get_cache (get_workspace (self)), key, compute_profile, input,
-                               (GDestroyNotify) profile_input_free, set_progress, self,
-                               pl_page_get_work (PL_PAGE (self)), profile_done, g_object_ref (self));
 }
 
 /* An activations file recorded the norms over its own inputs. */
@@ -211,20 +121,21 @@ static void
 refresh (PlPage *page)
 {
   PlRotaryPage *self = PL_ROTARY_PAGE (page);
-  PlModel *model = pl_workspace_get_model (get_workspace (self));
+  PlModel *model = pl_workspace_get_model (pl_page_get_workspace (page));
+  g_autofree char *key = NULL;
 
   sync_layers (self);
-  if (model == pl_page_get_model (PL_PAGE (self)) && self->profile != NULL)
+  if (model == pl_page_get_model (page) && self->profile != NULL)
     {
       redraw (self);
       return;
     }
 
-  stop (self);
+  pl_page_stop (page);
   pl_page_set_model (page, model);
   g_clear_pointer (&self->profile, pl_rope_profile_unref);
   g_clear_pointer (&self->shown, pl_matrix_unref);
-  pl_figure_view_set_figure (self->figure_view, NULL, 0, 0);
+  pl_figure_view_set_figure (pl_page_get_figure_view (page), NULL, 0, 0);
   if (model == NULL)
     {
       pl_page_show_empty (page);
@@ -235,7 +146,7 @@ refresh (PlPage *page)
       show_file_profile (self, pl_model_get_activations (model));
       return;
     }
-  if (pl_model_get_decoder (model) == NULL || pl_workspace_get_n_layers (get_workspace (self)) == 0)
+  if (pl_model_get_decoder (model) == NULL || pl_workspace_get_n_layers (pl_page_get_workspace (page)) == 0)
     {
       pl_page_show_status (page, "weather-clear-night-symbolic", _("No Rotary Embedding"),
                            _("This model’s positions are vectors added to its embeddings, a learned table or an "
@@ -245,11 +156,10 @@ refresh (PlPage *page)
     }
 
   pl_page_show_loading (page);
-  pl_page_start_work (page);
-  gtk_progress_bar_set_fraction (self->progress, 0);
-  gtk_widget_set_visible (GTK_WIDGET (self->progress), TRUE);
-  pl_workspace_get_transformer_async (get_workspace (self), model, pl_page_get_work (PL_PAGE (self)),
-                                      transformer_done, g_object_ref (self));
+  key = pl_rope_profile_question_key (model);
+  pl_page_runner_ask_forward (pl_page_get_runner (page), key, model, pl_forward_question_make,
+                              pl_rope_profile_question_run, (GDestroyNotify) pl_forward_question_free,
+                              on_profile);
 }
 
 static void
@@ -257,14 +167,14 @@ on_layer_selected (PlRotaryPage *self)
 {
   guint selected = gtk_drop_down_get_selected (self->layer_dropdown);
 
-  if (!self->updating && get_workspace (self) != NULL && selected != GTK_INVALID_LIST_POSITION)
-    pl_workspace_set_layer (get_workspace (self), (int) selected + 1);
+  if (!self->updating && pl_page_get_workspace (PL_PAGE (self)) != NULL && selected != GTK_INVALID_LIST_POSITION)
+    pl_workspace_set_layer (pl_page_get_workspace (PL_PAGE (self)), (int) selected + 1);
 }
 
 static void
 on_keys_toggled (PlRotaryPage *self)
 {
-  if (get_workspace (self) != NULL)
+  if (pl_page_get_workspace (PL_PAGE (self)) != NULL)
     redraw (self);
 }
 
@@ -291,12 +201,6 @@ static void
 style_changed (PlPage *page)
 {
   redraw (PL_ROTARY_PAGE (page));
-}
-
-static PlFigure *
-get_figure (PlPage *page)
-{
-  return pl_figure_view_get_figure (PL_ROTARY_PAGE (page)->figure_view);
 }
 
 static char *
@@ -338,7 +242,6 @@ pl_rotary_page_class_init (PlRotaryPageClass *klass)
   page_class->follows = PL_PAGE_FOLLOWS_MODEL | PL_PAGE_FOLLOWS_LAYER;
   page_class->refresh = refresh;
   page_class->style_changed = style_changed;
-  page_class->get_figure = get_figure;
   page_class->get_export_name = get_export_name;
 
   g_type_ensure (PL_TYPE_FIGURE_VIEW);
@@ -347,8 +250,6 @@ pl_rotary_page_class_init (PlRotaryPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PlRotaryPage, layer_names);
   gtk_widget_class_bind_template_child (widget_class, PlRotaryPage, layer_dropdown);
   gtk_widget_class_bind_template_child (widget_class, PlRotaryPage, keys_button);
-  gtk_widget_class_bind_template_child (widget_class, PlRotaryPage, progress);
-  gtk_widget_class_bind_template_child (widget_class, PlRotaryPage, figure_view);
   gtk_widget_class_bind_template_callback (widget_class, on_layer_selected);
   gtk_widget_class_bind_template_callback (widget_class, on_keys_toggled);
   gtk_widget_class_bind_template_callback (widget_class, on_describe);

@@ -21,23 +21,15 @@ struct _PlSimilarityPage
   PlPage           parent_instance;
 
   PlMatrix        *shown;          /* the matrix on screen, for the hover readout */
-  guint            shown_first;    /* its first position number */
   PlSimilarityMetric shown_metric;
 
   /* Template widgets */
   GtkDropDown     *metric_dropdown;
   GtkToggleButton *center_button;
   PlLayerPicker   *layer_picker;
-  PlFigureView    *figure_view;
 };
 
 G_DEFINE_FINAL_TYPE (PlSimilarityPage, pl_similarity_page, PL_TYPE_PAGE)
-
-static PlWorkspace *
-get_workspace (PlSimilarityPage *self)
-{
-  return pl_page_get_workspace (PL_PAGE (self));
-}
 
 static PlSimilarityMetric
 get_metric (PlSimilarityPage *self)
@@ -45,13 +37,11 @@ get_metric (PlSimilarityPage *self)
   return (PlSimilarityMetric) pl_drop_down_get_value (self->metric_dropdown);
 }
 
-static void selection_changed (PlPage *page);
-
 static gpointer
-make_question (PlMatrix *table,
-               gpointer  page)
+make_question (PlPage   *page,
+               PlMatrix *table)
 {
-  PlSimilarityPage *self = page;
+  PlSimilarityPage *self = PL_SIMILARITY_PAGE (page);
 
   return pl_similarity_question_new (table, get_metric (self), gtk_toggle_button_get_active (self->center_button));
 }
@@ -60,7 +50,7 @@ static void
 show_matrix (PlSimilarityPage *self,
              PlMatrix         *matrix)
 {
-  PlWorkspace *workspace = get_workspace (self);
+  PlWorkspace *workspace = pl_page_get_workspace (PL_PAGE (self));
   PlModel *model = pl_workspace_get_model (workspace);
   PlSimilarityMetric metric = get_metric (self);
   g_autoptr(PlFigure) figure = pl_figure_new_heatmap (matrix, 0);
@@ -82,69 +72,57 @@ show_matrix (PlSimilarityPage *self,
 
   g_clear_pointer (&self->shown, pl_matrix_unref);
   self->shown = pl_matrix_ref (matrix);
-  self->shown_first = 0;
   self->shown_metric = metric;
   /* A vision transformer's patches, flattened as it reads them. */
   if (pl_workspace_shows_patches (workspace, &cols))
     pl_figure_set_axis_labels (figure, _("Patch, row by row"), _("Patch, row by row"));
-  pl_figure_view_set_figure (self->figure_view, figure, matrix->cols, matrix->rows);
-  selection_changed (PL_PAGE (self));
+  pl_figure_view_set_figure (pl_page_get_figure_view (PL_PAGE (self)), figure, matrix->cols, matrix->rows);
   pl_page_show_figure (PL_PAGE (self));
 }
 
 static void
-on_answer (gpointer      page,
+on_answer (PlPage       *page,
            const GValue *answer,
            const GError *error)
 {
   PlMatrix *matrix = pl_page_answer_or_error (page, answer, error);
 
   if (matrix != NULL)
-    show_matrix (page, matrix);
+    show_matrix (PL_SIMILARITY_PAGE (page), matrix);
 }
 
 static void
 refresh (PlPage *page)
 {
   PlSimilarityPage *self = PL_SIMILARITY_PAGE (page);
-  PlWorkspace *workspace = get_workspace (self);
+  PlWorkspace *workspace = pl_page_get_workspace (page);
   PlModel *model = pl_page_begin_layer_question (page);
   g_autofree char *key = NULL;
 
   if (model == NULL)
     {
       g_clear_pointer (&self->shown, pl_matrix_unref);
-      pl_figure_view_set_figure (self->figure_view, NULL, 0, 0);
+      pl_figure_view_set_figure (pl_page_get_figure_view (page), NULL, 0, 0);
       return;
     }
   key = pl_similarity_question_key (model, pl_workspace_get_layer (workspace), get_metric (self),
                                     gtk_toggle_button_get_active (self->center_button));
-  pl_page_runner_ask (pl_page_get_runner (page), workspace, key, model, pl_workspace_get_layer (workspace),
-                      make_question, pl_similarity_question_run, (GDestroyNotify) pl_similarity_question_free,
-                      on_answer);
-}
-
-static void
-selection_changed (PlPage *page)
-{
-  PlSimilarityPage *self = PL_SIMILARITY_PAGE (page);
-  guint start, end;
-
-  pl_workspace_get_selection (get_workspace (self), &start, &end);
-  pl_figure_view_set_highlight (self->figure_view, start - MIN (start, self->shown_first),
-                                end - MIN (end, self->shown_first));
+  pl_page_runner_ask_table (pl_page_get_runner (page), key, model, pl_workspace_get_layer (workspace),
+                            make_question, pl_similarity_question_run,
+                            (GDestroyNotify) pl_similarity_question_free, on_answer);
 }
 
 static void
 style_changed (PlPage *page)
 {
   PlSimilarityPage *self = PL_SIMILARITY_PAGE (page);
-  PlFigure *figure = pl_figure_view_get_figure (self->figure_view);
+  PlFigureView *view = pl_page_get_figure_view (page);
 
-  if (figure != NULL)
+  if (pl_figure_view_get_figure (view) != NULL)
     {
-      pl_view_style_apply_metric (figure, get_workspace (self), self->shown_metric);
-      pl_figure_view_invalidate (self->figure_view);
+      pl_view_style_apply_metric (pl_figure_view_get_figure (view), pl_page_get_workspace (page),
+                                  self->shown_metric);
+      pl_figure_view_invalidate (view);
     }
 }
 
@@ -152,7 +130,7 @@ static void
 workspace_changed (PlPage *page)
 {
   PlSimilarityPage *self = PL_SIMILARITY_PAGE (page);
-  PlWorkspace *workspace = get_workspace (self);
+  PlWorkspace *workspace = pl_page_get_workspace (page);
   GSettings *settings = pl_workspace_get_settings (workspace);
 
   pl_layer_picker_set_workspace (self->layer_picker, workspace);
@@ -168,31 +146,18 @@ workspace_changed (PlPage *page)
     }
 }
 
-static PlFigure *
-get_figure (PlPage *page)
-{
-  return pl_figure_view_get_figure (PL_SIMILARITY_PAGE (page)->figure_view);
-}
-
 static char *
 get_export_name (PlPage *page)
 {
   PlSimilarityPage *self = PL_SIMILARITY_PAGE (page);
-  PlModel *model = pl_workspace_get_model (get_workspace (self));
-  int layer = pl_workspace_get_layer (get_workspace (self));
+  PlModel *model = pl_workspace_get_model (pl_page_get_workspace (page));
+  int layer = pl_workspace_get_layer (pl_page_get_workspace (page));
   g_autofree char *layer_part = layer == PL_LAYER_TABLE ? g_strdup ("") : g_strdup_printf ("-layer-%d", layer);
 
   return g_strdup_printf ("%s-%s%s%s", model ? pl_model_get_name (model) : "poslens",
                           pl_similarity_metric_to_string (get_metric (self)),
                           gtk_toggle_button_get_active (self->center_button) ? "-centred" : "",
                           layer_part);
-}
-
-GtkWidget *
-pl_similarity_page_get_figure_view (PlSimilarityPage *self)
-{
-  g_return_val_if_fail (PL_IS_SIMILARITY_PAGE (self), NULL);
-  return GTK_WIDGET (self->figure_view);
 }
 
 PlMatrix *
@@ -223,7 +188,7 @@ on_describe (PlSimilarityPage *self,
              guint             row,
              PlFigureView     *view)
 {
-  PlWorkspace *workspace = get_workspace (self);
+  PlWorkspace *workspace = pl_page_get_workspace (PL_PAGE (self));
   g_autofree char *layer = NULL;
   float value;
   guint cols;
@@ -233,24 +198,21 @@ on_describe (PlSimilarityPage *self,
   layer = pl_workspace_describe_layer (workspace, pl_workspace_get_layer (workspace));
   if (pl_workspace_shows_patches (workspace, &cols))
     {
-      guint i = row + self->shown_first, j = column + self->shown_first;
       g_autofree char *where = NULL;
 
       /* Translators: hover readout: what two positions of a vision transformer's table are (patches by row and column), then the layer */
       where = g_strdup_printf (_("= patches (%u, %u) and (%u, %u), read row by row (special tokens left out)\n%s"),
-                               i / cols, i % cols, j / cols, j % cols, layer);
+                               row / cols, row % cols, column / cols, column % cols, layer);
       g_free (layer);
       layer = g_steal_pointer (&where);
     }
   value = pl_matrix_get (self->shown, row, column);
   if (isnan (value))
     /* Translators: hover readout: positions i and j, the layer; a zero row has no cosine */
-    return g_strdup_printf (_("Positions %u and %u\n%s: no value"),
-                            row + self->shown_first, column + self->shown_first, layer);
+    return g_strdup_printf (_("Positions %u and %u\n%s: no value"), row, column, layer);
   /* Translators: hover readout: positions i and j, the layer, the measure and its value */
-  return g_strdup_printf (_("Positions %u and %u\n%s\n%s: %.4f"), row + self->shown_first,
-                          column + self->shown_first, layer, pl_enum_label (PL_TYPE_SIMILARITY_METRIC, get_metric (self)),
-                          value);
+  return g_strdup_printf (_("Positions %u and %u\n%s\n%s: %.4f"), row, column, layer,
+                          pl_enum_label (PL_TYPE_SIMILARITY_METRIC, get_metric (self)), value);
 }
 
 static void
@@ -259,14 +221,14 @@ on_select (PlSimilarityPage *self,
            guint             end,
            PlFigureView     *view)
 {
-  if (get_workspace (self) != NULL)
-    pl_workspace_set_selection (get_workspace (self), start + self->shown_first, end + self->shown_first);
+  if (pl_page_get_workspace (PL_PAGE (self)) != NULL)
+    pl_workspace_set_selection (pl_page_get_workspace (PL_PAGE (self)), start, end);
 }
 
 static void
 on_reset_zoom (PlSimilarityPage *self)
 {
-  pl_figure_view_reset_zoom (self->figure_view);
+  pl_figure_view_reset_zoom (pl_page_get_figure_view (PL_PAGE (self)));
 }
 
 static void
@@ -287,12 +249,10 @@ pl_similarity_page_class_init (PlSimilarityPageClass *klass)
   PlPageClass *page_class = PL_PAGE_CLASS (klass);
 
   object_class->dispose = pl_similarity_page_dispose;
-  page_class->follows = PL_PAGE_FOLLOWS_MODEL | PL_PAGE_FOLLOWS_LAYER;
+  page_class->follows = PL_PAGE_FOLLOWS_MODEL | PL_PAGE_FOLLOWS_LAYER | PL_PAGE_FOLLOWS_SELECTION;
   page_class->refresh = refresh;
   page_class->workspace_changed = workspace_changed;
   page_class->style_changed = style_changed;
-  page_class->selection_changed = selection_changed;
-  page_class->get_figure = get_figure;
   page_class->get_export_name = get_export_name;
 
   g_type_ensure (PL_TYPE_FIGURE_VIEW);
@@ -302,7 +262,6 @@ pl_similarity_page_class_init (PlSimilarityPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PlSimilarityPage, metric_dropdown);
   gtk_widget_class_bind_template_child (widget_class, PlSimilarityPage, center_button);
   gtk_widget_class_bind_template_child (widget_class, PlSimilarityPage, layer_picker);
-  gtk_widget_class_bind_template_child (widget_class, PlSimilarityPage, figure_view);
   gtk_widget_class_bind_template_callback (widget_class, on_parameters_changed);
   gtk_widget_class_bind_template_callback (widget_class, on_describe);
   gtk_widget_class_bind_template_callback (widget_class, on_select);

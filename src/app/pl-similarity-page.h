@@ -14,8 +14,6 @@ G_BEGIN_DECLS
 
 G_DECLARE_FINAL_TYPE (PlSimilarityPage, pl_similarity_page, PL, SIMILARITY_PAGE, PlPage)
 
-/* The widget the figure is drawn in. */
-GtkWidget *pl_similarity_page_get_figure_view (PlSimilarityPage *self);
 /* The matrix on screen, or NULL. */
 PlMatrix  *pl_similarity_page_get_matrix      (PlSimilarityPage *self);
 /* Asks for METRIC, as choosing it in the view does. */

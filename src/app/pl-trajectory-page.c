@@ -26,40 +26,24 @@ struct _PlTrajectoryPage
   GtkDropDown     *x_dropdown;
   GtkDropDown     *y_dropdown;
   GtkDropDown     *z_dropdown;
-  PlFigureView    *figure_view;
   PlFigureView    *variance_view;
 };
 
 G_DEFINE_FINAL_TYPE (PlTrajectoryPage, pl_trajectory_page, PL_TYPE_PAGE)
 
-static PlWorkspace *
-get_workspace (PlTrajectoryPage *self)
-{
-  return pl_page_get_workspace (PL_PAGE (self));
-}
-
 static gpointer
-make_input (PlMatrix *table,
-            gpointer  page)
+make_input (PlPage   *page,
+            PlMatrix *table)
 {
   return pl_matrix_ref (table);
-}
-
-static void
-selection_changed (PlPage *page)
-{
-  PlTrajectoryPage *self = PL_TRAJECTORY_PAGE (page);
-  guint start, end;
-
-  pl_workspace_get_selection (get_workspace (self), &start, &end);
-  pl_figure_view_set_highlight (self->figure_view, start, end);
 }
 
 static void
 show_pca (PlTrajectoryPage *self,
           PlPca            *pca)
 {
-  PlWorkspace *workspace = get_workspace (self);
+  PlWorkspace *workspace = pl_page_get_workspace (PL_PAGE (self));
+  PlFigureView *view = pl_page_get_figure_view (PL_PAGE (self));
   PlModel *model = pl_workspace_get_model (workspace);
   g_autofree double *ratios = g_new0 (double, pca->n_components);
   g_autofree char *layer = pl_workspace_describe_layer (workspace, pl_workspace_get_layer (workspace));
@@ -71,7 +55,7 @@ show_pca (PlTrajectoryPage *self,
   guint c = gtk_drop_down_get_selected (self->z_dropdown);
   guint k = pca->n_components;
   gboolean three_d = gtk_toggle_button_get_active (self->three_d_button) && k >= 3;
-  PlFigure *old = pl_figure_view_get_figure (self->figure_view);
+  PlFigure *old = pl_figure_view_get_figure (view);
   double azimuth = 30, elevation = 20;
   guint cols;
 
@@ -106,57 +90,54 @@ show_pca (PlTrajectoryPage *self,
 
   g_clear_pointer (&self->shown, pl_pca_unref);
   self->shown = pl_pca_ref (pca);
-  pl_figure_view_set_figure (self->figure_view, figure, 0, 0);
+  pl_figure_view_set_figure (view, figure, 0, 0);
   pl_figure_view_set_figure (self->variance_view, bars, 0, 0);
-  selection_changed (PL_PAGE (self));
   pl_page_show_figure (PL_PAGE (self));
 }
 
 static void
-on_answer (gpointer      page,
+on_answer (PlPage       *page,
            const GValue *answer,
            const GError *error)
 {
   PlPca *pca = pl_page_answer_or_error (page, answer, error);
 
   if (pca != NULL)
-    show_pca (page, pca);
+    show_pca (PL_TRAJECTORY_PAGE (page), pca);
 }
 
 static void
 refresh (PlPage *page)
 {
   PlTrajectoryPage *self = PL_TRAJECTORY_PAGE (page);
-  PlWorkspace *workspace = get_workspace (self);
+  PlWorkspace *workspace = pl_page_get_workspace (page);
   PlModel *model = pl_page_begin_layer_question (page);
   g_autofree char *key = NULL;
 
   if (model == NULL)
     {
       g_clear_pointer (&self->shown, pl_pca_unref);
-      pl_figure_view_set_figure (self->figure_view, NULL, 0, 0);
+      pl_figure_view_set_figure (pl_page_get_figure_view (page), NULL, 0, 0);
       pl_figure_view_set_figure (self->variance_view, NULL, 0, 0);
       return;
     }
   key = pl_pca_question_key (model, pl_workspace_get_layer (workspace));
-  pl_page_runner_ask (pl_page_get_runner (page), workspace, key, model, pl_workspace_get_layer (workspace),
-                      make_input, pl_pca_question_run, (GDestroyNotify) pl_matrix_unref, on_answer);
+  pl_page_runner_ask_table (pl_page_get_runner (page), key, model, pl_workspace_get_layer (workspace),
+                            make_input, pl_pca_question_run, (GDestroyNotify) pl_matrix_unref, on_answer);
 }
 
 static void
 style_changed (PlPage *page)
 {
   PlTrajectoryPage *self = PL_TRAJECTORY_PAGE (page);
-  PlFigure *figures[] = {
-    pl_figure_view_get_figure (self->figure_view),
-    pl_figure_view_get_figure (self->variance_view),
-  };
+  PlFigureView *views[] = { pl_page_get_figure_view (page), self->variance_view };
 
-  for (guint i = 0; i < G_N_ELEMENTS (figures); i++)
-    if (figures[i] != NULL)
-      pl_view_style_apply (figures[i], get_workspace (self));
-  pl_figure_view_invalidate (self->figure_view);
-  pl_figure_view_invalidate (self->variance_view);
+  for (guint i = 0; i < G_N_ELEMENTS (views); i++)
+    if (pl_figure_view_get_figure (views[i]) != NULL)
+      {
+        pl_view_style_apply (pl_figure_view_get_figure (views[i]), pl_page_get_workspace (page));
+        pl_figure_view_invalidate (views[i]);
+      }
 }
 
 static void
@@ -164,21 +145,15 @@ workspace_changed (PlPage *page)
 {
   PlTrajectoryPage *self = PL_TRAJECTORY_PAGE (page);
 
-  pl_layer_picker_set_workspace (self->layer_picker, get_workspace (self));
-}
-
-static PlFigure *
-get_figure (PlPage *page)
-{
-  return pl_figure_view_get_figure (PL_TRAJECTORY_PAGE (page)->figure_view);
+  pl_layer_picker_set_workspace (self->layer_picker, pl_page_get_workspace (page));
 }
 
 static char *
 get_export_name (PlPage *page)
 {
   PlTrajectoryPage *self = PL_TRAJECTORY_PAGE (page);
-  PlModel *model = pl_workspace_get_model (get_workspace (self));
-  int layer = pl_workspace_get_layer (get_workspace (self));
+  PlModel *model = pl_workspace_get_model (pl_page_get_workspace (page));
+  int layer = pl_workspace_get_layer (pl_page_get_workspace (page));
   g_autofree char *layer_part = layer == PL_LAYER_TABLE ? g_strdup ("") : g_strdup_printf ("-layer-%d", layer);
 
   return g_strdup_printf ("%s-pca%s%s", model ? pl_model_get_name (model) : "poslens",
@@ -191,13 +166,6 @@ get_export_companion (PlPage      *page,
 {
   *label = _("Include the explained variance");
   return pl_figure_view_get_figure (PL_TRAJECTORY_PAGE (page)->variance_view);
-}
-
-GtkWidget *
-pl_trajectory_page_get_figure_view (PlTrajectoryPage *self)
-{
-  g_return_val_if_fail (PL_IS_TRAJECTORY_PAGE (self), NULL);
-  return GTK_WIDGET (self->figure_view);
 }
 
 void
@@ -223,7 +191,7 @@ on_describe (PlTrajectoryPage *self,
              guint             unused,
              PlFigureView     *view)
 {
-  PlWorkspace *workspace = get_workspace (self);
+  PlWorkspace *workspace = pl_page_get_workspace (PL_PAGE (self));
   g_autofree char *layer = NULL;
   guint k, a, b, cols;
 
@@ -263,12 +231,10 @@ pl_trajectory_page_class_init (PlTrajectoryPageClass *klass)
   PlPageClass *page_class = PL_PAGE_CLASS (klass);
 
   object_class->dispose = pl_trajectory_page_dispose;
-  page_class->follows = PL_PAGE_FOLLOWS_MODEL | PL_PAGE_FOLLOWS_LAYER;
+  page_class->follows = PL_PAGE_FOLLOWS_MODEL | PL_PAGE_FOLLOWS_LAYER | PL_PAGE_FOLLOWS_SELECTION;
   page_class->refresh = refresh;
   page_class->workspace_changed = workspace_changed;
   page_class->style_changed = style_changed;
-  page_class->selection_changed = selection_changed;
-  page_class->get_figure = get_figure;
   page_class->get_export_name = get_export_name;
   page_class->get_export_companion = get_export_companion;
 
@@ -282,7 +248,6 @@ pl_trajectory_page_class_init (PlTrajectoryPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PlTrajectoryPage, x_dropdown);
   gtk_widget_class_bind_template_child (widget_class, PlTrajectoryPage, y_dropdown);
   gtk_widget_class_bind_template_child (widget_class, PlTrajectoryPage, z_dropdown);
-  gtk_widget_class_bind_template_child (widget_class, PlTrajectoryPage, figure_view);
   gtk_widget_class_bind_template_child (widget_class, PlTrajectoryPage, variance_view);
   gtk_widget_class_bind_template_callback (widget_class, on_parameters_changed);
   gtk_widget_class_bind_template_callback (widget_class, on_describe);

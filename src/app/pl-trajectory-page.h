@@ -11,7 +11,6 @@ G_BEGIN_DECLS
 
 G_DECLARE_FINAL_TYPE (PlTrajectoryPage, pl_trajectory_page, PL, TRAJECTORY_PAGE, PlPage)
 
-GtkWidget *pl_trajectory_page_get_figure_view (PlTrajectoryPage *self);
 void       pl_trajectory_page_set_3d          (PlTrajectoryPage *self,
                                                gboolean          three_d);
 
