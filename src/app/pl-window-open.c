@@ -57,7 +57,7 @@ open_models_thread (GTask        *task,
 {
   OpenRequest *request = task_data;
 
-  for (guint i = 0; request->paths[i] != NULL; i++)
+  for (guint i = 0; request->paths[i] != NULL && !g_cancellable_is_cancelled (cancellable); i++)
     {
       const char *path = request->paths[i];
       GError *error = NULL;
@@ -360,11 +360,16 @@ open_models_done (GObject      *object,
                   GAsyncResult *result,
                   gpointer      user_data)
 {
-  g_autoptr(PlWindow) self = user_data;
+  g_autoptr(PlWindow) self = g_weak_ref_get (user_data);
   OpenRequest *request = g_task_get_task_data (G_TASK (result));
   gboolean selected = FALSE;
   guint at;
 
+  g_weak_ref_clear (user_data);
+  g_free (user_data);
+  /* The window closed meanwhile. */
+  if (self == NULL || g_cancellable_is_cancelled (g_task_get_cancellable (G_TASK (result))))
+    return;
   for (guint i = 0; i < request->models->len; i++)
     {
       PlModel *model = g_ptr_array_index (request->models, i);
@@ -434,12 +439,16 @@ pl_window_open_paths (PlWindow           *self,
             gboolean            select,
             gboolean            remember)
 {
-  /* The window is the callback's, not the task's source object: the
-   * executor's thread may drop the task's last reference, and a window
-   * closed meanwhile must not be disposed there (its dispose waits for the
-   * executor's threads, that one among them). */
-  g_autoptr(GTask) task = g_task_new (NULL, NULL, open_models_done, g_object_ref (self));
+  /* The window is held weakly by the callback, not by the task: closing
+   * it cancels the opening (its dispose kills a helper process), and a
+   * window is never disposed on the executor's thread that drops the
+   * task's last reference (its dispose waits for those threads). */
+  GWeakRef *window = g_new0 (GWeakRef, 1);
+  g_autoptr(GTask) task = NULL;
   OpenRequest *request = g_new0 (OpenRequest, 1);
+
+  g_weak_ref_init (window, self);
+  task = g_task_new (NULL, self->open_cancellable, open_models_done, window);
 
   request->first_order = self->next_order;
   self->next_order += g_strv_length ((char **) paths);

@@ -56,14 +56,32 @@ run_paper (PlAnalysisJob  *job,
   return TRUE;
 }
 
+/* The window the paper is made for, held weakly: closing the window
+ * cancels the paper rather than waiting for it. */
+static GWeakRef *
+weak_window_new (PlWindow *window)
+{
+  GWeakRef *ref = g_new0 (GWeakRef, 1);
+
+  g_weak_ref_init (ref, window);
+  return ref;
+}
+
+static void
+weak_window_free (GWeakRef *ref)
+{
+  g_weak_ref_clear (ref);
+  g_free (ref);
+}
+
 static void
 on_progress (double   fraction,
              gpointer user_data)
 {
-  PlWindow *self = user_data;
+  g_autoptr(PlWindow) self = g_weak_ref_get (user_data);
   g_autofree char *title = NULL;
 
-  if (self->paper_toast == NULL)
+  if (self == NULL || self->paper_toast == NULL)
     return;
   /* Translators: progress of "Reproduce the Paper", e.g. "Reproducing the paper… 40 %" */
   title = g_strdup_printf (_("Reproducing the paper… %.0f %%"), 100 * fraction);
@@ -75,13 +93,16 @@ paper_done (GObject      *object,
             GAsyncResult *result,
             gpointer      user_data)
 {
-  g_autoptr(PlWindow) self = user_data;
+  g_autoptr(PlWindow) self = g_weak_ref_get (user_data);
   g_autoptr(GError) error = NULL;
   const GValue *answer = pl_analysis_cache_run_finish (PL_ANALYSIS_CACHE (object), result, &error);
   g_autofree char *message = NULL;
   g_autofree char *escaped = NULL;
   AdwToast *toast;
 
+  weak_window_free (user_data);
+  if (self == NULL)
+    return;
   g_clear_object (&self->paper_cancellable);
   if (self->paper_toast != NULL)
     adw_toast_dismiss (self->paper_toast);
@@ -145,6 +166,7 @@ start (PlWindow *self,
   GSettings *settings = pl_workspace_get_settings (self->workspace);
   PaperJob *job = g_new0 (PaperJob, 1);
   g_autofree char *key = NULL;
+  GWeakRef *weak;
   static guint serial;
 
   job->models = paper_models (self, NULL);
@@ -169,9 +191,10 @@ start (PlWindow *self,
   adw_toast_set_timeout (self->paper_toast, 0);
   adw_toast_overlay_add_toast (self->toast_overlay, g_object_ref (self->paper_toast));
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.reproduce-paper", FALSE);
+  weak = weak_window_new (self);
   pl_analysis_cache_run_async (pl_workspace_get_cache (self->workspace), key, run_paper,
-                               job, (GDestroyNotify) paper_job_free, on_progress, self,
-                               self->paper_cancellable, paper_done, g_object_ref (self));
+                               job, (GDestroyNotify) paper_job_free, on_progress, weak,
+                               self->paper_cancellable, paper_done, weak);
 }
 
 static void

@@ -18,6 +18,7 @@ struct _PlWindow
   guint                 n_load_errors;
   guint                 next_order;    /* of the next path opened */
   GCancellable         *paper_cancellable;  /* while the paper's figures are made */
+  GCancellable         *open_cancellable;   /* every file being opened: the window closing stops them */
   AdwToast             *paper_toast;        /* its progress */
   char                 *paper_folder;       /* where they were written last */
   guint                 switcher_idle;      /* places the views' switcher */

@@ -544,6 +544,8 @@ pl_window_dispose (GObject *object)
 
   g_clear_handle_id (&self->switcher_idle, g_source_remove);
   g_cancellable_cancel (self->paper_cancellable);
+  /* A helper process opening a file is killed, not waited for. */
+  g_cancellable_cancel (self->open_cancellable);
   /* The recent-files menu goes with the template; a change of the list
    * that arrives later (while the executor drains, say) finds no window. */
   if (self->settings != NULL)
@@ -564,6 +566,7 @@ pl_window_dispose (GObject *object)
   if (self->paper_dialog != NULL)
     gtk_window_destroy (GTK_WINDOW (g_steal_pointer (&self->paper_dialog)));
   g_clear_object (&self->paper_cancellable);
+  g_clear_object (&self->open_cancellable);
   g_clear_object (&self->paper_toast);
   g_clear_pointer (&self->paper_folder, g_free);
   g_clear_object (&self->removed);
@@ -688,6 +691,7 @@ pl_window_init (PlWindow *self)
     gtk_widget_add_css_class (GTK_WIDGET (self), "devel");
 
   self->models = g_list_store_new (PL_TYPE_MODEL);
+  self->open_cancellable = g_cancellable_new ();
   self->load_errors = g_string_new (NULL);
   gtk_list_box_bind_model (self->model_list, G_LIST_MODEL (self->models),
                            create_model_row, self, NULL);
