@@ -539,7 +539,7 @@ pl_window_open_action (GtkWidget  *widget,
 
   dialog = gtk_file_chooser_native_new (_("Open Checkpoint"), GTK_WINDOW (self),
                                         GTK_FILE_CHOOSER_ACTION_OPEN, _("_Open"), _("_Cancel"));
-  gtk_file_filter_set_name (checkpoints, _("Checkpoints (HDF5, safetensors, PyTorch)"));
+  gtk_file_filter_set_name (checkpoints, _("Checkpoints (HDF5, safetensors, PyTorch, GGUF)"));
   gtk_file_filter_add_suffix (checkpoints, "h5");
   gtk_file_filter_add_suffix (checkpoints, "hdf5");
   gtk_file_filter_add_suffix (checkpoints, "keras");
@@ -547,6 +547,7 @@ pl_window_open_action (GtkWidget  *widget,
   gtk_file_filter_add_suffix (checkpoints, "bin");
   gtk_file_filter_add_suffix (checkpoints, "pt");
   gtk_file_filter_add_suffix (checkpoints, "pth");
+  gtk_file_filter_add_suffix (checkpoints, "gguf");
   gtk_file_filter_add_suffix (checkpoints, "json");
   gtk_file_filter_add_mime_type (checkpoints, "application/x-hdf5");
   gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (dialog), checkpoints);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "pl-checkpoint-gguf.h"
 #include "pl-cli.h"
 #include "pl-error.h"
 #include "pl-matrix-io.h"
@@ -130,6 +131,80 @@ add_grid_json (JsonBuilder *builder,
   for (guint i = 0; i < n_special; i++)
     json_builder_add_string_value (builder, pl_model_get_special_row_name (model, i));
   json_builder_end_array (builder);
+}
+
+/* A GGUF file's own words: general.architecture and general.name (NULL when
+ * absent or not text), and how many tensors each ggml type holds, in the
+ * order the types first appear. */
+static char *
+gguf_string (PlCheckpoint *checkpoint,
+             const char   *key)
+{
+  return pl_gguf_value_dup_string (pl_gguf_header_lookup (
+    pl_checkpoint_gguf_get_header (PL_CHECKPOINT_GGUF (checkpoint)), key));
+}
+
+static GPtrArray *
+gguf_type_counts (PlCheckpoint *checkpoint,
+                  GArray      **counts)
+{
+  GPtrArray *types = g_ptr_array_new ();
+
+  *counts = g_array_new (FALSE, TRUE, sizeof (guint));
+  for (guint i = 0; i < pl_checkpoint_get_n_tensors (checkpoint); i++)
+    {
+      const char *type = pl_checkpoint_get_tensor (checkpoint, i)->dtype_name;
+      guint index;
+
+      if (!g_ptr_array_find_with_equal_func (types, type, g_str_equal, &index))
+        {
+          guint zero = 0;
+
+          g_ptr_array_add (types, (gpointer) type);
+          g_array_append_val (*counts, zero);
+          index = types->len - 1;
+        }
+      g_array_index (*counts, guint, index)++;
+    }
+  return types;
+}
+
+static void
+add_gguf_json (JsonBuilder  *builder,
+               PlCheckpoint *checkpoint)
+{
+  const PlGgufHeader *header = pl_checkpoint_gguf_get_header (PL_CHECKPOINT_GGUF (checkpoint));
+  g_autofree char *architecture = gguf_string (checkpoint, "general.architecture");
+  g_autofree char *name = gguf_string (checkpoint, "general.name");
+  g_autoptr(GArray) counts = NULL;
+  g_autoptr(GPtrArray) types = gguf_type_counts (checkpoint, &counts);
+
+  json_builder_set_member_name (builder, "gguf");
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "version");
+  json_builder_add_int_value (builder, pl_gguf_header_get_version (header));
+  json_builder_set_member_name (builder, "architecture");
+  if (architecture != NULL)
+    json_builder_add_string_value (builder, architecture);
+  else
+    json_builder_add_null_value (builder);
+  json_builder_set_member_name (builder, "name");
+  if (name != NULL)
+    json_builder_add_string_value (builder, name);
+  else
+    json_builder_add_null_value (builder);
+  json_builder_set_member_name (builder, "metadata_keys");
+  json_builder_add_int_value (builder, pl_gguf_header_get_n_keys (header));
+  /* how many tensors of each type: the file's quantisation */
+  json_builder_set_member_name (builder, "tensor_types");
+  json_builder_begin_object (builder);
+  for (guint i = 0; i < types->len; i++)
+    {
+      json_builder_set_member_name (builder, types->pdata[i]);
+      json_builder_add_int_value (builder, g_array_index (counts, guint, i));
+    }
+  json_builder_end_object (builder);
+  json_builder_end_object (builder);
 }
 
 /* What an activations file holds: its layout's version, whose forward pass
@@ -267,6 +342,8 @@ print_json (PlModel  *model,
   add_grid_json (builder, model);
   if (pl_model_get_activations (model) != NULL)
     add_activations_json (builder, pl_model_get_activations (model));
+  if (checkpoint != NULL && PL_IS_CHECKPOINT_GGUF (checkpoint))
+    add_gguf_json (builder, checkpoint);
   json_builder_set_member_name (builder, "tensor_count");
   json_builder_add_int_value (builder, checkpoint ? pl_checkpoint_get_n_tensors (checkpoint) : 0);
   /* A PyTorch file whose tensors sit under a key of its object. */
@@ -345,6 +422,19 @@ print_text (PlModel  *model,
 
   print_field (_("Model:"), pl_model_get_name (model));
   print_field (_("Format:"), checkpoint ? pl_checkpoint_get_format (checkpoint) : "builtin");
+  if (checkpoint != NULL && PL_IS_CHECKPOINT_GGUF (checkpoint))
+    {
+      g_autofree char *architecture = gguf_string (checkpoint, "general.architecture");
+      g_autoptr(GArray) counts = NULL;
+      g_autoptr(GPtrArray) types = gguf_type_counts (checkpoint, &counts);
+      g_autoptr(GString) listed = g_string_new (NULL);
+
+      print_field (_("Architecture:"), architecture ? architecture : "?");
+      for (guint i = 0; i < types->len; i++)
+        g_string_append_printf (listed, "%s%s ×%u", i ? ", " : "", (char *) types->pdata[i],
+                                g_array_index (counts, guint, i));
+      print_field (_("Tensor types:"), listed->str);
+    }
   print_field (_("Family:"), pl_model_get_family_display_name (model));
   if (pl_model_get_position_table_name (model) != NULL)
     {

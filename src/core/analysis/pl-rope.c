@@ -25,6 +25,8 @@ pl_rope_scaling_name (PlRopeScaling scaling)
       return "llama3";
     case PL_ROPE_SCALING_YARN:
       return "yarn";
+    case PL_ROPE_SCALING_FACTORS:
+      return "rope_freqs";
     case PL_ROPE_SCALING_NONE:
     default:
       return "default";
@@ -169,6 +171,11 @@ pl_rope_inv_freq (const PlRopeSpec *spec,
       break;
     case PL_ROPE_SCALING_YARN:
       attention = yarn_inv_freq (spec, inv_freq);
+      break;
+    case PL_ROPE_SCALING_FACTORS:
+      default_inv_freq ((float) spec->theta, spec->dim, inv_freq);
+      for (guint i = 0; i < spec->dim / 2; i++)
+        inv_freq[i] /= spec->freq_factors[i];
       break;
     case PL_ROPE_SCALING_NONE:
     default:

@@ -17,6 +17,7 @@ typedef enum
   PL_ROPE_SCALING_DYNAMIC,   /* NTK: base grown for inputs past max_position_embeddings */
   PL_ROPE_SCALING_LLAMA3,    /* Llama 3.1: low frequencies / factor, a smooth band between */
   PL_ROPE_SCALING_YARN,      /* YaRN: per-frequency ramp and an attention factor */
+  PL_ROPE_SCALING_FACTORS,   /* each frequency divided by its own factor (GGUF's rope_freqs) */
 } PlRopeScaling;
 
 /* One model's rotary embedding: what its queries' and keys' first DIM dims
@@ -41,6 +42,10 @@ typedef struct
   gboolean       has_attention_factor;
   double         attention_factor;
   gboolean       truncate;
+  /* factors: DIM / 2 divisors of the plain frequencies, in order (llama.cpp's
+   * freq_factors: Llama 3's scaling as its GGUF conversion writes it);
+   * FACTOR is the largest, for display */
+  const float   *freq_factors;
 } PlRopeSpec;
 
 const char *pl_rope_scaling_name (PlRopeScaling      scaling);

@@ -383,7 +383,7 @@ read_attention_scores (PlModel    *self,
 void
 pl_model_read_decoder_config (PlModel *self)
 {
-  JsonObject *config = pl_checkpoint_get_config (self->checkpoint);
+  JsonObject *config = pl_model_get_family_config (self);
   const char *path = pl_checkpoint_get_path (self->checkpoint);
   g_autofree char *dir = g_path_get_dirname (path);
   PlDecoderSpec *d = &self->decoder;
@@ -593,11 +593,11 @@ bad:
   return NULL;
 }
 
-PlStoredMatrix *
-pl_model_read_decoder_weight (PlModel   *self,
-                              PlWeight   weight,
-                              int        layer,
-                              GError   **error)
+static PlStoredMatrix *
+read_decoder_weight (PlModel   *self,
+                     PlWeight   weight,
+                     int        layer,
+                     GError   **error)
 {
   g_autoptr(PlStoredMatrix) m = NULL;
   const char *path = pl_checkpoint_get_path (self->checkpoint);
@@ -665,5 +665,18 @@ pl_model_read_decoder_weight (PlModel   *self,
         }
       return gather (m, weight == PL_WEIGHT_FFN_GATE_WEIGHT ? 0 : m->rows / 2, m->rows / 2, 0, 1, error);
     }
+  return g_steal_pointer (&m);
+}
+
+PlStoredMatrix *
+pl_model_read_decoder_weight (PlModel   *self,
+                              PlWeight   weight,
+                              int        layer,
+                              GError   **error)
+{
+  g_autoptr(PlStoredMatrix) m = read_decoder_weight (self, weight, layer, error);
+
+  if (m != NULL && self->desc->ggml_rope_rows && weight >= PL_WEIGHT_Q_WEIGHT && weight <= PL_WEIGHT_K_BIAS)
+    return pl_model_gguf_unpermute (self, m, error);
   return g_steal_pointer (&m);
 }

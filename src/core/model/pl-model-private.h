@@ -40,6 +40,7 @@ typedef struct
   gboolean     scale_embeddings;  /* Gemma */
   gboolean     qk_norm;           /* Qwen 3: RMSNorm of each query and key head before the rotation */
   gboolean     post_norms;        /* Gemma 2: norms of the attention's and feed-forward's outputs */
+  gboolean     ggml_rope_rows;    /* GGUF Llama: attn_q's and attn_k's rows permuted for ggml's rotary pairs */
   /* Vision transformers (pl-model-vision.c): the table's rows after the
    * first_position special tokens' are patches in a grid, which config.json's
    * image_size / patch_size give. */
@@ -99,6 +100,23 @@ gboolean            pl_family_recognise_rotary (PlCheckpoint      *checkpoint,
                                                GHashTable         *normalized,
                                                const PlFamilyDesc **desc,
                                                char              **prefix);
+
+/* pl-model-gguf.c: a GGUF file's architecture from its metadata: the
+ * family as ggml names its tensors, GPT-2's position table, and the
+ * configuration as config.json would say it (SELF->own_config); FALSE with
+ * ERROR for an architecture Poslens does not run or a model split in parts. */
+gboolean            pl_model_gguf_recognise   (PlModel            *self,
+                                               const PlFamilyDesc **desc,
+                                               const PlTensorInfo **table,
+                                               GError            **error);
+/* Llama 3's rope_freqs.weight, when the file has it, as the decoder's
+ * frequency factors (a problem with it into config_problem). */
+void                pl_model_gguf_read_rope_factors (PlModel      *self);
+/* A query or key weight (or bias) of a GGUF Llama with the conversion's
+ * permutation of each head's rows undone: Hugging Face's rotate-half order. */
+PlStoredMatrix     *pl_model_gguf_unpermute   (PlModel            *self,
+                                               PlStoredMatrix     *m,
+                                               GError            **error);
 
 /* pl-model-activations.c: SELF (taken over), whose checkpoint is an
  * activations file, as a model without weights. */
@@ -163,6 +181,11 @@ struct _PlModel
   guint                max_positions;  /* max_position_embeddings */
   PlDecoderSpec        decoder;
   guint               *layer_windows;  /* decoder.layer_windows' storage */
+  float               *rope_factors;   /* decoder.rope.freq_factors' storage */
+
+  /* a configuration the file carries (GGUF metadata), as config.json would
+   * say it; NULL: the checkpoint's config.json */
+  JsonObject          *own_config;
 };
 
 const PlTensorInfo *pl_model_find_role        (PlModel            *self,

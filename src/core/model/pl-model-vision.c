@@ -67,6 +67,8 @@ pl_model_get_family_config (PlModel *self)
   JsonObject *config = self->checkpoint ? pl_checkpoint_get_config (self->checkpoint) : NULL;
   JsonNode *node;
 
+  if (self->own_config != NULL)
+    return self->own_config;
   if (config == NULL || self->desc->config_section == NULL)
     return config;
   node = json_object_get_member (config, self->desc->config_section);

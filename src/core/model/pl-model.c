@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "pl-checkpoint-gguf.h"
 #include "pl-encodings.h"
 #include "pl-error.h"
 #include "pl-model-private.h"
@@ -38,6 +39,8 @@ pl_model_finalize (GObject *object)
   g_clear_pointer (&self->config_problem, g_free);
   g_clear_pointer (&self->grid_problem, g_free);
   g_clear_pointer (&self->layer_windows, g_free);
+  g_clear_pointer (&self->rope_factors, g_free);
+  g_clear_pointer (&self->own_config, json_object_unref);
 
   G_OBJECT_CLASS (pl_model_parent_class)->finalize (object);
 }
@@ -356,9 +359,20 @@ pl_model_open_checkpoint (PlCheckpoint  *checkpoint,
     }
 
   build_normalized (self);
-  recognised = pl_family_recognise_vision (self->checkpoint, self->normalized, &desc, &self->prefix, &table) ||
-               pl_family_recognise (self->checkpoint, self->normalized, &desc, &self->prefix, &table);
-  rotary = !recognised && pl_family_recognise_rotary (self->checkpoint, self->normalized, &desc, &self->prefix);
+  if (PL_IS_CHECKPOINT_GGUF (checkpoint))
+    {
+      /* its metadata names the architecture; a named dataset is a plain table */
+      if (!pl_model_gguf_recognise (self, &desc, &table, dataset == NULL ? error : NULL) && dataset == NULL)
+        return NULL;
+      rotary = desc != NULL && desc->rotary;
+      recognised = desc != NULL && !rotary;
+    }
+  else
+    {
+      recognised = pl_family_recognise_vision (self->checkpoint, self->normalized, &desc, &self->prefix, &table) ||
+                   pl_family_recognise (self->checkpoint, self->normalized, &desc, &self->prefix, &table);
+      rotary = !recognised && pl_family_recognise_rotary (self->checkpoint, self->normalized, &desc, &self->prefix);
+    }
 
   /* A dataset other than the model's own position table is a plain table;
    * naming the model's own keeps what is known about its rows. */
@@ -377,7 +391,13 @@ pl_model_open_checkpoint (PlCheckpoint  *checkpoint,
     }
 
   if (rotary)
-    return open_decoder (g_steal_pointer (&self), desc, error);
+    {
+      PlModel *decoder = open_decoder (g_steal_pointer (&self), desc, error);
+
+      if (decoder != NULL && PL_IS_CHECKPOINT_GGUF (checkpoint))
+        pl_model_gguf_read_rope_factors (decoder);
+      return decoder;
+    }
 
   if (recognised)
     {
