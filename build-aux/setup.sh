@@ -17,7 +17,7 @@ build_dir="${POSLENS_BUILD_DIR:-_build}"
 build_packages="build-essential meson ninja-build pkg-config gettext libglib2.0-dev
   libgtk-4-dev libadwaita-1-dev libhdf5-dev libopenblas-dev liblapacke-dev libjson-glib-dev libpng-dev
   desktop-file-utils appstream fonts-cantarell"
-test_packages="xvfb xauth dbus librsvg2-bin poppler-utils hdf5-tools"
+test_packages="xvfb xauth dbus librsvg2-bin poppler-utils libpoppler-glib-dev hdf5-tools"
 
 case "$mode" in
   run) packages="$build_packages" ;;
@@ -55,6 +55,10 @@ fi
 if [ ! -f "$build_dir/build.ninja" ]; then
   # shellcheck disable=SC2086
   meson setup "$build_dir" $setup_args
+elif [ -n "$missing" ]; then
+  # A build configured before these were installed looks for them again
+  # (the figure-layout test reads PDF with poppler-glib).
+  meson setup --reconfigure "$build_dir" >/dev/null
 fi
 ninja -C "$build_dir"
 

@@ -291,7 +291,7 @@ pl_draw_colorbar (PlDraw                  *draw,
   if (self->value_label != NULL && self->value_label[0] != '\0')
     pl_draw_text (draw, self->value_label,
                   pl_draw_fit_size (draw, self->value_label, self->font_size, 0, bar->height + 2 * TICK_GAP),
-                  0, draw->fg, bar->x + used, bar->y + bar->height / 2, 0.5, 1, -G_PI / 2);
+                  PL_TEXT_AXIS_TITLE, draw->fg, bar->x + used, bar->y + bar->height / 2, 0.5, 1, -G_PI / 2);
 
   return used;
 }
@@ -545,10 +545,10 @@ pl_axes_draw (PlDraw *draw,
 
   if (x_label != NULL)
     pl_draw_text (draw, x_label, pl_draw_fit_size (draw, x_label, self->font_size, 0, draw->width - 2 * GAP),
-                  0, draw->fg, p->x + p->width / 2, p->y + p->height + TICK_LENGTH + TICK_GAP + tick_h + GAP,
+                  PL_TEXT_AXIS_TITLE, draw->fg, p->x + p->width / 2, p->y + p->height + TICK_LENGTH + TICK_GAP + tick_h + GAP,
                   0.5, 0, 0);
   if (y_label != NULL)
     pl_draw_text (draw, y_label, pl_draw_fit_size (draw, y_label, self->font_size, 0, p->height + 2 * GAP),
-                  0, draw->fg, axes->y_title_x, p->y + p->height / 2, 0.5, 0, -G_PI / 2);
+                  PL_TEXT_AXIS_TITLE, draw->fg, axes->y_title_x, p->y + p->height / 2, 0.5, 0, -G_PI / 2);
   pl_draw_title (draw, p->x + p->width / 2, p->y - GAP, GAP, draw->width - GAP);
 }

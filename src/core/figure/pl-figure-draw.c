@@ -41,6 +41,9 @@ pl_draw_init (PlDraw   *draw,
   draw->figure = figure;
   draw->cr = cr;
   draw->svg_text = svg_text;
+  draw->layout = NULL;
+  cairo_matrix_init_identity (&draw->to_figure);
+  draw->panel = -1;
   draw->pango = pango_cairo_create_context (cr);
   /* Sizes are in points and one cairo unit is one point. */
   pango_cairo_context_set_resolution (draw->pango, 72);
@@ -192,6 +195,9 @@ pl_draw_text (PlDraw       *draw,
   cairo_translate (draw->cr, x, y);
   if (angle != 0)
     cairo_rotate (draw->cr, angle);
+  pl_layout_add_text (draw, (flags & PL_TEXT_TITLE) ? PL_LAYOUT_TITLE
+                            : (flags & PL_TEXT_AXIS_TITLE) ? PL_LAYOUT_AXIS_TITLE : PL_LAYOUT_TEXT,
+                      text, size, &(cairo_rectangle_t) { -ax * w, -ay * h, w, h });
 
   if (draw->svg_text != NULL)
     {
@@ -358,7 +364,7 @@ pl_draw_title (PlDraw *draw,
   pl_draw_text_size (draw, self->title, size, PL_TEXT_BOLD, &w, NULL);
   /* Over the plot when it fits there, else slid sideways to stay on the page. */
   center_x = CLAMP (center_x, min_x + w / 2, MAX (min_x + w / 2, max_x - w / 2));
-  pl_draw_text (draw, self->title, size, PL_TEXT_BOLD, draw->fg, center_x, bottom_y, 0.5, 1, 0);
+  pl_draw_text (draw, self->title, size, PL_TEXT_BOLD | PL_TEXT_TITLE, draw->fg, center_x, bottom_y, 0.5, 1, 0);
 }
 
 double
@@ -381,6 +387,29 @@ pl_draw_paragraph (PlDraw     *draw,
     return (double) logical.height / PANGO_SCALE;
 
   n_lines = pango_layout_get_line_count (layout);
+  if (draw->layout != NULL)
+    {
+      PangoLayoutIter *iter = pango_layout_get_iter (layout);
+
+      do
+        {
+          PangoLayoutLine *line = pango_layout_iter_get_line_readonly (iter);
+          g_autofree char *part = g_strndup (text + line->start_index, line->length);
+          PangoRectangle extents;
+
+          pango_layout_iter_get_line_extents (iter, NULL, &extents);
+          cairo_save (draw->cr);
+          cairo_translate (draw->cr, x, y);
+          pl_layout_add_text (draw, PL_LAYOUT_CAPTION, g_strchomp (part), size,
+                              &(cairo_rectangle_t) { (double) extents.x / PANGO_SCALE,
+                                                     (double) extents.y / PANGO_SCALE,
+                                                     (double) extents.width / PANGO_SCALE,
+                                                     (double) extents.height / PANGO_SCALE });
+          cairo_restore (draw->cr);
+        }
+      while (pango_layout_iter_next_line (iter));
+      pango_layout_iter_free (iter);
+    }
   if (draw->svg_text != NULL)
     {
       /* SVG text does not wrap: one <text> per line, at its baseline. */

@@ -531,10 +531,10 @@ pl_figure_heatmap_render (PlFigure                *self,
 
   /* Axis titles and the figure title hug the plot, wherever it was centred. */
   pl_draw_text (draw, x_label, pl_draw_fit_size (draw, x_label, self->font_size, 0, area->width - 2 * GAP),
-                0, draw->fg, plot.x + pw / 2,
+                PL_TEXT_AXIS_TITLE, draw->fg, plot.x + pw / 2,
                 plot.y + ph + TICK_LENGTH + TICK_GAP + (shown != NULL ? named_w : tick_h) + GAP, 0.5, 0, 0);
   pl_draw_text (draw, y_label, pl_draw_fit_size (draw, y_label, self->font_size, 0, ph + 2 * GAP),
-                0, draw->fg, plot.x - left + GAP, plot.y + ph / 2, 0.5, 0, -G_PI / 2);
+                PL_TEXT_AXIS_TITLE, draw->fg, plot.x - left + GAP, plot.y + ph / 2, 0.5, 0, -G_PI / 2);
   pl_draw_title (draw, plot.x + pw / 2, plot.y - GAP, area->x + GAP, area->x + area->width - GAP);
 
   if (self->panel_bar == PL_PANEL_BAR_OWN)

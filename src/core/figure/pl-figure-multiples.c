@@ -201,8 +201,7 @@ best_columns (PlFigure *self,
  * one, or, last of its row's shared panels, the shared bar itself. */
 static void
 render_panel (PlFigure                *self,
-              cairo_t                 *cr,
-              GString                 *svg_text,
+              PlDraw                  *draw,
               guint                    i,
               guint                    columns,
               gboolean                 grid_bar,
@@ -245,10 +244,7 @@ render_panel (PlFigure                *self,
         }
     }
   panel->slack_x = panel->slack_y = 0;
-  cairo_save (cr);
-  cairo_translate (cr, r->x, r->y);
-  pl_figure_render_full (panel, cr, r->width, r->height, svg_text);
-  cairo_restore (cr);
+  pl_figure_render_panel (panel, draw, (int) i, r);
   panel->vmin = saved_min;
   panel->vmax = saved_max;
   panel->value_label = saved_label;
@@ -350,6 +346,7 @@ pl_figure_multiples_render (PlFigure                *self,
     {
       cairo_surface_t *scratch = cairo_recording_surface_create (CAIRO_CONTENT_COLOR_ALPHA, NULL);
       cairo_t *cr = cairo_create (scratch);
+      PlDraw measure;
       g_autofree double *spare_w = g_new (double, columns);
       g_autofree double *spare_h = g_new (double, rows);
 
@@ -357,15 +354,17 @@ pl_figure_multiples_render (PlFigure                *self,
         spare_w[c] = INFINITY;
       for (guint r = 0; r < rows; r++)
         spare_h[r] = INFINITY;
+      pl_draw_init (&measure, self, cr, NULL);
       for (guint i = 0; i < n; i++)
         {
           PlFigure *panel = g_ptr_array_index (self->panels, i);
           cairo_rectangle_t r = cell_rect (i, n, columns, column_x, row_y);
 
-          render_panel (self, cr, NULL, i, columns, grid_bar, &r);
+          render_panel (self, &measure, i, columns, grid_bar, &r);
           spare_w[i % columns] = MIN (spare_w[i % columns], panel->slack_x);
           spare_h[i / columns] = MIN (spare_h[i / columns], panel->slack_y);
         }
+      pl_draw_clear (&measure);
       cairo_destroy (cr);
       cairo_surface_destroy (scratch);
       for (guint c = 0; c < columns; c++)
@@ -385,7 +384,7 @@ pl_figure_multiples_render (PlFigure                *self,
     {
       cairo_rectangle_t r = cell_rect (i, n, columns, column_x, row_y);
 
-      render_panel (self, draw->cr, draw->svg_text, i, columns, grid_bar, &r);
+      render_panel (self, draw, i, columns, grid_bar, &r);
       g_array_index (self->panel_areas, cairo_rectangle_t, i) = r;
     }
 

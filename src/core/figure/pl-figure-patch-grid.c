@@ -234,11 +234,11 @@ pl_patch_axes_draw (PlFigure                *self,
     }
   cairo_restore (cr);
 
-  pl_draw_text (draw, x_label, pl_draw_fit_size (draw, x_label, self->font_size, 0, draw->width - 2 * GAP), 0,
-                draw->fg, plot->x + plot->width / 2, plot->y + plot->height + TICK_LENGTH + TICK_GAP + tick_h + GAP,
+  pl_draw_text (draw, x_label, pl_draw_fit_size (draw, x_label, self->font_size, 0, draw->width - 2 * GAP),
+                PL_TEXT_AXIS_TITLE, draw->fg, plot->x + plot->width / 2, plot->y + plot->height + TICK_LENGTH + TICK_GAP + tick_h + GAP,
                 0.5, 0, 0);
-  pl_draw_text (draw, y_label, pl_draw_fit_size (draw, y_label, self->font_size, 0, plot->height + 2 * GAP), 0,
-                draw->fg, plot->x - left + GAP, plot->y + plot->height / 2, 0.5, 0, -G_PI / 2);
+  pl_draw_text (draw, y_label, pl_draw_fit_size (draw, y_label, self->font_size, 0, plot->height + 2 * GAP),
+                PL_TEXT_AXIS_TITLE, draw->fg, plot->x - left + GAP, plot->y + plot->height / 2, 0.5, 0, -G_PI / 2);
   pl_draw_title (draw, plot->x + plot->width / 2, plot->y - GAP, GAP, draw->width - GAP);
 }
 

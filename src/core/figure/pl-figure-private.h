@@ -32,6 +32,11 @@ typedef struct
   double        bg[3];
   double        width;        /* the whole figure, for text that must stay inside */
   double        height;
+  /* Where the render records what it draws (pl_figure_get_layout), or
+   * NULL; device units to the top figure's, and the panel being drawn. */
+  GArray       *layout;
+  cairo_matrix_t to_figure;
+  int           panel;
 } PlDraw;
 
 struct _PlFigure
@@ -60,6 +65,9 @@ struct _PlFigure
   cairo_rectangle_t  colorbar_area;
   gboolean           has_colorbar;
   struct _PlRenderState *saved;       /* during an export */
+  GArray            *layout;          /* PlLayoutItem of the last render */
+  double             layout_width;    /* its size */
+  double             layout_height;
   gboolean           integer_scale;   /* colour bar ticks on whole numbers */
   GArray            *ticks[2];        /* x and y tick values of the last render */
 
@@ -179,6 +187,9 @@ typedef enum
   PL_TEXT_NORMAL = 0,
   PL_TEXT_BOLD   = 1 << 0,
   PL_TEXT_HALO   = 1 << 1,   /* outlined in the background colour, to read over lines */
+  /* The text's role in the layout (pl_figure_get_layout); not drawn differently. */
+  PL_TEXT_AXIS_TITLE = 1 << 2,  /* an axis's or a colour bar's title */
+  PL_TEXT_TITLE  = 1 << 3,   /* the figure's title (pl_draw_title) */
 } PlTextFlags;
 
 void     pl_draw_init            (PlDraw            *draw,
@@ -323,6 +334,27 @@ void     pl_figure_render_full   (PlFigure          *self,
                                   double             width,
                                   double             height,
                                   GString           *svg_text);
+/* Panel INDEX of small multiples drawn in R of PARENT's frame, its layout
+ * recorded into PARENT's when that records one. */
+void     pl_figure_render_panel  (PlFigure          *self,
+                                  PlDraw            *parent,
+                                  int                index,
+                                  const cairo_rectangle_t *r);
+
+/* pl-figure-layout.c: recording what a render draws where. */
+void     pl_layout_clear         (GArray            *layout);
+GArray  *pl_layout_new           (void);
+/* A text of SIZE whose box, in the current cairo user space, is BOX. */
+void     pl_layout_add_text      (PlDraw            *draw,
+                                  PlLayoutRole       role,
+                                  const char        *text,
+                                  double             size,
+                                  const cairo_rectangle_t *box);
+/* An area (a panel's room, its plot) given in the current user space. */
+void     pl_layout_add_area      (PlDraw            *draw,
+                                  PlLayoutRole       role,
+                                  PlFigureKind       kind,
+                                  const cairo_rectangle_t *box);
 
 /* pl-figure-png.c: an opaque image as a PNG file with its DPI, taken in
  * bands of rows from the top and streamed to WRITE (FALSE on failure). */

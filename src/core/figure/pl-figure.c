@@ -47,6 +47,7 @@ pl_figure_finalize (GObject *object)
   g_clear_pointer (&self->label_boxes, g_array_unref);
   g_clear_pointer (&self->ticks[0], g_array_unref);
   g_clear_pointer (&self->ticks[1], g_array_unref);
+  g_clear_pointer (&self->layout, g_array_unref);
 
   G_OBJECT_CLASS (pl_figure_parent_class)->finalize (object);
 }
@@ -428,13 +429,18 @@ pl_figure_caption_room (PlFigure *self,
   return h + margin;
 }
 
-/* Shared by pl_figure_render and the exporters (which pass an SVG text sink). */
-void
-pl_figure_render_full (PlFigure *self,
-                       cairo_t  *cr,
-                       double    width,
-                       double    height,
-                       GString  *svg_text)
+/* One frame of SELF in WIDTH × HEIGHT of CR's user space, its layout
+ * recorded into LAYOUT (NULL: not recorded) as panel PANEL, TO_FIGURE
+ * taking device units to the recorded figure's. */
+static void
+render_frame (PlFigure             *self,
+              cairo_t              *cr,
+              double                width,
+              double                height,
+              GString              *svg_text,
+              GArray               *layout,
+              const cairo_matrix_t *to_figure,
+              int                   panel)
 {
   PlDraw draw;
   cairo_rectangle_t area = { 0, 0, width, height };
@@ -442,6 +448,9 @@ pl_figure_render_full (PlFigure *self,
   pl_draw_init (&draw, self, cr, svg_text);
   draw.width = width;
   draw.height = height;
+  draw.layout = layout;
+  draw.to_figure = *to_figure;
+  draw.panel = panel;
 
   cairo_save (cr);
   pl_draw_set_rgb (&draw, draw.bg);
@@ -495,10 +504,51 @@ pl_figure_render_full (PlFigure *self,
     default:
       g_assert_not_reached ();
     }
+  /* The multiples' plot spans their panels, whose own plots are recorded. */
+  if (self->kind != PL_FIGURE_MULTIPLES && self->plot_area.width > 0 && self->plot_area.height > 0)
+    pl_layout_add_area (&draw, PL_LAYOUT_PLOT, self->kind, &self->plot_area);
   cairo_restore (cr);
 
   pl_draw_clear (&draw);
   self->rendered = TRUE;
+}
+
+/* Shared by pl_figure_render and the exporters (which pass an SVG text sink). */
+void
+pl_figure_render_full (PlFigure *self,
+                       cairo_t  *cr,
+                       double    width,
+                       double    height,
+                       GString  *svg_text)
+{
+  cairo_matrix_t to_figure;
+
+  if (self->layout == NULL)
+    self->layout = pl_layout_new ();
+  pl_layout_clear (self->layout);
+  self->layout_width = width;
+  self->layout_height = height;
+  cairo_get_matrix (cr, &to_figure);
+  if (cairo_matrix_invert (&to_figure) != CAIRO_STATUS_SUCCESS)
+    cairo_matrix_init_identity (&to_figure);
+  render_frame (self, cr, width, height, svg_text, self->layout, &to_figure, -1);
+}
+
+void
+pl_figure_render_panel (PlFigure                *self,
+                        PlDraw                  *parent,
+                        int                      index,
+                        const cairo_rectangle_t *r)
+{
+  int saved = parent->panel;
+
+  parent->panel = index;
+  pl_layout_add_area (parent, PL_LAYOUT_PANEL, self->kind, r);
+  parent->panel = saved;
+  cairo_save (parent->cr);
+  cairo_translate (parent->cr, r->x, r->y);
+  render_frame (self, parent->cr, r->width, r->height, parent->svg_text, parent->layout, &parent->to_figure, index);
+  cairo_restore (parent->cr);
 }
 
 void
@@ -734,6 +784,9 @@ typedef struct _PlRenderState
   GArray            *panel_areas;
   GArray            *label_boxes;
   GArray            *ticks[2];
+  GArray            *layout;
+  double             layout_width;
+  double             layout_height;
 } PlRenderState;
 
 void
@@ -755,6 +808,10 @@ pl_figure_save_render_state (PlFigure *self)
   for (guint axis = 0; axis < 2; axis++)
     if (self->ticks[axis] != NULL)
       state->ticks[axis] = g_array_copy (self->ticks[axis]);
+  /* The screen's layout is kept whole; the export records a new one. */
+  state->layout = g_steal_pointer (&self->layout);
+  state->layout_width = self->layout_width;
+  state->layout_height = self->layout_height;
   self->saved = state;
   for (guint i = 0; self->panels != NULL && i < self->panels->len; i++)
     pl_figure_save_render_state (g_ptr_array_index (self->panels, i));
@@ -787,6 +844,10 @@ pl_figure_restore_render_state (PlFigure *self)
       g_clear_pointer (&self->ticks[axis], g_array_unref);
       self->ticks[axis] = state->ticks[axis];
     }
+  g_clear_pointer (&self->layout, g_array_unref);
+  self->layout = state->layout;
+  self->layout_width = state->layout_width;
+  self->layout_height = state->layout_height;
   g_free (state);
   for (guint i = 0; self->panels != NULL && i < self->panels->len; i++)
     pl_figure_restore_render_state (g_ptr_array_index (self->panels, i));

@@ -334,6 +334,63 @@ gboolean    pl_figure_get_natural_size (PlFigure      *self,
 gboolean    pl_figure_get_natural_height (PlFigure    *self,
                                        double         width_pt,
                                        double        *height_pt);
+/* ---- Layout: what the last render put where ------------------------------ */
+
+/* The figure-layout contract. Every figure kind, exported as PDF at every
+ * preset (pl-figure-preset.h: 3.3 in, 7 in, a 16:9 slide) and drawn on
+ * screen at the window's sizes, keeps these, as pl_figure_check_layout
+ * checks them on the last render:
+ *   - every text at least PL_FIGURE_MIN_TEXT_PT (6.5 pt) at the size drawn;
+ *   - no text and no panel outside the page, no two texts overlapping, no
+ *     two panels overlapping, each panel's text inside its panel;
+ *   - the plots of the panels of one kind in small multiples the same size
+ *     (and panels of different kinds given the same room);
+ *   - titles no larger than 1.3 × the axis titles (or, with none, the text).
+ * A new figure kind passes it too: add its builder, with the titles, labels
+ * and data shapes the window gives it, to the table of kinds in
+ * tests/test-figure-layout-kinds.c; tests/test-figure-layout.c checks each
+ * kind at each preset, in the sans and the serif face, from the PDF itself
+ * (poppler) and from this layout. */
+
+#define PL_FIGURE_MIN_TEXT_PT     6.5
+#define PL_FIGURE_MAX_TITLE_RATIO 1.3
+
+typedef enum
+{
+  PL_LAYOUT_TEXT,         /* tick labels, legends, table cells, notes */
+  PL_LAYOUT_TITLE,        /* a figure's or a panel's title */
+  PL_LAYOUT_AXIS_TITLE,   /* an axis's or a colour bar's title */
+  PL_LAYOUT_CAPTION,      /* one line of the caption */
+  PL_LAYOUT_PANEL,        /* the room a panel of small multiples was given */
+  PL_LAYOUT_PLOT,         /* a figure's or a panel's data area */
+} PlLayoutRole;
+
+typedef struct
+{
+  PlLayoutRole       role;
+  int                panel;   /* the panel of small multiples it is part of, −1: the figure's own */
+  PlFigureKind       kind;    /* the kind of the (panel) figure that drew it */
+  cairo_rectangle_t  box;     /* in the units of the render, axis-aligned (rotated text's too) */
+  double             size;    /* a text's size in those units; 0 for areas */
+  char              *text;    /* NULL for areas */
+} PlLayoutItem;
+
+/* What the last render drew where, N_ITEMS of them (NULL before any), and
+ * the size it was drawn at in WIDTH and HEIGHT. */
+const PlLayoutItem *pl_figure_get_layout (PlFigure       *self,
+                                       guint          *n_items,
+                                       double         *width,
+                                       double         *height);
+/* Checks the last render against the contract above with texts at least
+ * MIN_TEXT (in the render's units: points in an export, pixels on screen);
+ * FALSE with an error listing what breaks it. */
+gboolean    pl_figure_check_layout    (PlFigure       *self,
+                                       double          min_text,
+                                       GError        **error);
+/* The smallest text of the last render (its role in ROLE), 0 when none. */
+double      pl_figure_get_min_text_size (PlFigure     *self,
+                                       PlLayoutRole   *role);
+
 /* PNG, SVG or PDF by the extension, WIDTH_PT × HEIGHT_PT points; a PNG is
  * round (points × DPI / 72) pixels and records its DPI, SVG and PDF are
  * vectors with text as text and heatmaps as images at one pixel per cell.
