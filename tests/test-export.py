@@ -477,7 +477,7 @@ class Attention:
         self.norm_bias = tensors.get(prefix + "input_layernorm.bias")
         self.eps = config.get("layer_norm_eps", config.get("rms_norm_eps"))
         self.head_dim = config.get("head_dim") or config["hidden_size"] // config["num_attention_heads"]
-        if kind == "qwen3":
+        if kind in ("qwen3", "qwen3_moe"):
             self.q_norm = HeadNorm(tensors[prefix + "self_attn.q_norm.weight"], self.eps)
             self.k_norm = HeadNorm(tensors[prefix + "self_attn.k_norm.weight"], self.eps)
         self.projections = []
@@ -783,7 +783,7 @@ def main():
         for name in ("mini-gpt2", "mini-bert", "mini-roberta"):
             check_fixture(module, fixtures, cli, demo_dir, name, tmp)
         check_coordinates(module, cli, tmp)
-        for name in ("llama", "gpt-neox", "phi3", "qwen3", "gemma2"):
+        for name in ("llama", "gpt-neox", "phi3", "qwen3", "gemma2", "qwen3-moe"):
             check_rotary(module, fixtures, cli, tmp, name)
         check_run_model(script, fixtures, cli, tmp)
     print(f"1..{n_tests}")

@@ -75,7 +75,9 @@ static const RealConfig configs[] = {
     32, 8, 128, 1000000, PL_ROPE_SCALING_NONE, 40960 },
   { "Qwen3-32B", LAYOUT_LLAMA, 5120, 64, 0, PL_FAMILY_QWEN3, "qwen3",
     64, 8, 128, 1000000, PL_ROPE_SCALING_NONE, 40960 },
-  { "Qwen3-30B-A3B", LAYOUT_LLAMA, 2048, 48, 0, -1, "qwen3_moe" },
+  /* 128 experts, 8 a token, renormalised, 768 wide, in every layer */
+  { "Qwen3-30B-A3B", LAYOUT_LLAMA, 2048, 48, 0, PL_FAMILY_QWEN3_MOE, "qwen3_moe",
+    32, 4, 128, 1000000, PL_ROPE_SCALING_NONE, 40960 },
   { "EXAONE-3.0-7.8B-Instruct", LAYOUT_EXAONE, 4096, 32, 0, -1, "exaone" },
   { "gpt2", LAYOUT_GPT2, 768, 12, 1024, PL_FAMILY_GPT2, "gpt2" },
   { "bert-base-uncased", LAYOUT_BERT, 768, 12, 512, PL_FAMILY_BERT, "bert" },
@@ -242,7 +244,21 @@ test_real_config (gconstpointer data)
       g_assert_cmpfloat (d->rope.theta, ==, c->theta);
       g_assert_cmpint (d->rope.scaling, ==, c->scaling);
       g_assert_cmpuint (pl_model_get_n_positions (model), ==, c->max_positions);
-      g_assert_cmpint (d->qk_norm, ==, c->family == PL_FAMILY_QWEN3);
+      g_assert_cmpint (d->qk_norm, ==, c->family == PL_FAMILY_QWEN3 || c->family == PL_FAMILY_QWEN3_MOE);
+      if (c->family == PL_FAMILY_QWEN3_MOE)
+        {
+          g_assert_cmpuint (d->n_experts, ==, 128);
+          g_assert_cmpuint (d->n_experts_per_token, ==, 8);
+          g_assert_cmpuint (d->expert_ffn, ==, 768);
+          g_assert_true (d->norm_topk);
+          g_assert_nonnull (d->layer_experts);
+          for (guint l = 0; l < c->layers; l++)
+            g_assert_true (d->layer_experts[l]);
+          /* the dense feed-forward's width, which no layer uses */
+          g_assert_cmpuint (pl_model_get_ffn_size (model), ==, 6144);
+        }
+      else
+        g_assert_null (d->layer_experts);
       g_assert_cmpint (d->post_norms, ==, c->family == PL_FAMILY_GEMMA2);
       if (c->family == PL_FAMILY_GEMMA2)
         {

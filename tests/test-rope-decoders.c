@@ -55,6 +55,8 @@ static const Fixture fixtures[] = {
   { "gpt-neox-sequential", "gpt-neox-sequential", PL_FAMILY_GPT_NEOX },
   { "qwen3", "qwen3", PL_FAMILY_QWEN3 },
   { "gemma2", "gemma2", PL_FAMILY_GEMMA2 },
+  { "qwen3-moe", "qwen3-moe", PL_FAMILY_QWEN3_MOE },
+  { "qwen3-moe-step", "qwen3-moe-step", PL_FAMILY_QWEN3_MOE },
   /* the llama weights again as F32, as F16 and in two BF16 shards */
   { "llama-f32", "llama", PL_FAMILY_LLAMA },
   { "llama-f16", "llama", PL_FAMILY_LLAMA },
@@ -381,6 +383,24 @@ static const Refusal refusals[] = {
   { "phi3", "\"rope_scaling\": null", "\"rope_scaling\": {\"type\": \"su\", \"short_factor\": [1, 1, 1], "
     "\"long_factor\": [2, 2, 2]}", PL_ERROR_UNSUPPORTED, "LongRoPE" },
   { "gpt-neox", "\"rotary_pct\": 0.5", "\"rotary_pct\": 0.375", PL_ERROR_UNSUPPORTED, "must be even" },
+  { "gemma2", "\"attn_logit_softcapping\": 5.0", "\"attn_logit_softcapping\": -5.0", PL_ERROR_CORRUPT,
+    "config.json: attn_logit_softcapping must be" },
+  { "gemma2", "\"query_pre_attn_scalar\": 24", "\"query_pre_attn_scalar\": 0", PL_ERROR_CORRUPT,
+    "config.json: query_pre_attn_scalar must be above 0" },
+  { "gemma2", "\"query_pre_attn_scalar\": 24", "\"query_pre_attn_scalar\": 24, \"use_bidirectional_attention\": true",
+    PL_ERROR_UNSUPPORTED, "use_bidirectional_attention" },
+  { "qwen3-moe", "\"num_experts_per_tok\": 2", "\"num_experts_per_tok\": 7", PL_ERROR_CORRUPT,
+    "config.json: num_experts 6, num_experts_per_tok 7" },
+  { "qwen3-moe", "\"num_experts\": 6", "\"num_experts\": 4000000000", PL_ERROR_CORRUPT, "at most 65536 experts" },
+  /* more experts than the file holds: the router, read first at its stored size, says so */
+  { "qwen3-moe", "\"num_experts\": 6", "\"num_experts\": 60000", PL_ERROR_CORRUPT,
+    "expert router of layer 0 is 6×32 but the configuration asks for 60000×32" },
+  { "qwen3-moe", "\"moe_intermediate_size\": 12", "\"moe_intermediate_size\": 13", PL_ERROR_CORRUPT,
+    "configuration asks for" },
+  { "qwen3-moe", "\"mlp_only_layers\": [", "\"mlp_only_layers\": [\"one\", ", PL_ERROR_CORRUPT,
+    "mlp_only_layers[0] is not a layer number" },
+  { "qwen3-moe", "\"use_sliding_window\": false", "\"use_sliding_window\": true", PL_ERROR_UNSUPPORTED,
+    "use_sliding_window" },
 };
 
 static void

@@ -10,7 +10,7 @@
 
 /* A rotary-position decoder's config.json as Hugging Face's config classes
  * read it (LlamaConfig, MistralConfig, Qwen2Config, GemmaConfig, Phi3Config,
- * GPTNeoXConfig, Qwen3Config, Gemma2Config: their defaults for what the file leaves out), and its
+ * GPTNeoXConfig, Qwen3Config, Gemma2Config, Qwen3MoeConfig: their defaults for what the file leaves out), and its
  * weights in the precision they are stored. */
 
 typedef struct
@@ -30,6 +30,7 @@ static const Defaults defaults[] = {
   { PL_FAMILY_GPT_NEOX, 1e-5, "gelu", 2048 },
   { PL_FAMILY_QWEN3, 1e-6, "silu", 32768 },
   { PL_FAMILY_GEMMA2, 1e-6, "gelu_pytorch_tanh", 8192 },
+  { PL_FAMILY_QWEN3_MOE, 1e-6, "silu", 32768 },
 };
 
 /* The first problem found is the one reported. */
@@ -380,6 +381,73 @@ read_attention_scores (PlModel    *self,
              "Poslens, which runs Gemma 2 causally", dir);
 }
 
+/* Qwen3-MoE's experts as Qwen3MoeConfig reads them: layer l's feed-forward
+ * is the experts unless l is in mlp_only_layers or (l + 1) is not a
+ * multiple of decoder_sparse_step (or num_experts is 0); the others are a
+ * gated feed-forward of intermediate_size. */
+static void
+read_experts (PlModel    *self,
+              JsonObject *config,
+              const char *dir)
+{
+  PlDecoderSpec *d = &self->decoder;
+  JsonNode *dense = member (config, "mlp_only_layers");
+  gint64 experts = int_or (config, "num_experts", 128);
+  gint64 top = int_or (config, "num_experts_per_tok", 8);
+  gint64 ffn = int_or (config, "moe_intermediate_size", 768);
+  gint64 step = int_or (config, "decoder_sparse_step", 1);
+  gint64 dense_ffn = int_or (config, "intermediate_size", 6144);
+
+  if (bool_or (config, "use_sliding_window", FALSE))
+    {
+      problem (self, PL_ERROR_UNSUPPORTED, "%s/config.json: use_sliding_window is not implemented in Poslens for "
+               "Qwen3-MoE (Hugging Face's versions window its layers differently)", dir);
+      return;
+    }
+  if (experts < 0 || experts > 65536 || top <= 0 || top > MAX (experts, 1) || ffn <= 0 || ffn > G_MAXINT ||
+      step <= 0 || dense_ffn <= 0 || dense_ffn > G_MAXINT)
+    {
+      problem (self, PL_ERROR_CORRUPT, "%s/config.json: num_experts %" G_GINT64_FORMAT ", num_experts_per_tok %"
+               G_GINT64_FORMAT ", moe_intermediate_size %" G_GINT64_FORMAT ", decoder_sparse_step %" G_GINT64_FORMAT
+               " and intermediate_size %" G_GINT64_FORMAT " must be whole numbers above 0, at most 65536 experts "
+               "and at most as many per token", dir, experts, top, ffn, step, dense_ffn);
+      return;
+    }
+  if (dense != NULL && !JSON_NODE_HOLDS_NULL (dense) && !JSON_NODE_HOLDS_ARRAY (dense))
+    {
+      problem (self, PL_ERROR_CORRUPT, "%s/config.json: mlp_only_layers is not a list of layers", dir);
+      return;
+    }
+  d->n_experts = (guint) experts;
+  d->n_experts_per_token = (guint) top;
+  d->expert_ffn = (guint) ffn;
+  d->norm_topk = bool_or (config, "norm_topk_prob", FALSE);
+  self->ffn = (guint) dense_ffn;
+  if (experts == 0)
+    return;
+  self->layer_experts = g_new0 (gboolean, MAX (self->n_layers, 1));
+  for (guint l = 0; l < self->n_layers; l++)
+    self->layer_experts[l] = (l + 1) % step == 0;
+  if (dense != NULL && JSON_NODE_HOLDS_ARRAY (dense))
+    {
+      JsonArray *list = json_node_get_array (dense);
+
+      for (guint i = 0; i < json_array_get_length (list); i++)
+        {
+          JsonNode *item = json_array_get_element (list, i);
+
+          if (!JSON_NODE_HOLDS_VALUE (item) || json_node_get_value_type (item) != G_TYPE_INT64)
+            {
+              problem (self, PL_ERROR_CORRUPT, "%s/config.json: mlp_only_layers[%u] is not a layer number", dir, i);
+              return;
+            }
+          if (json_node_get_int (item) >= 0 && json_node_get_int (item) < self->n_layers)
+            self->layer_experts[json_node_get_int (item)] = FALSE;
+        }
+    }
+  d->layer_experts = self->layer_experts;
+}
+
 void
 pl_model_read_decoder_config (PlModel *self)
 {
@@ -489,6 +557,8 @@ pl_model_read_decoder_config (PlModel *self)
   self->pad_id = CLAMP (int_or (config, "pad_token_id", -1), -1, G_MAXINT);
 
   read_windows (self, config, dir);
+  if (family == PL_FAMILY_QWEN3_MOE)
+    read_experts (self, config, dir);
   if (d->head_dim > 0)
     read_rope (self, config, dir);
 }
@@ -550,6 +620,7 @@ is_linear (PlWeight weight)
     case PL_WEIGHT_FFN_IN_WEIGHT:
     case PL_WEIGHT_FFN_OUT_WEIGHT:
     case PL_WEIGHT_EMBED_PROJECT_WEIGHT:
+    case PL_WEIGHT_ROUTER_WEIGHT:
       return TRUE;
     default:
       return FALSE;
@@ -610,6 +681,8 @@ read_decoder_weight (PlModel   *self,
                    "%s: layer %d does not exist (the model has %u)", path, layer, self->n_layers);
       return NULL;
     }
+  if (weight >= PL_WEIGHT_EXPERT_GATE_WEIGHT && weight <= PL_WEIGHT_EXPERT_DOWN_WEIGHT)
+    return pl_model_read_experts_weight (self, weight, layer, error);
   if (!(info = pl_model_find_role (self, weight, layer, &kernel)))
     {
       g_autofree char *where = pl_weight_is_per_layer (weight)

@@ -203,6 +203,18 @@ static const PlFamilyDesc families[] = {
       [PL_WEIGHT_FINAL_LN_WEIGHT] = "norm.weight",
     },
     LLAMA_LIKE, .norm = PL_NORM_RMS_PLUS_ONE, .scale_embeddings = TRUE, .post_norms = TRUE },
+  /* Qwen3-MoE: Qwen3's attention; the feed-forward of most layers a router
+   * (mlp.gate) over experts mlp.experts.E.{gate,up,down}_proj, of the
+   * others (mlp_only_layers, decoder_sparse_step) Llama's. */
+  { .family = PL_FAMILY_QWEN3_MOE, .name = "qwen3_moe", .display_name = "Qwen3-MoE",
+    .roles = { LLAMA_ROLES,
+               [PL_WEIGHT_Q_NORM_WEIGHT] = "self_attn.q_norm.weight",
+               [PL_WEIGHT_K_NORM_WEIGHT] = "self_attn.k_norm.weight",
+               [PL_WEIGHT_ROUTER_WEIGHT] = "mlp.gate.weight",
+               [PL_WEIGHT_EXPERT_GATE_WEIGHT] = "gate_proj.weight",
+               [PL_WEIGHT_EXPERT_UP_WEIGHT] = "up_proj.weight",
+               [PL_WEIGHT_EXPERT_DOWN_WEIGHT] = "down_proj.weight" },
+    .expert_list = "mlp.experts.", LLAMA_LIKE, .norm = PL_NORM_RMS, .qk_norm = TRUE },
 };
 
 /* Vision transformers' encoder layers, named as BERT's are after an extra
@@ -587,7 +599,7 @@ gboolean
 pl_weight_is_per_layer (PlWeight weight)
 {
   return (weight >= PL_WEIGHT_Q_WEIGHT && weight <= PL_WEIGHT_LN2_BIAS) ||
-         (weight >= PL_WEIGHT_FFN_GATE_WEIGHT && weight <= PL_WEIGHT_POST_FFN_LN_WEIGHT);
+         (weight >= PL_WEIGHT_FFN_GATE_WEIGHT && weight <= PL_WEIGHT_EXPERT_DOWN_WEIGHT);
 }
 
 PlActivation

@@ -7,7 +7,7 @@
 
 G_BEGIN_DECLS
 
-#define PL_N_WEIGHTS (PL_WEIGHT_POST_FFN_LN_WEIGHT + 1)
+#define PL_N_WEIGHTS (PL_WEIGHT_EXPERT_DOWN_WEIGHT + 1)
 
 /* How one architecture names its tensors, after pl_model_normalize_name:
  * a dotted PyTorch-style name whatever the file format. Global roles are
@@ -41,6 +41,7 @@ typedef struct
   gboolean     qk_norm;           /* Qwen 3: RMSNorm of each query and key head before the rotation */
   gboolean     post_norms;        /* Gemma 2: norms of the attention's and feed-forward's outputs */
   gboolean     ggml_rope_rows;    /* GGUF Llama: attn_q's and attn_k's rows permuted for ggml's rotary pairs */
+  const char  *expert_list;       /* under a layer, before each expert's number: its EXPERT_* roles */
   /* Vision transformers (pl-model-vision.c): the table's rows after the
    * first_position special tokens' are patches in a grid, which config.json's
    * image_size / patch_size give. */
@@ -186,11 +187,19 @@ struct _PlModel
   /* a configuration the file carries (GGUF metadata), as config.json would
    * say it; NULL: the checkpoint's config.json */
   JsonObject          *own_config;
+  gboolean            *layer_experts;  /* decoder.layer_experts' storage */
 };
 
 const PlTensorInfo *pl_model_find_role        (PlModel            *self,
                                                PlWeight            weight,
                                                int                 layer,
+                                               gboolean           *kernel);
+/* An EXPERT_* weight of one expert of LAYER; pl_model_find_role finds
+ * expert 0's. */
+const PlTensorInfo *pl_model_find_expert      (PlModel            *self,
+                                               PlWeight            weight,
+                                               int                 layer,
+                                               guint               expert,
                                                gboolean           *kernel);
 guint               pl_model_count_layers     (PlModel            *self);
 /* Heads, epsilon, activation, special ids from config.json, and what is
@@ -221,6 +230,12 @@ gboolean            pl_config_true            (JsonObject         *config,
  * the common fields; refusals (a rope_scaling kind or option Poslens does
  * not implement, named) into config_problem. */
 void                pl_model_read_decoder_config (PlModel          *self);
+/* pl-model-experts.c: an EXPERT_* weight of every expert of LAYER, their
+ * rows one expert after the other, as stored. */
+PlStoredMatrix     *pl_model_read_experts_weight (PlModel          *self,
+                                                 PlWeight          weight,
+                                                 int               layer,
+                                                 GError          **error);
 /* A decoder weight by role, in its stored precision (see
  * pl_model_read_stored_weight). */
 PlStoredMatrix     *pl_model_read_decoder_weight (PlModel          *self,

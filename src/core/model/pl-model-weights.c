@@ -59,6 +59,43 @@ pl_config_string (JsonObject         *config,
   return NULL;
 }
 
+static gboolean
+is_expert_role (PlWeight weight)
+{
+  return weight >= PL_WEIGHT_EXPERT_GATE_WEIGHT && weight <= PL_WEIGHT_EXPERT_DOWN_WEIGHT;
+}
+
+static const PlTensorInfo *
+find_name (PlModel    *self,
+           const char *name,
+           gboolean   *kernel)
+{
+  const PlNormalizedName *stored = g_hash_table_lookup (self->normalized, name);
+
+  if (stored == NULL)
+    return NULL;
+  if (kernel != NULL)
+    *kernel = stored->kernel;
+  return pl_checkpoint_find_tensor (self->checkpoint, stored->stored);
+}
+
+const PlTensorInfo *
+pl_model_find_expert (PlModel  *self,
+                      PlWeight  weight,
+                      int       layer,
+                      guint     expert,
+                      gboolean *kernel)
+{
+  const char *role = self->desc->roles[weight];
+  g_autofree char *name = NULL;
+
+  if (role == NULL || self->normalized == NULL || self->desc->expert_list == NULL || !is_expert_role (weight))
+    return NULL;
+  name = g_strdup_printf ("%s%s%u.%s%u.%s", self->prefix, self->desc->layer_list, (guint) MAX (layer, 0),
+                          self->desc->expert_list, expert, role);
+  return find_name (self, name, kernel);
+}
+
 const PlTensorInfo *
 pl_model_find_role (PlModel  *self,
                     PlWeight  weight,
@@ -67,11 +104,12 @@ pl_model_find_role (PlModel  *self,
 {
   const char *role = self->desc->roles[weight];
   g_autofree char *name = NULL;
-  const PlNormalizedName *stored;
   gboolean per_layer = pl_weight_is_per_layer (weight);
 
   if (role == NULL || self->normalized == NULL)
     return NULL;
+  if (is_expert_role (weight))
+    return pl_model_find_expert (self, weight, layer, 0, kernel);
   if (per_layer)
     {
       g_autofree char *layer_base = NULL;
@@ -84,13 +122,7 @@ pl_model_find_role (PlModel  *self,
     }
   else
     name = g_strconcat (self->prefix, role, NULL);
-
-  stored = g_hash_table_lookup (self->normalized, name);
-  if (stored == NULL)
-    return NULL;
-  if (kernel != NULL)
-    *kernel = stored->kernel;
-  return pl_checkpoint_find_tensor (self->checkpoint, stored->stored);
+  return find_name (self, name, kernel);
 }
 
 guint

@@ -41,6 +41,7 @@ pl_model_finalize (GObject *object)
   g_clear_pointer (&self->layer_windows, g_free);
   g_clear_pointer (&self->rope_factors, g_free);
   g_clear_pointer (&self->own_config, json_object_unref);
+  g_clear_pointer (&self->layer_experts, g_free);
 
   G_OBJECT_CLASS (pl_model_parent_class)->finalize (object);
 }

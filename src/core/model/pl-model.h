@@ -31,6 +31,7 @@ typedef enum
   PL_FAMILY_GPT_NEOX,
   PL_FAMILY_QWEN3,
   PL_FAMILY_GEMMA2,
+  PL_FAMILY_QWEN3_MOE,
   /* Vision transformers: a learned table whose rows, after the special
    * tokens', are the patches of an image in a grid. */
   PL_FAMILY_VIT,
@@ -93,6 +94,14 @@ typedef enum
    * outputs before each is added to the residual, [hidden]. */
   PL_WEIGHT_POST_ATTN_LN_WEIGHT,
   PL_WEIGHT_POST_FFN_LN_WEIGHT,
+  /* Per layer, a mixture of experts (Qwen3-MoE): the router, [experts,
+   * hidden], and the experts' gated feed-forwards, every expert's weight
+   * one after the other: gate and up [experts × expert_ffn, hidden], down
+   * [experts × hidden, expert_ffn] (nn.Linear's [out, in] each). */
+  PL_WEIGHT_ROUTER_WEIGHT,
+  PL_WEIGHT_EXPERT_GATE_WEIGHT,
+  PL_WEIGHT_EXPERT_UP_WEIGHT,
+  PL_WEIGHT_EXPERT_DOWN_WEIGHT,
 } PlWeight;
 
 /* Whether WEIGHT is one of each layer's (else one of the model's). */
@@ -128,6 +137,15 @@ typedef struct
    * WINDOW keys, itself included), 0 for none; NULL when no layer has one */
   const guint   *layer_windows;
   PlRopeSpec     rope;
+  /* Qwen3-MoE: the layers whose feed-forward is N_EXPERTS experts
+   * (n_layers entries, NULL when none is): each token's router softmax
+   * over them, its top N_EXPERTS_PER_TOKEN (their weights renormalised to
+   * sum to 1 when NORM_TOPK), each a gated feed-forward of EXPERT_FFN */
+  const gboolean *layer_experts;
+  guint          n_experts;
+  guint          n_experts_per_token;
+  guint          expert_ffn;
+  gboolean       norm_topk;
 } PlDecoderSpec;
 
 #define PL_TYPE_MODEL (pl_model_get_type ())

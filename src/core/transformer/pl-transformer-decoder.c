@@ -60,10 +60,21 @@ pl_transformer_clear_decoder (PlTransformer *self)
       g_clear_pointer (&w->k_norm_w, pl_matrix_unref);
       g_clear_pointer (&w->post_attn_w, pl_matrix_unref);
       g_clear_pointer (&w->post_ffn_w, pl_matrix_unref);
+      g_clear_pointer (&w->router_w, pl_stored_matrix_unref);
+      for (guint e = 0; e < self->config.decoder.n_experts; e++)
+        {
+          if (w->expert_up != NULL)
+            g_clear_pointer (&w->expert_up[e], pl_stored_matrix_unref);
+          if (w->expert_down != NULL)
+            g_clear_pointer (&w->expert_down[e], pl_stored_matrix_unref);
+        }
+      g_clear_pointer (&w->expert_up, g_free);
+      g_clear_pointer (&w->expert_down, g_free);
     }
   g_clear_pointer (&self->decoder_layers, g_free);
   g_clear_pointer (&self->token_embedding_stored, pl_stored_matrix_unref);
   g_clear_pointer (&self->layer_windows, g_free);
+  g_clear_pointer (&self->layer_experts, g_free);
 }
 
 static const char *
@@ -96,6 +107,10 @@ role_name (PlWeight weight)
     case PL_WEIGHT_K_NORM_WEIGHT: return "key norm";
     case PL_WEIGHT_POST_ATTN_LN_WEIGHT: return "norm after attention";
     case PL_WEIGHT_POST_FFN_LN_WEIGHT: return "norm after the feed-forward";
+    case PL_WEIGHT_ROUTER_WEIGHT: return "expert router";
+    case PL_WEIGHT_EXPERT_GATE_WEIGHT: return "stacked expert gate weight";
+    case PL_WEIGHT_EXPERT_UP_WEIGHT: return "stacked expert input weight";
+    case PL_WEIGHT_EXPERT_DOWN_WEIGHT: return "stacked expert output weight";
     default: return "weight";
     }
 }
@@ -180,6 +195,20 @@ stack_rows (PlStoredMatrix **parts,
         pl_stored_matrix_to_float (parts[i], 0, parts[i]->rows, (float *) pl_stored_matrix_row (out, done));
       done += parts[i]->rows;
     }
+  return out;
+}
+
+/* ROWS rows of M from row FIRST on, a copy. */
+static PlStoredMatrix *
+slice_rows (const PlStoredMatrix  *m,
+            gsize                  first,
+            gsize                  rows,
+            GError               **error)
+{
+  PlStoredMatrix *out = pl_stored_matrix_try_new (m->type, rows, m->cols, error);
+
+  if (out != NULL)
+    memcpy (out->data, pl_stored_matrix_row (m, first), rows * m->cols * pl_stored_type_size (m->type));
   return out;
 }
 
@@ -269,6 +298,49 @@ prepare (PlStoredMatrix **w,
   return TRUE;
 }
 
+/* A mixture of experts' layer: the router, and each expert's gate and up
+ * rows stacked (as a dense gated feed-forward's) and its down rows, cut
+ * out of the experts' weights one after the other. */
+static gboolean
+load_experts (PlTransformer       *self,
+              PlStoredWeightFunc   func,
+              gpointer             data,
+              guint                l,
+              GCancellable        *cancellable,
+              GError             **error)
+{
+  const PlDecoderSpec *d = &self->config.decoder;
+  PlDecoderLayer *w = &self->decoder_layers[l];
+  gsize h = self->config.hidden_size, n = d->n_experts, f = d->expert_ffn;
+  g_autoptr(PlStoredMatrix) gates = NULL;
+  g_autoptr(PlStoredMatrix) ups = NULL;
+  g_autoptr(PlStoredMatrix) downs = NULL;
+
+  if (!(w->router_w = load (func, data, PL_WEIGHT_ROUTER_WEIGHT, l, n, h, error)) ||
+      !(gates = load (func, data, PL_WEIGHT_EXPERT_GATE_WEIGHT, l, n * f, h, error)) ||
+      !(ups = load (func, data, PL_WEIGHT_EXPERT_UP_WEIGHT, l, n * f, h, error)) ||
+      !(downs = load (func, data, PL_WEIGHT_EXPERT_DOWN_WEIGHT, l, n * h, f, error)) ||
+      !prepare (&w->router_w, cancellable, error))
+    return FALSE;
+  w->expert_up = g_new0 (PlStoredMatrix *, n);
+  w->expert_down = g_new0 (PlStoredMatrix *, n);
+  for (gsize e = 0; e < n; e++)
+    {
+      PlStoredMatrix *parts[2] = { NULL, NULL };
+      gboolean ok;
+
+      ok = (parts[0] = slice_rows (gates, e * f, f, error)) != NULL &&
+           (parts[1] = slice_rows (ups, e * f, f, error)) != NULL &&
+           (w->expert_up[e] = stack_rows (parts, 2, error)) != NULL;
+      g_clear_pointer (&parts[0], pl_stored_matrix_unref);
+      g_clear_pointer (&parts[1], pl_stored_matrix_unref);
+      if (!ok || !(w->expert_down[e] = slice_rows (downs, e * h, h, error)) ||
+          !prepare (&w->expert_up[e], cancellable, error) || !prepare (&w->expert_down[e], cancellable, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
 static gboolean
 load_decoder_layer (PlTransformer       *self,
                     PlStoredWeightFunc   func,
@@ -300,6 +372,9 @@ load_decoder_layer (PlTransformer       *self,
       !(w->out_w = load (func, data, PL_WEIGHT_ATTN_OUT_WEIGHT, l, h, q, error)) ||
       (d->out_bias && !(w->out_b = load_vector (func, data, PL_WEIGHT_ATTN_OUT_BIAS, l, h, error))))
     return FALSE;
+  if (self->layer_experts != NULL && self->layer_experts[l])
+    return load_experts (self, func, data, l, cancellable, error) &&
+           prepare (&w->qkv_w, cancellable, error) && prepare (&w->out_w, cancellable, error);
   if (d->gated_mlp)
     {
       if (!load_stacked (func, data, l, gate_up, gate_up_rows, 2, h, d->mlp_bias, &w->up_w, &w->up_b, error))
@@ -341,6 +416,14 @@ check_config (const PlTransformerConfig  *c,
     {
       g_set_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT,
                    "%u rotated dims do not fit heads of %u", d->rope.dim, d->head_dim);
+      return FALSE;
+    }
+  if (d->layer_experts != NULL && d->n_experts > 0 &&
+      (d->n_experts_per_token == 0 || d->n_experts_per_token > d->n_experts || d->expert_ffn == 0))
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT,
+                   "%u experts, %u of them per token, of %u wide: not a mixture of experts",
+                   d->n_experts, d->n_experts_per_token, d->expert_ffn);
       return FALSE;
     }
   if (!(d->attention_scale >= 0) || !isfinite (d->attention_scale) ||
@@ -387,6 +470,9 @@ pl_transformer_new_decoder (const PlTransformerConfig  *config,
   if (config->decoder.layer_windows != NULL)
     self->layer_windows = g_memdup2 (config->decoder.layer_windows, c->n_layers * sizeof (guint));
   c->decoder.layer_windows = self->layer_windows;
+  if (config->decoder.layer_experts != NULL && config->decoder.n_experts > 0)
+    self->layer_experts = g_memdup2 (config->decoder.layer_experts, c->n_layers * sizeof (gboolean));
+  c->decoder.layer_experts = self->layer_experts;
 
   if (!(self->token_embedding_stored = load (func, data, PL_WEIGHT_TOKEN_EMBEDDING, -1, c->vocab_size, h, error)))
     return NULL;
@@ -421,11 +507,10 @@ norm (PlTransformer  *self,
     pl_kernel_rms_norm (x->data, out->data, x->rows, x->cols, w->data, c->layer_norm_eps);
 }
 
-/* GATE_UP [T, 2 ffn] (gate, then up) → OUT [T, ffn] = act(gate) ⊙ up */
-static void
-gate (const PlMatrix *gate_up,
-      PlActivation    activation,
-      PlMatrix       *out)
+void
+pl_decoder_gate (const PlMatrix *gate_up,
+                 PlActivation    activation,
+                 PlMatrix       *out)
 {
   gsize f = out->cols;
 
@@ -449,6 +534,46 @@ add_rows (const PlMatrix *a,
 {
   for (gsize i = 0; i < a->rows * a->cols; i++)
     out->data[i] = a->data[i] + b->data[i];
+}
+
+/* NEXT = ATTN + the layer's feed-forward of NORMED: its experts', or the
+ * dense one (Gemma 2 norms its output first); UP, ACT and BRANCH are
+ * scratch. */
+static gboolean
+feed_forward (PlTransformer        *self,
+              const PlDecoderLayer *w,
+              const PlMatrix       *normed,
+              const PlMatrix       *attn,
+              PlMatrix             *up,
+              PlMatrix             *act,
+              PlMatrix             *branch,
+              PlMatrix             *next,
+              GError              **error)
+{
+  const PlTransformerConfig *c = &self->config;
+  const PlDecoderSpec *d = &c->decoder;
+
+  if (w->router_w != NULL)
+    {
+      if (!pl_decoder_run_experts (self, w, normed, branch, error))
+        return FALSE;
+      add_rows (attn, branch, next);
+      return TRUE;
+    }
+  pl_stored_gemm (normed, w->up_w, w->up_b, NULL, up);
+  if (d->gated_mlp)
+    pl_decoder_gate (up, c->activation, act);
+  else
+    pl_kernel_activate (up->data, up->rows * up->cols, c->activation);
+  if (!d->post_norms)
+    {
+      pl_stored_gemm (d->gated_mlp ? act : up, w->down_w, w->down_b, attn, next);
+      return TRUE;
+    }
+  pl_stored_gemm (d->gated_mlp ? act : up, w->down_w, w->down_b, NULL, branch);
+  norm (self, branch, w->post_ffn_w, NULL, branch);
+  add_rows (attn, branch, next);
+  return TRUE;
 }
 
 gboolean
@@ -478,6 +603,7 @@ pl_transformer_run_decoder (PlTransformer   *self,
   g_autoptr(PlMatrix) act = NULL;
   g_autoptr(PlMatrix) branch = NULL;
   g_autofree float *inv_freq = g_new (float, half);
+  gboolean any_experts = FALSE, any_dense = FALSE;
   g_autofree float *cos_table = NULL;
   g_autofree float *sin_table = NULL;
   float attention_scaling;
@@ -493,10 +619,18 @@ pl_transformer_run_decoder (PlTransformer   *self,
       !(normed = pl_matrix_try_new (t, h, error)) ||
       !(qkv = pl_matrix_try_new (t, q + 2 * kv, error)) ||
       !(ctx = pl_matrix_try_new (t, q, error)) ||
-      !(attn = pl_matrix_try_new (t, h, error)) ||
-      !(up = pl_matrix_try_new (t, d->gated_mlp ? 2 * f : f, error)) ||
-      (d->gated_mlp && !(act = pl_matrix_try_new (t, f, error))) ||
-      (d->post_norms && !(branch = pl_matrix_try_new (t, h, error))))
+      !(attn = pl_matrix_try_new (t, h, error)))
+    return FALSE;
+  for (guint l = 0; l < c->n_layers; l++)
+    {
+      gboolean experts = self->layer_experts != NULL && self->layer_experts[l];
+
+      any_experts |= experts;
+      any_dense |= !experts;
+    }
+  if ((any_dense && !(up = pl_matrix_try_new (t, d->gated_mlp ? 2 * f : f, error))) ||
+      (any_dense && d->gated_mlp && !(act = pl_matrix_try_new (t, f, error))) ||
+      ((d->post_norms || any_experts) && !(branch = pl_matrix_try_new (t, h, error))))
     return FALSE;
 
   /* The rotation of every position, for this length (dynamic NTK scaling
@@ -577,19 +711,8 @@ pl_transformer_run_decoder (PlTransformer   *self,
       else
         pl_stored_gemm (ctx, w->out_w, w->out_b, x, attn);
       norm (self, d->parallel_residual ? x : attn, w->norm2_w, w->norm2_b, normed);
-      pl_stored_gemm (normed, w->up_w, w->up_b, NULL, up);
-      if (d->gated_mlp)
-        gate (up, c->activation, act);
-      else
-        pl_kernel_activate (up->data, t * f, c->activation);
-      if (d->post_norms)
-        {
-          pl_stored_gemm (d->gated_mlp ? act : up, w->down_w, w->down_b, NULL, branch);
-          norm (self, branch, w->post_ffn_w, NULL, branch);
-          add_rows (attn, branch, next);
-        }
-      else
-        pl_stored_gemm (d->gated_mlp ? act : up, w->down_w, w->down_b, attn, next);
+      if (!feed_forward (self, w, normed, attn, up, act, branch, next, error))
+        return FALSE;
       if (l + 1 == c->n_layers)
         norm (self, next, self->final_ln_w, self->final_ln_b, next);
 

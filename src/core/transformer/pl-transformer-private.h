@@ -52,6 +52,11 @@ typedef struct
   PlMatrix       *k_norm_w;
   PlMatrix       *post_attn_w; /* Gemma 2: [hidden], 1 + w added, or NULL */
   PlMatrix       *post_ffn_w;
+  /* a mixture of experts' layer (decoder.layer_experts), instead of up and
+   * down: the router and each expert's gated feed-forward, as up_w, down_w */
+  PlStoredMatrix *router_w;   /* [experts, hidden] */
+  PlStoredMatrix **expert_up; /* n_experts × [2 expert_ffn, hidden], gate rows then up's */
+  PlStoredMatrix **expert_down; /* n_experts × [hidden, expert_ffn] */
 } PlDecoderLayer;
 
 struct _PlTransformer
@@ -82,7 +87,20 @@ struct _PlTransformer
   PlStoredMatrix      *token_embedding_stored;  /* [vocab, hidden] */
   PlDecoderLayer      *decoder_layers;
   guint               *layer_windows;           /* config.decoder.layer_windows' storage */
+  gboolean            *layer_experts;           /* config.decoder.layer_experts' storage */
 };
+
+/* GATE_UP [T, 2 ffn] (gate, then up) → OUT [T, ffn] = act(gate) ⊙ up */
+void     pl_decoder_gate          (const PlMatrix       *gate_up,
+                                   PlActivation          activation,
+                                   PlMatrix             *out);
+/* pl-transformer-experts.c: a mixture of experts' feed-forward of X
+ * [T, hidden] (layer W's router and experts) into OUT [T, hidden]. */
+gboolean pl_decoder_run_experts   (PlTransformer        *self,
+                                   const PlDecoderLayer *w,
+                                   const PlMatrix       *x,
+                                   PlMatrix             *out,
+                                   GError              **error);
 
 /* pl-transformer-decoder.c */
 /* Called with LAYER's (0-based) queries, keys and values after the
