@@ -4,6 +4,10 @@
 #include <adwaita.h>
 #include <string.h>
 
+#include "pl-attention-page.h"
+#include "pl-figure-view.h"
+#include "pl-page.h"
+#include "pl-playground-page.h"
 #include "pl-test-window.h"
 #include "pl-version.h"
 #include "pl-window-private.h"
@@ -220,6 +224,138 @@ test_restart_selection (void)
   g_assert_cmpstr (fallback, ==, pl_model_get_path (model_at (0)));
 }
 
+static void
+collect_figure_views (GtkWidget *widget,
+                      GPtrArray *found)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
+    if (PL_IS_FIGURE_VIEW (child))
+      g_ptr_array_add (found, child);
+    else
+      collect_figure_views (child, found);
+}
+
+/* TEXT, a title or a colour bar's label, starts as a sentence does: with a
+ * capital, a digit or a model's name (which may be lower case). */
+static void
+assert_capital (const char *text,
+                const char *model_name,
+                const char *what)
+{
+  gunichar first;
+
+  if (text == NULL || (model_name != NULL && g_str_has_prefix (text, model_name)))
+    return;
+  first = g_utf8_get_char (text);
+  if (g_unichar_islower (first))
+    g_error ("%s “%s” starts in lower case", what, text);
+}
+
+static gboolean
+playground_ready (gpointer page)
+{
+  return !pl_page_get_busy (page) && pl_playground_page_get_matrix (page) != NULL;
+}
+
+static gboolean
+shows_status (gpointer page)
+{
+  return g_strcmp0 (pl_page_get_shown (page), "status") == 0;
+}
+
+static gboolean
+attention_ready (gpointer page)
+{
+  return !pl_page_get_busy (page) && pl_attention_page_get_stats (page) != NULL &&
+         pl_page_get_figure (page) != NULL;
+}
+
+static GtkWidget *
+find_actionable (GtkWidget  *widget,
+                 const char *action)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found;
+
+      if (GTK_IS_ACTIONABLE (child) && g_strcmp0 (gtk_actionable_get_action_name (GTK_ACTIONABLE (child)), action) == 0)
+        return child;
+      if ((found = find_actionable (child, action)) != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* One capitalisation for titles and colour-bar labels (the Playground's
+ * every kind); the Patches view without a grid ends its sentences and points
+ * to New Analytic Encoding…, not to a command-line name; Distances reads
+ * "Layer 3, head 4" as every view does. */
+static void
+test_wording (void)
+{
+  PlPlaygroundPage *playground = PL_PLAYGROUND_PAGE (pl_test_page (window, "playground"));
+  GtkWidget *patches = pl_test_page (window, "patches");
+  PlAttentionPage *attention = PL_ATTENTION_PAGE (pl_test_page (window, "attention"));
+  const PlPlaygroundKind kinds[] = { PL_PLAYGROUND_SINUSOIDAL, PL_PLAYGROUND_ROPE, PL_PLAYGROUND_ALIBI,
+                                     PL_PLAYGROUND_SINCOS2D };
+  AdwStatusPage *status;
+  const char *description;
+  g_autofree char *readout = NULL;
+  PlFigure *figure;
+  double x, y;
+
+  pl_window_show_view (window, "playground");
+  for (guint k = 0; k < G_N_ELEMENTS (kinds); k++)
+    {
+      g_autoptr(GPtrArray) views = g_ptr_array_new ();
+
+      pl_playground_page_set_kind (playground, kinds[k]);
+      pl_test_wait_until (playground_ready, playground, "the Playground");
+      collect_figure_views (GTK_WIDGET (playground), views);
+      for (guint i = 0; i < views->len; i++)
+        {
+          PlFigure *shown = pl_figure_view_get_figure (views->pdata[i]);
+
+          if (shown == NULL)
+            continue;
+          assert_capital (pl_figure_get_title (shown), NULL, "a Playground title");
+          assert_capital (pl_figure_get_value_label (shown), NULL, "a Playground colour bar");
+        }
+    }
+  pl_playground_page_set_kind (playground, PL_PLAYGROUND_SINUSOIDAL);
+
+  pl_window_select_model (window, 0);
+  pl_window_show_view (window, "patches");
+  pl_test_wait_until (shows_status, patches, "the Patches view's message");
+  status = pl_page_get_status (PL_PAGE (patches));
+  description = adw_status_page_get_description (status);
+  g_test_message ("Patches: %s", description);
+  g_assert_true (g_str_has_suffix (description, "."));
+  g_assert_null (strstr (description, "builtin:"));
+  g_assert_nonnull (strstr (description, "New Analytic Encoding…"));
+  g_assert_nonnull (find_actionable (GTK_WIDGET (status), "win.new-encoding"));
+
+  pl_window_show_view (window, "attention");
+  pl_attention_page_show (attention, "distances");
+  pl_test_wait_until (attention_ready, attention, "the attention distances");
+  figure = pl_page_get_figure (PL_PAGE (attention));
+  pl_test_wait_frames (GTK_WIDGET (window), 3);
+  /* Point 5: layer 2, head 2 of mini-gpt2's four heads a layer. */
+  g_assert_true (pl_figure_get_point (figure, 5, &x, &y));
+  {
+    g_autoptr(GPtrArray) views = g_ptr_array_new ();
+
+    collect_figure_views (GTK_WIDGET (attention), views);
+    for (guint i = 0; i < views->len && readout == NULL; i++)
+      if (pl_figure_view_get_figure (views->pdata[i]) == figure)
+        readout = pl_figure_view_describe_at (views->pdata[i], x, y);
+  }
+  g_test_message ("Distances: %s", readout);
+  g_assert_nonnull (readout);
+  g_assert_true (g_str_has_prefix (readout, "Layer 2, head 2: "));
+  pl_attention_page_show (attention, "offsets");
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -231,6 +367,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/pl/window-details/about", test_about);
   g_test_add_func ("/pl/window-details/delete-undo", test_delete_undo);
   g_test_add_func ("/pl/window-details/restart-selection", test_restart_selection);
+  g_test_add_func ("/pl/window-details/wording", test_wording);
   status = g_test_run ();
   gtk_window_destroy (GTK_WINDOW (window));
   g_clear_object (&app);

@@ -404,7 +404,7 @@ test_playground (void)
 {
   PlPlaygroundPage *playground = PL_PLAYGROUND_PAGE (pl_test_page (window, "playground"));
   g_autoptr(PlMatrix) alibi = pl_encoding_alibi_bias (8, 64);
-  PlMatrix *m;
+  PlMatrix *m, *curves;
 
   pl_test_activate (window, "win.show-view", g_variant_new_int32 (5));
   pl_playground_page_set_encoding (playground, 64, 16, 100.0);
@@ -421,6 +421,30 @@ test_playground (void)
           expect += cos (((double) i - j) * pow (100.0, -2.0 * k / 16));
         g_assert_cmpfloat_with_epsilon (pl_matrix_get (m, i, j), expect / 8, 1e-5);
       }
+  /* The score of q = k = 1 and RoFormer's bound on it, in one unit (the
+   * score at offset 0): (2/d) Σ_k cos(m θ_k) and (2/d) Σ_{i=1}^{d/2}
+   * |Σ_{j<i} e^{i m θ_j}|, the bound above the score at every offset. */
+  curves = pl_playground_page_get_curves (playground);
+  g_assert_cmpuint (curves->rows, ==, 2);
+  g_assert_cmpuint (curves->cols, ==, 64);
+  for (guint o = 0; o < 64; o++)
+    {
+      double score = 0, bound = 0, re = 0, im = 0;
+
+      for (guint k = 0; k < 8; k++)
+        {
+          double angle = o * pow (100.0, -2.0 * k / 16);
+
+          score += cos (angle);
+          re += cos (angle);
+          im += sin (angle);
+          bound += hypot (re, im);
+        }
+      g_assert_cmpfloat_with_epsilon (pl_matrix_get (curves, 0, o), score / 8, 1e-5);
+      g_assert_cmpfloat_with_epsilon (pl_matrix_get (curves, 1, o), bound / 8, 1e-5);
+      g_assert_cmpfloat (pl_matrix_get (curves, 1, o), >=, fabs (pl_matrix_get (curves, 0, o)));
+    }
+  g_assert_cmpfloat_with_epsilon (pl_matrix_get (curves, 1, 0), (8 + 1) / 2.0, 1e-5);
 
   pl_playground_page_set_encoding (playground, 64, 8, 100.0);
   pl_playground_page_set_kind (playground, PL_PLAYGROUND_ALIBI);

@@ -411,7 +411,7 @@ on_describe (PlAttentionPage *self,
     {
       guint l = a / stats->n_heads, h = a % stats->n_heads;
 
-      return g_strdup_printf (_("layer %u, head %u: mean distance %.1f, first token %.2f"), l + 1, h + 1,
+      return g_strdup_printf (_("Layer %u, head %u: mean distance %.1f, first token %.2f"), l + 1, h + 1,
                               pl_matrix_get (stats->mean_distance, l, h),
                               pl_matrix_get (stats->first_token, l, h));
     }

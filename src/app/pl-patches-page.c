@@ -207,7 +207,7 @@ show_colours (PlPatchesPage *self,
   for (guint k = 0; k < 3; k++)
     ratio[k] = k < pane->pca->n_components ? pl_matrix_get (pane->pca->explained_variance_ratio, 0, k) : NAN;
   figure = pl_figure_new_grid_colors (rgb, pane->rows, pane->cols, ratio);
-  finish_figure (self, pane, figure, _("first three principal components as colours"));
+  finish_figure (self, pane, figure, _("First three principal components as colours"));
 }
 
 static void
@@ -343,6 +343,38 @@ ask_resized (PlPatchesPage *self,
     }
 }
 
+/* A model without a grid: why, and where to find one, in the window's
+ * words (the command line names builtin:sincos2d instead). */
+static void
+show_no_grid (PlPatchesPage *self,
+              PlModel       *model,
+              const GError  *error)
+{
+  g_autofree char *description = NULL;
+  GtkWidget *button;
+
+  if (!g_error_matches (error, PL_ERROR, PL_ERROR_UNSUPPORTED))
+    {
+      g_autofree char *sentence = pl_error_sentence (error->message);
+
+      /* Translators: a sentence that ends a status page's description */
+      description = g_strdup_printf (_("%s."), sentence);
+      pl_page_show_status (PL_PAGE (self), "view-app-grid-symbolic", _("No Grid of Patches"), description);
+      return;
+    }
+  /* Translators: %s is the model's name */
+  description = g_strdup_printf (_("%s holds positions in a line, not the patches of an image in a grid. Open a "
+                                   "vision transformer (ViT, DeiT, DINOv2, CLIP, SigLIP), or make the 2-D "
+                                   "sine–cosine table of MAE with New Analytic Encoding… in the main menu."),
+                                 pl_model_get_name (model));
+  pl_page_show_status (PL_PAGE (self), "view-app-grid-symbolic", _("No Grid of Patches"), description);
+  button = gtk_button_new_with_mnemonic (_("New _Analytic Encoding…"));
+  gtk_widget_set_halign (button, GTK_ALIGN_CENTER);
+  gtk_widget_add_css_class (button, "pill");
+  gtk_actionable_set_action_name (GTK_ACTIONABLE (button), "win.new-encoding");
+  adw_status_page_set_child (pl_page_get_status (PL_PAGE (self)), button);
+}
+
 static void
 refresh (PlPage *page)
 {
@@ -361,13 +393,11 @@ refresh (PlPage *page)
   /* Without a grid only the explanation applies. */
   if (!pl_model_require_grid (model, &pane->rows, &pane->cols, &error))
     {
-      g_autofree char *sentence = pl_error_sentence (error->message);
-
       gtk_widget_set_visible (GTK_WIDGET (self->show_dropdown), FALSE);
       gtk_widget_set_visible (GTK_WIDGET (self->metric_dropdown), FALSE);
       gtk_widget_set_visible (GTK_WIDGET (self->resize_button), FALSE);
       clear (self);
-      pl_page_show_status (page, "view-app-grid-symbolic", _("No Grid of Patches"), sentence);
+      show_no_grid (self, model, error);
       return;
     }
   set_spins_for (self, model);

@@ -77,8 +77,12 @@ get_base (PlPlaygroundPage *self)
 }
 
 /* RoPE's answer: [cosine of the phase table, 2 × offsets: the score of
- * q = k = (1, …, 1) divided by the head size, and RoFormer's bound divided
- * by its value at offset 0]: both start at 1. */
+ * q = k = (1, …, 1) and RoFormer's bound on it, both divided by the score
+ * at offset 0, the head size d]. Both in one unit, the bound lies above the
+ * score at every offset: for q = k = 1 every pair of dims contributes
+ * h_j = 2, so the score is 2 Re S_{d/2} and RoFormer's bound
+ * max |h_{j+1} − h_j| Σ |S_j| is 2 Σ |S_j|, which pl_rope_decay_bound gives
+ * divided by d (its (2/d) Σ |S_j|). */
 static gboolean
 compute_rope (Spec          *spec,
               GCancellable  *cancellable,
@@ -106,7 +110,7 @@ compute_rope (Spec          *spec,
   for (guint m = 0; m < spec->length; m++)
     {
       curves->data[m] = scores->data[m] / spec->width;
-      curves->data[spec->length + m] = bound->data[m] / bound->data[0];
+      curves->data[spec->length + m] = bound->data[m];
     }
   g_ptr_array_add (answer, g_steal_pointer (&cosine));
   g_ptr_array_add (answer, curves);
@@ -211,10 +215,10 @@ show_curves (PlPlaygroundPage *self,
       title = g_strdup_printf (_("RoPE %u positions, head size %u, base %.0f"), length, width & ~1u, get_base (self));
       pl_figure_set_range (heatmap, -1, 1);
       pl_figure_set_title (heatmap, title);
-      pl_figure_set_value_label (heatmap, _("cosine similarity"));
+      pl_figure_set_value_label (heatmap, pl_enum_label (PL_TYPE_SIMILARITY_METRIC, PL_SIMILARITY_COSINE));
       lines = rows_as_lines (curves, names);
       pl_figure_set_title (lines, _("Long-range decay of a rotary score"));
-      pl_figure_set_axis_labels (lines, _("Offset j − i"), _("Relative to offset 0"));
+      pl_figure_set_axis_labels (lines, _("Offset j − i"), _("Relative to the score at offset 0"));
     }
   else
     {
@@ -223,7 +227,7 @@ show_curves (PlPlaygroundPage *self,
       pl_figure_set_first_row (heatmap, 1);
       pl_figure_set_title (heatmap, title);
       pl_figure_set_axis_labels (heatmap, _("Distance |i − j|"), _("Head"));
-      pl_figure_set_value_label (heatmap, _("bias added to the score"));
+      pl_figure_set_value_label (heatmap, _("Bias added to the score"));
       lines = rows_as_lines (curves, NULL);
       pl_figure_set_title (lines, _("Each head’s bias by distance"));
       pl_figure_set_axis_labels (lines, _("Distance |i − j|"), _("Bias −m·d"));
@@ -263,7 +267,7 @@ show_grid (PlPlaygroundPage *self,
   pl_figure_set_axis_labels (grid, _("Patch column"), _("Patch row"));
   pl_figure_set_value_label (grid, pl_enum_label (PL_TYPE_SIMILARITY_METRIC, PL_SIMILARITY_COSINE));
   pl_view_style_apply (colours, pl_page_get_workspace (PL_PAGE (self)));
-  pl_figure_set_title (colours, _("first three principal components as colours"));
+  pl_figure_set_title (colours, _("First three principal components as colours"));
   pl_figure_set_axis_labels (colours, _("Patch column"), _("Patch row"));
   pl_figure_view_set_figure (self->heatmap_view, grid, 0, 0);
   pl_figure_view_set_figure (self->trajectory_view, colours, 0, 0);
@@ -363,9 +367,10 @@ sync_controls (PlPlaygroundPage *self,
                                     "many make it fall smoothly."),
     [PL_PLAYGROUND_ROPE] = N_("RoPE turns dims 2k and 2k+1 of a query and a key by p · base^(−2k/d) at position p, so "
                               "their score depends only on the offset. For q = k = (1, …, 1) it is Σ cos(offset · θ_k): "
-                              "it falls, with ripples, as the offset grows, as does the bound RoFormer proved (Su et al., "
-                              "2021); both are drawn relative to their value at offset 0. A larger base makes the "
-                              "decay slower; the heatmap is the similarity of the rotation phases."),
+                              "it falls, with ripples, as the offset grows, and so does the bound RoFormer proved on it (Su et al., "
+                              "2021), drawn in the same unit (the score at offset 0): the bound lies above the score, "
+                              "loosely. A larger base makes the decay slower; the heatmap is the similarity of the "
+                              "rotation phases."),
     [PL_PLAYGROUND_ALIBI] = N_("ALiBi adds no position vectors: each head adds −m·|i − j| to its attention scores, "
                                "penalising distant keys linearly. The slopes m form a geometric series, 2^(−8/n), "
                                "2^(−16/n), … for n heads (Press et al., 2022): the first head looks nearby, the last "
@@ -458,6 +463,13 @@ pl_playground_page_get_matrix (PlPlaygroundPage *self)
 {
   g_return_val_if_fail (PL_IS_PLAYGROUND_PAGE (self), NULL);
   return self->matrix;
+}
+
+PlMatrix *
+pl_playground_page_get_curves (PlPlaygroundPage *self)
+{
+  g_return_val_if_fail (PL_IS_PLAYGROUND_PAGE (self), NULL);
+  return self->curves;
 }
 
 /* The grid of grids hits map ROW's cell COLUMN, the colours a patch. */

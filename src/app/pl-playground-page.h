@@ -30,5 +30,9 @@ void      pl_playground_page_set_kind     (PlPlaygroundPage *self,
  * RoPE; the 2-D table's patches, [n, n], drawn as the grid of grids) or the
  * heads' biases (ALiBi). */
 PlMatrix *pl_playground_page_get_matrix   (PlPlaygroundPage *self);
+/* The lines on screen: RoPE's score of q = k = 1 and RoFormer's bound on
+ * it (2 × offsets, in units of the score at offset 0), ALiBi's biases
+ * (heads × distances); NULL for the other kinds. */
+PlMatrix *pl_playground_page_get_curves   (PlPlaygroundPage *self);
 
 G_END_DECLS
