@@ -3,11 +3,12 @@
 
 #include "pl-checkpoint-gguf.h"
 #include "pl-fuzz.h"
+#include "pl-tokenizer.h"
 
 /* A GGUF file: the header parser, its metadata read as the model and the
- * tokenizer read it, reads of what it lists (in rows, and kept in their
- * blocks then unpacked); a sparse one (pl_fuzz_write_sparse) is then
- * checked as `poslens-cli check` does. */
+ * tokenizer read it (and the tokenizer run on a sentence), reads of what it
+ * lists (in rows, and kept in their blocks then unpacked); a sparse one
+ * (pl_fuzz_write_sparse) is then checked as `poslens-cli check` does. */
 int
 LLVMFuzzerTestOneInput (const uint8_t *data,
                         size_t         size)
@@ -59,6 +60,14 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
           pl_stored_matrix_all_finite (stored);
         }
     }
+  /* its tokenizer, as a typed sentence would use it */
+  {
+    g_autoptr(PlTokenizer) tokenizer = pl_tokenizer_new_from_gguf (path, NULL);
+    g_autoptr(GArray) ids = NULL;
+
+    if (tokenizer != NULL)
+      pl_tokenizer_encode (tokenizer, "Hello world, 12345 <s> ä\n", &ids, NULL, NULL);
+  }
   pl_fuzz_exercise_checkpoint (checkpoint, path);
   if (hole_mib > 0)
     pl_fuzz_check_sparse (checkpoint, path);

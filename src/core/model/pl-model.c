@@ -8,6 +8,7 @@
 #include "pl-encodings.h"
 #include "pl-error.h"
 #include "pl-model-private.h"
+#include "pl-ollama-store.h"
 #include "pl-paths.h"
 
 
@@ -274,6 +275,35 @@ open_decoder (PlModel             *self,
   return g_steal_pointer (&owned);
 }
 
+/* "ollama:NAME": the GGUF blob of Ollama's model NAME, named so. */
+static PlModel *
+open_ollama (const char  *path,
+             const char  *dataset,
+             GError     **error)
+{
+  g_autoptr(PlOllamaModel) found = pl_ollama_store_find (NULL, path, error);
+  PlCheckpoint *checkpoint;
+  PlModel *self;
+
+  if (found == NULL || !(checkpoint = pl_checkpoint_open (found->blob, error)))
+    return NULL;
+  if (!PL_IS_CHECKPOINT_GGUF (checkpoint))
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED, "Ollama model %s: its blob %s is not a GGUF file",
+                   found->name, found->blob);
+      g_object_unref (checkpoint);
+      return NULL;
+    }
+  if (!(self = pl_model_open_checkpoint (checkpoint, path, dataset, error)))
+    return NULL;
+  if (dataset == NULL)
+    {
+      g_free (self->name);
+      self->name = g_strdup (found->name);
+    }
+  return self;
+}
+
 PlModel *
 pl_model_open (const char    *path,
                const char    *dataset,
@@ -296,6 +326,8 @@ pl_model_open (const char    *path,
     }
   if (g_str_has_prefix (path, "builtin:"))
     return open_builtin (path, error);
+  if (g_str_has_prefix (path, PL_OLLAMA_PREFIX))
+    return open_ollama (path, dataset, error);
 
   /* "mini-gpt2" on the command line: the shipped demo, unless a file of
    * that name is here. */

@@ -159,6 +159,15 @@ pl_bpe_add_merge (PlTokenizer  *self,
   return TRUE;
 }
 
+void
+pl_bpe_add_merge_ids (PlTokenizer *self,
+                      int          left,
+                      int          right,
+                      int          merged)
+{
+  merges_insert (self->merges, left, right, (int) self->merges->n, merged);
+}
+
 gboolean
 pl_bpe_prepare (PlTokenizer  *self,
                 const char   *unk_token,

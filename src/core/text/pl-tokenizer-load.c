@@ -6,6 +6,7 @@
 #include "pl-error.h"
 #include "pl-input-file.h"
 #include "pl-json.h"
+#include "pl-ollama-store.h"
 #include "pl-tokenizer-private.h"
 
 /* The files that sit beside real checkpoints, and finding them. */
@@ -505,6 +506,21 @@ new_for_dir (const char  *dir,
   return g_steal_pointer (&self);
 }
 
+/* A GGUF file carries its tokenizer (its first bytes say "GGUF"). */
+static gboolean
+is_gguf (const char *path)
+{
+  char magic[4];
+  int fd = pl_input_file_open (path, NULL, NULL);
+  gboolean found;
+
+  if (fd < 0)
+    return FALSE;
+  found = pread (fd, magic, 4, 0) == 4 && memcmp (magic, "GGUF", 4) == 0;
+  close (fd);
+  return found;
+}
+
 PlTokenizer *
 pl_tokenizer_new_for_model_dir (const char  *path,
                                 GError     **error)
@@ -526,6 +542,12 @@ pl_tokenizer_new_for_model_dir (const char  *path,
                    "%s is an analytic encoding with no vocabulary, so it takes no text", path);
       return NULL;
     }
+  if (g_str_has_prefix (path, PL_OLLAMA_PREFIX))
+    {
+      g_autoptr(PlOllamaModel) found = pl_ollama_store_find (NULL, path, error);
+
+      return found ? pl_tokenizer_new_from_gguf (found->blob, error) : NULL;
+    }
   if (g_file_test (path, G_FILE_TEST_IS_DIR))
     return new_for_dir (path, NULL, error);
   if (!g_file_test (path, G_FILE_TEST_EXISTS))
@@ -534,6 +556,8 @@ pl_tokenizer_new_for_model_dir (const char  *path,
                    "%s does not exist: give a checkpoint folder, a checkpoint file or a tokenizer file", path);
       return NULL;
     }
+  if (is_gguf (path))
+    return pl_tokenizer_new_from_gguf (path, error);
   dir = g_path_get_dirname (path);
   base = g_path_get_basename (path);
   if (g_str_has_suffix (base, "tokenizer.json") || g_str_has_suffix (base, "vocab.txt") ||

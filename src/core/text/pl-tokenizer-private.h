@@ -246,6 +246,13 @@ gboolean     pl_tokenizer_load_merges_txt  (PlTokenizer      *self,
 JsonNode    *pl_tokenizer_read_json        (const char       *path,
                                             GError          **error);
 
+/* pl-tokenizer-gguf.c: the tokenizer in a GGUF file's metadata (HEADER,
+ * read from PATH). */
+typedef struct _PlGgufHeader PlGgufHeader;
+PlTokenizer *pl_tokenizer_new_from_gguf_header (const PlGgufHeader *header,
+                                                const char         *path,
+                                                GError            **error);
+
 /* pl-tokenizer-json.c: Hugging Face's tokenizer.json, with the helpers
  * its readers share */
 gboolean     pl_tokenizer_load_hf_json     (PlTokenizer      *self,
@@ -328,6 +335,12 @@ gboolean     pl_bpe_add_merge              (PlTokenizer      *self,
                                             const char       *left,
                                             const char       *right,
                                             GError          **error);
+/* The same for ids the caller found: LEFT and RIGHT merge into MERGED, ranked
+ * after every merge added before. */
+void         pl_bpe_add_merge_ids          (PlTokenizer      *self,
+                                            int               left,
+                                            int               right,
+                                            int               merged);
 gboolean     pl_bpe_prepare                (PlTokenizer      *self,
                                             const char       *unk_token,
                                             GError          **error);

@@ -67,6 +67,14 @@ PlTokenizer     *pl_tokenizer_new_bytes         (guint                      offs
  * PL_ERROR_UNSUPPORTED naming them and the file. */
 PlTokenizer     *pl_tokenizer_new_from_json     (const char                *tokenizer_json,
                                                  GError                   **error);
+/* The tokenizer a GGUF file carries (pl-tokenizer-gguf.c): tokenizer.ggml.model
+ * "llama" (SentencePiece-style BPE from the tokens' scores, byte tokens,
+ * "▁" for spaces) or "gpt2" (byte-level BPE with the merges and the
+ * pre-tokenizer tokenizer.ggml.pre names), its control and user-defined
+ * tokens matched whole, BOS and EOS added as the file says. Other models and
+ * pre-tokenizers are refused with PL_ERROR_UNSUPPORTED naming them. */
+PlTokenizer     *pl_tokenizer_new_from_gguf     (const char                *path,
+                                                 GError                   **error);
 
 /* Tokenises TEXT (UTF-8, NUL-terminated) into exactly the ids the model sees,
  * special tokens included (do not wrap them again with
