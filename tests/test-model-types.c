@@ -82,7 +82,8 @@ static const RealConfig configs[] = {
   { "gpt2", LAYOUT_GPT2, 768, 12, 1024, PL_FAMILY_GPT2, "gpt2" },
   { "bert-base-uncased", LAYOUT_BERT, 768, 12, 512, PL_FAMILY_BERT, "bert" },
   { "openai-gpt", LAYOUT_OPENAI_GPT, 768, 12, 512, -1, "openai-gpt" },
-  { "t5-small", LAYOUT_T5, 512, 6, 0, -1, "t5" },
+  /* T5 learns a bias over buckets of the offset (pl-model-relpos.c) */
+  { "t5-small", LAYOUT_T5, 512, 6, 0, PL_FAMILY_T5, "t5", 8 },
 };
 
 /* One tensor of ROWS × COLS small exact values (BF16 keeps them). */
@@ -175,8 +176,13 @@ write_model (const RealConfig *c)
           add_tensor (tensors, owned, name, 1, 1);
           break;
         case LAYOUT_T5:
+          /* block 0's queries heads × d_kv by d_model, as T5's config is
+           * checked against them, and its bias table */
           name = g_strdup_printf ("encoder.block.%u.layer.0.SelfAttention.q.weight", l);
-          add_tensor (tensors, owned, name, 1, 1);
+          add_tensor (tensors, owned, name, l == 0 ? c->heads * 64 : 1, l == 0 ? c->hidden : 1);
+          if (l == 0)
+            add_tensor (tensors, owned, "encoder.block.0.layer.0.SelfAttention.relative_attention_bias.weight",
+                        32, c->heads);
           break;
         default:
           g_assert_not_reached ();
@@ -229,6 +235,13 @@ test_real_config (gconstpointer data)
   if (c->positions > 0)
     {
       g_assert_cmpuint (pl_model_get_n_positions (model), ==, c->positions);
+    }
+  else if (c->layout == LAYOUT_T5)
+    {
+      g_assert_cmpuint (pl_model_get_n_heads (model), ==, c->heads);
+      g_assert_true (pl_model_has_position_bias (model));
+      g_assert_cmpuint (pl_model_get_n_position_tables (model), ==, 1);
+      g_assert_cmpstr (pl_model_get_stack (model), ==, "encoder");
     }
   else
     {

@@ -164,7 +164,9 @@ pl_cli_attention (int    argc,
   int layer = 0, head_option = G_MININT, head, sequences = 8, length = 0;
   gint64 seed = 0;
   guint t;
+  g_autofree char *table_name = NULL;
   const GOptionEntry entries[] = {
+    PL_CLI_TABLE_OPTION (table_name),
     { "layer", 'l', 0, G_OPTION_ARG_INT, &layer, N_("Only the offset profiles of layer L (1 … layers; default all)"), N_("L") },
     { "head", 0, 0, G_OPTION_ARG_INT, &head_option, N_("Only head H (1 … heads; default all)"), N_("H") },
     { "text", 0, 0, G_OPTION_ARG_STRING, &text, N_("Attention of this sentence instead of random inputs (needs the tokenizer beside the checkpoint)"), N_("TEXT") },
@@ -224,7 +226,7 @@ pl_cli_attention (int    argc,
   if (text != NULL && (length != 0 || seed != 0 || sequences != 8))
     return usage ("--text is the input: it excludes --sequences, --length and --seed");
 
-  if (!(model = pl_cli_open_model (argv[1], NULL, &error)))
+  if (!(model = pl_cli_open_model (argv[1], NULL, table_name, &error)))
     return pl_cli_fail (error);
   activations = pl_model_get_activations (model);
   if (activations != NULL && text == NULL && (length != 0 || seed != 0 || sequences != 8))

@@ -37,7 +37,7 @@ pl_cli_check (int    argc,
   if (argc != 2)
     return pl_cli_usage ("check", _("expected one PATH (a file or a folder)"));
 
-  model = pl_cli_open_model (argv[1], dataset, &error);
+  model = pl_cli_open_model (argv[1], dataset, NULL, &error);
   if (model == NULL || !pl_model_check_readable (model, &error))
     {
       if (error->domain == PL_ERROR)

@@ -162,7 +162,9 @@ pl_cli_forward (int    argc,
   g_autoptr(PlH5Writer) writer = NULL;
   LayerWriter w = { NULL, FALSE, FALSE, NULL };
   gboolean ran;
+  g_autofree char *table_name = NULL;
   const GOptionEntry entries[] = {
+    PL_CLI_TABLE_OPTION (table_name),
     { "ids", 0, 0, G_OPTION_ARG_STRING, &ids_text, N_("Token ids, comma-separated, used as given"), N_("1,2,3") },
     { "ids-from", 0, 0, G_OPTION_ARG_FILENAME, &ids_from, N_("Token ids from an integer dataset"), N_("FILE.h5:/DATASET") },
     { "text", 0, 0, G_OPTION_ARG_STRING, &text, N_("A sentence, tokenised by the tokenizer beside the checkpoint (special tokens included)"), N_("TEXT") },
@@ -231,7 +233,7 @@ pl_cli_forward (int    argc,
       ids = g_array_ref (sequences->pdata[0]);
     }
 
-  if (!(model = pl_cli_open_model (argv[1], NULL, &error)) ||
+  if (!(model = pl_cli_open_model (argv[1], NULL, table_name, &error)) ||
       !(transformer = pl_transformer_new (model, NULL, &error)))
     return pl_cli_fail (error);
   c = pl_transformer_get_config (transformer);

@@ -11,6 +11,7 @@
 #include "pl-error.h"
 #include "pl-matrix-io.h"
 #include "pl-model.h"
+#include "pl-model-relpos.h"
 
 /* One spelling whatever the format (HDF5 and safetensors name them differently). */
 static const char *
@@ -105,6 +106,78 @@ add_decoder_json (JsonBuilder         *builder,
   else
     json_builder_add_null_value (builder);
   json_builder_end_object (builder);
+}
+
+/* "position_tables": every table the model holds, the chosen one among
+ * them. */
+static void
+add_tables_json (JsonBuilder *builder,
+                 PlModel     *model)
+{
+  json_builder_set_member_name (builder, "position_tables");
+  json_builder_begin_array (builder);
+  for (guint i = 0; i < pl_model_get_n_position_tables (model); i++)
+    {
+      const PlPositionTableInfo *t = pl_model_get_position_table_info (model, i);
+
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, "stack");
+      if (t->stack != NULL)
+        json_builder_add_string_value (builder, t->stack);
+      else
+        json_builder_add_null_value (builder);
+      json_builder_set_member_name (builder, "tensor");
+      json_builder_add_string_value (builder, t->tensor);
+      json_builder_set_member_name (builder, "rows");
+      json_builder_add_int_value (builder, t->rows);
+      json_builder_set_member_name (builder, "cols");
+      json_builder_add_int_value (builder, t->cols);
+      json_builder_set_member_name (builder, "first_position");
+      json_builder_add_int_value (builder, t->first_position);
+      json_builder_set_member_name (builder, "n_positions");
+      json_builder_add_int_value (builder, t->n_positions);
+      json_builder_set_member_name (builder, "kind");
+      json_builder_add_string_value (builder, pl_table_kind_name (t->kind));
+      if (t->layer > 0)
+        {
+          json_builder_set_member_name (builder, "layer");
+          json_builder_add_int_value (builder, t->layer);
+        }
+      json_builder_end_object (builder);
+    }
+  json_builder_end_array (builder);
+  json_builder_set_member_name (builder, "stack");
+  if (pl_model_get_stack (model) != NULL)
+    json_builder_add_string_value (builder, pl_model_get_stack (model));
+  else
+    json_builder_add_null_value (builder);
+  json_builder_set_member_name (builder, "position_bias");
+  if (pl_model_has_position_bias (model))
+    {
+      const PlRelposSpec *r = pl_model_get_relpos (model);
+      PlFamily family = pl_model_get_family (model);
+
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, "kind");
+      json_builder_add_string_value (builder, family == PL_FAMILY_T5 || family == PL_FAMILY_UMT5 ? "t5" : "alibi");
+      json_builder_set_member_name (builder, "per_layer");
+      json_builder_add_boolean_value (builder, pl_model_get_bias_per_layer (model));
+      if (family == PL_FAMILY_T5 || family == PL_FAMILY_UMT5)
+        {
+          json_builder_set_member_name (builder, "buckets");
+          json_builder_add_int_value (builder, r->n_buckets);
+          json_builder_set_member_name (builder, "max_distance");
+          json_builder_add_int_value (builder, r->max_distance);
+        }
+      if (family == PL_FAMILY_MPT)
+        {
+          json_builder_set_member_name (builder, "alibi_bias_max");
+          json_builder_add_double_value (builder, r->alibi_bias_max);
+        }
+      json_builder_end_object (builder);
+    }
+  else
+    json_builder_add_null_value (builder);
 }
 
 /* "grid": [rows, cols] or null, "special_rows": k and their names. */
@@ -306,10 +379,13 @@ print_json (PlModel  *model,
       json_builder_add_int_value (builder, pl_model_get_n_positions (model));
       json_builder_set_member_name (builder, "dtype");
       json_builder_add_string_value (builder, dtype_name (model));
+      json_builder_set_member_name (builder, "kind");
+      json_builder_add_string_value (builder, pl_table_kind_name (pl_model_get_table_kind (model)));
       json_builder_end_object (builder);
     }
   else
     json_builder_add_null_value (builder);
+  add_tables_json (builder, model);
 
   json_builder_set_member_name (builder, "hidden");
   json_builder_add_int_value (builder, pl_model_get_hidden_size (model));
@@ -411,6 +487,27 @@ print_text_grid (PlModel *model)
     printf ("%-16s %u (%s)\n", _("Special rows:"), n_special, names->str);
 }
 
+/* The tables of a model with several, the chosen one marked. */
+static void
+print_tables (PlModel *model)
+{
+  guint n = pl_model_get_n_position_tables (model);
+
+  if (n < 2 && !(n == 1 && pl_model_get_position_table_info (model, 0)->kind == PL_TABLE_BIAS))
+    return;
+  for (guint i = 0; i < n; i++)
+    {
+      const PlPositionTableInfo *t = pl_model_get_position_table_info (model, i);
+      g_autofree char *tensor = pl_escape_text (t->tensor, -1);
+      g_autofree char *layer = t->layer > 0 ? g_strdup_printf (_(", layer %u"), t->layer) : g_strdup ("");
+
+      printf ("%-16s %s%s (%s%s) %s, %u × %u\n", i == 0 ? _("Tables:") : "",
+              g_strcmp0 (t->stack, pl_model_get_stack (model)) == 0 &&
+              g_strcmp0 (t->tensor, pl_model_get_position_table_name (model)) == 0 ? "* " : "",
+              t->stack ? t->stack : "—", pl_table_kind_name (t->kind), layer, tensor, t->rows, t->cols);
+    }
+}
+
 static void
 print_text (PlModel  *model,
             gboolean  list_tensors)
@@ -448,10 +545,16 @@ print_text (PlModel  *model,
     }
   else if (decoder != NULL)
     print_field (_("Position table:"), _("none: positions rotate queries and keys (RoPE)"));
+  else if (pl_model_has_position_bias (model) && pl_model_get_relpos (model) != NULL &&
+           pl_model_get_relpos (model)->n_buckets > 0)
+    print_field (_("Position table:"), _("none: a learned bias per head over buckets of the offset (position-bias)"));
+  else if (pl_model_has_position_bias (model))
+    print_field (_("Position table:"), _("none: a fixed bias per head, its slope times the offset (ALiBi; position-bias)"));
   else if (activations != NULL)
     print_field (_("Position table:"), _("none: each layer’s mean hidden state at each position (--layer)"));
   else
     print_field (_("Position table:"), _("none recognised (choose one with --dataset)"));
+  print_tables (model);
   if (activations != NULL)
     {
       const char *writer = pl_activations_file_get_writer (activations);
@@ -562,7 +665,9 @@ pl_cli_info (int    argc,
   g_autofree char *out = NULL;
   gboolean json = FALSE;
   gboolean list_tensors = FALSE;
+  g_autofree char *table_name = NULL;
   const GOptionEntry entries[] = {
+    PL_CLI_TABLE_OPTION (table_name),
     { "dataset", 'd', 0, G_OPTION_ARG_STRING, &dataset, N_("Use this 2-D dataset as a plain position table"), N_("NAME") },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print JSON"), NULL },
     { "tensors", 't', 0, G_OPTION_ARG_NONE, &list_tensors, N_("List every tensor"), NULL },
@@ -581,7 +686,7 @@ pl_cli_info (int    argc,
   if ((tensor == NULL) != (out == NULL))
     return pl_cli_usage ("info", "--tensor NAME and --out FILE go together");
 
-  model = pl_cli_open_model (argv[1], dataset, &error);
+  model = pl_cli_open_model (argv[1], dataset, table_name, &error);
   if (model == NULL)
     return pl_cli_fail (error);
   if (tensor != NULL)
@@ -594,7 +699,8 @@ pl_cli_info (int    argc,
       if (positions == NULL)
         return pl_cli_fail (error);
     }
-  else if (pl_model_get_checkpoint (model) != NULL && pl_model_get_decoder (model) == NULL && !list_tensors && !json)
+  else if (pl_model_get_checkpoint (model) != NULL && pl_model_get_decoder (model) == NULL &&
+           !pl_model_has_position_bias (model) && !list_tensors && !json)
     {
       /* Nothing to show as positions: still useful as a listing. */
       list_tensors = TRUE;

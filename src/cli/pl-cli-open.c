@@ -69,8 +69,15 @@ note_file (const char *path)
 PlModel *
 pl_cli_open_model (const char  *path,
                    const char  *dataset,
+                   const char  *table,
                    GError     **error)
 {
+  g_autoptr(PlModel) model = NULL;
+
   note_file (path);
-  return pl_model_open (path, dataset, NULL, error);
+  if (!(model = pl_model_open (path, dataset, NULL, error)))
+    return NULL;
+  if (table != NULL && !pl_model_select_table (model, table, error))
+    return NULL;
+  return g_steal_pointer (&model);
 }

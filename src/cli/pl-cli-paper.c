@@ -52,7 +52,7 @@ pl_cli_paper (int    argc,
   paths = argc > 1 ? (const char * const *) argv + 1 : default_models;
   for (guint i = 0; paths[i] != NULL; i++)
     {
-      PlModel *model = pl_cli_open_model (paths[i], NULL, &error);
+      PlModel *model = pl_cli_open_model (paths[i], NULL, NULL, &error);
 
       if (model == NULL)
         return pl_cli_fail (error);

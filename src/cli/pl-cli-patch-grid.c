@@ -49,7 +49,9 @@ pl_cli_patch_grid (int    argc,
   PlMatrixFormat format;
   guint rows, cols, n_special;
   g_auto(PlCliFigureOptions) figure_options = PL_CLI_FIGURE_OPTIONS_INIT;
+  g_autofree char *table_name = NULL;
   const GOptionEntry entries[] = {
+    PL_CLI_TABLE_OPTION (table_name),
     { "metric", 'm', 0, G_OPTION_ARG_STRING, &metric_name, N_("cosine (default), dot or l2 (Euclidean distance)"), N_("METRIC") },
     { "resize", 0, 0, G_OPTION_ARG_STRING, &resize, N_("The table resized to this grid first, as Hugging Face’s interpolate_pos_encoding does"), N_("ROWSxCOLS") },
     { "resample", 0, 0, G_OPTION_ARG_STRING, &resample_name, N_("With --resize: size (default) or tenth, as poslens-cli resize"), N_("HOW") },
@@ -75,7 +77,7 @@ pl_cli_patch_grid (int    argc,
   if (resize != NULL && !pl_cli_parse_grid (resize, &rows, &cols, &error))
     return pl_cli_usage ("patch-grid", error->message);
 
-  if (!(model = pl_cli_open_model (argv[1], NULL, &error)) ||
+  if (!(model = pl_cli_open_model (argv[1], NULL, table_name, &error)) ||
       !pl_cli_read_grid (model, resize, resample, &patches, &rows, &cols, &error))
     return pl_cli_fail (error);
   n_special = no_special ? 0 : pl_model_get_n_special_rows (model);

@@ -87,7 +87,9 @@ pl_cli_pca (int    argc,
   guint grid_rows = 0, grid_cols = 0;
   PlMatrixFormat format;
   g_auto(PlCliFigureOptions) figure = PL_CLI_FIGURE_OPTIONS_INIT;
+  g_autofree char *table_name = NULL;
   const GOptionEntry entries[] = {
+    PL_CLI_TABLE_OPTION (table_name),
     { "components", 'k', 0, G_OPTION_ARG_INT, &components, N_("How many components, 1 to 16 (default 3)"), N_("K") },
     { "rows", 'r', 0, G_OPTION_ARG_STRING, &rows, N_("Only positions FIRST to END − 1"), N_("FIRST:END") },
     { "dataset", 'd', 0, G_OPTION_ARG_STRING, &dataset, N_("Use this 2-D dataset as a plain position table"), N_("NAME") },
@@ -122,7 +124,7 @@ pl_cli_pca (int    argc,
   if (resize != NULL && !pl_cli_parse_grid (resize, &grid_rows, &grid_cols, &error))
     return pl_cli_usage ("pca", error->message);
 
-  if (!(model = pl_cli_open_model (argv[1], dataset, &error)) ||
+  if (!(model = pl_cli_open_model (argv[1], dataset, table_name, &error)) ||
       !(grid_colors ? pl_cli_read_grid (model, resize, resample, &table, &grid_rows, &grid_cols, &error)
                     : (table = pl_cli_read_positions (model, rows, layer, &error)) != NULL))
     return pl_cli_fail (error);

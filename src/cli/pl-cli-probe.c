@@ -313,7 +313,9 @@ pl_cli_probe (int    argc,
   g_autofree char *out = NULL;
   g_auto(PlCliFigureOptions) figure = PL_CLI_FIGURE_OPTIONS_INIT;
   Probe probe = { 0 };
+  g_autofree char *table_name = NULL;
   const GOptionEntry entries[] = {
+    PL_CLI_TABLE_OPTION (table_name),
     { "protocol", 'P', 0, G_OPTION_ARG_STRING, &protocol,
       N_("paper (PE-Study’s code, default), interleaved (fold k = index % 5 == k) or shuffled"), N_("KIND") },
     { "folds", 'f', G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_STRING, &folds, NULL, NULL },
@@ -369,14 +371,14 @@ pl_cli_probe (int    argc,
                          "--layer, --pairs, --repeats and --out");
   if (grid)
     {
-      if (!(model = pl_cli_open_model (argv[1], NULL, &error)))
+      if (!(model = pl_cli_open_model (argv[1], NULL, table_name, &error)))
         return pl_cli_fail (error);
       return probe_grid (model, &probe.options, json);
     }
 
   runs = g_new0 (PlProbeResult, probe.n_runs);
   probe.runs = runs;
-  if (!(model = pl_cli_open_model (argv[1], dataset, &error)) ||
+  if (!(model = pl_cli_open_model (argv[1], dataset, table_name, &error)) ||
       !(table = read_table (model, rows, layer, probe.options.protocol, &probe.rows_note, &error)))
     return pl_cli_fail (error);
   if (!pl_probe_repeat (table, &probe.options, probe.n_runs, runs, NULL, &error))

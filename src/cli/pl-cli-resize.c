@@ -87,7 +87,9 @@ pl_cli_resize (int    argc,
   PlGridResample resample = PL_GRID_RESAMPLE_SIZE;
   PlMatrixFormat format;
   guint rows, cols, new_rows, new_cols, k;
+  g_autofree char *table_name = NULL;
   const GOptionEntry entries[] = {
+    PL_CLI_TABLE_OPTION (table_name),
     { "grid", 'g', 0, G_OPTION_ARG_STRING, &grid, N_("The new grid of patches"), N_("ROWSxCOLS") },
     { "resample", 0, 0, G_OPTION_ARG_STRING, &resample_name,
       N_("size (default: F.interpolate with size=, transformers 4.45 and later) or tenth (scale_factor with +0.1, before 4.45 and DINO)"),
@@ -111,7 +113,7 @@ pl_cli_resize (int    argc,
   if (!pl_matrix_format_from_path (out, &format, &error))
     return pl_cli_usage ("resize", error->message);
 
-  if (!(model = pl_cli_open_model (argv[1], NULL, &error)) ||
+  if (!(model = pl_cli_open_model (argv[1], NULL, table_name, &error)) ||
       !pl_cli_read_grid (model, grid, resample, &patches, &rows, &cols, &error))
     return pl_cli_fail (error);
   k = pl_model_get_n_special_rows (model);

@@ -56,7 +56,9 @@ pl_cli_rope_profile (int    argc,
   int sequences = 8, length = DEFAULT_LENGTH, layer = 1;
   gint64 seed = 0;
   gboolean keys = FALSE, is_figure;
+  g_autofree char *table_name = NULL;
   const GOptionEntry entries[] = {
+    PL_CLI_TABLE_OPTION (table_name),
     { "sequences", 'n', 0, G_OPTION_ARG_INT, &sequences, N_("Random inputs to average over (default 8)"), N_("N") },
     { "length", 0, 0, G_OPTION_ARG_INT, &length, N_("Tokens per input (default 256)"), N_("T") },
     { "seed", 0, 0, G_OPTION_ARG_INT64, &seed, N_("Seed of the first input (default 0)"), N_("S") },
@@ -93,7 +95,7 @@ pl_cli_rope_profile (int    argc,
   if (layer < 1)
     return usage ("--layer counts from 1 (the first transformer block)");
 
-  if (!(model = pl_cli_open_model (argv[1], NULL, &error)))
+  if (!(model = pl_cli_open_model (argv[1], NULL, table_name, &error)))
     return pl_cli_fail (error);
   if (pl_model_get_decoder (model) == NULL)
     {

@@ -42,7 +42,9 @@ pl_cli_similarity (int    argc,
   PlMatrixFormat format;
   gsize n;
   g_auto(PlCliFigureOptions) figure = PL_CLI_FIGURE_OPTIONS_INIT;
+  g_autofree char *table_name = NULL;
   const GOptionEntry entries[] = {
+    PL_CLI_TABLE_OPTION (table_name),
     { "metric", 'm', 0, G_OPTION_ARG_STRING, &metric_name, N_("cosine (default), dot or l2 (Euclidean distance)"), N_("METRIC") },
     { "center", 'c', 0, G_OPTION_ARG_NONE, &center, N_("Subtract the mean row first"), NULL },
     { "rows", 'r', 0, G_OPTION_ARG_STRING, &rows, N_("Only positions FIRST to END − 1"), N_("FIRST:END") },
@@ -65,7 +67,7 @@ pl_cli_similarity (int    argc,
   if (!pl_cli_figure_is_figure_path (out) && !pl_matrix_format_from_path (out, &format, &error))
     return pl_cli_usage ("similarity", error->message);
 
-  if (!(model = pl_cli_open_model (argv[1], dataset, &error)) ||
+  if (!(model = pl_cli_open_model (argv[1], dataset, table_name, &error)) ||
       !pl_cli_count_positions (model, rows, &n, &error))
     return pl_cli_fail (error);
   /* Refused before the table is read: the n×n result is what grows. */

@@ -36,10 +36,17 @@ void pl_cli_warn_few_pairs (const char *command,
 void pl_cli_print_json (JsonBuilder  *builder);
 
 /* pl_model_open, and from then on a crash (a damaged file can crash
- * libhdf5 1.10) prints one line naming PATH before the process dies. */
+ * libhdf5 1.10) prints one line naming PATH before the process dies; then,
+ * when TABLE is given (--table), that table chosen
+ * (pl_model_select_table). */
 PlModel *pl_cli_open_model (const char  *path,
                             const char  *dataset,
+                            const char  *table,
                             GError     **error);
+/* --table, which every command reading a model takes. */
+#define PL_CLI_TABLE_OPTION(var) \
+  { "table", 0, 0, G_OPTION_ARG_STRING, &(var), \
+    N_("Of a model with several tables: encoder, decoder, text, vision, relative or absolute"), N_("TABLE") }
 
 int pl_cli_info (int argc, char **argv);
 int pl_cli_check (int argc, char **argv);
@@ -103,5 +110,6 @@ int pl_cli_paper (int argc, char **argv);
 int pl_cli_forward (int argc, char **argv);
 int pl_cli_attention (int argc, char **argv);
 int pl_cli_rope_profile (int argc, char **argv);
+int pl_cli_position_bias (int argc, char **argv);
 
 G_END_DECLS

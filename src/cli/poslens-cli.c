@@ -33,6 +33,7 @@ static const Command commands[] = {
   { "forward", pl_cli_forward, N_("Run the model on one input: attentions and hidden states to .h5") },
   { "attention", pl_cli_attention, N_("Attention by relative position per layer and head, and the position-only term") },
   { "rope-profile", pl_cli_rope_profile, N_("Which rotary frequencies each head of a RoPE model uses") },
+  { "position-bias", pl_cli_position_bias, N_("The bias a T5 or ALiBi model adds to attention scores, by offset and head") },
   { NULL, NULL, NULL }
 };
 

@@ -52,7 +52,57 @@ static const Tensor distilbert[] = {
   { NULL },
 };
 
-static const Tensor * const families[] = { gpt2, bert, roberta, distilbert };
+/* The families whose configs hold bucket counts, slopes and table sizes
+ * (pl-model-relpos.c): T5's and UMT5's relative_attention_*, MPT's
+ * attn_config, DeBERTa's position_buckets and pos_att_type, BART's and
+ * Whisper's positions. */
+static const Tensor t5[] = {
+  { "shared.weight", 2, { 64, 16 } },
+  { "encoder.block.0.layer.0.SelfAttention.q.weight", 2, { 16, 16 } },
+  { "encoder.block.0.layer.0.SelfAttention.relative_attention_bias.weight", 2, { 32, 4 } },
+  { "encoder.block.1.layer.0.SelfAttention.q.weight", 2, { 16, 16 } },
+  { "encoder.block.1.layer.0.SelfAttention.relative_attention_bias.weight", 2, { 32, 4 } },
+  { "encoder.block.0.layer.1.DenseReluDense.wi.weight", 2, { 32, 16 } },
+  { "decoder.block.0.layer.0.SelfAttention.q.weight", 2, { 16, 16 } },
+  { "decoder.block.0.layer.0.SelfAttention.relative_attention_bias.weight", 2, { 32, 4 } },
+  { NULL },
+};
+
+static const Tensor bloom[] = {
+  { "transformer.word_embeddings.weight", 2, { 64, 16 } },
+  { "transformer.h.0.self_attention.query_key_value.weight", 2, { 48, 16 } },
+  { "transformer.h.0.self_attention.dense.weight", 2, { 16, 16 } },
+  { "transformer.h.0.mlp.dense_h_to_4h.weight", 2, { 64, 16 } },
+  { NULL },
+};
+
+static const Tensor mpt[] = {
+  { "transformer.wte.weight", 2, { 64, 16 } },
+  { "transformer.blocks.0.attn.Wqkv.weight", 2, { 48, 16 } },
+  { "transformer.blocks.0.attn.out_proj.weight", 2, { 16, 16 } },
+  { "transformer.blocks.0.ffn.up_proj.weight", 2, { 64, 16 } },
+  { NULL },
+};
+
+static const Tensor deberta[] = {
+  { "deberta.embeddings.word_embeddings.weight", 2, { 64, 16 } },
+  { "deberta.embeddings.position_embeddings.weight", 2, { 32, 16 } },
+  { "deberta.encoder.layer.0.attention.self.query_proj.weight", 2, { 16, 16 } },
+  { "deberta.encoder.rel_embeddings.weight", 2, { 16, 16 } },
+  { NULL },
+};
+
+static const Tensor bart[] = {
+  { "model.shared.weight", 2, { 64, 16 } },
+  { "model.encoder.embed_positions.weight", 2, { 34, 16 } },
+  { "model.decoder.embed_positions.weight", 2, { 34, 16 } },
+  { "model.encoder.layers.0.self_attn.q_proj.weight", 2, { 16, 16 } },
+  { "model.decoder.layers.0.self_attn.q_proj.weight", 2, { 16, 16 } },
+  { "model.encoder.conv1.weight", 2, { 16, 8 } },
+  { NULL },
+};
+
+static const Tensor * const families[] = { gpt2, bert, roberta, distilbert, t5, bloom, mpt, deberta, bart };
 
 int
 LLVMFuzzerTestOneInput (const uint8_t *data,
@@ -94,6 +144,37 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
       (void) pl_model_get_n_heads (model);
       (void) pl_model_get_layer_norm_eps (model);
       (void) pl_model_get_bos_id (model);
+      /* Every table chosen in turn; the bias of every stack (T5's tables
+       * have no bytes here and fail to read; ALiBi's slopes are computed
+       * from the config alone); DeBERTa's relative rows described. */
+      for (guint i = 0; i < pl_model_get_n_position_tables (model); i++)
+        {
+          g_autoptr(GError) select_error = NULL;
+          g_autoptr(GError) bias_error = NULL;
+          g_autoptr(PlPositionBias) bias = NULL;
+          const PlPositionTableInfo *t = pl_model_get_position_table_info (model, i);
+
+          if (!pl_model_select_table (model, t->tensor, &select_error))
+            {
+              g_assert (select_error != NULL);
+              break;
+            }
+          if (pl_model_get_table_kind (model) == PL_TABLE_RELATIVE)
+            for (guint r = 0; r < pl_model_get_position_table_rows (model) && r < 64; r++)
+              g_free (pl_model_describe_relative_row (model, r));
+          if (pl_model_has_position_bias (model))
+            {
+              bias = pl_model_compute_position_bias (model, 0, 16, &bias_error);
+              g_assert ((bias == NULL) != (bias_error == NULL));
+            }
+        }
+      if (pl_model_has_position_bias (model))
+        {
+          g_autoptr(GError) bias_error = NULL;
+          g_autoptr(PlPositionBias) bias = pl_model_compute_position_bias (model, 0, 0, &bias_error);
+
+          g_assert ((bias == NULL) != (bias_error == NULL));
+        }
     }
   return 0;
 }

@@ -143,6 +143,11 @@ struct _PlFigure
   double             slack_y;         /* its square plot (heatmaps), 0 for others */
   double             shared_lo;
   double             shared_hi;
+
+  /* Position bias (values: the bias; xs: the offsets; series: the chosen
+   * heads' curves) */
+  int               *bias_buckets;    /* T5: each column's bucket, or NULL */
+  cairo_rectangle_t  lines_area;      /* the curves' panel in the last render */
 };
 
 /* A tick label drawn by the last render: axis 0 = columns, 1 = rows. */
@@ -412,6 +417,16 @@ double   pl_figure_caption_room   (PlFigure         *self,
                                    PlDraw           *draw,
                                    double            width,
                                    double           *text_height);
+
+/* pl-figure-bias.c */
+void     pl_figure_bias_render    (PlFigure         *self,
+                                   PlDraw           *draw,
+                                   const cairo_rectangle_t *area);
+gboolean pl_figure_bias_hit       (PlFigure         *self,
+                                   double            x,
+                                   double            y,
+                                   guint            *column,
+                                   guint            *row);
 
 /* pl-figure-table.c */
 void     pl_figure_table_render   (PlFigure         *self,

@@ -48,6 +48,7 @@ pl_figure_finalize (GObject *object)
   g_clear_pointer (&self->ticks[0], g_array_unref);
   g_clear_pointer (&self->ticks[1], g_array_unref);
   g_clear_pointer (&self->layout, g_array_unref);
+  g_clear_pointer (&self->bias_buckets, g_free);
 
   G_OBJECT_CLASS (pl_figure_parent_class)->finalize (object);
 }
@@ -501,6 +502,9 @@ render_frame (PlFigure             *self,
     case PL_FIGURE_GRID_COLORS:
       pl_figure_grid_colors_render (self, &draw, &area);
       break;
+    case PL_FIGURE_POSITION_BIAS:
+      pl_figure_bias_render (self, &draw, &area);
+      break;
     default:
       g_assert_not_reached ();
     }
@@ -647,6 +651,8 @@ pl_figure_hit_cell (PlFigure *self,
     return pl_figure_patch_grid_hit (self, x, y, column ? column : &(guint) { 0 }, row ? row : &(guint) { 0 });
   if (self->kind == PL_FIGURE_GRID_COLORS)
     return pl_figure_grid_colors_hit (self, x, y, column ? column : &(guint) { 0 }, row ? row : &(guint) { 0 });
+  if (self->kind == PL_FIGURE_POSITION_BIAS)
+    return pl_figure_bias_hit (self, x, y, column ? column : &(guint) { 0 }, row ? row : &(guint) { 0 });
   if (self->kind != PL_FIGURE_HEATMAP || !self->rendered || self->values == NULL)
     return FALSE;
   if (x < p->x || y < p->y || x >= p->x + p->width || y >= p->y + p->height)
@@ -675,6 +681,7 @@ pl_figure_value_range (PlFigure *self,
     {
     case PL_FIGURE_HEATMAP:
     case PL_FIGURE_PATCH_GRID:
+    case PL_FIGURE_POSITION_BIAS:
       pl_figure_heatmap_auto_range (self, &a, &b);
       return;
     case PL_FIGURE_TRAJECTORY:

@@ -27,6 +27,7 @@ typedef enum
   PL_FIGURE_MULTIPLES,
   PL_FIGURE_PATCH_GRID,
   PL_FIGURE_GRID_COLORS,
+  PL_FIGURE_POSITION_BIAS,
 } PlFigureKind;
 
 #define PL_TYPE_FIGURE (pl_figure_get_type ())
@@ -258,6 +259,27 @@ PlFigure   *pl_figure_new_grid_colors   (PlMatrix     *rgb,
  * pl_figure_new_grid_colors: "PC1 (42.0 %)", translated. */
 char       *pl_figure_get_key_label     (PlFigure     *self,
                                          guint         k);
+
+/* ---- Position bias ------------------------------------------------------- */
+
+/* A bias on attention scores by offset (pl-position-bias.h): BIAS is
+ * [heads, 2T − 1], column c the offset FIRST_OFFSET + c; a heatmap of heads
+ * × offset (NaN cells left blank), and below it the curves of the N_HEADS
+ * HEADS on the same offset axis. BUCKETS (one per column, −1 where hidden;
+ * NULL for none) marks where T5's bucket changes. pl_figure_hit_cell gives
+ * the map's column (offset index) and row (head). */
+PlFigure   *pl_figure_new_position_bias (PlMatrix     *bias,
+                                         int           first_offset,
+                                         const int    *buckets,
+                                         const guint  *heads,
+                                         guint         n_heads);
+/* The curve under a point of the last render: *SERIES indexes the HEADS
+ * the figure was made with, *COLUMN the offset; FALSE elsewhere. */
+gboolean    pl_figure_hit_bias_curve    (PlFigure     *self,
+                                         double        x,
+                                         double        y,
+                                         guint        *series,
+                                         guint        *column);
 
 /* ---- Common ------------------------------------------------------------- */
 

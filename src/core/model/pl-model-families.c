@@ -290,6 +290,8 @@ pl_family_desc (PlFamily family)
   for (guint i = 0; i < G_N_ELEMENTS (vision_families); i++)
     if (vision_families[i].family == family)
       return &vision_families[i];
+  if (pl_family_relpos_desc (family) != NULL)
+    return pl_family_relpos_desc (family);
   return family == PL_FAMILY_ANALYTIC ? &analytic_desc : &table_desc;
 }
 
@@ -408,7 +410,7 @@ pl_family_knows_model_type (const char *model_type)
   for (guint i = 0; i < G_N_ELEMENTS (model_type_aliases); i++)
     if (g_str_equal (model_type, model_type_aliases[i]))
       return TRUE;
-  return FALSE;
+  return pl_family_relpos_knows_model_type (model_type);
 }
 
 char *
@@ -420,6 +422,7 @@ pl_family_list_model_types (void)
     g_string_append_printf (names, "%s%s", names->len > 0 ? ", " : "", families[i].name);
   for (guint i = 0; i < G_N_ELEMENTS (vision_families); i++)
     g_string_append_printf (names, ", %s", vision_families[i].name);
+  pl_family_relpos_list_model_types (names);
   return g_string_free (names, FALSE);
 }
 

@@ -4,6 +4,7 @@
 #include "pl-encodings.h"
 #include "pl-error.h"
 #include "pl-model.h"
+#include "pl-model-relpos.h"
 
 G_BEGIN_DECLS
 
@@ -188,7 +189,89 @@ struct _PlModel
    * say it; NULL: the checkpoint's config.json */
   JsonObject          *own_config;
   gboolean            *layer_experts;  /* decoder.layer_experts' storage */
+
+  /* the position tables and the chosen one (pl-model-tables.c) */
+  GArray              *tables;         /* PlModelTable */
+  guint                chosen_table;
+  const char          *stack;          /* static: "encoder", "decoder", "text", "vision" or NULL */
+  PlTableKind          table_kind;
+  /* T5, UMT5, BLOOM, MPT, DeBERTa-v2, BART, mBART, Whisper, CLIP's text
+   * tower (pl-model-relpos.c) */
+  gboolean             has_relpos;
+  PlRelposSpec         relpos;
+  char                *base_prefix;    /* before a stack's own ("model." for BART) */
+  gboolean             has_bias;       /* T5, UMT5, BLOOM, MPT */
 };
+
+/* pl-model-tables.c: one of the model's position tables and where its
+ * family's names start. */
+typedef struct
+{
+  PlPositionTableInfo  info;           /* tensor points at the string below */
+  char                *tensor;
+  const PlFamilyDesc  *desc;
+  char                *prefix;
+} PlModelTable;
+
+void                pl_model_add_table        (PlModel            *self,
+                                               const char         *stack,
+                                               const char         *tensor,
+                                               guint64             rows,
+                                               guint64             cols,
+                                               guint               first_position,
+                                               PlTableKind         kind,
+                                               guint               layer,
+                                               const PlFamilyDesc *desc,
+                                               const char         *prefix);
+/* After opening: a model with one table (or none) lists it, and the
+ * chosen one is the one whose name position_table holds. */
+void                pl_model_finish_tables    (PlModel            *self);
+/* Back to no family, no table, no sizes: before a table of another stack or
+ * tower is set up. */
+void                pl_model_clear_setup      (PlModel            *self);
+
+/* pl-model-relpos.c */
+const PlFamilyDesc *pl_family_relpos_desc     (PlFamily            family);
+/* The model_types of these families (t5, mt5, umt5, bloom, mpt, deberta-v2,
+ * bart, mbart, whisper, clip_text_model), for pl_family_knows_model_type;
+ * appended to NAMES, each after ", ". */
+gboolean            pl_family_relpos_knows_model_type (const char *model_type);
+void                pl_family_relpos_list_model_types (GString    *names);
+gboolean            pl_family_recognise_relpos (PlCheckpoint      *checkpoint,
+                                               GHashTable         *normalized,
+                                               const PlFamilyDesc **desc,
+                                               char              **prefix);
+/* SELF (taken over) as a model of DESC whose names start at PREFIX, its
+ * tables listed and the default one chosen (or DATASET's, when that names
+ * one of them; another dataset opens as a plain table). */
+PlModel            *pl_model_open_relpos      (PlModel            *self,
+                                               const PlFamilyDesc *desc,
+                                               const char         *prefix,
+                                               const char         *dataset,
+                                               GError            **error);
+/* SELF set up for STACK of a family of pl-model-relpos.c (DESC, with the
+ * model's prefix BASE): sizes, configuration, checks; FALSE and an error
+ * naming the file and field when its config.json cannot be used. */
+gboolean            pl_model_setup_relpos     (PlModel            *self,
+                                               const PlFamilyDesc *desc,
+                                               const char         *base,
+                                               const char         *stack,
+                                               GError            **error);
+/* A CLIP model whose vision tower was recognised: its text tower's table
+ * listed beside. */
+void                pl_model_add_text_tower   (PlModel            *self);
+
+/* pl-model.c */
+PlModel            *pl_model_open_plain_table (PlModel            *self,
+                                               const PlTensorInfo *info,
+                                               GError            **error);
+/* SELF set up as DESC, a family of pl-model-families.c or a vision tower,
+ * with TABLE its position table. */
+gboolean            pl_model_setup_recognised (PlModel            *self,
+                                               const PlFamilyDesc *desc,
+                                               const char         *prefix,
+                                               const PlTensorInfo *table,
+                                               GError            **error);
 
 const PlTensorInfo *pl_model_find_role        (PlModel            *self,
                                                PlWeight            weight,

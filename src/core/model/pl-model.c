@@ -43,6 +43,8 @@ pl_model_finalize (GObject *object)
   g_clear_pointer (&self->rope_factors, g_free);
   g_clear_pointer (&self->own_config, json_object_unref);
   g_clear_pointer (&self->layer_experts, g_free);
+  g_clear_pointer (&self->tables, g_array_unref);
+  g_clear_pointer (&self->base_prefix, g_free);
 
   G_OBJECT_CLASS (pl_model_parent_class)->finalize (object);
 }
@@ -217,13 +219,14 @@ open_builtin (const char  *spec,
       self->grid_rows = self->encoding.rows;
       self->grid_cols = self->encoding.cols;
     }
+  pl_model_finish_tables (self);
   return g_steal_pointer (&self);
 }
 
-static PlModel *
-open_plain_table (PlModel             *self,
-                  const PlTensorInfo  *info,
-                  GError             **error)
+PlModel *
+pl_model_open_plain_table (PlModel             *self,
+                           const PlTensorInfo  *info,
+                           GError             **error)
 {
   g_autoptr(PlModel) owned = self;
   const char *slash = strrchr (info->name, '/');
@@ -350,18 +353,84 @@ pl_model_open (const char    *path,
   return pl_model_open_checkpoint (checkpoint, path, dataset, error);
 }
 
-PlModel *
-pl_model_open_checkpoint (PlCheckpoint  *checkpoint,
-                          const char    *path,
-                          const char    *dataset,
-                          GError       **error)
+gboolean
+pl_model_setup_recognised (PlModel             *self,
+                           const PlFamilyDesc  *desc,
+                           const char          *prefix,
+                           const PlTensorInfo  *table,
+                           GError             **error)
+{
+  const PlTensorInfo *q, *tok, *ffn;
+  gboolean kernel = FALSE;
+
+  self->desc = desc;
+  if (self->prefix != prefix)
+    {
+      g_free (self->prefix);
+      self->prefix = g_strdup (prefix);
+    }
+  if (!check_table (self, table, error))
+    return FALSE;
+  set_table (self, table);
+  self->causal = self->desc->causal;
+  self->pre_ln = self->desc->pre_ln;
+  self->first_position = self->desc->first_position;
+  self->n_layers = pl_model_count_layers (self);
+
+  /* Hidden size from the query projection's input when there is one:
+   * ALBERT and small ELECTRAs embed narrower than they compute. */
+  q = pl_model_find_role (self, PL_WEIGHT_Q_WEIGHT, 0, &kernel);
+  if (q != NULL && q->rank == 2)
+    self->hidden = (guint) ((kernel || self->desc->conv1d) ? q->shape[0] : q->shape[1]);
+  else
+    self->hidden = self->table_cols;
+  tok = pl_model_find_role (self, PL_WEIGHT_TOKEN_EMBEDDING, 0, NULL);
+  if (tok != NULL && tok->rank == 2)
+    {
+      self->vocab = (guint) MIN (tok->shape[0], G_MAXUINT);
+      self->embedding = (guint) MIN (tok->shape[1], G_MAXUINT);
+    }
+  else
+    self->embedding = self->table_cols;
+  ffn = pl_model_find_role (self, PL_WEIGHT_FFN_IN_WEIGHT, 0, &kernel);
+  if (ffn != NULL && ffn->rank == 2)
+    self->ffn = (guint) ((kernel || self->desc->conv1d) ? ffn->shape[1] : ffn->shape[0]);
+
+  pl_model_read_config (self);
+  if (self->first_position >= self->table_rows)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT,
+                   "%s: the position table “%s” has %u rows, but positions start at row %u",
+                   pl_checkpoint_get_path (self->checkpoint), self->position_table,
+                   self->table_rows, self->first_position);
+      return FALSE;
+    }
+  pl_model_read_grid (self);
+  return TRUE;
+}
+
+/* The listed table named DATASET, chosen; FALSE when none is. */
+static gboolean
+select_listed (PlModel    *self,
+               const char *dataset)
+{
+  for (guint i = 0; i < pl_model_get_n_position_tables (self); i++)
+    if (g_str_equal (pl_model_get_position_table_info (self, i)->tensor, dataset))
+      return pl_model_select_table (self, dataset, NULL);
+  return FALSE;
+}
+
+static PlModel *
+open_checkpoint (PlCheckpoint  *checkpoint,
+                 const char    *path,
+                 const char    *dataset,
+                 GError       **error)
 {
   g_autoptr(PlModel) self = NULL;
   const PlFamilyDesc *desc = NULL;
   const PlTensorInfo *table = NULL;
   const PlTensorInfo *info;
   gboolean recognised, rotary;
-  gboolean kernel = FALSE;
   const char *model_type;
 
   g_return_val_if_fail (PL_IS_CHECKPOINT (checkpoint), NULL);
@@ -406,6 +475,18 @@ pl_model_open_checkpoint (PlCheckpoint  *checkpoint,
                    pl_family_recognise (self->checkpoint, self->normalized, &desc, &self->prefix, &table);
       rotary = !recognised && pl_family_recognise_rotary (self->checkpoint, self->normalized, &desc, &self->prefix);
     }
+  recognised = pl_family_recognise_vision (self->checkpoint, self->normalized, &desc, &self->prefix, &table);
+  /* T5, BLOOM, MPT, DeBERTa, the encoder–decoders and CLIP's text tower
+   * before the others: BART's and Whisper's tables end as OPT's does. */
+  if (!recognised && pl_family_recognise_relpos (self->checkpoint, self->normalized, &desc, &self->prefix))
+    {
+      g_autofree char *prefix = g_strdup (self->prefix);
+
+      return pl_model_open_relpos (g_steal_pointer (&self), desc, prefix, dataset, error);
+    }
+  recognised = recognised ||
+               pl_family_recognise (self->checkpoint, self->normalized, &desc, &self->prefix, &table);
+  rotary = !recognised && pl_family_recognise_rotary (self->checkpoint, self->normalized, &desc, &self->prefix);
 
   /* A dataset other than the model's own position table is a plain table;
    * naming the model's own keeps what is known about its rows. */
@@ -419,8 +500,18 @@ pl_model_open_checkpoint (PlCheckpoint  *checkpoint,
                        pl_checkpoint_get_path (self->checkpoint), dataset);
           return NULL;
         }
+      if (recognised && info != table && desc->family == PL_FAMILY_CLIP_VISION)
+        {
+          /* the text tower's table of a whole CLIP model */
+          if (!pl_model_setup_recognised (self, desc, self->prefix, table, error))
+            return NULL;
+          pl_model_add_text_tower (self);
+          if (select_listed (self, dataset))
+            return g_steal_pointer (&self);
+          pl_model_clear_setup (self);
+        }
       if (!recognised || info != table)
-        return open_plain_table (g_steal_pointer (&self), info, error);
+        return pl_model_open_plain_table (g_steal_pointer (&self), info, error);
     }
 
   if (rotary)
@@ -434,46 +525,10 @@ pl_model_open_checkpoint (PlCheckpoint  *checkpoint,
 
   if (recognised)
     {
-      const PlTensorInfo *q, *tok, *ffn;
-
-      self->desc = desc;
-      if (!check_table (self, table, error))
+      if (!pl_model_setup_recognised (self, desc, self->prefix, table, error))
         return NULL;
-      set_table (self, table);
-      self->causal = self->desc->causal;
-      self->pre_ln = self->desc->pre_ln;
-      self->first_position = self->desc->first_position;
-      self->n_layers = pl_model_count_layers (self);
-
-      /* Hidden size from the query projection's input when there is one:
-       * ALBERT and small ELECTRAs embed narrower than they compute. */
-      q = pl_model_find_role (self, PL_WEIGHT_Q_WEIGHT, 0, &kernel);
-      if (q != NULL && q->rank == 2)
-        self->hidden = (guint) ((kernel || self->desc->conv1d) ? q->shape[0] : q->shape[1]);
-      else
-        self->hidden = self->table_cols;
-      tok = pl_model_find_role (self, PL_WEIGHT_TOKEN_EMBEDDING, 0, NULL);
-      if (tok != NULL && tok->rank == 2)
-        {
-          self->vocab = (guint) MIN (tok->shape[0], G_MAXUINT);
-          self->embedding = (guint) MIN (tok->shape[1], G_MAXUINT);
-        }
-      else
-        self->embedding = self->table_cols;
-      ffn = pl_model_find_role (self, PL_WEIGHT_FFN_IN_WEIGHT, 0, &kernel);
-      if (ffn != NULL && ffn->rank == 2)
-        self->ffn = (guint) ((kernel || self->desc->conv1d) ? ffn->shape[1] : ffn->shape[0]);
-
-      pl_model_read_config (self);
-      if (self->first_position >= self->table_rows)
-        {
-          g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT,
-                       "%s: the position table “%s” has %u rows, but positions start at row %u",
-                       pl_checkpoint_get_path (self->checkpoint), self->position_table,
-                       self->table_rows, self->first_position);
-          return NULL;
-        }
-      pl_model_read_grid (self);
+      if (desc->family == PL_FAMILY_CLIP_VISION)
+        pl_model_add_text_tower (self);
       return g_steal_pointer (&self);
     }
 
@@ -488,6 +543,19 @@ pl_model_open_checkpoint (PlCheckpoint  *checkpoint,
       self->hidden = self->table_cols;
     }
   return g_steal_pointer (&self);
+}
+
+PlModel *
+pl_model_open_checkpoint (PlCheckpoint  *checkpoint,
+                          const char    *path,
+                          const char    *dataset,
+                          GError       **error)
+{
+  PlModel *self = open_checkpoint (checkpoint, path, dataset, error);
+
+  if (self != NULL)
+    pl_model_finish_tables (self);
+  return self;
 }
 
 PlModel *
@@ -782,6 +850,15 @@ pl_model_read_positions (PlModel  *self,
                    "%s: a %s model has no learned position table: position enters attention by rotating "
                    "queries and keys (RoPE, base %g, %u rotated dims per head)",
                    self->path, self->desc->display_name, self->decoder.rope.theta, self->decoder.rope.dim);
+      return NULL;
+    }
+  if (self->position_table == NULL && self->has_bias)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_NOT_FOUND,
+                   "%s: a %s model learns no position table: position enters attention as %s added to the "
+                   "scores (poslens-cli position-bias)", self->path, self->desc->display_name,
+                   self->relpos.n_buckets > 0 ? "a learned bias per head over buckets of the offset"
+                                              : "ALiBi’s fixed slope per head times the offset");
       return NULL;
     }
   if (self->position_table == NULL)

@@ -5,6 +5,7 @@
 #include "pl-checkpoint.h"
 #include "pl-encodings.h"
 #include "pl-matrix.h"
+#include "pl-position-bias.h"
 #include "pl-rope.h"
 #include "pl-stored-matrix.h"
 
@@ -39,7 +40,45 @@ typedef enum
   PL_FAMILY_DINOV2,
   PL_FAMILY_CLIP_VISION,
   PL_FAMILY_SIGLIP_VISION,
+  /* Position as a bias on attention scores (T5's learned buckets, ALiBi's
+   * slopes) or a learned table of relative positions (DeBERTa); and the
+   * learned tables of encoder–decoders and of CLIP's text tower
+   * (pl-model-relpos.c). */
+  PL_FAMILY_T5,
+  PL_FAMILY_UMT5,
+  PL_FAMILY_BLOOM,
+  PL_FAMILY_MPT,
+  PL_FAMILY_DEBERTA_V2,
+  PL_FAMILY_BART,
+  PL_FAMILY_MBART,
+  PL_FAMILY_WHISPER,
+  PL_FAMILY_CLIP_TEXT,
 } PlFamily;
+
+/* What a model's position table is (pl-model-tables.c). */
+typedef enum
+{
+  PL_TABLE_ABSOLUTE,    /* a learned row per position */
+  PL_TABLE_RELATIVE,    /* a learned row per relative bucket (DeBERTa's rel_embeddings) */
+  PL_TABLE_SINUSOIDAL,  /* stored but not trained: sinusoids (Whisper's encoder) */
+  PL_TABLE_BIAS,        /* a learned bias per bucket and head, [buckets, heads] (T5) */
+} PlTableKind;
+
+/* One of a model's position tables, as info --json lists them. */
+typedef struct
+{
+  const char  *stack;           /* "encoder", "decoder", "text", "vision", or NULL (a plain table) */
+  const char  *tensor;          /* its name in the file */
+  guint        rows;
+  guint        cols;
+  guint        first_position;  /* rows before the first real position */
+  guint        n_positions;
+  PlTableKind  kind;
+  guint        layer;           /* UMT5's bias tables: their layer, from 1; 0 otherwise */
+} PlPositionTableInfo;
+
+/* "absolute", "relative", "sinusoidal", "bias" */
+const char    *pl_table_kind_name            (PlTableKind  kind);
 
 typedef enum
 {
@@ -249,6 +288,47 @@ PlActivationsFile *pl_model_get_activations  (PlModel     *self);
  * saying what it holds and that this needs the checkpoint itself. */
 gboolean       pl_model_require_weights      (PlModel     *self,
                                               GError     **error);
+
+/* The position tables the model holds, the one the views open on first
+ * (pl_model_get_position_table_name's) among them when it has one. */
+guint          pl_model_get_n_position_tables (PlModel   *self);
+const PlPositionTableInfo *pl_model_get_position_table_info (PlModel *self,
+                                              guint        index);
+/* Makes TABLE the model's table: a stack ("encoder", "decoder", "text",
+ * "vision"), a kind ("relative", "absolute") or a tensor's name, the first
+ * of the list that matches. For T5 it chooses the stack whose bias and
+ * forward pass the commands use. Call it before the model is shared
+ * between threads. FALSE and an error listing the tables when none
+ * matches. */
+gboolean       pl_model_select_table         (PlModel     *self,
+                                              const char  *table,
+                                              GError     **error);
+/* The stack of the chosen table ("encoder", …), NULL for none. */
+const char    *pl_model_get_stack            (PlModel     *self);
+PlTableKind    pl_model_get_table_kind       (PlModel     *self);
+/* TRUE when position enters attention as a bias (T5, UMT5, BLOOM, MPT,
+ * builtin:alibi). */
+gboolean       pl_model_has_position_bias    (PlModel     *self);
+/* The bias the chosen stack's LAYER (from 0) adds over T = LENGTH tokens
+ * (LENGTH 0: the model's default, pl_model_get_bias_length), as Hugging
+ * Face computes it; an error naming the file for models without one. */
+PlPositionBias *pl_model_compute_position_bias (PlModel   *self,
+                                              guint        layer,
+                                              guint        length,
+                                              GError     **error);
+guint          pl_model_get_bias_length      (PlModel     *self);
+/* UMT5: every layer has a bias of its own; T5 computes one in layer 0 that
+ * every layer shares. */
+gboolean       pl_model_get_bias_per_layer   (PlModel     *self);
+/* DeBERTa's relative table: row ROW stands for bucket ROW − span of the
+ * offset i − j (query minus key), −span … span − 1; which offsets it
+ * gathers, in words ("bucket −6: i − j from −18 to −9"); the zero bucket's
+ * row. */
+int            pl_model_get_relative_bucket  (PlModel     *self,
+                                              guint        row);
+char          *pl_model_describe_relative_row (PlModel    *self,
+                                              guint        row);
+guint          pl_model_get_relative_zero_row (PlModel    *self);
 
 /* A rotary-position decoder's description, or NULL for other models. */
 const PlDecoderSpec *pl_model_get_decoder    (PlModel     *self);

@@ -1,0 +1,1174 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "pl-error.h"
+#include "pl-model-private.h"
+
+/* The other ways models learn position: T5's (and UMT5's) learned bias over
+ * buckets of the offset, ALiBi's slopes (BLOOM, MPT), DeBERTa-v2/v3's table
+ * of relative positions; and the learned absolute tables of encoder–decoders
+ * (BART, mBART, Whisper) and of CLIP's text tower. Each family's names, how
+ * config.json describes it (with Hugging Face's defaults), and what its
+ * values must be before anything is computed from them. */
+
+#define WEIGHT_AND_BIAS(role, name) \
+  [PL_WEIGHT_##role##_WEIGHT] = name ".weight", [PL_WEIGHT_##role##_BIAS] = name ".bias"
+
+/* T5's blocks as T5Stack names them, relative to a stack's prefix
+ * ("encoder.", "decoder."); FF is the feed-forward's sublayer (1 in the
+ * encoder, 2 in the decoder, after the cross-attention). */
+#define T5_ROLES(ff) \
+  [PL_WEIGHT_TOKEN_EMBEDDING] = "embed_tokens.weight", \
+  [PL_WEIGHT_Q_WEIGHT] = "layer.0.SelfAttention.q.weight", \
+  [PL_WEIGHT_K_WEIGHT] = "layer.0.SelfAttention.k.weight", \
+  [PL_WEIGHT_V_WEIGHT] = "layer.0.SelfAttention.v.weight", \
+  [PL_WEIGHT_ATTN_OUT_WEIGHT] = "layer.0.SelfAttention.o.weight", \
+  [PL_WEIGHT_LN1_WEIGHT] = "layer.0.layer_norm.weight", \
+  [PL_WEIGHT_FFN_IN_WEIGHT] = "layer." ff ".DenseReluDense.wi.weight", \
+  [PL_WEIGHT_FFN_OUT_WEIGHT] = "layer." ff ".DenseReluDense.wo.weight", \
+  [PL_WEIGHT_LN2_WEIGHT] = "layer." ff ".layer_norm.weight", \
+  [PL_WEIGHT_FINAL_LN_WEIGHT] = "final_layer_norm.weight"
+
+/* BART's, mBART's and Whisper's layers, relative to a stack's prefix. */
+#define BART_ROLES \
+  [PL_WEIGHT_TOKEN_EMBEDDING] = "embed_tokens.weight", \
+  [PL_WEIGHT_POSITION_EMBEDDING] = "embed_positions.weight", \
+  WEIGHT_AND_BIAS (EMBED_LN, "layernorm_embedding"), \
+  WEIGHT_AND_BIAS (Q, "self_attn.q_proj"), \
+  WEIGHT_AND_BIAS (K, "self_attn.k_proj"), \
+  WEIGHT_AND_BIAS (V, "self_attn.v_proj"), \
+  WEIGHT_AND_BIAS (ATTN_OUT, "self_attn.out_proj"), \
+  WEIGHT_AND_BIAS (LN1, "self_attn_layer_norm"), \
+  WEIGHT_AND_BIAS (FFN_IN, "fc1"), \
+  WEIGHT_AND_BIAS (FFN_OUT, "fc2"), \
+  WEIGHT_AND_BIAS (LN2, "final_layer_norm")
+
+/* The decoder stacks' descriptions differ from the encoders' in their
+ * feed-forward names (T5) and in being causal; both share the family. */
+static const PlFamilyDesc relpos_families[] = {
+  { .family = PL_FAMILY_T5, .name = "t5", .display_name = "T5",
+    .layer_list = "block.", .roles = { T5_ROLES ("1") }, .pre_ln = TRUE, .norm = PL_NORM_RMS },
+  { .family = PL_FAMILY_UMT5, .name = "umt5", .display_name = "UMT5",
+    .layer_list = "block.", .roles = { T5_ROLES ("1") }, .pre_ln = TRUE, .norm = PL_NORM_RMS },
+  { .family = PL_FAMILY_BLOOM, .name = "bloom", .display_name = "BLOOM",
+    .layer_list = "h.",
+    .roles = {
+      [PL_WEIGHT_TOKEN_EMBEDDING] = "word_embeddings.weight",
+      WEIGHT_AND_BIAS (EMBED_LN, "word_embeddings_layernorm"),
+      WEIGHT_AND_BIAS (Q, "self_attention.query_key_value"),
+      WEIGHT_AND_BIAS (K, "self_attention.query_key_value"),
+      WEIGHT_AND_BIAS (V, "self_attention.query_key_value"),
+      WEIGHT_AND_BIAS (ATTN_OUT, "self_attention.dense"),
+      WEIGHT_AND_BIAS (LN1, "input_layernorm"),
+      WEIGHT_AND_BIAS (FFN_IN, "mlp.dense_h_to_4h"),
+      WEIGHT_AND_BIAS (FFN_OUT, "mlp.dense_4h_to_h"),
+      WEIGHT_AND_BIAS (LN2, "post_attention_layernorm"),
+      WEIGHT_AND_BIAS (FINAL_LN, "ln_f"),
+    },
+    .causal = TRUE, .pre_ln = TRUE, .norm = PL_NORM_LAYER },
+  { .family = PL_FAMILY_MPT, .name = "mpt", .display_name = "MPT",
+    .layer_list = "blocks.",
+    .roles = {
+      [PL_WEIGHT_TOKEN_EMBEDDING] = "wte.weight",
+      [PL_WEIGHT_Q_WEIGHT] = "attn.Wqkv.weight",
+      [PL_WEIGHT_K_WEIGHT] = "attn.Wqkv.weight",
+      [PL_WEIGHT_V_WEIGHT] = "attn.Wqkv.weight",
+      [PL_WEIGHT_ATTN_OUT_WEIGHT] = "attn.out_proj.weight",
+      [PL_WEIGHT_LN1_WEIGHT] = "norm_1.weight",
+      [PL_WEIGHT_FFN_IN_WEIGHT] = "ffn.up_proj.weight",
+      [PL_WEIGHT_FFN_OUT_WEIGHT] = "ffn.down_proj.weight",
+      [PL_WEIGHT_LN2_WEIGHT] = "norm_2.weight",
+      [PL_WEIGHT_FINAL_LN_WEIGHT] = "norm_f.weight",
+    },
+    .causal = TRUE, .pre_ln = TRUE, .norm = PL_NORM_LAYER },
+  { .family = PL_FAMILY_DEBERTA_V2, .name = "deberta-v2", .display_name = "DeBERTa-v2",
+    .layer_list = "encoder.layer.",
+    .roles = {
+      [PL_WEIGHT_TOKEN_EMBEDDING] = "embeddings.word_embeddings.weight",
+      [PL_WEIGHT_POSITION_EMBEDDING] = "embeddings.position_embeddings.weight",
+      [PL_WEIGHT_TOKEN_TYPE_EMBEDDING] = "embeddings.token_type_embeddings.weight",
+      WEIGHT_AND_BIAS (EMBED_LN, "embeddings.LayerNorm"),
+      WEIGHT_AND_BIAS (Q, "attention.self.query_proj"),
+      WEIGHT_AND_BIAS (K, "attention.self.key_proj"),
+      WEIGHT_AND_BIAS (V, "attention.self.value_proj"),
+      WEIGHT_AND_BIAS (ATTN_OUT, "attention.output.dense"),
+      WEIGHT_AND_BIAS (LN1, "attention.output.LayerNorm"),
+      WEIGHT_AND_BIAS (FFN_IN, "intermediate.dense"),
+      WEIGHT_AND_BIAS (FFN_OUT, "output.dense"),
+      WEIGHT_AND_BIAS (LN2, "output.LayerNorm"),
+      [PL_WEIGHT_EMBED_PROJECT_WEIGHT] = "embeddings.embed_proj.weight",
+    },
+    .norm = PL_NORM_LAYER },
+  { .family = PL_FAMILY_BART, .name = "bart", .display_name = "BART",
+    .layer_list = "layers.", .roles = { BART_ROLES }, .first_position = 2 },
+  { .family = PL_FAMILY_MBART, .name = "mbart", .display_name = "mBART",
+    .layer_list = "layers.", .roles = { BART_ROLES, WEIGHT_AND_BIAS (FINAL_LN, "layer_norm") },
+    .pre_ln = TRUE, .first_position = 2 },
+  { .family = PL_FAMILY_WHISPER, .name = "whisper", .display_name = "Whisper",
+    .layer_list = "layers.", .roles = { BART_ROLES, WEIGHT_AND_BIAS (FINAL_LN, "layer_norm") },
+    .pre_ln = TRUE },
+  /* As CLIPTextModel saves it, and inside a whole CLIP model (its keys
+   * under text_config there) */
+  { .family = PL_FAMILY_CLIP_TEXT, .name = "clip_text_model", .display_name = "CLIP (text)",
+    .position_suffix = "text_model.embeddings.position_embedding.weight",
+    .layer_list = "text_model.encoder.layers.",
+    .roles = {
+      [PL_WEIGHT_TOKEN_EMBEDDING] = "text_model.embeddings.token_embedding.weight",
+      [PL_WEIGHT_POSITION_EMBEDDING] = "text_model.embeddings.position_embedding.weight",
+      WEIGHT_AND_BIAS (Q, "self_attn.q_proj"),
+      WEIGHT_AND_BIAS (K, "self_attn.k_proj"),
+      WEIGHT_AND_BIAS (V, "self_attn.v_proj"),
+      WEIGHT_AND_BIAS (ATTN_OUT, "self_attn.out_proj"),
+      WEIGHT_AND_BIAS (LN1, "layer_norm1"),
+      WEIGHT_AND_BIAS (FFN_IN, "mlp.fc1"),
+      WEIGHT_AND_BIAS (FFN_OUT, "mlp.fc2"),
+      WEIGHT_AND_BIAS (LN2, "layer_norm2"),
+      WEIGHT_AND_BIAS (FINAL_LN, "text_model.final_layer_norm"),
+    },
+    .causal = TRUE, .pre_ln = TRUE, .config_section = "text_config", .alias = "clip" },
+};
+
+static const PlFamilyDesc t5_decoder = {
+  .family = PL_FAMILY_T5, .name = "t5", .display_name = "T5",
+  .layer_list = "block.", .roles = { T5_ROLES ("2") }, .causal = TRUE, .pre_ln = TRUE, .norm = PL_NORM_RMS,
+};
+
+static const PlFamilyDesc umt5_decoder = {
+  .family = PL_FAMILY_UMT5, .name = "umt5", .display_name = "UMT5",
+  .layer_list = "block.", .roles = { T5_ROLES ("2") }, .causal = TRUE, .pre_ln = TRUE, .norm = PL_NORM_RMS,
+};
+
+const PlFamilyDesc *
+pl_family_relpos_desc (PlFamily family)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (relpos_families); i++)
+    if (relpos_families[i].family == family)
+      return &relpos_families[i];
+  return NULL;
+}
+
+static const char * const model_types[] = {
+  "t5", "mt5", "umt5", "bloom", "mpt", "deberta-v2", "bart", "mbart", "whisper", "clip_text_model",
+};
+
+gboolean
+pl_family_relpos_knows_model_type (const char *model_type)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (model_types); i++)
+    if (g_str_equal (model_type, model_types[i]))
+      return TRUE;
+  /* HF's DebertaV2Config says "deberta-v2"; some copies spell it so */
+  return g_str_equal (model_type, "deberta_v2");
+}
+
+void
+pl_family_relpos_list_model_types (GString *names)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (model_types); i++)
+    g_string_append_printf (names, ", %s", model_types[i]);
+}
+
+static gboolean
+is_t5 (const PlFamilyDesc *desc)
+{
+  return desc->family == PL_FAMILY_T5 || desc->family == PL_FAMILY_UMT5;
+}
+
+static gboolean
+is_seq2seq (const PlFamilyDesc *desc)
+{
+  return desc->family == PL_FAMILY_BART || desc->family == PL_FAMILY_MBART || desc->family == PL_FAMILY_WHISPER;
+}
+
+static gboolean
+has_name (GHashTable *normalized,
+          const char *prefix,
+          const char *relative)
+{
+  g_autofree char *name = g_strconcat (prefix, relative, NULL);
+
+  return g_hash_table_contains (normalized, name);
+}
+
+/* The prefix before SUFFIX (the shortest), when also PREFIX + ALSO exists
+ * (NULL: no second tensor needed). */
+static char *
+find_with (GHashTable *normalized,
+           const char *suffix,
+           const char *also)
+{
+  g_autofree char *prefix = NULL;
+
+  if (!pl_family_find_suffix (normalized, suffix, &prefix))
+    return NULL;
+  if (also != NULL && !has_name (normalized, prefix, also))
+    return NULL;
+  return g_steal_pointer (&prefix);
+}
+
+static gboolean
+type_is (const char *model_type,
+         const char *a,
+         const char *b)
+{
+  return model_type != NULL && (g_str_equal (model_type, a) || (b != NULL && g_str_equal (model_type, b)));
+}
+
+gboolean
+pl_family_recognise_relpos (PlCheckpoint        *checkpoint,
+                            GHashTable          *normalized,
+                            const PlFamilyDesc **desc,
+                            char               **prefix)
+{
+  const char *model_type = pl_family_config_model_type (checkpoint);
+  gboolean untyped = model_type == NULL;
+  char *found;
+
+  /* T5, mT5 and ByT5 say "t5" or "mt5"; UMT5 has a bias in every layer */
+  if ((untyped || type_is (model_type, "t5", "mt5") || type_is (model_type, "umt5", NULL)) &&
+      ((found = find_with (normalized, "encoder.block.0.layer.0.SelfAttention.q.weight", NULL)) != NULL ||
+       (found = find_with (normalized, "decoder.block.0.layer.0.SelfAttention.q.weight", NULL)) != NULL))
+    {
+      gboolean umt5 = type_is (model_type, "umt5", NULL) ||
+                      (untyped && (has_name (normalized, found, "encoder.block.1.layer.0.SelfAttention.relative_attention_bias.weight") ||
+                                   has_name (normalized, found, "decoder.block.1.layer.0.SelfAttention.relative_attention_bias.weight")));
+
+      *desc = pl_family_relpos_desc (umt5 ? PL_FAMILY_UMT5 : PL_FAMILY_T5);
+      *prefix = found;
+      return TRUE;
+    }
+  if ((untyped || type_is (model_type, "bloom", NULL)) &&
+      (found = find_with (normalized, "h.0.self_attention.query_key_value.weight", "word_embeddings.weight")) != NULL)
+    {
+      *desc = pl_family_relpos_desc (PL_FAMILY_BLOOM);
+      *prefix = found;
+      return TRUE;
+    }
+  if ((untyped || type_is (model_type, "mpt", NULL)) &&
+      (found = find_with (normalized, "blocks.0.attn.Wqkv.weight", "wte.weight")) != NULL)
+    {
+      *desc = pl_family_relpos_desc (PL_FAMILY_MPT);
+      *prefix = found;
+      return TRUE;
+    }
+  if ((untyped || type_is (model_type, "deberta-v2", "deberta_v2")) &&
+      (found = find_with (normalized, "encoder.layer.0.attention.self.query_proj.weight",
+                          "embeddings.word_embeddings.weight")) != NULL)
+    {
+      *desc = pl_family_relpos_desc (PL_FAMILY_DEBERTA_V2);
+      *prefix = found;
+      return TRUE;
+    }
+  /* An encoder–decoder's two tables; named by model_type, or without one
+   * by what only Whisper (its audio convolutions) and mBART (a LayerNorm
+   * after each stack) have. */
+  if (untyped || type_is (model_type, "bart", NULL) || type_is (model_type, "mbart", NULL) ||
+      type_is (model_type, "whisper", NULL))
+    {
+      found = find_with (normalized, "encoder.embed_positions.weight", "decoder.embed_positions.weight");
+      if (found == NULL && !untyped)
+        found = find_with (normalized, "encoder.embed_positions.weight", NULL);
+      if (found == NULL && !untyped)
+        found = find_with (normalized, "decoder.embed_positions.weight", NULL);
+      if (found != NULL)
+        {
+          PlFamily family = PL_FAMILY_BART;
+
+          if (type_is (model_type, "whisper", NULL) || (untyped && has_name (normalized, found, "encoder.conv1.weight")))
+            family = PL_FAMILY_WHISPER;
+          else if (type_is (model_type, "mbart", NULL) ||
+                   (untyped && has_name (normalized, found, "encoder.layer_norm.weight")))
+            family = PL_FAMILY_MBART;
+          *desc = pl_family_relpos_desc (family);
+          *prefix = found;
+          return TRUE;
+        }
+    }
+  if ((untyped || type_is (model_type, "clip_text_model", "clip")) &&
+      (found = find_with (normalized, "text_model.embeddings.position_embedding.weight", NULL)) != NULL)
+    {
+      *desc = pl_family_relpos_desc (PL_FAMILY_CLIP_TEXT);
+      *prefix = found;
+      return TRUE;
+    }
+  return FALSE;
+}
+
+/* ---- Reading tensors by name ------------------------------------------- */
+
+static const PlNormalizedName *
+lookup (PlModel    *self,
+        const char *relative,
+        gboolean    shared)
+{
+  g_autofree char *name = g_strconcat (shared ? self->base_prefix : self->prefix, relative, NULL);
+
+  return self->normalized ? g_hash_table_lookup (self->normalized, name) : NULL;
+}
+
+gboolean
+pl_model_named_shape (PlModel    *self,
+                      const char *relative,
+                      gboolean    shared,
+                      guint64    *rows,
+                      guint64    *cols)
+{
+  const PlNormalizedName *stored;
+  const PlTensorInfo *info;
+
+  g_return_val_if_fail (PL_IS_MODEL (self), FALSE);
+
+  if (!(stored = lookup (self, relative, shared)) ||
+      !(info = pl_checkpoint_find_tensor (self->checkpoint, stored->stored)))
+    return FALSE;
+  pl_tensor_info_get_matrix_shape (info, rows, cols);
+  if (stored->kernel && info->rank == 2)
+    {
+      guint64 t = *rows;
+
+      *rows = *cols;
+      *cols = t;
+    }
+  return TRUE;
+}
+
+PlMatrix *
+pl_model_read_named (PlModel     *self,
+                     const char  *relative,
+                     gboolean     shared,
+                     gboolean     optional,
+                     GError     **error)
+{
+  const PlNormalizedName *stored;
+  g_autoptr(PlMatrix) m = NULL;
+
+  g_return_val_if_fail (PL_IS_MODEL (self), NULL);
+
+  if (!(stored = lookup (self, relative, shared)))
+    {
+      if (!optional)
+        g_set_error (error, PL_ERROR, PL_ERROR_NOT_FOUND, "%s: this %s checkpoint has no “%s%s”",
+                     pl_checkpoint_get_path (self->checkpoint), self->desc->display_name,
+                     shared ? self->base_prefix : self->prefix, relative);
+      return NULL;
+    }
+  if (!(m = pl_checkpoint_read (self->checkpoint, stored->stored, error)))
+    return NULL;
+  if (stored->kernel && m->rows > 1)
+    {
+      PlMatrix *t = pl_matrix_new (m->cols, m->rows);
+
+      for (gsize i = 0; i < m->rows; i++)
+        for (gsize j = 0; j < m->cols; j++)
+          t->data[j * m->rows + i] = m->data[i * m->cols + j];
+      pl_matrix_unref (m);
+      return t;
+    }
+  return g_steal_pointer (&m);
+}
+
+const PlRelposSpec *
+pl_model_get_relpos (PlModel *self)
+{
+  g_return_val_if_fail (PL_IS_MODEL (self), NULL);
+  return self->has_relpos ? &self->relpos : NULL;
+}
+
+/* ---- config.json --------------------------------------------------------- */
+
+/* What config.json says, or what is wrong with it: the first problem names
+ * the file and the field. */
+typedef struct
+{
+  JsonObject *config;
+  char       *dir;
+  GString    *problem;
+  PlError     code;
+} Config;
+
+static void
+config_fail (Config     *c,
+             PlError     code,
+             const char *format,
+             ...) G_GNUC_PRINTF (3, 4);
+
+static void
+config_fail (Config     *c,
+             PlError     code,
+             const char *format,
+             ...)
+{
+  va_list args;
+
+  if (c->problem->len > 0)
+    return;
+  va_start (args, format);
+  g_string_append_printf (c->problem, "%s/config.json: ", c->dir);
+  g_string_append_vprintf (c->problem, format, args);
+  va_end (args);
+  c->code = code;
+}
+
+static JsonNode *
+member (JsonObject *object,
+        const char *key)
+{
+  JsonNode *node = object ? json_object_get_member (object, key) : NULL;
+
+  return node != NULL && !JSON_NODE_HOLDS_NULL (node) ? node : NULL;
+}
+
+/* KEY as a whole number in 1 … MAX, or DEFAULT when absent (or null). */
+static guint
+config_uint (Config     *c,
+             JsonObject *object,
+             const char *key,
+             guint       fallback,
+             guint       max)
+{
+  JsonNode *node = member (object, key);
+  gint64 v;
+
+  if (node == NULL)
+    return fallback;
+  if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_INT64)
+    {
+      config_fail (c, PL_ERROR_CORRUPT, "%s is not a whole number", key);
+      return fallback;
+    }
+  v = json_node_get_int (node);
+  if (v < 1 || v > (gint64) max)
+    {
+      config_fail (c, PL_ERROR_CORRUPT, "%s is %" G_GINT64_FORMAT "; it must be between 1 and %u", key, v, max);
+      return fallback;
+    }
+  return (guint) v;
+}
+
+/* KEY as a number in (0, MAX], or DEFAULT when absent. */
+static double
+config_positive (Config     *c,
+                 JsonObject *object,
+                 const char *key,
+                 double      fallback,
+                 double      max)
+{
+  JsonNode *node = member (object, key);
+  double v;
+
+  if (node == NULL)
+    return fallback;
+  if (!JSON_NODE_HOLDS_VALUE (node) ||
+      (json_node_get_value_type (node) != G_TYPE_INT64 && json_node_get_value_type (node) != G_TYPE_DOUBLE))
+    {
+      config_fail (c, PL_ERROR_CORRUPT, "%s is not a number", key);
+      return fallback;
+    }
+  v = json_node_get_double (node);
+  if (!(v > 0) || !(v <= max))
+    {
+      config_fail (c, PL_ERROR_CORRUPT, "%s is %g; it must be above 0 and at most %g", key, v, max);
+      return fallback;
+    }
+  return v;
+}
+
+static gboolean
+config_bool (Config     *c,
+             JsonObject *object,
+             const char *key,
+             gboolean    fallback)
+{
+  JsonNode *node = member (object, key);
+
+  if (node == NULL)
+    return fallback;
+  if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_BOOLEAN)
+    {
+      config_fail (c, PL_ERROR_CORRUPT, "%s is not true or false", key);
+      return fallback;
+    }
+  return json_node_get_boolean (node);
+}
+
+static const char *
+config_string (Config     *c,
+               JsonObject *object,
+               const char *key,
+               const char *fallback)
+{
+  JsonNode *node = member (object, key);
+
+  if (node == NULL)
+    return fallback;
+  if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
+    {
+      config_fail (c, PL_ERROR_CORRUPT, "%s is not a string", key);
+      return fallback;
+    }
+  return json_node_get_string (node);
+}
+
+/* Sizes Poslens takes from config.json, whatever the family. */
+#define MAX_HEADS      4096
+#define MAX_LAYERS     1024
+#define MAX_BUCKETS    (1u << 16)
+#define MAX_DISTANCE   (1u << 24)
+#define MAX_POSITIONS  (1u << 24)
+
+/* ---- Per family ------------------------------------------------------------ */
+
+/* The rows and columns of tensor RELATIVE (after the stack's prefix), 0 × 0
+ * when absent. */
+static void
+shape_of (PlModel    *self,
+          const char *relative,
+          guint64    *rows,
+          guint64    *cols)
+{
+  if (!pl_model_named_shape (self, relative, FALSE, rows, cols))
+    *rows = *cols = 0;
+}
+
+static void
+set_sizes_from (PlModel    *self,
+                const char *token,
+                const char *query,
+                const char *ffn_in)
+{
+  guint64 r, c;
+
+  if (token != NULL && (pl_model_named_shape (self, token, FALSE, &r, &c) ||
+                        pl_model_named_shape (self, token, TRUE, &r, &c)))
+    {
+      self->vocab = (guint) MIN (r, G_MAXUINT);
+      self->embedding = (guint) MIN (c, G_MAXUINT);
+    }
+  shape_of (self, query, &r, &c);
+  if (c > 0)
+    self->hidden = (guint) MIN (c, G_MAXUINT);
+  shape_of (self, ffn_in, &r, &c);
+  if (r > 0)
+    self->ffn = (guint) MIN (r, G_MAXUINT);
+}
+
+/* The activation of T5's feed_forward_proj: "relu", "gated-gelu" (the
+ * tanh GELU, as HF maps it), "gated-silu", …: HF's act_info rules. */
+static void
+read_t5_activation (PlModel    *self,
+                    Config     *c,
+                    JsonObject *config)
+{
+  const char *proj = config_string (c, config, "feed_forward_proj", "relu");
+  g_auto(GStrv) parts = g_strsplit (proj, "-", -1);
+  guint n = g_strv_length (parts);
+  const char *act = n > 0 ? parts[n - 1] : "";
+
+  self->relpos.gated = n == 2 && g_str_equal (parts[0], "gated");
+  if (n == 0 || n > 2 || (n == 2 && !self->relpos.gated))
+    {
+      config_fail (c, PL_ERROR_CORRUPT, "feed_forward_proj “%s” is not “ACT” or “gated-ACT”", proj);
+      return;
+    }
+  if (g_str_equal (proj, "gated-gelu"))
+    act = "gelu_new";
+  g_free (self->activation_name);
+  self->activation_name = g_strdup (act);
+  self->activation = pl_activation_from_name (act);
+  if (self->activation == PL_ACTIVATION_NONE)
+    config_fail (c, PL_ERROR_UNSUPPORTED, "feed_forward_proj “%s”: the activation “%s” is not supported "
+                 "(relu, gelu, gelu_new, silu are)", proj, act);
+}
+
+static void
+setup_t5 (PlModel    *self,
+          Config     *c,
+          JsonObject *config,
+          const char *stack)
+{
+  PlRelposSpec *r = &self->relpos;
+  gboolean decoder = g_str_equal (stack, "decoder");
+  g_autofree char *bias_name = g_strdup ("block.0.layer.0.SelfAttention.relative_attention_bias.weight");
+  guint64 rows, cols, q_rows, q_cols;
+  char *check;
+
+  {
+    const char *ff = decoder ? "block.0.layer.2.DenseReluDense." : "block.0.layer.1.DenseReluDense.";
+    g_autofree char *wi = g_strconcat (ff, "wi.weight", NULL);
+    g_autofree char *wi_0 = g_strconcat (ff, "wi_0.weight", NULL);
+
+    set_sizes_from (self, "embed_tokens.weight", "block.0.layer.0.SelfAttention.q.weight",
+                    pl_model_named_shape (self, wi, FALSE, &rows, &cols) ? wi : wi_0);
+    if (self->vocab == 0)
+      set_sizes_from (self, "shared.weight", "block.0.layer.0.SelfAttention.q.weight",
+                      pl_model_named_shape (self, wi, FALSE, &rows, &cols) ? wi : wi_0);
+  }
+  self->n_heads = config_uint (c, config, "num_heads", 0, MAX_HEADS);
+  r->n_buckets = config_uint (c, config, "relative_attention_num_buckets", 32, MAX_BUCKETS);
+  r->max_distance = config_uint (c, config, "relative_attention_max_distance", 128, MAX_DISTANCE);
+  r->n_encoder_layers = config_uint (c, config, "num_layers", 6, MAX_LAYERS);
+  r->n_decoder_layers = config_uint (c, config, "num_decoder_layers", r->n_encoder_layers, MAX_LAYERS);
+  r->d_kv = config_uint (c, config, "d_kv", 64, 1u << 16);
+  self->eps = config_positive (c, config, "layer_norm_epsilon", 1e-6, 1);
+  read_t5_activation (self, c, config);
+  r->max_input = 512;
+  self->has_bias = TRUE;
+
+  if (self->n_heads == 0 && c->config != NULL)
+    config_fail (c, PL_ERROR_NOT_FOUND, "has no num_heads");
+  if ((check = pl_t5_buckets_check (!decoder, r->n_buckets, r->max_distance)) != NULL)
+    {
+      config_fail (c, PL_ERROR_CORRUPT, "%s", check);
+      g_free (check);
+    }
+  /* The bias table must be what config.json says: [buckets, heads]. */
+  shape_of (self, bias_name, &rows, &cols);
+  if (rows > 0 && self->n_heads > 0 && (rows != r->n_buckets || cols != self->n_heads))
+    config_fail (c, PL_ERROR_CORRUPT, "relative_attention_num_buckets %u and num_heads %u, but “%s%s” is "
+                 "%" G_GUINT64_FORMAT " × %" G_GUINT64_FORMAT, r->n_buckets, self->n_heads, self->prefix,
+                 bias_name, rows, cols);
+  shape_of (self, "block.0.layer.0.SelfAttention.q.weight", &q_rows, &q_cols);
+  if (q_rows > 0 && self->n_heads > 0 && q_rows != (guint64) self->n_heads * r->d_kv)
+    config_fail (c, PL_ERROR_CORRUPT, "num_heads %u × d_kv %u, but the queries of “%sblock.0” are %" G_GUINT64_FORMAT
+                 " wide", self->n_heads, r->d_kv, self->prefix, q_rows);
+}
+
+/* Every layer's bias table of a T5 stack is listed (one, in layer 0, for
+ * T5; one per layer for UMT5). */
+static void
+list_t5_tables (PlModel            *self,
+                const PlFamilyDesc *desc,
+                const char         *stack,
+                const char         *prefix,
+                const char         *base)
+{
+  for (guint l = 0; l < MAX_LAYERS; l++)
+    {
+      g_autofree char *name = g_strdup_printf ("%sblock.%u.layer.0.SelfAttention.relative_attention_bias.weight",
+                                               prefix, l);
+      const PlNormalizedName *stored = g_hash_table_lookup (self->normalized, name);
+      const PlTensorInfo *info = stored ? pl_checkpoint_find_tensor (self->checkpoint, stored->stored) : NULL;
+      guint64 rows, cols;
+
+      if (info == NULL)
+        {
+          if (l > 0)
+            break;
+          continue;
+        }
+      pl_tensor_info_get_matrix_shape (info, &rows, &cols);
+      pl_model_add_table (self, stack, info->name, rows, cols, 0, PL_TABLE_BIAS,
+                          desc->family == PL_FAMILY_UMT5 ? l + 1 : 0, desc, base);
+      if (desc->family != PL_FAMILY_UMT5)
+        break;
+    }
+}
+
+static void
+setup_bloom (PlModel    *self,
+             Config     *c,
+             JsonObject *config)
+{
+  static const char * const hidden_keys[] = { "hidden_size", "n_embed", NULL };
+  guint64 rows, cols;
+
+  set_sizes_from (self, "word_embeddings.weight", "h.0.self_attention.dense.weight",
+                  "h.0.mlp.dense_h_to_4h.weight");
+  self->n_heads = config_uint (c, config, "n_head", 0, MAX_HEADS);
+  if (self->n_heads == 0)
+    self->n_heads = config_uint (c, config, "num_attention_heads", 0, MAX_HEADS);
+  if (self->n_heads == 0 && c->config != NULL)
+    config_fail (c, PL_ERROR_NOT_FOUND, "has no n_head");
+  self->eps = config_positive (c, config, "layer_norm_epsilon", 1e-5, 1);
+  self->relpos.residual_post_ln = config_bool (c, config, "apply_residual_connection_post_layernorm", FALSE);
+  self->relpos.max_input = config_uint (c, config, "seq_length", 2048, MAX_POSITIONS);
+  self->activation = PL_ACTIVATION_GELU_TANH;
+  self->activation_name = g_strdup ("bloom_gelu");
+  self->has_bias = TRUE;
+  for (guint i = 0; hidden_keys[i] != NULL; i++)
+    {
+      guint v = config_uint (c, config, hidden_keys[i], 0, G_MAXINT);
+
+      if (v > 0 && self->hidden > 0 && v != self->hidden)
+        config_fail (c, PL_ERROR_CORRUPT, "%s is %u, but the weights are %u wide", hidden_keys[i], v, self->hidden);
+    }
+  shape_of (self, "h.0.self_attention.query_key_value.weight", &rows, &cols);
+  if (rows > 0 && rows != 3 * (guint64) self->hidden)
+    config_fail (c, PL_ERROR_CORRUPT, "the fused query_key_value of “%sh.0” has %" G_GUINT64_FORMAT
+                 " rows, not 3 × %u", self->prefix, rows, self->hidden);
+}
+
+static void
+setup_mpt (PlModel    *self,
+           Config     *c,
+           JsonObject *config)
+{
+  PlRelposSpec *r = &self->relpos;
+  JsonNode *attn_node = member (config, "attn_config");
+  JsonObject *attn = attn_node && JSON_NODE_HOLDS_OBJECT (attn_node) ? json_node_get_object (attn_node) : NULL;
+  guint64 rows, cols;
+
+  set_sizes_from (self, "wte.weight", "blocks.0.attn.out_proj.weight", "blocks.0.ffn.up_proj.weight");
+  self->n_heads = config_uint (c, config, "n_heads", 0, MAX_HEADS);
+  if (self->n_heads == 0 && c->config != NULL)
+    config_fail (c, PL_ERROR_NOT_FOUND, "has no n_heads");
+  self->eps = config_positive (c, config, "layer_norm_epsilon", 1e-5, 1);
+  r->max_input = config_uint (c, config, "max_seq_len", 2048, MAX_POSITIONS);
+  self->activation = PL_ACTIVATION_GELU;
+  self->activation_name = g_strdup ("gelu");
+  self->has_bias = TRUE;
+  if (attn_node != NULL && attn == NULL)
+    config_fail (c, PL_ERROR_CORRUPT, "attn_config is not an object");
+  if (!config_bool (c, attn, "alibi", TRUE))
+    config_fail (c, PL_ERROR_UNSUPPORTED, "attn_config.alibi is false; Hugging Face’s MptModel always adds ALiBi, "
+                 "so Poslens runs MPT models with ALiBi only");
+  if (config_bool (c, attn, "qk_ln", FALSE))
+    config_fail (c, PL_ERROR_UNSUPPORTED, "attn_config.qk_ln is true; Hugging Face’s MptModel has no query–key "
+                 "LayerNorm, and neither has Poslens");
+  r->alibi_bias_max = config_positive (c, attn, "alibi_bias_max", 8, 1024);
+  r->clip_qkv = config_positive (c, attn, "clip_qkv", 0, 1e30);
+  r->softmax_scale = config_positive (c, attn, "softmax_scale", 0, 1e6);
+  if (self->hidden > 0 && self->n_heads > 0 && r->softmax_scale == 0)
+    r->softmax_scale = 1 / sqrt ((double) self->hidden / self->n_heads);
+  shape_of (self, "blocks.0.attn.Wqkv.weight", &rows, &cols);
+  if (rows > 0 && rows != 3 * (guint64) self->hidden)
+    config_fail (c, PL_ERROR_CORRUPT, "the fused Wqkv of “%sblocks.0” has %" G_GUINT64_FORMAT " rows, not 3 × %u",
+                 self->prefix, rows, self->hidden);
+  if (config_uint (c, config, "d_model", self->hidden, G_MAXINT) != self->hidden)
+    config_fail (c, PL_ERROR_CORRUPT, "d_model does not match the weights’ width %u", self->hidden);
+}
+
+/* pos_att_type: a list, or "p2c|c2p" as older configurations write it. */
+static void
+read_pos_att_type (PlModel    *self,
+                   Config     *c,
+                   JsonObject *config)
+{
+  JsonNode *node = member (config, "pos_att_type");
+  g_auto(GStrv) parts = NULL;
+
+  self->relpos.c2p = self->relpos.p2c = FALSE;
+  if (node == NULL)
+    return;
+  if (JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING)
+    parts = g_strsplit (json_node_get_string (node), "|", -1);
+  else if (JSON_NODE_HOLDS_ARRAY (node))
+    {
+      JsonArray *array = json_node_get_array (node);
+      guint n = MIN (json_array_get_length (array), 16);
+
+      parts = g_new0 (char *, n + 1);
+      for (guint i = 0; i < n; i++)
+        {
+          JsonNode *e = json_array_get_element (array, i);
+
+          parts[i] = g_strdup (JSON_NODE_HOLDS_VALUE (e) && json_node_get_value_type (e) == G_TYPE_STRING
+                               ? json_node_get_string (e) : "?");
+        }
+    }
+  else
+    {
+      config_fail (c, PL_ERROR_CORRUPT, "pos_att_type is not a list of strings");
+      return;
+    }
+  for (guint i = 0; parts[i] != NULL; i++)
+    {
+      g_autofree char *kind = g_ascii_strdown (g_strstrip (parts[i]), -1);
+
+      if (g_str_equal (kind, "c2p"))
+        self->relpos.c2p = TRUE;
+      else if (g_str_equal (kind, "p2c"))
+        self->relpos.p2c = TRUE;
+      else if (kind[0] != '\0')
+        config_fail (c, PL_ERROR_UNSUPPORTED, "pos_att_type “%s”; DeBERTa-v2 knows c2p and p2c", kind);
+    }
+}
+
+static void
+setup_deberta (PlModel    *self,
+               Config     *c,
+               JsonObject *config)
+{
+  PlRelposSpec *r = &self->relpos;
+  const char *norm_rel = config_string (c, config, "norm_rel_ebd", "none");
+  guint max_positions, buckets;
+  guint64 rows, cols;
+  char *check;
+
+  set_sizes_from (self, "embeddings.word_embeddings.weight", "encoder.layer.0.attention.self.query_proj.weight",
+                  "encoder.layer.0.intermediate.dense.weight");
+  self->n_heads = config_uint (c, config, "num_attention_heads", 0, MAX_HEADS);
+  if (self->n_heads == 0 && c->config != NULL)
+    config_fail (c, PL_ERROR_NOT_FOUND, "has no num_attention_heads");
+  self->eps = config_positive (c, config, "layer_norm_eps", 1e-7, 1);
+  g_free (self->activation_name);
+  self->activation_name = g_strdup (config_string (c, config, "hidden_act", "gelu"));
+  self->activation = pl_activation_from_name (self->activation_name);
+  if (self->activation == PL_ACTIVATION_NONE)
+    config_fail (c, PL_ERROR_UNSUPPORTED, "hidden_act “%s” is not supported (gelu, gelu_new, relu are)",
+                 self->activation_name);
+  max_positions = config_uint (c, config, "max_position_embeddings", 512, MAX_POSITIONS);
+  r->max_input = max_positions;
+  r->share_att_key = config_bool (c, config, "share_att_key", FALSE);
+  r->position_biased_input = config_bool (c, config, "position_biased_input", TRUE);
+  r->norm_rel_ebd = strstr (norm_rel, "layer_norm") != NULL;
+  r->head_size = config_uint (c, config, "attention_head_size",
+                              self->n_heads > 0 ? self->hidden / self->n_heads : 0, 1u << 16);
+  read_pos_att_type (self, c, config);
+
+  /* HF: position_buckets ≤ 0 means none; max_relative_positions < 1 means
+   * max_position_embeddings; rel_embeddings has 2 × span rows */
+  {
+    JsonNode *node = member (config, "position_buckets");
+
+    buckets = node && JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_INT64 &&
+              json_node_get_int (node) <= 0 ? 0 : config_uint (c, config, "position_buckets", 0, MAX_BUCKETS);
+    node = member (config, "max_relative_positions");
+    r->max_relative = node && JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_INT64 &&
+                      json_node_get_int (node) < 1 ? max_positions
+                      : config_uint (c, config, "max_relative_positions", max_positions, MAX_POSITIONS);
+  }
+  r->position_buckets = buckets;
+  r->span = buckets > 0 ? buckets : r->max_relative;
+  if ((check = pl_deberta_buckets_check (buckets, r->max_relative)) != NULL)
+    {
+      config_fail (c, PL_ERROR_CORRUPT, "%s", check);
+      g_free (check);
+    }
+  {
+    JsonNode *conv = member (config, "conv_kernel_size");
+
+    if (conv != NULL && (!JSON_NODE_HOLDS_VALUE (conv) || json_node_get_value_type (conv) != G_TYPE_INT64 ||
+                         json_node_get_int (conv) != 0))
+      config_fail (c, PL_ERROR_UNSUPPORTED, "conv_kernel_size is set (the convolution after the first layer of "
+                   "DeBERTa-v2-xlarge); Poslens runs DeBERTa models without it");
+  }
+  if (!config_bool (c, config, "relative_attention", FALSE))
+    config_fail (c, PL_ERROR_UNSUPPORTED, "relative_attention is false or absent; Poslens runs DeBERTa-v2 models "
+                 "with their relative attention, as every released one has it");
+  shape_of (self, "encoder.rel_embeddings.weight", &rows, &cols);
+  if (rows == 0)
+    config_fail (c, PL_ERROR_NOT_FOUND, "relative_attention is true, but “%sencoder.rel_embeddings.weight” is missing",
+                 self->prefix);
+  else if (rows != 2 * (guint64) r->span)
+    config_fail (c, PL_ERROR_CORRUPT, "%s %u asks for %u relative rows, but “%sencoder.rel_embeddings.weight” has %"
+                 G_GUINT64_FORMAT, buckets > 0 ? "position_buckets" : "max_relative_positions", r->span,
+                 2 * r->span, self->prefix, rows);
+  if (self->n_heads > 0 && r->head_size * self->n_heads != self->hidden)
+    {
+      shape_of (self, "encoder.layer.0.attention.self.query_proj.weight", &rows, &cols);
+      if (rows != (guint64) r->head_size * self->n_heads)
+        config_fail (c, PL_ERROR_CORRUPT, "num_attention_heads %u × attention_head_size %u, but the queries are %"
+                     G_GUINT64_FORMAT " wide", self->n_heads, r->head_size, rows);
+    }
+}
+
+/* BART's, mBART's and Whisper's stacks, and CLIP's text tower: sizes for
+ * info and a check of their tables against config.json. */
+static void
+setup_table_family (PlModel    *self,
+                    Config     *c,
+                    JsonObject *config,
+                    const char *stack)
+{
+  gboolean decoder = g_str_equal (stack, "decoder");
+  const char *heads_key = decoder ? "decoder_attention_heads" : "encoder_attention_heads";
+  const char *positions_key = "max_position_embeddings";
+  guint extra = self->desc->first_position;
+  guint expected;
+  guint64 rows, cols;
+
+  if (self->desc->family == PL_FAMILY_CLIP_TEXT)
+    {
+      set_sizes_from (self, "text_model.embeddings.token_embedding.weight",
+                      "text_model.encoder.layers.0.self_attn.q_proj.weight",
+                      "text_model.encoder.layers.0.mlp.fc1.weight");
+      heads_key = "num_attention_heads";
+      self->eps = config_positive (c, config, "layer_norm_eps", 1e-5, 1);
+      self->activation_name = g_strdup (config_string (c, config, "hidden_act", "quick_gelu"));
+      expected = config_uint (c, config, positions_key, 77, MAX_POSITIONS);
+    }
+  else
+    {
+      set_sizes_from (self, "embed_tokens.weight", "layers.0.self_attn.q_proj.weight", "layers.0.fc1.weight");
+      if (self->vocab == 0)
+        set_sizes_from (self, "shared.weight", "layers.0.self_attn.q_proj.weight", "layers.0.fc1.weight");
+      self->eps = 1e-5;
+      self->activation_name = g_strdup (config_string (c, config, "activation_function", "gelu"));
+      if (self->desc->family == PL_FAMILY_WHISPER)
+        {
+          positions_key = decoder ? "max_target_positions" : "max_source_positions";
+          expected = config_uint (c, config, positions_key, decoder ? 448 : 1500, MAX_POSITIONS);
+        }
+      else
+        expected = config_uint (c, config, positions_key, 1024, MAX_POSITIONS);
+    }
+  self->activation = pl_activation_from_name (self->activation_name);
+  self->n_heads = config_uint (c, config, heads_key, 0, MAX_HEADS);
+  if (self->desc->family == PL_FAMILY_CLIP_TEXT || decoder)
+    self->causal = TRUE;
+  shape_of (self, self->desc->roles[PL_WEIGHT_POSITION_EMBEDDING], &rows, &cols);
+  if (rows > 0 && c->config != NULL && rows != (guint64) expected + extra)
+    config_fail (c, PL_ERROR_CORRUPT, "%s is %u, but “%s%s” has %" G_GUINT64_FORMAT " rows%s", positions_key,
+                 expected, self->prefix, self->desc->roles[PL_WEIGHT_POSITION_EMBEDDING], rows,
+                 extra > 0 ? " (positions start at row 2)" : "");
+}
+
+/* ---- Opening ------------------------------------------------------------- */
+
+static const PlFamilyDesc *
+stack_desc (const PlFamilyDesc *desc,
+            const char         *stack)
+{
+  if (stack == NULL || !g_str_equal (stack, "decoder"))
+    return desc;
+  if (desc->family == PL_FAMILY_T5)
+    return &t5_decoder;
+  if (desc->family == PL_FAMILY_UMT5)
+    return &umt5_decoder;
+  return desc;
+}
+
+/* The stacks' own prefix after the model's: T5's, BART's and Whisper's are
+ * "encoder." and "decoder."; the others have one stack named after what it
+ * is and no prefix of its own. */
+static const char *
+stack_path (const PlFamilyDesc *desc,
+            const char         *stack)
+{
+  if (is_t5 (desc) || is_seq2seq (desc))
+    return g_str_equal (stack, "decoder") ? "decoder." : "encoder.";
+  return "";
+}
+
+static const char *
+only_stack (const PlFamilyDesc *desc)
+{
+  if (desc->family == PL_FAMILY_CLIP_TEXT)
+    return "text";
+  if (desc->family == PL_FAMILY_BLOOM || desc->family == PL_FAMILY_MPT)
+    return "decoder";
+  return "encoder";
+}
+
+gboolean
+pl_model_setup_relpos (PlModel             *self,
+                       const PlFamilyDesc  *desc,
+                       const char          *base,
+                       const char          *stack,
+                       GError             **error)
+{
+  Config c = { 0, };
+  g_autoptr(GString) problem = g_string_new (NULL);
+  g_autofree char *dir = g_path_get_dirname (pl_checkpoint_get_path (self->checkpoint));
+  JsonObject *config;
+
+  self->desc = stack_desc (desc, stack);
+  self->has_relpos = TRUE;
+  memset (&self->relpos, 0, sizeof self->relpos);
+  if (self->base_prefix != base)
+    {
+      g_free (self->base_prefix);
+      self->base_prefix = g_strdup (base);
+    }
+  g_free (self->prefix);
+  self->prefix = g_strconcat (base, stack_path (desc, stack), NULL);
+  self->stack = g_str_equal (stack, "decoder") ? "decoder" : g_str_equal (stack, "text") ? "text" : "encoder";
+  self->causal = self->desc->causal;
+  self->pre_ln = self->desc->pre_ln;
+  self->first_position = self->desc->first_position;
+  self->n_layers = pl_model_count_layers (self);
+  config = pl_model_get_family_config (self);
+  c.config = config;
+  c.dir = dir;
+  c.problem = problem;
+
+  switch (desc->family)
+    {
+    case PL_FAMILY_T5:
+    case PL_FAMILY_UMT5:
+      setup_t5 (self, &c, config, self->stack);
+      break;
+    case PL_FAMILY_BLOOM:
+      setup_bloom (self, &c, config);
+      break;
+    case PL_FAMILY_MPT:
+      setup_mpt (self, &c, config);
+      break;
+    case PL_FAMILY_DEBERTA_V2:
+      setup_deberta (self, &c, config);
+      break;
+    default:
+      setup_table_family (self, &c, config, self->stack);
+      break;
+    }
+  if (self->embedding == 0)
+    self->embedding = self->hidden;
+  if (problem->len > 0)
+    {
+      g_set_error_literal (error, PL_ERROR, c.code, problem->str);
+      return FALSE;
+    }
+  if (config == NULL)
+    {
+      self->config_problem_code = PL_ERROR_NOT_FOUND;
+      self->config_problem = g_strdup_printf ("no config.json beside %s: the number of attention heads and what "
+                                              "the %s layers compute cannot be read from the weights; put the "
+                                              "model’s config.json in %s", pl_checkpoint_get_path (self->checkpoint),
+                                              desc->display_name, dir);
+    }
+  return TRUE;
+}
+
+/* Every table of the model, in the order info lists them: the default one
+ * first. */
+static void
+list_tables (PlModel            *self,
+             const PlFamilyDesc *desc,
+             const char         *base)
+{
+  static const char * const stacks[] = { "encoder", "decoder" };
+
+  if (is_t5 (desc))
+    {
+      for (guint s = 0; s < G_N_ELEMENTS (stacks); s++)
+        {
+          g_autofree char *prefix = g_strconcat (base, stack_path (desc, stacks[s]), NULL);
+
+          list_t5_tables (self, stack_desc (desc, stacks[s]), stacks[s], prefix, base);
+        }
+      return;
+    }
+  if (desc->family == PL_FAMILY_DEBERTA_V2)
+    {
+      const char *names[] = { "encoder.rel_embeddings.weight", "embeddings.position_embeddings.weight" };
+      const PlTableKind kinds[] = { PL_TABLE_RELATIVE, PL_TABLE_ABSOLUTE };
+
+      for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+        {
+          g_autofree char *name = g_strconcat (base, names[i], NULL);
+          const PlNormalizedName *stored = g_hash_table_lookup (self->normalized, name);
+          const PlTensorInfo *info = stored ? pl_checkpoint_find_tensor (self->checkpoint, stored->stored) : NULL;
+          guint64 rows, cols;
+
+          /* an absolute table only when the embeddings add it */
+          if (info == NULL || !pl_tensor_info_is_table (info) ||
+              (kinds[i] == PL_TABLE_ABSOLUTE && !self->relpos.position_biased_input))
+            continue;
+          pl_tensor_info_get_matrix_shape (info, &rows, &cols);
+          pl_model_add_table (self, "encoder", info->name, rows, cols, 0, kinds[i], 0, desc, base);
+        }
+      return;
+    }
+  if (is_seq2seq (desc) || desc->family == PL_FAMILY_CLIP_TEXT)
+    {
+      guint n_stacks = desc->family == PL_FAMILY_CLIP_TEXT ? 1 : 2;
+
+      for (guint s = 0; s < n_stacks; s++)
+        {
+          const char *stack = desc->family == PL_FAMILY_CLIP_TEXT ? "text" : stacks[s];
+          g_autofree char *name = g_strconcat (base, stack_path (desc, stack),
+                                               desc->roles[PL_WEIGHT_POSITION_EMBEDDING], NULL);
+          const PlNormalizedName *stored = g_hash_table_lookup (self->normalized, name);
+          const PlTensorInfo *info = stored ? pl_checkpoint_find_tensor (self->checkpoint, stored->stored) : NULL;
+          guint64 rows, cols;
+          PlTableKind kind = PL_TABLE_ABSOLUTE;
+
+          if (info == NULL || !pl_tensor_info_is_table (info))
+            continue;
+          pl_tensor_info_get_matrix_shape (info, &rows, &cols);
+          /* Whisper's encoder keeps sinusoids it never trains */
+          if (desc->family == PL_FAMILY_WHISPER && g_str_equal (stack, "encoder"))
+            kind = PL_TABLE_SINUSOIDAL;
+          pl_model_add_table (self, stack, info->name, rows, cols, desc->first_position, kind, 0, desc, base);
+        }
+    }
+}
+
+/* The table the views open on: the first learned one (Whisper's decoder's,
+ * DeBERTa's relative table), none for the bias families. */
+static const PlModelTable *
+default_table (PlModel *self)
+{
+  for (guint i = 0; self->tables != NULL && i < self->tables->len; i++)
+    {
+      const PlModelTable *t = &g_array_index (self->tables, PlModelTable, i);
+
+      if (t->info.kind == PL_TABLE_ABSOLUTE || t->info.kind == PL_TABLE_RELATIVE)
+        return t;
+    }
+  return NULL;
+}
+
+PlModel *
+pl_model_open_relpos (PlModel             *self,
+                      const PlFamilyDesc  *desc,
+                      const char          *prefix,
+                      const char          *dataset,
+                      GError             **error)
+{
+  g_autoptr(PlModel) owned = self;
+  g_autofree char *base = g_strdup (prefix);
+  const PlModelTable *first;
+  const char *stack = only_stack (desc);
+
+  /* a T5 or BART checkpoint of the decoder alone opens on its decoder */
+  if (is_t5 (desc) || is_seq2seq (desc))
+    {
+      g_autofree char *encoder = g_strconcat (base, "encoder.", NULL);
+      gboolean has_encoder = FALSE;
+      GHashTableIter iter;
+      gpointer key;
+
+      g_hash_table_iter_init (&iter, self->normalized);
+      while (!has_encoder && g_hash_table_iter_next (&iter, &key, NULL))
+        has_encoder = g_str_has_prefix (key, encoder);
+      stack = has_encoder ? "encoder" : "decoder";
+    }
+  if (!pl_model_setup_relpos (self, desc, base, stack, error))
+    return NULL;
+  list_tables (self, desc, base);
+
+  if (dataset != NULL)
+    {
+      const PlTensorInfo *info = pl_checkpoint_find_tensor (self->checkpoint, dataset);
+
+      if (info == NULL)
+        {
+          g_set_error (error, PL_ERROR, PL_ERROR_NOT_FOUND,
+                       "%s has no dataset “%s” (links to other files or objects are not followed)",
+                       pl_checkpoint_get_path (self->checkpoint), dataset);
+          return NULL;
+        }
+      for (guint i = 0; i < self->tables->len; i++)
+        if (g_str_equal (g_array_index (self->tables, PlModelTable, i).tensor, info->name))
+          return pl_model_select_table (self, info->name, error) ? g_steal_pointer (&owned) : NULL;
+      pl_model_clear_setup (self);
+      return pl_model_open_plain_table (g_steal_pointer (&owned), info, error);
+    }
+  first = default_table (self);
+  if (first != NULL && !pl_model_select_table (self, first->tensor, error))
+    return NULL;
+  return g_steal_pointer (&owned);
+}
+
+void
+pl_model_add_text_tower (PlModel *self)
+{
+  const PlFamilyDesc *text = pl_family_relpos_desc (PL_FAMILY_CLIP_TEXT);
+  g_autofree char *name = g_strconcat (self->prefix, text->position_suffix, NULL);
+  const PlNormalizedName *stored = g_hash_table_lookup (self->normalized, name);
+  const PlTensorInfo *info = stored ? pl_checkpoint_find_tensor (self->checkpoint, stored->stored) : NULL;
+  guint64 rows, cols;
+
+  if (info == NULL || !pl_tensor_info_is_table (info))
+    return;
+  /* the vision table first, as the views open on it */
+  if (self->tables == NULL || self->tables->len == 0)
+    pl_model_finish_tables (self);
+  pl_tensor_info_get_matrix_shape (info, &rows, &cols);
+  pl_model_add_table (self, "text", info->name, rows, cols, 0, PL_TABLE_ABSOLUTE, 0, text, self->prefix);
+}
