@@ -154,6 +154,7 @@ pl_cli_attention (int    argc,
   g_autoptr(PlMatrix) profiles = NULL;
   g_autoptr(PlMatrix) offsets = NULL;
   g_autoptr(PlMatrix) position_only = NULL;
+  g_autoptr(PlPositionBias) bias = NULL;
   g_autofree char *out = NULL;
   g_autofree char *text = NULL;
   g_auto(PlCliFigureOptions) figure = PL_CLI_FIGURE_OPTIONS_INIT;
@@ -186,7 +187,9 @@ pl_cli_attention (int    argc,
       "  mean_distance     [layers, heads]: mean |j − i| under the attention\n"
       "  first_token_mass  [layers, heads]: attention on the first token\n"
       "  position_only     [heads × T, T] (or [T, T] with --head): the first layer’s\n"
-      "                    softmax(LN(P) Wq · (LN(P) Wk)ᵀ / √d_head) from the weights alone\n"
+      "                    softmax(LN(P) Wq · (LN(P) Wk)ᵀ / √d_head) from the weights alone;\n"
+      "                    a T5 or ALiBi model writes position_bias [heads, 2T − 1] instead,\n"
+      "                    its first layer’s bias by offset (poslens-cli position-bias)\n"
       "An .h5 file holds them all; .csv and .npy write the first at FILE and the others\n"
       "beside it as FILE-NAME.csv / .npy. A .png, .svg or .pdf FILE draws, with --layer,\n"
       "the mass by offset (one line per head, or --head's), else the mean distance of every head.\n"
@@ -269,7 +272,18 @@ pl_cli_attention (int    argc,
       return PL_CLI_EXIT_OK;
     }
   /* The position-only term is computed from the weights. */
-  if (transformer != NULL && !(position_only = pl_attention_position_only (transformer, length, &error)))
+  /* The position-only term needs a position table layer 0 reads; a model
+   * whose position is a bias on the scores gets layer 1's bias instead. */
+  if (transformer != NULL)
+    {
+      g_autoptr(GError) table_error = NULL;
+
+      position_only = pl_attention_position_only (transformer, length, &table_error);
+      if (position_only == NULL && !g_error_matches (table_error, PL_ERROR, PL_ERROR_UNSUPPORTED))
+        return pl_cli_fail (g_steal_pointer (&table_error));
+    }
+  if (pl_model_has_position_bias (model) &&
+      !(bias = pl_model_compute_position_bias (model, 0, stats->n_tokens, &error)))
     return pl_cli_fail (error);
   t = stats->n_tokens;
 
@@ -290,10 +304,12 @@ pl_cli_attention (int    argc,
       { "/offsets", offsets, TRUE },
       { "/mean_distance", stats->mean_distance, FALSE },
       { "/first_token_mass", stats->first_token, FALSE },
-      { "/position_only", position_only, FALSE },
+      { position_only != NULL ? "/position_only" : "/position_bias",
+        position_only != NULL ? position_only : bias ? bias->bias : NULL, FALSE },
     };
 
-    if (!pl_matrix_io_write (out, datasets, G_N_ELEMENTS (datasets) - (position_only == NULL), &error))
+    if (!pl_matrix_io_write (out, datasets,
+                             G_N_ELEMENTS (datasets) - (position_only == NULL && bias == NULL), &error))
       return pl_cli_fail (error);
   }
   printf ("%s: attention of %u layers × %u heads over %u inputs of %u tokens\n",

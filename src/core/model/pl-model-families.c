@@ -322,6 +322,7 @@ pl_family_list_forward (void)
   for (guint i = 0; i < G_N_ELEMENTS (families); i++)
     if (families[i].has_forward)
       g_string_append_printf (names, "%s%s", names->len > 0 ? ", " : "", families[i].display_name);
+  pl_family_relpos_list_forward (names);
   return g_string_free (names, FALSE);
 }
 

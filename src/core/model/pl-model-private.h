@@ -237,6 +237,8 @@ const PlFamilyDesc *pl_family_relpos_desc     (PlFamily            family);
  * appended to NAMES, each after ", ". */
 gboolean            pl_family_relpos_knows_model_type (const char *model_type);
 void                pl_family_relpos_list_model_types (GString    *names);
+/* The display names of those whose forward pass runs, each after ", ". */
+void                pl_family_relpos_list_forward     (GString    *names);
 gboolean            pl_family_recognise_relpos (PlCheckpoint      *checkpoint,
                                                GHashTable         *normalized,
                                                const PlFamilyDesc **desc,

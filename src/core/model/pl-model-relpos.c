@@ -50,9 +50,9 @@
  * feed-forward names (T5) and in being causal; both share the family. */
 static const PlFamilyDesc relpos_families[] = {
   { .family = PL_FAMILY_T5, .name = "t5", .display_name = "T5",
-    .layer_list = "block.", .roles = { T5_ROLES ("1") }, .pre_ln = TRUE, .norm = PL_NORM_RMS },
+    .layer_list = "block.", .roles = { T5_ROLES ("1") }, .pre_ln = TRUE, .norm = PL_NORM_RMS, .has_forward = TRUE },
   { .family = PL_FAMILY_UMT5, .name = "umt5", .display_name = "UMT5",
-    .layer_list = "block.", .roles = { T5_ROLES ("1") }, .pre_ln = TRUE, .norm = PL_NORM_RMS },
+    .layer_list = "block.", .roles = { T5_ROLES ("1") }, .pre_ln = TRUE, .norm = PL_NORM_RMS, .has_forward = TRUE },
   { .family = PL_FAMILY_BLOOM, .name = "bloom", .display_name = "BLOOM",
     .layer_list = "h.",
     .roles = {
@@ -134,11 +134,13 @@ static const PlFamilyDesc relpos_families[] = {
 static const PlFamilyDesc t5_decoder = {
   .family = PL_FAMILY_T5, .name = "t5", .display_name = "T5",
   .layer_list = "block.", .roles = { T5_ROLES ("2") }, .causal = TRUE, .pre_ln = TRUE, .norm = PL_NORM_RMS,
+  .has_forward = TRUE,
 };
 
 static const PlFamilyDesc umt5_decoder = {
   .family = PL_FAMILY_UMT5, .name = "umt5", .display_name = "UMT5",
   .layer_list = "block.", .roles = { T5_ROLES ("2") }, .causal = TRUE, .pre_ln = TRUE, .norm = PL_NORM_RMS,
+  .has_forward = TRUE,
 };
 
 const PlFamilyDesc *
@@ -169,6 +171,14 @@ pl_family_relpos_list_model_types (GString *names)
 {
   for (guint i = 0; i < G_N_ELEMENTS (model_types); i++)
     g_string_append_printf (names, ", %s", model_types[i]);
+}
+
+void
+pl_family_relpos_list_forward (GString *names)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (relpos_families); i++)
+    if (relpos_families[i].has_forward)
+      g_string_append_printf (names, ", %s", relpos_families[i].display_name);
 }
 
 static gboolean
@@ -368,6 +378,26 @@ pl_model_read_named (PlModel     *self,
       return t;
     }
   return g_steal_pointer (&m);
+}
+
+PlStoredMatrix *
+pl_model_read_named_stored (PlModel     *self,
+                            const char  *relative,
+                            gboolean     shared,
+                            gboolean     optional,
+                            GError     **error)
+{
+  const PlNormalizedName *stored;
+
+  g_return_val_if_fail (PL_IS_MODEL (self), NULL);
+
+  if (!(stored = lookup (self, relative, shared)) || stored->kernel)
+    {
+      g_autoptr(PlMatrix) m = pl_model_read_named (self, relative, shared, optional, error);
+
+      return m ? pl_stored_matrix_new_from_matrix (m) : NULL;
+    }
+  return pl_checkpoint_read_stored (self->checkpoint, stored->stored, error);
 }
 
 const PlRelposSpec *

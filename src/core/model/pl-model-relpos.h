@@ -50,6 +50,13 @@ PlMatrix           *pl_model_read_named      (PlModel       *self,
                                               gboolean       shared,
                                               gboolean       optional,
                                               GError       **error);
+/* The same in the precision the file stores it (a Keras kernel comes back
+ * float32, transposed). */
+PlStoredMatrix     *pl_model_read_named_stored (PlModel     *self,
+                                              const char    *relative,
+                                              gboolean       shared,
+                                              gboolean       optional,
+                                              GError       **error);
 /* Its shape as PyTorch stores it, or FALSE. */
 gboolean            pl_model_named_shape     (PlModel       *self,
                                               const char    *relative,

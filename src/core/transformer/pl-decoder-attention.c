@@ -65,6 +65,8 @@ run_head (const PlDecoderAttention *job,
       cblas_sgemm (CblasRowMajor, CblasNoTrans, CblasTrans, rows, j1 - j0, hd,
                    job->scale, q + i0 * job->stride, job->stride, k + j0 * job->stride, job->stride,
                    0.0f, p + j0, t);
+      if (job->add_bias != NULL)
+        job->add_bias (job, head, i0, rows, j0, j1 - j0, p + j0, t);
       softmax_rows (job, p, i0, rows);
       cblas_sgemm (CblasRowMajor, CblasNoTrans, CblasNoTrans, rows, hd, j1 - j0,
                    1.0f, p + j0, t, v + j0 * job->stride, job->stride,

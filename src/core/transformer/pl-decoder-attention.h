@@ -18,7 +18,23 @@ G_BEGIN_DECLS
  * every key (an encoder's attention; WINDOW is 0 then). SOFTCAP (Gemma 2):
  * each visible score s becomes softcap · tanh(s / softcap) before the
  * softmax; 0 leaves them. */
-typedef struct
+typedef struct _PlDecoderAttention PlDecoderAttention;
+
+/* Adds to head HEAD's scores of queries I0 … I0 + N_ROWS − 1 against keys
+ * J0 … J0 + N_KEYS − 1, SCORES[r · LD + c] for query I0 + r and key J0 + c,
+ * after they are scaled and before the softmax: a position bias (T5's,
+ * ALiBi's) or DeBERTa's relative terms. Keys a causal query does not see
+ * may be among them: their scores are dropped whatever is added. */
+typedef void (*PlAttentionBiasFunc) (const PlDecoderAttention *job,
+                                     gsize                     head,
+                                     gsize                     i0,
+                                     gsize                     n_rows,
+                                     gsize                     j0,
+                                     gsize                     n_keys,
+                                     float                    *scores,
+                                     gsize                     ld);
+
+struct _PlDecoderAttention
 {
   const float *qkv;        /* [T, q + 2 kv]: all query heads, then key heads, then value heads */
   gsize        stride;     /* floats between rows of QKV */
@@ -32,7 +48,9 @@ typedef struct
   float       *ctx;        /* [T, heads × head_dim]: head h's context in columns h·head_dim … */
   gboolean     bidirectional;
   float        softcap;    /* 0: none */
-} PlDecoderAttention;
+  PlAttentionBiasFunc add_bias;   /* or NULL; the heads then run on the SGEMM path */
+  gconstpointer bias_data;        /* for ADD_BIAS */
+};
 
 /* The first key query I sees. */
 static inline gsize

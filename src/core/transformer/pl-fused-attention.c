@@ -59,8 +59,8 @@ avx512_usable (void)
 gboolean
 pl_fused_attention_usable (const PlDecoderAttention *job)
 {
-  /* capped scores (Gemma 2) take the plain path */
-  return job->head_dim > 0 && job->head_dim % 16 == 0 && job->softcap == 0 &&
+  /* capped scores (Gemma 2) and added biases (T5, ALiBi, DeBERTa) take the plain path */
+  return job->head_dim > 0 && job->head_dim % 16 == 0 && job->softcap == 0 && job->add_bias == NULL &&
          !g_atomic_int_get (&force_plain) && avx512_usable ();
 }
 

@@ -47,7 +47,9 @@ pl_transformer_get_positions (PlTransformer  *self,
   if (self->position_embedding == NULL)
     {
       g_set_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED,
-                   "the model has no position table: its positions enter attention as rotations (RoPE)");
+                   self->config.rotary ? "the model has no position table: its positions enter attention as rotations (RoPE)"
+                   : "the model has no position table: its positions enter attention as a bias on the scores "
+                     "or through a table of relative positions");
       return NULL;
     }
   if (!pl_transformer_check_length (self, n_tokens, error))

@@ -4,6 +4,7 @@
 #include "pl-attention-stats.h"
 #include "pl-error.h"
 #include "pl-model-private.h"
+#include "pl-transformer-relpos.h"
 #include "pl-tokenizer.h"
 #include "pl-transformer.h"
 #include "pl-transformer-private.h"
@@ -132,7 +133,9 @@ pl_transformer_new (PlModel       *model,
   config.eos_id = pl_model_get_eos_id (model);
   config.pad_id = pl_model_get_pad_id (model);
 
-  if (pl_model_get_decoder (model) != NULL)
+  if (pl_model_get_relpos (model) != NULL)
+    transformer = pl_transformer_new_relpos (model, cancellable, error);
+  else if (pl_model_get_decoder (model) != NULL)
     {
       config.rotary = TRUE;
       config.decoder = *pl_model_get_decoder (model);

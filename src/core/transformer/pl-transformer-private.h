@@ -5,6 +5,7 @@
 #include "pl-linear-amx.h"
 #include "pl-rope-profile.h"
 #include "pl-transformer.h"
+#include "pl-transformer-relpos.h"
 
 G_BEGIN_DECLS
 
@@ -88,6 +89,11 @@ struct _PlTransformer
   PlDecoderLayer      *decoder_layers;
   guint               *layer_windows;           /* config.decoder.layer_windows' storage */
   gboolean            *layer_experts;           /* config.decoder.layer_experts' storage */
+  /* T5, UMT5, BLOOM, MPT, DeBERTa (pl-transformer-relpos.c): their layers,
+   * run in place of the ones above, and the longest input they take (0:
+   * n_positions) */
+  PlRelposNet         *relpos;
+  guint                max_tokens;
 };
 
 /* GATE_UP [T, 2 ffn] (gate, then up) → OUT [T, ffn] = act(gate) ⊙ up */

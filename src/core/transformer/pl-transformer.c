@@ -81,6 +81,7 @@ pl_transformer_finalize (GObject *object)
   g_clear_pointer (&self->layers, g_free);
   g_clear_pointer (&self->specials, g_hash_table_unref);
   pl_transformer_clear_decoder (self);
+  g_clear_pointer (&self->relpos, pl_relpos_net_free);
 
   G_OBJECT_CLASS (pl_transformer_parent_class)->finalize (object);
 }
@@ -444,6 +445,8 @@ pl_transformer_get_max_tokens (PlTransformer *self)
   g_return_val_if_fail (PL_IS_TRANSFORMER (self), 0);
   /* Rotary models take inputs past max_position_embeddings, as HF does (and
    * dynamic scaling exists for them); memory bounds them. */
+  if (self->max_tokens > 0)
+    return self->max_tokens;
   return self->config.rotary ? MAX (self->config.n_positions, 1u << 20) : self->config.n_positions;
 }
 
@@ -544,6 +547,9 @@ pl_transformer_run_with_qkv (PlTransformer   *self,
       }
   if (set_cancelled (cancellable, error))
     return FALSE;
+  if (self->relpos != NULL)
+    return self->relpos->run (self, self->relpos, ids, t, want_attentions, layer_func, layer_data, cancellable,
+                              progress, progress_data, error);
   if (c->rotary)
     return pl_transformer_run_decoder (self, ids, t, want_attentions, layer_func, layer_data, qkv_func, qkv_data,
                                        cancellable, progress, progress_data, error);
