@@ -532,6 +532,43 @@ build_table1 (void)
   return g_object_ref (pl_paper_get_table1 (paper ()));
 }
 
+/* The position bias of the tiny T5 fixture's encoder (bucket edges marked)
+ * and of ALiBi's 12 heads, causal (half the offsets blank). */
+static PlFigure *
+build_position_bias (void)
+{
+  g_autofree char *dir = pl_test_fixture ("relpos", "t5", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PlModel) model = pl_model_open (dir, NULL, NULL, &error);
+  g_autoptr(PlPositionBias) bias = NULL;
+  guint heads[] = { 0, 1, 2, 3 };
+  PlFigure *figure;
+
+  g_assert_no_error (error);
+  bias = pl_model_compute_position_bias (model, 0, 40, &error);
+  g_assert_no_error (error);
+  figure = pl_figure_new_position_bias (bias->bias, -39, bias->buckets, heads, G_N_ELEMENTS (heads));
+  pl_figure_set_title (figure, "t5 — position bias, encoder layer 1");
+  return figure;
+}
+
+static PlFigure *
+build_position_bias_alibi (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PlModel) model = pl_model_open ("builtin:alibi:128x12", NULL, NULL, &error);
+  g_autoptr(PlPositionBias) bias = NULL;
+  guint heads[] = { 0, 2, 4, 7, 9, 11 };
+  PlFigure *figure;
+
+  g_assert_no_error (error);
+  bias = pl_model_compute_position_bias (model, 0, 0, &error);
+  g_assert_no_error (error);
+  figure = pl_figure_new_position_bias (bias->bias, -127, NULL, heads, G_N_ELEMENTS (heads));
+  pl_figure_set_title (figure, "ALiBi 128 positions, 12 heads — position bias");
+  return figure;
+}
+
 static const PlLayoutKind kinds[] = {
   { "similarity", build_similarity },
   { "offsets", build_offsets },
@@ -557,6 +594,8 @@ static const PlLayoutKind kinds[] = {
   { "text-attention-long", build_text_attention_long },
   { "figure1", build_figure1 },
   { "table1", build_table1 },
+  { "position-bias", build_position_bias },
+  { "position-bias-alibi", build_position_bias_alibi },
 };
 
 const PlLayoutKind *

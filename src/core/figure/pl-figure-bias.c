@@ -51,7 +51,8 @@ pl_figure_new_position_bias (PlMatrix     *bias,
   self = pl_figure_new_kind (PL_FIGURE_POSITION_BIAS);
   self->auto_x_label = g_strdup (_("Offset j − i (key − query)"));
   self->auto_y_label = g_strdup (_("Head"));
-  self->value_label = g_strdup (_("Bias added to the score"));
+  /* short: it runs along a colour bar as tall as the heatmap */
+  self->value_label = g_strdup (_("Bias"));
   self->values = pl_matrix_ref (bias);
   pl_figure_scan_extremes (self);
   self->n_xs = bias->cols;
@@ -187,8 +188,8 @@ draw_y_axis (PlFigure                *self,
       pl_draw_text (draw, label, size, 0, draw->fg, panel->x - TICK_LENGTH - TICK_GAP, y, 1, 0.5, 0);
     }
   cairo_restore (cr);
-  pl_draw_text (draw, title, self->font_size, 0, draw->fg, title_x, panel->y + panel->height / 2, 0.5, 0,
-                -G_PI / 2);
+  pl_draw_text (draw, title, pl_draw_fit_size (draw, title, self->font_size, 0, panel->height + 2 * GAP),
+                PL_TEXT_AXIS_TITLE, draw->fg, title_x, panel->y + panel->height / 2, 0.5, 0, -G_PI / 2);
 }
 
 void
@@ -262,7 +263,7 @@ pl_figure_bias_render (PlFigure                *self,
   pl_draw_frame (draw, &map);
   /* heads: row r spans [r, r + 1) from the top */
   draw_y_axis (self, draw, &map, hticks, hstep, -0.5, heads - 0.5, pl_figure_y_label (self),
-               area->x + GAP + label_h / 2);
+               area->x + GAP);
   bar = (cairo_rectangle_t) { map.x + map.width + BAR_GAP, map.y, BAR_WIDTH, map.height };
   pl_draw_colorbar (draw, &bar, lo, hi, FALSE);
   self->colorbar_area = bar;
@@ -314,8 +315,7 @@ pl_figure_bias_render (PlFigure                *self,
         }
       cairo_restore (cr);
       pl_draw_frame (draw, &lines);
-      draw_y_axis (self, draw, &lines, bticks, bstep, bhi, blo, pl_figure_get_value_label (self),
-                   area->x + GAP + label_h / 2);
+      draw_y_axis (self, draw, &lines, bticks, bstep, bhi, blo, _("Bias"), area->x + GAP);
       /* the legend beside the curves */
       for (guint i = 0; i < self->series->len; i++)
         {
@@ -390,7 +390,9 @@ pl_figure_bias_render (PlFigure                *self,
         pl_draw_text (draw, label, size, 0, draw->fg, x, axis->y + axis->height + TICK_LENGTH + TICK_GAP, 0.5, 0, 0);
       }
     cairo_restore (cr);
-    pl_draw_text (draw, pl_figure_x_label (self), self->font_size, 0, draw->fg, axis->x + axis->width / 2,
+    pl_draw_text (draw, pl_figure_x_label (self),
+                  pl_draw_fit_size (draw, pl_figure_x_label (self), self->font_size, 0, area->width - 2 * GAP),
+                  PL_TEXT_AXIS_TITLE, draw->fg, axis->x + axis->width / 2,
                   axis->y + axis->height + TICK_LENGTH + TICK_GAP + tick_h + GAP, 0.5, 0, 0);
   }
   pl_draw_title (draw, map.x + map.width / 2, map.y - GAP - (self->bias_buckets ? TICK_LENGTH : 0),
