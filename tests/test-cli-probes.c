@@ -42,6 +42,53 @@ test_probe (void)
     }
 }
 
+/* Repeats of interleaved folds: the absolute probe draws nothing at random,
+ * so its line is one number said to be one run, not "± 0.000" over runs;
+ * the chance levels are printed (predicting the middle of mini-vit's 64
+ * positions: an MAE of 16; a coin: 0.5) and its absolute probe, worse than
+ * that, is marked. JSON gives the same. */
+static void
+test_probe_deterministic_and_chance (void)
+{
+  g_autofree char *text = NULL;
+  g_autofree char *json = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) lines = NULL;
+  JsonObject *obj;
+  double mae;
+
+  g_assert_cmpint (pl_test_cli (&text, NULL, "probe", "mini-vit", "--protocol", "interleaved", "--repeats", "3",
+                                "--pairs", "200", NULL), ==, 0);
+  g_test_message ("%s", text);
+  lines = g_strsplit (text, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    if (g_str_has_prefix (lines[i], "Absolute position"))
+      {
+        g_assert_null (strstr (lines[i], "±"));
+        g_assert_nonnull (strstr (lines[i], "one run"));
+        g_assert_nonnull (strstr (lines[i], "worse than chance"));
+      }
+    else if (g_str_has_prefix (lines[i], "Relative order"))
+      g_assert_nonnull (strstr (lines[i], "±"));
+  g_assert_nonnull (strstr (text, "Chance (middle position, coin):    16.000, 0.5"));
+
+  g_assert_cmpint (pl_test_cli (&json, NULL, "probe", "mini-vit", "--protocol", "interleaved", "--repeats", "3",
+                                "--pairs", "200", "--json", NULL), ==, 0);
+  json_parser_load_from_data (parser, json, -1, &error);
+  g_assert_no_error (error);
+  obj = json_node_get_object (json_parser_get_root (parser));
+  g_assert_false (json_object_get_boolean_member (obj, "absolute_random"));
+  g_assert_cmpfloat (json_object_get_double_member (json_object_get_object_member (obj, "chance"), "absolute_mae"),
+                     ==, 16.0);
+  g_assert_cmpfloat (json_object_get_double_member (json_object_get_object_member (obj, "chance"), "relative_error"),
+                     ==, 0.5);
+  mae = json_object_get_double_member (obj, "absolute_mae");
+  g_assert_cmpfloat (mae, >, 16.0);
+  g_assert_cmpfloat (json_object_get_double_member (json_object_get_object_member (obj, "absolute"),
+                                                    "ci95_half_width"), ==, 0);
+}
+
 /* probe --grid on MAE's 2-D sine-cosine table: scikit-learn's numbers
  * (fixtures/grid-probes.h5), in JSON and in words; a table without a grid,
  * or --grid with --repeats, is refused. */
@@ -230,5 +277,6 @@ main (int argc, char *argv[])
   g_test_add_func ("/pl/cli-probes/paper", test_paper);
   g_test_add_func ("/pl/cli-probes/probe-few-pairs", test_probe_few_pairs);
   g_test_add_func ("/pl/cli-probes/probe-grid", test_probe_grid);
+  g_test_add_func ("/pl/cli-probes/deterministic-and-chance", test_probe_deterministic_and_chance);
   return g_test_run ();
 }

@@ -323,6 +323,80 @@ test_grid (void)
   }
 }
 
+/* The absolute probe's chance level: the rounded middle position predicted
+ * for every one of N positions, against the sum written out. */
+static void
+test_chance (void)
+{
+  const gsize sizes[] = { 1, 2, 3, 64, 65, 512, 513 };
+
+  for (guint k = 0; k < G_N_ELEMENTS (sizes); k++)
+    {
+      gsize n = sizes[k];
+      double middle = round ((n - 1) / 2.0), total = 0;
+
+      for (gsize i = 0; i < n; i++)
+        total += fabs ((double) i - middle);
+      g_assert_cmpfloat_with_epsilon (pl_probe_chance_mae (n), total / n, 1e-12);
+    }
+  /* mini-vit's 65 rows: 16.25, beside its 34.8. */
+  g_assert_cmpfloat_with_epsilon (pl_probe_chance_mae (65), 1056.0 / 65, 1e-12);
+}
+
+static void
+note_progress (double   fraction,
+               gpointer data)
+{
+  g_array_append_val ((GArray *) data, fraction);
+}
+
+/* Interleaved folds draw nothing at random: repeats run the absolute probe
+ * once and give every run its number, while the relative probe's pairs are
+ * drawn anew with each seed, as separate runs give them. Progress after
+ * every run, ending at 1. */
+static void
+test_deterministic_once (void)
+{
+  g_autoptr(PlMatrix) table = pl_matrix_new (48, 12);
+  g_autoptr(GArray) progress = g_array_new (FALSE, FALSE, sizeof (double));
+  PlProbeResult runs[4], one;
+  PlProbeOptions options;
+
+  for (gsize i = 0; i < table->rows * table->cols; i++)
+    table->data[i] = (float) sin (0.37 * i) + 0.01f * (float) (i % 7);
+  pl_probe_options_init (&options);
+  options.protocol = PL_PROBE_INTERLEAVED;
+  options.seed = 3;
+  options.n_pairs = 200;
+  g_assert_false (pl_probe_absolute_is_random (PL_PROBE_INTERLEAVED));
+  g_assert_true (pl_probe_absolute_is_random (PL_PROBE_PAPER));
+  g_assert_true (pl_probe_absolute_is_random (PL_PROBE_SHUFFLED));
+  g_assert_true (pl_probe_repeat_full (table, &options, 4, runs, note_progress, progress, NULL, NULL));
+  g_assert_cmpuint (progress->len, ==, 4);
+  for (guint r = 0; r < 4; r++)
+    {
+      PlProbeOptions seeded = options;
+
+      seeded.seed = options.seed + r;
+      g_assert_true (pl_probe_run (table, &seeded, &one, NULL, NULL));
+      g_assert_cmpfloat (runs[r].absolute_mae, ==, one.absolute_mae);
+      g_assert_cmpfloat (runs[r].relative_error, ==, one.relative_error);
+      g_assert_cmpuint (runs[r].seed, ==, seeded.seed);
+      g_assert_cmpfloat (g_array_index (progress, double, r), ==, (r + 1) / 4.0);
+    }
+  /* Summarised, the absolute probe is one run with no interval; the
+   * relative probe's four draws keep theirs. */
+  {
+    PlProbeSummary summary;
+
+    pl_probe_summarise_repeats (runs, 4, &options, &summary);
+    g_assert_cmpuint (summary.absolute.n, ==, 1);
+    g_assert_cmpfloat (summary.absolute.mean, ==, runs[0].absolute_mae);
+    g_assert_cmpfloat (summary.absolute.half_width, ==, 0);
+    g_assert_cmpuint (summary.relative.n, ==, 4);
+  }
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -337,5 +411,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/pl/probes/bad-input", test_bad_input);
   g_test_add_func ("/pl/probes/grid", test_grid);
   g_test_add_func ("/pl/probes/cancel", test_cancel);
+  g_test_add_func ("/pl/probes/chance", test_chance);
+  g_test_add_func ("/pl/probes/deterministic-once", test_deterministic_once);
   return g_test_run ();
 }

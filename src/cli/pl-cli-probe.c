@@ -88,6 +88,17 @@ print_json (const Probe *probe)
   json_builder_add_double_value (builder, probe->summary.relative.mean);
   add_spread (builder, "absolute", &probe->summary.absolute);
   add_spread (builder, "relative", &probe->summary.relative);
+  /* What a probe that knows nothing scores: the middle position for every
+   * row, and a coin for the order. */
+  json_builder_set_member_name (builder, "chance");
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "absolute_mae");
+  json_builder_add_double_value (builder, pl_probe_chance_mae (first->rows));
+  json_builder_set_member_name (builder, "relative_error");
+  json_builder_add_double_value (builder, 0.5);
+  json_builder_end_object (builder);
+  json_builder_set_member_name (builder, "absolute_random");
+  json_builder_add_boolean_value (builder, pl_probe_absolute_is_random (probe->options.protocol));
   json_builder_set_member_name (builder, "runs");
   json_builder_begin_array (builder);
   for (guint r = 0; r < probe->n_runs; r++)
@@ -150,6 +161,7 @@ print_text (const Probe *probe)
   g_autofree char *absolute = format_spread (&probe->summary.absolute, 3);
   g_autofree char *relative = format_spread (&probe->summary.relative, 4);
   guint32 last = probe->options.seed + probe->n_runs - 1;
+  double chance = pl_probe_chance_mae (first->rows);
   g_autofree char *repeats = NULL;
 
   printf ("%-34s %s, %u folds\n", _("Protocol:"), protocol_description (probe->options.protocol),
@@ -158,9 +170,19 @@ print_text (const Probe *probe)
     printf ("%-34s %s\n", _("Rows:"), probe->rows_note);
   else
     printf ("%-34s %" G_GSIZE_FORMAT "\n", _("Positions:"), first->rows);
-  printf ("%-34s %s\n", _("Absolute position, mean abs. error:"), absolute);
+  /* Repeats of a probe with no random draw: one run, and said so. */
+  if (probe->n_runs > 1 && probe->summary.absolute.n == 1)
+    printf ("%-34s %s (%s)%s\n", _("Absolute position, mean abs. error:"), absolute,
+            _("interleaved folds draw nothing at random: one run"),
+            probe->summary.absolute.mean > chance ? _(", worse than chance") : "");
+  else
+    printf ("%-34s %s%s\n", _("Absolute position, mean abs. error:"), absolute,
+            probe->summary.absolute.mean > chance ? _(", worse than chance") : "");
   /* Translators: "%s (512 pairs)" */
-  printf ("%-34s %s (%u pairs)\n", _("Relative order, error rate:"), relative, first->n_pairs);
+  printf ("%-34s %s (%u pairs)%s\n", _("Relative order, error rate:"), relative, first->n_pairs,
+          probe->summary.relative.mean > 0.5 ? _(", worse than chance") : "");
+  /* Translators: the probes' chance levels: the middle position predicted for every row, and a coin for the order */
+  printf ("%-34s %.3f, %.1f\n", _("Chance (middle position, coin):"), chance, 0.5);
   if (probe->n_runs > 1)
     {
       /* Translators: the seeds of the repeats, e.g. "20 (seeds 0–19), ± the 95 % confidence interval of the mean" */
@@ -386,7 +408,7 @@ pl_cli_probe (int    argc,
       g_free (probe.rows_note);
       return pl_cli_fail_analysis (model, error);
     }
-  pl_probe_summarise (runs, probe.n_runs, &probe.summary);
+  pl_probe_summarise_repeats (runs, probe.n_runs, &probe.options, &probe.summary);
   pl_cli_warn_few_pairs ("probe", pl_model_get_name (model), runs[0].n_pairs, 2 * table->cols);
   if (json)
     print_json (&probe);

@@ -12,6 +12,25 @@
 
 #define MAX_REPEATS 10000u
 
+double
+pl_probe_chance_mae (gsize n)
+{
+  gsize middle = (n - 1) / 2;
+  double total = 0;
+
+  g_return_val_if_fail (n > 0, NAN);
+
+  /* Σ |i − m| for i < m and i > m, in closed form. */
+  total = (double) middle * (middle + 1) / 2 + (double) (n - 1 - middle) * (n - middle) / 2;
+  return total / n;
+}
+
+gboolean
+pl_probe_absolute_is_random (PlProbeProtocol protocol)
+{
+  return protocol != PL_PROBE_INTERLEAVED;
+}
+
 gboolean
 pl_probe_repeat (const PlMatrix        *x,
                  const PlProbeOptions  *options,
@@ -20,6 +39,21 @@ pl_probe_repeat (const PlMatrix        *x,
                  GCancellable          *cancellable,
                  GError               **error)
 {
+  return pl_probe_repeat_full (x, options, n_repeats, runs, NULL, NULL, cancellable, error);
+}
+
+gboolean
+pl_probe_repeat_full (const PlMatrix        *x,
+                      const PlProbeOptions  *options,
+                      guint                  n_repeats,
+                      PlProbeResult         *runs,
+                      PlProbeProgressFunc    progress,
+                      gpointer               progress_data,
+                      GCancellable          *cancellable,
+                      GError               **error)
+{
+  gboolean absolute_random;
+
   g_return_val_if_fail (x != NULL && options != NULL && runs != NULL, FALSE);
 
   if (n_repeats == 0 || n_repeats > MAX_REPEATS ||
@@ -30,13 +64,28 @@ pl_probe_repeat (const PlMatrix        *x,
                    MAX_REPEATS, n_repeats, options->seed);
       return FALSE;
     }
+  absolute_random = pl_probe_absolute_is_random (options->protocol);
   for (guint r = 0; r < n_repeats; r++)
     {
       PlProbeOptions one = *options;
 
       one.seed = options->seed + r;
-      if (!pl_probe_run (x, &one, &runs[r], cancellable, error))
-        return FALSE;
+      /* A probe that draws nothing at random gives every repeat the first
+       * run's number: it runs once. */
+      if (r == 0 || absolute_random)
+        {
+          if (!pl_probe_run (x, &one, &runs[r], cancellable, error))
+            return FALSE;
+        }
+      else
+        {
+          runs[r] = runs[0];
+          runs[r].seed = one.seed;
+          if (!pl_probe_relative (x, &one, &runs[r].relative_error, runs[r].relative_folds, cancellable, error))
+            return FALSE;
+        }
+      if (progress != NULL)
+        progress ((double) (r + 1) / n_repeats, progress_data);
     }
   return TRUE;
 }
@@ -153,4 +202,18 @@ pl_probe_summarise (const PlProbeResult *runs,
     }
   pl_probe_spread (absolute, n_runs, &summary->absolute);
   pl_probe_spread (relative, n_runs, &summary->relative);
+}
+
+void
+pl_probe_summarise_repeats (const PlProbeResult   *runs,
+                            guint                  n_runs,
+                            const PlProbeOptions  *options,
+                            PlProbeSummary        *summary)
+{
+  g_return_if_fail (options != NULL);
+
+  pl_probe_summarise (runs, n_runs, summary);
+  /* Repeats of a probe with no random draw are one run said n times. */
+  if (!pl_probe_absolute_is_random (options->protocol) && n_runs > 0)
+    pl_probe_spread (&runs[0].absolute_mae, 1, &summary->absolute);
 }

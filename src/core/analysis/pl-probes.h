@@ -143,19 +143,47 @@ typedef struct
   PlProbeSpread relative;
 } PlProbeSummary;
 
+/* Whether PROTOCOL's absolute probe draws anything at random: the paper's
+ * and the shuffled folds permute the rows, the interleaved folds do not, so
+ * every repeat of it gives the same number. The relative probe always draws
+ * its pairs. */
+gboolean    pl_probe_absolute_is_random (PlProbeProtocol   protocol);
 /* N_REPEATS runs with seeds options->seed, options->seed + 1, …: RUNS gets
- * N_REPEATS results. */
+ * N_REPEATS results. An absolute probe that draws nothing at random
+ * (pl_probe_absolute_is_random) runs once, its result in every run. */
 gboolean    pl_probe_repeat         (const PlMatrix        *x,
                                      const PlProbeOptions  *options,
                                      guint                  n_repeats,
                                      PlProbeResult         *runs,
                                      GCancellable          *cancellable,
                                      GError               **error);
+/* FRACTION (0 … 1] of the runs done. */
+typedef void (*PlProbeProgressFunc) (double   fraction,
+                                     gpointer data);
+/* pl_probe_repeat, calling PROGRESS after each run. */
+gboolean    pl_probe_repeat_full    (const PlMatrix        *x,
+                                     const PlProbeOptions  *options,
+                                     guint                  n_repeats,
+                                     PlProbeResult         *runs,
+                                     PlProbeProgressFunc    progress,
+                                     gpointer               progress_data,
+                                     GCancellable          *cancellable,
+                                     GError               **error);
+/* The mean absolute error of the rounded prediction that knows nothing: the
+ * middle of N positions 0 … N − 1. What the absolute probe must beat. */
+double      pl_probe_chance_mae     (gsize                  n);
 void        pl_probe_spread         (const double          *values,
                                      gsize                  n,
                                      PlProbeSpread         *spread);
 void        pl_probe_summarise      (const PlProbeResult   *runs,
                                      guint                  n_runs,
+                                     PlProbeSummary        *summary);
+/* The summary of pl_probe_repeat's runs under OPTIONS: an absolute probe
+ * that draws nothing at random (pl_probe_absolute_is_random) is one run,
+ * its spread of n = 1 without an interval, however often it was repeated. */
+void        pl_probe_summarise_repeats (const PlProbeResult  *runs,
+                                     guint                  n_runs,
+                                     const PlProbeOptions  *options,
                                      PlProbeSummary        *summary);
 /* t such that P(|T| ≤ t) = 0.95 for Student's T with DF degrees of freedom. */
 double      pl_student_t_975        (guint                  df);
