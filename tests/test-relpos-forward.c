@@ -37,6 +37,11 @@ static const Case cases[] = {
   { "mt5-bin", "decoder", "decoder", PL_FAMILY_T5 },
   { "umt5", NULL, "", PL_FAMILY_UMT5 },
   { "umt5", "decoder", "decoder", PL_FAMILY_UMT5 },
+  { "bloom", NULL, "", PL_FAMILY_BLOOM },
+  { "bloom-odd", NULL, "", PL_FAMILY_BLOOM },
+  { "mpt", NULL, "", PL_FAMILY_MPT },
+  { "deberta-v3", NULL, "", PL_FAMILY_DEBERTA_V2 },
+  { "deberta-v2", NULL, "", PL_FAMILY_DEBERTA_V2 },
 };
 
 static const char * const probes[] = { "short", "long", NULL };

@@ -68,7 +68,7 @@ static const PlFamilyDesc relpos_families[] = {
       WEIGHT_AND_BIAS (LN2, "post_attention_layernorm"),
       WEIGHT_AND_BIAS (FINAL_LN, "ln_f"),
     },
-    .causal = TRUE, .pre_ln = TRUE, .norm = PL_NORM_LAYER },
+    .causal = TRUE, .pre_ln = TRUE, .norm = PL_NORM_LAYER, .has_forward = TRUE },
   { .family = PL_FAMILY_MPT, .name = "mpt", .display_name = "MPT",
     .layer_list = "blocks.",
     .roles = {
@@ -83,7 +83,7 @@ static const PlFamilyDesc relpos_families[] = {
       [PL_WEIGHT_LN2_WEIGHT] = "norm_2.weight",
       [PL_WEIGHT_FINAL_LN_WEIGHT] = "norm_f.weight",
     },
-    .causal = TRUE, .pre_ln = TRUE, .norm = PL_NORM_LAYER },
+    .causal = TRUE, .pre_ln = TRUE, .norm = PL_NORM_LAYER, .has_forward = TRUE },
   { .family = PL_FAMILY_DEBERTA_V2, .name = "deberta-v2", .display_name = "DeBERTa-v2",
     .layer_list = "encoder.layer.",
     .roles = {
@@ -101,7 +101,7 @@ static const PlFamilyDesc relpos_families[] = {
       WEIGHT_AND_BIAS (LN2, "output.LayerNorm"),
       [PL_WEIGHT_EMBED_PROJECT_WEIGHT] = "embeddings.embed_proj.weight",
     },
-    .norm = PL_NORM_LAYER },
+    .norm = PL_NORM_LAYER, .has_forward = TRUE },
   { .family = PL_FAMILY_BART, .name = "bart", .display_name = "BART",
     .layer_list = "layers.", .roles = { BART_ROLES }, .first_position = 2 },
   { .family = PL_FAMILY_MBART, .name = "mbart", .display_name = "mBART",

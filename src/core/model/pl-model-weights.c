@@ -391,7 +391,9 @@ pl_model_check_embeddings (PlModel  *self,
 
   g_return_val_if_fail (PL_IS_MODEL (self), FALSE);
 
-  if (self->checkpoint == NULL || self->normalized == NULL)
+  /* pl-model-relpos.c's families read and check their weights by name
+   * (DeBERTa projects its embeddings before their LayerNorm) */
+  if (self->checkpoint == NULL || self->normalized == NULL || self->has_relpos)
     return TRUE;
   path = pl_checkpoint_get_path (self->checkpoint);
   e = pl_model_get_embedding_size (self);

@@ -214,6 +214,19 @@ pl_transformer_new_relpos (PlModel       *model,
     case PL_FAMILY_UMT5:
       self->relpos = pl_relpos_t5_new (model, c, cancellable, error);
       break;
+    case PL_FAMILY_BLOOM:
+    case PL_FAMILY_MPT:
+      self->relpos = pl_relpos_alibi_new (model, c, cancellable, error);
+      /* HF's MptModel slices a bias of max_seq_len keys: no longer input runs */
+      if (c->family == PL_FAMILY_MPT)
+        self->max_tokens = c->n_positions;
+      break;
+    case PL_FAMILY_DEBERTA_V2:
+      self->relpos = pl_relpos_deberta_new (model, c, cancellable, error);
+      /* an absolute table bounds the input; relative positions alone do not */
+      if (pl_model_get_relpos (model)->position_biased_input)
+        self->max_tokens = c->n_positions;
+      break;
     default:
       g_set_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED, "%s: Poslens runs no %s forward pass",
                    file_of (model), pl_model_get_family_display_name (model));

@@ -93,6 +93,14 @@ void            pl_relpos_offset_bias (const PlDecoderAttention *job,
                                        gsize           ld);
 
 /* The families' constructors: the net, and CONFIG's sizes set. */
+PlRelposNet    *pl_relpos_alibi_new  (PlModel             *model,
+                                      PlTransformerConfig *config,
+                                      GCancellable        *cancellable,
+                                      GError             **error);
+PlRelposNet    *pl_relpos_deberta_new (PlModel            *model,
+                                      PlTransformerConfig *config,
+                                      GCancellable        *cancellable,
+                                      GError             **error);
 PlRelposNet    *pl_relpos_t5_new     (PlModel             *model,
                                       PlTransformerConfig *config,
                                       GCancellable        *cancellable,
