@@ -10,6 +10,7 @@
 #include "pl-error.h"
 #include "pl-model.h"
 #include "pl-test-util.h"
+#include "pl-test-writers.h"
 
 /* T5, UMT5, BLOOM, MPT, DeBERTa-v2/v3, BART, mBART, Whisper and CLIP's text
  * tower recognised from the checkpoints tests/fixtures/make-relpos.py wrote
@@ -374,6 +375,156 @@ test_refusal (gconstpointer data)
   pl_test_rmtree (dir);
 }
 
+/* ---- real config.json files -------------------------------------------------- */
+
+/* One BF16 tensor NAME of ROWS × COLS small exact values into TENSORS. */
+static void
+add_tensor (GArray     *tensors,
+            GPtrArray  *owned,
+            const char *name,
+            guint       rows,
+            guint       cols)
+{
+  PlTestTensor t = { 0 };
+  float *data = pl_test_exact_values (rows, cols);
+
+  g_ptr_array_add (owned, data);
+  g_ptr_array_add (owned, g_strdup (name));
+  t.name = g_ptr_array_index (owned, owned->len - 1);
+  t.dtype = "BF16";
+  t.rank = 2;
+  t.shape[0] = rows;
+  t.shape[1] = cols;
+  t.data = data;
+  g_array_append_val (tensors, t);
+}
+
+/* A folder with tests/fixtures/configs/NAME.json as its config.json and
+ * TENSORS as model.safetensors. */
+static char *
+write_real (const char *name,
+            GArray     *tensors)
+{
+  g_autofree char *file = g_strconcat (name, ".json", NULL);
+  g_autofree char *source = pl_test_fixture ("configs", file, NULL);
+  g_autofree char *text = NULL;
+  char *dir = pl_test_tmpdir ();
+  g_autofree char *config = g_build_filename (dir, "config.json", NULL);
+  g_autofree char *weights = g_build_filename (dir, "model.safetensors", NULL);
+
+  g_assert_true (g_file_get_contents (source, &text, NULL, NULL));
+  pl_test_write_text (config, text);
+  pl_test_write_safetensors (weights, (PlTestTensor *) tensors->data, tensors->len);
+  return dir;
+}
+
+/* The published configurations of deberta-v3-base, bart-base and
+ * bloom-560m (tests/fixtures/configs/README.md) beside the tensors their
+ * recognition reads, at their real shapes: what Hugging Face's config
+ * classes read from them. */
+static void
+test_real_deberta (void)
+{
+  g_autoptr(GArray) tensors = g_array_new (FALSE, TRUE, sizeof (PlTestTensor));
+  g_autoptr(GPtrArray) owned = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PlModel) model = NULL;
+  g_autofree char *dir = NULL;
+  g_autofree char *first = NULL;
+  g_autofree char *last = NULL;
+  g_autofree char *past = NULL;
+
+  add_tensor (tensors, owned, "deberta.embeddings.word_embeddings.weight", 2, 768);
+  add_tensor (tensors, owned, "deberta.encoder.layer.0.attention.self.query_proj.weight", 768, 768);
+  add_tensor (tensors, owned, "deberta.encoder.rel_embeddings.weight", 512, 768);
+  dir = write_real ("deberta-v3-base", tensors);
+  model = pl_model_open (dir, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (pl_model_get_family (model), ==, PL_FAMILY_DEBERTA_V2);
+  g_assert_cmpuint (pl_model_get_n_heads (model), ==, 12);
+  g_assert_cmpuint (pl_model_get_hidden_size (model), ==, 768);
+  /* position_buckets 256, max_relative_positions −1: max_position_embeddings 512 */
+  g_assert_cmpuint (pl_model_get_n_position_tables (model), ==, 1);
+  g_assert_cmpint (pl_model_get_table_kind (model), ==, PL_TABLE_RELATIVE);
+  g_assert_cmpuint (pl_model_get_n_positions (model), ==, 512);
+  g_assert_cmpuint (pl_model_get_relative_zero_row (model), ==, 256);
+  first = pl_model_describe_relative_row (model, 1);
+  last = pl_model_describe_relative_row (model, 511);
+  past = pl_model_describe_relative_row (model, 384);
+  /* exact to ±128 and a little past (the log buckets start one offset each),
+   * the last reaching offset 511 (ranges from torch's make_log_bucket_position) */
+  g_assert_cmpstr (first, ==, "bucket −255: i − j from −511 to −506");
+  g_assert_cmpstr (last, ==, "bucket +255: i − j from +506 to +511");
+  g_assert_cmpstr (past, ==, "bucket +128: i − j = +128");
+  pl_test_rmtree (dir);
+}
+
+static void
+test_real_bart (void)
+{
+  g_autoptr(GArray) tensors = g_array_new (FALSE, TRUE, sizeof (PlTestTensor));
+  g_autoptr(GPtrArray) owned = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PlModel) model = NULL;
+  g_autofree char *dir = NULL;
+
+  add_tensor (tensors, owned, "shared.weight", 2, 768);
+  add_tensor (tensors, owned, "encoder.embed_positions.weight", 1026, 768);
+  add_tensor (tensors, owned, "decoder.embed_positions.weight", 1026, 768);
+  for (guint l = 0; l < 6; l++)
+    for (guint s = 0; s < 2; s++)
+      {
+        g_autofree char *name = g_strdup_printf ("%s.layers.%u.self_attn.q_proj.weight", s ? "decoder" : "encoder", l);
+
+        add_tensor (tensors, owned, name, 1, 768);
+      }
+  dir = write_real ("bart-base", tensors);
+  model = pl_model_open (dir, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (pl_model_get_family (model), ==, PL_FAMILY_BART);
+  g_assert_cmpuint (pl_model_get_n_layers (model), ==, 6);
+  g_assert_cmpuint (pl_model_get_n_heads (model), ==, 12);
+  g_assert_cmpuint (pl_model_get_first_position (model), ==, 2);
+  g_assert_cmpuint (pl_model_get_n_positions (model), ==, 1024);
+  g_assert_true (pl_model_select_table (model, "decoder", &error));
+  g_assert_true (pl_model_get_causal (model));
+  g_assert_cmpuint (pl_model_get_n_positions (model), ==, 1024);
+  pl_test_rmtree (dir);
+}
+
+static void
+test_real_bloom (void)
+{
+  g_autoptr(GArray) tensors = g_array_new (FALSE, TRUE, sizeof (PlTestTensor));
+  g_autoptr(GPtrArray) owned = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PlModel) model = NULL;
+  g_autoptr(PlPositionBias) bias = NULL;
+  g_autofree char *dir = NULL;
+
+  add_tensor (tensors, owned, "transformer.word_embeddings.weight", 2, 1024);
+  for (guint l = 0; l < 24; l++)
+    {
+      g_autofree char *qkv = g_strdup_printf ("transformer.h.%u.self_attention.query_key_value.weight", l);
+
+      add_tensor (tensors, owned, qkv, 3072, l == 0 ? 1024 : 1);
+    }
+  add_tensor (tensors, owned, "transformer.h.0.self_attention.dense.weight", 1024, 1024);
+  dir = write_real ("bloom-560m", tensors);
+  model = pl_model_open (dir, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (pl_model_get_family (model), ==, PL_FAMILY_BLOOM);
+  g_assert_cmpuint (pl_model_get_n_layers (model), ==, 24);
+  g_assert_cmpuint (pl_model_get_n_heads (model), ==, 16);
+  bias = pl_model_compute_position_bias (model, 0, 0, &error);
+  g_assert_no_error (error);
+  /* 16 heads: slopes 2^(−0.5 k), the first −0.707 per token */
+  g_assert_cmpfloat (fabs (pl_matrix_row (bias->bias, 0)[bias->length - 2] + (float) M_SQRT1_2), <, 1e-7);
+  /* 2^−8 but for float32's rounding of the base 2^−0.5, raised to the 16th */
+  g_assert_cmpfloat (fabs (bias->slopes[15] - 1 / 256.0) * 256, <, 1e-6);
+  pl_test_rmtree (dir);
+}
+
 /* ---- poslens-cli ------------------------------------------------------------ */
 
 static JsonObject *
@@ -488,6 +639,9 @@ main (int   argc,
 
       g_test_add_data_func (path, &refusals[i], test_refusal);
     }
+  g_test_add_func ("/pl/relpos/real/deberta-v3-base", test_real_deberta);
+  g_test_add_func ("/pl/relpos/real/bart-base", test_real_bart);
+  g_test_add_func ("/pl/relpos/real/bloom-560m", test_real_bloom);
   g_test_add_func ("/pl/relpos/cli-info", test_cli_info);
   g_test_add_func ("/pl/relpos/cli-position-bias", test_cli_position_bias);
   return g_test_run ();
