@@ -3,6 +3,7 @@
 
 #include <glib/gi18n.h>
 #include <math.h>
+#include <string.h>
 
 #include "pl-enum-labels.h"
 #include "pl-error.h"
@@ -30,13 +31,14 @@ struct _PlProbesPage
 
   guint           next;          /* the model being probed */
   gboolean        follows_repeats;
+  GHashTable     *reasons;       /* PlModel → why it has no answer, a footnote under its name */
+  char           *caption;       /* under the table, and in its exports */
 
   /* Template widgets */
   GtkDropDown    *folds_dropdown;
   GtkSpinButton  *pairs_spin;
   GtkButton      *run_button;
   GtkLabel       *status_label;
-  GtkLabel       *note_label;
 };
 
 G_DEFINE_FINAL_TYPE (PlProbesPage, pl_probes_page, PL_TYPE_PAGE)
@@ -47,7 +49,25 @@ typedef struct
   PlMatrix       *table;        /* the others' table, read by the workspace */
   PlProbeOptions  options;
   guint           n_repeats;
+  double          done;         /* the run's progress before this model, */
+  double          share;        /* and this model's part of it */
 } Question;
+
+typedef struct
+{
+  PlAnalysisJob  *job;
+  const Question *question;
+} Progress;
+
+/* The whole run's progress: the models before, and this one's runs. */
+static void
+report_progress (double   fraction,
+                 gpointer data)
+{
+  Progress *progress = data;
+
+  pl_analysis_job_set_progress (progress->job, progress->question->done + progress->question->share * fraction);
+}
 
 static void
 question_free (Question *q)
@@ -128,9 +148,11 @@ run_probes (PlAnalysisJob  *job,
         return FALSE;
       table = paper_table;
     }
-  if (!pl_probe_repeat (table, &q->options, q->n_repeats, runs, cancellable, error))
+  if (!pl_probe_repeat_full (table, &q->options, q->n_repeats, runs, report_progress,
+                             &(Progress) { job, q }, cancellable, error))
     return FALSE;
-  pl_probe_summarise (runs, q->n_repeats, &summary);
+  /* A probe with no random draw is one run, with no interval. */
+  pl_probe_summarise_repeats (runs, q->n_repeats, &q->options, &summary);
   answer = pl_matrix_new (1, N_ANSWER);
   for (guint k = ANSWER_ROW_MAE; k <= ANSWER_ALONG_COLUMNS; k++)
     answer->data[k] = NAN;
@@ -169,39 +191,94 @@ run_probes (PlAnalysisJob  *job,
   return TRUE;
 }
 
-/* Below the table: the protocol and the repeats, and a warning for the
- * models whose relative probe had fewer pairs than features. */
-static void
-update_note (PlProbesPage *self,
-             const char   *few_pairs)
+/* How the table's numbers were made: the protocol and the runs. */
+static char *
+describe_runs (PlProbesPage         *self,
+               const PlProbeOptions *options)
 {
-  PlProbeOptions options;
+  const char *protocol = pl_enum_label (PL_TYPE_PROBE_PROTOCOL, options->protocol);
   guint repeats = get_repeats (self);
-  g_autofree char *runs = NULL;
-  g_autofree char *text = NULL;
 
-  get_options (self, &options);
-  if (repeats > 1)
-    /* Translators: how the table's numbers were made, e.g. "Paper’s protocol: mean ± 95 % interval over 20 runs (seeds 0–19)." */
-    runs = g_strdup_printf (_("%s: mean ± 95 %% interval over %u runs (seeds 0–%u)."),
-                            pl_enum_label (PL_TYPE_PROBE_PROTOCOL, options.protocol), repeats, repeats - 1);
-  else
+  if (repeats == 1)
     /* Translators: e.g. "Paper’s protocol: one run (seed 0)." */
-    runs = g_strdup_printf (_("%s: one run (seed 0)."), pl_enum_label (PL_TYPE_PROBE_PROTOCOL, options.protocol));
-  if (few_pairs != NULL)
-    /* Translators: %s lists models with their pair and feature counts; the warning follows the line above */
-    text = g_strdup_printf (_("%s Fewer pairs than features (%s): the relative-order error mostly measures the sample, not the table."),
-                            runs, few_pairs);
-  gtk_label_set_text (self->note_label, text ? text : runs);
-  if (few_pairs != NULL)
-    gtk_widget_add_css_class (GTK_WIDGET (self->note_label), "warning");
-  else
-    gtk_widget_remove_css_class (GTK_WIDGET (self->note_label), "warning");
+    return g_strdup_printf (_("%s: one run (seed 0)."), protocol);
+  if (!pl_probe_absolute_is_random (options->protocol))
+    /* Translators: e.g. "Interleaved folds: the absolute probe draws …" */
+    return g_strdup_printf (_("%s: the absolute probe draws nothing at random and runs once; the relative "
+                              "probe’s pairs, mean ± 95 %% interval over %u runs (seeds 0–%u)."),
+                            protocol, repeats, repeats - 1);
+  /* Translators: how the table's numbers were made, e.g. "Paper’s protocol: mean ± 95 % interval over 20 runs (seeds 0–19)." */
+  return g_strdup_printf (_("%s: mean ± 95 %% interval over %u runs (seeds 0–%u)."), protocol, repeats,
+                          repeats - 1);
+}
+
+/* ¹ … ⁹, then [10], … */
+static char *
+footnote_mark (guint n)
+{
+  static const char * const superscripts[] = { "¹", "²", "³", "⁴", "⁵", "⁶", "⁷", "⁸", "⁹" };
+
+  return n >= 1 && n <= 9 ? g_strdup (superscripts[n - 1]) : g_strdup_printf ("[%u]", n);
+}
+
+/* The numbers of MODEL that a probe knowing nothing beats, for a footnote:
+ * each probe against its chance level (the middle position, row or
+ * column predicted for every row; a coin for an order). NULL when none. */
+static char *
+worse_than_chance (PlModel        *model,
+                   const PlMatrix *m,
+                   const char     *name,
+                   const char    **columns)
+{
+  g_autoptr(GString) worse = g_string_new (NULL);
+  double chance[6] = { pl_probe_chance_mae ((gsize) m->data[ANSWER_ROWS]), 0.5, NAN, NAN, 0.5, 0.5 };
+  double values[6] = { m->data[ANSWER_ABSOLUTE_MEAN], m->data[ANSWER_RELATIVE_MEAN], m->data[ANSWER_ROW_MAE],
+                       m->data[ANSWER_COLUMN_MAE], m->data[ANSWER_ALONG_ROWS], m->data[ANSWER_ALONG_COLUMNS] };
+  guint rows, cols;
+
+  if (pl_model_get_grid (model, &rows, &cols))
+    {
+      chance[2] = pl_probe_chance_mae (rows);
+      chance[3] = pl_probe_chance_mae (cols);
+    }
+  for (guint k = 0; k < G_N_ELEMENTS (values); k++)
+    if (isfinite (values[k]) && isfinite (chance[k]) && values[k] > chance[k])
+      /* Translators: a column of the table, its value and the chance level, e.g. "Absolute position MAE 34.846 (chance 16.000)" */
+      g_string_append_printf (worse, _("%s%s %.3f (chance %.3f)"), worse->len ? ", " : "", columns[k], values[k],
+                              chance[k]);
+  if (worse->len == 0)
+    return NULL;
+  /* Translators: a model's name, then its results worse than chance */
+  return g_strdup_printf (_("%s does worse than chance: %s."), name, worse->str);
+}
+
+/* The chance levels, with the position counts of the models answered. */
+static char *
+describe_chance (GArray *row_counts)
+{
+  g_autoptr(GString) levels = g_string_new (NULL);
+
+  for (guint i = 0; i < row_counts->len; i++)
+    {
+      guint n = g_array_index (row_counts, guint, i);
+
+      /* Translators: an MAE and the number of positions it is for, e.g. "128.000 for 512 positions" */
+      g_string_append_printf (levels, _("%s%.3f for %u positions"), i ? ", " : "", pl_probe_chance_mae (n), n);
+    }
+  if (row_counts->len == 0)
+    return g_strdup (_("Chance: the middle position predicted for every row, a coin (0.5) for an order."));
+  /* Translators: %s lists MAEs with their position counts */
+  return g_strdup_printf (_("Chance: the middle position predicted for every row has an MAE of %s; a coin, 0.5, "
+                            "for an order."), levels->str);
 }
 
 static void probe_next (PlProbesPage *self);
 static void on_parameters_changed (PlProbesPage *self);
 
+/* The table: a row per model, its answer or dashes, and under it the
+ * caption an export keeps: how the numbers were made, the chance levels,
+ * the warnings, and the footnotes marked on the models' names (why a model
+ * has no answer, which results are worse than chance). */
 static void
 rebuild (PlProbesPage *self)
 {
@@ -211,9 +288,15 @@ rebuild (PlProbesPage *self)
   g_autoptr(PlFigure) figure = NULL;
   gboolean grids = FALSE;
   g_autoptr(GString) few_pairs = g_string_new (NULL);
+  g_autoptr(GString) footnotes = g_string_new (NULL);
+  g_autoptr(GString) caption = g_string_new (NULL);
+  g_autoptr(GArray) row_counts = g_array_new (FALSE, FALSE, sizeof (guint));
+  g_autofree char *runs = NULL;
+  g_autofree char *chance = NULL;
   PlWorkspace *workspace = pl_page_get_workspace (PL_PAGE (self));
+  PlProbeOptions options;
   GListModel *models;
-  guint n;
+  guint n, n_notes = 0;
 
   if (workspace == NULL)
     return;
@@ -223,6 +306,7 @@ rebuild (PlProbesPage *self)
                                G_CALLBACK (on_parameters_changed), self, G_CONNECT_SWAPPED);
       self->follows_repeats = TRUE;
     }
+  get_options (self, &options);
   models = pl_workspace_get_models (workspace);
   n = g_list_model_get_n_items (models);
   for (guint i = 0; i < n && !grids; i++)
@@ -232,9 +316,8 @@ rebuild (PlProbesPage *self)
       grids = pl_model_get_grid (model, NULL, NULL);
     }
   /* The grid probes' columns only when a model has a grid. */
-  if (!grids)
-    columns[2] = NULL;
-  figure = pl_figure_new_table (columns);
+  figure = pl_figure_new_table ((const char * const[]) { columns[0], columns[1], grids ? columns[2] : NULL,
+                                                         columns[3], columns[4], columns[5], NULL });
   /* On a narrow page the grid probes' columns wrap below, two by two. */
   pl_figure_set_table_breaks (figure, (const guint[]) { 2, 4 }, grids ? 2 : 0);
   for (guint i = 0; i < n; i++)
@@ -242,13 +325,18 @@ rebuild (PlProbesPage *self)
       g_autoptr(PlModel) model = g_list_model_get_item (models, i);
       g_autofree char *key = answer_key (self, model);
       g_autofree char *name = pl_workspace_table_name (model);
+      g_autoptr(GString) label = g_string_new (name);
+      g_autofree char *worse = NULL;
       const GValue *answer = pl_analysis_cache_lookup (pl_workspace_get_cache (workspace), key);
+      const char *reason = g_hash_table_lookup (self->reasons, model);
       double values[6] = { NAN, NAN, NAN, NAN, NAN, NAN };
       double half_widths[6] = { NAN, NAN, NAN, NAN, NAN, NAN };
 
       if (answer != NULL)
         {
           PlMatrix *m = g_value_get_boxed (answer);
+          guint rows = (guint) m->data[ANSWER_ROWS];
+          gboolean known = FALSE;
 
           values[0] = m->data[ANSWER_ABSOLUTE_MEAN];
           values[1] = m->data[ANSWER_RELATIVE_MEAN];
@@ -256,22 +344,71 @@ rebuild (PlProbesPage *self)
             values[2 + k] = m->data[ANSWER_ROW_MAE + k];
           if (get_repeats (self) > 1)
             {
-              half_widths[0] = m->data[ANSWER_ABSOLUTE_HALF_WIDTH];
+              /* A probe that draws nothing at random ran once: no interval. */
+              if (pl_probe_absolute_is_random (options.protocol))
+                half_widths[0] = m->data[ANSWER_ABSOLUTE_HALF_WIDTH];
               half_widths[1] = m->data[ANSWER_RELATIVE_HALF_WIDTH];
             }
           if (m->data[ANSWER_PAIRS] < m->data[ANSWER_FEATURES])
             /* Translators: a model with its pairs and features, e.g. "mini-gpt2: 512 pairs, 512 features" */
             g_string_append_printf (few_pairs, _("%s%s: %.0f pairs, %.0f features"), few_pairs->len ? "; " : "",
                                     name, m->data[ANSWER_PAIRS], m->data[ANSWER_FEATURES]);
+          for (guint k = 0; k < row_counts->len; k++)
+            known |= g_array_index (row_counts, guint, k) == rows;
+          if (!known)
+            g_array_append_val (row_counts, rows);
+          worse = worse_than_chance (model, m, name, columns);
         }
-      pl_figure_add_row_with_intervals (figure, name, values, half_widths);
+      for (guint k = 0; k < 2; k++)
+        {
+          g_autofree char *mark = NULL;
+
+          if ((k == 0 ? reason : worse) == NULL)
+            continue;
+          mark = footnote_mark (++n_notes);
+          g_string_append_printf (label, " %s", mark);
+          if (k == 0)
+            /* Translators: a footnote: the model's name, then why it has no answer (a sentence) */
+            g_string_append_printf (footnotes, _("\n%s %s: %s"), mark, name, reason);
+          else
+            g_string_append_printf (footnotes, "\n%s %s", mark, worse);
+        }
+      pl_figure_add_row_with_intervals (figure, label->str, values, half_widths);
     }
-  update_note (self, few_pairs->len ? few_pairs->str : NULL);
+
+  runs = describe_runs (self, &options);
+  chance = describe_chance (row_counts);
+  g_string_append_printf (caption, "%s %s", runs, chance);
+  if (few_pairs->len > 0)
+    /* Translators: %s lists models with their pair and feature counts */
+    g_string_append_printf (caption, _(" Fewer pairs than features (%s): the relative-order error mostly "
+                                       "measures the sample, not the table."), few_pairs->str);
+  g_string_append (caption, footnotes->str);
+  g_free (self->caption);
+  self->caption = g_strdup (caption->str);
+  pl_figure_set_caption (figure, caption->str);
   pl_view_style_apply (figure, workspace);
   pl_figure_set_title (figure, _("Probes of the position tables"));
   pl_figure_view_set_figure (pl_page_get_figure_view (PL_PAGE (self)), figure, 0, 0);
 }
 
+/* Why MODEL has no answer, for a footnote after its name: the message
+ * without the path in front, ended as a sentence. */
+static char *
+short_reason (PlModel      *model,
+              const GError *error)
+{
+  const char *path = pl_model_get_path (model);
+  const char *message = error->message;
+
+  if (path != NULL && g_str_has_prefix (message, path))
+    {
+      message += strlen (path);
+      while (*message == ':' || *message == ' ')
+        message++;
+    }
+  return g_str_has_suffix (message, ".") ? g_strdup (message) : g_strconcat (message, ".", NULL);
+}
 
 /* An answer, or why there is none, for the model probed; then the next. */
 static void
@@ -280,12 +417,14 @@ on_answer (PlPage       *page,
            const GError *error)
 {
   PlProbesPage *self = PL_PROBES_PAGE (page);
+  GListModel *models = pl_workspace_get_models (pl_page_get_workspace (page));
 
-  if (answer == NULL)
+  /* Why there is none goes in a footnote under the model's name. */
+  if (answer == NULL && self->next < g_list_model_get_n_items (models))
     {
-      g_autofree char *sentence = pl_error_sentence (error->message);
+      g_autoptr(PlModel) model = g_list_model_get_item (models, self->next);
 
-      gtk_label_set_text (self->status_label, sentence);
+      g_hash_table_replace (self->reasons, g_object_ref (model), short_reason (model, error));
     }
   self->next++;
   rebuild (self);
@@ -298,11 +437,15 @@ question_new (PlProbesPage *self,
               PlMatrix     *table)
 {
   Question *q = g_new0 (Question, 1);
+  guint n;
 
   q->model = g_object_ref (model);
   q->table = table ? pl_matrix_ref (table) : NULL;
   q->n_repeats = get_repeats (self);
   get_options (self, &q->options);
+  n = g_list_model_get_n_items (pl_workspace_get_models (pl_page_get_workspace (PL_PAGE (self))));
+  q->done = (double) self->next / MAX (n, 1);
+  q->share = 1.0 / MAX (n, 1);
   return q;
 }
 
@@ -348,14 +491,22 @@ probe_next (PlProbesPage *self)
     }
 }
 
-/* Run while nothing runs; a "Probing …" line goes when the run ends. */
+/* Run while nothing runs, Stop while the probes run; the "Probing …" line
+ * goes when the run ends. */
 static void
 on_busy_changed (PlProbesPage *self)
 {
   gboolean busy = pl_page_get_busy (PL_PAGE (self));
 
-  gtk_widget_set_sensitive (GTK_WIDGET (self->run_button), !busy);
-  if (!busy && g_str_has_suffix (gtk_label_get_text (self->status_label), "…"))
+  gtk_button_set_label (self->run_button, busy ? _("_Stop") : _("_Run Probes"));
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->run_button),
+                               busy ? _("Stop the probes; the models done keep their numbers")
+                                    : _("Fit both probes on every model in the sidebar"));
+  if (busy)
+    gtk_widget_remove_css_class (GTK_WIDGET (self->run_button), "suggested-action");
+  else
+    gtk_widget_add_css_class (GTK_WIDGET (self->run_button), "suggested-action");
+  if (!busy)
     gtk_label_set_text (self->status_label, "");
 }
 
@@ -367,6 +518,7 @@ pl_probes_page_run (PlProbesPage *self)
   if (pl_page_get_workspace (PL_PAGE (self)) == NULL || pl_page_get_busy (PL_PAGE (self)))
     return;
   self->next = 0;
+  g_hash_table_remove_all (self->reasons);
   probe_next (self);
 }
 
@@ -420,7 +572,10 @@ pl_probes_page_get_grid_result (PlProbesPage *self,
 static void
 on_run_clicked (PlProbesPage *self)
 {
-  pl_probes_page_run (self);
+  if (pl_page_get_busy (PL_PAGE (self)))
+    pl_page_stop (PL_PAGE (self));
+  else
+    pl_probes_page_run (self);
 }
 
 void
@@ -454,7 +609,7 @@ pl_probes_page_get_note (PlProbesPage *self)
 {
   g_return_val_if_fail (PL_IS_PROBES_PAGE (self), NULL);
 
-  return gtk_label_get_text (self->note_label);
+  return self->caption;
 }
 
 /* 0 pairs reads "Auto". */
@@ -488,6 +643,7 @@ on_parameters_changed (PlProbesPage *self)
 {
   /* Other options are other questions: stop, and show what is known for them. */
   pl_page_stop (PL_PAGE (self));
+  g_hash_table_remove_all (self->reasons);
   pl_page_refresh (PL_PAGE (self));
 }
 
@@ -520,6 +676,8 @@ pl_probes_page_dispose (GObject *object)
 {
   PlProbesPage *self = PL_PROBES_PAGE (object);
 
+  g_clear_pointer (&self->reasons, g_hash_table_unref);
+  g_clear_pointer (&self->caption, g_free);
   gtk_widget_dispose_template (GTK_WIDGET (self), PL_TYPE_PROBES_PAGE);
   G_OBJECT_CLASS (pl_probes_page_parent_class)->dispose (object);
 }
@@ -545,7 +703,6 @@ pl_probes_page_class_init (PlProbesPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PlProbesPage, pairs_spin);
   gtk_widget_class_bind_template_child (widget_class, PlProbesPage, run_button);
   gtk_widget_class_bind_template_child (widget_class, PlProbesPage, status_label);
-  gtk_widget_class_bind_template_child (widget_class, PlProbesPage, note_label);
   gtk_widget_class_bind_template_callback (widget_class, on_run_clicked);
   gtk_widget_class_bind_template_callback (widget_class, on_parameters_changed);
   gtk_widget_class_bind_template_callback (widget_class, on_pairs_output);
@@ -555,6 +712,7 @@ pl_probes_page_class_init (PlProbesPageClass *klass)
 static void
 pl_probes_page_init (PlProbesPage *self)
 {
+  self->reasons = g_hash_table_new_full (g_direct_hash, g_direct_equal, g_object_unref, g_free);
   gtk_widget_init_template (GTK_WIDGET (self));
   pl_drop_down_set_enum (self->folds_dropdown, PL_TYPE_PROBE_PROTOCOL);
   g_signal_connect (self, "notify::busy", G_CALLBACK (on_busy_changed), NULL);

@@ -20,8 +20,10 @@ PlProbeProtocol pl_probes_page_get_protocol (PlProbesPage *self);
 /* The relative probe's pairs; 0: the protocol's own count ("Auto"). */
 void     pl_probes_page_set_pairs (PlProbesPage *self,
                                    guint         n_pairs);
-/* The line under the table: the protocol, the runs, and a warning naming
- * the models whose relative probe had fewer pairs than features. */
+/* The caption under the table, which its exports keep: the protocol and
+ * the runs, the chance levels, a warning naming the models whose relative
+ * probe had fewer pairs than features, and the footnotes on the models'
+ * names (why one has no answer, which results are worse than chance). */
 const char *pl_probes_page_get_note (PlProbesPage *self);
 /* The numbers shown for MODEL under the current options; FALSE while unknown. */
 gboolean pl_probes_page_get_result (PlProbesPage *self,
