@@ -8,7 +8,7 @@
 #include <time.h>
 
 #include "pl-blas-core.h"
-#include "pl-decoder-attention.h"
+#include "pl-attention-heads.h"
 #include "pl-executor.h"
 #include "pl-fused-attention.h"
 #include "pl-linear.h"
@@ -24,7 +24,7 @@
  * "forward", "attentions" print seconds; "clock" prints the core's clock in
  * GHz; "save" writes HIDDEN_OUT; "quit".
  *   pl-bench-forward attention TxHEADSxDIM[xcausal] REPEATS
- * times one layer's attention (pl_decoder_attention) on random queries,
+ * times one layer's attention (pl_attention_heads) on random queries,
  * keys and values, probabilities not kept, and prints "attention SECONDS
  * CPU_SECONDS" (the least of REPEATS runs each), for bench-ab.py;
  * "attention-plain" runs the plain path where the fused one would run.
@@ -152,7 +152,7 @@ bench_attention (const char *op,
   g_auto(GStrv) dims = g_strsplit (shape, "x", -1);
   g_autofree float *qkv = NULL;
   g_autofree float *ctx = NULL;
-  PlDecoderAttention job = { 0, };
+  PlAttentionHeads job = { 0, };
   double wall = G_MAXDOUBLE, cpu = G_MAXDOUBLE;
   gsize t, cols;
 
@@ -178,7 +178,7 @@ bench_attention (const char *op,
       gint64 start = g_get_monotonic_time ();
       double cpu0 = process_cpu_s ();
 
-      pl_decoder_attention (&job, NULL, NULL);
+      pl_attention_heads (&job, NULL, NULL);
       /* the first run warms up */
       if (i > 0)
         {

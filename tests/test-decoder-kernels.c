@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "pl-cpu.h"
-#include "pl-decoder-attention.h"
+#include "pl-attention-heads.h"
 #include "pl-fused-attention.h"
 #include "pl-stored-gemm.h"
 #include "pl-test-transformer.h"
@@ -133,7 +133,7 @@ test_tuned_gemm (void)
 /* Attention as the definition says, in double: head H's probabilities
  * into P [T, T] and its context into CTX's columns. */
 static void
-naive_attention (const PlDecoderAttention *job,
+naive_attention (const PlAttentionHeads *job,
                  gsize                     h,
                  double                   *p,
                  double                   *ctx)
@@ -196,15 +196,15 @@ test_attention (void)
       g_autoptr(PlMatrix) probs = pl_matrix_new (nh * t, t);
       g_autoptr(PlMatrix) ctx_a = pl_matrix_new (t, nh * hd);
       g_autoptr(PlMatrix) ctx_b = pl_matrix_new (t, nh * hd);
-      PlDecoderAttention job = { qkv, cols, t, nh, kv, hd, windows[w], 0.125f, probs, ctx_a->data };
+      PlAttentionHeads job = { qkv, cols, t, nh, kv, hd, windows[w], 0.125f, probs, ctx_a->data };
       g_autoptr(GError) error = NULL;
       double worst_p = 0, worst_ctx = 0, largest = 0;
 
       job.bidirectional = w + 1 == G_N_ELEMENTS (windows);
-      g_assert_true (pl_decoder_attention (&job, NULL, &error));
+      g_assert_true (pl_attention_heads (&job, NULL, &error));
       job.probs = NULL;
       job.ctx = ctx_b->data;
-      g_assert_true (pl_decoder_attention (&job, NULL, &error));
+      g_assert_true (pl_attention_heads (&job, NULL, &error));
       g_assert_no_error (error);
       for (gsize h = 0; h < nh; h++)
         {
@@ -248,7 +248,7 @@ test_fused_attention (void)
     { 40, 2, 1, 32, 1, FALSE },
     { 3, 2, 2, 16, 0, TRUE },
   };
-  PlDecoderAttention probe = { .probs = NULL, .head_dim = 64 };
+  PlAttentionHeads probe = { .probs = NULL, .head_dim = 64 };
 
   if (!pl_fused_attention_usable (&probe))
     {
@@ -267,7 +267,7 @@ test_fused_attention (void)
       g_autoptr(PlMatrix) fused = pl_matrix_new (t, nh * hd);
       g_autoptr(PlMatrix) kept = pl_matrix_new (t, nh * hd);
       g_autoptr(PlMatrix) plain = pl_matrix_new (t, nh * hd);
-      PlDecoderAttention job = { qkv, cols, t, nh, kv, hd, cases[c].window, 1.0f / sqrtf (hd), NULL, fused->data,
+      PlAttentionHeads job = { qkv, cols, t, nh, kv, hd, cases[c].window, 1.0f / sqrtf (hd), NULL, fused->data,
                                  cases[c].bidirectional };
       g_autoptr(GError) error = NULL;
       double off_want = 0, off_plain = 0, plain_want = 0, off_p = 0, plain_p = 0, largest = 0;
@@ -279,15 +279,15 @@ test_fused_attention (void)
       for (gsize i = 0; i < nh * t * t; i++)
         probs->data[i] = -1;
       g_assert_true (pl_fused_attention_usable (&job));
-      g_assert_true (pl_decoder_attention (&job, NULL, &error));
+      g_assert_true (pl_attention_heads (&job, NULL, &error));
       job.probs = probs;
       job.ctx = kept->data;
-      g_assert_true (pl_decoder_attention (&job, NULL, &error));
+      g_assert_true (pl_attention_heads (&job, NULL, &error));
       pl_fused_attention_force_plain (TRUE);
       g_assert_false (pl_fused_attention_usable (&job));
       job.probs = plain_probs;
       job.ctx = plain->data;
-      g_assert_true (pl_decoder_attention (&job, NULL, &error));
+      g_assert_true (pl_attention_heads (&job, NULL, &error));
       pl_fused_attention_force_plain (FALSE);
       g_assert_no_error (error);
       for (gsize h = 0; h < nh; h++)

@@ -202,10 +202,10 @@ test_metadata (void)
   g_autofree char *llama3 = pl_test_fixture ("gguf", "llama-llama3-f32.gguf", NULL);
   g_autoptr(GError) error = NULL;
   g_autoptr(PlModel) model = pl_model_open (phi3, NULL, NULL, &error);
-  const PlDecoderSpec *d;
+  const PlRotaryDecoderSpec *d;
 
   g_assert_no_error (error);
-  d = pl_model_get_decoder (model);
+  d = pl_model_get_rotary_decoder (model);
   g_assert_cmpuint (pl_model_get_hidden_size (model), ==, 32);
   g_assert_cmpuint (pl_model_get_n_heads (model), ==, 4);
   g_assert_cmpuint (d->n_kv_heads, ==, 2);
@@ -219,7 +219,7 @@ test_metadata (void)
 
   model = pl_model_open (llama3, NULL, NULL, &error);
   g_assert_no_error (error);
-  d = pl_model_get_decoder (model);
+  d = pl_model_get_rotary_decoder (model);
   g_assert_cmpint (d->rope.scaling, ==, PL_ROPE_SCALING_FACTORS);
   g_assert_cmpuint (d->rope.dim, ==, 12);
   g_assert_cmpfloat (d->rope.freq_factors[5], ==, 8.0f);

@@ -245,7 +245,7 @@ test_real_config (gconstpointer data)
     }
   else
     {
-      const PlDecoderSpec *d = pl_model_get_decoder (model);
+      const PlRotaryDecoderSpec *d = pl_model_get_rotary_decoder (model);
 
       g_assert_nonnull (d);
       g_assert_true (pl_model_require_config (model, &error));

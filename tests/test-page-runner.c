@@ -8,6 +8,7 @@
 #include "pl-error.h"
 #include "pl-executor.h"
 #include "pl-page.h"
+#include "pl-questions.h"
 #include "pl-test-util.h"
 #include "pl-test-window.h"
 
@@ -213,8 +214,8 @@ test_forward_question (void)
   g_autoptr(GError) error = NULL;
   g_autoptr(PlModel) model = pl_model_open ("mini-gpt2", NULL, NULL, &error);
   g_autoptr(PlModel) table = pl_model_open ("builtin:sinusoidal:64x16", NULL, NULL, &error);
-  g_autofree char *key = g_strdup_printf ("test/layers/%s", pl_workspace_model_key (model));
-  g_autofree char *table_key = g_strdup_printf ("test/layers/%s", pl_workspace_model_key (table));
+  g_autofree char *key = g_strdup_printf ("test/layers/%s", pl_question_model_key (model));
+  g_autofree char *table_key = g_strdup_printf ("test/layers/%s", pl_question_model_key (table));
 
   g_assert_no_error (error);
   g_assert_false (pl_page_get_busy (PL_PAGE (page)));

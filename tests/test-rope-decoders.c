@@ -150,7 +150,7 @@ test_reference (gconstpointer data)
   double hidden, attention;
 
   g_assert_cmpint (pl_model_get_family (model), ==, fx->family);
-  g_assert_nonnull (pl_model_get_decoder (model));
+  g_assert_nonnull (pl_model_get_rotary_decoder (model));
   compare (t, fx->reference, &hidden, &attention);
   g_test_message ("%s: hidden states within %.2g of each layer's largest value, attentions within %.2g",
                   fx->name, hidden, attention);
@@ -164,7 +164,7 @@ test_frequencies (gconstpointer data)
   const Fixture *fx = data;
   g_autoptr(PlModel) model = open_model (fx->name);
   g_autofree char *file = reference_file (fx->reference);
-  const PlRopeSpec *rope = &pl_model_get_decoder (model)->rope;
+  const PlRopeSpec *rope = &pl_model_get_rotary_decoder (model)->rope;
 
   for (guint p = 0; probes[p] != NULL; p++)
     {
@@ -189,7 +189,7 @@ test_relative (gconstpointer data)
 {
   const Fixture *fx = data;
   g_autoptr(PlModel) model = open_model (fx->name);
-  const PlRopeSpec *rope = &pl_model_get_decoder (model)->rope;
+  const PlRopeSpec *rope = &pl_model_get_rotary_decoder (model)->rope;
   guint half = rope->dim / 2, n = 40;
   g_autofree float *inv = g_new (float, half);
   g_autofree float *cos_t = g_new (float, n * half);

@@ -12,6 +12,7 @@
 #include "pl-enum-labels.h"
 #include "pl-probes.h"
 #include "pl-probes-page.h"
+#include "pl-questions.h"
 #include "pl-test-util.h"
 #include "pl-test-window.h"
 #include "pl-window-private.h"
@@ -520,7 +521,7 @@ check_across_models (PlTransformer *transformer,
   embedding_a = pl_activations_file_read_position_mean (pl_model_get_activations (first), 0, &error);
   embedding_b = pl_activations_file_read_position_mean (pl_model_get_activations (second), 0, &error);
   g_assert_no_error (error);
-  label = pl_workspace_table_name (first);
+  label = pl_question_table_name (first);
   g_assert_cmpstr (label, ==, "mini-gpt2 (activations) · embedding output");
 
   pl_window_show_view (window, "compare");

@@ -12,6 +12,7 @@
 #include "pl-encodings.h"
 #include "pl-figure-view.h"
 #include "pl-playground-page.h"
+#include "pl-questions.h"
 #include "pl-rope.h"
 #include "pl-rope-profile.h"
 #include "pl-rotary-page.h"
@@ -148,7 +149,7 @@ test_opens_on_layers (void)
   g_assert_cmpstr (gtk_actionable_get_action_name (GTK_ACTIONABLE (adw_status_page_get_child (status))), ==,
                    "win.open-analytic");
 
-  spec = pl_workspace_analytic_rope (current_model ());
+  spec = pl_question_analytic_rope (current_model ());
   g_assert_cmpstr (spec, ==, "builtin:rope:32x12:500");
   n = g_list_model_get_n_items (pl_window_get_models (window));
   wanted_models = n + 1;
@@ -174,7 +175,7 @@ check_attention (const char *name)
   pl_test_wait_until (attention_ready, attention, "the attention statistics");
   stats = pl_attention_page_get_stats (attention);
   transformer = pl_transformer_new (current_model (), NULL, NULL);
-  expected = pl_attention_stats_compute (transformer, 8, pl_workspace_sample_length (current_model ()), 1,
+  expected = pl_attention_stats_compute (transformer, 8, pl_question_sample_length (current_model ()), 1,
                                          NULL, NULL, NULL, NULL);
   g_assert_cmpuint (stats->n_tokens, ==, 32);
   g_assert_cmpfloat (pl_test_max_abs_diff (stats->offset_profile, expected->offset_profile), ==, 0);

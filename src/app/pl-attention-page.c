@@ -280,7 +280,7 @@ ask (PlAttentionPage *self,
                               pl_attention_stats_question_run, (GDestroyNotify) pl_forward_question_free,
                               on_stats);
   /* A rotary model has no position vectors to take alone. */
-  if (pl_model_get_decoder (model) == NULL)
+  if (pl_model_get_rotary_decoder (model) == NULL)
     {
       g_free (key);
       key = pl_position_only_question_key (model);
@@ -327,8 +327,8 @@ refresh (PlPage *page)
 
   /* The position-only term exists where positions are vectors added to the
    * embeddings, not for rotary models. */
-  gtk_widget_set_visible (self->position_button, pl_model_get_decoder (model) == NULL);
-  if (pl_model_get_decoder (model) != NULL &&
+  gtk_widget_set_visible (self->position_button, pl_model_get_rotary_decoder (model) == NULL);
+  if (pl_model_get_rotary_decoder (model) != NULL &&
       g_strcmp0 (gtk_stack_get_visible_child_name (self->views), "position-only") == 0)
     gtk_stack_set_visible_child_name (self->views, "offsets");
 

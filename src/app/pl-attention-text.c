@@ -6,6 +6,7 @@
 
 #include "pl-attention-text.h"
 #include "pl-error.h"
+#include "pl-questions.h"
 #include "pl-view-style.h"
 
 /* A sentence typed by the user, through the model's own tokenizer and
@@ -221,7 +222,7 @@ run (PlAttentionText *self)
   g_free (self->asked);
   self->asked = g_steal_pointer (&text);
   /* A key of its own per run, so a stale answer is never taken for this one. */
-  key = g_strdup_printf ("attention-text/%s/%u", pl_workspace_model_key (self->model), ++self->serial);
+  key = g_strdup_printf ("attention-text/%s/%u", pl_question_model_key (self->model), ++self->serial);
   pl_page_runner_ask_forward (pl_page_get_runner (PL_PAGE (self)), key, self->model, make_text_input,
                               compute_text, text_input_free, on_text);
 }
@@ -294,7 +295,7 @@ load (PlAttentionText *self)
   if (self->model == NULL || pl_page_get_workspace (PL_PAGE (self)) == NULL || self->load_started)
     return;
   self->load_started = TRUE;
-  key = g_strdup_printf ("tokenizer/%s", pl_workspace_model_key (self->model));
+  key = g_strdup_printf ("tokenizer/%s", pl_question_model_key (self->model));
   pl_page_runner_ask (pl_page_get_runner (PL_PAGE (self)), key, load_tokenizer,
                       g_strdup (pl_model_get_path (self->model)), g_free, on_tokenizer);
 }

@@ -60,7 +60,7 @@ static gboolean
 shows_patches (PlModel *model,
                guint   *cols)
 {
-  return model != NULL && pl_workspace_model_shows_patches (model, pl_workspace_table_layer (model), cols);
+  return model != NULL && pl_question_shows_patches (model, pl_question_table_layer (model), cols);
 }
 
 /* PATCHES: its positions are a vision transformer's patches, read row by row. */
@@ -100,8 +100,8 @@ show_answers (PlComparePage *self)
   if (self->answers[0] == NULL || self->answers[1] == NULL || first == NULL || second == NULL)
     return;
 
-  first_name = pl_workspace_table_name (first);
-  second_name = pl_workspace_table_name (second);
+  first_name = pl_question_table_name (first);
+  second_name = pl_question_table_name (second);
   patches[0] = shows_patches (first, &cols[0]);
   patches[1] = shows_patches (second, &cols[1]);
   panels[0] = make_heatmap (self, self->answers[0], first_name, patches[0]);
@@ -268,7 +268,7 @@ refresh (PlPage *page)
     {
       g_autoptr(PlModel) model = get_model (self, side);
 
-      if (model != NULL && pl_model_get_decoder (model) != NULL)
+      if (model != NULL && pl_model_get_rotary_decoder (model) != NULL)
         {
           pl_page_show_no_table (page, model);
           return;
@@ -285,9 +285,9 @@ refresh (PlPage *page)
 
       if (model == NULL)
         continue;
-      self->keys[side] = pl_similarity_question_key (model, pl_workspace_table_layer (model), get_metric (self),
+      self->keys[side] = pl_similarity_question_key (model, pl_question_table_layer (model), get_metric (self),
                                                      FALSE);
-      pl_page_runner_ask_table (self->runners[side], self->keys[side], model, pl_workspace_table_layer (model),
+      pl_page_runner_ask_table (self->runners[side], self->keys[side], model, pl_question_table_layer (model),
                                 make_question, pl_similarity_question_run,
                                 (GDestroyNotify) pl_similarity_question_free, answered[side]);
     }
@@ -307,7 +307,7 @@ rebuild_names (PlComparePage *self)
   for (guint i = 0; i < n; i++)
     {
       g_autoptr(PlModel) model = g_list_model_get_item (models, i);
-      g_autofree char *name = pl_workspace_table_name (model);
+      g_autofree char *name = pl_question_table_name (model);
 
       g_strv_builder_add (builder, name);
     }
@@ -373,7 +373,7 @@ on_describe (PlComparePage *self,
     for (guint side = 0; side < 2; side++)
       if (cols[side] > 0)
         {
-          g_autofree char *name = pl_workspace_table_name (models[side]);
+          g_autofree char *name = pl_question_table_name (models[side]);
 
           /* Translators: hover readout on Compare: a model's two patches (row, column) under the pointer */
           g_string_append_printf (text, _("\n%s: patches (%u, %u) and (%u, %u), read row by row"), name,
@@ -385,7 +385,7 @@ on_describe (PlComparePage *self,
 
       if (models[side] != NULL && m != NULL && row < m->rows && column < m->cols)
         {
-          g_autofree char *name = pl_workspace_table_name (models[side]);
+          g_autofree char *name = pl_question_table_name (models[side]);
 
           /* Translators: hover readout on Compare: model, measure: value */
           g_string_append_printf (text, _("\n%s, %s: %.4f"), name, metric_name, pl_matrix_get (m, row, column));

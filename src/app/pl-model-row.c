@@ -23,7 +23,7 @@ describe (PlModel *model)
   guint cols = pl_model_get_position_table_cols (model);
   guint first = pl_model_get_first_position (model);
   PlActivationsFile *activations = pl_model_get_activations (model);
-  const PlDecoderSpec *decoder = pl_model_get_decoder (model);
+  const PlRotaryDecoderSpec *decoder = pl_model_get_rotary_decoder (model);
   guint grid_rows, grid_cols;
 
   if (activations != NULL)

@@ -5,6 +5,7 @@
 
 #include "pl-error.h"
 #include "pl-page.h"
+#include "pl-questions.h"
 #include "pl-view-style.h"
 
 typedef struct
@@ -379,7 +380,7 @@ pl_page_show_no_table (PlPage  *self,
                        PlModel *model)
 {
   PlPagePrivate *priv = pl_page_get_instance_private (self);
-  const PlDecoderSpec *decoder;
+  const PlRotaryDecoderSpec *decoder;
   g_autofree char *spec = NULL;
   g_autofree char *description = NULL;
   GtkWidget *button;
@@ -387,8 +388,8 @@ pl_page_show_no_table (PlPage  *self,
   g_return_if_fail (PL_IS_PAGE (self));
   g_return_if_fail (PL_IS_MODEL (model));
 
-  decoder = pl_model_get_decoder (model);
-  spec = pl_workspace_analytic_rope (model);
+  decoder = pl_model_get_rotary_decoder (model);
+  spec = pl_question_analytic_rope (model);
   g_return_if_fail (decoder != NULL && spec != NULL);
 
   /* Translators: a rotary model's missing table; the family (Llama), the rotary base and dims */
@@ -424,7 +425,7 @@ pl_page_begin_layer_question (PlPage *self)
       return NULL;
     }
   /* A rotary model adds no table to its tokens. */
-  if (pl_workspace_get_layer (workspace) == PL_LAYER_TABLE && pl_model_get_decoder (model) != NULL)
+  if (pl_workspace_get_layer (workspace) == PL_LAYER_TABLE && pl_model_get_rotary_decoder (model) != NULL)
     {
       pl_page_stop (self);
       pl_page_show_no_table (self, model);

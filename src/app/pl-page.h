@@ -122,7 +122,7 @@ void           pl_page_show_status     (PlPage        *self,
                                         const char    *icon_name,
                                         const char    *title,
                                         const char    *description);
-/* Why a rotary model (pl_model_get_decoder) has no position table, with a
+/* Why a rotary model (pl_model_get_rotary_decoder) has no position table, with a
  * button that opens the analytic RoPE of its base and size (win.open-analytic). */
 void           pl_page_show_no_table   (PlPage        *self,
                                         PlModel       *model);

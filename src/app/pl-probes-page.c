@@ -24,7 +24,7 @@
  * and of the column, the order along rows and along columns, in four more
  * columns shown when a model has a grid. An activations file has no table:
  * its embedding output stands in, every position it holds, under either
- * protocol (pl_workspace_table_layer). */
+ * protocol (pl_question_table_layer). */
 struct _PlProbesPage
 {
   PlPage          parent_instance;
@@ -120,7 +120,7 @@ answer_key (PlProbesPage *self,
   PlProbeOptions options;
 
   get_options (self, &options);
-  return g_strdup_printf ("probes/%s/%s/%u/%u/%u", pl_workspace_model_key (model),
+  return g_strdup_printf ("probes/%s/%s/%u/%u/%u", pl_question_model_key (model),
                           pl_probe_protocol_to_string (options.protocol), options.n_pairs, options.seed,
                           get_repeats (self));
 }
@@ -324,7 +324,7 @@ rebuild (PlProbesPage *self)
     {
       g_autoptr(PlModel) model = g_list_model_get_item (models, i);
       g_autofree char *key = answer_key (self, model);
-      g_autofree char *name = pl_workspace_table_name (model);
+      g_autofree char *name = pl_question_table_name (model);
       g_autoptr(GString) label = g_string_new (name);
       g_autofree char *worse = NULL;
       const GValue *answer = pl_analysis_cache_lookup (pl_workspace_get_cache (workspace), key);
@@ -481,11 +481,11 @@ probe_next (PlProbesPage *self)
       gtk_label_set_text (self->status_label, status);
       /* The paper's protocol reads the rows PE-Study's code took, on the worker. */
       if (pl_drop_down_get_value (self->folds_dropdown) == PL_PROBE_PAPER &&
-          pl_workspace_table_layer (model) == PL_LAYER_TABLE)
+          pl_question_table_layer (model) == PL_LAYER_TABLE)
         pl_page_runner_ask (runner, key, run_probes, question_new (self, model, NULL),
                             (GDestroyNotify) question_free, on_answer);
       else
-        pl_page_runner_ask_table (runner, key, model, pl_workspace_table_layer (model), make_question,
+        pl_page_runner_ask_table (runner, key, model, pl_question_table_layer (model), make_question,
                                   run_probes, (GDestroyNotify) question_free, on_answer);
       return;
     }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
 
+#include <glib/gi18n.h>
 #include <string.h>
 
 #include "pl-attention-stats.h"
@@ -14,7 +15,7 @@ pl_similarity_question_key (PlModel            *model,
                             PlSimilarityMetric  metric,
                             gboolean            center)
 {
-  return g_strdup_printf ("similarity/%s/%d/%s/%d", pl_workspace_model_key (model), layer,
+  return g_strdup_printf ("similarity/%s/%d/%s/%d", pl_question_model_key (model), layer,
                           pl_similarity_metric_to_string (metric), center);
 }
 
@@ -66,8 +67,8 @@ pl_patch_grid_question_key (PlModel            *model,
                             PlGridResample      resample)
 {
   if (new_rows == 0)
-    return g_strdup_printf ("patch-grid/%s/%s", pl_workspace_model_key (model), pl_similarity_metric_to_string (metric));
-  return g_strdup_printf ("patch-grid/%s/%s/%ux%u/%s", pl_workspace_model_key (model),
+    return g_strdup_printf ("patch-grid/%s/%s", pl_question_model_key (model), pl_similarity_metric_to_string (metric));
+  return g_strdup_printf ("patch-grid/%s/%s/%ux%u/%s", pl_question_model_key (model),
                           pl_similarity_metric_to_string (metric), new_rows, new_cols,
                           pl_grid_resample_to_string (resample));
 }
@@ -158,7 +159,7 @@ pl_resized_pca_question_key (PlModel        *model,
                              guint           new_cols,
                              PlGridResample  resample)
 {
-  return g_strdup_printf ("pca/%s/%ux%u/%s", pl_workspace_model_key (model), new_rows, new_cols,
+  return g_strdup_printf ("pca/%s/%ux%u/%s", pl_question_model_key (model), new_rows, new_cols,
                           pl_grid_resample_to_string (resample));
 }
 
@@ -177,7 +178,7 @@ char *
 pl_pca_question_key (PlModel *model,
                      int      layer)
 {
-  return g_strdup_printf ("pca/%s/%d", pl_workspace_model_key (model), layer);
+  return g_strdup_printf ("pca/%s/%d", pl_question_model_key (model), layer);
 }
 
 gboolean
@@ -205,7 +206,7 @@ pl_forward_question_make (PlPage        *page,
   PlForwardQuestion *question = g_new0 (PlForwardQuestion, 1);
 
   question->transformer = g_object_ref (transformer);
-  question->length = pl_workspace_sample_length (model);
+  question->length = pl_question_sample_length (model);
   return question;
 }
 
@@ -219,8 +220,8 @@ pl_forward_question_free (PlForwardQuestion *question)
 char *
 pl_attention_stats_question_key (PlModel *model)
 {
-  return g_strdup_printf ("attention-stats/%s/%u/%u/%u", pl_workspace_model_key (model), PL_FORWARD_SEQUENCES,
-                          PL_FORWARD_SEED, pl_workspace_sample_length (model));
+  return g_strdup_printf ("attention-stats/%s/%u/%u/%u", pl_question_model_key (model), PL_FORWARD_SEQUENCES,
+                          PL_FORWARD_SEED, pl_question_sample_length (model));
 }
 
 gboolean
@@ -245,8 +246,8 @@ pl_attention_stats_question_run (PlAnalysisJob  *job,
 char *
 pl_rope_profile_question_key (PlModel *model)
 {
-  return g_strdup_printf ("rope-profile/%s/%u/%u/%u", pl_workspace_model_key (model), PL_FORWARD_SEQUENCES,
-                          PL_FORWARD_SEED, pl_workspace_sample_length (model));
+  return g_strdup_printf ("rope-profile/%s/%u/%u/%u", pl_question_model_key (model), PL_FORWARD_SEQUENCES,
+                          PL_FORWARD_SEED, pl_question_sample_length (model));
 }
 
 gboolean
@@ -271,7 +272,7 @@ pl_rope_profile_question_run (PlAnalysisJob  *job,
 char *
 pl_position_only_question_key (PlModel *model)
 {
-  return g_strdup_printf ("position-only/%s", pl_workspace_model_key (model));
+  return g_strdup_printf ("position-only/%s", pl_question_model_key (model));
 }
 
 gpointer
@@ -300,7 +301,7 @@ pl_position_only_question_run (PlAnalysisJob  *job,
 char *
 pl_file_stats_question_key (PlModel *model)
 {
-  return g_strdup_printf ("attention-stats/%s/file", pl_workspace_model_key (model));
+  return g_strdup_printf ("attention-stats/%s/file", pl_question_model_key (model));
 }
 
 gboolean
@@ -316,4 +317,75 @@ pl_file_stats_question_run (PlAnalysisJob  *job,
   g_value_init (result, PL_TYPE_ATTENTION_STATS);
   g_value_take_boxed (result, stats);
   return TRUE;
+}
+
+/* ---- What views take of a model ------------------------------------------ */
+
+const char *
+pl_question_model_key (PlModel *model)
+{
+  static guint next_id;
+  const char *key;
+
+  g_return_val_if_fail (PL_IS_MODEL (model), NULL);
+
+  if (!(key = g_object_get_data (G_OBJECT (model), "pl-workspace-key")))
+    {
+      char *fresh = g_strdup_printf ("m%u", ++next_id);
+      g_object_set_data_full (G_OBJECT (model), "pl-workspace-key", fresh, g_free);
+      key = fresh;
+    }
+  return key;
+}
+
+guint
+pl_question_sample_length (PlModel *model)
+{
+  g_return_val_if_fail (PL_IS_MODEL (model), 0);
+
+  if (pl_model_get_rotary_decoder (model) == NULL)
+    return 0;
+  return MIN (pl_model_get_n_positions (model), PL_ROTARY_SAMPLE_LENGTH);
+}
+
+char *
+pl_question_analytic_rope (PlModel *model)
+{
+  const PlRotaryDecoderSpec *decoder;
+
+  g_return_val_if_fail (PL_IS_MODEL (model), NULL);
+
+  if ((decoder = pl_model_get_rotary_decoder (model)) == NULL)
+    return NULL;
+  return g_strdup_printf ("builtin:rope:%ux%u:%g", MIN (pl_model_get_n_positions (model), 1024u),
+                          decoder->rope.dim, decoder->rope.theta);
+}
+
+int
+pl_question_table_layer (PlModel *model)
+{
+  g_return_val_if_fail (PL_IS_MODEL (model), PL_LAYER_TABLE);
+
+  return pl_model_get_activations (model) != NULL ? 0 : PL_LAYER_TABLE;
+}
+
+char *
+pl_question_table_name (PlModel *model)
+{
+  g_return_val_if_fail (PL_IS_MODEL (model), NULL);
+
+  if (pl_model_get_activations (model) == NULL)
+    return g_strdup (pl_model_get_name (model));
+  /* Translators: what an activations file stands in with where tables are compared: its name, then this */
+  return g_strdup_printf (_("%s · embedding output"), pl_model_get_name (model));
+}
+
+gboolean
+pl_question_shows_patches (PlModel *model,
+                           int      layer,
+                           guint   *cols)
+{
+  g_return_val_if_fail (model == NULL || PL_IS_MODEL (model), FALSE);
+
+  return model != NULL && layer == PL_LAYER_TABLE && pl_model_get_grid (model, NULL, cols);
 }

@@ -12,6 +12,33 @@ G_BEGIN_DECLS
 /* The analyses views ask of position tables, with one cache key each, so
  * views asking the same question share the answer. */
 
+/* What views take of a model, whatever the workspace shows. */
+
+/* A short id for MODEL that is never reused, for cache keys. */
+const char           *pl_question_model_key       (PlModel             *model);
+/* How long the random inputs of MODEL's forward-pass views are: its whole
+ * table (n_positions, as 0 says to the analyses) for a learned table; for a
+ * rotary model, whose max_position_embeddings can be 128 K, at most
+ * PL_ROTARY_SAMPLE_LENGTH. */
+#define PL_ROTARY_SAMPLE_LENGTH 256
+guint                 pl_question_sample_length   (PlModel             *model);
+/* "builtin:rope:LENGTHxDIM:BASE": the analytic RoPE of a rotary MODEL's base
+ * and rotated dims, or NULL for other models. */
+char                 *pl_question_analytic_rope   (PlModel             *model);
+/* The layer the views across models (Probes, Compare) take of MODEL as its
+ * table: PL_LAYER_TABLE, or for an activations file, which holds no table,
+ * its embedding output (layer 0: the mean hidden state at each position).
+ * The name says which. */
+int                   pl_question_table_layer     (PlModel             *model);
+char                 *pl_question_table_name      (PlModel             *model);
+/* Whether LAYER of MODEL holds a vision transformer's patches, flattened row
+ * by row as pl_model_read_positions gives them (special tokens left out):
+ * position p is patch (p / COLS, p % COLS). */
+gboolean              pl_question_shows_patches   (PlModel             *model,
+                                                   int                  layer,
+                                                   guint               *cols);
+
+
 typedef struct
 {
   PlMatrix           *table;
@@ -92,7 +119,7 @@ gboolean              pl_pca_question_run         (PlAnalysisJob       *job,
                                                    GError             **error);
 
 /* What views measure on a model's forward passes over random inputs
- * (PL_FORWARD_SEQUENCES of pl_workspace_sample_length tokens each, seed
+ * (PL_FORWARD_SEQUENCES of pl_question_sample_length tokens each, seed
  * PL_FORWARD_SEED): the attention statistics (a PlAttentionStats, with
  * progress) and a rotary model's query and key norms per plane (a
  * PlRopeProfile, with progress). MAKE is a PlPageForwardInputFunc. */

@@ -146,7 +146,7 @@ refresh (PlPage *page)
       show_file_profile (self, pl_model_get_activations (model));
       return;
     }
-  if (pl_model_get_decoder (model) == NULL || pl_workspace_get_n_layers (pl_page_get_workspace (page)) == 0)
+  if (pl_model_get_rotary_decoder (model) == NULL || pl_workspace_get_n_layers (pl_page_get_workspace (page)) == 0)
     {
       pl_page_show_status (page, "weather-clear-night-symbolic", _("No Rotary Embedding"),
                            _("This model’s positions are vectors added to its embeddings, a learned table or an "

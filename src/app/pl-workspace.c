@@ -5,6 +5,8 @@
 #include <glib/gi18n.h>
 
 #include "pl-attention-stats.h"
+#include "pl-error.h"
+#include "pl-questions.h"
 #include "pl-transformer.h"
 #include "pl-workspace.h"
 
@@ -64,23 +66,6 @@ pl_workspace_get_cache (PlWorkspace *self)
   return self->cache;
 }
 
-const char *
-pl_workspace_model_key (PlModel *model)
-{
-  static guint next_id;
-  const char *key;
-
-  g_return_val_if_fail (PL_IS_MODEL (model), NULL);
-
-  if (!(key = g_object_get_data (G_OBJECT (model), "pl-workspace-key")))
-    {
-      char *fresh = g_strdup_printf ("m%u", ++next_id);
-      g_object_set_data_full (G_OBJECT (model), "pl-workspace-key", fresh, g_free);
-      key = fresh;
-    }
-  return key;
-}
-
 GListModel *
 pl_workspace_get_models (PlWorkspace *self)
 {
@@ -125,7 +110,7 @@ pl_workspace_set_model (PlWorkspace *self,
     pl_workspace_set_head (self, 0);
   /* A rotary model has no table to show: it opens on what its first layer
    * holds about position. */
-  if (model != NULL && pl_model_get_decoder (model) != NULL && self->layer == PL_LAYER_TABLE &&
+  if (model != NULL && pl_model_get_rotary_decoder (model) != NULL && self->layer == PL_LAYER_TABLE &&
       pl_workspace_get_n_layers (self) > 0)
     pl_workspace_set_layer (self, 1);
   /* The selected positions stay while the model has them all. */
@@ -255,63 +240,11 @@ pl_workspace_get_dark (PlWorkspace *self)
   return adw_style_manager_get_dark (adw_style_manager_get_default ());
 }
 
-guint
-pl_workspace_sample_length (PlModel *model)
-{
-  g_return_val_if_fail (PL_IS_MODEL (model), 0);
-
-  if (pl_model_get_decoder (model) == NULL)
-    return 0;
-  return MIN (pl_model_get_n_positions (model), PL_ROTARY_SAMPLE_LENGTH);
-}
-
-char *
-pl_workspace_analytic_rope (PlModel *model)
-{
-  const PlDecoderSpec *decoder;
-
-  g_return_val_if_fail (PL_IS_MODEL (model), NULL);
-
-  if ((decoder = pl_model_get_decoder (model)) == NULL)
-    return NULL;
-  return g_strdup_printf ("builtin:rope:%ux%u:%g", MIN (pl_model_get_n_positions (model), 1024u),
-                          decoder->rope.dim, decoder->rope.theta);
-}
-
-int
-pl_workspace_table_layer (PlModel *model)
-{
-  g_return_val_if_fail (PL_IS_MODEL (model), PL_LAYER_TABLE);
-
-  return pl_model_get_activations (model) != NULL ? 0 : PL_LAYER_TABLE;
-}
-
-char *
-pl_workspace_table_name (PlModel *model)
-{
-  g_return_val_if_fail (PL_IS_MODEL (model), NULL);
-
-  if (pl_model_get_activations (model) == NULL)
-    return g_strdup (pl_model_get_name (model));
-  /* Translators: what an activations file stands in with where tables are compared: its name, then this */
-  return g_strdup_printf (_("%s · embedding output"), pl_model_get_name (model));
-}
-
-gboolean
-pl_workspace_model_shows_patches (PlModel *model,
-                                  int      layer,
-                                  guint   *cols)
-{
-  g_return_val_if_fail (model == NULL || PL_IS_MODEL (model), FALSE);
-
-  return model != NULL && layer == PL_LAYER_TABLE && pl_model_get_grid (model, NULL, cols);
-}
-
 gboolean
 pl_workspace_shows_patches (PlWorkspace *self,
                             guint       *cols)
 {
-  return self != NULL && pl_workspace_model_shows_patches (self->model, self->layer, cols);
+  return self != NULL && pl_question_shows_patches (self->model, self->layer, cols);
 }
 
 /* ---- Tables by layer ------------------------------------------------------ */
@@ -375,7 +308,7 @@ read_table (PlAnalysisJob  *job,
 
       if (input->layer < 0 || (guint) input->layer > pl_activations_file_get_n_layers (file))
         {
-          g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, _("The model has no layer %d"), input->layer);
+          g_set_error (error, PL_ERROR, PL_ERROR_NOT_FOUND, _("The model has no layer %d"), input->layer);
           return FALSE;
         }
       if (!(table = pl_activations_file_read_position_mean (file, (guint) input->layer, error)))
@@ -388,7 +321,7 @@ read_table (PlAnalysisJob  *job,
   /* Every layer at once: stepping through layers afterwards is instant. */
   if (!(layers = pl_attention_positional_components (input->transformer,
                                                      pl_model_get_n_layers (input->model),
-                                                     COMPONENT_SEQUENCES, pl_workspace_sample_length (input->model),
+                                                     COMPONENT_SEQUENCES, pl_question_sample_length (input->model),
                                                      COMPONENT_SEED,
                                                      pl_analysis_job_get_cancellable (job),
                                                      forward_progress, job, error)))
@@ -422,7 +355,7 @@ table_done (GObject      *object,
 
       if ((guint) input->layer >= layers->len)
         {
-          g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_FAILED,
+          g_task_return_new_error (task, PL_ERROR, PL_ERROR_NOT_FOUND,
                                    _("The model has no layer %d"), input->layer);
           return;
         }
@@ -453,7 +386,7 @@ layers_transformer_done (GObject      *object,
     }
   input = table_input_new (wanted->model, wanted->layer);
   input->transformer = transformer;
-  key = g_strdup_printf ("layers/%s", pl_workspace_model_key (wanted->model));
+  key = g_strdup_printf ("layers/%s", pl_question_model_key (wanted->model));
   pl_analysis_cache_run_async (self->cache, key, read_table, input, (GDestroyNotify) table_input_free,
                                NULL, NULL, g_task_get_cancellable (task), table_done, task);
 }
@@ -478,7 +411,7 @@ pl_workspace_get_table_async (PlWorkspace         *self,
 
   if (layer == PL_LAYER_TABLE)
     {
-      key = g_strdup_printf ("table/%s", pl_workspace_model_key (model));
+      key = g_strdup_printf ("table/%s", pl_question_model_key (model));
       pl_analysis_cache_run_async (self->cache, key, read_table,
                                    table_input_new (model, layer), (GDestroyNotify) table_input_free,
                                    NULL, NULL, cancellable, table_done, task);
@@ -488,7 +421,7 @@ pl_workspace_get_table_async (PlWorkspace         *self,
   /* An activations file measured them; other models need the forward pass first. */
   if (pl_model_get_activations (model) != NULL)
     {
-      key = g_strdup_printf ("layer/%d/%s", layer, pl_workspace_model_key (model));
+      key = g_strdup_printf ("layer/%d/%s", layer, pl_question_model_key (model));
       pl_analysis_cache_run_async (self->cache, key, read_table,
                                    table_input_new (model, layer), (GDestroyNotify) table_input_free,
                                    NULL, NULL, cancellable, table_done, task);
@@ -555,7 +488,7 @@ pl_workspace_get_transformer_async (PlWorkspace         *self,
 
   task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (task, pl_workspace_get_transformer_async);
-  key = g_strdup_printf ("transformer/%s", pl_workspace_model_key (model));
+  key = g_strdup_printf ("transformer/%s", pl_question_model_key (model));
   pl_analysis_cache_run_async (self->cache, key, build_transformer, g_object_ref (model), g_object_unref,
                                NULL, NULL, cancellable, transformer_done, task);
 }

@@ -32,8 +32,6 @@ void             pl_workspace_set_models       (PlWorkspace  *self,
 PlModel         *pl_workspace_get_model        (PlWorkspace  *self);
 void             pl_workspace_set_model        (PlWorkspace  *self,
                                                 PlModel      *model);
-/* A short id for MODEL that is never reused, for cache keys. */
-const char      *pl_workspace_model_key        (PlModel      *model);
 
 /* PL_LAYER_TABLE, or 0 … n_layers for hidden_states[k] (0: the embedding output). */
 int              pl_workspace_get_layer        (PlWorkspace  *self);
@@ -63,29 +61,8 @@ void             pl_workspace_set_selection    (PlWorkspace  *self,
 
 gboolean         pl_workspace_get_dark         (PlWorkspace  *self);
 
-/* How long the random inputs of MODEL's forward-pass views are: its whole
- * table (n_positions, as 0 says to the analyses) for a learned table; for a
- * rotary model, whose max_position_embeddings can be 128 K, at most
- * PL_ROTARY_SAMPLE_LENGTH. */
-#define PL_ROTARY_SAMPLE_LENGTH 256
-guint            pl_workspace_sample_length    (PlModel      *model);
-/* "builtin:rope:LENGTHxDIM:BASE": the analytic RoPE of a rotary MODEL's base
- * and rotated dims, or NULL for other models. */
-char            *pl_workspace_analytic_rope    (PlModel      *model);
-
-/* The layer the views across models (Probes, Compare) take of MODEL as its
- * table: PL_LAYER_TABLE, or for an activations file, which holds no table,
- * its embedding output (layer 0: the mean hidden state at each position).
- * The name says which. */
-int              pl_workspace_table_layer      (PlModel      *model);
-char            *pl_workspace_table_name       (PlModel      *model);
-/* Whether LAYER of MODEL holds a vision transformer's patches, flattened row
- * by row as pl_model_read_positions gives them (special tokens left out):
- * position p is patch (p / COLS, p % COLS). */
-gboolean         pl_workspace_model_shows_patches (PlModel   *model,
-                                                   int        layer,
-                                                   guint     *cols);
-/* The same for the workspace's model and layer; FALSE without a workspace. */
+/* Whether the workspace's model at its layer holds a vision transformer's
+ * patches (pl_question_shows_patches); FALSE without a workspace. */
 gboolean         pl_workspace_shows_patches    (PlWorkspace  *self,
                                                 guint        *cols);
 

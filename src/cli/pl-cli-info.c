@@ -84,7 +84,7 @@ describe_scaling (const PlRopeSpec *rope)
 static void
 add_decoder_json (JsonBuilder         *builder,
                   PlModel             *model,
-                  const PlDecoderSpec *d)
+                  const PlRotaryDecoderSpec *d)
 {
   json_builder_set_member_name (builder, "rotary");
   json_builder_begin_object (builder);
@@ -413,8 +413,8 @@ print_json (PlModel  *model,
   json_builder_add_boolean_value (builder, pl_model_get_pre_ln (model));
   json_builder_set_member_name (builder, "causal");
   json_builder_add_boolean_value (builder, pl_model_get_causal (model));
-  if (pl_model_get_decoder (model) != NULL)
-    add_decoder_json (builder, model, pl_model_get_decoder (model));
+  if (pl_model_get_rotary_decoder (model) != NULL)
+    add_decoder_json (builder, model, pl_model_get_rotary_decoder (model));
   add_grid_json (builder, model);
   if (pl_model_get_activations (model) != NULL)
     add_activations_json (builder, pl_model_get_activations (model));
@@ -514,7 +514,7 @@ print_text (PlModel  *model,
 {
   PlCheckpoint *checkpoint = pl_model_get_checkpoint (model);
   const char *activation = activation_name (model);
-  const PlDecoderSpec *decoder = pl_model_get_decoder (model);
+  const PlRotaryDecoderSpec *decoder = pl_model_get_rotary_decoder (model);
   PlActivationsFile *activations = pl_model_get_activations (model);
 
   print_field (_("Model:"), pl_model_get_name (model));
@@ -699,7 +699,7 @@ pl_cli_info (int    argc,
       if (positions == NULL)
         return pl_cli_fail (error);
     }
-  else if (pl_model_get_checkpoint (model) != NULL && pl_model_get_decoder (model) == NULL &&
+  else if (pl_model_get_checkpoint (model) != NULL && pl_model_get_rotary_decoder (model) == NULL &&
            !pl_model_has_position_bias (model) && !list_tensors && !json)
     {
       /* Nothing to show as positions: still useful as a listing. */

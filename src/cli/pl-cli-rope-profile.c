@@ -97,7 +97,7 @@ pl_cli_rope_profile (int    argc,
 
   if (!(model = pl_cli_open_model (argv[1], NULL, table_name, &error)))
     return pl_cli_fail (error);
-  if (pl_model_get_decoder (model) == NULL)
+  if (pl_model_get_rotary_decoder (model) == NULL)
     {
       g_set_error (&error, PL_ERROR, PL_ERROR_UNSUPPORTED,
                    "%s is a %s model, whose positions are a learned table, not rotations (RoPE)",

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "pl-analysis-cache.h"
+#include "pl-error.h"
 #include "pl-executor.h"
 
 /* A computation (PlAnalysisJob) runs as one task on the executor, with a
@@ -280,7 +281,7 @@ run_thread (GTask        *task,
   if (ok && !G_IS_VALUE (&job->result))
     {
       ok = FALSE;
-      error = g_error_new (G_IO_ERROR, G_IO_ERROR_FAILED, "the analysis “%s” gave no answer", job->key);
+      error = g_error_new (PL_ERROR, PL_ERROR_FAILED, "the analysis “%s” gave no answer", job->key);
     }
 
   if (ok)

@@ -11,6 +11,14 @@
 # include <unistd.h>
 #endif
 
+/* The one place POSLENS_DISABLE_SIMD is read: set, every pl_cpu_has_*
+ * says no and the portable paths run. */
+static gboolean
+simd_allowed (void)
+{
+  return g_getenv ("POSLENS_DISABLE_SIMD") == NULL;
+}
+
 gboolean
 pl_cpu_has_avx2_fma (void)
 {
@@ -21,7 +29,25 @@ pl_cpu_has_avx2_fma (void)
     {
       __builtin_cpu_init ();
       g_once_init_leave (&usable, __builtin_cpu_supports ("avx2") && __builtin_cpu_supports ("fma") &&
-                                  g_getenv ("POSLENS_DISABLE_SIMD") == NULL ? 2 : 1);
+                                  simd_allowed () ? 2 : 1);
+    }
+  return usable == 2;
+#else
+  return FALSE;
+#endif
+}
+
+gboolean
+pl_cpu_has_avx512f (void)
+{
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+  static gsize usable = 0;
+
+  if (g_once_init_enter (&usable))
+    {
+      /* libgcc checks that the OS saves the AVX-512 registers too */
+      __builtin_cpu_init ();
+      g_once_init_leave (&usable, __builtin_cpu_supports ("avx512f") && simd_allowed () ? 2 : 1);
     }
   return usable == 2;
 #else
@@ -68,7 +94,7 @@ pl_cpu_has_amx_bf16 (void)
   static gsize usable = 0;
 
   if (g_once_init_enter (&usable))
-    g_once_init_leave (&usable, g_getenv ("POSLENS_DISABLE_SIMD") == NULL && detect_amx_bf16 () ? 2 : 1);
+    g_once_init_leave (&usable, simd_allowed () && detect_amx_bf16 () ? 2 : 1);
   return usable == 2;
 #else
   return FALSE;

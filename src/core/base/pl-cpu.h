@@ -10,6 +10,10 @@ G_BEGIN_DECLS
  * environment variable POSLENS_DISABLE_SIMD says no, so that the tests run
  * the portable paths too. */
 gboolean pl_cpu_has_avx2_fma (void);
+/* Whether this processor runs AVX-512 Foundation and the operating system
+ * saves its registers (the fused attention). POSLENS_DISABLE_SIMD says no as
+ * above. */
+gboolean pl_cpu_has_avx512f (void);
 /* Whether this processor multiplies BF16 tiles (AMX-BF16, with AVX-512 BF16
  * conversions), the operating system saves the tile registers and this
  * process may use them (Linux asks for that once, here). POSLENS_DISABLE_SIMD

@@ -7,6 +7,7 @@
 
 #include <gio/gio.h>
 
+#include "pl-error.h"
 #include "pl-figure-private.h"
 
 /* PNG export through libpng, tuned for figures: deflate at a fast level
@@ -71,7 +72,7 @@ static gboolean
 failed (PlPngWriter  *self,
         GError      **error)
 {
-  g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_FAILED,
+  g_set_error_literal (error, PL_ERROR, PL_ERROR_FAILED,
                        self->write_failed || self->message == NULL ? "write failed" : self->message);
   return FALSE;
 }
@@ -131,7 +132,7 @@ pl_png_writer_new (int                width,
   self->png = png_create_write_struct (PNG_LIBPNG_VER_STRING, self, on_error, on_warning);
   if (self->png == NULL || (self->info = png_create_info_struct (self->png)) == NULL)
     {
-      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_FAILED, "out of memory");
+      g_set_error_literal (error, PL_ERROR, PL_ERROR_TOO_LARGE, "out of memory");
       pl_png_writer_free (self);
       return NULL;
     }

@@ -254,7 +254,7 @@ read_rope (PlModel    *self,
            JsonObject *config,
            const char *dir)
 {
-  PlDecoderSpec *d = &self->decoder;
+  PlRotaryDecoderSpec *d = &self->decoder;
   PlRopeSpec *rope = &d->rope;
   PlFamily family = self->desc->family;
   double partial;
@@ -358,7 +358,7 @@ read_attention_scores (PlModel    *self,
                        JsonObject *config,
                        const char *dir)
 {
-  PlDecoderSpec *d = &self->decoder;
+  PlRotaryDecoderSpec *d = &self->decoder;
   double scalar;
 
   d->attention_scale = d->head_dim > 0 ? 1.0 / sqrt ((double) d->head_dim) : 0;
@@ -390,7 +390,7 @@ read_experts (PlModel    *self,
               JsonObject *config,
               const char *dir)
 {
-  PlDecoderSpec *d = &self->decoder;
+  PlRotaryDecoderSpec *d = &self->decoder;
   JsonNode *dense = member (config, "mlp_only_layers");
   gint64 experts = int_or (config, "num_experts", 128);
   gint64 top = int_or (config, "num_experts_per_tok", 8);
@@ -454,7 +454,7 @@ pl_model_read_decoder_config (PlModel *self)
   JsonObject *config = pl_model_get_family_config (self);
   const char *path = pl_checkpoint_get_path (self->checkpoint);
   g_autofree char *dir = g_path_get_dirname (path);
-  PlDecoderSpec *d = &self->decoder;
+  PlRotaryDecoderSpec *d = &self->decoder;
   PlFamily family = self->desc->family;
   gboolean neox = family == PL_FAMILY_GPT_NEOX;
   const Defaults *def = &defaults[0];
@@ -563,8 +563,8 @@ pl_model_read_decoder_config (PlModel *self)
     read_rope (self, config, dir);
 }
 
-const PlDecoderSpec *
-pl_model_get_decoder (PlModel *self)
+const PlRotaryDecoderSpec *
+pl_model_get_rotary_decoder (PlModel *self)
 {
   g_return_val_if_fail (PL_IS_MODEL (self), NULL);
   return self->desc->rotary ? &self->decoder : NULL;

@@ -438,10 +438,10 @@ pl_family_config_model_type (PlCheckpoint *checkpoint)
 }
 
 static gboolean
-has (GHashTable *normalized,
-     const char *prefix,
-     const char *middle,
-     const char *role)
+has_tensor (GHashTable *normalized,
+            const char *prefix,
+            const char *middle,
+            const char *role)
 {
   g_autofree char *name = g_strconcat (prefix, middle ? middle : "", role, NULL);
 
@@ -461,9 +461,9 @@ pick_bert_like (PlCheckpoint *checkpoint,
   const char *last;
   char *dot;
 
-  if (has (normalized, prefix, "transformer.layer.0.", "attention.q_lin.weight"))
+  if (has_tensor (normalized, prefix, "transformer.layer.0.", "attention.q_lin.weight"))
     return pl_family_desc (PL_FAMILY_DISTILBERT);
-  if (has (normalized, prefix, "encoder.albert_layer_groups.0.albert_layers.0.", "attention.query.weight"))
+  if (has_tensor (normalized, prefix, "encoder.albert_layer_groups.0.albert_layers.0.", "attention.query.weight"))
     return pl_family_desc (PL_FAMILY_ALBERT);
 
   if (model_type != NULL)
@@ -590,7 +590,7 @@ pl_family_recognise_rotary (PlCheckpoint        *checkpoint,
         continue;
       query = g_strconcat (d->layer_list, "0.", d->roles[PL_WEIGHT_Q_WEIGHT], NULL);
       if (!pl_family_find_suffix (normalized, query, &found) ||
-          !has (normalized, found, NULL, d->roles[PL_WEIGHT_TOKEN_EMBEDDING]))
+          !has_tensor (normalized, found, NULL, d->roles[PL_WEIGHT_TOKEN_EMBEDDING]))
         continue;
       *desc = d;
       *prefix = g_steal_pointer (&found);

@@ -291,7 +291,7 @@ run_helper (const char    *helper_path,
   if (g_subprocess_get_if_signaled (process))
     {
       g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT,
-                   _("%s is damaged: reading it crashed the HDF5 library (%s)"),
+                   _("%s is damaged: reading it crashed the process that checks it (%s)"),
                    path, g_strsignal (g_subprocess_get_term_sig (process)));
       return FALSE;
     }

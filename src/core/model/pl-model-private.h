@@ -31,7 +31,7 @@ typedef struct
   guint        first_position;    /* rows before the first real position */
   double       fixed_eps;         /* set by the architecture's code, not its config; 0 if configured */
   /* Rotary-position decoders: no position table, RoPE in attention,
-   * PlDecoderSpec read from config.json (pl-model-decoder.c). */
+   * PlRotaryDecoderSpec read from config.json (pl-model-decoder.c). */
   gboolean     rotary;
   PlNormKind   norm;
   gboolean     gated_mlp;
@@ -181,7 +181,7 @@ struct _PlModel
 
   /* rotary-position decoders */
   guint                max_positions;  /* max_position_embeddings */
-  PlDecoderSpec        decoder;
+  PlRotaryDecoderSpec        decoder;
   guint               *layer_windows;  /* decoder.layer_windows' storage */
   float               *rope_factors;   /* decoder.rope.freq_factors' storage */
 
@@ -290,11 +290,6 @@ guint               pl_model_count_layers     (PlModel            *self);
 /* Heads, epsilon, activation, special ids from config.json, and what is
  * missing for running the model. */
 void                pl_model_read_config      (PlModel            *self);
-/* The embedding tables and LayerNorm all as wide as the embedding size, and
- * when that differs from the hidden size, an embedding projection of the
- * right shape; otherwise an error naming the file and the tensor. */
-gboolean            pl_model_check_embeddings (PlModel            *self,
-                                               GError            **error);
 /* config.json, or its section for this family's tower (CLIP's
  * vision_config) when it has one; NULL without a config.json. */
 JsonObject         *pl_model_get_family_config (PlModel          *self);

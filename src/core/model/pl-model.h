@@ -185,7 +185,7 @@ typedef struct
   guint          n_experts_per_token;
   guint          expert_ffn;
   gboolean       norm_topk;
-} PlDecoderSpec;
+} PlRotaryDecoderSpec;
 
 #define PL_TYPE_MODEL (pl_model_get_type ())
 
@@ -330,8 +330,17 @@ char          *pl_model_describe_relative_row (PlModel    *self,
                                               guint        row);
 guint          pl_model_get_relative_zero_row (PlModel    *self);
 
-/* A rotary-position decoder's description, or NULL for other models. */
-const PlDecoderSpec *pl_model_get_decoder    (PlModel     *self);
+/* The embedding tables and LayerNorm all as wide as the embedding size, and
+ * when that differs from the hidden size, an embedding projection of the
+ * right shape; otherwise an error naming the file and the tensor (checked
+ * before the forward pass reads them). */
+gboolean       pl_model_check_embeddings     (PlModel     *self,
+                                              GError     **error);
+
+/* How a rotary-position decoder (Llama, Mistral, Qwen2, Gemma, Phi-3,
+ * GPT-NeoX) is built: its heads, norms, MLP and RoPE; NULL for models
+ * without rotary embeddings (GPT-2 and OPT are decoders with a table). */
+const PlRotaryDecoderSpec *pl_model_get_rotary_decoder (PlModel *self);
 
 /* The rows that are real positions, float32, [n_positions, hidden]. */
 PlMatrix      *pl_model_read_positions       (PlModel     *self,

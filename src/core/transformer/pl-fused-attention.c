@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "pl-cpu.h"
 #include "pl-fused-attention.h"
 
 /* One head: its queries (times the scale), keys (as Kᵀ in panels of PANEL
@@ -14,7 +15,7 @@
  * in 16 registers), divided by each row's sum as it is stored; kept
  * probabilities are the strip's rows divided by their sums, written out
  * beside, so keeping them changes no context. Against
- * pl-decoder-attention.c's SGEMMs, nothing is packed again per block, and
+ * pl-attention-heads.c's SGEMMs, nothing is packed again per block, and
  * the softmax makes two passes over a strip in L1 instead of three over a
  * block in L2. The scores are (scale · q) · k, not scale · (q · k): they
  * differ by a float rounding. */
@@ -41,37 +42,22 @@ pl_fused_attention_force_plain (gboolean plain)
 /* keys per panel of Kᵀ: two vectors */
 #define PANEL 32
 
-static gboolean
-avx512_usable (void)
-{
-  static gsize usable = 0;
-
-  if (g_once_init_enter (&usable))
-    {
-      /* libgcc checks that the OS saves the AVX-512 registers too */
-      __builtin_cpu_init ();
-      g_once_init_leave (&usable, __builtin_cpu_supports ("avx512f") &&
-                                  g_getenv ("POSLENS_DISABLE_SIMD") == NULL ? 2 : 1);
-    }
-  return usable == 2;
-}
-
 gboolean
-pl_fused_attention_usable (const PlDecoderAttention *job)
+pl_fused_attention_usable (const PlAttentionHeads *job)
 {
   /* capped scores (Gemma 2) and added biases (T5, ALiBi, DeBERTa) take the plain path */
   return job->head_dim > 0 && job->head_dim % 16 == 0 && job->softcap == 0 && job->add_bias == NULL &&
-         !g_atomic_int_get (&force_plain) && avx512_usable ();
+         !g_atomic_int_get (&force_plain) && pl_cpu_has_avx512f ();
 }
 
 static gsize
-n_panels (const PlDecoderAttention *job)
+n_panels (const PlAttentionHeads *job)
 {
   return (job->n_tokens + PANEL - 1) / PANEL;
 }
 
 gsize
-pl_fused_attention_scratch_size (const PlDecoderAttention *job)
+pl_fused_attention_scratch_size (const PlAttentionHeads *job)
 {
   gsize width = n_panels (job) * PANEL, d = job->head_dim;
 
@@ -242,7 +228,7 @@ context_columns (const float *s,
 #define AHEAD 6
 
 static void
-pack_head (const PlDecoderAttention *job,
+pack_head (const PlAttentionHeads *job,
            const float              *q,
            const float              *k,
            const float              *v,
@@ -280,7 +266,7 @@ pack_head (const PlDecoderAttention *job,
 /* The block's probabilities (the strip's rows times their INV) into the
  * kept [heads × T, T], zero where a query sees no key. */
 static void
-keep_probabilities (const PlDecoderAttention *job,
+keep_probabilities (const PlAttentionHeads *job,
                     gsize                     head,
                     gsize                     i0,
                     gsize                     n_rows,
@@ -309,7 +295,7 @@ keep_probabilities (const PlDecoderAttention *job,
 }
 
 void
-pl_fused_attention_head (const PlDecoderAttention *job,
+pl_fused_attention_head (const PlAttentionHeads *job,
                          gsize                     head,
                          float                    *scratch)
 {
@@ -327,8 +313,8 @@ pl_fused_attention_head (const PlDecoderAttention *job,
   for (gsize i0 = 0; i0 < t; i0 += ROWS)
     {
       gsize n_rows = MIN (ROWS, t - i0);
-      gsize j0 = pl_decoder_attention_first_key (job, i0);
-      gsize j1 = pl_decoder_attention_end_key (job, i0 + n_rows - 1);
+      gsize j0 = pl_attention_heads_first_key (job, i0);
+      gsize j1 = pl_attention_heads_end_key (job, i0 + n_rows - 1);
       gsize p0 = j0 / PANEL, p1 = (j1 + PANEL - 1) / PANEL, jbase = p0 * PANEL, n = (p1 - p0) * PANEL;
       float *out = job->ctx + i0 * q_cols + head * d;
 
@@ -336,8 +322,8 @@ pl_fused_attention_head (const PlDecoderAttention *job,
       for (gsize r = 0; r < ROWS; r++)
         {
           if (r < n_rows)
-            inv[r] = softmax_row (s + r * width, pl_decoder_attention_first_key (job, i0 + r) - jbase,
-                                  pl_decoder_attention_end_key (job, i0 + r) - jbase, n);
+            inv[r] = softmax_row (s + r * width, pl_attention_heads_first_key (job, i0 + r) - jbase,
+                                  pl_attention_heads_end_key (job, i0 + r) - jbase, n);
           else
             {
               memset (s + r * width, 0, n * sizeof (float));
@@ -361,19 +347,19 @@ pl_fused_attention_head (const PlDecoderAttention *job,
 #else
 
 gboolean
-pl_fused_attention_usable (const PlDecoderAttention *job)
+pl_fused_attention_usable (const PlAttentionHeads *job)
 {
   return FALSE;
 }
 
 gsize
-pl_fused_attention_scratch_size (const PlDecoderAttention *job)
+pl_fused_attention_scratch_size (const PlAttentionHeads *job)
 {
   return 0;
 }
 
 void
-pl_fused_attention_head (const PlDecoderAttention *job,
+pl_fused_attention_head (const PlAttentionHeads *job,
                          gsize                     head,
                          float                    *scratch)
 {

@@ -314,7 +314,7 @@ multiply_block (const Job *job,
 }
 
 static gpointer
-work (gpointer data)
+multiply_groups (gpointer data)
 {
   Job *job = data;
   gsize n_panels = job->tiles->n_panels, n_groups = (n_panels + job->group - 1) / job->group;
@@ -372,7 +372,7 @@ pl_linear_amx (const PlMatrix      *x,
                           tiles->n_panels / (2 * threads)),
                      1, tiles->n_panels);
   threads = MIN (threads, (guint) ((tiles->n_panels + job.group - 1) / job.group));
-  pl_executor_split (executor, MAX (threads, 1), work, &job);
+  pl_executor_split (executor, MAX (threads, 1), multiply_groups, &job);
   return TRUE;
 }
 

@@ -68,7 +68,7 @@ pl_rope_sums_add_layer (guint           layer,
                         gpointer        user_data)
 {
   PlRopeSums *s = user_data;
-  const PlDecoderSpec *d = &s->config->decoder;
+  const PlRotaryDecoderSpec *d = &s->config->decoder;
   guint nh = s->config->n_heads, kv = d->n_kv_heads, hd = d->head_dim, half = d->rope.dim / 2;
 
   for (gsize i = 0; i < qkv->rows; i++)
@@ -93,7 +93,7 @@ pl_rope_sums_finish (PlRopeSums *sums,
                      guint       n_sequences)
 {
   const PlTransformerConfig *c = sums->config;
-  const PlDecoderSpec *d = &c->decoder;
+  const PlRotaryDecoderSpec *d = &c->decoder;
   guint half = d->rope.dim / 2;
   g_autofree float *inv_freq = g_new (float, half);
   PlRopeProfile *self = g_new0 (PlRopeProfile, 1);

@@ -174,7 +174,7 @@ multiply_block (const Job *job,
 }
 
 static gpointer
-work (gpointer data)
+multiply_groups (gpointer data)
 {
   Job *job = data;
   gsize n_groups = (job->n_panels + job->group - 1) / job->group;
@@ -228,7 +228,7 @@ pl_stored_gemm_amx (const PlMatrix       *x,
   job.group = CLAMP (MIN (GROUP_BYTES / (32 * job.kp * sizeof (guint16)), job.n_panels / (4 * threads)),
                      1, job.n_panels);
   threads = MIN (threads, (guint) ((job.n_panels + job.group - 1) / job.group));
-  pl_executor_split (executor, MAX (threads, 1), work, &job);
+  pl_executor_split (executor, MAX (threads, 1), multiply_groups, &job);
   return TRUE;
 }
 

@@ -191,7 +191,7 @@ load (AlibiNet      *net,
 }
 
 /* BLOOM's fused output, head by head [q_h | k_h | v_h], into the order
- * pl_decoder_attention reads: every query head, then the keys, the values. */
+ * pl_attention_heads reads: every query head, then the keys, the values. */
 static void
 unfuse_heads (const PlMatrix *fused,
               guint           n_heads,

@@ -32,7 +32,7 @@
  *   x = LN(a + output(act(intermediate(a)))). hidden_states[k] is layer k's
  *   output.
  *
- * The position terms enter each head's scores through pl_decoder_attention's
+ * The position terms enter each head's scores through pl_attention_heads's
  * bias hook: per head, C2P = Q Krᵀ and P2C = K Qrᵀ ([T, 2 span] each) are
  * computed once per layer and gathered at r(i, j). */
 
@@ -226,7 +226,7 @@ load (DebertaNet    *net,
 
 /* The position terms of one head, gathered at r(i, j), times the scale. */
 static void
-add_terms (const PlDecoderAttention *job,
+add_terms (const PlAttentionHeads *job,
            gsize                     head,
            gsize                     i0,
            gsize                     n_rows,

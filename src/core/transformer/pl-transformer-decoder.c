@@ -4,7 +4,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "pl-decoder-attention.h"
+#include "pl-attention-heads.h"
 #include "pl-error.h"
 #include "pl-rope.h"
 #include "pl-stored-gemm.h"
@@ -268,7 +268,7 @@ load_norm (PlTransformer       *self,
            PlMatrix           **b_out,
            GError             **error)
 {
-  const PlDecoderSpec *d = &self->config.decoder;
+  const PlRotaryDecoderSpec *d = &self->config.decoder;
   gsize h = self->config.hidden_size;
 
   if (!(*w_out = load_vector (func, data, weight, layer, h, error)))
@@ -309,7 +309,7 @@ load_experts (PlTransformer       *self,
               GCancellable        *cancellable,
               GError             **error)
 {
-  const PlDecoderSpec *d = &self->config.decoder;
+  const PlRotaryDecoderSpec *d = &self->config.decoder;
   PlDecoderLayer *w = &self->decoder_layers[l];
   gsize h = self->config.hidden_size, n = d->n_experts, f = d->expert_ffn;
   g_autoptr(PlStoredMatrix) gates = NULL;
@@ -350,7 +350,7 @@ load_decoder_layer (PlTransformer       *self,
                     GError             **error)
 {
   const PlTransformerConfig *c = &self->config;
-  const PlDecoderSpec *d = &c->decoder;
+  const PlRotaryDecoderSpec *d = &c->decoder;
   PlDecoderLayer *w = &self->decoder_layers[l];
   gsize h = c->hidden_size, f = c->ffn_size;
   gsize q = (gsize) c->n_heads * d->head_dim, kv = (gsize) d->n_kv_heads * d->head_dim;
@@ -394,7 +394,7 @@ static gboolean
 check_config (const PlTransformerConfig  *c,
               GError                    **error)
 {
-  const PlDecoderSpec *d = &c->decoder;
+  const PlRotaryDecoderSpec *d = &c->decoder;
 
   if (c->hidden_size == 0 || c->n_heads == 0 || c->n_layers == 0 || c->ffn_size == 0 ||
       c->vocab_size == 0 || c->n_positions == 0 || d->head_dim == 0 || d->n_kv_heads == 0)
@@ -551,7 +551,7 @@ feed_forward (PlTransformer        *self,
               GError              **error)
 {
   const PlTransformerConfig *c = &self->config;
-  const PlDecoderSpec *d = &c->decoder;
+  const PlRotaryDecoderSpec *d = &c->decoder;
 
   if (w->router_w != NULL)
     {
@@ -591,7 +591,7 @@ pl_transformer_run_decoder (PlTransformer   *self,
                             GError         **error)
 {
   const PlTransformerConfig *c = &self->config;
-  const PlDecoderSpec *d = &c->decoder;
+  const PlRotaryDecoderSpec *d = &c->decoder;
   gsize h = c->hidden_size, f = c->ffn_size, nh = c->n_heads;
   gsize q = nh * d->head_dim, kv = (gsize) d->n_kv_heads * d->head_dim, half = d->rope.dim / 2;
   g_autoptr(PlMatrix) x = NULL;
@@ -607,7 +607,7 @@ pl_transformer_run_decoder (PlTransformer   *self,
   g_autofree float *cos_table = NULL;
   g_autofree float *sin_table = NULL;
   float attention_scaling;
-  PlDecoderAttention job = { 0, };
+  PlAttentionHeads job = { 0, };
 
   if (t > MAX_TOKENS)
     {
@@ -696,7 +696,7 @@ pl_transformer_run_decoder (PlTransformer   *self,
         qkv_func (l, qkv, qkv_data);
       job.window = self->layer_windows ? self->layer_windows[l] : 0;
       job.probs = want_attentions ? probs : NULL;
-      if (!pl_decoder_attention (&job, cancellable, error))
+      if (!pl_attention_heads (&job, cancellable, error))
         return FALSE;
 
       /* attn = x + a; the feed-forward reads norm2(x + a), or with GPT-NeoX's

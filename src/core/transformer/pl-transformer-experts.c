@@ -20,7 +20,7 @@ pl_decoder_run_experts (PlTransformer        *self,
                         GError              **error)
 {
   const PlTransformerConfig *c = &self->config;
-  const PlDecoderSpec *d = &c->decoder;
+  const PlRotaryDecoderSpec *d = &c->decoder;
   gsize t = x->rows, h = x->cols, n = d->n_experts, k = d->n_experts_per_token, f = d->expert_ffn;
   g_autoptr(PlMatrix) probs = NULL;
   g_autofree guint *chosen = g_new (guint, t * k);

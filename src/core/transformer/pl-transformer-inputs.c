@@ -47,13 +47,13 @@ end_id (PlTransformer *self)
 /* Causal models' tokenizers (OPT's, Llama's) put a start id before the text
  * and nothing after it; the others wrap in both ids or in neither. */
 static gboolean
-starts (PlTransformer *self)
+puts_start_id (PlTransformer *self)
 {
   return start_id (self) >= 0 && (end_id (self) >= 0 || self->config.causal);
 }
 
 static gboolean
-ends (PlTransformer *self)
+puts_end_id (PlTransformer *self)
 {
   return start_id (self) >= 0 && end_id (self) >= 0;
 }
@@ -141,8 +141,8 @@ pl_transformer_repeated_ids (PlTransformer *self,
 
   for (guint id = 0; id < self->config.vocab_size && !any; id++)
     any = pl_transformer_is_regular_id (self, id);
-  start = starts (self) && length >= 2;
-  end = ends (self) && length >= 2;
+  start = puts_start_id (self) && length >= 2;
+  end = puts_end_id (self) && length >= 2;
   first = start ? 1 : 0;
   last = end ? length - 1 : length;   /* one past the content */
   ids = new_ids (length);
@@ -175,10 +175,10 @@ pl_transformer_wrap_ids (PlTransformer *self,
   g_return_val_if_fail (PL_IS_TRANSFORMER (self), NULL);
 
   out = g_array_sized_new (FALSE, FALSE, sizeof (int), n_ids + 2);
-  if (starts (self))
+  if (puts_start_id (self))
     g_array_append_vals (out, &(int) { start_id (self) }, 1);
   g_array_append_vals (out, ids, n_ids);
-  if (ends (self))
+  if (puts_end_id (self))
     g_array_append_vals (out, &(int) { end_id (self) }, 1);
   return out;
 }

@@ -3,7 +3,8 @@
 
 #include "pl-attention-stats.h"
 #include "pl-error.h"
-#include "pl-model-private.h"
+#include "pl-model.h"
+#include "pl-model-relpos.h"
 #include "pl-transformer-relpos.h"
 #include "pl-tokenizer.h"
 #include "pl-transformer.h"
@@ -135,10 +136,10 @@ pl_transformer_new (PlModel       *model,
 
   if (pl_model_get_relpos (model) != NULL)
     transformer = pl_transformer_new_relpos (model, cancellable, error);
-  else if (pl_model_get_decoder (model) != NULL)
+  else if (pl_model_get_rotary_decoder (model) != NULL)
     {
       config.rotary = TRUE;
-      config.decoder = *pl_model_get_decoder (model);
+      config.decoder = *pl_model_get_rotary_decoder (model);
       transformer = pl_transformer_new_decoder (&config, model_stored_weight, &reader, cancellable, error);
     }
   else

@@ -133,7 +133,7 @@ pl_relpos_attend (const PlMatrix       *qkv,
                   GCancellable         *cancellable,
                   GError              **error)
 {
-  PlDecoderAttention job = {
+  PlAttentionHeads job = {
     .qkv = qkv->data,
     .stride = qkv->cols,
     .n_tokens = qkv->rows,
@@ -149,11 +149,11 @@ pl_relpos_attend (const PlMatrix       *qkv,
   };
 
   g_assert (qkv->cols == 3 * (gsize) n_heads * head_dim);
-  return pl_decoder_attention (&job, cancellable, error);
+  return pl_attention_heads (&job, cancellable, error);
 }
 
 void
-pl_relpos_offset_bias (const PlDecoderAttention *job,
+pl_relpos_offset_bias (const PlAttentionHeads *job,
                        gsize                     head,
                        gsize                     i0,
                        gsize                     n_rows,

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #pragma once
 
-#include "pl-decoder-attention.h"
+#include "pl-attention-heads.h"
 #include "pl-model.h"
 #include "pl-stored-matrix.h"
 #include "pl-transformer.h"
@@ -83,7 +83,7 @@ gboolean        pl_relpos_attend     (const PlMatrix *qkv,
                                       GError        **error);
 /* An offset bias [heads, 2T − 1] (column (j − i) + T − 1) added to scores:
  * a PlAttentionBiasFunc whose data is the PlMatrix. */
-void            pl_relpos_offset_bias (const PlDecoderAttention *job,
+void            pl_relpos_offset_bias (const PlAttentionHeads *job,
                                        gsize           head,
                                        gsize           i0,
                                        gsize           n_rows,

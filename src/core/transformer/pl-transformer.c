@@ -4,7 +4,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "pl-decoder-attention.h"
+#include "pl-attention-heads.h"
 #include "pl-error.h"
 #include "pl-linear.h"
 #include "pl-transformer.h"
@@ -470,7 +470,7 @@ attention (PlTransformer  *self,
 {
   const PlTransformerConfig *c = &self->config;
   guint d = c->hidden_size / c->n_heads;
-  PlDecoderAttention job = {
+  PlAttentionHeads job = {
     .qkv = qkv->data,
     .stride = qkv->cols,
     .n_tokens = qkv->rows,
@@ -483,7 +483,7 @@ attention (PlTransformer  *self,
     .bidirectional = !c->causal,
   };
 
-  return pl_decoder_attention (&job, cancellable, error);
+  return pl_attention_heads (&job, cancellable, error);
 }
 
 gboolean

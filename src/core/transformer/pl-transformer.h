@@ -41,7 +41,7 @@ typedef struct
    * which inputs may exceed as in Hugging Face. The transformer keeps its own
    * copy of decoder.layer_windows. */
   gboolean      rotary;
-  PlDecoderSpec decoder;
+  PlRotaryDecoderSpec decoder;
 } PlTransformerConfig;
 
 /* Returns the weight by role, linear weights [in, out], biases 1 × n. Used to

@@ -18,14 +18,14 @@ G_BEGIN_DECLS
  * every key (an encoder's attention; WINDOW is 0 then). SOFTCAP (Gemma 2):
  * each visible score s becomes softcap · tanh(s / softcap) before the
  * softmax; 0 leaves them. */
-typedef struct _PlDecoderAttention PlDecoderAttention;
+typedef struct _PlAttentionHeads PlAttentionHeads;
 
 /* Adds to head HEAD's scores of queries I0 … I0 + N_ROWS − 1 against keys
  * J0 … J0 + N_KEYS − 1, SCORES[r · LD + c] for query I0 + r and key J0 + c,
  * after they are scaled and before the softmax: a position bias (T5's,
  * ALiBi's) or DeBERTa's relative terms. Keys a causal query does not see
  * may be among them: their scores are dropped whatever is added. */
-typedef void (*PlAttentionBiasFunc) (const PlDecoderAttention *job,
+typedef void (*PlAttentionBiasFunc) (const PlAttentionHeads *job,
                                      gsize                     head,
                                      gsize                     i0,
                                      gsize                     n_rows,
@@ -34,7 +34,7 @@ typedef void (*PlAttentionBiasFunc) (const PlDecoderAttention *job,
                                      float                    *scores,
                                      gsize                     ld);
 
-struct _PlDecoderAttention
+struct _PlAttentionHeads
 {
   const float *qkv;        /* [T, q + 2 kv]: all query heads, then key heads, then value heads */
   gsize        stride;     /* floats between rows of QKV */
@@ -54,25 +54,25 @@ struct _PlDecoderAttention
 
 /* The first key query I sees. */
 static inline gsize
-pl_decoder_attention_first_key (const PlDecoderAttention *job,
-                                gsize                     i)
+pl_attention_heads_first_key (const PlAttentionHeads *job,
+                              gsize                   i)
 {
   return job->window > 0 && i + 1 > job->window ? i + 1 - job->window : 0;
 }
 
 /* One past the last key query I sees. */
 static inline gsize
-pl_decoder_attention_end_key (const PlDecoderAttention *job,
-                              gsize                     i)
+pl_attention_heads_end_key (const PlAttentionHeads *job,
+                            gsize                   i)
 {
   return job->bidirectional ? job->n_tokens : i + 1;
 }
 
 /* The heads split over the executor's threads, each in blocks of queries
- * by OpenBLAS's SGEMM over the keys they see (pl-decoder-attention.c), or
+ * by OpenBLAS's SGEMM over the keys they see (pl-attention-heads.c), or
  * fused where the processor allows (pl-fused-attention.c). */
-gboolean pl_decoder_attention (const PlDecoderAttention *job,
-                               GCancellable             *cancellable,
-                               GError                  **error);
+gboolean pl_attention_heads (const PlAttentionHeads  *job,
+                             GCancellable            *cancellable,
+                             GError                 **error);
 
 G_END_DECLS

@@ -5,7 +5,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "pl-decoder-attention.h"
+#include "pl-attention-heads.h"
 #include "pl-executor.h"
 #include "pl-fused-attention.h"
 #include "pl-transformer-kernels.h"
@@ -22,7 +22,7 @@
  * float32), zero elsewhere: P holds the rows of queries FIRST_ROW …
  * FIRST_ROW + N_ROWS − 1, T apart. */
 static void
-softmax_rows (const PlDecoderAttention *job,
+softmax_rows (const PlAttentionHeads *job,
               float                    *p,
               gsize                     first_row,
               gsize                     n_rows)
@@ -32,12 +32,12 @@ softmax_rows (const PlDecoderAttention *job,
   for (gsize r = 0; r < n_rows; r++)
     {
       float *row = p + r * t;
-      gsize i = first_row + r, first = pl_decoder_attention_first_key (job, i);
+      gsize i = first_row + r, first = pl_attention_heads_first_key (job, i);
 
       if (job->softcap > 0)
-        for (gsize j = first; j < pl_decoder_attention_end_key (job, i); j++)
+        for (gsize j = first; j < pl_attention_heads_end_key (job, i); j++)
           row[j] = tanhf (row[j] / job->softcap) * job->softcap;
-      pl_kernel_softmax_row (row + first, pl_decoder_attention_end_key (job, i) - first, t - first);
+      pl_kernel_softmax_row (row + first, pl_attention_heads_end_key (job, i) - first, t - first);
       if (first > 0)
         memset (row, 0, first * sizeof (float));
     }
@@ -46,7 +46,7 @@ softmax_rows (const PlDecoderAttention *job,
 /* One head's attention: its probabilities into the kept [heads × T, T] or
  * a block at a time into SCRATCH, its context into CTX's columns. */
 static void
-run_head (const PlDecoderAttention *job,
+run_head (const PlAttentionHeads *job,
           gsize                     head,
           float                    *scratch)
 {
@@ -59,7 +59,7 @@ run_head (const PlDecoderAttention *job,
   for (gsize i0 = 0; i0 < t; i0 += QUERY_BLOCK)
     {
       gsize rows = MIN (QUERY_BLOCK, t - i0);
-      gsize j0 = pl_decoder_attention_first_key (job, i0), j1 = pl_decoder_attention_end_key (job, i0 + rows - 1);
+      gsize j0 = pl_attention_heads_first_key (job, i0), j1 = pl_attention_heads_end_key (job, i0 + rows - 1);
       float *p = job->probs ? job->probs->data + (head * t + i0) * t : scratch;
 
       cblas_sgemm (CblasRowMajor, CblasNoTrans, CblasTrans, rows, j1 - j0, hd,
@@ -81,17 +81,17 @@ run_head (const PlDecoderAttention *job,
  * plain path. */
 typedef struct
 {
-  const PlDecoderAttention *job;
+  const PlAttentionHeads *job;
   GCancellable             *cancellable;
   gint                      next_head;
   gint                      cancelled;
 } Team;
 
 static gpointer
-work (gpointer data)
+run_heads (gpointer data)
 {
   Team *team = data;
-  const PlDecoderAttention *job = team->job;
+  const PlAttentionHeads *job = team->job;
   gsize t = job->n_tokens;
   gboolean fused = pl_fused_attention_usable (job);
   g_autofree float *scratch = fused ? g_new (float, pl_fused_attention_scratch_size (job))
@@ -117,7 +117,7 @@ work (gpointer data)
 }
 
 gboolean
-pl_decoder_attention (const PlDecoderAttention  *job,
+pl_attention_heads (const PlAttentionHeads  *job,
                       GCancellable              *cancellable,
                       GError                   **error)
 {
@@ -125,6 +125,6 @@ pl_decoder_attention (const PlDecoderAttention  *job,
   Team team = { job, cancellable, 0, 0 };
 
   g_assert (!job->bidirectional || job->window == 0);
-  pl_executor_split (executor, MAX (MIN (pl_executor_get_n_threads (executor), job->n_heads), 1), work, &team);
+  pl_executor_split (executor, MAX (MIN (pl_executor_get_n_threads (executor), job->n_heads), 1), run_heads, &team);
   return !g_cancellable_set_error_if_cancelled (cancellable, error);
 }
