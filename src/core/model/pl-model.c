@@ -471,22 +471,19 @@ open_checkpoint (PlCheckpoint  *checkpoint,
     }
   else
     {
-      recognised = pl_family_recognise_vision (self->checkpoint, self->normalized, &desc, &self->prefix, &table) ||
+      recognised = pl_family_recognise_vision (self->checkpoint, self->normalized, &desc, &self->prefix, &table);
+      /* T5, BLOOM, MPT, DeBERTa, the encoder–decoders and CLIP's text tower
+       * before the others: BART's and Whisper's tables end as OPT's does. */
+      if (!recognised && pl_family_recognise_relpos (self->checkpoint, self->normalized, &desc, &self->prefix))
+        {
+          g_autofree char *prefix = g_strdup (self->prefix);
+
+          return pl_model_open_relpos (g_steal_pointer (&self), desc, prefix, dataset, error);
+        }
+      recognised = recognised ||
                    pl_family_recognise (self->checkpoint, self->normalized, &desc, &self->prefix, &table);
       rotary = !recognised && pl_family_recognise_rotary (self->checkpoint, self->normalized, &desc, &self->prefix);
     }
-  recognised = pl_family_recognise_vision (self->checkpoint, self->normalized, &desc, &self->prefix, &table);
-  /* T5, BLOOM, MPT, DeBERTa, the encoder–decoders and CLIP's text tower
-   * before the others: BART's and Whisper's tables end as OPT's does. */
-  if (!recognised && pl_family_recognise_relpos (self->checkpoint, self->normalized, &desc, &self->prefix))
-    {
-      g_autofree char *prefix = g_strdup (self->prefix);
-
-      return pl_model_open_relpos (g_steal_pointer (&self), desc, prefix, dataset, error);
-    }
-  recognised = recognised ||
-               pl_family_recognise (self->checkpoint, self->normalized, &desc, &self->prefix, &table);
-  rotary = !recognised && pl_family_recognise_rotary (self->checkpoint, self->normalized, &desc, &self->prefix);
 
   /* A dataset other than the model's own position table is a plain table;
    * naming the model's own keeps what is known about its rows. */
