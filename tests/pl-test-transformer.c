@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "pl-stored-gemm.h"
 #include "pl-test-transformer.h"
 #include "pl-test-util.h"
 
@@ -212,4 +213,20 @@ pl_test_transformer_check_reference (PlTransformer *t,
   g_autofree char *file = pl_test_fixture (name, "reference.h5", NULL);
 
   pl_test_transformer_compare (t, file, "/hf", probes, name);
+}
+
+char *
+pl_test_rope_reference (const char *name,
+                        const char *reference)
+{
+  g_autofree char *path = pl_test_fixture ("rope", name, NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PlModel) model = pl_model_open (path, NULL, NULL, &error);
+  g_autoptr(PlStoredMatrix) q = NULL;
+
+  g_assert_no_error (error);
+  q = pl_model_read_stored_weight (model, PL_WEIGHT_Q_WEIGHT, 0, &error);
+  g_assert_no_error (error);
+  return pl_test_fixture ("rope", reference,
+                          pl_stored_gemm_rounds_activations (q) ? "reference-bf16.h5" : "reference.h5", NULL);
 }

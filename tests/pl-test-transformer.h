@@ -41,6 +41,12 @@ void           pl_test_transformer_compare (PlTransformer      *t,
 /* Both probes of fixture NAME's reference.h5, as above. */
 void           pl_test_transformer_check_reference (PlTransformer *t,
                                                     const char    *name);
+/* tests/fixtures/rope/REFERENCE's reference for what fixture NAME's forward
+ * pass computes here: reference-bf16.h5 (every linear layer's input rounded
+ * to BF16) where its BF16 weights are multiplied with BF16 dot products
+ * (pl_stored_gemm_rounds_activations), else reference.h5. */
+char          *pl_test_rope_reference (const char *name,
+                                       const char *reference);
 /* GROUP/PROBE/input_ids of a reference file, as a GArray of int. */
 GArray        *pl_test_reference_ids (const char *file,
                                       const char *group,

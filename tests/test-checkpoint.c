@@ -496,6 +496,96 @@ test_safetensors_header_layouts (void)
   pl_test_rmtree (dir);
 }
 
+/* safetensors weights are used in place, from the file mapped read-only,
+ * where their bytes allow it (aligned to their element size), and read
+ * otherwise: the same values either way, and a view outlives the
+ * checkpoint that made it. */
+static void
+test_stored_in_place (void)
+{
+  /* the header padded to 304 bytes, so the data starts at byte 312: BF16
+   * 2 × 3 at 0, F32 1 × 2 at 12, F16 3 at 20, F32 2 at 26 (not aligned to
+   * 4: read), BF16 at 34 */
+  static const char header[] =
+    "{\"bf16\":{\"dtype\":\"BF16\",\"shape\":[2,3],\"data_offsets\":[0,12]},"
+    "\"f32\":{\"dtype\":\"F32\",\"shape\":[1,2],\"data_offsets\":[12,20]},"
+    "\"f16\":{\"dtype\":\"F16\",\"shape\":[3],\"data_offsets\":[20,26]},"
+    "\"f32-odd\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[26,34]},"
+    "\"bf16-last\":{\"dtype\":\"BF16\",\"shape\":[1],\"data_offsets\":[34,36]}}  ";
+  static const struct { const char *name; gboolean view; float values[6]; } expected[] = {
+    { "bf16", TRUE, { 1.0f, -2.0f, 0.5f, 3.0f, -0.25f, 8.0f } },
+    { "f32", TRUE, { 1.1f, -7.3f } },
+    { "f16", TRUE, { 0.5f, -1.5f, 2.0f } },
+    { "f32-odd", FALSE, { 3.3f, -0.1f } },
+    { "bf16-last", TRUE, { -4.0f } },
+  };
+  guint8 data[36];
+  g_autofree char *dir = pl_test_tmpdir ();
+  g_autofree char *path = g_build_filename (dir, "in-place.safetensors", NULL);
+  g_autoptr(GByteArray) file = g_byte_array_new ();
+  g_autoptr(PlCheckpoint) checkpoint = NULL;
+  g_autoptr(GPtrArray) kept = g_ptr_array_new_with_free_func ((GDestroyNotify) pl_stored_matrix_unref);
+  g_autoptr(GError) error = NULL;
+  guint64 header_len = GUINT64_TO_LE (sizeof header - 1);
+  guint16 halves[3] = { GUINT16_TO_LE (0x3800), GUINT16_TO_LE (0xbe00), GUINT16_TO_LE (0x4000) };
+  gsize at = 0;
+
+  for (guint i = 0; i < G_N_ELEMENTS (expected); i++)
+    for (guint j = 0; j < (i == 0 ? 6 : i == 2 ? 3 : i == 4 ? 1 : 2); j++)
+      {
+        float v = expected[i].values[j];
+        guint32 bits;
+
+        memcpy (&bits, &v, 4);
+        bits = GUINT32_TO_LE (bits);
+        if (i == 0 || i == 4)
+          {
+            guint16 b = GUINT16_TO_LE ((guint16) (GUINT32_FROM_LE (bits) >> 16));
+
+            memcpy (data + at, &b, 2);
+            at += 2;
+          }
+        else if (i == 2)
+          {
+            memcpy (data + at, &halves[j], 2);
+            at += 2;
+          }
+        else
+          {
+            memcpy (data + at, &bits, 4);
+            at += 4;
+          }
+      }
+  g_assert_cmpuint (at, ==, sizeof data);
+  g_assert_cmpuint ((8 + sizeof header - 1) % 8, ==, 0);
+  g_byte_array_append (file, (const guint8 *) &header_len, 8);
+  g_byte_array_append (file, (const guint8 *) header, sizeof header - 1);
+  g_byte_array_append (file, data, sizeof data);
+  g_assert_true (g_file_set_contents (path, (const char *) file->data, file->len, NULL));
+
+  checkpoint = pl_checkpoint_open (path, &error);
+  g_assert_no_error (error);
+  for (guint i = 0; i < G_N_ELEMENTS (expected); i++)
+    {
+      PlStoredMatrix *m = pl_checkpoint_read_stored (checkpoint, expected[i].name, &error);
+
+      g_assert_no_error (error);
+      g_assert_cmpint (pl_stored_matrix_is_borrowed (m), ==, expected[i].view);
+      g_ptr_array_add (kept, m);
+    }
+  g_clear_object (&checkpoint);
+  for (guint i = 0; i < G_N_ELEMENTS (expected); i++)
+    {
+      PlStoredMatrix *m = kept->pdata[i];
+      float got[6];
+
+      pl_stored_matrix_to_float (m, 0, m->rows, got);
+      for (gsize j = 0; j < m->rows * m->cols; j++)
+        g_assert_cmpfloat (got[j], ==, expected[i].values[j]);
+    }
+  pl_test_rmtree (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -517,6 +607,7 @@ main (int   argc,
   g_test_add_func ("/pl/checkpoint/threads", test_threads);
   g_test_add_func ("/pl/checkpoint/rank3", test_rank3);
   g_test_add_func ("/pl/checkpoint/safetensors-header-layouts", test_safetensors_header_layouts);
+  g_test_add_func ("/pl/checkpoint/stored-in-place", test_stored_in_place);
 
   return g_test_run ();
 }

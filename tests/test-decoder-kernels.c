@@ -12,8 +12,16 @@
 #include "pl-test-util.h"
 
 /* The kernels the decoders' layers run: the GEMM on weights kept as stored
- * (F32, F16, BF16) against the product in double, its tuned path against
- * the plain one, and the attention against its definition in double. */
+ * (F32, F16, BF16) against the product in double, its tuned paths against
+ * the plain one, and the attention against its definition in double.
+ *
+ * Where BF16 weights are multiplied with AVX-512 BF16 dot products, the
+ * activations are rounded to BF16 first (to nearest; BF16 keeps 8 bits):
+ * each x moves by at most 2⁻⁸ |x|, so each result by at most 2⁻⁸ Σ|x·w|
+ * plus float32's summation error (below 2⁻²³ K Σ|x·w| for these K): the
+ * bound the tests hold it to against double, in units of Σ|x·w|. */
+
+#define BF16_BOUND (1.0 / 256 + 2.5e-4)
 
 /* The stored-precision GEMM against float64 sums, for each precision. */
 static void
@@ -57,11 +65,15 @@ test_stored_gemm (void)
       for (gsize r = 0; r < t; r++)
         for (gsize c = 0; c < n; c++)
           {
-            double sum = bias->data[c] + res->data[r * n + c];
+            double sum = bias->data[c] + res->data[r * n + c], size = 0;
 
             for (gsize i = 0; i < k; i++)
-              sum += (double) x->data[r * k + i] * wf->data[c * k + i];
-            g_assert_cmpfloat (fabs (out->data[r * n + c] - sum), <, 1e-4);
+              {
+                sum += (double) x->data[r * k + i] * wf->data[c * k + i];
+                size += fabs ((double) x->data[r * k + i] * wf->data[c * k + i]);
+              }
+            g_assert_cmpfloat (fabs (out->data[r * n + c] - sum), <,
+                               1e-4 + (pl_stored_gemm_rounds_activations (w) ? BF16_BOUND * size : 0));
           }
     }
 }
@@ -72,25 +84,43 @@ noise (gsize i)
   return (float) sin (0.731 * i + 0.2 * (i % 7)) * (1.0f + (float) (i % 5) / 4.0f);
 }
 
-/* The tuned GEMM (AMX tiles for BF16 weights where the processor has them)
- * against the plain one, on shapes no kernel block divides and one of many
- * panels (grouped, several 32-row blocks of activations). */
+/* |x|·|w| summed for OUT's element R, C: the scale of its rounding. */
+static double
+product_size (const PlMatrix *x,
+              const PlMatrix *wf,
+              gsize           r,
+              gsize           c)
+{
+  double size = 0;
+
+  for (gsize i = 0; i < x->cols; i++)
+    size += fabs ((double) pl_matrix_get (x, r, i) * pl_matrix_get (wf, c, i));
+  return size;
+}
+
+/* The tuned GEMM (AMX tiles for BF16 weights where the processor has them,
+ * else AVX-512 BF16 dot products) against the plain one and against
+ * double, on shapes no kernel block divides (rows of X and of W, and K, past
+ * a whole number of tiles and of 32-element steps) and one of many panels
+ * (grouped, several 32-row blocks of activations); with a bias. */
 static void
 test_tuned_gemm (void)
 {
   static const gsize shapes[][3] = { { 45, 70, 96 }, { 33, 50, 64 }, { 3, 17, 40 }, { 64, 64, 2048 },
-                                     { 100, 1000, 72 } };
+                                     { 100, 1000, 72 }, { 1, 1, 1 }, { 2, 9, 31 }, { 4, 7, 33 },
+                                     { 7, 24, 2053 } };
 
   for (guint s = 0; s < G_N_ELEMENTS (shapes); s++)
     {
       gsize t = shapes[s][0], n = shapes[s][1], k = shapes[s][2];
       g_autoptr(PlStoredMatrix) w = pl_stored_matrix_try_new (PL_STORED_BF16, n, k, NULL);
       g_autoptr(PlStoredMatrix) tiles = NULL;
+      g_autoptr(PlMatrix) wf = NULL;
       g_autoptr(PlMatrix) x = pl_matrix_new (t, k);
       g_autoptr(PlMatrix) bias = pl_matrix_new (1, n);
       g_autoptr(PlMatrix) tuned = pl_matrix_new (t, n);
       g_autoptr(PlMatrix) plain = pl_matrix_new (t, n);
-      double worst = 0, scale = 0;
+      double worst = 0, scale = 0, worst_exact = 0, worst_plain = 0;
 
       for (gsize i = 0; i < n * k; i++)
         {
@@ -100,6 +130,7 @@ test_tuned_gemm (void)
           memcpy (&bits, &v, 4);
           ((guint16 *) w->data)[i] = bits >> 16;
         }
+      wf = pl_stored_matrix_to_matrix (w, NULL);
       for (gsize i = 0; i < t * k; i++)
         x->data[i] = noise (7 * i + 1);
       for (gsize j = 0; j < n; j++)
@@ -108,7 +139,6 @@ test_tuned_gemm (void)
       tiles = pl_stored_gemm_prepare (w, NULL, NULL);
       if (pl_cpu_has_amx_bf16 ())
         {
-          g_autoptr(PlMatrix) wf = pl_stored_matrix_to_matrix (w, NULL);
           g_autoptr(PlMatrix) unpacked = pl_stored_matrix_to_matrix (tiles, NULL);
           g_autoptr(PlMatrix) plain_tiles = pl_matrix_new (t, n);
 
@@ -124,9 +154,74 @@ test_tuned_gemm (void)
       pl_stored_gemm_plain (x, w, bias, NULL, plain);
       worst = pl_test_max_abs_diff (tuned, plain);
       scale = pl_test_max_abs (plain);
-      g_test_message ("%" G_GSIZE_FORMAT "×%" G_GSIZE_FORMAT "×%" G_GSIZE_FORMAT ": tuned − plain %.2g of %.2g",
-                      t, n, k, worst, scale);
-      g_assert_cmpfloat (worst, <, 2e-6 * scale);
+      for (gsize r = 0; r < t; r++)
+        for (gsize c = 0; c < n; c++)
+          {
+            double exact = bias->data[c], size = product_size (x, wf, r, c);
+
+            for (gsize i = 0; i < k; i++)
+              exact += (double) pl_matrix_get (x, r, i) * pl_matrix_get (wf, c, i);
+            worst_exact = MAX (worst_exact, fabs (pl_matrix_get (tuned, r, c) - exact) / size);
+            worst_plain = MAX (worst_plain, fabs (pl_matrix_get (tuned, r, c) - pl_matrix_get (plain, r, c)) / size);
+          }
+      g_test_message ("%" G_GSIZE_FORMAT "×%" G_GSIZE_FORMAT "×%" G_GSIZE_FORMAT ": tuned − plain %.2g of %.2g; "
+                      "in units of Σ|x·w|: %.2g from double, %.2g from plain", t, n, k, worst, scale, worst_exact,
+                      worst_plain);
+      if (pl_stored_gemm_rounds_activations (tiles))
+        {
+          g_assert_cmpfloat (worst_exact, <, BF16_BOUND);
+          g_assert_cmpfloat (worst_plain, <, BF16_BOUND);
+        }
+      else
+        g_assert_cmpfloat (worst, <, 2e-6 * scale);
+    }
+}
+
+/* A product into some of OUT's columns fills those and leaves the others
+ * as they were, on both paths, and gives what the whole product gives. */
+static void
+test_gemm_columns (void)
+{
+  gsize t = 11, k = 45, n = 13, cols = 30, first = 9;
+  g_autoptr(PlStoredMatrix) w = pl_stored_matrix_try_new (PL_STORED_BF16, n, k, NULL);
+  g_autoptr(PlMatrix) x = pl_matrix_new (t, k);
+  g_autoptr(PlMatrix) bias = pl_matrix_new (1, n);
+
+  for (gsize i = 0; i < n * k; i++)
+    {
+      float v = 0.1f * noise (i + 11);
+      guint32 bits;
+
+      memcpy (&bits, &v, 4);
+      ((guint16 *) w->data)[i] = bits >> 16;
+    }
+  for (gsize i = 0; i < t * k; i++)
+    x->data[i] = noise (5 * i + 2);
+  for (gsize j = 0; j < n; j++)
+    bias->data[j] = noise (j + 40);
+  for (guint plain = 0; plain < 2; plain++)
+    {
+      g_autoptr(PlMatrix) whole = pl_matrix_new (t, n);
+      g_autoptr(PlMatrix) out = pl_matrix_new (t, cols);
+
+      for (gsize i = 0; i < t * cols; i++)
+        out->data[i] = -7.5f;
+      if (plain)
+        {
+          pl_stored_gemm_plain (x, w, bias, NULL, whole);
+          pl_stored_gemm_columns_plain (x, w, bias->data, out, first);
+        }
+      else
+        {
+          pl_stored_gemm (x, w, bias, NULL, whole);
+          pl_stored_gemm_columns (x, w, bias->data, out, first);
+        }
+      for (gsize r = 0; r < t; r++)
+        for (gsize c = 0; c < cols; c++)
+          if (c >= first && c < first + n)
+            g_assert_cmpfloat (pl_matrix_get (out, r, c), ==, pl_matrix_get (whole, r, c - first));
+          else
+            g_assert_cmpfloat (pl_matrix_get (out, r, c), ==, -7.5f);
     }
 }
 
@@ -326,6 +421,7 @@ main (int argc, char **argv)
 
   g_test_add_func ("/pl/rope/stored-gemm", test_stored_gemm);
   g_test_add_func ("/pl/rope/tuned-gemm", test_tuned_gemm);
+  g_test_add_func ("/pl/rope/gemm-columns", test_gemm_columns);
   g_test_add_func ("/pl/rope/attention", test_attention);
   g_test_add_func ("/pl/rope/fused-attention", test_fused_attention);
   return g_test_run ();

@@ -100,3 +100,39 @@ pl_cpu_has_amx_bf16 (void)
   return FALSE;
 #endif
 }
+
+#if defined(__x86_64__) && defined(__GNUC__)
+/* CPUID leaf 7: AVX512F (EBX bit 16), AVX512BW (EBX bit 30), AVX512VL (EBX
+ * bit 31); leaf 7 subleaf 1: AVX512_BF16 (EAX bit 5); OSXSAVE (leaf 1 ECX
+ * bit 27) and the OS saving SSE, AVX and AVX-512 state (XCR0 bits 1, 2,
+ * 5-7). */
+static gboolean
+detect_avx512_bf16 (void)
+{
+  unsigned int eax, ebx, ecx, edx, lo, hi;
+
+  if (!__get_cpuid_count (7, 0, &eax, &ebx, &ecx, &edx) ||
+      !(ebx & (1u << 16)) || !(ebx & (1u << 30)) || !(ebx & (1u << 31)))
+    return FALSE;
+  if (!__get_cpuid_count (7, 1, &eax, &ebx, &ecx, &edx) || !(eax & (1u << 5)))
+    return FALSE;
+  if (!__get_cpuid (1, &eax, &ebx, &ecx, &edx) || !(ecx & (1u << 27)))
+    return FALSE;
+  __asm__ volatile ("xgetbv" : "=a" (lo), "=d" (hi) : "c" (0));
+  return (lo & 0xe6) == 0xe6;
+}
+#endif
+
+gboolean
+pl_cpu_has_avx512_bf16 (void)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+  static gsize usable = 0;
+
+  if (g_once_init_enter (&usable))
+    g_once_init_leave (&usable, g_getenv ("POSLENS_DISABLE_SIMD") == NULL && detect_avx512_bf16 () ? 2 : 1);
+  return usable == 2;
+#else
+  return FALSE;
+#endif
+}

@@ -19,6 +19,10 @@ gboolean pl_cpu_has_avx512f (void);
  * process may use them (Linux asks for that once, here). POSLENS_DISABLE_SIMD
  * says no as above. */
 gboolean pl_cpu_has_amx_bf16 (void);
+/* Whether this processor runs AVX-512 with BF16 dot products (AVX512F, BW,
+ * VL and AVX512_BF16's VDPBF16PS) and the operating system saves the
+ * AVX-512 registers. POSLENS_DISABLE_SIMD says no as above. */
+gboolean pl_cpu_has_avx512_bf16 (void);
 
 /* On a function whose loops GCC vectorises: built for AVX2 as well, and
  * the loader picks the build this processor runs (GCC's target_clones, an

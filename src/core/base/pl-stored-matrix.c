@@ -92,6 +92,13 @@ pl_stored_matrix_new_borrowed (PlStoredType    type,
   return self;
 }
 
+gboolean
+pl_stored_matrix_is_borrowed (const PlStoredMatrix *self)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+  return self->owner != NULL;
+}
+
 PlStoredMatrix *
 pl_stored_matrix_new_from_matrix (const PlMatrix *m)
 {
@@ -277,29 +284,26 @@ pl_stored_matrix_to_tiles (const PlStoredMatrix  *self,
  * vectorises. */
 #pragma GCC push_options
 #pragma GCC optimize ("O3")
-gboolean
-pl_stored_matrix_all_finite (const PlStoredMatrix *self)
+static gboolean
+elements_finite (PlStoredType  type,
+                 const guint8 *data,
+                 gsize         n)
 {
-  gsize n;
   guint32 bad = 0;
 
-  g_return_val_if_fail (self != NULL, FALSE);
-
-  /* tiles: their zero padding too */
-  n = padded (self->rows, self->type) * padded (self->cols, self->type);
-  if (pl_stored_type_is_blocks (self->type))
-    return pl_stored_blocks_all_finite (self->type, self->data, n / pl_stored_type_block_elements (self->type));
-  if (self->type == PL_STORED_F32)
+  if (pl_stored_type_is_blocks (type))
+    return pl_stored_blocks_all_finite (type, data, n / pl_stored_type_block_elements (type));
+  if (type == PL_STORED_F32)
     {
-      const guint32 *v = (const guint32 *) self->data;
+      const guint32 *v = (const guint32 *) data;
 
       for (gsize i = 0; i < n; i++)
         bad |= (v[i] & 0x7f800000u) == 0x7f800000u;
     }
   else
     {
-      const guint16 *v = (const guint16 *) self->data;
-      guint16 mask = self->type == PL_STORED_F16 ? 0x7c00 : 0x7f80;
+      const guint16 *v = (const guint16 *) data;
+      guint16 mask = type == PL_STORED_F16 ? 0x7c00 : 0x7f80;
 
       for (gsize i = 0; i < n; i++)
         bad |= (v[i] & mask) == mask;
@@ -307,6 +311,27 @@ pl_stored_matrix_all_finite (const PlStoredMatrix *self)
   return !bad;
 }
 #pragma GCC pop_options
+
+gboolean
+pl_stored_matrix_rows_finite (const PlStoredMatrix *self,
+                              gsize                 first,
+                              gsize                 n)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+  g_return_val_if_fail (first <= self->rows && n <= self->rows - first, FALSE);
+
+  return n == 0 || self->cols == 0 || elements_finite (self->type, pl_stored_matrix_row (self, first), n * self->cols);
+}
+
+gboolean
+pl_stored_matrix_all_finite (const PlStoredMatrix *self)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  /* tiles: their zero padding too */
+  return self->rows * self->cols == 0 ||
+         elements_finite (self->type, self->data, padded (self->rows, self->type) * padded (self->cols, self->type));
+}
 
 PlMatrix *
 pl_stored_matrix_to_matrix (const PlStoredMatrix  *self,

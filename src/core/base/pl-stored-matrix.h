@@ -80,6 +80,8 @@ PlStoredMatrix  *pl_stored_matrix_new_borrowed (PlStoredType         type,
                                               const guint8          *data,
                                               gpointer               owner,
                                               GDestroyNotify         owner_release);
+/* Whether SELF's data is borrowed (a mapped file's) rather than its own. */
+gboolean         pl_stored_matrix_is_borrowed (const PlStoredMatrix *self);
 /* A float32 copy of M. */
 PlStoredMatrix  *pl_stored_matrix_new_from_matrix (const PlMatrix    *m);
 PlStoredMatrix  *pl_stored_matrix_ref        (PlStoredMatrix        *self);
@@ -115,6 +117,11 @@ void             pl_stored_matrix_to_float   (const PlStoredMatrix  *self,
                                               gsize                  first,
                                               gsize                  n,
                                               float                 *out);
+/* No NaN or infinity in rows [FIRST, FIRST + N) (tested on the bits, or on
+ * a block format's scales; every type but BF16 tiles). */
+gboolean         pl_stored_matrix_rows_finite (const PlStoredMatrix *self,
+                                               gsize                 first,
+                                               gsize                 n);
 /* No NaN or infinity anywhere (tested on the bits, all elements). */
 gboolean         pl_stored_matrix_all_finite (const PlStoredMatrix  *self);
 /* The whole matrix as float32. */

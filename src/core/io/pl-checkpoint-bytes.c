@@ -127,3 +127,29 @@ pl_checkpoint_read_stored_at (int                  fd,
 #endif
   return g_steal_pointer (&stored);
 }
+
+PlStoredMatrix *
+pl_checkpoint_view_stored (GMappedFile         *map,
+                           int                  fd,
+                           const char          *path,
+                           const PlTensorInfo  *info,
+                           guint64              offset,
+                           GError             **error)
+{
+  gsize elem_size = info->dtype == PL_DTYPE_F32 ? 4 : 2;
+  guint64 rows, cols, bytes;
+  PlStoredType type;
+
+  g_assert (info->dtype == PL_DTYPE_F32 || info->dtype == PL_DTYPE_F16 || info->dtype == PL_DTYPE_BF16);
+  pl_tensor_info_get_matrix_shape (info, &rows, &cols);
+  bytes = rows * cols * elem_size;
+  if (map == NULL || G_BYTE_ORDER != G_LITTLE_ENDIAN || bytes == 0 || offset % elem_size != 0 ||
+      offset > g_mapped_file_get_length (map) || bytes > g_mapped_file_get_length (map) - offset)
+    return pl_checkpoint_read_stored_at (fd, path, info, offset, error);
+  /* holes read as zeros the file never stored: refused as a read refuses them */
+  if (!pl_input_file_check_stored (fd, offset, bytes, path, info->name, error))
+    return NULL;
+  type = info->dtype == PL_DTYPE_F32 ? PL_STORED_F32 : info->dtype == PL_DTYPE_F16 ? PL_STORED_F16 : PL_STORED_BF16;
+  return pl_stored_matrix_new_borrowed (type, rows, cols, (const guint8 *) g_mapped_file_get_contents (map) + offset,
+                                    g_mapped_file_ref (map), (GDestroyNotify) g_mapped_file_unref);
+}

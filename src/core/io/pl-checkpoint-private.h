@@ -65,4 +65,16 @@ PlStoredMatrix *pl_checkpoint_read_stored_at     (int                  fd,
                                                   guint64              offset,
                                                   GError             **error);
 
+/* The same tensor as a view into MAP, FD's file mapped read-only, when its
+ * bytes can be used in place (host little-endian, aligned to the element
+ * size, inside the mapping, stored rather than holes): no copy, and the
+ * pages are read from the page cache as the forward pass touches them.
+ * Otherwise, or when MAP is NULL, as pl_checkpoint_read_stored_at. */
+PlStoredMatrix *pl_checkpoint_view_stored        (GMappedFile         *map,
+                                                  int                  fd,
+                                                  const char          *path,
+                                                  const PlTensorInfo  *info,
+                                                  guint64              offset,
+                                                  GError             **error);
+
 G_END_DECLS

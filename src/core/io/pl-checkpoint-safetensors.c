@@ -21,10 +21,11 @@
 
 typedef struct
 {
-  int      fd;
-  char    *path;
-  guint64  data_start;   /* 8 + header length */
-  guint64  data_size;
+  int          fd;
+  char        *path;
+  guint64      data_start;   /* 8 + header length */
+  guint64      data_size;
+  GMappedFile *map;          /* the file mapped read-only, or NULL */
 } Shard;
 
 struct _PlCheckpointSafetensors
@@ -68,6 +69,7 @@ shard_clear (gpointer data)
   if (shard->fd >= 0)
     close (shard->fd);
   g_free (shard->path);
+  g_clear_pointer (&shard->map, g_mapped_file_unref);
 }
 
 static void
@@ -138,7 +140,7 @@ pl_checkpoint_safetensors_read_stored (PlCheckpoint        *checkpoint,
   const PlTensorEntry *entry = (const PlTensorEntry *) info;
   const Shard *shard = &g_array_index (self->shards, Shard, entry->shard);
 
-  return pl_checkpoint_read_stored_at (shard->fd, shard->path, info, entry->offset, error);
+  return pl_checkpoint_view_stored (shard->map, shard->fd, shard->path, info, entry->offset, error);
 }
 
 static void
@@ -513,7 +515,8 @@ pl_checkpoint_safetensors_open (const char          *path,
 
   for (guint i = 0; shards[i] != NULL; i++)
     {
-      Shard shard = { -1, NULL, 0, 0 };
+      Shard shard = { -1, NULL, 0, 0, NULL };
+      Shard *added;
 
       if ((shard.fd = pl_input_file_open (shards[i], NULL, error)) < 0)
         return NULL;
@@ -521,6 +524,10 @@ pl_checkpoint_safetensors_open (const char          *path,
       g_array_append_val (self->shards, shard);
       if (!parse_header (self, i, error))
         return NULL;
+      /* Weights are used in place from the page cache (read_stored); where
+       * the file cannot be mapped they are read instead. */
+      added = &g_array_index (self->shards, Shard, i);
+      added->map = g_mapped_file_new_from_fd (added->fd, FALSE, NULL);
     }
 
   if (pl_checkpoint_get_n_tensors (PL_CHECKPOINT (self)) == 0)

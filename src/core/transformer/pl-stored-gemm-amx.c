@@ -45,8 +45,8 @@ typedef struct
   const PlMatrix *x;
   guint16        *a;        /* [TERMS][mp][kp] BF16: t₀, t₁, t₂ */
   const guint16  *w;        /* panels of [32][kp], tile order */
-  float          *out;      /* [m][n] */
-  gsize           m, n, k;
+  float          *out;      /* [m][ldo] */
+  gsize           m, n, k, ldo;
   gsize           mp, kp;   /* m and k rounded up to 32 */
   gsize           n_panels; /* 32-row panels of W: 32 columns of OUT */
   gsize           group;    /* panels per piece of work */
@@ -166,7 +166,7 @@ multiply_block (const Job *job,
   _tile_stored (3, block + 16 * 32 + 16, 128);
   for (gsize r = 0; r < rows; r++)
     {
-      float *o = job->out + (m0 + r) * job->n + panel * 32;
+      float *o = job->out + (m0 + r) * job->ldo + panel * 32;
 
       for (gsize c = 0; c < cols; c++)
         o[c] += block[r * 32 + c];
@@ -199,7 +199,8 @@ multiply_groups (gpointer data)
 gboolean
 pl_stored_gemm_amx (const PlMatrix       *x,
                     const PlStoredMatrix *w,
-                    PlMatrix             *out)
+                    float                *out,
+                    gsize                 ldo)
 {
   Job job = { 0, };
   g_autofree guint16 *a = NULL;
@@ -220,7 +221,8 @@ pl_stored_gemm_amx (const PlMatrix       *x,
     return FALSE;
   job.a = a;
   job.w = (const guint16 *) w->data;
-  job.out = out->data;
+  job.out = out;
+  job.ldo = ldo;
   executor = pl_executor_get_default ();
   threads = pl_executor_get_n_threads (executor);
   pl_executor_for (executor, (guint) (job.mp / SPLIT_ROWS), split_piece, &job);
@@ -239,7 +241,8 @@ pl_stored_gemm_amx (const PlMatrix       *x,
 gboolean
 pl_stored_gemm_amx (const PlMatrix       *x,
                     const PlStoredMatrix *w,
-                    PlMatrix             *out)
+                    float                *out,
+                    gsize                 ldo)
 {
   return FALSE;
 }

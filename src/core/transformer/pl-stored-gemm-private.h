@@ -5,10 +5,20 @@
 
 G_BEGIN_DECLS
 
-/* OUT += X · Wᵀ on AMX tiles when W is BF16 tiles and the processor has them
- * (pl-stored-gemm-amx.c); FALSE, and OUT untouched, otherwise. */
-gboolean pl_stored_gemm_amx (const PlMatrix       *x,
-                             const PlStoredMatrix *w,
-                             PlMatrix             *out);
+/* The tuned products: OUT [T, LDO] (its first W->rows columns) += X · Wᵀ,
+ * or FALSE, and OUT untouched, where the path does not apply. */
+
+/* On AMX tiles when W is BF16 tiles and the processor has them
+ * (pl-stored-gemm-amx.c). */
+gboolean pl_stored_gemm_amx  (const PlMatrix       *x,
+                              const PlStoredMatrix *w,
+                              float                *out,
+                              gsize                 ldo);
+/* With AVX-512 BF16 dot products when W is BF16 and the processor has them,
+ * X rounded to BF16 (pl-stored-gemm-bf16.c). */
+gboolean pl_stored_gemm_bf16 (const PlMatrix       *x,
+                              const PlStoredMatrix *w,
+                              float                *out,
+                              gsize                 ldo);
 
 G_END_DECLS

@@ -49,7 +49,8 @@ typedef struct
 {
   const PlMatrix       *x;
   const PlStoredMatrix *w;
-  PlMatrix             *out;
+  float                *out;
+  gsize                 ldo;
   gsize                 block_rows;
   float                *scratch;   /* block_rows × K per executor thread, or NULL for float32 W */
 } GemmJob;
@@ -72,7 +73,43 @@ gemm_piece (guint    piece,
       block = own;
     }
   cblas_sgemm (CblasRowMajor, CblasNoTrans, CblasTrans, job->x->rows, rows, k,
-               1.0f, job->x->data, k, block, k, 1.0f, job->out->data + first, n);
+               1.0f, job->x->data, k, block, k, 1.0f, job->out + first, job->ldo);
+}
+
+/* OUT [T, LDO] += X · Wᵀ by single-threaded SGEMMs over the executor's
+ * threads */
+static void
+add_product_plain (const PlMatrix       *x,
+                   const PlStoredMatrix *w,
+                   float                *out,
+                   gsize                 ldo)
+{
+  PlExecutor *executor = pl_executor_get_default ();
+  guint n_threads = pl_executor_get_n_threads (executor);
+  gsize n = w->rows, k = x->cols;
+  g_autofree float *scratch = NULL;
+  GemmJob job = { x, w, out, ldo };
+
+  /* A block per thread at least, and none past BLOCK_BYTES of float32. */
+  job.block_rows = CLAMP (MIN (BLOCK_BYTES / (k * sizeof (float)), (n + n_threads - 1) / n_threads), 1, n);
+  if (w->type != PL_STORED_F32)
+    job.scratch = scratch = g_new (float, n_threads * job.block_rows * k);
+  pl_executor_for (executor, (guint) ((n + job.block_rows - 1) / job.block_rows), gemm_piece, &job);
+}
+
+/* OUT [T, LDO] += X · Wᵀ, on the tuned paths unless PLAIN */
+static void
+add_product (const PlMatrix       *x,
+             const PlStoredMatrix *w,
+             float                *out,
+             gsize                 ldo,
+             gboolean              plain)
+{
+  if (x->rows == 0 || w->rows == 0 || w->cols == 0)
+    return;
+  if (!plain && (pl_stored_gemm_amx (x, w, out, ldo) || pl_stored_gemm_bf16 (x, w, out, ldo)))
+    return;
+  add_product_plain (x, w, out, ldo);
 }
 
 static void
@@ -87,27 +124,6 @@ check_shapes (const PlMatrix       *x,
   g_assert (residual == NULL || (residual->rows == x->rows && residual->cols == w->rows));
 }
 
-/* OUT += X · Wᵀ by single-threaded SGEMMs over the executor's threads */
-static void
-add_product (const PlMatrix       *x,
-             const PlStoredMatrix *w,
-             PlMatrix             *out)
-{
-  PlExecutor *executor = pl_executor_get_default ();
-  guint n_threads = pl_executor_get_n_threads (executor);
-  gsize t = x->rows, k = x->cols, n = w->rows;
-  g_autofree float *scratch = NULL;
-  GemmJob job = { x, w, out };
-
-  if (t == 0 || n == 0 || k == 0)
-    return;
-  /* A block per thread at least, and none past BLOCK_BYTES of float32. */
-  job.block_rows = CLAMP (MIN (BLOCK_BYTES / (k * sizeof (float)), (n + n_threads - 1) / n_threads), 1, n);
-  if (w->type != PL_STORED_F32)
-    job.scratch = scratch = g_new (float, n_threads * job.block_rows * k);
-  pl_executor_for (executor, (guint) ((n + job.block_rows - 1) / job.block_rows), gemm_piece, &job);
-}
-
 void
 pl_stored_gemm_plain (const PlMatrix       *x,
                       const PlStoredMatrix *w,
@@ -117,7 +133,7 @@ pl_stored_gemm_plain (const PlMatrix       *x,
 {
   check_shapes (x, w, bias, residual, out);
   start_rows (bias, residual, out);
-  add_product (x, w, out);
+  add_product (x, w, out->data, out->cols, TRUE);
 }
 
 void
@@ -129,9 +145,57 @@ pl_stored_gemm (const PlMatrix       *x,
 {
   check_shapes (x, w, bias, residual, out);
   start_rows (bias, residual, out);
-  if (x->rows > 0 && w->rows > 0 && w->cols > 0 && pl_stored_gemm_amx (x, w, out))
-    return;
-  add_product (x, w, out);
+  add_product (x, w, out->data, out->cols, FALSE);
+}
+
+static void
+columns (const PlMatrix       *x,
+         const PlStoredMatrix *w,
+         const float          *bias,
+         PlMatrix             *out,
+         gsize                 first,
+         gboolean              plain)
+{
+  gsize n = w->rows;
+
+  g_assert (w->cols == x->cols && out->rows == x->rows && first <= out->cols && n <= out->cols - first);
+  for (gsize r = 0; r < out->rows; r++)
+    {
+      float *o = pl_matrix_row (out, r) + first;
+
+      if (bias != NULL)
+        memcpy (o, bias, n * sizeof (float));
+      else
+        memset (o, 0, n * sizeof (float));
+    }
+  add_product (x, w, out->data + first, out->cols, plain);
+}
+
+void
+pl_stored_gemm_columns (const PlMatrix       *x,
+                        const PlStoredMatrix *w,
+                        const float          *bias,
+                        PlMatrix             *out,
+                        gsize                 first)
+{
+  columns (x, w, bias, out, first, FALSE);
+}
+
+void
+pl_stored_gemm_columns_plain (const PlMatrix       *x,
+                              const PlStoredMatrix *w,
+                              const float          *bias,
+                              PlMatrix             *out,
+                              gsize                 first)
+{
+  columns (x, w, bias, out, first, TRUE);
+}
+
+gboolean
+pl_stored_gemm_rounds_activations (const PlStoredMatrix *w)
+{
+  g_return_val_if_fail (w != NULL, FALSE);
+  return w->type == PL_STORED_BF16 && pl_cpu_has_avx512_bf16 ();
 }
 
 PlStoredMatrix *

@@ -6,6 +6,7 @@
 
 #include "pl-attention-heads.h"
 #include "pl-error.h"
+#include "pl-executor.h"
 #include "pl-rope.h"
 #include "pl-stored-gemm.h"
 #include "pl-transformer.h"
@@ -44,7 +45,9 @@ pl_transformer_clear_decoder (PlTransformer *self)
     {
       PlDecoderLayer *w = &self->decoder_layers[l];
 
-      g_clear_pointer (&w->qkv_w, pl_stored_matrix_unref);
+      g_clear_pointer (&w->q_w, pl_stored_matrix_unref);
+      g_clear_pointer (&w->k_w, pl_stored_matrix_unref);
+      g_clear_pointer (&w->v_w, pl_stored_matrix_unref);
       g_clear_pointer (&w->qkv_b, pl_matrix_unref);
       g_clear_pointer (&w->out_w, pl_stored_matrix_unref);
       g_clear_pointer (&w->out_b, pl_matrix_unref);
@@ -52,6 +55,7 @@ pl_transformer_clear_decoder (PlTransformer *self)
       g_clear_pointer (&w->norm1_b, pl_matrix_unref);
       g_clear_pointer (&w->norm2_w, pl_matrix_unref);
       g_clear_pointer (&w->norm2_b, pl_matrix_unref);
+      g_clear_pointer (&w->gate_w, pl_stored_matrix_unref);
       g_clear_pointer (&w->up_w, pl_stored_matrix_unref);
       g_clear_pointer (&w->up_b, pl_matrix_unref);
       g_clear_pointer (&w->down_w, pl_stored_matrix_unref);
@@ -70,6 +74,8 @@ pl_transformer_clear_decoder (PlTransformer *self)
         }
       g_clear_pointer (&w->expert_up, g_free);
       g_clear_pointer (&w->expert_down, g_free);
+      g_clear_error (&w->problem);
+      g_mutex_clear (&w->lock);
     }
   g_clear_pointer (&self->decoder_layers, g_free);
   g_clear_pointer (&self->token_embedding_stored, pl_stored_matrix_unref);
@@ -115,7 +121,8 @@ role_name (PlWeight weight)
     }
 }
 
-/* WEIGHT of LAYER (−1: the model's), checked to be ROWS × COLS and finite. */
+/* WEIGHT of LAYER (−1: the model's), checked to be ROWS × COLS; its values
+ * are checked where it is first used (check_finite). */
 static PlStoredMatrix *
 load (PlStoredWeightFunc   func,
       gpointer             data,
@@ -145,15 +152,22 @@ load (PlStoredWeightFunc   func,
                    role_name (weight), where, m->rows, m->cols, rows, cols);
       return NULL;
     }
-  if (!pl_stored_matrix_all_finite (m))
-    {
-      g_set_error (error, PL_ERROR, PL_ERROR_BAD_VALUES, "the %s%s holds NaN or infinite values",
-                   role_name (weight), where);
-      return NULL;
-    }
   return g_steal_pointer (&m);
 }
 
+static gboolean
+not_finite (PlWeight   weight,
+            int        layer,
+            GError   **error)
+{
+  g_autofree char *where = layer >= 0 ? g_strdup_printf (" of layer %d", layer) : g_strdup ("");
+
+  g_set_error (error, PL_ERROR, PL_ERROR_BAD_VALUES, "the %s%s holds NaN or infinite values",
+               role_name (weight), where);
+  return FALSE;
+}
+
+/* A vector, checked to be finite at once (it is small). */
 static PlMatrix *
 load_vector (PlStoredWeightFunc   func,
              gpointer             data,
@@ -164,7 +178,14 @@ load_vector (PlStoredWeightFunc   func,
 {
   g_autoptr(PlStoredMatrix) m = load (func, data, weight, layer, 1, n, error);
 
-  return m ? pl_stored_matrix_to_matrix (m, error) : NULL;
+  if (m == NULL)
+    return NULL;
+  if (!pl_stored_matrix_all_finite (m))
+    {
+      not_finite (weight, layer, error);
+      return NULL;
+    }
+  return pl_stored_matrix_to_matrix (m, error);
 }
 
 /* PARTS' rows one after the other, in one precision (float32 if theirs
@@ -212,48 +233,34 @@ slice_rows (const PlStoredMatrix  *m,
   return out;
 }
 
-/* The weights of PARTS (and their biases, when HAS_BIAS) as one projection:
- * rows stacked, biases side by side. */
+/* The biases of WEIGHTS (each a weight whose bias follows it in PlWeight),
+ * of ROWS values each, side by side. */
 static gboolean
-load_stacked (PlStoredWeightFunc   func,
-              gpointer             data,
-              guint                layer,
-              const PlWeight      *weights,
-              const gsize         *rows,
-              guint                n_parts,
-              gsize                cols,
-              gboolean             has_bias,
-              PlStoredMatrix     **w_out,
-              PlMatrix           **b_out,
-              GError             **error)
+load_biases (PlStoredWeightFunc   func,
+             gpointer             data,
+             guint                layer,
+             const PlWeight      *weights,
+             const gsize         *rows,
+             guint                n_parts,
+             PlMatrix           **out,
+             GError             **error)
 {
-  PlStoredMatrix *parts[3] = { NULL, };
   gsize total = 0;
-  gboolean ok = TRUE;
 
-  for (guint i = 0; i < n_parts && ok; i++)
-    {
-      ok = (parts[i] = load (func, data, weights[i], layer, rows[i], cols, error)) != NULL;
-      total += rows[i];
-    }
-  if (ok)
-    ok = (*w_out = stack_rows (parts, n_parts, error)) != NULL;
   for (guint i = 0; i < n_parts; i++)
-    g_clear_pointer (&parts[i], pl_stored_matrix_unref);
-  if (!ok || !has_bias)
-    return ok;
-
-  *b_out = pl_matrix_new (1, total);
+    total += rows[i];
+  *out = pl_matrix_new (1, total);
   total = 0;
-  for (guint i = 0; i < n_parts && ok; i++)
+  for (guint i = 0; i < n_parts; i++)
     {
       g_autoptr(PlMatrix) b = load_vector (func, data, weights[i] + 1, layer, rows[i], error);
 
-      if ((ok = b != NULL))
-        memcpy ((*b_out)->data + total, b->data, rows[i] * sizeof (float));
+      if (b == NULL)
+        return FALSE;
+      memcpy ((*out)->data + total, b->data, rows[i] * sizeof (float));
       total += rows[i];
     }
-  return ok;
+  return TRUE;
 }
 
 /* A norm's weight (and, for LayerNorm, bias); Gemma's RMSNorm multiplies
@@ -368,16 +375,20 @@ load_decoder_layer (PlTransformer       *self,
       (d->qk_norm &&
        (!(w->q_norm_w = load_vector (func, data, PL_WEIGHT_Q_NORM_WEIGHT, l, d->head_dim, error)) ||
         !(w->k_norm_w = load_vector (func, data, PL_WEIGHT_K_NORM_WEIGHT, l, d->head_dim, error)))) ||
-      !load_stacked (func, data, l, qkv, qkv_rows, 3, h, d->qkv_bias, &w->qkv_w, &w->qkv_b, error) ||
+      !(w->q_w = load (func, data, PL_WEIGHT_Q_WEIGHT, l, q, h, error)) ||
+      !(w->k_w = load (func, data, PL_WEIGHT_K_WEIGHT, l, kv, h, error)) ||
+      !(w->v_w = load (func, data, PL_WEIGHT_V_WEIGHT, l, kv, h, error)) ||
+      (d->qkv_bias && !load_biases (func, data, l, qkv, qkv_rows, 3, &w->qkv_b, error)) ||
       !(w->out_w = load (func, data, PL_WEIGHT_ATTN_OUT_WEIGHT, l, h, q, error)) ||
       (d->out_bias && !(w->out_b = load_vector (func, data, PL_WEIGHT_ATTN_OUT_BIAS, l, h, error))))
     return FALSE;
   if (self->layer_experts != NULL && self->layer_experts[l])
-    return load_experts (self, func, data, l, cancellable, error) &&
-           prepare (&w->qkv_w, cancellable, error) && prepare (&w->out_w, cancellable, error);
+    return load_experts (self, func, data, l, cancellable, error);
   if (d->gated_mlp)
     {
-      if (!load_stacked (func, data, l, gate_up, gate_up_rows, 2, h, d->mlp_bias, &w->up_w, &w->up_b, error))
+      if (!(w->gate_w = load (func, data, PL_WEIGHT_FFN_GATE_WEIGHT, l, f, h, error)) ||
+          !(w->up_w = load (func, data, PL_WEIGHT_FFN_IN_WEIGHT, l, f, h, error)) ||
+          (d->mlp_bias && !load_biases (func, data, l, gate_up, gate_up_rows, 2, &w->up_b, error)))
         return FALSE;
     }
   else if (!(w->up_w = load (func, data, PL_WEIGHT_FFN_IN_WEIGHT, l, f, h, error)) ||
@@ -386,8 +397,142 @@ load_decoder_layer (PlTransformer       *self,
   if (!(w->down_w = load (func, data, PL_WEIGHT_FFN_OUT_WEIGHT, l, h, f, error)) ||
       (d->mlp_bias && !(w->down_b = load_vector (func, data, PL_WEIGHT_FFN_OUT_BIAS, l, h, error))))
     return FALSE;
-  return prepare (&w->qkv_w, cancellable, error) && prepare (&w->out_w, cancellable, error) &&
-         prepare (&w->up_w, cancellable, error) && prepare (&w->down_w, cancellable, error);
+  return TRUE;
+}
+
+/* The finiteness check of a layer's weights, in pieces of CHECK_BYTES over
+ * the executor's threads: the first time the file's bytes are read. */
+#define CHECK_BYTES ((gsize) 2 << 20)
+
+typedef struct
+{
+  GPtrArray *w;             /* the layer's PlStoredMatrix */
+  GArray    *role;          /* PlWeight of each */
+  GArray    *first_piece;   /* guint: where each weight's pieces start, and the end */
+  GArray    *rows_per_piece;
+  gint      *bad;
+} FiniteJob;
+
+static void
+check_piece (guint    piece,
+             guint    slot,
+             gpointer data)
+{
+  FiniteJob *job = data;
+  guint i = 0;
+  gsize first, rows, per;
+  PlStoredMatrix *m;
+
+  while (piece >= g_array_index (job->first_piece, guint, i + 1))
+    i++;
+  m = job->w->pdata[i];
+  per = g_array_index (job->rows_per_piece, gsize, i);
+  first = (piece - g_array_index (job->first_piece, guint, i)) * per;
+  rows = MIN (per, m->rows - first);
+  if (!pl_stored_matrix_rows_finite (m, first, rows))
+    g_atomic_int_set (&job->bad[i], 1);
+}
+
+static void
+add_check (FiniteJob      *job,
+           PlStoredMatrix *m,
+           PlWeight        role)
+{
+  gsize per;
+  guint end;
+
+  if (m == NULL || m->rows == 0 || m->cols == 0)
+    return;
+  per = MAX (CHECK_BYTES / MAX (pl_stored_type_row_bytes (m->type, m->cols), 1), 1);
+  end = g_array_index (job->first_piece, guint, job->w->len) + (guint) ((m->rows + per - 1) / per);
+  g_ptr_array_add (job->w, m);
+  g_array_append_val (job->role, role);
+  g_array_append_val (job->rows_per_piece, per);
+  g_array_append_val (job->first_piece, end);
+}
+
+static gboolean
+check_finite (PlTransformer   *self,
+              PlDecoderLayer  *w,
+              int              layer,
+              GError         **error)
+{
+  FiniteJob job;
+  guint zero = 0;
+  gboolean ok = TRUE;
+
+  job.w = g_ptr_array_new ();
+  job.role = g_array_new (FALSE, FALSE, sizeof (PlWeight));
+  job.first_piece = g_array_new (FALSE, FALSE, sizeof (guint));
+  job.rows_per_piece = g_array_new (FALSE, FALSE, sizeof (gsize));
+  g_array_append_val (job.first_piece, zero);
+  add_check (&job, w->q_w, PL_WEIGHT_Q_WEIGHT);
+  add_check (&job, w->k_w, PL_WEIGHT_K_WEIGHT);
+  add_check (&job, w->v_w, PL_WEIGHT_V_WEIGHT);
+  add_check (&job, w->out_w, PL_WEIGHT_ATTN_OUT_WEIGHT);
+  add_check (&job, w->gate_w, PL_WEIGHT_FFN_GATE_WEIGHT);
+  add_check (&job, w->up_w, PL_WEIGHT_FFN_IN_WEIGHT);
+  add_check (&job, w->down_w, PL_WEIGHT_FFN_OUT_WEIGHT);
+  add_check (&job, w->router_w, PL_WEIGHT_ROUTER_WEIGHT);
+  for (guint e = 0; w->expert_up != NULL && e < self->config.decoder.n_experts; e++)
+    {
+      add_check (&job, w->expert_up[e], PL_WEIGHT_EXPERT_UP_WEIGHT);
+      add_check (&job, w->expert_down[e], PL_WEIGHT_EXPERT_DOWN_WEIGHT);
+    }
+  job.bad = g_new0 (gint, job.w->len);
+  pl_executor_for (pl_executor_get_default (), g_array_index (job.first_piece, guint, job.w->len), check_piece,
+                   &job);
+  for (guint i = 0; i < job.w->len && ok; i++)
+    if (job.bad[i])
+      ok = not_finite (g_array_index (job.role, PlWeight, i), layer, error);
+  g_ptr_array_unref (job.w);
+  g_array_unref (job.role);
+  g_array_unref (job.first_piece);
+  g_array_unref (job.rows_per_piece);
+  g_free (job.bad);
+  return ok;
+}
+
+gboolean
+pl_transformer_prepare_decoder_layer (PlTransformer  *self,
+                                      guint           l,
+                                      GCancellable   *cancellable,
+                                      GError        **error)
+{
+  PlDecoderLayer *w = &self->decoder_layers[l];
+  PlStoredMatrix **weights[] = { &w->q_w, &w->k_w, &w->v_w, &w->out_w, &w->gate_w, &w->up_w, &w->down_w };
+  g_autoptr(GMutexLocker) locker = NULL;
+  GError *local_error = NULL;
+
+  if (g_atomic_int_get (&w->prepared))
+    return TRUE;
+  locker = g_mutex_locker_new (&w->lock);
+  if (w->problem != NULL)
+    {
+      g_propagate_error (error, g_error_copy (w->problem));
+      return FALSE;
+    }
+  if (w->prepared)
+    return TRUE;
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    return FALSE;
+  /* What is wrong with the weights is kept and said every time; a
+   * cancelled preparation is done again by the next pass that asks. */
+  if (!check_finite (self, w, (int) l, &w->problem))
+    {
+      g_propagate_error (error, g_error_copy (w->problem));
+      return FALSE;
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (weights); i++)
+    if (*weights[i] != NULL && !prepare (weights[i], cancellable, &local_error))
+      {
+        if (!g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+          w->problem = g_error_copy (local_error);
+        g_propagate_error (error, local_error);
+        return FALSE;
+      }
+  g_atomic_int_set (&w->prepared, TRUE);
+  return TRUE;
 }
 
 static gboolean
@@ -487,6 +632,8 @@ pl_transformer_new_decoder (const PlTransformerConfig  *config,
 
   self->decoder_layers = g_new0 (PlDecoderLayer, c->n_layers);
   for (guint l = 0; l < c->n_layers; l++)
+    g_mutex_init (&self->decoder_layers[l].lock);
+  for (guint l = 0; l < c->n_layers; l++)
     if (!load_decoder_layer (self, func, data, l, cancellable, error))
       return NULL;
   return g_steal_pointer (&self);
@@ -560,11 +707,19 @@ feed_forward (PlTransformer        *self,
       add_rows (attn, branch, next);
       return TRUE;
     }
-  pl_stored_gemm (normed, w->up_w, w->up_b, NULL, up);
   if (d->gated_mlp)
-    pl_decoder_gate (up, c->activation, act);
+    {
+      gsize f = act->cols;
+
+      pl_stored_gemm_columns (normed, w->gate_w, w->up_b ? w->up_b->data : NULL, up, 0);
+      pl_stored_gemm_columns (normed, w->up_w, w->up_b ? w->up_b->data + f : NULL, up, f);
+      pl_decoder_gate (up, c->activation, act);
+    }
   else
-    pl_kernel_activate (up->data, up->rows * up->cols, c->activation);
+    {
+      pl_stored_gemm (normed, w->up_w, w->up_b, NULL, up);
+      pl_kernel_activate (up->data, up->rows * up->cols, c->activation);
+    }
   if (!d->post_norms)
     {
       pl_stored_gemm (d->gated_mlp ? act : up, w->down_w, w->down_b, attn, next);
@@ -641,7 +796,12 @@ pl_transformer_run_decoder (PlTransformer   *self,
   pl_rope_cos_sin (inv_freq, half, attention_scaling, t, cos_table, sin_table);
 
   for (gsize i = 0; i < t; i++)
-    pl_stored_matrix_to_float (self->token_embedding_stored, ids[i], 1, pl_matrix_row (x, i));
+    {
+      /* the embedding's rows are checked as they are used */
+      if (!pl_stored_matrix_rows_finite (self->token_embedding_stored, ids[i], 1))
+        return not_finite (PL_WEIGHT_TOKEN_EMBEDDING, -1, error);
+      pl_stored_matrix_to_float (self->token_embedding_stored, ids[i], 1, pl_matrix_row (x, i));
+    }
   if (d->scale_embeddings)
     {
       /* GemmaModel: normalizer = torch.tensor(hidden_size ** 0.5, dtype=hidden dtype) */
@@ -668,7 +828,8 @@ pl_transformer_run_decoder (PlTransformer   *self,
       g_autoptr(PlMatrix) probs = NULL;
       g_autoptr(PlMatrix) next = NULL;
 
-      if (g_cancellable_set_error_if_cancelled (cancellable, error))
+      if (g_cancellable_set_error_if_cancelled (cancellable, error) ||
+          !pl_transformer_prepare_decoder_layer (self, l, cancellable, error))
         return FALSE;
       if (want_attentions && !(probs = pl_matrix_try_new (nh * t, t, error)))
         return FALSE;
@@ -676,7 +837,9 @@ pl_transformer_run_decoder (PlTransformer   *self,
         return FALSE;
 
       norm (self, x, w->norm1_w, w->norm1_b, normed);
-      pl_stored_gemm (normed, w->qkv_w, w->qkv_b, NULL, qkv);
+      pl_stored_gemm_columns (normed, w->q_w, w->qkv_b ? w->qkv_b->data : NULL, qkv, 0);
+      pl_stored_gemm_columns (normed, w->k_w, w->qkv_b ? w->qkv_b->data + q : NULL, qkv, q);
+      pl_stored_gemm_columns (normed, w->v_w, w->qkv_b ? w->qkv_b->data + q + kv : NULL, qkv, q + kv);
       for (gsize i = 0; i < t; i++)
         {
           float *row = pl_matrix_row (qkv, i);

@@ -30,7 +30,10 @@ pl_decoder_run_experts (PlTransformer        *self,
 
   if (!(probs = pl_matrix_try_new (t, n, error)))
     return FALSE;
-  pl_stored_gemm (x, w->router_w, NULL, NULL, probs);
+  /* The router on the plain path, float32 activations: which experts a
+   * token takes must not turn on BF16 rounding (a choice is not a number
+   * that moves by 2⁻⁸; pl_stored_gemm_rounds_activations). */
+  pl_stored_gemm_plain (x, w->router_w, NULL, NULL, probs);
   for (gsize i = 0; i < t; i++)
     {
       float *p = pl_matrix_row (probs, i);

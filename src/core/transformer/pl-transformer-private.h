@@ -33,20 +33,27 @@ typedef struct
 void pl_transformer_layer_clear (PlTransformerLayer *layer);
 
 /* One layer of a rotary-position decoder, its weights as stored (nn.Linear
- * [out, in]) with Q, K, V stacked in one projection and so the gate and up
- * halves of a gated feed-forward; norms and biases float32. */
+ * [out, in]; views of a mapped file where the reader gives them), norms and
+ * biases float32. Q, K and V fill one [T, q + 2 kv] matrix side by side, and
+ * so do a gated feed-forward's gate and up halves, each from its own weight
+ * (pl_stored_gemm_columns): nothing is copied to put them together. The
+ * weights are checked (NaN, infinities) and made ready for the products
+ * (AMX tiles) once, when the layer is first used: pl_decoder_layer_prepare. */
 typedef struct
 {
-  PlStoredMatrix *qkv_w;      /* [q + 2 kv, hidden]: every query head's rows, then the key heads', then the value heads' */
-  PlMatrix       *qkv_b;      /* 1 × (q + 2 kv), or NULL */
+  PlStoredMatrix *q_w;        /* [q, hidden] */
+  PlStoredMatrix *k_w;        /* [kv, hidden] */
+  PlStoredMatrix *v_w;        /* [kv, hidden] */
+  PlMatrix       *qkv_b;      /* 1 × (q + 2 kv): every query head's, then the key heads', the value heads', or NULL */
   PlStoredMatrix *out_w;      /* [hidden, q] */
   PlMatrix       *out_b;
   PlMatrix       *norm1_w;    /* Gemma's 1 + w already added */
   PlMatrix       *norm1_b;    /* LayerNorm only */
   PlMatrix       *norm2_w;
   PlMatrix       *norm2_b;
-  PlStoredMatrix *up_w;       /* gated: [2 ffn, hidden], the gate's rows then up's; else [ffn, hidden] */
-  PlMatrix       *up_b;
+  PlStoredMatrix *gate_w;     /* gated: [ffn, hidden]; else NULL */
+  PlStoredMatrix *up_w;       /* [ffn, hidden] */
+  PlMatrix       *up_b;       /* gated: 1 × 2 ffn, the gate's then up's; else 1 × ffn */
   PlStoredMatrix *down_w;     /* [hidden, ffn] */
   PlMatrix       *down_b;
   PlMatrix       *q_norm_w;   /* Qwen 3: [head_dim], or NULL */
@@ -58,6 +65,9 @@ typedef struct
   PlStoredMatrix *router_w;   /* [experts, hidden] */
   PlStoredMatrix **expert_up; /* n_experts × [2 expert_ffn, hidden], gate rows then up's */
   PlStoredMatrix **expert_down; /* n_experts × [hidden, expert_ffn] */
+  GMutex          lock;       /* held while the layer is prepared */
+  gint            prepared;   /* checked and made ready (atomic) */
+  GError         *problem;    /* what preparing found wrong, or NULL */
 } PlDecoderLayer;
 
 struct _PlTransformer
@@ -117,6 +127,14 @@ typedef void (*PlQkvFunc) (guint           layer,
                            gpointer        user_data);
 
 void      pl_transformer_clear_decoder      (PlTransformer  *self);
+/* Layer L's weights checked (no NaN or infinity) and made ready for the
+ * products, the first time it is asked for (once, whichever thread asks
+ * first; the others wait for it); FALSE and what is wrong, every time, when
+ * they are not usable. Cancelled, it is left to the next pass to prepare. */
+gboolean  pl_transformer_prepare_decoder_layer (PlTransformer *self,
+                                             guint           l,
+                                             GCancellable   *cancellable,
+                                             GError        **error);
 /* pl_transformer_run for rotary decoders, QKV_FUNC (may be NULL) seeing
  * each layer's queries and keys. */
 gboolean  pl_transformer_run_decoder        (PlTransformer  *self,
