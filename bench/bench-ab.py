@@ -34,6 +34,10 @@ read from /proc (10 ms ticks).
 OP linear times pl-bench-forward's linear layer on the AMX tiles, --shape TxKxN[xgelu]
 (X [T, K] times W [K, N]); linear-plain the same on OpenBLAS: linear-plain DRIVER DRIVER
 --op-b linear compares the two in one build.
+
+OP stored times pl-bench-forward's product by a stored weight on pl_stored_gemm's tuned path,
+--shape TxKxN[xbf16|f32] (W [N, K] in that type, BF16 by default); stored-plain the same on
+the plain path: stored-plain DRIVER DRIVER --op-b stored compares the two in one build.
 """
 import argparse
 import os
@@ -90,7 +94,7 @@ def sampled(args, env_b):
     """Paired samples, each the best of 3 runs in a fresh process."""
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, 'x.npy')
-        if args.op.startswith(('attention', 'linear')):
+        if args.op.startswith(('attention', 'linear', 'stored')):
             path = args.shape
         else:
             rows, cols = (int(v) for v in args.shape.split('x'))

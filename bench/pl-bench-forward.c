@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "pl-blas-core.h"
@@ -14,6 +15,7 @@
 #include "pl-linear.h"
 #include "pl-linear-amx.h"
 #include "pl-model.h"
+#include "pl-stored-gemm.h"
 #include "pl-transformer.h"
 
 /* Driver for bench-forward.py: times Poslens' forward pass on a checkpoint
@@ -33,7 +35,12 @@
  * xgelu) on the AMX tiles (pl_linear_amx, the weight split before timing)
  * and prints "linear SECONDS CPU_SECONDS ERROR": ERROR is the largest
  * error against a float64 product in units of Σ|x·w| of its row and
- * column (before the activation); "linear-plain" the same on pl_linear. */
+ * column (before the activation); "linear-plain" the same on pl_linear.
+ *   pl-bench-forward stored TxKxN[xTYPE] REPEATS
+ * times one product by a stored weight (X [T, K] · Wᵀ, W [N, K] in TYPE,
+ * bf16 unless given, or f32) on pl_stored_gemm's tuned path and prints
+ * "stored SECONDS CPU_SECONDS ERROR" as above; "stored-plain" the same on
+ * pl_stored_gemm_plain. */
 
 static double
 best_of (int n, double (*run) (gpointer), gpointer data)
@@ -265,6 +272,81 @@ bench_linear (const char *op,
   return 0;
 }
 
+static int
+bench_stored (const char *op,
+              const char *shape,
+              int         repeats)
+{
+  g_auto(GStrv) dims = g_strsplit (shape, "x", -1);
+  g_autoptr(PlMatrix) x = NULL;
+  g_autoptr(PlMatrix) wf = NULL;
+  g_autoptr(PlMatrix) out = NULL;
+  g_autoptr(PlStoredMatrix) w = NULL;
+  gboolean plain = g_str_equal (op, "stored-plain");
+  PlStoredType type = PL_STORED_BF16;
+  double wall = G_MAXDOUBLE, cpu = G_MAXDOUBLE, worst = 0.0;
+  gsize t, k, n;
+  guint32 seed = 1;
+
+  if (g_strv_length (dims) < 3)
+    return 1;
+  t = strtoul (dims[0], NULL, 10);
+  k = strtoul (dims[1], NULL, 10);
+  n = strtoul (dims[2], NULL, 10);
+  if (dims[3] != NULL)
+    type = g_str_equal (dims[3], "f32") ? PL_STORED_F32 : PL_STORED_BF16;
+  x = pl_matrix_new (t, k);
+  wf = pl_matrix_new (n, k);
+  out = pl_matrix_new (t, n);
+  for (gsize j = 0; j < t * k; j++)
+    x->data[j] = (float) ((seed = seed * 1664525u + 1013904223u) / 2147483648.0 - 1.0);
+  w = pl_stored_matrix_try_new (type, n, k, NULL);
+  for (gsize j = 0; j < n * k; j++)
+    {
+      float v = (float) (((seed = seed * 1664525u + 1013904223u) / 2147483648.0 - 1.0) * 0.05);
+      guint32 bits;
+
+      memcpy (&bits, &v, 4);
+      if (type == PL_STORED_F32)
+        ((float *) w->data)[j] = v;
+      else
+        ((guint16 *) w->data)[j] = (guint16) (bits >> 16);
+    }
+  pl_stored_matrix_to_float (w, 0, n, wf->data);
+  pl_executor_get_default ();
+  for (int i = 0; i <= repeats; i++)
+    {
+      gint64 start = g_get_monotonic_time ();
+      double cpu0 = process_cpu_s ();
+
+      if (plain)
+        pl_stored_gemm_plain (x, w, NULL, NULL, out);
+      else
+        pl_stored_gemm (x, w, NULL, NULL, out);
+      if (i > 0)
+        {
+          wall = MIN (wall, (g_get_monotonic_time () - start) / 1e6);
+          cpu = MIN (cpu, process_cpu_s () - cpu0);
+        }
+    }
+  for (gsize r = 0; r < t; r += 7)
+    for (gsize c = 0; c < n; c += 5)
+      {
+        double sum = 0.0, size = 0.0;
+
+        for (gsize j = 0; j < k; j++)
+          {
+            double p = (double) pl_matrix_get (x, r, j) * pl_matrix_get (wf, c, j);
+
+            sum += p;
+            size += fabs (p);
+          }
+        worst = MAX (worst, fabs (pl_matrix_get (out, r, c) - sum) / size);
+      }
+  printf ("%s %.6f %.6f %.3g\n", op, wall, cpu, worst);
+  return 0;
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -291,6 +373,8 @@ main (int argc, char *argv[])
     return bench_attention (argv[1], argv[2], MAX (repeats, 1));
   if (g_str_has_prefix (argv[1], "linear"))
     return bench_linear (argv[1], argv[2], MAX (repeats, 1));
+  if (g_str_has_prefix (argv[1], "stored"))
+    return bench_stored (argv[1], argv[2], MAX (repeats, 1));
 
   pl_executor_get_default ();
   if (!(model = pl_model_open (argv[1], NULL, NULL, &error)) ||
