@@ -11,6 +11,7 @@
 #include "pl-model.h"
 #include "pl-probes.h"
 #include "pl-probes-page.h"
+#include "pl-questions.h"
 #include "pl-view-style.h"
 
 /* The paper's Table 1 for every model in the sidebar, side by side: each
