@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "pl-error.h"
+#include "pl-figure.h"
 #include "pl-model.h"
 #include "pl-position-bias.h"
 #include "pl-test-util.h"
@@ -255,6 +256,69 @@ test_no_bias (void)
   g_assert_nonnull (strstr (error->message, "DeBERTa-v2 models add no bias"));
 }
 
+/* The first text TEXT of the figure's last render left of X_BEFORE (any
+ * when X_BEFORE is infinite), or NULL. */
+static const PlLayoutItem *
+find_text (PlFigure   *figure,
+           const char *text,
+           double      x_before)
+{
+  const PlLayoutItem *items;
+  guint n;
+
+  items = pl_figure_get_layout (figure, &n, NULL, NULL);
+  for (guint i = 0; i < n; i++)
+    if (items[i].text != NULL && strcmp (items[i].text, text) == 0 && items[i].box.x < x_before)
+      return &items[i];
+  return NULL;
+}
+
+/* The figure numbers heads from 1, as the rest of Poslens does: the head
+ * axis's ticks label the rows they sit on (tick 1 on the first row) and the
+ * curves' legend names the heads chosen by index 0 and 3 "Head 1" and
+ * "Head 4"; a cell under a point is the map's (offset, head) index. */
+static void
+test_figure_heads (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PlModel) model = pl_model_open ("builtin:alibi:16x8", NULL, NULL, &error);
+  g_autoptr(PlPositionBias) bias = NULL;
+  g_autoptr(PlFigure) figure = NULL;
+  cairo_surface_t *surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 640, 480);
+  cairo_t *cr = cairo_create (surface);
+  guint heads[] = { 0, 3 };
+  const double *ticks;
+  const PlLayoutItem *one;
+  cairo_rectangle_t plot;
+  guint n, column, row;
+
+  g_assert_no_error (error);
+  bias = pl_model_compute_position_bias (model, 0, 0, &error);
+  g_assert_no_error (error);
+  figure = pl_figure_new_position_bias (bias->bias, -15, NULL, heads, G_N_ELEMENTS (heads));
+  pl_figure_render (figure, cr, 640, 480);
+  cairo_destroy (cr);
+  cairo_surface_destroy (surface);
+
+  ticks = pl_figure_get_ticks (figure, FALSE, &n);
+  g_assert_nonnull (ticks);
+  g_assert_cmpfloat (ticks[0], ==, 1);
+  g_assert_cmpfloat (ticks[n - 1], <=, 8);
+  pl_figure_get_plot_area (figure, &plot);
+  one = find_text (figure, "1", plot.x);
+  g_assert_nonnull (one);
+  g_assert_cmpfloat (fabs (one->box.y + one->box.height / 2 - (plot.y + plot.height / 16)), <, 1);
+  g_assert_nonnull (find_text (figure, "Head 1", INFINITY));
+  g_assert_nonnull (find_text (figure, "Head 4", INFINITY));
+  g_assert_null (find_text (figure, "Head 0", INFINITY));
+  g_assert_true (pl_figure_hit_cell (figure, plot.x + 1, plot.y + 1, &column, &row));
+  g_assert_cmpuint (column, ==, 0);
+  g_assert_cmpuint (row, ==, 0);
+  g_assert_true (pl_figure_hit_cell (figure, plot.x + plot.width - 1, plot.y + plot.height - 1, &column, &row));
+  g_assert_cmpuint (column, ==, 30);
+  g_assert_cmpuint (row, ==, 7);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -267,6 +331,7 @@ main (int   argc,
   g_test_add_func ("/pl/position-bias/slopes", test_slopes);
   g_test_add_func ("/pl/position-bias/builtin-alibi", test_builtin_alibi);
   g_test_add_func ("/pl/position-bias/no-bias", test_no_bias);
+  g_test_add_func ("/pl/position-bias/figure-heads", test_figure_heads);
   for (guint i = 0; i < G_N_ELEMENTS (bias_cases); i++)
     {
       g_autofree char *path = g_strdup_printf ("/pl/position-bias/model/%s-%s-%u", bias_cases[i].fixture,

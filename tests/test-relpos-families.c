@@ -583,6 +583,7 @@ test_cli_position_bias (void)
 {
   g_autofree char *tmp = pl_test_tmpdir ();
   g_autofree char *out = g_build_filename (tmp, "bias.h5", NULL);
+  g_autofree char *figure = g_build_filename (tmp, "bias.svg", NULL);
   g_autofree char *t5 = pl_test_fixture ("relpos", "t5", NULL);
   g_autofree char *umt5 = pl_test_fixture ("relpos", "umt5", NULL);
   g_autofree char *deberta = pl_test_fixture ("relpos", "deberta-v3", NULL);
@@ -611,6 +612,16 @@ test_cli_position_bias (void)
   g_clear_pointer (&err, g_free);
   g_assert_cmpint (pl_test_cli (NULL, &err, "position-bias", umt5, "--layer", "3", "--out", out, NULL), ==, 1);
   g_assert_nonnull (strstr (err, "--layer 3: the encoder has layers 1 to 2"));
+  g_clear_pointer (&err, g_free);
+
+  /* heads count from 1, as everywhere: the fixture's 4 heads are 1 … 4 */
+  g_assert_cmpint (pl_test_cli (NULL, NULL, "position-bias", t5, "--heads", "1,4", "--out", figure, NULL), ==, 0);
+  g_assert_true (g_file_test (figure, G_FILE_TEST_IS_REGULAR));
+  g_assert_cmpint (pl_test_cli (NULL, &err, "position-bias", t5, "--heads", "0,2", "--out", figure, NULL), ==, 1);
+  g_assert_nonnull (strstr (err, "expected heads 1 to 4 (heads count from 1)"));
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (pl_test_cli (NULL, &err, "position-bias", t5, "--heads", "5", "--out", figure, NULL), ==, 1);
+  g_assert_nonnull (strstr (err, "expected heads 1 to 4"));
   pl_test_rmtree (tmp);
 }
 

@@ -20,8 +20,9 @@ usage (const char *message)
   return pl_cli_usage ("position-bias", message);
 }
 
-/* "0,3,7" → heads (checked against N_HEADS); NULL → all of up to eight,
- * else six spread from the first to the last. */
+/* "1,4,8" → head indices from 0 (heads count from 1 on the command line, as
+ * in the window; checked against N_HEADS); NULL → all of up to eight, else
+ * six spread from the first to the last. */
 static GArray *
 parse_heads (const char  *spec,
              guint        n_heads,
@@ -48,14 +49,15 @@ parse_heads (const char  *spec,
       {
         guint64 h;
 
-        if (!g_ascii_string_to_unsigned (g_strstrip (parts[i]), 10, 0, G_MAXUINT, &h, NULL) || h >= n_heads)
+        if (!g_ascii_string_to_unsigned (g_strstrip (parts[i]), 10, 1, n_heads, &h, NULL))
           {
             g_set_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT,
-                         "--heads “%s”: expected heads 0 to %u, separated by commas", spec, n_heads - 1);
+                         "--heads “%s”: expected heads 1 to %u (heads count from 1), separated by commas",
+                         spec, n_heads);
             g_array_unref (heads);
             return NULL;
           }
-        g_array_append_val (heads, (guint) { (guint) h });
+        g_array_append_val (heads, (guint) { (guint) h - 1 });
       }
   }
   return heads;
@@ -85,7 +87,7 @@ pl_cli_position_bias (int    argc,
     PL_CLI_TABLE_OPTION (table_name),
     { "length", 0, 0, G_OPTION_ARG_INT, &length, N_("Queries and keys of T tokens: offsets −(T − 1) … T − 1 (default: the model’s)"), N_("T") },
     { "layer", 'l', 0, G_OPTION_ARG_INT, &layer, N_("The bias of layer L (1 … layers; UMT5 has one per layer, T5 shares layer 1’s)"), N_("L") },
-    { "heads", 0, 0, G_OPTION_ARG_STRING, &heads_spec, N_("A figure’s curves: these heads (“0,3,7”; default up to eight)"), N_("LIST") },
+    { "heads", 0, 0, G_OPTION_ARG_STRING, &heads_spec, N_("A figure’s curves: these heads (“1,4,8”, from 1; default up to eight)"), N_("LIST") },
     { "out", 'o', 0, G_OPTION_ARG_FILENAME, &out, N_("Output file: .h5, .csv, .npy, or a figure: .png, .svg, .pdf"), N_("FILE") },
     { NULL }
   };
@@ -93,8 +95,8 @@ pl_cli_position_bias (int    argc,
   context = g_option_context_new (_("PATH — the bias a T5 or ALiBi model adds to attention scores"));
   g_option_context_set_description (context,
     _("Writes, as Hugging Face computes it for queries and keys of T tokens:\n"
-      "  bias     [heads, 2T − 1]: column (j − i) + T − 1 is what head h adds to\n"
-      "           query i’s score for key j; NaN where a causal stack hides key j > i\n"
+      "  bias     [heads, 2T − 1]: row h, column (j − i) + T − 1 is what head h + 1 adds\n"
+      "           to query i’s score for key j; NaN where a causal stack hides key j > i\n"
       "  offsets  [2T − 1]: the offset j − i of each column\n"
       "  buckets  [2T − 1]: T5: each offset’s bucket (−1 where hidden)\n"
       "  slopes   [heads]: ALiBi: each head’s slope (the bias is slope · (j − i))\n"

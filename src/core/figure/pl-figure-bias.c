@@ -67,8 +67,8 @@ pl_figure_new_position_bias (PlMatrix     *bias,
       PlSeries *s = g_new0 (PlSeries, 1);
 
       g_return_val_if_fail (heads[i] < bias->rows, self);
-      /* Translators: a line of the position-bias figure: attention head number */
-      s->name = g_strdup_printf (_("Head %u"), heads[i]);
+      /* Translators: a line of the position-bias figure: attention head number, from 1 */
+      s->name = g_strdup_printf (_("Head %u"), heads[i] + 1);
       s->y = g_new (double, bias->cols);
       for (gsize c = 0; c < bias->cols; c++)
         s->y[c] = pl_matrix_row (bias, heads[i])[c];
@@ -228,7 +228,8 @@ pl_figure_bias_render (PlFigure                *self,
     map_h = curves ? MAX ((h - PANEL_GAP) * 0.5, 10) : h;
     lines_h = curves ? MAX (h - PANEL_GAP - map_h, 10) : 0;
   }
-  hstep = pl_nice_ticks (0, heads - 1, (guint) CLAMP (map_h / (tick_h * 2.2), 1, 10), TRUE, hticks);
+  /* Heads count from 1 on the axis, as everywhere the app names them. */
+  hstep = pl_nice_ticks (1, heads, (guint) CLAMP (map_h / (tick_h * 2.2), 1, 10), TRUE, hticks);
   bstep = curves ? pl_nice_ticks (blo, bhi, (guint) CLAMP (lines_h / (tick_h * 2.2), 2, 8), FALSE, bticks) : 1;
   left = GAP + label_h + GAP + MAX (widest (draw, hticks, hstep, size), widest (draw, bticks, bstep, size)) +
          TICK_LENGTH + TICK_GAP;
@@ -261,8 +262,8 @@ pl_figure_bias_render (PlFigure                *self,
       cairo_restore (cr);
     }
   pl_draw_frame (draw, &map);
-  /* heads: row r spans [r, r + 1) from the top */
-  draw_y_axis (self, draw, &map, hticks, hstep, -0.5, heads - 0.5, pl_figure_y_label (self),
+  /* heads: row r, head r + 1, spans [r, r + 1) from the top */
+  draw_y_axis (self, draw, &map, hticks, hstep, 0.5, heads + 0.5, pl_figure_y_label (self),
                area->x + GAP);
   bar = (cairo_rectangle_t) { map.x + map.width + BAR_GAP, map.y, BAR_WIDTH, map.height };
   pl_draw_colorbar (draw, &bar, lo, hi, FALSE);
