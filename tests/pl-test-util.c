@@ -492,3 +492,43 @@ pl_test_assert_paper_files (const char *folder,
   g_test_message ("looking for \"%s\" in %s", seeds, table_text);
   g_assert_nonnull (strstr (table_text, seeds));
 }
+
+/* Writes a manifest for HOST/NS/MODEL/TAG in STORE whose model layer is
+ * BLOB (a path whose bytes are copied in under their sha256, unless DIGEST
+ * is given). */
+void
+pl_test_add_ollama_model (const char *store,
+                          const char *host,
+                          const char *ns,
+                          const char *model,
+                          const char *tag,
+                          const char *blob,
+                          const char *digest)
+{
+  g_autofree char *dir = g_build_filename (store, "manifests", host, ns, model, NULL);
+  g_autofree char *manifest = g_build_filename (dir, tag, NULL);
+  g_autofree char *blobs = g_build_filename (store, "blobs", NULL);
+  g_autofree char *contents = NULL;
+  g_autofree char *sum = NULL;
+  g_autofree char *text = NULL;
+  gsize length = 0;
+
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir_with_parents (blobs, 0755), ==, 0);
+  if (blob != NULL)
+    {
+      g_autofree char *target = NULL;
+
+      g_assert_true (g_file_get_contents (blob, &contents, &length, NULL));
+      sum = g_compute_checksum_for_data (G_CHECKSUM_SHA256, (const guchar *) contents, length);
+      target = g_strdup_printf ("%s/sha256-%s", blobs, sum);
+      g_assert_true (g_file_set_contents (target, contents, length, NULL));
+    }
+  text = g_strdup_printf ("{\"schemaVersion\":2,\"mediaType\":\"application/vnd.docker.distribution.manifest.v2+json\","
+                          "\"config\":{\"mediaType\":\"application/vnd.docker.container.image.v1+json\","
+                          "\"digest\":\"sha256:%064d\",\"size\":12},\"layers\":["
+                          "{\"mediaType\":\"application/vnd.ollama.image.license\",\"digest\":\"sha256:%064d\",\"size\":5},"
+                          "{\"mediaType\":\"application/vnd.ollama.image.model\",\"digest\":\"%s%s\",\"size\":%"
+                          G_GSIZE_FORMAT "}]}", 0, 1, digest ? "" : "sha256:", digest ? digest : sum, length);
+  g_assert_true (g_file_set_contents (manifest, text, -1, NULL));
+}

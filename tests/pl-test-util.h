@@ -107,4 +107,15 @@ void      pl_test_assert_paper_files (const char *folder,
 char     *pl_test_write_known_libhdf5 (guint       i,
                                        const char *path);
 
+/* A model of an Ollama store at STORE as `ollama pull` lays it out: the
+ * manifest manifests/HOST/NS/MODEL/TAG whose model layer is BLOB's bytes,
+ * copied in as blobs/sha256-SUM, or names DIGEST as it is (BLOB NULL). */
+void      pl_test_add_ollama_model (const char *store,
+                                    const char *host,
+                                    const char *ns,
+                                    const char *model,
+                                    const char *tag,
+                                    const char *blob,
+                                    const char *digest);
+
 G_END_DECLS

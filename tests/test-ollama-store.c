@@ -17,46 +17,6 @@
  * models with their tokenizers, the command line's `info ollama:NAME`, the
  * store left as it was, and manifests leading out of it refused. */
 
-/* Writes a manifest for HOST/NS/MODEL/TAG in STORE whose model layer is
- * BLOB (a path whose bytes are copied in under their sha256, unless DIGEST
- * is given). */
-static void
-add_model (const char *store,
-           const char *host,
-           const char *ns,
-           const char *model,
-           const char *tag,
-           const char *blob,
-           const char *digest)
-{
-  g_autofree char *dir = g_build_filename (store, "manifests", host, ns, model, NULL);
-  g_autofree char *manifest = g_build_filename (dir, tag, NULL);
-  g_autofree char *blobs = g_build_filename (store, "blobs", NULL);
-  g_autofree char *contents = NULL;
-  g_autofree char *sum = NULL;
-  g_autofree char *text = NULL;
-  gsize length = 0;
-
-  g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
-  g_assert_cmpint (g_mkdir_with_parents (blobs, 0755), ==, 0);
-  if (blob != NULL)
-    {
-      g_autofree char *target = NULL;
-
-      g_assert_true (g_file_get_contents (blob, &contents, &length, NULL));
-      sum = g_compute_checksum_for_data (G_CHECKSUM_SHA256, (const guchar *) contents, length);
-      target = g_strdup_printf ("%s/sha256-%s", blobs, sum);
-      g_assert_true (g_file_set_contents (target, contents, length, NULL));
-    }
-  text = g_strdup_printf ("{\"schemaVersion\":2,\"mediaType\":\"application/vnd.docker.distribution.manifest.v2+json\","
-                          "\"config\":{\"mediaType\":\"application/vnd.docker.container.image.v1+json\","
-                          "\"digest\":\"sha256:%064d\",\"size\":12},\"layers\":["
-                          "{\"mediaType\":\"application/vnd.ollama.image.license\",\"digest\":\"sha256:%064d\",\"size\":5},"
-                          "{\"mediaType\":\"application/vnd.ollama.image.model\",\"digest\":\"%s%s\",\"size\":%"
-                          G_GSIZE_FORMAT "}]}", 0, 1, digest ? "" : "sha256:", digest ? digest : sum, length);
-  g_assert_true (g_file_set_contents (manifest, text, -1, NULL));
-}
-
 static int
 compare_strings (gconstpointer a,
                  gconstpointer b)
@@ -105,10 +65,10 @@ make_store (void)
   g_autofree char *q8 = pl_test_fixture ("gguf", "llama-q8_0.gguf", NULL);
   g_autofree char *gpt2 = pl_test_fixture ("gguf", "gpt2-q8_0.gguf", NULL);
 
-  add_model (store, "registry.ollama.ai", "library", "llama3.2", "1b", llama, NULL);
-  add_model (store, "registry.ollama.ai", "library", "tiny", "latest", q8, NULL);
-  add_model (store, "registry.ollama.ai", "someone", "mine", "q8", q8, NULL);
-  add_model (store, "example.org", "team", "gpt2", "small", gpt2, NULL);
+  pl_test_add_ollama_model (store, "registry.ollama.ai", "library", "llama3.2", "1b", llama, NULL);
+  pl_test_add_ollama_model (store, "registry.ollama.ai", "library", "tiny", "latest", q8, NULL);
+  pl_test_add_ollama_model (store, "registry.ollama.ai", "someone", "mine", "q8", q8, NULL);
+  pl_test_add_ollama_model (store, "example.org", "team", "gpt2", "small", gpt2, NULL);
   return store;
 }
 
@@ -224,8 +184,8 @@ test_hostile (void)
 
   g_assert_true (g_file_get_contents (fixture, &contents, &length, NULL));
   g_assert_true (g_file_set_contents (outside, contents, length, NULL));
-  add_model (store, "registry.ollama.ai", "library", "dotdot", "x", NULL, "sha256:../../../secret.gguf");
-  add_model (store, "registry.ollama.ai", "library", "absolute", "x", NULL, outside);
+  pl_test_add_ollama_model (store, "registry.ollama.ai", "library", "dotdot", "x", NULL, "sha256:../../../secret.gguf");
+  pl_test_add_ollama_model (store, "registry.ollama.ai", "library", "absolute", "x", NULL, outside);
   {
     /* a manifest that is a link to one outside the store */
     g_autofree char *dir = g_build_filename (store, "manifests", "registry.ollama.ai", "library", "manifest-link", NULL);
@@ -246,7 +206,7 @@ test_hostile (void)
     g_autofree char *digest = g_strdup_printf ("sha256:%s", sum);
     g_autofree char *blob = g_strdup_printf ("%s/blobs/sha256-%s", store, sum);
 
-    add_model (store, "registry.ollama.ai", "library", "blob-link", "x", NULL, digest);
+    pl_test_add_ollama_model (store, "registry.ollama.ai", "library", "blob-link", "x", NULL, digest);
     g_assert_cmpint (symlink (outside, blob), ==, 0);
   }
 

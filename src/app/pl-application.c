@@ -184,6 +184,7 @@ pl_application_startup (GApplication *app)
   static const char *quit_accels[] = { "<Control>q", NULL };
   static const char *open_accels[] = { "<Control>o", NULL };
   static const char *open_folder_accels[] = { "<Control><Shift>o", NULL };
+  static const char *open_ollama_accels[] = { "<Control><Alt>o", NULL };
   static const char *close_accels[] = { "<Control>w", NULL };
   static const char *export_accels[] = { "<Control>e", NULL };
   static const char *paper_accels[] = { "<Control><Shift>p", NULL };
@@ -199,6 +200,7 @@ pl_application_startup (GApplication *app)
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "app.quit", quit_accels);
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.open", open_accels);
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.open-folder", open_folder_accels);
+  gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.open-ollama", open_ollama_accels);
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.reproduce-paper", paper_accels);
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "window.close", close_accels);
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.export", export_accels);

@@ -8,6 +8,8 @@
 #include "pl-encoding-dialog.h"
 #include "pl-executor.h"
 #include "pl-model-isolated.h"
+#include "pl-ollama-dialog.h"
+#include "pl-ollama-store.h"
 #include "pl-paths.h"
 #include "pl-window-private.h"
 
@@ -479,15 +481,17 @@ pl_window_open_file (PlWindow *self,
   g_return_if_fail (G_IS_FILE (file));
 
   /* "builtin:sinusoidal:1024x512" on the command line is an analytic
-   * encoding, not a file: GIO reads it as a URI of an unknown scheme. */
-  if (g_file_has_uri_scheme (file, "builtin"))
+   * encoding, "ollama:llama3.2:1b" a model of Ollama's store, not files: GIO
+   * reads them as URIs of unknown schemes. */
+  if (g_file_has_uri_scheme (file, "builtin") || g_file_has_uri_scheme (file, "ollama"))
     {
       g_autofree char *spec = g_file_get_uri (file);
+      gboolean ollama = g_str_has_prefix (spec, PL_OLLAMA_PREFIX);
 
       pl_window_open_paths (self,
                             (const char * const[]) { spec, NULL },
-                            (const char * const[]) { spec, NULL },
-                            NULL, select, FALSE);
+                            (const char * const[]) { ollama ? spec + strlen (PL_OLLAMA_PREFIX) : spec, NULL },
+                            NULL, select, ollama);
       return;
     }
   path = g_file_get_path (file);
@@ -559,6 +563,38 @@ pl_window_open_action (GtkWidget  *widget,
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
 }
 
+static void
+on_ollama_chosen (PlOllamaDialog *dialog,
+                  const char     *name,
+                  PlWindow       *self)
+{
+  g_autofree char *path = g_strconcat (PL_OLLAMA_PREFIX, name, NULL);
+  guint at;
+
+  if (find_listed (self, path, NULL, &at))
+    {
+      remember_recent (self, path);
+      pl_window_select_model (self, at);
+      return;
+    }
+  pl_window_open_paths (self, (const char * const[]) { path, NULL }, (const char * const[]) { name, NULL },
+                        NULL, TRUE, TRUE);
+}
+
+/* Ollama's models by their names: its blobs have none a file chooser could
+ * show. */
+void
+pl_window_open_ollama_action (GtkWidget  *widget,
+                              const char *action_name,
+                              GVariant   *param)
+{
+  PlWindow *self = PL_WINDOW (widget);
+  PlOllamaDialog *dialog = pl_ollama_dialog_new (GTK_WINDOW (self));
+
+  g_signal_connect_object (dialog, "chosen", G_CALLBACK (on_ollama_chosen), self, 0);
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
 /* A checkpoint folder: through the file portal this grants the whole folder,
  * so config.json and the tokenizer beside the weights are readable too. */
 void
@@ -580,7 +616,10 @@ pl_window_open_recent_action (GtkWidget  *widget,
                     const char *action_name,
                     GVariant   *param)
 {
-  g_autoptr(GFile) file = g_file_new_for_path (g_variant_get_string (param, NULL));
+  const char *path = g_variant_get_string (param, NULL);
+  /* an Ollama model's "ollama:NAME" is no file path */
+  g_autoptr(GFile) file = g_str_has_prefix (path, PL_OLLAMA_PREFIX) ? g_file_new_for_uri (path)
+                                                                     : g_file_new_for_path (path);
 
   pl_window_open_file (PL_WINDOW (widget), file, TRUE);
 }

@@ -66,6 +66,9 @@ void pl_window_update_recent_menu  (PlWindow           *self);
 void pl_window_open_action         (GtkWidget          *widget,
                                     const char         *action_name,
                                     GVariant           *param);
+void pl_window_open_ollama_action  (GtkWidget          *widget,
+                                    const char         *action_name,
+                                    GVariant           *param);
 void pl_window_open_folder_action  (GtkWidget          *widget,
                                     const char         *action_name,
                                     GVariant           *param);

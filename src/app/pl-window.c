@@ -641,6 +641,7 @@ pl_window_class_init (PlWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.open-recent", "s", pl_window_open_recent_action);
   gtk_widget_class_install_action (widget_class, "win.open-analytic", "s", pl_window_open_analytic_action);
   gtk_widget_class_install_action (widget_class, "win.open-folder", NULL, pl_window_open_folder_action);
+  gtk_widget_class_install_action (widget_class, "win.open-ollama", NULL, pl_window_open_ollama_action);
   gtk_widget_class_install_action (widget_class, "win.show-view", "i", show_view_action);
   for (int i = 0; i < 8; i++)
     gtk_widget_class_add_binding_action (widget_class, GDK_KEY_1 + i, GDK_ALT_MASK, "win.show-view", "i", i);

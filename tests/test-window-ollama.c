@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <adwaita.h>
+#include <string.h>
+
+#include "pl-application.h"
+#include "pl-attention-page.h"
+#include "pl-attention-stats.h"
+#include "pl-ollama-dialog.h"
+#include "pl-questions.h"
+#include "pl-rope-profile.h"
+#include "pl-rotary-page.h"
+#include "pl-test-util.h"
+#include "pl-test-window.h"
+#include "pl-transformer.h"
+#include "pl-trajectory-page.h"
+#include "pl-window.h"
+#include "pl-workspace.h"
+
+/* GGUF files and Ollama's models in the real window: Open Ollama Model…
+ * lists a store's models by name (OLLAMA_MODELS points at one built from
+ * the GGUF fixtures), picking one opens it named so, and its views work as
+ * for a Hugging Face folder: a rotary Llama's layers, Rotary and Attention
+ * views (against the core), a GPT-2's table views; "ollama:NAME" on the
+ * command line; an empty store says where it looked. */
+
+static PlApplication *app;
+static PlWindow *window;
+static char *store;
+
+static gboolean
+rotary_ready (gpointer p)
+{
+  return !pl_page_get_busy ((PlPage *) p) && pl_rotary_page_get_profile (p) != NULL;
+}
+
+static gboolean
+attention_ready (gpointer p)
+{
+  return !pl_page_get_busy ((PlPage *) p) && pl_attention_page_get_stats (p) != NULL;
+}
+
+static int
+find_path (const char *path)
+{
+  GListModel *models = pl_window_get_models (window);
+
+  for (guint i = 0; i < g_list_model_get_n_items (models); i++)
+    {
+      g_autoptr(PlModel) model = g_list_model_get_item (models, i);
+
+      if (g_str_equal (pl_model_get_path (model), path))
+        return (int) i;
+    }
+  return -1;
+}
+
+static gboolean
+path_listed (gpointer path)
+{
+  return find_path (path) >= 0;
+}
+
+/* The Ollama dialog the window shows now. */
+static PlOllamaDialog *
+find_dialog (void)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GObject) w = g_list_model_get_item (toplevels, i);
+
+      if (PL_IS_OLLAMA_DIALOG (w) && gtk_widget_get_visible (GTK_WIDGET (w)))
+        return PL_OLLAMA_DIALOG (w);
+    }
+  return NULL;
+}
+
+static gboolean
+dialog_shown (gpointer data)
+{
+  return find_dialog () != NULL;
+}
+
+static PlModel *
+current_model (void)
+{
+  return pl_workspace_get_model (pl_window_get_workspace (window));
+}
+
+/* Picks NAME in the dialog and waits for its model, selected. */
+static void
+open_from_dialog (const char *name)
+{
+  g_autofree char *path = g_strconcat ("ollama:", name, NULL);
+  PlOllamaDialog *dialog;
+  guint i;
+
+  pl_test_activate (window, "win.open-ollama", NULL);
+  pl_test_wait_until (dialog_shown, NULL, "the Ollama dialog");
+  dialog = find_dialog ();
+  g_assert_cmpuint (pl_ollama_dialog_get_n_models (dialog), ==, 3);
+  g_assert_cmpstr (pl_ollama_dialog_get_name (dialog, 0), ==, "example.org/team/gpt2:small");
+  g_assert_cmpstr (pl_ollama_dialog_get_name (dialog, 1), ==, "llama3.2:1b");
+  g_assert_cmpstr (pl_ollama_dialog_get_name (dialog, 2), ==, "tiny:latest");
+  for (i = 0; g_strcmp0 (pl_ollama_dialog_get_name (dialog, i), name) != 0; i++)
+    g_assert_cmpuint (i, <, 3);
+  pl_ollama_dialog_choose (dialog, i);
+  pl_test_wait_until (path_listed, path, name);
+  g_assert_cmpstr (pl_model_get_name (current_model ()), ==, name);
+  g_assert_cmpstr (pl_model_get_path (current_model ()), ==, path);
+}
+
+/* A Llama from the store: its Rotary and Attention views as the core
+ * computes them on the same model. */
+static void
+test_llama (void)
+{
+  PlRotaryPage *rotary = PL_ROTARY_PAGE (pl_test_page (window, "rotary"));
+  PlAttentionPage *attention = PL_ATTENTION_PAGE (pl_test_page (window, "attention"));
+  g_autoptr(PlTransformer) transformer = NULL;
+  g_autoptr(PlRopeProfile) expected = NULL;
+  g_autoptr(PlAttentionStats) stats = NULL;
+
+  pl_window_show_view (window, "rotary");
+  open_from_dialog ("llama3.2:1b");
+  g_assert_cmpint (pl_model_get_family (current_model ()), ==, PL_FAMILY_LLAMA);
+  pl_test_wait_until (rotary_ready, rotary, "the rotary profile");
+  transformer = pl_transformer_new (current_model (), NULL, NULL);
+  expected = pl_rope_profile_compute (transformer, 8, 32, 1, NULL, NULL, NULL, NULL);
+  g_assert_cmpfloat (pl_test_max_abs_diff (pl_rotary_page_get_profile (rotary)->query_norm, expected->query_norm),
+                     ==, 0);
+  pl_window_show_view (window, "attention");
+  pl_test_wait_until (attention_ready, attention, "the attention statistics");
+  stats = pl_attention_stats_compute (transformer, 8, pl_question_sample_length (current_model ()), 1,
+                                      NULL, NULL, NULL, NULL);
+  g_assert_cmpfloat (pl_test_max_abs_diff (pl_attention_page_get_stats (attention)->offset_profile,
+                                           stats->offset_profile), ==, 0);
+}
+
+/* A GPT-2 from the store: its learned table in the similarity and
+ * trajectory views. */
+static void
+test_gpt2 (void)
+{
+  PlPage *similarity = PL_PAGE (pl_test_page (window, "similarity"));
+  PlPage *trajectory = PL_PAGE (pl_test_page (window, "trajectory"));
+
+  pl_window_show_view (window, "similarity");
+  open_from_dialog ("example.org/team/gpt2:small");
+  g_assert_cmpint (pl_model_get_family (current_model ()), ==, PL_FAMILY_GPT2);
+  pl_workspace_set_layer (pl_window_get_workspace (window), PL_LAYER_TABLE);
+  pl_test_wait_until (pl_test_page_ready, similarity, "the table's similarity");
+  pl_window_show_view (window, "trajectory");
+  pl_test_wait_until (pl_test_page_ready, trajectory, "the table's trajectory");
+}
+
+/* "ollama:tiny" as the command line gives it opens the model tiny:latest. */
+static void
+test_command_line (void)
+{
+  g_autoptr(GFile) file = g_file_new_for_commandline_arg ("ollama:tiny");
+
+  g_application_open (G_APPLICATION (app), &file, 1, "");
+  pl_test_wait_until (path_listed, (gpointer) "ollama:tiny", "ollama:tiny");
+}
+
+/* With no store the dialog says where it looked. */
+static void
+test_empty (void)
+{
+  PlOllamaDialog *dialog;
+
+  g_setenv ("OLLAMA_MODELS", "/nonexistent/ollama", TRUE);
+  pl_test_activate (window, "win.open-ollama", NULL);
+  pl_test_wait_until (dialog_shown, NULL, "the Ollama dialog");
+  dialog = find_dialog ();
+  g_assert_cmpuint (pl_ollama_dialog_get_n_models (dialog), ==, 0);
+  g_assert_true (pl_test_shows_label (GTK_WIDGET (dialog), "No Ollama Models"));
+  gtk_window_close (GTK_WINDOW (dialog));
+  g_setenv ("OLLAMA_MODELS", store, TRUE);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_autofree char *dir = NULL;
+  g_autofree char *llama = NULL;
+  g_autofree char *q8 = NULL;
+  g_autofree char *gpt2 = NULL;
+  int status;
+
+  pl_test_window_init (&argc, &argv);
+  dir = pl_test_tmpdir ();
+  store = g_build_filename (dir, "models", NULL);
+  llama = pl_test_fixture ("gguf", "llama-f32.gguf", NULL);
+  q8 = pl_test_fixture ("gguf", "llama-q8_0.gguf", NULL);
+  gpt2 = pl_test_fixture ("gguf", "gpt2-q8_0.gguf", NULL);
+  pl_test_add_ollama_model (store, "registry.ollama.ai", "library", "llama3.2", "1b", llama, NULL);
+  pl_test_add_ollama_model (store, "registry.ollama.ai", "library", "tiny", "latest", q8, NULL);
+  pl_test_add_ollama_model (store, "example.org", "team", "gpt2", "small", gpt2, NULL);
+  g_setenv ("OLLAMA_MODELS", store, TRUE);
+  window = pl_test_window_open (&app);
+
+  g_test_add_func ("/pl/window-ollama/llama", test_llama);
+  g_test_add_func ("/pl/window-ollama/gpt2", test_gpt2);
+  g_test_add_func ("/pl/window-ollama/command-line", test_command_line);
+  g_test_add_func ("/pl/window-ollama/empty", test_empty);
+  status = g_test_run ();
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  g_clear_object (&app);
+  pl_test_rmtree (dir);
+  return status;
+}
