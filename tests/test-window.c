@@ -115,12 +115,21 @@ test_renderer_choice (void)
   g_unsetenv ("LIBGL_ALWAYS_SOFTWARE");
 
   g_unsetenv ("GSK_RENDERER");
+  g_unsetenv ("GDK_DEBUG");
   g_assert_true (pl_renderer_choose (empty) == old_gtk);
   g_assert_cmpstr (g_getenv ("GSK_RENDERER"), ==, old_gtk ? "cairo" : NULL);
+  /* Cairo chosen, GDK makes no GL context either; other flags stay. */
+  g_assert_cmpstr (g_getenv ("GDK_DEBUG"), ==, old_gtk ? "gl-disable" : NULL);
+  g_unsetenv ("GSK_RENDERER");
+  g_setenv ("GDK_DEBUG", "interactive", TRUE);
+  g_assert_true (pl_renderer_choose (empty) == old_gtk);
+  g_assert_cmpstr (g_getenv ("GDK_DEBUG"), ==, old_gtk ? "interactive,gl-disable" : "interactive");
+  g_unsetenv ("GDK_DEBUG");
 
   g_unsetenv ("GSK_RENDERER");
   g_assert_false (pl_renderer_choose (gpu));
   g_assert_null (g_getenv ("GSK_RENDERER"));
+  g_assert_null (g_getenv ("GDK_DEBUG"));
 
   g_setenv ("LIBGL_ALWAYS_SOFTWARE", "1", TRUE);
   g_assert_true (pl_renderer_choose (gpu) == old_gtk);

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <gtk/gtk.h>
+#include <string.h>
 
 #include "pl-renderer.h"
 
@@ -19,14 +20,30 @@ has_render_node (const char *dri_dir)
   return FALSE;
 }
 
+/* Cairo draws without GL, but GDK before 4.14 still loads Mesa and makes
+ * a (software) GL context for each window: some 15 % of the processor time
+ * of a start (bench/NOTES.md). GDK_DEBUG=gl-disable keeps it from doing so. */
+static void
+disable_gl (void)
+{
+  const char *debug = g_getenv ("GDK_DEBUG");
+  g_autofree char *flags = NULL;
+
+  if (debug != NULL && strstr (debug, "gl-disable") != NULL)
+    return;
+  flags = debug != NULL && debug[0] != '\0' ? g_strconcat (debug, ",gl-disable", NULL) : g_strdup ("gl-disable");
+  g_setenv ("GDK_DEBUG", flags, TRUE);
+}
+
 /* Chooses GTK's cairo renderer when its GL renderer would run in software:
  * for this application's flat figures software GL draws the first frame
  * about 1.6 times slower than cairo (bench/bench-startup.py, Xvfb:
  * 702 ms against 440 ms). GTK 4.14 and later make the same choice
  * themselves once they see llvmpipe; before it, the absence of a render
  * node under DRI_DIR (normally /dev/dri), or LIBGL_ALWAYS_SOFTWARE, says
- * GL would be software. A GSK_RENDERER the user set is kept. Call before
- * GTK starts; returns whether it chose cairo. */
+ * GL would be software; GL is then turned off altogether (disable_gl). A
+ * GSK_RENDERER the user set is kept. Call before GTK starts; returns
+ * whether it chose cairo. */
 gboolean
 pl_renderer_choose (const char *dri_dir)
 {
@@ -42,5 +59,6 @@ pl_renderer_choose (const char *dri_dir)
       has_render_node (dri_dir))
     return FALSE;
   g_setenv ("GSK_RENDERER", "cairo", TRUE);
+  disable_gl ();
   return TRUE;
 }
