@@ -4,7 +4,7 @@
 # Builds the libFuzzer targets (clang, AddressSanitizer + UBSan) in
 # _build-fuzz and runs one of them for a while on a copy of its seed corpus:
 #   build-aux/fuzz.sh TARGET [SECONDS] [extra libFuzzer options]
-# TARGET: safetensors, hdf5, config, model, tokenizer, pickle, pytorch or gguf.
+# TARGET: safetensors, hdf5, config, model, tokenizer, unigram, pickle, pytorch or gguf.
 # SECONDS defaults to 60. Inputs are mutated with
 # tests/fuzz/dictionaries/TARGET.dict where there is one.
 # Crashes are written to _build-fuzz/findings/TARGET/; keep each one, once
@@ -13,7 +13,7 @@
 set -eu
 
 cd "$(dirname "$0")/.."
-target="${1:?usage: $0 safetensors|hdf5|config|model|tokenizer|pickle|pytorch|gguf [SECONDS]}"
+target="${1:?usage: $0 safetensors|hdf5|config|model|tokenizer|unigram|pickle|pytorch|gguf [SECONDS]}"
 seconds="${2:-60}"
 [ $# -ge 2 ] && shift 2 || shift $#
 build_dir="${POSLENS_FUZZ_BUILD_DIR:-_build-fuzz}"

@@ -199,9 +199,9 @@ test_errors (void)
 
   /* A kind Poslens does not run is refused by name. */
   g_assert_cmpint (g_mkdir (unigram_dir, 0700), ==, 0);
-  g_assert_true (g_file_set_contents (unigram, "{\"model\": {\"type\": \"Unigram\", \"vocab\": [[\"x\", 0.0]]}}", -1,
+  g_assert_true (g_file_set_contents (unigram, "{\"model\": {\"type\": \"WordLevel\", \"vocab\": {\"x\": 0}}}", -1,
                                       NULL));
-  expect_input_error (refused, "Unigram");
+  expect_input_error (refused, "WordLevel");
   g_assert_true (g_file_set_contents (bad_file, "na\xefve", -1, NULL));
   expect_input_error (bad_utf8, "UTF-8");
   expect_input_error (bad_utf8_file, "UTF-8");

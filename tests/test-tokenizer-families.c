@@ -315,14 +315,10 @@ expect_refused (const char *json,
 static void
 test_refused (void)
 {
-  expect_refused ("{\"model\": {\"type\": \"Unigram\", \"unk_id\": 0, \"vocab\": [[\"<unk>\", 0.0], [\"a\", -1.0]]}}",
-                  "Unigram");
   expect_refused ("{\"model\": {\"type\": \"WordLevel\", \"vocab\": {\"a\": 0}, \"unk_token\": \"a\"}}", "WordLevel");
-  expect_refused ("{\"normalizer\": {\"type\": \"Lowercase\"}, " BPE_MODEL "}", "Lowercase");
-  expect_refused ("{\"normalizer\": {\"type\": \"Sequence\", \"normalizers\": [{\"type\": \"NFC\"},"
-                  " {\"type\": \"Precompiled\", \"precompiled_charsmap\": \"\"}]}, " BPE_MODEL "}", "Precompiled");
-  expect_refused ("{\"normalizer\": {\"type\": \"Replace\", \"pattern\": {\"Regex\": \" {2,}\"}, \"content\": \" \"},"
-                  BPE_MODEL "}", " {2,}");
+  expect_refused ("{\"normalizer\": {\"type\": \"BertNormalizer\"}, " BPE_MODEL "}", "BertNormalizer");
+  expect_refused ("{\"normalizer\": {\"type\": \"Replace\", \"pattern\": {\"Regex\": \" {3,}\"}, \"content\": \" \"},"
+                  BPE_MODEL "}", " {3,}");
   expect_refused ("{\"pre_tokenizer\": {\"type\": \"Whitespace\"}, " BPE_MODEL "}", "Whitespace");
   expect_refused ("{\"pre_tokenizer\": {\"type\": \"Split\", \"pattern\": {\"Regex\": \"\\\\s+\"},"
                   " \"behavior\": \"Removed\", \"invert\": false}, " BPE_MODEL "}", "\\s+");

@@ -223,8 +223,8 @@ expect_json_error (const char *text, int code)
 static void
 test_json_refused (void)
 {
-  expect_json_error ("{\"model\": {\"type\": \"Unigram\", \"vocab\": [[\"a\", -1.0]]}}", PL_ERROR_UNSUPPORTED);
-  expect_json_error ("{\"normalizer\": null, \"pre_tokenizer\": {\"type\": \"WhitespaceSplit\"},"
+  expect_json_error ("{\"model\": {\"type\": \"WordLevel\", \"vocab\": {\"a\": 0}}}", PL_ERROR_UNSUPPORTED);
+  expect_json_error ("{\"normalizer\": null, \"pre_tokenizer\": {\"type\": \"Punctuation\"},"
                      " \"model\": {\"type\": \"BPE\", \"vocab\": {\"a\": 0}, \"merges\": []}}", PL_ERROR_UNSUPPORTED);
   expect_json_error ("{\"pre_tokenizer\": {\"type\": \"ByteLevel\"},"
                      " \"model\": {\"type\": \"BPE\", \"vocab\": {\"a\": 0}, \"merges\": [\"a b\"]}}", PL_ERROR_CORRUPT);

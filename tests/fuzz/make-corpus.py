@@ -247,6 +247,78 @@ for name, tok in (('wordpiece', wordpiece), ('bpe', bpe), ('bpe-pairs', bpe_pair
     out('tokenizer', name, bytes([len(pad) // 4]) + pad + json.dumps(tok).encode())
 
 
+def charsmap(mapping):
+    """SentencePiece's precompiled charsmap for MAPPING (bytes -> bytes): a Darts double-array trie of
+    32-bit units (label in the low byte, has_leaf bit 8, offset above bit 10, XORed with a node's
+    place to give its children's base; a leaf's value unit, bit 31 set, is its child for byte 0),
+    then the replacements, each ended by a NUL."""
+    normalized, values = b'', {}
+    for key, rep in mapping.items():
+        values[key] = len(normalized)
+        normalized += rep + b'\0'
+    children = {}
+    for key in mapping:
+        for i in range(len(key)):
+            children.setdefault(key[:i], set()).add(key[i])
+    units = [0] * 4096
+    used = {0}
+
+    def place(prefix, pos):
+        labels = sorted(children.get(prefix, ())) + ([0] if prefix in mapping and prefix else [])
+        base = next(b for b in range(1, 4096) if all(b ^ c not in used and b ^ c < 4096 for c in labels))
+        offset = pos ^ base
+        assert offset < 1 << 21
+        units[pos] |= offset << 10 | (256 if prefix in mapping and prefix else 0)
+        for c in labels:
+            used.add(base ^ c)
+        if prefix in mapping and prefix:
+            units[base] = 1 << 31 | values[prefix]
+        for c in sorted(children.get(prefix, ())):
+            units[base ^ c] = c
+            place(prefix + bytes([c]), base ^ c)
+    place(b'', 0)
+    n = max(used) + 1
+    return struct.pack('<I', 4 * n) + struct.pack('<%dI' % n, *units[:n]) + normalized
+
+
+# Unigram (SentencePiece's) on T5's, XLM-RoBERTa's, ALBERT's and DeBERTa-v3's pipelines, with a small
+# Precompiled charsmap (full-width letters, a ligature, a composed accent, a hyphen-like dash).
+nfkc = {'Ａ'.encode(): b'A', 'ｂ'.encode(): b'b', 'ﬁ'.encode(): b'fi', 'e\u0301'.encode(): 'é'.encode(),
+        '\u2010'.encode(): b'-', '①'.encode(): b'1'}
+precompiled = {'type': 'Precompiled', 'precompiled_charsmap': __import__('base64').b64encode(charsmap(nfkc)).decode()}
+unigram_vocab = [['<pad>', 0.0], ['</s>', 0.0], ['<unk>', 0.0], ['▁', -2.0], ['▁Hello', -8.0], ['H', -5.0],
+                 ['e', -3.0], ['l', -3.5], ['o', -3.2], ['▁w', -6.0], ['ö', -9.0], ['rld', -7.0], ['你', -10.0],
+                 ['<0xE5>', 0.0], ['<0xA5>', 0.0], ['<0xBD>', 0.0], [',', -4.0], ['▁fi', -6.5], ['é', -8.5]]
+metaspace = {'type': 'Metaspace', 'replacement': '▁', 'prepend_scheme': 'always', 'split': True}
+t5 = {'version': '1.0', 'added_tokens': [{'id': i, 'content': c, 'special': True} for i, c in
+                                         enumerate(['<pad>', '</s>', '<unk>'])],
+      'normalizer': precompiled,
+      'pre_tokenizer': {'type': 'Sequence', 'pretokenizers': [{'type': 'WhitespaceSplit'}, metaspace]},
+      'post_processor': {'type': 'TemplateProcessing', 'single': [{'Sequence': {'id': 'A', 'type_id': 0}},
+                                                                 {'SpecialToken': {'id': '</s>', 'type_id': 0}}],
+                         'special_tokens': {'</s>': {'id': '</s>', 'ids': [1], 'tokens': ['</s>']}}},
+      'decoder': metaspace, 'model': {'type': 'Unigram', 'unk_id': 2, 'byte_fallback': False,
+                                      'vocab': unigram_vocab}}
+xlmr = dict(t5, normalizer={'type': 'Sequence', 'normalizers': [
+    precompiled, {'type': 'Replace', 'pattern': {'Regex': ' {2,}'}, 'content': ' '}]}, pre_tokenizer=metaspace,
+    model={'unk_id': 2, 'vocab': unigram_vocab})
+albert = dict(t5, normalizer={'type': 'Sequence', 'normalizers': [
+    {'type': 'Replace', 'pattern': {'String': '``'}, 'content': '"'}, {'type': 'NFKD'},
+    {'type': 'StripAccents'}, {'type': 'Lowercase'}, precompiled]})
+deberta = dict(xlmr, normalizer={'type': 'Sequence', 'normalizers': [
+    {'type': 'Strip', 'strip_left': True, 'strip_right': True}, precompiled]},
+    model=dict(t5['model'], byte_fallback=True))
+for name, tok in (('unigram-t5', t5), ('unigram-xlmr', xlmr), ('unigram-albert', albert),
+                  ('unigram-deberta', deberta)):
+    out('tokenizer', name, bytes([len(pad) // 4]) + pad + json.dumps(tok).encode())
+
+# The charsmap alone (fuzz-unigram): first byte * 4 = length of the text, then the charsmap's bytes.
+uni_text = 'Ａｂ ﬁne e\u0301 \u2010 ① x'.encode()
+uni_text += b' ' * (-len(uni_text) % 4)
+out('unigram', 'small', bytes([len(uni_text) // 4]) + uni_text + charsmap(nfkc))
+out('unigram', 'one-key', bytes([1]) + b'ab a' + charsmap({b'a': b'A'}))
+
+
 # PyTorch files as torch.save writes them (zip and legacy, pickle protocols
 # 2 and 4), and their pickles alone for the unpickler.
 import io

@@ -6,9 +6,9 @@
 #include "pl-error.h"
 #include "pl-tokenizer-private.h"
 
-/* The normalizer, pre-tokenizer and decoder of a BPE tokenizer.json, read
- * into the steps pl-tokenizer-pipeline.c and pl-tokenizer-decode.c run.
- * What today's decoders write is read:
+/* The normalizer, pre-tokenizer and decoder of a BPE or Unigram
+ * tokenizer.json, read into the steps pl-tokenizer-pipeline.c and
+ * pl-tokenizer-decode.c run. What today's models write is read:
  *
  *   Llama 2, TinyLlama, Phi-3   normalizer Prepend "▁" + Replace " " → "▁", no pre-tokenizer
  *   Mistral, Llama 2 (newer)    Metaspace pre-tokenizer, prepend_scheme "first"
@@ -16,6 +16,10 @@
  *   Llama 3                     Split on tiktoken's pattern, then ByteLevel without its regex
  *   Qwen2                       NFC, Split on the pattern with single digits, ByteLevel
  *   GPT-2, GPT-NeoX, SmolLM     (NFC,) (Digits,) ByteLevel with GPT-2's regex
+ *   T5, mT5, Pegasus            Precompiled (+ Replace " {2,}" → " "), WhitespaceSplit + Metaspace
+ *   XLM-RoBERTa, mBART          Precompiled + Replace " {2,}", Metaspace
+ *   ALBERT                      Replace `` and '' → ", NFKD, StripAccents, Lowercase, Precompiled
+ *   DeBERTa-v3                  Strip, Precompiled, Replace " {2,}", Metaspace
  *
  * and anything else is refused by name. */
 
@@ -202,10 +206,54 @@ read_normalizer (PlTokenizer  *self,
       g_array_append_val (self->normalizers, step);
       return TRUE;
     }
+  if (strcmp (type, "Lowercase") == 0 || strcmp (type, "StripAccents") == 0)
+    {
+      step.kind = type[0] == 'L' ? PL_NORMALIZE_LOWERCASE : PL_NORMALIZE_STRIP_ACCENTS;
+      g_array_append_val (self->normalizers, step);
+      return TRUE;
+    }
+  if (strcmp (type, "Strip") == 0)
+    {
+      step.kind = PL_NORMALIZE_STRIP;
+      step.left = pl_hf_json_bool (object, "strip_left", TRUE);
+      step.right = pl_hf_json_bool (object, "strip_right", TRUE);
+      g_array_append_val (self->normalizers, step);
+      return TRUE;
+    }
+  if (strcmp (type, "Precompiled") == 0)
+    {
+      const char *charsmap = pl_hf_json_string (object, "precompiled_charsmap");
+      g_autofree guint8 *data = NULL;
+      gsize data_len = 0;
+
+      if (charsmap == NULL || charsmap[0] == '\0' || strlen (charsmap) % 4 != 0 ||
+          strspn (charsmap, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=") != strlen (charsmap))
+        return pl_hf_json_corrupt (error, path, "the Precompiled normalizer's “precompiled_charsmap” is not base64 "
+                                   "of a SentencePiece charsmap");
+      data = g_base64_decode (charsmap, &data_len);
+      step.kind = PL_NORMALIZE_PRECOMPILED;
+      if (!(step.precompiled = pl_precompiled_new (data, data_len, path, error)))
+        return FALSE;
+      g_array_append_val (self->normalizers, step);
+      return TRUE;
+    }
   if (strcmp (type, "Replace") == 0)
     {
+      JsonNode *pattern = json_object_get_member (object, "pattern");
       const char *content = pl_hf_json_string (object, "content");
+      const char *regex = pattern != NULL && JSON_NODE_HOLDS_OBJECT (pattern)
+                          ? pl_hf_json_string (json_node_get_object (pattern), "Regex") : NULL;
 
+      /* The one regular expression SentencePiece conversions write */
+      if (regex != NULL && strcmp (regex, " {2,}") == 0)
+        {
+          if (content == NULL)
+            return pl_hf_json_corrupt (error, path, "the Replace normalizer has no “content”");
+          step.kind = PL_NORMALIZE_REPLACE_SPACES;
+          step.content = g_strdup (content);
+          g_array_append_val (self->normalizers, step);
+          return TRUE;
+        }
       step.kind = PL_NORMALIZE_REPLACE;
       if (!read_string_pattern (object, path, "Replace normalizer with the regular expression", &step.pattern, error))
         return FALSE;
@@ -218,7 +266,7 @@ read_normalizer (PlTokenizer  *self,
       g_array_append_val (self->normalizers, step);
       return TRUE;
     }
-  return pl_hf_json_unsupported (error, path, "normalizer before BPE", type);
+  return pl_hf_json_unsupported (error, path, "normalizer", type);
 }
 
 static gboolean
@@ -282,6 +330,13 @@ read_pretokenizer (PlTokenizer  *self,
       if (!read_split (object, path, &step, error))
         return FALSE;
     }
+  else if (strcmp (type, "WhitespaceSplit") == 0)
+    {
+      /* A Split on each white-space character, removed */
+      step.kind = PL_PRETOKENIZE_SPLIT;
+      step.pattern = PL_PATTERN_WHITE_SPACE;
+      step.behavior = PL_SPLIT_REMOVED;
+    }
   else if (strcmp (type, "Digits") == 0)
     {
       /* Digits is a Split on \p{N}: each alone, or runs of them. */
@@ -307,7 +362,7 @@ read_pretokenizer (PlTokenizer  *self,
         return FALSE;
     }
   else
-    return pl_hf_json_unsupported (error, path, "pre-tokenizer before BPE", type);
+    return pl_hf_json_unsupported (error, path, "pre-tokenizer", type);
   g_array_append_val (self->pretokenizers, step);
   return TRUE;
 }
@@ -377,7 +432,7 @@ read_decoder (PlTokenizer  *self,
                   ? (guint) CLAMP (json_node_get_int (stop), 0, G_MAXINT) : 0;
     }
   else
-    return pl_hf_json_unsupported (error, path, "decoder after BPE", type);
+    return pl_hf_json_unsupported (error, path, "decoder", type);
   g_array_append_val (self->decoders, step);
   return TRUE;
 }

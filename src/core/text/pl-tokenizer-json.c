@@ -6,9 +6,10 @@
 #include "pl-error.h"
 #include "pl-tokenizer-private.h"
 
-/* Hugging Face's tokenizer.json, where it holds one of the two models Poslens
- * runs: WordPiece behind BertNormalizer / BertPreTokenizer, or BPE behind the
- * steps pl-tokenizer-json-pipeline.c reads. Anything else is refused by name. */
+/* Hugging Face's tokenizer.json, where it holds one of the models Poslens
+ * runs: WordPiece behind BertNormalizer / BertPreTokenizer, or BPE or
+ * Unigram (pl-tokenizer-unigram.c) behind the steps
+ * pl-tokenizer-json-pipeline.c reads. Anything else is refused by name. */
 
 static const char *
 type_of (JsonNode *node)
@@ -53,8 +54,8 @@ unsupported (GError     **error,
              const char  *name)
 {
   g_set_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED,
-               "%s uses the %s “%s”, which Poslens does not run (it runs WordPiece and BPE tokenizers, "
-               "byte-level or SentencePiece-style)",
+               "%s uses the %s “%s”, which Poslens does not run (it runs WordPiece, BPE (byte-level or "
+               "SentencePiece-style) and Unigram tokenizers)",
                path, what, name != NULL ? name : "?");
   return FALSE;
 }
@@ -507,15 +508,22 @@ pl_tokenizer_load_hf_json (PlTokenizer  *self,
     JsonNode *added = json_object_get_member (root, "added_tokens");
 
     pl_tokenizer_set_id_limit (self, (vocab != NULL && JSON_NODE_HOLDS_OBJECT (vocab)
-                                      ? json_object_get_size (json_node_get_object (vocab)) : 0) +
+                                      ? json_object_get_size (json_node_get_object (vocab))
+                                      : vocab != NULL && JSON_NODE_HOLDS_ARRAY (vocab)
+                                      ? json_array_get_length (json_node_get_array (vocab)) : 0) +
                                      (added != NULL && JSON_NODE_HOLDS_ARRAY (added)
                                       ? json_array_get_length (json_node_get_array (added)) : 0));
   }
   type = type_of (model_node);
   /* Files from before "type" was written: tell the models by their fields. */
   if (type == NULL)
-    type = json_object_has_member (model, "merges") ? "BPE"
-           : json_object_has_member (model, "continuing_subword_prefix") ? "WordPiece" : "?";
+    {
+      JsonNode *vocab = json_object_get_member (model, "vocab");
+
+      type = json_object_has_member (model, "merges") ? "BPE"
+             : json_object_has_member (model, "continuing_subword_prefix") ? "WordPiece"
+             : vocab != NULL && JSON_NODE_HOLDS_ARRAY (vocab) ? "Unigram" : "?";
+    }
 
   if (strcmp (type, "WordPiece") == 0)
     {
@@ -525,6 +533,11 @@ pl_tokenizer_load_hf_json (PlTokenizer  *self,
   else if (strcmp (type, "BPE") == 0)
     {
       if (!read_bpe (self, root, model, path, error))
+        return FALSE;
+    }
+  else if (strcmp (type, "Unigram") == 0)
+    {
+      if (!pl_tokenizer_read_unigram (self, root, model, path, error))
         return FALSE;
     }
   else

@@ -19,6 +19,7 @@ normalize_step_clear (gpointer data)
 
   g_free (step->pattern);
   g_free (step->content);
+  g_clear_pointer (&step->precompiled, pl_precompiled_free);
 }
 
 static void
@@ -112,6 +113,92 @@ pl_string_replace_all (const char *text,
   return g_string_free (out, FALSE);
 }
 
+/* Runs of two or more spaces (U+0020) by CONTENT: the Regex " {2,}" of
+ * T5's, XLM-RoBERTa's and DeBERTa's Replace. */
+static char *
+replace_spaces (const char *text,
+                gsize       len,
+                const char *content)
+{
+  GString *out = g_string_sized_new (len);
+
+  for (gsize i = 0; i < len;)
+    {
+      gsize run = 0;
+
+      while (i + run < len && text[i + run] == ' ')
+        run++;
+      if (run >= 2)
+        g_string_append (out, content);
+      else if (run == 1)
+        g_string_append_c (out, ' ');
+      else
+        g_string_append_c (out, text[i++]);
+      i += run;
+    }
+  return g_string_free (out, FALSE);
+}
+
+/* Rust's char::to_lowercase, and StripAccents' filter: what Hugging Face's
+ * Lowercase and StripAccents normalizers do to each character. */
+static char *
+lowercase (const char *text,
+           gsize       len)
+{
+  GString *out = g_string_sized_new (len);
+
+  for (const char *p = text; p < text + len; p = g_utf8_next_char (p))
+    {
+      gunichar c = g_utf8_get_char (p);
+
+      if (c < 0x80)
+        g_string_append_c (out, (char) g_ascii_tolower ((char) c));
+      /* İ is the one character whose lower case is two (i and a combining dot) */
+      else if (c == 0x130)
+        g_string_append (out, "iÌ");
+      else
+        g_string_append_unichar (out, g_unichar_tolower (c));
+    }
+  return g_string_free (out, FALSE);
+}
+
+static char *
+strip_accents (const char *text,
+               gsize       len)
+{
+  GString *out = g_string_sized_new (len);
+
+  for (const char *p = text; p < text + len; p = g_utf8_next_char (p))
+    {
+      GUnicodeType type = g_unichar_type (g_utf8_get_char (p));
+
+      if (type != G_UNICODE_NON_SPACING_MARK && type != G_UNICODE_SPACING_MARK && type != G_UNICODE_ENCLOSING_MARK)
+        g_string_append_len (out, p, g_utf8_next_char (p) - p);
+    }
+  return g_string_free (out, FALSE);
+}
+
+static void
+strip_white_space (GString  *s,
+                   gboolean  left,
+                   gboolean  right)
+{
+  gsize start = 0, end = s->len;
+
+  while (left && start < end && pl_unichar_is_white_space (g_utf8_get_char (s->str + start)))
+    start = g_utf8_next_char (s->str + start) - s->str;
+  while (right && end > start)
+    {
+      const char *before = g_utf8_find_prev_char (s->str + start, s->str + end);
+
+      if (before == NULL || !pl_unichar_is_white_space (g_utf8_get_char (before)))
+        break;
+      end = before - s->str;
+    }
+  g_string_truncate (s, end);
+  g_string_erase (s, 0, start);
+}
+
 /* Text of code points below U+0300 is its own NFC: no character there
  * decomposes, and what could compose with one starts at U+0300. */
 static gboolean
@@ -169,12 +256,52 @@ pl_pipeline_normalize (PlTokenizer *self,
           g_string_assign (s, normal);
           g_free (normal);
           break;
+        case PL_NORMALIZE_REPLACE_SPACES:
+          normal = replace_spaces (s->str, s->len, step->content);
+          g_string_assign (s, normal);
+          g_free (normal);
+          break;
+        case PL_NORMALIZE_LOWERCASE:
+          normal = lowercase (s->str, s->len);
+          g_string_assign (s, normal);
+          g_free (normal);
+          break;
+        case PL_NORMALIZE_STRIP_ACCENTS:
+          normal = strip_accents (s->str, s->len);
+          g_string_assign (s, normal);
+          g_free (normal);
+          break;
+        case PL_NORMALIZE_STRIP:
+          strip_white_space (s, step->left, step->right);
+          break;
+        case PL_NORMALIZE_PRECOMPILED:
+          {
+            GString *out = g_string_sized_new (s->len);
+
+            pl_precompiled_normalize (step->precompiled, s->str, s->len, out);
+            g_string_free (s, TRUE);
+            s = out;
+          }
+          break;
         default:
           g_assert_not_reached ();
         }
     }
   *out_len = s->len;
   return g_string_free (s, FALSE);
+}
+
+void
+pl_pipeline_encode_piece (PlTokenizer *self,
+                          const char  *text,
+                          gsize        len,
+                          GString     *scratch,
+                          GArray      *ids)
+{
+  if (self->unigram != NULL)
+    pl_unigram_encode_piece (self, text, len, ids);
+  else
+    pl_bpe_encode_piece (self, text, len, scratch, ids);
 }
 
 /* Pre-tokenizers ------------------------------------------------------------ */
@@ -232,7 +359,7 @@ sink_model (const char *text,
 {
   Sink *sink = user_data;
 
-  pl_bpe_encode_piece (sink->run->self, text, len, sink->run->key, sink->run->ids);
+  pl_pipeline_encode_piece (sink->run->self, text, len, sink->run->key, sink->run->ids);
 }
 
 static void
@@ -301,6 +428,15 @@ find_matches (const PlPretokenizeStep *step,
           }
         break;
       }
+    case PL_PATTERN_WHITE_SPACE:
+      for (const char *p = text; p < end; p = g_utf8_next_char (p))
+        if (pl_unichar_is_white_space (g_utf8_get_char (p)))
+          {
+            add_span (sink->found, prev, p - text, FALSE);
+            add_span (sink->found, p - text, g_utf8_next_char (p) - text, TRUE);
+            prev = g_utf8_next_char (p) - text;
+          }
+      break;
     case PL_PATTERN_NUMERIC:
       for (const char *p = text; p < end; p = g_utf8_next_char (p))
         if (pl_unichar_is_number (g_utf8_get_char (p)))
@@ -398,7 +534,8 @@ split_step (Run                     *run,
 {
   Sink sink = { run, G_MAXUINT, text, at_start, run->found[index] };
   GArray *kept = run->kept[index];
-  gboolean scanner = step->pattern != PL_PATTERN_STRING && step->pattern != PL_PATTERN_NUMERIC;
+  gboolean scanner = step->pattern != PL_PATTERN_STRING && step->pattern != PL_PATTERN_NUMERIC &&
+                     step->pattern != PL_PATTERN_WHITE_SPACE;
 
   /* A regular expression that keeps every match as a piece of its own:
    * the pieces go on as the scanner finds them (its patterns match every
@@ -508,7 +645,7 @@ run_step (Run        *run,
           g_ptr_array_add (run->pieces, g_string_free (piece, FALSE));
         }
       else
-        pl_bpe_encode_piece (run->self, text, len, run->key, run->ids);
+        pl_pipeline_encode_piece (run->self, text, len, run->key, run->ids);
       return;
     }
   step = &g_array_index (run->self->pretokenizers, PlPretokenizeStep, index);

@@ -30,6 +30,8 @@ typedef struct
 } PlAddedTokens;
 
 typedef struct _PlBpeMerges PlBpeMerges;
+typedef struct _PlUnigram PlUnigram;
+typedef struct _PlPrecompiled PlPrecompiled;
 
 /* The steps of Hugging Face's pipeline that BPE tokenizers use, in the
  * order tokenizer.json lists them (pl-tokenizer-pipeline.c runs them). */
@@ -41,6 +43,11 @@ typedef enum
   PL_NORMALIZE_NFKD,
   PL_NORMALIZE_PREPEND,         /* CONTENT before a non-empty text */
   PL_NORMALIZE_REPLACE,         /* every PATTERN (a string) by CONTENT */
+  PL_NORMALIZE_REPLACE_SPACES,  /* every run of two or more spaces (Regex " {2,}") by CONTENT */
+  PL_NORMALIZE_LOWERCASE,       /* Rust's char::to_lowercase */
+  PL_NORMALIZE_STRIP_ACCENTS,   /* combining marks dropped */
+  PL_NORMALIZE_STRIP,           /* white space at the start (LEFT) and end (RIGHT) dropped */
+  PL_NORMALIZE_PRECOMPILED,     /* SentencePiece's charsmap (pl-tokenizer-precompiled.c) */
 } PlNormalizeKind;
 
 typedef struct
@@ -48,6 +55,9 @@ typedef struct
   PlNormalizeKind  kind;
   char            *pattern;
   char            *content;
+  gboolean         left;
+  gboolean         right;
+  PlPrecompiled   *precompiled;
 } PlNormalizeStep;
 
 /* What a Split finds: a string, \p{N} characters (the Digits
@@ -61,6 +71,7 @@ typedef enum
   PL_PATTERN_GPT2,
   PL_PATTERN_TIKTOKEN,
   PL_PATTERN_TIKTOKEN_DIGIT,
+  PL_PATTERN_WHITE_SPACE,       /* each white-space character (WhitespaceSplit, removed) */
 } PlPatternKind;
 
 /* Hugging Face's SplitDelimiterBehavior: what becomes of a match. */
@@ -167,6 +178,9 @@ struct _PlTokenizer
   GArray             *decoders;       /* PlDecodeStep; empty: join with spaces */
   GHashTable         *cache;          /* pre-token → int[] {n, ids…} */
   GMutex              cache_lock;
+
+  /* Unigram (pl-tokenizer-unigram.c), behind the same pipeline */
+  PlUnigram          *unigram;
 
   /* Bytes */
   guint               byte_offset;
@@ -351,6 +365,48 @@ void         pl_bpe_encode_piece           (PlTokenizer      *self,
                                             gsize             len,
                                             GString          *scratch,
                                             GArray           *ids);
+
+/* The model on one pre-token: BPE's or Unigram's. */
+void         pl_pipeline_encode_piece      (PlTokenizer      *self,
+                                            const char       *text,
+                                            gsize             len,
+                                            GString          *scratch,
+                                            GArray           *ids);
+
+/* pl-tokenizer-unigram.c: PIECE with SCORE is id ID (ids below N_PIECES) */
+PlUnigram   *pl_unigram_new                (guint             n_pieces);
+void         pl_unigram_free               (PlUnigram        *self);
+void         pl_unigram_add                (PlUnigram        *self,
+                                            guint             id,
+                                            const char       *piece,
+                                            double            score);
+void         pl_unigram_set_unk            (PlUnigram        *self,
+                                            int               unk_id);
+void         pl_unigram_encode_piece       (PlTokenizer      *self,
+                                            const char       *text,
+                                            gsize             len,
+                                            GArray           *ids);
+/* tokenizer.json's Unigram model, and the pipeline before it */
+gboolean     pl_tokenizer_read_unigram     (PlTokenizer      *self,
+                                            JsonObject       *root,
+                                            JsonObject       *model,
+                                            const char       *path,
+                                            GError          **error);
+
+/* pl-tokenizer-precompiled.c: DATA, the decoded precompiled_charsmap */
+PlPrecompiled *pl_precompiled_new          (const guint8     *data,
+                                            gsize             len,
+                                            const char       *path,
+                                            GError          **error);
+void         pl_precompiled_free           (PlPrecompiled    *self);
+void         pl_precompiled_normalize      (const PlPrecompiled *self,
+                                            const char       *text,
+                                            gsize             len,
+                                            GString          *out);
+/* pl-tokenizer-graphemes.c: the length of the extended grapheme cluster
+ * TEXT starts with (UAX #29, as Rust's unicode-segmentation) */
+gsize        pl_grapheme_end               (const char       *text,
+                                            gsize             len);
 
 /* pl-tokenizer-pretokenize.c */
 typedef void (*PlSpanFunc) (const char *text, gsize len, gpointer user_data);

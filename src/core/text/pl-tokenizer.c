@@ -33,6 +33,7 @@ pl_tokenizer_finalize (GObject *object)
   g_clear_pointer (&self->prefix, g_array_unref);
   g_clear_pointer (&self->suffix, g_array_unref);
   g_clear_pointer (&self->merges, pl_bpe_merges_free);
+  g_clear_pointer (&self->unigram, pl_unigram_free);
   g_clear_pointer (&self->cache, g_hash_table_unref);
   g_mutex_clear (&self->cache_lock);
   g_free (self->subword_prefix);
@@ -383,6 +384,7 @@ encode_segment (PlTokenizer *self,
       break;
     case PL_TOKENIZER_BPE:
     case PL_TOKENIZER_SENTENCEPIECE_BPE:
+    case PL_TOKENIZER_UNIGRAM:
       pl_pipeline_encode (self, text, len, at_start, ids);
       break;
     case PL_TOKENIZER_BYTES:
@@ -597,6 +599,8 @@ pl_tokenizer_get_kind_name (PlTokenizer *self)
       return "byte-level-bpe";
     case PL_TOKENIZER_SENTENCEPIECE_BPE:
       return "sentencepiece-bpe";
+    case PL_TOKENIZER_UNIGRAM:
+      return "unigram";
     case PL_TOKENIZER_BYTES:
       return "bytes";
     default:

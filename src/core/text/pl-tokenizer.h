@@ -12,6 +12,7 @@ typedef enum
   PL_TOKENIZER_BYTES,       /* Poslens' demo models: id = byte + offset */
   PL_TOKENIZER_SENTENCEPIECE_BPE, /* BPE on characters, spaces as ▁, unknown bytes as <0xNN>:
                                    * Llama 2, Mistral, Gemma */
+  PL_TOKENIZER_UNIGRAM,     /* SentencePiece's Unigram: T5, mT5, XLM-RoBERTa, ALBERT, DeBERTa-v3 */
 } PlTokenizerKind;
 
 /* How a WordPiece tokenizer normalises text before splitting it, as Hugging
@@ -56,15 +57,17 @@ PlTokenizer     *pl_tokenizer_new_bytes         (guint                      offs
                                                  const char * const        *specials,
                                                  int                        prefix_id,
                                                  int                        suffix_id);
-/* Hugging Face's tokenizer.json holding a WordPiece model, or a BPE model:
+/* Hugging Face's tokenizer.json holding a WordPiece model, a BPE model:
  * byte-level (GPT-2, Llama 3, Qwen2, GPT-NeoX: the ByteLevel pre-tokenizer,
  * after a Split on GPT-2's, Llama 3's or Qwen2's pattern or Digits) or
  * SentencePiece-style (Llama 2, Mistral, Gemma: ▁ for spaces by the
  * Prepend / Replace normalizers or the Metaspace pre-tokenizer, byte
- * fallback). NFC/NFD/NFKC/NFKD normalizers, added tokens and
- * TemplateProcessing are read. Other models (Unigram, WordLevel),
- * normalizers, pre-tokenizers, patterns and decoders are refused with
- * PL_ERROR_UNSUPPORTED naming them and the file. */
+ * fallback), or a Unigram model (T5, mT5, XLM-RoBERTa, ALBERT, DeBERTa-v3:
+ * the Precompiled, Strip, Lowercase, StripAccents and Replace " {2,}"
+ * normalizers, WhitespaceSplit and Metaspace). NFC/NFD/NFKC/NFKD
+ * normalizers, added tokens and TemplateProcessing are read. Other models
+ * (WordLevel), normalizers, pre-tokenizers, patterns and decoders are
+ * refused with PL_ERROR_UNSUPPORTED naming them and the file. */
 PlTokenizer     *pl_tokenizer_new_from_json     (const char                *tokenizer_json,
                                                  GError                   **error);
 /* The tokenizer a GGUF file carries (pl-tokenizer-gguf.c): tokenizer.ggml.model
