@@ -108,8 +108,12 @@ test_deberta_buckets (void)
             g_error ("%s, offset %d: bucket %d, torch %g", name, FIRST_OFFSET + (int) k, got, ref->data[k]);
         }
     }
-  g_assert_nonnull (pl_deberta_buckets_check (2, 512));
-  g_assert_nonnull (pl_deberta_buckets_check (256, 129));
+  for (guint s = 0; s < 2; s++)
+    {
+      g_autofree char *why = s == 0 ? pl_deberta_buckets_check (2, 512) : pl_deberta_buckets_check (256, 129);
+
+      g_assert_nonnull (why);
+    }
   g_assert_cmpint (pl_deberta_bucket (-7, 0, 0), ==, -7);
 }
 

@@ -408,9 +408,11 @@ pl_model_get_relative_bucket (PlModel *self,
 
 /* "−5", "+5", "0" with a real minus sign. */
 static char *
-signed_text (int v)
+signed_text (gint64 v)
 {
-  return v < 0 ? g_strdup_printf ("−%d", -v) : v > 0 ? g_strdup_printf ("+%d", v) : g_strdup ("0");
+  if (v < 0)
+    return g_strdup_printf ("−%" G_GINT64_FORMAT, -v);
+  return v > 0 ? g_strdup_printf ("+%" G_GINT64_FORMAT, v) : g_strdup ("0");
 }
 
 char *
@@ -431,11 +433,11 @@ pl_model_describe_relative_row (PlModel *self,
   reach = MAX (r->max_input, r->max_relative);
   bucket = pl_deberta_row_bucket (row, r->span, r->position_buckets, r->max_relative, reach, &lo, &hi);
   b = signed_text (bucket);
-  lo_text = signed_text (lo);
-  hi_text = signed_text (hi);
   /* Translators: a row of DeBERTa's table of relative positions: which query − key offsets share it */
   if (lo > hi)
     return g_strdup_printf (_("bucket %s: no offset within %u tokens"), b, reach);
+  lo_text = signed_text (lo);
+  hi_text = signed_text (hi);
   if (lo == hi && lo == 0)
     return g_strdup (_("bucket 0: i = j, the query itself"));
   if (lo == hi)
