@@ -242,6 +242,52 @@ test_matrix_read_only (void)
   check_matrix ("old.npy", FALSE);
 }
 
+/* Figures whose images cairo cannot make (more than 32767 pixels a side)
+ * are refused by name before anything is written, not drawn blank: a
+ * heatmap of 40000 positions, a grid of maps 200 patches wide (200 maps of
+ * 200 pixels and their gaps), and a multiples figure holding one; a grid
+ * 180 wide (32579 pixels) still fits. */
+static void
+test_figure_too_large (void)
+{
+  g_autofree char *dir = pl_test_tmpdir ();
+  g_autofree char *path = g_build_filename (dir, "wide.png", NULL);
+  g_autoptr(PlMatrix) long_row = pl_matrix_new (1, 40000);
+  g_autoptr(PlMatrix) wide_grid = pl_matrix_new (200, 200);
+  g_autoptr(PlMatrix) fitting_grid = pl_matrix_new (180, 180);
+  g_autoptr(PlFigure) heatmap = pl_figure_new_heatmap (long_row, 0);
+  g_autoptr(PlFigure) grid = pl_figure_new_patch_grid (wide_grid, 1, 200);
+  g_autoptr(PlFigure) fitting = pl_figure_new_patch_grid (fitting_grid, 1, 180);
+  g_autoptr(PlFigure) small = NULL;
+  g_autoptr(PlFigure) multiples = NULL;
+  g_autoptr(PlMatrix) square = pl_matrix_new (8, 8);
+  g_autoptr(GError) error = NULL;
+
+  g_assert_false (pl_figure_check_size (heatmap, &error));
+  g_assert_error (error, PL_ERROR, PL_ERROR_TOO_LARGE);
+  g_assert_nonnull (strstr (error->message, "40000 × 1 pixels"));
+  g_clear_error (&error);
+  g_assert_false (pl_figure_export (heatmap, path, 360, 300, 72, &error));
+  g_assert_error (error, PL_ERROR, PL_ERROR_TOO_LARGE);
+  g_assert_nonnull (strstr (error->message, path));
+  g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+  g_clear_error (&error);
+
+  g_assert_false (pl_figure_check_size (grid, &error));
+  g_assert_error (error, PL_ERROR, PL_ERROR_TOO_LARGE);
+  g_assert_nonnull (strstr (error->message, "40199"));
+  g_clear_error (&error);
+  g_assert_true (pl_figure_check_size (fitting, &error));
+  g_assert_no_error (error);
+
+  small = pl_figure_new_heatmap (square, 0);
+  multiples = pl_figure_new_multiples ((PlFigure * const[]) { small, heatmap }, 2, 0);
+  g_assert_true (pl_figure_check_size (small, NULL));
+  g_assert_false (pl_figure_check_size (multiples, &error));
+  g_assert_error (error, PL_ERROR, PL_ERROR_TOO_LARGE);
+  pl_test_rmtree (dir);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -251,5 +297,6 @@ main (int argc, char *argv[])
   g_test_add_func ("/pl/export-failures/figure-read-only", test_figure_read_only);
   g_test_add_func ("/pl/export-failures/matrix-disk-full", test_matrix_full);
   g_test_add_func ("/pl/export-failures/matrix-read-only", test_matrix_read_only);
+  g_test_add_func ("/pl/export-failures/figure-too-large", test_figure_too_large);
   return g_test_run ();
 }

@@ -328,6 +328,23 @@ test_dispose_cancels (void)
   wait_for_workers ();
 }
 
+/* A figure cairo cannot draw shows as an error, not a blank figure. */
+static void
+test_figure_too_large (void)
+{
+  g_autoptr(TestPage) page = new_page ();
+  g_autoptr(PlMatrix) long_row = pl_matrix_new (1, 40000);
+  g_autoptr(PlFigure) heatmap = pl_figure_new_heatmap (long_row, 0);
+  PlFigureView *view = PL_FIGURE_VIEW (pl_figure_view_new ());
+
+  pl_page_set_content (PL_PAGE (page), GTK_WIDGET (view));
+  pl_page_set_figure_view (PL_PAGE (page), view);
+  pl_figure_view_set_figure (view, heatmap, 40000, 1);
+  pl_page_show_figure (PL_PAGE (page));
+  g_assert_cmpstr (pl_page_get_shown (PL_PAGE (page)), ==, "error");
+  g_assert_cmpstr (adw_status_page_get_title (pl_page_get_status (PL_PAGE (page))), ==, "Cannot Draw This Figure");
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -337,5 +354,6 @@ main (int argc, char *argv[])
   g_test_add_func ("/pl/page-runner/stop", test_stop);
   g_test_add_func ("/pl/page-runner/newest-only", test_newest_only);
   g_test_add_func ("/pl/page-runner/dispose-cancels", test_dispose_cancels);
+  g_test_add_func ("/pl/page-runner/figure-too-large", test_figure_too_large);
   return g_test_run ();
 }

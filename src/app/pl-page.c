@@ -329,8 +329,16 @@ void
 pl_page_show_figure (PlPage *self)
 {
   PlPagePrivate *priv = pl_page_get_instance_private (self);
+  PlFigure *figure = priv->figure_view ? pl_figure_view_get_figure (priv->figure_view) : NULL;
+  g_autoptr(GError) error = NULL;
 
   g_return_if_fail (PL_IS_PAGE (self));
+  /* A figure cairo cannot draw would show blank. */
+  if (figure != NULL && !pl_figure_check_size (figure, &error))
+    {
+      pl_page_show_error (self, _("Cannot Draw This Figure"), error);
+      return;
+    }
   gtk_stack_set_visible_child_name (priv->stack, "figure");
 }
 

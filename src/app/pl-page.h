@@ -112,6 +112,7 @@ void           pl_page_add_toolbar_child (PlPage      *self,
                                         GtkWidget     *child);
 void           pl_page_set_content     (PlPage        *self,
                                         GtkWidget     *content);
+/* The figure, or why the figure view's cannot be drawn. */
 void           pl_page_show_figure     (PlPage        *self);
 /* The spinner, unless a figure or a message is already shown. */
 void           pl_page_show_loading    (PlPage        *self);

@@ -299,6 +299,11 @@ pl_figure_export (PlFigure    *self,
 
   if (!format_for_path (path, &format, error))
     return FALSE;
+  if (!pl_figure_check_size (self, error))
+    {
+      g_prefix_error (error, "Cannot export “%s”: ", path);
+      return FALSE;
+    }
   if (!(width_pt > 0) || !(height_pt > 0) || !isfinite (width_pt) || !isfinite (height_pt) ||
       (format == FORMAT_PNG && (!(dpi > 0) || !isfinite (dpi))))
     {

@@ -77,9 +77,9 @@ ensure_image (PlFigure *self,
     return NULL;
 
   image = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, (int) self->values->cols, (int) self->values->rows);
+  /* Larger than cairo can draw: nothing (pl_figure_check_size says so before). */
   if (cairo_surface_status (image) != CAIRO_STATUS_SUCCESS)
     {
-      g_warning ("A %zu×%zu heatmap is larger than cairo can draw", self->values->rows, self->values->cols);
       cairo_surface_destroy (image);
       return NULL;
     }

@@ -64,8 +64,35 @@ pl_figure_set_special_maps (PlFigure           *self,
   pl_figure_scan_extremes (self);
 }
 
+/* The image of N_ACROSS × N_DOWN maps of SELF's grid size. */
+static void
+maps_size (PlFigure *self,
+           guint64   n_across,
+           guint64   n_down,
+           guint64  *width,
+           guint64  *height)
+{
+  *width = n_across * self->grid_cols + (n_across - 1) * MAP_GAP;
+  *height = n_down * self->grid_rows + (n_down - 1) * MAP_GAP;
+}
+
+void
+pl_figure_patch_grid_image_size (PlFigure *self,
+                                 guint64  *width,
+                                 guint64  *height,
+                                 guint64  *special_width,
+                                 guint64  *special_height)
+{
+  maps_size (self, self->grid_cols, self->grid_rows, width, height);
+  *special_width = *special_height = 0;
+  if (self->special_values != NULL)
+    maps_size (self, 1, self->special_values->rows, special_width, special_height);
+}
+
 /* Small maps of SIDE_COLS × SIDE_ROWS pixels, N_ACROSS × N_DOWN of them with
- * MAP_GAP transparent pixels between; map m (row by row) is row m of VALUES. */
+ * MAP_GAP transparent pixels between; map m (row by row) is row m of VALUES.
+ * NULL when cairo cannot make an image that large (pl_figure_check_size
+ * says so before). */
 static cairo_surface_t *
 paint_maps (PlFigure       *self,
             const PlMatrix *values,
@@ -85,7 +112,6 @@ paint_maps (PlFigure       *self,
 
   if (cairo_surface_status (image) != CAIRO_STATUS_SUCCESS)
     {
-      g_warning ("A grid of %u × %u maps is larger than cairo can draw", n_down, n_across);
       cairo_surface_destroy (image);
       return NULL;
     }

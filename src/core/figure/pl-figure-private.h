@@ -438,6 +438,13 @@ void     pl_figure_table_render   (PlFigure         *self,
 void     pl_figure_patch_grid_render (PlFigure      *self,
                                       PlDraw        *draw,
                                       const cairo_rectangle_t *area);
+/* The size of the image a patch grid paints its maps into (the special
+ * tokens' maps: SPECIAL_*, 0 × 0 without them). */
+void     pl_figure_patch_grid_image_size (PlFigure  *self,
+                                          guint64   *width,
+                                          guint64   *height,
+                                          guint64   *special_width,
+                                          guint64   *special_height);
 gboolean pl_figure_patch_grid_hit    (PlFigure      *self,
                                       double         x,
                                       double         y,

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "pl-error.h"
 #include "pl-figure-private.h"
 
 /* The figure object: settings common to every kind, the frame (background),
@@ -189,6 +190,52 @@ pl_figure_set_first_row (PlFigure *self,
   g_return_if_fail (PL_IS_FIGURE (self));
   self->first_row = first_row;
   self->own_first_row = TRUE;
+}
+
+/* cairo's image surfaces: at most this many pixels a side */
+#define MAX_IMAGE_SIDE 32767
+
+static gboolean
+check_image (guint64      width,
+             guint64      height,
+             const char  *what,
+             GError     **error)
+{
+  if (width <= MAX_IMAGE_SIDE && height <= MAX_IMAGE_SIDE)
+    return TRUE;
+  g_set_error (error, PL_ERROR, PL_ERROR_TOO_LARGE,
+               "%s would be %" G_GUINT64_FORMAT " × %" G_GUINT64_FORMAT " pixels, one a cell, and cairo draws at "
+               "most %d a side: show fewer positions", what, width, height, MAX_IMAGE_SIDE);
+  return FALSE;
+}
+
+gboolean
+pl_figure_check_size (PlFigure  *self,
+                      GError   **error)
+{
+  guint64 width, height, special_width, special_height;
+
+  g_return_val_if_fail (PL_IS_FIGURE (self), FALSE);
+
+  switch ((int) self->kind)
+    {
+    case PL_FIGURE_HEATMAP:
+    case PL_FIGURE_POSITION_BIAS:
+      return self->values == NULL || check_image (self->values->cols, self->values->rows, "the heatmap", error);
+    case PL_FIGURE_PATCH_GRID:
+      pl_figure_patch_grid_image_size (self, &width, &height, &special_width, &special_height);
+      return check_image (width, height, "the grid of maps", error) &&
+             check_image (special_width, special_height, "the special tokens' maps", error);
+    case PL_FIGURE_GRID_COLORS:
+      return check_image (self->grid_cols, self->grid_rows, "the grid of colours", error);
+    case PL_FIGURE_MULTIPLES:
+      for (guint i = 0; i < self->panels->len; i++)
+        if (!pl_figure_check_size (g_ptr_array_index (self->panels, i), error))
+          return FALSE;
+      return TRUE;
+    default:
+      return TRUE;
+    }
 }
 
 PlFigureKind

@@ -413,6 +413,13 @@ gboolean    pl_figure_check_layout    (PlFigure       *self,
 double      pl_figure_get_min_text_size (PlFigure     *self,
                                        PlLayoutRole   *role);
 
+/* Whether the figure's images (a heatmap's cells, a patch grid's maps, one
+ * pixel each) fit in what cairo can draw, 32767 pixels a side; FALSE with
+ * PL_ERROR_TOO_LARGE saying what is too large otherwise. A figure that does
+ * not fit draws blank: callers check before they show or export it. */
+gboolean    pl_figure_check_size      (PlFigure       *self,
+                                       GError        **error);
+
 /* PNG, SVG or PDF by the extension, WIDTH_PT × HEIGHT_PT points; a PNG is
  * round (points × DPI / 72) pixels and records its DPI, SVG and PDF are
  * vectors with text as text and heatmaps as images at one pixel per cell.
