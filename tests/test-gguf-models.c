@@ -20,7 +20,8 @@
  * attentions of the Hugging Face folder they came from (rope/NAME/
  * reference.h5) within the rotary tests' bounds, 1e-4 of each layer's
  * largest value and 1e-5; where the conversion changed what the model
- * computes (a window llama.cpp drops, a rotary base it does not write) or
+ * computes (a window llama.cpp drops, a rotary base or Gemma 2's score scale
+ * it does not write) or
  * quantised the weights, the same forward pass on the weights as the file
  * holds them (gguf/NAME.h5), and the quantised ones within the error
  * quantisation makes of the folder's hidden states. */
@@ -47,6 +48,8 @@ static const Case cases[] = {
   { "gemma-f32.gguf", "rope/gemma/reference.h5", PL_FAMILY_GEMMA, FALSE, NULL },
   { "phi3-f32.gguf", "rope/phi3/reference.h5", PL_FAMILY_PHI3, FALSE, NULL },
   { "gpt-neox-f32.gguf", "gguf/gpt-neox-f32.h5", PL_FAMILY_GPT_NEOX, FALSE, NULL },
+  { "qwen3-f32.gguf", "rope/qwen3/reference.h5", PL_FAMILY_QWEN3, FALSE, NULL },
+  { "gemma2-f32.gguf", "gguf/gemma2-f32.h5", PL_FAMILY_GEMMA2, FALSE, NULL },
   { "llama-256-q4_k_m.gguf", "gguf/llama-256-q4_k_m.h5", PL_FAMILY_LLAMA, TRUE, "Q4_K" },
   { "gpt2-f32.gguf", "gguf/gpt2-f32.h5", PL_FAMILY_GPT2, FALSE, NULL },
   { "gpt2-q8_0.gguf", "gguf/gpt2-q8_0.h5", PL_FAMILY_GPT2, TRUE, NULL },

@@ -2,11 +2,14 @@
 #include "config.h"
 
 #include <adwaita.h>
+#include <math.h>
 #include <string.h>
 
 #include "pl-application.h"
 #include "pl-attention-page.h"
 #include "pl-attention-stats.h"
+#include "pl-attention-text.h"
+#include "pl-text-attention.h"
 #include "pl-ollama-dialog.h"
 #include "pl-questions.h"
 #include "pl-rope-profile.h"
@@ -21,8 +24,9 @@
 /* GGUF files and Ollama's models in the real window: Open Ollama Model…
  * lists a store's models by name (OLLAMA_MODELS points at one built from
  * the GGUF fixtures), picking one opens it named so, and its views work as
- * for a Hugging Face folder: a rotary Llama's layers, Rotary and Attention
- * views (against the core), a GPT-2's table views; "ollama:NAME" on the
+ * for a Hugging Face folder: a rotary Llama's Rotary and Attention views
+ * (against the core) and a typed sentence through its own tokenizer, a
+ * GPT-2's table views; "ollama:NAME" on the
  * command line; an empty store says where it looked. */
 
 static PlApplication *app;
@@ -140,6 +144,50 @@ test_llama (void)
                                            stats->offset_profile), ==, 0);
 }
 
+static gboolean
+text_idle (gpointer text)
+{
+  return !pl_page_get_busy (PL_PAGE (text)) && pl_attention_text_get_result (text) != NULL;
+}
+
+/* A sentence typed for the Llama from the store runs through the tokenizer
+ * its GGUF file carries: the ids and every attention map of the folder it
+ * was converted from (rope/llama/reference.h5; F32 weights: within 1e-5). */
+static void
+test_llama_text (void)
+{
+  g_autofree char *reference = pl_test_fixture ("rope", "llama", "reference.h5", NULL);
+  g_autoptr(PlMatrix) ids = pl_test_read_h5 (reference, "/text/input_ids");
+  g_autoptr(PlMatrix) expected = pl_test_read_h5 (reference, "/text/attentions");
+  PlAttentionPage *attention = PL_ATTENTION_PAGE (pl_test_page (window, "attention"));
+  PlAttentionText *text = pl_attention_page_get_text (attention);
+  GtkEditable *entry;
+  PlTextAttention *result;
+  int listed = find_path ("ollama:llama3.2:1b");
+  guint t;
+
+  g_assert_cmpint (listed, >=, 0);
+  pl_window_select_model (window, listed);
+  pl_window_show_view (window, "attention");
+  pl_attention_page_show (attention, "text");
+  entry = pl_attention_text_get_entry (text);
+  gtk_editable_set_text (entry, "the cat sat on the mat.");
+  g_signal_emit_by_name (entry, "activate");
+  pl_test_wait_until (text_idle, text, "the sentence's forward pass");
+  result = pl_attention_text_get_result (text);
+  t = result->n_tokens;
+  g_assert_cmpuint (t, ==, ids->cols);
+  for (guint i = 0; i < t; i++)
+    g_assert_cmpint (g_array_index (result->ids, int, i), ==, (int) ids->data[i]);
+  g_assert_cmpstr (result->labels[2], ==, " cat");
+  for (guint l = 0; l < result->n_layers; l++)
+    for (guint h = 0; h < result->n_heads; h++)
+      for (guint i = 0; i < t; i++)
+        for (guint j = 0; j < t; j++)
+          g_assert_cmpfloat (fabs (pl_matrix_get (result->attentions[l], h * t + i, j) -
+                                   expected->data[(((gsize) l * result->n_heads + h) * t + i) * t + j]), <, 1e-5);
+}
+
 /* A GPT-2 from the store: its learned table in the similarity and
  * trajectory views. */
 static void
@@ -206,6 +254,7 @@ main (int   argc,
   window = pl_test_window_open (&app);
 
   g_test_add_func ("/pl/window-ollama/llama", test_llama);
+  g_test_add_func ("/pl/window-ollama/llama-text", test_llama_text);
   g_test_add_func ("/pl/window-ollama/gpt2", test_gpt2);
   g_test_add_func ("/pl/window-ollama/command-line", test_command_line);
   g_test_add_func ("/pl/window-ollama/empty", test_empty);

@@ -60,6 +60,16 @@ static const GgufArch archs[] = {
     { .family = PL_FAMILY_QWEN2, .name = "qwen2", .display_name = "Qwen2",
       .roles = { GGUF_DECODER_ROLES, GGUF_FUSED_QKV, GGUF_GATED_MLP }, GGUF_DECODER,
       .norm = PL_NORM_RMS, .gated_mlp = TRUE, .fused_qkv_rows = TRUE } },
+  /* Qwen 3: Qwen2's names, each query and key head RMSNormed first */
+  { "qwen3", "qwen3",
+    { .family = PL_FAMILY_QWEN3, .name = "qwen3", .display_name = "Qwen3",
+      .roles = { GGUF_DECODER_ROLES, GGUF_SPLIT_QKV, GGUF_GATED_MLP,
+                 [PL_WEIGHT_Q_NORM_WEIGHT] = "attn_q_norm.weight", [PL_WEIGHT_K_NORM_WEIGHT] = "attn_k_norm.weight" },
+      GGUF_DECODER, .norm = PL_NORM_RMS, .gated_mlp = TRUE, .qk_norm = TRUE },
+    { .family = PL_FAMILY_QWEN3, .name = "qwen3", .display_name = "Qwen3",
+      .roles = { GGUF_DECODER_ROLES, GGUF_FUSED_QKV, GGUF_GATED_MLP,
+                 [PL_WEIGHT_Q_NORM_WEIGHT] = "attn_q_norm.weight", [PL_WEIGHT_K_NORM_WEIGHT] = "attn_k_norm.weight" },
+      GGUF_DECODER, .norm = PL_NORM_RMS, .gated_mlp = TRUE, .qk_norm = TRUE, .fused_qkv_rows = TRUE } },
   /* the conversion stores Gemma's norms as 1 + w: plain RMS norms here */
   { "gemma", "gemma",
     { .family = PL_FAMILY_GEMMA, .name = "gemma", .display_name = "Gemma",
@@ -68,6 +78,20 @@ static const GgufArch archs[] = {
     { .family = PL_FAMILY_GEMMA, .name = "gemma", .display_name = "Gemma",
       .roles = { GGUF_DECODER_ROLES, GGUF_FUSED_QKV, GGUF_GATED_MLP }, GGUF_DECODER,
       .norm = PL_NORM_RMS, .gated_mlp = TRUE, .scale_embeddings = TRUE, .fused_qkv_rows = TRUE } },
+  /* Gemma 2: a norm after the attention (post_attention_norm) and after the
+   * feed-forward (post_ffw_norm); ffn_norm is the one before it */
+  { "gemma2", "gemma2",
+    { .family = PL_FAMILY_GEMMA2, .name = "gemma2", .display_name = "Gemma 2",
+      .roles = { GGUF_DECODER_ROLES, GGUF_SPLIT_QKV, GGUF_GATED_MLP,
+                 [PL_WEIGHT_POST_ATTN_LN_WEIGHT] = "post_attention_norm.weight",
+                 [PL_WEIGHT_POST_FFN_LN_WEIGHT] = "post_ffw_norm.weight" },
+      GGUF_DECODER, .norm = PL_NORM_RMS, .gated_mlp = TRUE, .scale_embeddings = TRUE, .post_norms = TRUE },
+    { .family = PL_FAMILY_GEMMA2, .name = "gemma2", .display_name = "Gemma 2",
+      .roles = { GGUF_DECODER_ROLES, GGUF_FUSED_QKV, GGUF_GATED_MLP,
+                 [PL_WEIGHT_POST_ATTN_LN_WEIGHT] = "post_attention_norm.weight",
+                 [PL_WEIGHT_POST_FFN_LN_WEIGHT] = "post_ffw_norm.weight" },
+      GGUF_DECODER, .norm = PL_NORM_RMS, .gated_mlp = TRUE, .scale_embeddings = TRUE, .post_norms = TRUE,
+      .fused_qkv_rows = TRUE } },
   /* ffn_up holds the gate's rows, then up's, as Phi-3's gate_up_proj */
   { "phi3", "phi3",
     { .family = PL_FAMILY_PHI3, .name = "phi3", .display_name = "Phi-3",
@@ -277,6 +301,31 @@ read_rope_scaling (Reading *r)
   json_object_set_object_member (r->config, "rope_scaling", scaling);
 }
 
+/* Gemma 2's particulars: soft-capping, its window on every other layer, and
+ * the scale of its scores, which the file does not keep: llama.cpp takes
+ * query_pre_attn_scalar as the head size, and as hidden / heads for the
+ * 27B model (46 layers), as Google's configurations set it. */
+static void
+read_gemma2 (Reading *r,
+             gint64   hidden,
+             gint64   heads,
+             gint64   head_dim)
+{
+  gint64 layers = copy_count (r, "block_count", NULL, 100000, TRUE);
+  gint64 window = copy_count (r, "attention.sliding_window", NULL, G_MAXINT, FALSE);
+  double cap;
+
+  json_object_set_int_member (r->config, "sliding_window", window > 0 ? window : 4096);
+  json_object_set_int_member (r->config, "query_pre_attn_scalar",
+                              layers == 46 && heads > 0 ? hidden / heads : head_dim);
+  if (pl_gguf_value_get_double (arch_value (r, "attn_logit_softcapping"), &cap))
+    json_object_set_double_member (r->config, "attn_logit_softcapping", cap);
+  else
+    json_object_set_null_member (r->config, "attn_logit_softcapping");
+  if (pl_gguf_value_get_double (arch_value (r, "final_logit_softcapping"), &cap))
+    json_object_set_double_member (r->config, "final_logit_softcapping", cap);
+}
+
 /* The rotary decoders' keys, as Hugging Face's configurations name them. */
 static void
 read_decoder (Reading            *r,
@@ -322,13 +371,16 @@ read_decoder (Reading            *r,
         fail (r, PL_ERROR_UNSUPPORTED, "%s.rope.dimension_count %" G_GINT64_FORMAT " is not the head size %"
               G_GINT64_FORMAT "; %s models rotate whole heads", r->arch, rope_dim, head_dim, desc->display_name);
       json_object_set_string_member (r->config, "hidden_act",
-                                     desc->family == PL_FAMILY_GEMMA ? "gelu_pytorch_tanh" : "silu");
+                                     desc->family == PL_FAMILY_GEMMA || desc->family == PL_FAMILY_GEMMA2
+                                       ? "gelu_pytorch_tanh" : "silu");
     }
+  if (desc->family == PL_FAMILY_GEMMA2)
+    read_gemma2 (r, hidden, heads, head_dim);
   /* llama.cpp leaves Phi-3's window out for now; Hugging Face applies it */
   window = copy_count (r, "attention.sliding_window", NULL, G_MAXINT, FALSE);
   if (desc->family == PL_FAMILY_PHI3)
     json_object_set_int_member (r->config, "sliding_window", MAX (window, 0));
-  if (desc->family == PL_FAMILY_QWEN2)
+  if (desc->family == PL_FAMILY_QWEN2 || desc->family == PL_FAMILY_QWEN3)
     json_object_set_boolean_member (r->config, "use_sliding_window", FALSE);
   read_rope_scaling (r);
 }
