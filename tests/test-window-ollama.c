@@ -9,6 +9,10 @@
 #include "pl-attention-page.h"
 #include "pl-attention-stats.h"
 #include "pl-attention-text.h"
+#include "pl-compare-page.h"
+#include "pl-playground-page.h"
+#include "pl-probes-page.h"
+#include "pl-similarity-page.h"
 #include "pl-text-attention.h"
 #include "pl-ollama-dialog.h"
 #include "pl-questions.h"
@@ -27,7 +31,9 @@
  * for a Hugging Face folder: a rotary Llama's Rotary and Attention views
  * (against the core) and a typed sentence through its own tokenizer, a
  * GPT-2's table views; "ollama:NAME" on the
- * command line; an empty store says where it looked. */
+ * command line; an empty store says where it looked. A quantised GGUF
+ * file opened as a file and a quantised model of the store each show every
+ * view, as the core computes it on the same model. */
 
 static PlApplication *app;
 static PlWindow *window;
@@ -188,6 +194,218 @@ test_llama_text (void)
                                    expected->data[(((gsize) l * result->n_heads + h) * t + i) * t + j]), <, 1e-5);
 }
 
+/* Opens PATH (a file, a folder or "ollama:NAME", as the command line gives
+ * them) unless listed, and selects it; its index. */
+static int
+open_and_select (const char *path)
+{
+  g_autoptr(GFile) file = g_file_new_for_commandline_arg (path);
+  int listed = find_path (path);
+
+  if (listed < 0)
+    {
+      g_application_open (G_APPLICATION (app), &file, 1, "");
+      pl_test_wait_until (path_listed, (gpointer) path, path);
+      listed = find_path (path);
+    }
+  pl_window_select_model (window, listed);
+  g_assert_cmpstr (pl_model_get_path (current_model ()), ==, path);
+  return listed;
+}
+
+static gboolean
+similarity_ready (gpointer p)
+{
+  return pl_test_page_ready (p) && pl_similarity_page_get_matrix (p) != NULL;
+}
+
+static gboolean
+playground_ready (gpointer p)
+{
+  return !pl_page_get_busy ((PlPage *) p) && pl_playground_page_get_matrix (p) != NULL;
+}
+
+static gboolean
+compare_ready (gpointer p)
+{
+  return !pl_page_get_busy ((PlPage *) p) && pl_compare_page_get_difference (p) != NULL;
+}
+
+static gboolean
+status_shown (gpointer p)
+{
+  return !pl_page_get_busy ((PlPage *) p) && g_strcmp0 (pl_page_get_shown (p), "status") == 0;
+}
+
+static gboolean
+page_idle (gpointer p)
+{
+  return !pl_page_get_busy ((PlPage *) p);
+}
+
+/* Every view on the rotary GGUF model at INDEX: the layers' similarity
+ * (layer 1, against pl_similarity_compute of the core's positional
+ * components over the same random inputs), trajectory, the attention by
+ * offset and the rotary profile against the core on the same model (the
+ * core against the Hugging Face folder: test-gguf-models); the views that
+ * take each model's position table (Probes, Compare, Patches) say this one
+ * has none, and the Playground, which draws analytic encodings, draws. */
+static void
+check_every_view (int index)
+{
+  PlPage *similarity = PL_PAGE (pl_test_page (window, "similarity"));
+  PlPage *trajectory = PL_PAGE (pl_test_page (window, "trajectory"));
+  PlAttentionPage *attention = PL_ATTENTION_PAGE (pl_test_page (window, "attention"));
+  PlRotaryPage *rotary = PL_ROTARY_PAGE (pl_test_page (window, "rotary"));
+  PlPage *probes = PL_PAGE (pl_test_page (window, "probes"));
+  PlPage *compare = PL_PAGE (pl_test_page (window, "compare"));
+  PlPage *playground = PL_PAGE (pl_test_page (window, "playground"));
+  PlPage *patches = PL_PAGE (pl_test_page (window, "patches"));
+  PlWorkspace *workspace = pl_window_get_workspace (window);
+  PlModel *model;
+  g_autoptr(PlTransformer) transformer = NULL;
+  g_autoptr(GPtrArray) layers = NULL;
+  g_autoptr(PlMatrix) cosine = NULL;
+  g_autoptr(PlAttentionStats) stats = NULL;
+  g_autoptr(PlRopeProfile) profile = NULL;
+  guint length;
+  double a, r;
+
+  pl_window_select_model (window, index);
+  model = current_model ();
+  length = pl_question_sample_length (model);
+  transformer = pl_transformer_new (model, NULL, NULL);
+  /* the workspace takes the layers over 8 inputs, seeds 1 … 8 */
+  layers = pl_attention_positional_components (transformer, pl_model_get_n_layers (model), 8, length, 1,
+                                               NULL, NULL, NULL, NULL);
+  cosine = pl_similarity_compute (g_ptr_array_index (layers, 1), PL_SIMILARITY_COSINE,
+                                  g_settings_get_boolean (pl_workspace_get_settings (workspace), "center"),
+                                  NULL, NULL);
+  stats = pl_attention_stats_compute (transformer, PL_FORWARD_SEQUENCES, length, PL_FORWARD_SEED, NULL, NULL, NULL, NULL);
+  profile = pl_rope_profile_compute (transformer, PL_FORWARD_SEQUENCES, length, PL_FORWARD_SEED, NULL, NULL, NULL, NULL);
+
+  pl_workspace_set_layer (workspace, 1);
+  pl_window_show_view (window, "similarity");
+  pl_similarity_page_set_metric (PL_SIMILARITY_PAGE (similarity), PL_SIMILARITY_COSINE);
+  pl_test_wait_until (similarity_ready, similarity, "layer 1's similarity");
+  g_assert_cmpfloat (pl_test_max_abs_diff (pl_similarity_page_get_matrix (PL_SIMILARITY_PAGE (similarity)), cosine),
+                     <, 1e-6);
+  pl_window_show_view (window, "trajectory");
+  pl_test_wait_until (pl_test_page_ready, trajectory, "layer 1's trajectory");
+  pl_window_show_view (window, "attention");
+  pl_attention_page_show (attention, "offsets");
+  pl_test_wait_until (attention_ready, attention, "the attention by offset");
+  g_assert_cmpfloat (pl_test_max_abs_diff (pl_attention_page_get_stats (attention)->offset_profile,
+                                           stats->offset_profile), ==, 0);
+  pl_window_show_view (window, "rotary");
+  pl_test_wait_until (rotary_ready, rotary, "the rotary profile");
+  g_assert_cmpfloat (pl_test_max_abs_diff (pl_rotary_page_get_profile (rotary)->query_norm, profile->query_norm),
+                     ==, 0);
+
+  pl_window_show_view (window, "compare");
+  pl_compare_page_set_models (PL_COMPARE_PAGE (compare), (guint) index, 0);
+  pl_test_wait_until (page_idle, compare, "the comparison");
+  g_assert_null (pl_compare_page_get_difference (PL_COMPARE_PAGE (compare)));
+  g_assert_cmpstr (pl_page_get_shown (compare), !=, "figure");
+  pl_window_show_view (window, "probes");
+  pl_test_wait_until (page_idle, probes, "the probes' table");
+  g_assert_false (pl_probes_page_get_result (PL_PROBES_PAGE (probes), model, &a, &r));
+  pl_window_show_view (window, "patches");
+  pl_test_wait_until (status_shown, patches, "why there are no patches");
+  g_assert_nonnull (strstr (adw_status_page_get_description (pl_page_get_status (patches)),
+                            pl_model_get_name (model)));
+  pl_window_show_view (window, "playground");
+  pl_test_wait_until (playground_ready, playground, "the playground");
+}
+
+/* A GGUF file in K-quants (Q4_K and Q6_K) opened as a file. */
+static void
+test_file_views (void)
+{
+  g_autofree char *gguf = pl_test_fixture ("gguf", "llama-256-q4_k_m.gguf", NULL);
+
+  check_every_view (open_and_select (gguf));
+}
+
+/* A Q8_0 model of the store, by its name. */
+static void
+test_store_views (void)
+{
+  check_every_view (open_and_select ("ollama:tiny:latest"));
+}
+
+/* A GPT-2 of the store in Q8_0 and the F32 file it was quantised from: the
+ * Compare view shows how far apart their tables' cosine similarities are
+ * as the core computes them, within the bound Q8_0's rounding sets; the
+ * Probes fit the quantised table. */
+static void
+test_table_views (void)
+{
+  g_autofree char *f32 = pl_test_fixture ("gguf", "gpt2-f32.gguf", NULL);
+  PlPage *compare = PL_PAGE (pl_test_page (window, "compare"));
+  PlPage *probes = PL_PAGE (pl_test_page (window, "probes"));
+  int first = open_and_select ("ollama:example.org/team/gpt2:small");
+  g_autoptr(PlModel) quantised = g_list_model_get_item (pl_window_get_models (window), first);
+  int second = open_and_select (f32);
+  g_autoptr(PlMatrix) table_q = pl_model_read_positions (quantised, NULL);
+  g_autoptr(PlMatrix) table_f = pl_model_read_positions (current_model (), NULL);
+  g_autoptr(PlMatrix) cos_q = pl_similarity_compute (table_q, PL_SIMILARITY_COSINE, FALSE, NULL, NULL);
+  g_autoptr(PlMatrix) cos_f = pl_similarity_compute (table_f, PL_SIMILARITY_COSINE, FALSE, NULL, NULL);
+  g_autofree double *moved = NULL;
+  PlMatrix *difference;
+  double worst = 0, a, r;
+
+  pl_workspace_set_layer (pl_window_get_workspace (window), PL_LAYER_TABLE);
+  pl_window_show_view (window, "compare");
+  pl_compare_page_set_models (PL_COMPARE_PAGE (compare), (guint) first, (guint) second);
+  pl_test_wait_until (compare_ready, compare, "the comparison");
+  difference = pl_compare_page_get_difference (PL_COMPARE_PAGE (compare));
+  g_assert_cmpuint (difference->rows, ==, 48);
+  g_assert_cmpuint (difference->cols, ==, 48);
+  g_assert_cmpuint (table_f->cols % 32, ==, 0);
+  /* Q8_0 moves each value by at most half its block's step (the block's
+   * largest |x| / 127): row i by e_i <= sqrt (sum (step / 2)^2) in norm, its
+   * unit vector by 2 e_i / |x_i|, a cosine by the sum of two of those. */
+  moved = g_new0 (double, table_f->rows);
+  for (gsize i = 0; i < table_f->rows; i++)
+    {
+      const float *x = pl_matrix_row (table_f, i);
+      double squares = 0, norm = 0;
+
+      for (gsize b = 0; b < table_f->cols; b += 32)
+        {
+          double largest = 0;
+
+          for (gsize j = b; j < b + 32; j++)
+            largest = MAX (largest, fabs (x[j]));
+          /* the step is kept as a half: 2^-11 more at most */
+          squares += 32 * pow (largest / 127 / 2 * (1 + 0x1p-11), 2);
+        }
+      for (gsize j = 0; j < table_f->cols; j++)
+        norm += (double) x[j] * x[j];
+      moved[i] = 2 * sqrt (squares) / sqrt (norm);
+    }
+  for (gsize i = 0; i < difference->rows; i++)
+    for (gsize j = 0; j < difference->cols; j++)
+      {
+        double d = pl_matrix_get (difference, i, j);
+
+        g_assert_cmpfloat (fabs (d - (pl_matrix_get (cos_q, i, j) - pl_matrix_get (cos_f, i, j))), <, 1e-6);
+        g_assert_cmpfloat (fabs (d), <=, moved[i] + moved[j]);
+        worst = MAX (worst, fabs (d) / (moved[i] + moved[j]));
+      }
+  g_test_message ("Q8_0 moves the table's cosines by up to %.2g of the bound", worst);
+  g_assert_cmpfloat (worst, >, 0);
+
+  g_settings_set_int (pl_workspace_get_settings (pl_window_get_workspace (window)), "probe-repeats", 1);
+  pl_window_show_view (window, "probes");
+  pl_probes_page_run (PL_PROBES_PAGE (probes));
+  pl_test_wait_until (page_idle, probes, "the probes");
+  g_assert_true (pl_probes_page_get_result (PL_PROBES_PAGE (probes), quantised, &a, &r));
+  g_assert_true (isfinite (a) && isfinite (r));
+  g_settings_reset (pl_workspace_get_settings (pl_window_get_workspace (window)), "probe-repeats");
+}
+
 /* A GPT-2 from the store: its learned table in the similarity and
  * trajectory views. */
 static void
@@ -258,6 +476,9 @@ main (int   argc,
   g_test_add_func ("/pl/window-ollama/gpt2", test_gpt2);
   g_test_add_func ("/pl/window-ollama/command-line", test_command_line);
   g_test_add_func ("/pl/window-ollama/empty", test_empty);
+  g_test_add_func ("/pl/window-ollama/file-views", test_file_views);
+  g_test_add_func ("/pl/window-ollama/store-views", test_store_views);
+  g_test_add_func ("/pl/window-ollama/table-views", test_table_views);
   status = g_test_run ();
 
   gtk_window_destroy (GTK_WINDOW (window));
