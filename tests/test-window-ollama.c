@@ -66,9 +66,32 @@ find_path (const char *path)
   return -1;
 }
 
+/* The error dialog the window shows for files it could not open, or NULL. */
+static AdwMessageDialog *
+find_error_dialog (void)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GObject) w = g_list_model_get_item (toplevels, i);
+
+      if (ADW_IS_MESSAGE_DIALOG (w) && gtk_widget_get_visible (GTK_WIDGET (w)))
+        return ADW_MESSAGE_DIALOG (w);
+    }
+  return NULL;
+}
+
+/* PATH is listed; a refusal fails the test at once, with the window's
+ * reason, rather than waiting out pl_test_wait_until's bound. */
 static gboolean
 path_listed (gpointer path)
 {
+  AdwMessageDialog *refused = find_error_dialog ();
+
+  if (refused != NULL)
+    g_error ("%s was not opened: %s — %s", (const char *) path, adw_message_dialog_get_heading (refused),
+             adw_message_dialog_get_body (refused));
   return find_path (path) >= 0;
 }
 
