@@ -605,42 +605,54 @@ test_caps (void)
   }
   {
     g_autofree char *path = g_build_filename (dir, "pickle-cap.pt", NULL);
-    const char *name = "archive/data.pkl";
-    guint64 claimed = 257 * MIB, directory = 30 + strlen (name) + claimed;
-    GByteArray *local = g_byte_array_new ();
+    const char *names[] = { "archive/data.pkl", "archive/version" };
+    const guint64 sizes[] = { 257 * MIB, 2 };
+    guint64 offsets[2];
     GByteArray *central = g_byte_array_new ();
-    const guint32 local_fields[] = { 0x04034b50, 20, 0, 0, 0, 0x21, 0, claimed, claimed, strlen (name), 0 };
-    const guint32 central_fields[] = { 0x02014b50, 20, 20, 0, 0, 0, 0x21, 0, claimed, claimed, strlen (name), 0, 0,
-                                       0, 0, 0, 0 };
-    const guint local_widths[] = { 4, 2, 2, 2, 2, 2, 4, 4, 4, 2, 2 };
-    const guint central_widths[] = { 4, 2, 2, 2, 2, 2, 2, 4, 4, 4, 2, 2, 2, 2, 2, 4, 4 };
-    const guint32 end_fields[] = { 0x06054b50, 0, 0, 1, 1, 0, directory, 0 };
-    const guint end_widths[] = { 4, 2, 2, 2, 2, 4, 4, 2 };
-    int fd;
+    int fd = g_open (path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    guint64 at = 0;
 
-    /* data.pkl's header says 257 MiB; its bytes are a hole, the directory
-     * after them. */
-    for (guint i = 0; i < G_N_ELEMENTS (local_fields); i++)
-      for (guint b = 0; b < local_widths[i]; b++)
-        g_byte_array_append (local, (const guint8[]) { (guint8) (local_fields[i] >> (8 * b)) }, 1);
-    g_byte_array_append (local, (const guint8 *) name, strlen (name));
-    for (guint i = 0; i < G_N_ELEMENTS (central_fields); i++)
-      for (guint b = 0; b < central_widths[i]; b++)
-        g_byte_array_append (central, (const guint8[]) { (guint8) (central_fields[i] >> (8 * b)) }, 1);
-    g_byte_array_append (central, (const guint8 *) name, strlen (name));
+    /* data.pkl's header says 257 MiB, its bytes a hole; the version record
+     * and the directory after them. */
+    for (guint e = 0; e < 2; e++)
+      {
+        GByteArray *local = g_byte_array_new ();
+        const guint32 fields[] = { 0x04034b50, 20, 0, 0, 0, 0x21, 0, sizes[e], sizes[e], strlen (names[e]), 0 };
+        const guint widths[] = { 4, 2, 2, 2, 2, 2, 4, 4, 4, 2, 2 };
+
+        for (guint i = 0; i < G_N_ELEMENTS (fields); i++)
+          for (guint b = 0; b < widths[i]; b++)
+            g_byte_array_append (local, (const guint8[]) { (guint8) (fields[i] >> (8 * b)) }, 1);
+        g_byte_array_append (local, (const guint8 *) names[e], strlen (names[e]));
+        if (e == 1)
+          g_byte_array_append (local, (const guint8 *) "3\n", 2);
+        offsets[e] = at;
+        g_assert_cmpint (pwrite (fd, local->data, local->len, (off_t) at), ==, (gssize) local->len);
+        at += local->len + (e == 0 ? sizes[e] : 0);
+        g_byte_array_unref (local);
+      }
+    for (guint e = 0; e < 2; e++)
+      {
+        const guint32 fields[] = { 0x02014b50, 20, 20, 0, 0, 0, 0x21, 0, sizes[e], sizes[e], strlen (names[e]), 0, 0,
+                                   0, 0, 0, offsets[e] };
+        const guint widths[] = { 4, 2, 2, 2, 2, 2, 2, 4, 4, 4, 2, 2, 2, 2, 2, 4, 4 };
+
+        for (guint i = 0; i < G_N_ELEMENTS (fields); i++)
+          for (guint b = 0; b < widths[i]; b++)
+            g_byte_array_append (central, (const guint8[]) { (guint8) (fields[i] >> (8 * b)) }, 1);
+        g_byte_array_append (central, (const guint8 *) names[e], strlen (names[e]));
+      }
     {
+      const guint32 fields[] = { 0x06054b50, 0, 0, 2, 2, central->len, at, 0 };
+      const guint widths[] = { 4, 2, 2, 2, 2, 4, 4, 2 };
       guint32 cd_size = central->len;
 
-      for (guint i = 0; i < G_N_ELEMENTS (end_fields); i++)
-        for (guint b = 0; b < end_widths[i]; b++)
-          g_byte_array_append (central, (const guint8[]) { (guint8) ((i == 5 ? cd_size : end_fields[i]) >> (8 * b)) },
-                               1);
+      for (guint i = 0; i < G_N_ELEMENTS (fields); i++)
+        for (guint b = 0; b < widths[i]; b++)
+          g_byte_array_append (central, (const guint8[]) { (guint8) ((i == 5 ? cd_size : fields[i]) >> (8 * b)) }, 1);
     }
-    fd = g_open (path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    g_assert_cmpint (write (fd, local->data, local->len), ==, (gssize) local->len);
-    g_assert_cmpint (pwrite (fd, central->data, central->len, (off_t) directory), ==, (gssize) central->len);
+    g_assert_cmpint (pwrite (fd, central->data, central->len, (off_t) at), ==, (gssize) central->len);
     close (fd);
-    g_byte_array_unref (local);
     g_byte_array_unref (central);
     checkpoint = pl_checkpoint_open (path, &error);
     g_assert_null (checkpoint);

@@ -7,6 +7,7 @@ import json
 import os
 import struct
 import sys
+import tempfile
 
 import h5py
 import numpy as np
@@ -396,6 +397,24 @@ with tempfile.TemporaryDirectory() as tmp:
 hole_bytes = 4096 * 4096 * 4
 legacy = torch_bytes(OrderedDict([('transformer.wpe.weight', torch.zeros(4096, 4096))]), legacy=True)
 out('pytorch', 'sparse-legacy', legacy[:-hole_bytes] + b'HOLE' + struct.pack('<I', hole_bytes >> 20))
+
+# Issue 38's costs, small (tests/fixtures/make-pytorch-hostile.py): an expanded view (stride 0, one stored
+# float, rows of 2^20) named 200 times through the memo, which `check` reads row by row; and a pickle
+# that names one tensor 3,000 times through the memo and PUTs far past what it built.
+spec = importlib.util.spec_from_file_location('make_hostile', os.path.join(root, 'tests', 'fixtures',
+                                                                             'make-pytorch-hostile.py'))
+make_hostile = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(make_hostile)
+with tempfile.TemporaryDirectory() as tmp:
+    for name, make, n in (('stride0-names', make_hostile.expanded_names, 200),
+                          ('memo-aliases', make_hostile.aliases, 3000)):
+        make(os.path.join(tmp, name), n)
+        with open(os.path.join(tmp, name), 'rb') as f:
+            data = f.read()
+        out('pytorch', name, data)
+        out('pickle', name, object_pickle(data))
+memo_far = b'\x80\x02X\x08\x00\x00\x00abcdefghr\x00\x00\x00\x01.'
+out('pickle', 'memo-far', memo_far)
 
 # GGUF (fuzz-gguf.c), written by tests/fixtures/gguf_tools.py: a tiny Llama with its tokenizer's
 # arrays, every tensor type, and one whose token embedding lies in a hole.

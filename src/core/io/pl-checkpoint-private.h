@@ -17,6 +17,10 @@ typedef struct
   char         *refusal;    /* why it cannot be read (external storage, …), or NULL */
 } PlTensorEntry;
 
+/* A reader that opens several files adds each one's size (one file alone
+ * needs nothing: its size is looked up). */
+void           pl_checkpoint_add_file_bytes      (PlCheckpoint    *self,
+                                                  guint64          bytes);
 void           pl_checkpoint_set_path_and_format (PlCheckpoint    *self,
                                                   const char      *path,
                                                   const char      *format);

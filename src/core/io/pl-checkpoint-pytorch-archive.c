@@ -13,63 +13,41 @@
 
 /* A state dict's pickle is ~130 bytes a tensor: a few MB for the largest. */
 #define MAX_PICKLE_BYTES  ((gsize) 256 << 20)
-/* A legacy file's pickles are read in pieces growing from this. */
-#define FIRST_READ_BYTES  ((gsize) 64 << 10)
 /* torch.save's magic number (0x1950a86a20f9469cfc6c), little-endian, and
  * the protocol version of the legacy format. */
 static const guint8 legacy_magic[10] = { 0x6c, 0xfc, 0x9c, 0x46, 0xf9, 0x20, 0x6a, 0xa8, 0x50, 0x19 };
 #define LEGACY_PROTOCOL_VERSION 1001
 
-/* Reads the pickle at OFFSET of a legacy file from the file's first bytes,
- * read once into HEAD and read again, four times longer, while a pickle
- * runs past them (up to MAX_PICKLE_BYTES). */
+/* The pickle at *OFFSET of a legacy file, read exactly (its end found
+ * first, pl_pickle_find_end); *OFFSET moves past it. */
 static PlPickle *
-load_pickle_at (PlPytorchLoad     *load,
-                GBytes  **head,
-                guint64   offset,
-                GError  **error)
+load_pickle_at (PlPytorchLoad  *load,
+                guint64        *offset,
+                GError        **error)
 {
   const PlPytorchShard *shard = &g_array_index (load->self->shards, PlPytorchShard, load->shard);
+  g_autoptr(GBytes) bytes = NULL;
+  PlPickle *pickle;
+  guint8 *buf;
+  guint64 end;
+  gsize len;
 
-  for (;;)
+  if (!pl_pickle_find_end (shard->fd, shard->size, *offset, MAX_PICKLE_BYTES, shard->path, &end, error))
+    return NULL;
+  len = end - *offset;
+  if (!pl_input_file_check_stored (shard->fd, *offset, len, shard->path, "its pickles", error))
+    return NULL;
+  buf = g_malloc (MAX (len, 1));
+  if (!pl_checkpoint_read_exact (shard->fd, buf, len, *offset, shard->path, error))
     {
-      g_autoptr(GError) local = NULL;
-      gsize have = *head ? g_bytes_get_size (*head) : 0;
-      gsize want;
-      guint8 *buf;
-      PlPickle *pickle;
-      gboolean truncated = TRUE;
-
-      if (*head != NULL)
-        {
-          pickle = pl_pickle_load (*head, offset, shard->path, &truncated, &local);
-          if (pickle != NULL)
-            return pickle;
-          if (!truncated || have == shard->size)
-            {
-              g_propagate_error (error, g_steal_pointer (&local));
-              return NULL;
-            }
-        }
-      if (have >= MAX_PICKLE_BYTES)
-        {
-          g_set_error (error, PL_ERROR, PL_ERROR_TOO_LARGE,
-                       "%s: its pickles run past %" G_GSIZE_FORMAT " MB, more than any state dict’s",
-                       shard->path, MAX_PICKLE_BYTES >> 20);
-          return NULL;
-        }
-      want = MIN (MIN (shard->size, MAX_PICKLE_BYTES), MAX ((guint64) have * 4, FIRST_READ_BYTES));
-      if (!pl_input_file_check_stored (shard->fd, 0, want, shard->path, "its pickles", error))
-        return NULL;
-      buf = g_malloc (MAX (want, 1));
-      if (!pl_checkpoint_read_exact (shard->fd, buf, want, 0, shard->path, error))
-        {
-          g_free (buf);
-          return NULL;
-        }
-      g_clear_pointer (head, g_bytes_unref);
-      *head = g_bytes_new_take (buf, want);
+      g_free (buf);
+      return NULL;
     }
+  bytes = g_bytes_new_take (buf, len);
+  if ((pickle = pl_pickle_load (bytes, 0, shard->path, NULL, error)) == NULL)
+    return NULL;
+  *offset += pl_pickle_get_end (pickle);
+  return pickle;
 }
 
 /* The legacy format: the magic number, the protocol version and the
@@ -86,11 +64,10 @@ pl_checkpoint_pytorch_open_legacy (PlPytorchLoad     *load,
   g_autoptr(PlPickle) sys_info = NULL;
   g_autoptr(PlPickle) object = NULL;
   g_autoptr(PlPickle) keys = NULL;
-  g_autoptr(GBytes) head = NULL;
   const PlPickleValue *value;
-  guint64 offset;
+  guint64 offset = 0;
 
-  magic = load_pickle_at (load, &head, 0, error);
+  magic = load_pickle_at (load, &offset, error);
   if (magic == NULL)
     return FALSE;
   value = pl_pickle_get_root (magic);
@@ -101,7 +78,7 @@ pl_checkpoint_pytorch_open_legacy (PlPytorchLoad     *load,
                    "%s is a pickle without torch.save’s magic number: not a PyTorch checkpoint", shard->path);
       return FALSE;
     }
-  version = load_pickle_at (load, &head, pl_pickle_get_end (magic), error);
+  version = load_pickle_at (load, &offset, error);
   if (version == NULL)
     return FALSE;
   value = pl_pickle_get_root (version);
@@ -111,7 +88,7 @@ pl_checkpoint_pytorch_open_legacy (PlPytorchLoad     *load,
                    "%s: a legacy PyTorch checkpoint of an unknown protocol version", shard->path);
       return FALSE;
     }
-  sys_info = load_pickle_at (load, &head, pl_pickle_get_end (version), error);
+  sys_info = load_pickle_at (load, &offset, error);
   if (sys_info == NULL)
     return FALSE;
   value = pl_pickle_dict_lookup (pl_pickle_get_root (sys_info), "little_endian");
@@ -121,13 +98,12 @@ pl_checkpoint_pytorch_open_legacy (PlPytorchLoad     *load,
                    "%s was saved on a big-endian machine; Poslens reads little-endian checkpoints", shard->path);
       return FALSE;
     }
-  object = load_pickle_at (load, &head, pl_pickle_get_end (sys_info), error);
+  object = load_pickle_at (load, &offset, error);
   if (object == NULL)
     return FALSE;
-  keys = load_pickle_at (load, &head, pl_pickle_get_end (object), error);
+  keys = load_pickle_at (load, &offset, error);
   if (keys == NULL)
     return FALSE;
-  offset = pl_pickle_get_end (keys);
 
   if (!pl_checkpoint_pytorch_register_storages (load, object, error))
     return FALSE;
@@ -212,12 +188,98 @@ pl_checkpoint_pytorch_open_legacy (PlPytorchLoad     *load,
           return FALSE;
         }
     }
-  return pl_checkpoint_pytorch_add_tensors (load, pl_pickle_get_root (object), error);
+  return pl_checkpoint_pytorch_add_tensors (load, object, error);
+}
+
+/* The format version torch's reader accepts in ARCHIVE/version
+ * (caffe2/serialize: kMinSupportedFileFormatVersion to kMax…). */
+#define MIN_ZIP_VERSION 1
+#define MAX_ZIP_VERSION 10
+
+/* The layout torch's zip reader (PyTorchStreamReader) holds a file to: its
+ * first entry's folder is the archive, every entry lies in it, and it has a
+ * version record. *PREFIX is the archive's folder. */
+static gboolean
+check_archive (PlZip       *zip,
+               const char  *path,
+               char       **prefix,
+               GError     **error)
+{
+  const PlZipEntry *first, *version;
+  const char *slash;
+  g_autofree char *name = NULL;
+  char text[32] = { 0 };
+  guint64 offset, number;
+  char *end;
+
+  if (pl_zip_get_n_entries (zip) == 0)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED, "%s is an empty zip: not a PyTorch checkpoint", path);
+      return FALSE;
+    }
+  first = pl_zip_get_entry (zip, 0);
+  slash = strchr (first->name, '/');
+  if (slash == NULL || slash == first->name)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED,
+                   "%s: the zip’s first entry, %s, is not in a folder, as torch.save puts everything: not a "
+                   "PyTorch checkpoint", path, first->name);
+      return FALSE;
+    }
+  *prefix = g_strndup (first->name, slash - first->name);
+  if (strcmp (*prefix, ".") == 0 || strcmp (*prefix, "..") == 0 || strchr (*prefix, '\\') != NULL)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT, "%s: the zip’s folder is named “%s”, which torch.save never "
+                   "writes", path, *prefix);
+      return FALSE;
+    }
+  for (guint i = 1; i < pl_zip_get_n_entries (zip); i++)
+    {
+      const PlZipEntry *entry = pl_zip_get_entry (zip, i);
+
+      if (strncmp (entry->name, *prefix, slash - first->name) != 0 || entry->name[slash - first->name] != '/')
+        {
+          g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT,
+                       "%s: entry %s lies outside the zip’s folder %s, where torch.save puts every entry",
+                       path, entry->name, *prefix);
+          return FALSE;
+        }
+    }
+  name = g_strconcat (*prefix, "/version", NULL);
+  version = pl_zip_find (zip, name);
+  if (version == NULL)
+    {
+      g_autofree char *hidden = g_strconcat (*prefix, "/.data/version", NULL);
+
+      version = pl_zip_find (zip, hidden);
+    }
+  if (version == NULL)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT,
+                   "%s: the zip has no %s, which torch.save writes and torch needs to load it", path, name);
+      return FALSE;
+    }
+  if (version->size >= sizeof text)
+    memcpy (text, "?", 2);
+  else if (!pl_zip_locate (zip, version, &offset, error) ||
+           !pl_checkpoint_read_exact (pl_zip_get_fd (zip), text, version->size, offset, path, error))
+    return FALSE;
+  number = g_ascii_strtoull (text, &end, 10);
+  if (end == text || number < MIN_ZIP_VERSION || number > MAX_ZIP_VERSION)
+    {
+      g_autofree char *shown = g_strescape (text, NULL);
+
+      g_set_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED,
+                   "%s: its format version is “%s”; torch reads versions %d to %d", path, shown, MIN_ZIP_VERSION,
+                   MAX_ZIP_VERSION);
+      return FALSE;
+    }
+  return TRUE;
 }
 
 /* The zip format: ARCHIVE/data.pkl, one stored entry ARCHIVE/data/KEY per
- * storage, and ARCHIVE/byteorder in recent versions. ARCHIVE is the file's
- * name without its extension, or "archive". */
+ * storage, ARCHIVE/version, and ARCHIVE/byteorder in recent versions.
+ * ARCHIVE is the file's name without its extension, or "archive". */
 gboolean
 pl_checkpoint_pytorch_open_zip (PlPytorchLoad     *load,
           GError  **error)
@@ -236,39 +298,52 @@ pl_checkpoint_pytorch_open_zip (PlPytorchLoad     *load,
   guint64 offset;
 
   zip = pl_zip_open (shard->fd, shard->size, shard->path, error);
-  if (zip == NULL)
+  if (zip == NULL || !check_archive (zip, shard->path, &prefix, error))
     return FALSE;
-  for (guint i = 0; i < pl_zip_get_n_entries (zip) && data_pkl == NULL; i++)
-    {
-      const PlZipEntry *entry = pl_zip_get_entry (zip, i);
-      const char *slash = strchr (entry->name, '/');
+  {
+    g_autofree char *name = g_strconcat (prefix, "/data.pkl", NULL);
 
-      if (slash != NULL && slash != entry->name && strcmp (slash, "/data.pkl") == 0)
-        data_pkl = entry;
-    }
-  if (data_pkl == NULL)
-    {
-      g_set_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED,
-                   "%s is a zip without data.pkl: not a PyTorch checkpoint", shard->path);
-      return FALSE;
-    }
-  prefix = g_strndup (data_pkl->name, strchr (data_pkl->name, '/') - data_pkl->name);
+    if ((data_pkl = pl_zip_find (zip, name)) == NULL)
+      {
+        g_set_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED,
+                     "%s is a zip without data.pkl in its folder %s: not a PyTorch checkpoint", shard->path, prefix);
+        return FALSE;
+      }
+  }
 
+  /* The byte order of the storages, when recorded: little or big, as torch
+   * reads it; anything else torch refuses too. */
   {
     g_autofree char *name = g_strconcat (prefix, "/byteorder", NULL);
     char order[8] = { 0 };
 
     byteorder = pl_zip_find (zip, name);
-    if (byteorder != NULL && byteorder->size < sizeof order)
+    if (byteorder != NULL)
       {
+        if (byteorder->size >= sizeof order)
+          {
+            g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT,
+                         "%s: its byte order record holds %" G_GUINT64_FORMAT " bytes, neither little nor big "
+                         "(torch cannot load it either)", shard->path, byteorder->size);
+            return FALSE;
+          }
         if (!pl_zip_locate (zip, byteorder, &offset, error) ||
-            !pl_checkpoint_read_exact (shard->fd, order, byteorder->size, offset, shard->path, error))
+                 !pl_checkpoint_read_exact (shard->fd, order, byteorder->size, offset, shard->path, error))
           return FALSE;
         if (strcmp (order, "big") == 0)
           {
             g_set_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED,
                          "%s was saved on a big-endian machine; Poslens reads little-endian checkpoints",
                          shard->path);
+            return FALSE;
+          }
+        if (strcmp (order, "little") != 0)
+          {
+            g_autofree char *shown = g_strescape (order, NULL);
+
+            g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT,
+                         "%s: its byte order record says “%s”, neither little nor big (torch cannot load it either)",
+                         shard->path, shown);
             return FALSE;
           }
       }
@@ -320,6 +395,6 @@ pl_checkpoint_pytorch_open_zip (PlPytorchLoad     *load,
           return FALSE;
         }
     }
-  return pl_checkpoint_pytorch_add_tensors (load, pl_pickle_get_root (pickle), error);
+  return pl_checkpoint_pytorch_add_tensors (load, pickle, error);
 }
 

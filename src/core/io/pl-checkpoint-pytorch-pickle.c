@@ -11,6 +11,9 @@
 
 /* Storage keys are decimal numbers ("0", "94229433675744"). */
 #define MAX_KEY_LENGTH    64
+/* What listing a tensor takes besides its name: its entry, its view, and
+ * its places in the checkpoint's tables. */
+#define ENTRY_BYTES       384
 /* Elements an expanded view may have beyond its storage's, when read. */
 #define MAX_EXPANDED      ((guint64) 1 << 20)
 
@@ -30,7 +33,7 @@ dtype_of (const PlPickleGlobal *type)
 
 /* A persistent id: ('storage', type, key, location, numel) in the zip
  * format, with a sixth item, a view of the storage or None, in the legacy
- * one. */
+ * one: each format's loader in torch unpacks exactly its own. */
 static gboolean
 parse_pid (PlPytorchLoad                  *load,
            const PlPickleValue   *pid,
@@ -45,8 +48,13 @@ parse_pid (PlPytorchLoad                  *load,
   const PlPickleValue *key_value;
   const PlPickleValue *type_value;
 
-  if (n != 5 && n != 6)
-    goto bad;
+  if (n != (load->legacy ? 6u : 5u))
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT,
+                   "%s: a storage’s persistent id has %u items, where the %s format has %d (torch cannot load it "
+                   "either)", load->path, n, load->legacy ? "legacy" : "zip", load->legacy ? 6 : 5);
+      return FALSE;
+    }
   type_value = pl_pickle_value_get_item (id, 1);
   key_value = pl_pickle_value_get_item (id, 2);
   if (type_value->kind != PL_PICKLE_GLOBAL || type_value->global->kind != PL_PICKLE_GLOBAL_STORAGE ||
@@ -69,6 +77,62 @@ bad:
   return FALSE;
 }
 
+/* A legacy view (VIEW_KEY, offset, size) of the storage KEY. torch's legacy
+ * loader keeps storages and views by key in one table and returns what a
+ * key first stood for: a view key met again is the first view, whatever
+ * offset and size it is given then. A key that names both a storage and a
+ * view is refused: what it stands for would depend on the order. */
+static gboolean
+register_view (PlPytorchLoad         *load,
+               const char            *key,
+               const PlPickleGlobal  *type,
+               guint64                numel,
+               const PlPickleValue   *view,
+               GError               **error)
+{
+  g_autofree char *view_key = NULL;
+  const PlPytorchLegacyView *known;
+  PlPytorchLegacyView *made;
+  guint64 view_offset, view_size;
+
+  if (view->kind != PL_PICKLE_TUPLE || pl_pickle_value_get_length (view) != 3 ||
+      !pl_pickle_value_is_text (pl_pickle_value_get_item (view, 0)) ||
+      !pl_pickle_value_get_uint (pl_pickle_value_get_item (view, 1), &view_offset) ||
+      !pl_pickle_value_get_uint (pl_pickle_value_get_item (view, 2), &view_size) ||
+      view_offset > numel || view_size > numel - view_offset)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT,
+                   "%s: a view of storage %s lies outside it or is not (key, offset, size)", load->path, key);
+      return FALSE;
+    }
+  view_key = g_strndup (pl_pickle_value_get_item (view, 0)->bytes.data, pl_pickle_value_get_item (view, 0)->bytes.len);
+  if (g_hash_table_contains (load->by_key, view_key) || g_hash_table_contains (load->views_by_key, key) ||
+      strcmp (view_key, key) == 0)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT,
+                   "%s: key %s names both a storage and a view of one", load->path,
+                   g_hash_table_contains (load->views_by_key, key) ? key : view_key);
+      return FALSE;
+    }
+  if ((known = g_hash_table_lookup (load->views_by_key, view_key)) != NULL)
+    {
+      if (known->type != type)
+        {
+          g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT, "%s: view %s is named twice, as %s and as %s",
+                       load->path, view_key, known->type->name, type->name);
+          return FALSE;
+        }
+      return TRUE;
+    }
+  made = g_new0 (PlPytorchLegacyView, 1);
+  made->root = g_strdup (key);
+  made->type = type;
+  made->offset = view_offset;
+  made->size = view_size;
+  g_hash_table_insert (load->views_by_key, g_steal_pointer (&view_key), made);
+  return TRUE;
+}
+
 /* Every storage the pickle names, wherever it is used, in a legacy file's
  * layout needs them all. */
 gboolean
@@ -87,8 +151,15 @@ pl_checkpoint_pytorch_register_storages (PlPytorchLoad      *load,
       guint64 numel;
       guint index;
 
-      if (!parse_pid (load, pids[i], &key, &type, &numel, &view, error))
+      if (!parse_pid (load, pids[i], &key, &type, &numel, &view, error) ||
+          (view != NULL && !register_view (load, key, type, numel, view, error)))
         return FALSE;
+      if (g_hash_table_contains (load->views_by_key, key))
+        {
+          g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT, "%s: key %s names both a storage and a view of one",
+                       load->path, key);
+          return FALSE;
+        }
       index = GPOINTER_TO_UINT (g_hash_table_lookup (load->by_key, key));
       if (index != 0)
         {
@@ -232,20 +303,22 @@ tensor_spec (PlPytorchLoad                 *load,
   spec->storage = index - 1;
   spec->offset = offset;
   spec->limit = numel;
-  /* A legacy view of a storage: (key, offset, size) within it. */
+  /* A legacy view of a storage: the one its key first stood for
+   * (register_view), which may be of another storage. */
   if (view != NULL)
     {
-      guint64 view_offset, view_size;
+      g_autofree char *view_key = g_strndup (pl_pickle_value_get_item (view, 0)->bytes.data,
+                                             pl_pickle_value_get_item (view, 0)->bytes.len);
+      const PlPytorchLegacyView *known = g_hash_table_lookup (load->views_by_key, view_key);
 
-      if (view->kind != PL_PICKLE_TUPLE || pl_pickle_value_get_length (view) != 3 ||
-          !pl_pickle_value_get_uint (pl_pickle_value_get_item (view, 1), &view_offset) ||
-          !pl_pickle_value_get_uint (pl_pickle_value_get_item (view, 2), &view_size) ||
-          view_offset > numel || view_size > numel - view_offset)
-        return bad_tensor (load, name, "its storage view lies outside its storage", error);
-      if (offset > G_MAXUINT64 - view_offset)
+      g_assert (known != NULL);
+      index = GPOINTER_TO_UINT (g_hash_table_lookup (load->by_key, known->root));
+      g_assert (index != 0);
+      spec->storage = index - 1;
+      if (offset > G_MAXUINT64 - known->offset)
         return bad_tensor (load, name, "its storage offset overflows", error);
-      spec->offset = view_offset + offset;
-      spec->limit = view_offset + view_size;
+      spec->offset = known->offset + offset;
+      spec->limit = known->offset + known->size;
     }
   *is_tensor = TRUE;
   return TRUE;
@@ -282,6 +355,11 @@ add_tensor (PlPytorchLoad              *load,
                    " (a view past the end of its storage)", load->path, name, last, spec->limit);
       return FALSE;
     }
+  /* A name costs its entry, view and places in the tables: counted against
+   * the pickle's budget, so that a tensor named a million times through
+   * the memo is refused for what it would cost. */
+  if (!pl_pickle_charge (load->pickle, ENTRY_BYTES + 2 * strlen (name), load->path, error))
+    return FALSE;
   entry = pl_checkpoint_add_tensor (PL_CHECKPOINT (load->self), name, spec->rank, spec->shape,
                                     dtype_of (storage->type), storage->type->dtype);
   if (entry == NULL)
@@ -291,6 +369,8 @@ add_tensor (PlPytorchLoad              *load,
     }
   entry->shard = load->shard;
   entry->elem_size = storage->type->elem_size;
+  /* More elements than the storage span it covers: some are the same. */
+  entry->info.repeats = count > 0 && count > last - spec->offset + 1;
   if (!g_uint64_checked_mul (&entry->nbytes, count, entry->elem_size))
     entry->nbytes = G_MAXUINT64;
   /* An expanded view (stride 0) can name more elements than it stores:
@@ -460,15 +540,17 @@ add_one (PlPytorchLoad        *load,
 }
 
 gboolean
-pl_checkpoint_pytorch_add_tensors (PlPytorchLoad        *load,
-                                   const PlPickleValue  *root,
-                                   GError              **error)
+pl_checkpoint_pytorch_add_tensors (PlPytorchLoad  *load,
+                                   PlPickle       *pickle,
+                                   GError        **error)
 {
+  const PlPickleValue *root = pl_pickle_get_root (pickle);
   guint before = pl_checkpoint_get_n_tensors (PL_CHECKPOINT (load->self));
   g_autoptr(GHashTable) seen = g_hash_table_new (NULL, NULL);
   Found found = { NULL, NULL, FALSE, 0, 0 };
   const PlPickleValue *dict;
 
+  load->pickle = pickle;
   /* torch.save (tensor): one tensor, a plain table when it is 2-D. */
   if (is_tensor_call (root))
     {

@@ -43,13 +43,25 @@ struct _PlCheckpointPytorch
   GHashTable   *views;      /* PlTensorEntry * -> PlPytorchView * */
 };
 
+/* A legacy file's view of a storage, as its key first stood for it. */
+typedef struct
+{
+  char                  *root;     /* the storage's key */
+  const PlPickleGlobal  *type;
+  guint64                offset;
+  guint64                size;
+} PlPytorchLegacyView;
+
 /* What opening one file needs: its storages by key. */
 typedef struct
 {
   PlCheckpointPytorch *self;
   guint                shard;
   const char          *path;
-  GHashTable          *by_key;    /* key -> storage index + 1 */
+  gboolean             legacy;          /* the legacy format, not the zip one */
+  GHashTable          *by_key;          /* key -> storage index + 1 */
+  GHashTable          *views_by_key;    /* legacy view key -> PlPytorchLegacyView */
+  PlPickle            *pickle;          /* the object's, while its tensors are listed */
 } PlPytorchLoad;
 
 /* The storage of KEY in the file being opened, or NULL. */
@@ -60,10 +72,10 @@ PlPytorchStorage *pl_checkpoint_pytorch_storage_of        (PlPytorchLoad        
 gboolean          pl_checkpoint_pytorch_register_storages (PlPytorchLoad        *load,
                                                           PlPickle             *pickle,
                                                           GError              **error);
-/* Lists the tensors of the state dict in ROOT, each view checked against
- * its storage. */
+/* Lists the tensors of the state dict in PICKLE, each view checked against
+ * its storage and what it costs counted against the pickle's budget. */
 gboolean          pl_checkpoint_pytorch_add_tensors       (PlPytorchLoad        *load,
-                                                          const PlPickleValue  *root,
+                                                          PlPickle             *pickle,
                                                           GError              **error);
 /* Opens the file of LOAD in the zip format or the legacy one. */
 gboolean          pl_checkpoint_pytorch_open_zip          (PlPytorchLoad        *load,

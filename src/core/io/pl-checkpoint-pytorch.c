@@ -36,6 +36,15 @@ pl_checkpoint_pytorch_finalize (GObject *object)
   G_OBJECT_CLASS (pl_checkpoint_pytorch_parent_class)->finalize (object);
 }
 
+static void
+legacy_view_free (gpointer data)
+{
+  PlPytorchLegacyView *view = data;
+
+  g_free (view->root);
+  g_free (view);
+}
+
 static gboolean
 open_shard (PlCheckpointPytorch  *self,
             const char           *path,
@@ -43,7 +52,8 @@ open_shard (PlCheckpointPytorch  *self,
 {
   g_autoptr(GHashTable) by_key = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   PlPytorchShard shard = { -1, NULL, 0 };
-  PlPytorchLoad load = { self, self->shards->len, path, by_key };
+  g_autoptr(GHashTable) views_by_key = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, legacy_view_free);
+  PlPytorchLoad load = { self, self->shards->len, path, FALSE, by_key, views_by_key, NULL };
   GStatBuf st;
   guint8 head[4] = { 0 };
 
@@ -52,11 +62,13 @@ open_shard (PlCheckpointPytorch  *self,
   shard.path = g_strdup (path);
   shard.size = st.st_size;
   g_array_append_val (self->shards, shard);
+  pl_checkpoint_add_file_bytes (PL_CHECKPOINT (self), shard.size);
   if (shard.size >= sizeof head &&
       !pl_checkpoint_read_exact (shard.fd, head, sizeof head, 0, path, error))
     return FALSE;
   if (memcmp (head, "PK\x03\x04", 4) == 0)
     return pl_checkpoint_pytorch_open_zip (&load, error);
+  load.legacy = TRUE;
   return pl_checkpoint_pytorch_open_legacy (&load, error);
 }
 
@@ -173,6 +185,13 @@ gather_rows (const PlPytorchShard  *shard,
           if (step == 1)
             pl_checkpoint_convert_le (dtype, slab + (start + c_first - need_lo) * elem, dst + c_first,
                                       c_last - c_first + 1);
+          else if (step == 0)
+            {
+              /* An expanded row: one stored element, converted once. */
+              pl_checkpoint_convert_le (dtype, slab + (start - need_lo) * elem, dst + c_first, 1);
+              for (guint64 c = c_first + 1; c <= c_last; c++)
+                dst[c] = dst[c_first];
+            }
           else
             for (guint64 c = c_first; c <= c_last; c++)
               pl_checkpoint_convert_le (dtype, slab + (start + c * step - need_lo) * elem, dst + c, 1);

@@ -26,6 +26,7 @@ typedef struct
   JsonParser  *config_parser;
   JsonObject  *config;
   GHashTable  *attributes; /* name -> value as text, or NULL */
+  guint64      file_bytes; /* of every file read, or 0: the one at PATH */
 } PlCheckpointPrivate;
 
 G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (PlCheckpoint, pl_checkpoint, G_TYPE_OBJECT)
@@ -98,6 +99,27 @@ pl_tensor_info_is_table (const PlTensorInfo *info)
     return FALSE;
   pl_tensor_info_get_matrix_shape (info, &rows, &cols);
   return rows > 0 && cols > 0;
+}
+
+void
+pl_checkpoint_add_file_bytes (PlCheckpoint *self,
+                              guint64       bytes)
+{
+  PlCheckpointPrivate *priv = pl_checkpoint_get_instance_private (self);
+
+  priv->file_bytes += bytes;
+}
+
+guint64
+pl_checkpoint_get_file_bytes (PlCheckpoint *self)
+{
+  PlCheckpointPrivate *priv = pl_checkpoint_get_instance_private (self);
+  GStatBuf st;
+
+  g_return_val_if_fail (PL_IS_CHECKPOINT (self), 0);
+  if (priv->file_bytes > 0)
+    return priv->file_bytes;
+  return priv->path != NULL && g_stat (priv->path, &st) == 0 ? (guint64) st.st_size : 0;
 }
 
 void

@@ -28,6 +28,8 @@ typedef struct
   guint64  shape[PL_TENSOR_MAX_RANK];
   PlDType  dtype;
   char    *dtype_name;     /* "F32", "BF16", "I64", "float32", "Q4_K", ... for messages */
+  gboolean repeats;        /* names more elements than it stores (a view with a stride of 0, as torch's
+                            * expand makes): its rows are not positions of their own */
 } PlTensorInfo;
 
 /* The matrix view of a tensor: columns are its last dimension, rows the
@@ -61,6 +63,9 @@ struct _PlCheckpointClass
                                   const PlTensorInfo  *info,
                                   GError             **error);
 };
+
+/* The bytes the checkpoint's files hold, all shards together. */
+guint64             pl_checkpoint_get_file_bytes (PlCheckpoint *self);
 
 /* Opens a file or a checkpoint folder, read-only, and lists its tensors. */
 PlCheckpoint       *pl_checkpoint_open          (const char    *path,

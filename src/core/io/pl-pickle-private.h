@@ -18,11 +18,14 @@ struct _PlPickle
   const char    *what;
   GPtrArray     *blocks;      /* PlPickleValue[BLOCK_VALUES] */
   guint          n_values;
-  GPtrArray     *stack;       /* PlPickleValue * */
+  PlPickleItems  stack;
   GArray        *marks;       /* guint: stack heights at each MARK */
-  GPtrArray     *memo;        /* PlPickleValue *, NULL where unset */
-  GPtrArray     *pids;        /* every PERSISTENT_ID, in order */
+  PlPickleItems  memo;        /* NULL where unset */
+  PlPickleItems  pids;        /* every PERSISTENT_ID, in order */
   GPtrArray     *texts;       /* what text instructions decoded (pl-pickle-text.c) */
+  guint64        pushes;      /* values pushed so far: no memo index runs past them */
+  gsize          cost;        /* bytes of all the above, against… */
+  gsize          limit;       /* …the budget */
   PlPickleValue *root;
   gboolean       truncated;
 };
@@ -40,9 +43,11 @@ PlPickleValue        *pl_pickle_new_value   (PlPickle       *self,
                                              GError        **error);
 /* The shared True or False. */
 PlPickleValue        *pl_pickle_bool        (gboolean        value);
-/* SIZE bytes that live as long as the pickle, for decoded text. */
+/* SIZE bytes that live as long as the pickle, for decoded text; NULL with
+ * ERROR past the budget. */
 gpointer              pl_pickle_alloc_text  (PlPickle       *self,
-                                             gsize           size);
+                                             gsize           size,
+                                             GError        **error);
 /* Pushes VALUE; FALSE when it is NULL (its maker failed). */
 gboolean              pl_pickle_push        (PlPickle       *self,
                                              PlPickleValue  *value,

@@ -65,7 +65,8 @@ parse_integer (PlPickle    *self,
         pl_pickle_fail (self, error, "“%s” is not an integer a state dict holds", copy);
         return NULL;
       }
-    bytes = pl_pickle_alloc_text (self, strlen (digits) / 2 + 2);
+    if ((bytes = pl_pickle_alloc_text (self, strlen (digits) / 2 + 2, error)) == NULL)
+      return NULL;
     bytes[0] = 0;
     for (const char *d = digits; *d != '\0'; d++)
       {
@@ -113,10 +114,12 @@ parse_unicode (PlPickle    *self,
                gsize        len,
                GError     **error)
 {
-  char *out = pl_pickle_alloc_text (self, len * 2 + 1);
+  char *out = pl_pickle_alloc_text (self, len * 2 + 1, error);
   gsize n = 0;
   PlPickleValue *value;
 
+  if (out == NULL)
+    return NULL;
   for (gsize i = 0; i < len;)
     {
       gunichar c = (guchar) text[i];
@@ -168,7 +171,8 @@ parse_quoted (PlPickle    *self,
       pl_pickle_fail (self, error, "a quoted string is not quoted");
       return NULL;
     }
-  out = pl_pickle_alloc_text (self, len);
+  if ((out = pl_pickle_alloc_text (self, len, error)) == NULL)
+    return NULL;
   for (gsize i = 1; i + 1 < len; i++)
     {
       char c = text[i];

@@ -9,10 +9,12 @@
 /* Real state dicts nest a handful of levels (a training checkpoint's dict,
  * the state dict, a tensor's call, its arguments, its storage's id). */
 #define MAX_DEPTH       200
-/* About 17 values per tensor: over a hundred thousand tensors' worth. At 32
- * bytes a value and 8 for its place on the stack or in a container, what
- * any pickle can cost stays under 100 MB. */
-#define MAX_VALUES      ((guint) 1 << 21)
+/* What a pickle may build: half its bytes and this. A state dict's pickle
+ * builds about six times its size (130 bytes a tensor become some 14
+ * values of 32 bytes and their places in containers), so files of up to
+ * some 50,000 tensors fit; a reader's peak stays within twice the pickle's
+ * size plus 64 MiB whatever the pickle holds. */
+#define BASE_BUDGET     ((gsize) 40 << 20)
 /* "module\nname\n" of a GLOBAL: Python identifiers, dotted. */
 #define MAX_GLOBAL_NAME 256
 #define BLOCK_VALUES    1024
@@ -34,15 +36,15 @@ pl_pickle_free (PlPickle *self)
       guint n = MIN (BLOCK_VALUES, self->n_values - b * BLOCK_VALUES);
 
       for (guint i = 0; i < n; i++)
-        if (block[i].kind >= PL_PICKLE_TUPLE && block[i].kind <= PL_PICKLE_DICT && block[i].items != NULL)
-          g_ptr_array_unref (block[i].items);
+        if (block[i].kind >= PL_PICKLE_TUPLE && block[i].kind <= PL_PICKLE_DICT)
+          g_free (block[i].items.data);
       g_free (block);
     }
   g_ptr_array_unref (self->blocks);
-  g_ptr_array_unref (self->stack);
+  g_free (self->stack.data);
   g_array_unref (self->marks);
-  g_ptr_array_unref (self->memo);
-  g_ptr_array_unref (self->pids);
+  g_free (self->memo.data);
+  g_free (self->pids.data);
   g_ptr_array_unref (self->texts);
   g_bytes_unref (self->bytes);
   g_free (self);
@@ -65,23 +67,88 @@ pl_pickle_fail (PlPickle    *self,
   return FALSE;
 }
 
+gboolean
+pl_pickle_charge (PlPickle    *self,
+                  gsize        bytes,
+                  const char  *what,
+                  GError     **error)
+{
+  if (bytes > self->limit - self->cost)
+    {
+      g_autofree char *limit = g_format_size_full (self->limit, G_FORMAT_SIZE_IEC_UNITS);
+      g_autofree char *size = g_format_size_full (self->len - self->start, G_FORMAT_SIZE_IEC_UNITS);
+
+      g_set_error (error, PL_ERROR, PL_ERROR_TOO_LARGE,
+                   "%s: its pickle of %s would take more than %s of memory to read, more than a pickle of that "
+                   "size may (a state dict’s takes about six times its size)",
+                   what != NULL ? what : self->what, size, limit);
+      return FALSE;
+    }
+  self->cost += bytes;
+  return TRUE;
+}
+
+static void
+release (PlPickle *self,
+         gsize     bytes)
+{
+  self->cost -= MIN (bytes, self->cost);
+}
+
+/* Room in VEC for NEED items: EXACT for a tuple, else with a half to
+ * spare. The new array is charged while the old one still is, as both live
+ * while it is copied. */
+static gboolean
+reserve (PlPickle       *self,
+         PlPickleItems  *vec,
+         guint64         need,
+         gboolean        exact,
+         GError        **error)
+{
+  guint64 capacity;
+
+  if (need <= vec->capacity)
+    return TRUE;
+  capacity = exact ? need : MAX (need, MAX ((guint64) vec->capacity + vec->capacity / 2, 8));
+  if (capacity > G_MAXUINT / 2 ||
+      !pl_pickle_charge (self, capacity * sizeof (PlPickleValue *), NULL, error))
+    {
+      if (capacity > G_MAXUINT / 2)
+        pl_pickle_charge (self, G_MAXSIZE, NULL, error);
+      return FALSE;
+    }
+  vec->data = g_renew (PlPickleValue *, vec->data, capacity);
+  release (self, (gsize) vec->capacity * sizeof (PlPickleValue *));
+  vec->capacity = (guint) capacity;
+  return TRUE;
+}
+
+static gboolean
+append (PlPickle       *self,
+        PlPickleItems  *vec,
+        PlPickleValue  *value,
+        GError        **error)
+{
+  if (!reserve (self, vec, (guint64) vec->len + 1, FALSE, error))
+    return FALSE;
+  vec->data[vec->len++] = value;
+  return TRUE;
+}
+
 PlPickleValue *
 pl_pickle_new_value (PlPickle      *self,
-           PlPickleKind   kind,
-           GError       **error)
+                     PlPickleKind   kind,
+                     GError       **error)
 {
   PlPickleValue *block;
   PlPickleValue *value;
 
-  if (self->n_values >= MAX_VALUES)
-    {
-      g_set_error (error, PL_ERROR, PL_ERROR_TOO_LARGE,
-                   "%s: the pickle builds more than %u values, more than any state dict",
-                   self->what, MAX_VALUES);
-      return NULL;
-    }
   if (self->n_values % BLOCK_VALUES == 0)
-    g_ptr_array_add (self->blocks, g_new0 (PlPickleValue, BLOCK_VALUES));
+    {
+      if (!pl_pickle_charge (self, BLOCK_VALUES * sizeof (PlPickleValue), NULL, error))
+        return NULL;
+      g_ptr_array_add (self->blocks, g_new0 (PlPickleValue, BLOCK_VALUES));
+    }
   block = g_ptr_array_index (self->blocks, self->n_values / BLOCK_VALUES);
   value = &block[self->n_values % BLOCK_VALUES];
   self->n_values++;
@@ -106,11 +173,15 @@ pl_pickle_bool (gboolean value)
 }
 
 gpointer
-pl_pickle_alloc_text (PlPickle *self,
-                      gsize     size)
+pl_pickle_alloc_text (PlPickle  *self,
+                      gsize      size,
+                      GError   **error)
 {
-  gpointer text = g_malloc (MAX (size, 1));
+  gpointer text;
 
+  if (!pl_pickle_charge (self, MAX (size, 1), NULL, error))
+    return NULL;
+  text = g_malloc (MAX (size, 1));
   g_ptr_array_add (self->texts, text);
   return text;
 }
@@ -134,7 +205,7 @@ take_uint (PlPickle  *self,
            guint64   *out,
            GError   **error)
 {
-  const guint8 *p;
+  const guint8 *p = NULL;
   guint64 v = 0;
 
   if (!take (self, width, &p, error))
@@ -157,9 +228,9 @@ pl_pickle_push (PlPickle       *self,
       PlPickleValue  *value,
       GError        **error)
 {
-  if (value == NULL)
+  if (value == NULL || !append (self, &self->stack, value, error))
     return FALSE;
-  g_ptr_array_add (self->stack, value);
+  self->pushes++;
   return TRUE;
 }
 
@@ -169,12 +240,12 @@ pop (PlPickle  *self,
 {
   guint floor = stack_floor (self);
 
-  if (self->stack->len <= floor)
+  if (self->stack.len <= floor)
     {
       pl_pickle_fail (self, error, "an instruction takes a value from an empty stack");
       return NULL;
     }
-  return g_ptr_array_steal_index (self->stack, self->stack->len - 1);
+  return self->stack.data[--self->stack.len];
 }
 
 static PlPickleValue *
@@ -183,28 +254,33 @@ top (PlPickle  *self,
 {
   guint floor = stack_floor (self);
 
-  if (self->stack->len <= floor)
+  if (self->stack.len <= floor)
     {
       pl_pickle_fail (self, error, "an instruction needs a value on an empty stack");
       return NULL;
     }
-  return g_ptr_array_index (self->stack, self->stack->len - 1);
+  return self->stack.data[self->stack.len - 1];
 }
 
-/* Appends ITEM to a container, keeping its depth and refusing nesting past
- * MAX_DEPTH. */
+/* Appends the N values from FIRST on to a container, keeping its depth and
+ * refusing nesting past MAX_DEPTH. A tuple is built once, to its size. */
 static gboolean
-add_item (PlPickle       *self,
-          PlPickleValue  *container,
-          PlPickleValue  *item,
-          GError        **error)
+add_items (PlPickle        *self,
+           PlPickleValue   *container,
+           PlPickleValue  **first,
+           guint            n,
+           GError         **error)
 {
-  if (item->depth + 1 > MAX_DEPTH)
-    return pl_pickle_fail (self, error, "values nest deeper than %d levels", MAX_DEPTH);
-  container->depth = MAX (container->depth, item->depth + 1);
-  if (container->items == NULL)
-    container->items = g_ptr_array_new ();
-  g_ptr_array_add (container->items, item);
+  if (!reserve (self, &container->items, (guint64) container->items.len + n, container->kind == PL_PICKLE_TUPLE,
+                error))
+    return FALSE;
+  for (guint i = 0; i < n; i++)
+    {
+      if (first[i]->depth + 1 > MAX_DEPTH)
+        return pl_pickle_fail (self, error, "values nest deeper than %d levels", MAX_DEPTH);
+      container->depth = MAX (container->depth, first[i]->depth + 1);
+      container->items.data[container->items.len++] = first[i];
+    }
   return TRUE;
 }
 
@@ -225,12 +301,9 @@ pop_mark (PlPickle      *self,
   mark = g_array_index (self->marks, guint, self->marks->len - 1);
   g_array_set_size (self->marks, self->marks->len - 1);
   container = pl_pickle_new_value (self, kind, error);
-  if (container == NULL)
+  if (container == NULL || !add_items (self, container, self->stack.data + mark, self->stack.len - mark, error))
     return NULL;
-  for (guint i = mark; i < self->stack->len; i++)
-    if (!add_item (self, container, g_ptr_array_index (self->stack, i), error))
-      return NULL;
-  g_ptr_array_set_size (self->stack, mark);
+  self->stack.len = mark;
   return container;
 }
 
@@ -244,15 +317,14 @@ new_tuple (PlPickle  *self,
 
   if (tuple == NULL)
     return NULL;
-  if (self->stack->len < floor + n)
+  if (self->stack.len < floor + n)
     {
       pl_pickle_fail (self, error, "a tuple takes more values than the stack holds");
       return NULL;
     }
-  for (guint i = self->stack->len - n; i < self->stack->len; i++)
-    if (!add_item (self, tuple, g_ptr_array_index (self->stack, i), error))
-      return NULL;
-  g_ptr_array_set_size (self->stack, self->stack->len - n);
+  if (!add_items (self, tuple, self->stack.data + self->stack.len - n, n, error))
+    return NULL;
+  self->stack.len -= n;
   return tuple;
 }
 
@@ -275,7 +347,7 @@ new_bytes (PlPickle      *self,
            GError       **error)
 {
   PlPickleValue *value;
-  const guint8 *p;
+  const guint8 *p = NULL;
 
   if (!take (self, len, &p, error))
     return NULL;
@@ -294,7 +366,7 @@ new_long (PlPickle  *self,
           guint      n,
           GError   **error)
 {
-  const guint8 *p;
+  const guint8 *p = NULL;
   guint64 v = 0;
 
   if (n > 8)
@@ -392,11 +464,11 @@ apply (PlPickle       *self,
       pl_pickle_fail (self, error, "the arguments of %s are not a tuple", func->global->name);
       return NULL;
     }
-  if (func->global->kind == PL_PICKLE_GLOBAL_DICT && args->items == NULL)
+  if (func->global->kind == PL_PICKLE_GLOBAL_DICT && args->items.len == 0)
     return pl_pickle_new_value (self, PL_PICKLE_DICT, error);
-  if (func->global->kind == PL_PICKLE_GLOBAL_SIZE && args->items != NULL && args->items->len == 1 &&
-      ((PlPickleValue *) g_ptr_array_index (args->items, 0))->kind == PL_PICKLE_TUPLE)
-    return g_ptr_array_index (args->items, 0);
+  if (func->global->kind == PL_PICKLE_GLOBAL_SIZE && args->items.len == 1 &&
+      args->items.data[0]->kind == PL_PICKLE_TUPLE)
+    return args->items.data[0];
   if (func->global->kind == PL_PICKLE_GLOBAL_STORAGE || func->global->kind == PL_PICKLE_GLOBAL_DTYPE)
     {
       pl_pickle_fail (self, error, "the pickle calls %s, which no state dict does", func->global->name);
@@ -425,13 +497,19 @@ pl_pickle_memo_put (PlPickle  *self,
 
   if (value == NULL)
     return FALSE;
-  /* Picklers number memo entries from 0 up, one per PUT: an index past the
-   * bytes read so far is forged, and refusing it bounds the memo's size. */
-  if (index > self->pos - self->start)
-    return pl_pickle_fail (self, error, "memo index %" G_GUINT64_FORMAT " is larger than any pickle of this length uses", index);
-  if (index >= self->memo->len)
-    g_ptr_array_set_size (self->memo, index + 1);
-  g_ptr_array_index (self->memo, index) = value;
+  /* Picklers number memo entries from 0 up, one per value they put: an
+   * index past the values pushed so far is forged. */
+  if (index >= self->pushes)
+    return pl_pickle_fail (self, error, "memo index %" G_GUINT64_FORMAT " is beyond the %" G_GUINT64_FORMAT
+                           " values built so far", index, self->pushes);
+  if (index >= self->memo.len)
+    {
+      if (!reserve (self, &self->memo, index + 1, FALSE, error))
+        return FALSE;
+      memset (self->memo.data + self->memo.len, 0, (index + 1 - self->memo.len) * sizeof (PlPickleValue *));
+      self->memo.len = index + 1;
+    }
+  self->memo.data[index] = value;
   return TRUE;
 }
 
@@ -440,10 +518,9 @@ pl_pickle_memo_get (PlPickle  *self,
           guint64    index,
           GError   **error)
 {
-  if (index >= self->memo->len || g_ptr_array_index (self->memo, index) == NULL)
+  if (index >= self->memo.len || self->memo.data[index] == NULL)
     return pl_pickle_fail (self, error, "memo entry %" G_GUINT64_FORMAT " is read before it is set", index);
-  g_ptr_array_add (self->stack, g_ptr_array_index (self->memo, index));
-  return TRUE;
+  return pl_pickle_push (self, self->memo.data[index], error);
 }
 
 /* SETITEM(S) and APPEND(S): the N values at the top of the stack go into
@@ -457,18 +534,17 @@ add_from_stack (PlPickle      *self,
   guint floor = stack_floor (self);
   PlPickleValue *container;
 
-  if (self->stack->len < floor + n + 1)
+  if (self->stack.len < floor + n + 1)
     return pl_pickle_fail (self, error, "an instruction takes more values than the stack holds");
-  container = g_ptr_array_index (self->stack, self->stack->len - n - 1);
+  container = self->stack.data[self->stack.len - n - 1];
   if (container->kind != kind)
     return pl_pickle_fail (self, error, "the pickle adds items to something that is not a %s",
                  kind == PL_PICKLE_DICT ? "dict" : kind == PL_PICKLE_LIST ? "list" : "set");
   if (kind == PL_PICKLE_DICT && n % 2 != 0)
     return pl_pickle_fail (self, error, "a dict’s items are not key and value pairs");
-  for (guint i = self->stack->len - n; i < self->stack->len; i++)
-    if (!add_item (self, container, g_ptr_array_index (self->stack, i), error))
-      return FALSE;
-  g_ptr_array_set_size (self->stack, self->stack->len - n);
+  if (!add_items (self, container, self->stack.data + self->stack.len - n, n, error))
+    return FALSE;
+  self->stack.len -= n;
   return TRUE;
 }
 
@@ -485,7 +561,7 @@ add_from_mark (PlPickle      *self,
     return pl_pickle_fail (self, error, "an instruction needs a MARK that was never set");
   mark = g_array_index (self->marks, guint, self->marks->len - 1);
   g_array_set_size (self->marks, self->marks->len - 1);
-  return add_from_stack (self, self->stack->len - mark, kind, error);
+  return add_from_stack (self, self->stack.len - mark, kind, error);
 }
 
 /* BUILD sets an object's state: PyTorch allows it on tensors, parameters
@@ -516,16 +592,14 @@ persistent_id (PlPickle  *self,
 
   if (pid == NULL)
     return FALSE;
-  if (pid->kind != PL_PICKLE_TUPLE || pid->items == NULL ||
-      !pl_pickle_value_equals (g_ptr_array_index (pid->items, 0), "storage"))
+  if (pid->kind != PL_PICKLE_TUPLE || pid->items.len == 0 || !pl_pickle_value_equals (pid->items.data[0], "storage"))
     return pl_pickle_fail (self, error, "a persistent id is not a storage’s");
   value = pl_pickle_new_value (self, PL_PICKLE_PERSISTENT_ID, error);
   if (value == NULL)
     return FALSE;
   value->pid = pid;
   value->depth = pid->depth + 1;
-  g_ptr_array_add (self->pids, value);
-  return pl_pickle_push (self, value, error);
+  return append (self, &self->pids, value, error) && pl_pickle_push (self, value, error);
 }
 
 static gboolean
@@ -533,8 +607,8 @@ step (PlPickle  *self,
       gboolean  *done,
       GError   **error)
 {
-  const guint8 *op;
-  const guint8 *p;
+  const guint8 *op = NULL;
+  const guint8 *p = NULL;
   guint64 n;
   PlPickleValue *a, *b;
 
@@ -558,7 +632,7 @@ step (PlPickle  *self,
     case '(': /* MARK */
       if (self->marks->len >= MAX_DEPTH)
         return pl_pickle_fail (self, error, "marks nest deeper than %d levels", MAX_DEPTH);
-      g_array_append_val (self->marks, self->stack->len);
+      g_array_append_val (self->marks, self->stack.len);
       return TRUE;
     case 'N':
       return pl_pickle_push (self, &none_value, error);
@@ -585,8 +659,8 @@ step (PlPickle  *self,
         return pl_pickle_fail (self, error, "a dict’s items are not key and value pairs");
       return pl_pickle_push (self, a, error);
     case '0': /* POP: the top value, or the last MARK when there is none above it */
-      if (self->stack->len > stack_floor (self))
-        g_ptr_array_set_size (self->stack, self->stack->len - 1);
+      if (self->stack.len > stack_floor (self))
+        self->stack.len--;
       else if (self->marks->len > 0)
         g_array_set_size (self->marks, self->marks->len - 1);
       else
@@ -595,7 +669,7 @@ step (PlPickle  *self,
     case '1': /* POP_MARK */
       if (self->marks->len == 0)
         return pl_pickle_fail (self, error, "an instruction needs a MARK that was never set");
-      g_ptr_array_set_size (self->stack, g_array_index (self->marks, guint, self->marks->len - 1));
+      self->stack.len = g_array_index (self->marks, guint, self->marks->len - 1);
       g_array_set_size (self->marks, self->marks->len - 1);
       return TRUE;
     case '2': /* DUP */
@@ -637,7 +711,7 @@ step (PlPickle  *self,
     case 'r': /* LONG_BINPUT */
       return take_uint (self, 4, &n, error) && pl_pickle_memo_put (self, n, error);
     case 0x94: /* MEMOIZE */
-      return pl_pickle_memo_put (self, self->memo->len, error);
+      return pl_pickle_memo_put (self, self->memo.len, error);
     case 'h': /* BINGET */
       return take_uint (self, 1, &n, error) && pl_pickle_memo_get (self, n, error);
     case 'j': /* LONG_BINGET */
@@ -708,10 +782,8 @@ pl_pickle_load (GBytes      *data,
   self->pos = self->start = MIN (offset, self->len);
   self->what = what;
   self->blocks = g_ptr_array_new ();
-  self->stack = g_ptr_array_new ();
   self->marks = g_array_new (FALSE, FALSE, sizeof (guint));
-  self->memo = g_ptr_array_new ();
-  self->pids = g_ptr_array_new ();
+  self->limit = (self->len - self->start) / 2 + BASE_BUDGET;
   self->texts = g_ptr_array_new_with_free_func (g_free);
   if (truncated != NULL)
     *truncated = FALSE;
@@ -724,10 +796,13 @@ pl_pickle_load (GBytes      *data,
         return NULL;
       }
 
-  /* The messages named WHAT, which the caller owns. */
+  /* The messages named WHAT, which the caller owns. The stack and the memo
+   * are done with. */
   self->what = NULL;
-  g_ptr_array_set_size (self->stack, 0);
-  g_ptr_array_set_size (self->memo, 0);
+  g_clear_pointer (&self->stack.data, g_free);
+  g_clear_pointer (&self->memo.data, g_free);
+  release (self, (gsize) (self->stack.capacity + self->memo.capacity) * sizeof (PlPickleValue *));
+  self->stack.len = self->stack.capacity = self->memo.len = self->memo.capacity = 0;
   return g_steal_pointer (&self);
 }
 
@@ -747,16 +822,16 @@ const PlPickleValue * const *
 pl_pickle_get_persistent_ids (PlPickle *self,
                               guint    *n)
 {
-  *n = self->pids->len;
-  return (const PlPickleValue * const *) self->pids->pdata;
+  *n = self->pids.len;
+  return (const PlPickleValue * const *) self->pids.data;
 }
 
 guint
 pl_pickle_value_get_length (const PlPickleValue *value)
 {
-  if (value->kind < PL_PICKLE_TUPLE || value->kind > PL_PICKLE_DICT || value->items == NULL)
+  if (value->kind < PL_PICKLE_TUPLE || value->kind > PL_PICKLE_DICT)
     return 0;
-  return value->items->len;
+  return value->items.len;
 }
 
 const PlPickleValue *
@@ -764,7 +839,7 @@ pl_pickle_value_get_item (const PlPickleValue *value,
                           guint                i)
 {
   g_return_val_if_fail (i < pl_pickle_value_get_length (value), NULL);
-  return g_ptr_array_index (value->items, i);
+  return value->items.data[i];
 }
 
 gboolean
@@ -802,7 +877,7 @@ pl_pickle_dict_lookup (const PlPickleValue *dict,
   if (dict->kind != PL_PICKLE_DICT)
     return NULL;
   for (guint i = 0; i + 1 < n; i += 2)
-    if (pl_pickle_value_equals (g_ptr_array_index (dict->items, i), key))
-      return g_ptr_array_index (dict->items, i + 1);
+    if (pl_pickle_value_equals (dict->items.data[i], key))
+      return dict->items.data[i + 1];
   return NULL;
 }

@@ -16,8 +16,12 @@ G_BEGIN_DECLS
  * name when the pickle names it. Allowed globals are never called either: a
  * call is recorded as a PL_PICKLE_CALL value for the caller to interpret.
  *
- * What a pickle can cost is bounded by its length and by fixed caps on
- * nesting, the number of values and the memo. */
+ * What a pickle can cost is bounded by its length: its values, the items of
+ * its containers, its stack, memo and decoded texts count against one
+ * budget of half the pickle's bytes plus 40 MiB (a state dict's pickle
+ * builds about six times its size; pl_pickle_charge lets a reader count what
+ * it builds from the values against the same budget), nesting against a
+ * fixed cap, and a memo index may not run ahead of the values built. */
 
 typedef enum
 {
@@ -62,6 +66,14 @@ typedef struct
 
 typedef struct _PlPickleValue PlPickleValue;
 
+/* The items of a container, and the unpickler's stack, memo and lists. */
+typedef struct
+{
+  PlPickleValue **data;
+  guint           len;
+  guint           capacity;
+} PlPickleItems;
+
 struct _PlPickleValue
 {
   PlPickleKind kind;
@@ -76,7 +88,7 @@ struct _PlPickleValue
       const char *data;           /* into the pickle's bytes, not NUL-terminated */
       gsize       len;
     }                      bytes;  /* STRING, BYTES, BIG_INT */
-    GPtrArray             *items;  /* TUPLE, LIST, SET, DICT; NULL when empty */
+    PlPickleItems          items;  /* TUPLE, LIST, SET, DICT */
     const PlPickleGlobal  *global;
     struct
     {
@@ -100,6 +112,22 @@ PlPickle            *pl_pickle_load             (GBytes               *data,
                                                  gboolean             *truncated,
                                                  GError              **error);
 void                 pl_pickle_free             (PlPickle             *self);
+/* Where the pickle at OFFSET of FD (a file of SIZE bytes, PATH in messages)
+ * ends: its instructions stepped over, nothing built, about as many bytes
+ * read as it has; refused past MAX_LEN bytes or the file's end. */
+gboolean             pl_pickle_find_end         (int                   fd,
+                                                 guint64               size,
+                                                 guint64               offset,
+                                                 guint64               max_len,
+                                                 const char           *path,
+                                                 guint64              *end,
+                                                 GError              **error);
+/* Counts BYTES that a reader builds from the pickle's values against its
+ * budget; FALSE with ERROR ("WHAT: …") once the budget is spent. */
+gboolean             pl_pickle_charge           (PlPickle             *self,
+                                                 gsize                 bytes,
+                                                 const char           *what,
+                                                 GError              **error);
 const PlPickleValue *pl_pickle_get_root         (PlPickle             *self);
 /* The offset just past the pickle's STOP. */
 gsize                pl_pickle_get_end          (PlPickle             *self);

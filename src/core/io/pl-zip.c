@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "pl-checkpoint-private.h"
@@ -34,6 +35,7 @@ struct _PlZip
   char       *path;
   GArray     *entries;   /* PlZipEntry */
   GHashTable *by_name;   /* name -> index + 1 */
+  guint64    *ends;      /* by entry: where the next entry, or the directory, begins */
 };
 
 static guint16
@@ -69,6 +71,7 @@ pl_zip_free (PlZip *self)
     return;
   g_clear_pointer (&self->by_name, g_hash_table_unref);
   g_clear_pointer (&self->entries, g_array_unref);
+  g_free (self->ends);
   g_free (self->path);
   g_free (self);
 }
@@ -193,6 +196,57 @@ read_zip64_extra (const guint8 *extra,
   return !need_size && !need_csize && !need_offset;
 }
 
+typedef struct
+{
+  guint64 offset;
+  guint   index;
+} Start;
+
+static int
+compare_starts (gconstpointer a,
+                gconstpointer b)
+{
+  const Start *x = a, *y = b;
+
+  return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+/* Entries follow each other: one entry's header, name and bytes end before
+ * the next begins, so no two names stand for one range of bytes. What each
+ * may reach is kept for pl_zip_locate, which knows its header's extra field. */
+static gboolean
+check_layout (PlZip   *self,
+              GError **error)
+{
+  guint n = self->entries->len;
+  g_autofree Start *starts = g_new (Start, MAX (n, 1));
+
+  self->ends = g_new (guint64, MAX (n, 1));
+  for (guint i = 0; i < n; i++)
+    {
+      starts[i].offset = g_array_index (self->entries, PlZipEntry, i).header_offset;
+      starts[i].index = i;
+    }
+  qsort (starts, n, sizeof *starts, compare_starts);
+  for (guint k = 0; k < n; k++)
+    {
+      const PlZipEntry *entry = &g_array_index (self->entries, PlZipEntry, starts[k].index);
+      guint64 end = k + 1 < n ? starts[k + 1].offset : self->data_end;
+
+      self->ends[starts[k].index] = end;
+      if (entry->header_offset > end || end - entry->header_offset < LOCAL_SIZE + (guint64) strlen (entry->name) ||
+          end - entry->header_offset - LOCAL_SIZE - strlen (entry->name) < entry->compressed_size)
+        {
+          g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT, "%s: entry %s overlaps %s (a damaged or forged zip)",
+                       self->path, entry->name,
+                       k + 1 < n ? g_array_index (self->entries, PlZipEntry, starts[k + 1].index).name
+                                 : "the zip’s directory");
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
 PlZip *
 pl_zip_open (int          fd,
              guint64      file_size,
@@ -261,10 +315,29 @@ pl_zip_open (int          fd,
       pos += CENTRAL_SIZE + name_len + extra_len + comment_len;
       g_array_append_val (self->entries, entry);
     }
-  /* The first of two entries with one name is the one found, as in Python. */
-  for (guint i = self->entries->len; i-- > 0;)
-    g_hash_table_insert (self->by_name, g_array_index (self->entries, PlZipEntry, i).name, GUINT_TO_POINTER (i + 1));
+  /* Two entries of one name are two answers to one question: Python's
+   * zipfile and torch read the last, a reader going by the first would read
+   * another. torch.save never writes them. */
+  for (guint i = 0; i < self->entries->len; i++)
+    {
+      const char *name = g_array_index (self->entries, PlZipEntry, i).name;
+
+      if (!g_hash_table_insert (self->by_name, (gpointer) name, GUINT_TO_POINTER (i + 1)))
+        {
+          g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT, "%s: entry %s appears twice in the zip’s directory",
+                       path, name);
+          return NULL;
+        }
+    }
+  if (!check_layout (self, error))
+    return NULL;
   return g_steal_pointer (&self);
+}
+
+int
+pl_zip_get_fd (PlZip *self)
+{
+  return self->fd;
 }
 
 guint
@@ -297,7 +370,7 @@ pl_zip_locate (PlZip             *self,
                GError           **error)
 {
   guint8 header[LOCAL_SIZE];
-  guint64 data;
+  guint64 data, limit;
 
   if (entry->flags & 0x1)
     {
@@ -320,9 +393,10 @@ pl_zip_locate (PlZip             *self,
                    "%s: the local header of entry %s is missing (a damaged zip)", self->path, entry->name);
       return FALSE;
     }
-  /* Entries end before the central directory begins. */
+  /* Entries end before the next one, or the central directory, begins. */
   data = entry->header_offset + LOCAL_SIZE + le16 (header + 26) + le16 (header + 28);
-  if (data > self->data_end || entry->size > self->data_end - data)
+  limit = self->ends[entry - (const PlZipEntry *) (gpointer) self->entries->data];
+  if (data > limit || entry->size > limit - data)
     {
       g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT,
                    "%s: entry %s claims %" G_GUINT64_FORMAT " bytes, more than the file holds (truncated?)",

@@ -30,6 +30,7 @@ PlZip            *pl_zip_open        (int               fd,
                                       GError          **error);
 void              pl_zip_free        (PlZip            *self);
 guint             pl_zip_get_n_entries (PlZip          *self);
+int               pl_zip_get_fd      (PlZip            *self);
 const PlZipEntry *pl_zip_get_entry   (PlZip            *self,
                                       guint             i);
 const PlZipEntry *pl_zip_find        (PlZip            *self,

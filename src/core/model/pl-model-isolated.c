@@ -35,12 +35,16 @@ describe_tensors (PlCheckpoint *checkpoint)
   return g_string_free (out, FALSE);
 }
 
+/* Values check reads beyond twice the files' bytes: a few seconds' work. */
+#define CHECK_BASE_ELEMENTS ((guint64) 1 << 24)
+
 gboolean
 pl_model_check_readable (PlModel  *model,
                          GError  **error)
 {
   PlCheckpoint *checkpoint;
   const char *table;
+  guint64 budget, elements = 0;
 
   g_return_val_if_fail (PL_IS_MODEL (model), FALSE);
 
@@ -83,6 +87,10 @@ pl_model_check_readable (PlModel  *model,
         }
     }
 
+  /* The first rows of all tensors are at most what the files store, twice
+   * over for tied names: views that repeat stored values (stride 0) can name
+   * far more, and are not read past that. */
+  budget = 2 * pl_checkpoint_get_file_bytes (checkpoint) + CHECK_BASE_ELEMENTS;
   for (guint i = 0; i < pl_checkpoint_get_n_tensors (checkpoint); i++)
     {
       const PlTensorInfo *info = pl_checkpoint_get_tensor (checkpoint, i);
@@ -93,6 +101,18 @@ pl_model_check_readable (PlModel  *model,
       pl_tensor_info_get_matrix_shape (info, &rows, &cols);
       if (rows == 0 || cols == 0 || info->dtype == PL_DTYPE_OTHER || g_strcmp0 (info->name, table) == 0)
         continue;
+      if (cols > budget - elements)
+        {
+          g_autofree char *size = g_format_size_full (pl_checkpoint_get_file_bytes (checkpoint),
+                                                      G_FORMAT_SIZE_IEC_UNITS);
+
+          g_set_error (error, PL_ERROR, PL_ERROR_TOO_LARGE,
+                       "%s: the first rows of its tensors alone name more than %" G_GUINT64_FORMAT " values, more "
+                       "than its %s could store: views that repeat stored values (a stride of 0) stand for far "
+                       "more than the file holds", pl_checkpoint_get_path (checkpoint), budget, size);
+          return FALSE;
+        }
+      elements += cols;
       read = pl_checkpoint_read_rows (checkpoint, info->name, 0, 1, &local_error);
       /* Damage (or a failed read) is the answer; what Poslens will refuse
        * when asked for that tensor is not. */

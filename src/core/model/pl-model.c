@@ -157,6 +157,13 @@ check_table (PlModel             *self,
                    "%s: “%s” is %s, an empty table", path, info->name, shape->str);
       return FALSE;
     }
+  if (info->repeats)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED,
+                   "%s: “%s” is %s, but repeats the values it stores (a view with a stride of 0): its rows are "
+                   "not positions of their own, so it is not a position table", path, info->name, shape->str);
+      return FALSE;
+    }
   if (rows > G_MAXINT || cols > G_MAXINT)
     {
       g_set_error (error, PL_ERROR, PL_ERROR_TOO_LARGE,
