@@ -721,16 +721,18 @@ pl_checkpoint_hdf5_open (const char          *path,
     {
       hid_t file;
       gboolean keras_full = FALSE;
+      GStatBuf st;
       int fd;
 
       /* A regular file (links followed only to one), opened before libhdf5
        * opens it by name. */
-      if ((fd = pl_input_file_open (shards[i], NULL, error)) < 0)
+      if ((fd = pl_input_file_open (shards[i], &st, error)) < 0)
         {
           ok = FALSE;
           break;
         }
       g_array_append_val (self->fds, fd);
+      pl_checkpoint_add_file_bytes (PL_CHECKPOINT (self), st.st_size);
       {
         hid_t fapl = H5Pcreate (H5P_FILE_ACCESS);
 

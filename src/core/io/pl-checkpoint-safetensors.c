@@ -434,6 +434,7 @@ parse_header (PlCheckpointSafetensors  *self,
       return FALSE;
     }
   file_size = st.st_size;
+  pl_checkpoint_add_file_bytes (PL_CHECKPOINT (self), file_size);
   if (file_size < 8)
     {
       g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT,
