@@ -54,6 +54,7 @@ static const TorchFile torch_files[] = {
   { "net", "saved/net.pt", 10, "net", "saved" },
   { "nested", "saved/nested.pt", 10, "checkpoint.model", "saved" },
   { "ema", "saved/ema.pt", 10, "state_dict", "saved" },
+  { "deep", "saved/deep.pt", 10, "a.b.c.d.e", "saved" },
   { "tensor-2d", "saved/tensor-2d.pt", 1, NULL, "saved" },
   { "tensor-1d", "saved/tensor-1d.pt", 1, NULL, "saved" },
   /* Peer projects' test data (tests/fixtures/pytorch/peers/README.md). */
@@ -423,6 +424,8 @@ test_saved_refused (void)
     { "protocol-0-zip.pt", "pickle protocol 0" },
     { "protocol-0-legacy.pt", "pickle protocol 0" },
     { "no-tensors.pt", "its keys are “epoch”, “optimizer”, “lr”" },
+    { "too-deep.pt", "its keys are “a”, and no dict within 8 levels under them holds tensors" },
+    { "list.pt", "holds a list of 3 items, 2 of them tensors, not a dict of named tensors" },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)

@@ -402,8 +402,9 @@ is_tensor_call (const PlPickleValue *value)
 
 /* How deep under the file's object a dict of tensors is looked for: a
  * training checkpoint's {"model_state_dict": …}, {"checkpoint": {"model":
- * …}}, a list of them. */
-#define MAX_NESTING 4
+ * …}}, a list of them, and a few levels more. Each container is visited
+ * once, so the depth bounds only the length of the paths named. */
+#define MAX_NESTING 8
 
 /* The names training code keeps a model's state dict under, in the order
  * they win a tie between dicts of as many tensors (a model and its EMA). */
@@ -499,6 +500,17 @@ find_dicts (const PlPickleValue *value,
     }
 }
 
+/* How many of the items of a list or tuple are tensors, for a refusal. */
+static guint
+count_tensors (const PlPickleValue *list)
+{
+  guint n = 0;
+
+  for (guint i = 0; i < pl_pickle_value_get_length (list); i++)
+    n += is_tensor_call (pl_pickle_value_get_item (list, i));
+  return n;
+}
+
 /* "“epoch”, “optimizer”, …": the text keys of DICT, for a refusal. */
 static char *
 describe_keys (const PlPickleValue *dict)
@@ -565,7 +577,14 @@ pl_checkpoint_pytorch_add_tensors (PlPytorchLoad  *load,
 
       if (keys != NULL)
         g_set_error (error, PL_ERROR, PL_ERROR_NOT_FOUND,
-                     "%s holds no tensors: its keys are %s, and no dict under them holds tensors", load->path, keys);
+                     "%s holds no tensors: its keys are %s, and no dict within %d levels under them holds tensors",
+                     load->path, keys, MAX_NESTING);
+      else if (root->kind == PL_PICKLE_LIST || root->kind == PL_PICKLE_TUPLE)
+        g_set_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED,
+                     "%s holds a %s of %u items, %u of them tensors, not a dict of named tensors; Poslens reads "
+                     "state dicts, as torch.save (model.state_dict (), …) writes them", load->path,
+                     root->kind == PL_PICKLE_LIST ? "list" : "tuple", pl_pickle_value_get_length (root),
+                     count_tensors (root));
       else
         g_set_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED,
                      "%s holds no dict of tensors (a whole pickled model?); Poslens reads state dicts, "
