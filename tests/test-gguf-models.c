@@ -51,6 +51,8 @@ static const Case cases[] = {
   { "qwen3-f32.gguf", "rope/qwen3/reference.h5", PL_FAMILY_QWEN3, FALSE, NULL },
   { "gemma2-f32.gguf", "gguf/gemma2-f32.h5", PL_FAMILY_GEMMA2, FALSE, NULL },
   { "llama-256-q4_k_m.gguf", "gguf/llama-256-q4_k_m.h5", PL_FAMILY_LLAMA, TRUE, "Q4_K" },
+  /* the same model quantised by llama.cpp itself (make-gguf.py --llama-cpp) */
+  { "llama-256-q4_k_m-llamacpp.gguf", "gguf/llama-256-q4_k_m-llamacpp.h5", PL_FAMILY_LLAMA, TRUE, "Q4_K" },
   { "gpt2-f32.gguf", "gguf/gpt2-f32.h5", PL_FAMILY_GPT2, FALSE, NULL },
   { "gpt2-q8_0.gguf", "gguf/gpt2-q8_0.h5", PL_FAMILY_GPT2, TRUE, NULL },
 };

@@ -233,13 +233,14 @@ test_kinds (gconstpointer data)
   g_assert_nonnull (strstr (error->message, path));
 }
 
-/* A real GGUF file (tests/fixtures/gguf/real/README): every tensor's first
- * and last rows and sums against gguf_tools' reader (real.h5). */
+/* A real GGUF file (tests/fixtures/gguf/real/README), or one llama.cpp
+ * wrote and quantised: every tensor's first and last rows and sums against
+ * gguf_tools' reader (real.h5). DATA is its path under gguf/. */
 static void
 test_real (gconstpointer data)
 {
-  const char *name = data;
-  g_autofree char *path = pl_test_fixture ("gguf", "real", name, NULL);
+  g_autofree char *path = pl_test_fixture ("gguf", (const char *) data, NULL);
+  g_autofree char *name = g_path_get_basename (data);
   g_autofree char *reference = fixture ("real.h5");
   g_autoptr(GError) error = NULL;
   g_autoptr(PlCheckpoint) checkpoint = pl_checkpoint_open (path, &error);
@@ -612,7 +613,8 @@ main (int   argc,
   g_test_add_func ("/pl/gguf/blocks", test_blocks);
   g_test_add_data_func ("/pl/gguf/kinds-v3", "kinds-v3.gguf", test_kinds);
   g_test_add_data_func ("/pl/gguf/kinds-v2", "kinds-v2.gguf", test_kinds);
-  g_test_add_data_func ("/pl/gguf/real/llama-2-tiny-random", "llama-2-tiny-random.gguf", test_real);
+  g_test_add_data_func ("/pl/gguf/real/llama-2-tiny-random", "real/llama-2-tiny-random.gguf", test_real);
+  g_test_add_data_func ("/pl/gguf/real/llama-cpp-q4_k_m", "llama-256-q4_k_m-llamacpp.gguf", test_real);
   g_test_add_func ("/pl/gguf/damaged", test_damaged);
   g_test_add_func ("/pl/gguf/large", test_large);
   return g_test_run ();
