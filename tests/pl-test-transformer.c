@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "pl-kernel-emulation.h"
 #include "pl-stored-gemm.h"
 #include "pl-test-transformer.h"
 #include "pl-test-util.h"
@@ -229,4 +230,15 @@ pl_test_rope_reference (const char *name,
   g_assert_no_error (error);
   return pl_test_fixture ("rope", reference,
                           pl_stored_gemm_rounds_activations (q) ? "reference-bf16.h5" : "reference.h5", NULL);
+}
+
+void
+pl_test_print_kernels (void)
+{
+  g_autoptr(GString) line = g_string_new ("# kernels:");
+
+  for (PlKernel k = 0; k < PL_N_KERNELS; k++)
+    g_string_append_printf (line, "%s %s %s", k > 0 ? "," : "", pl_kernel_name (k),
+                            pl_kernel_runs_natively (k) ? "native" : "emulated");
+  g_print ("%s\n", line->str);
 }

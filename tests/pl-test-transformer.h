@@ -54,5 +54,9 @@ GArray        *pl_test_reference_ids (const char *file,
 void           pl_test_check_rows (const PlMatrix *probs,
                                    guint           t,
                                    gboolean        causal);
+/* Says in the test log which tuned kernels run natively here and which
+ * only as their portable emulation: "# kernels: avx512bf16 native, amx
+ * emulated, avx512f native". */
+void           pl_test_print_kernels (void);
 
 G_END_DECLS

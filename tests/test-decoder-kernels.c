@@ -7,6 +7,7 @@
 #include "pl-cpu.h"
 #include "pl-attention-heads.h"
 #include "pl-fused-attention.h"
+#include "pl-kernel-emulation.h"
 #include "pl-stored-gemm.h"
 #include "pl-test-transformer.h"
 #include "pl-test-util.h"
@@ -98,6 +99,13 @@ product_size (const PlMatrix *x,
   return size;
 }
 
+/* Shapes [T, N, K] no kernel block divides: rows of X and of W, and K,
+ * past a whole number of tiles and of 32-element steps; and one of many
+ * panels (grouped, several 32-row blocks of activations). */
+static const gsize gemm_shapes[][3] = { { 45, 70, 96 }, { 33, 50, 64 }, { 3, 17, 40 }, { 64, 64, 2048 },
+                                        { 100, 1000, 72 }, { 1, 1, 1 }, { 2, 9, 31 }, { 4, 7, 33 },
+                                        { 7, 24, 2053 } };
+
 /* The tuned GEMM (AMX tiles for BF16 weights where the processor has them,
  * else AVX-512 BF16 dot products) against the plain one and against
  * double, on shapes no kernel block divides (rows of X and of W, and K, past
@@ -106,13 +114,9 @@ product_size (const PlMatrix *x,
 static void
 test_tuned_gemm (void)
 {
-  static const gsize shapes[][3] = { { 45, 70, 96 }, { 33, 50, 64 }, { 3, 17, 40 }, { 64, 64, 2048 },
-                                     { 100, 1000, 72 }, { 1, 1, 1 }, { 2, 9, 31 }, { 4, 7, 33 },
-                                     { 7, 24, 2053 } };
-
-  for (guint s = 0; s < G_N_ELEMENTS (shapes); s++)
+  for (guint s = 0; s < G_N_ELEMENTS (gemm_shapes); s++)
     {
-      gsize t = shapes[s][0], n = shapes[s][1], k = shapes[s][2];
+      gsize t = gemm_shapes[s][0], n = gemm_shapes[s][1], k = gemm_shapes[s][2];
       g_autoptr(PlStoredMatrix) w = pl_stored_matrix_try_new (PL_STORED_BF16, n, k, NULL);
       g_autoptr(PlStoredMatrix) tiles = NULL;
       g_autoptr(PlMatrix) wf = NULL;
@@ -175,6 +179,157 @@ test_tuned_gemm (void)
       else
         g_assert_cmpfloat (worst, <, 2e-6 * scale);
     }
+}
+
+/* Where a kernel runs natively, its outputs against its emulation's, in
+ * units of Σ|x·w|: the emulation follows the SDM's definition of the BF16
+ * products, so a native kernel that computes what it should gives the same
+ * bits (every output on AMD's AVX-512 BF16), and the tolerance leaves room
+ * only for a processor that orders a product's roundings otherwise (about
+ * 1e-7 of Σ|x·w| at these K). A wrong tile, step or rounding of X is 1e-5
+ * at least. */
+#define NATIVE_TOL 2e-6
+
+/* Largest |A − B| in units of the element's Σ|x·w| (+ TINY), and how many
+ * elements are the same bits. */
+static double
+off_in_sizes (const PlMatrix *a,
+              const PlMatrix *b,
+              const PlMatrix *x,
+              const PlMatrix *wf,
+              double          tiny,
+              gsize          *same)
+{
+  double worst = 0;
+
+  *same = 0;
+  for (gsize r = 0; r < a->rows; r++)
+    for (gsize c = 0; c < a->cols; c++)
+      {
+        float u = pl_matrix_get (a, r, c), v = pl_matrix_get (b, r, c);
+
+        *same += memcmp (&u, &v, sizeof u) == 0;
+        worst = MAX (worst, fabs ((double) u - v) / (product_size (x, wf, r, c) + tiny));
+      }
+  return worst;
+}
+
+/* A BF16 weight of noise, or of numbers at BF16's edges: denormals (read as
+ * zero by the products), and products under float32's normal range
+ * (flushed to zero). */
+static PlStoredMatrix *
+bf16_weight (gsize    n,
+             gsize    k,
+             gboolean edges)
+{
+  static const guint16 special[] = { 0x0001, 0x8003, 0x1f80, 0x9f00, 0x3f80, 0xbf81, 0x0000, 0x4120 };
+  PlStoredMatrix *w = pl_stored_matrix_try_new (PL_STORED_BF16, n, k, NULL);
+
+  for (gsize i = 0; i < n * k; i++)
+    {
+      float v = 0.05f * noise (i + 3);
+      guint32 bits;
+
+      memcpy (&bits, &v, 4);
+      ((guint16 *) w->data)[i] = edges && i % 3 == 0 ? special[i / 3 % G_N_ELEMENTS (special)] : bits >> 16;
+    }
+  return w;
+}
+
+/* Activations of noise, or with denormals, ties of BF16's rounding (even
+ * and odd), tiny numbers and numbers BF16 rounds up to a new exponent. */
+static PlMatrix *
+activations (gsize    t,
+             gsize    k,
+             gboolean edges)
+{
+  static const guint32 special[] = { 0x00000003, 0x80400000, 0x3f808000, 0x3f818000, 0x1f000001,
+                                     0x3fffffff, 0xbf7fff80, 0x00800000 };
+  PlMatrix *x = pl_matrix_new (t, k);
+
+  for (gsize i = 0; i < t * k; i++)
+    {
+      x->data[i] = noise (7 * i + 1);
+      if (edges && i % 2 == 0)
+        memcpy (&x->data[i], &special[i / 2 % G_N_ELEMENTS (special)], 4);
+    }
+  return x;
+}
+
+/* Each tuned GEMM's emulation (pl-kernel-emulation.c) on every machine:
+ * against the plain path and double within the kernel's own bound (BF16
+ * dot products: BF16_BOUND; AMX's three-term split: 2e-6 of the largest
+ * output, as test_tuned_gemm holds the kernel), with a bias and a
+ * residual; W in AMX tile order for the tiles, packed as the model's
+ * loading packs it. Where the processor runs the kernel: the kernel
+ * against its emulation within NATIVE_TOL, and inputs at BF16's edges as
+ * well. */
+static void
+test_emulated_gemm (void)
+{
+  static const PlKernel kernels[] = { PL_KERNEL_BF16_DOT, PL_KERNEL_AMX_TILES };
+
+  for (guint ki = 0; ki < G_N_ELEMENTS (kernels); ki++)
+    for (guint s = 0; s <= G_N_ELEMENTS (gemm_shapes); s++)
+      {
+        PlKernel kernel = kernels[ki];
+        gboolean edges = s == G_N_ELEMENTS (gemm_shapes), native = pl_kernel_runs_natively (kernel);
+        gsize t = edges ? 9 : gemm_shapes[s][0], n = edges ? 19 : gemm_shapes[s][1];
+        gsize k = edges ? 77 : gemm_shapes[s][2];
+        g_autoptr(PlStoredMatrix) w = bf16_weight (n, k, edges);
+        g_autoptr(PlStoredMatrix) packed = NULL;
+        g_autoptr(PlMatrix) wf = pl_stored_matrix_to_matrix (w, NULL);
+        g_autoptr(PlMatrix) x = activations (t, k, edges);
+        g_autoptr(PlMatrix) bias = pl_matrix_new (1, n);
+        g_autoptr(PlMatrix) res = pl_matrix_new (t, n);
+        g_autoptr(PlMatrix) emulated = pl_matrix_new (t, n);
+        g_autoptr(PlMatrix) plain = pl_matrix_new (t, n);
+        double off_plain, off_exact = 0, off_native = 0;
+        gsize same = 0, same_native = 0;
+
+        for (gsize j = 0; j < n; j++)
+          bias->data[j] = noise (j);
+        for (gsize i = 0; i < t * n; i++)
+          res->data[i] = 0.5f * noise (3 * i + 2);
+        packed = kernel == PL_KERNEL_AMX_TILES ? pl_stored_matrix_to_tiles (w, NULL, NULL) : pl_stored_matrix_ref (w);
+        pl_stored_gemm_emulated (x, packed, bias, res, kernel, emulated);
+        pl_stored_gemm_plain (x, w, bias, res, plain);
+        off_plain = off_in_sizes (emulated, plain, x, wf, 1e-30, &same);
+        for (gsize r = 0; r < t; r++)
+          for (gsize c = 0; c < n; c++)
+            {
+              double exact = bias->data[c] + pl_matrix_get (res, r, c);
+
+              for (gsize i = 0; i < k; i++)
+                exact += (double) pl_matrix_get (x, r, i) * pl_matrix_get (wf, c, i);
+              off_exact = MAX (off_exact, fabs (pl_matrix_get (emulated, r, c) - exact) /
+                                          (product_size (x, wf, r, c) + 1e-30));
+            }
+        if (native)
+          {
+            g_autoptr(PlMatrix) tuned = pl_matrix_new (t, n);
+
+            pl_stored_gemm (x, packed, bias, res, tuned);
+            off_native = off_in_sizes (tuned, emulated, x, wf, 1e-30, &same_native);
+          }
+        g_test_message ("%s%s %" G_GSIZE_FORMAT "×%" G_GSIZE_FORMAT "×%" G_GSIZE_FORMAT ", in units of Σ|x·w|: "
+                        "emulation %.2g from plain, %.2g from double; %s", pl_kernel_name (kernel),
+                        edges ? " edges" : "", t, n, k, off_plain, off_exact,
+                        native ? "native" : "not native here");
+        if (native)
+          g_test_message ("  native %.2g from the emulation, %" G_GSIZE_FORMAT " of %" G_GSIZE_FORMAT " the same bits",
+                          off_native, same_native, t * n);
+        g_assert_cmpfloat (off_native, <=, NATIVE_TOL);
+        if (edges)
+          continue;
+        if (kernel == PL_KERNEL_BF16_DOT)
+          {
+            g_assert_cmpfloat (off_plain, <, BF16_BOUND);
+            g_assert_cmpfloat (off_exact, <, BF16_BOUND);
+          }
+        else
+          g_assert_cmpfloat (pl_test_max_abs_diff (emulated, plain), <, 2e-6 * pl_test_max_abs (plain));
+      }
 }
 
 /* A product into some of OUT's columns fills those and leaves the others
@@ -324,13 +479,16 @@ test_attention (void)
     }
 }
 
-/* The fused attention against the definition in double and against the
- * plain path (OpenBLAS's SGEMMs): head sizes of one to four vectors, a
- * ragged last block of queries and of keys, windows, causal and
- * bidirectional, grouped heads. The context is a weighted mean of values:
- * within 1e-5 of the largest value, as the plain path is in
- * test_attention, of the definition's and of the plain path's; the
- * probabilities within 1e-5 (scores of several units: the plain path's
+/* The fused attention's emulation (pl-fused-attention-emulated.c) against
+ * the definition in double and against the plain path (OpenBLAS's SGEMMs)
+ * on every machine, and where the processor runs the fused kernel, the
+ * kernel against its emulation: the same bits (both are IEEE float32
+ * operations in one order), with and without the probabilities kept.
+ * Head sizes of one to four vectors, a ragged last block of queries and of
+ * keys, windows, causal and bidirectional, grouped heads. The context is a
+ * weighted mean of values: within 1e-5 of the largest value, as the plain
+ * path is in test_attention, of the definition's and of the plain path's;
+ * the probabilities within 1e-5 (scores of several units: the plain path's
  * are 6e-6 off here too), and keeping them changes no context. */
 static void
 test_fused_attention (void)
@@ -344,12 +502,9 @@ test_fused_attention (void)
     { 3, 2, 2, 16, 0, TRUE },
   };
   PlAttentionHeads probe = { .probs = NULL, .head_dim = 64 };
+  gboolean native = pl_fused_attention_usable (&probe);
 
-  if (!pl_fused_attention_usable (&probe))
-    {
-      g_test_skip ("no AVX-512 here: the fused attention does not run");
-      return;
-    }
+  g_assert_cmpint (native, ==, pl_kernel_runs_natively (PL_KERNEL_FUSED_ATTENTION));
   for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
     {
       gsize t = cases[c].t, nh = cases[c].heads, kv = cases[c].kv, hd = cases[c].hd;
@@ -359,25 +514,40 @@ test_fused_attention (void)
       g_autofree double *want = g_new (double, t * nh * hd);
       g_autoptr(PlMatrix) probs = pl_matrix_new (nh * t, t);
       g_autoptr(PlMatrix) plain_probs = pl_matrix_new (nh * t, t);
-      g_autoptr(PlMatrix) fused = pl_matrix_new (t, nh * hd);
-      g_autoptr(PlMatrix) kept = pl_matrix_new (t, nh * hd);
+      g_autoptr(PlMatrix) emulated = pl_matrix_new (t, nh * hd);
       g_autoptr(PlMatrix) plain = pl_matrix_new (t, nh * hd);
-      PlAttentionHeads job = { qkv, cols, t, nh, kv, hd, cases[c].window, 1.0f / sqrtf (hd), NULL, fused->data,
-                                 cases[c].bidirectional };
+      PlAttentionHeads job = { qkv, cols, t, nh, kv, hd, cases[c].window, 1.0f / sqrtf (hd), probs,
+                                 emulated->data, cases[c].bidirectional };
       g_autoptr(GError) error = NULL;
       double off_want = 0, off_plain = 0, plain_want = 0, off_p = 0, plain_p = 0, largest = 0;
 
       /* scores of a few units, so that the softmax is far from uniform */
       for (gsize i = 0; i < t * cols; i++)
         qkv[i] = 2.5f * noise (3 * i + c);
-      /* the kept matrix starts dirty: every entry is written */
+      /* the kept matrices start dirty: every entry is written */
       for (gsize i = 0; i < nh * t * t; i++)
         probs->data[i] = -1;
-      g_assert_true (pl_fused_attention_usable (&job));
-      g_assert_true (pl_attention_heads (&job, NULL, &error));
-      job.probs = probs;
-      job.ctx = kept->data;
-      g_assert_true (pl_attention_heads (&job, NULL, &error));
+      pl_fused_attention_emulated (&job);
+      if (native)
+        {
+          g_autoptr(PlMatrix) fused = pl_matrix_new (t, nh * hd);
+          g_autoptr(PlMatrix) kept = pl_matrix_new (t, nh * hd);
+          g_autoptr(PlMatrix) fused_probs = pl_matrix_new (nh * t, t);
+
+          for (gsize i = 0; i < nh * t * t; i++)
+            fused_probs->data[i] = -1;
+          g_assert_true (pl_fused_attention_usable (&job));
+          job.probs = NULL;
+          job.ctx = fused->data;
+          g_assert_true (pl_attention_heads (&job, NULL, &error));
+          job.probs = fused_probs;
+          job.ctx = kept->data;
+          g_assert_true (pl_attention_heads (&job, NULL, &error));
+          g_assert_no_error (error);
+          g_assert_cmpmem (fused->data, t * nh * hd * sizeof (float), emulated->data, t * nh * hd * sizeof (float));
+          g_assert_cmpmem (kept->data, t * nh * hd * sizeof (float), emulated->data, t * nh * hd * sizeof (float));
+          g_assert_cmpmem (fused_probs->data, nh * t * t * sizeof (float), probs->data, nh * t * t * sizeof (float));
+        }
       pl_fused_attention_force_plain (TRUE);
       g_assert_false (pl_fused_attention_usable (&job));
       job.probs = plain_probs;
@@ -396,20 +566,19 @@ test_fused_attention (void)
         }
       for (gsize i = 0; i < t * nh * hd; i++)
         {
-          off_want = MAX (off_want, fabs (fused->data[i] - want[i]));
-          off_plain = MAX (off_plain, fabs (fused->data[i] - plain->data[i]));
+          off_want = MAX (off_want, fabs (emulated->data[i] - want[i]));
+          off_plain = MAX (off_plain, fabs (emulated->data[i] - plain->data[i]));
           plain_want = MAX (plain_want, fabs (plain->data[i] - want[i]));
           largest = MAX (largest, fabs (want[i]));
         }
-      g_test_message ("T %" G_GSIZE_FORMAT ", head size %" G_GSIZE_FORMAT ", window %u%s: fused within %.2g of "
-                      "the definition, %.2g of the plain path (plain within %.2g of the definition), largest %.2g; "
-                      "probabilities within %.2g (plain %.2g)", t, hd, cases[c].window,
+      g_test_message ("T %" G_GSIZE_FORMAT ", head size %" G_GSIZE_FORMAT ", window %u%s: emulation within %.2g "
+                      "of the definition, %.2g of the plain path (plain within %.2g of the definition), largest "
+                      "%.2g; probabilities within %.2g (plain %.2g); %s", t, hd, cases[c].window,
                       cases[c].bidirectional ? ", bidirectional" : "", off_want, off_plain, plain_want, largest, off_p,
-                      plain_p);
+                      plain_p, native ? "native: the same bits" : "not native here");
       g_assert_cmpfloat (off_want, <, 1e-5 * largest);
       g_assert_cmpfloat (off_plain, <, 1e-5 * largest);
       g_assert_cmpfloat (off_p, <, 1e-5);
-      g_assert_cmpfloat (pl_test_max_abs_diff (fused, kept), ==, 0);
       pl_test_check_rows (probs, t, !job.bidirectional);
     }
 }
@@ -418,9 +587,11 @@ int
 main (int argc, char **argv)
 {
   pl_test_init (&argc, &argv);
+  pl_test_print_kernels ();
 
   g_test_add_func ("/pl/rope/stored-gemm", test_stored_gemm);
   g_test_add_func ("/pl/rope/tuned-gemm", test_tuned_gemm);
+  g_test_add_func ("/pl/rope/emulated-gemm", test_emulated_gemm);
   g_test_add_func ("/pl/rope/gemm-columns", test_gemm_columns);
   g_test_add_func ("/pl/rope/attention", test_attention);
   g_test_add_func ("/pl/rope/fused-attention", test_fused_attention);
