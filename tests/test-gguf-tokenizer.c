@@ -12,7 +12,9 @@
  * and the ids Hugging Face's tokenizer gives them, without special tokens)
  * for Llama 2's SentencePiece vocabulary (in llama-2-tiny-random.gguf,
  * the same tokens, scores and types as ggml-vocab-llama-spm.gguf) and
- * GPT-2's byte-level BPE (ggml-vocab-gpt-2.gguf); the fixtures' flags and
+ * GPT-2's byte-level BPE (ggml-vocab-gpt-2.gguf) and StarCoder's, whose
+ * pre-tokenizer ("starcoder") splits digits one by one first
+ * (ggml-vocab-starcoder.gguf, the same texts); the fixtures' flags and
  * pre-tokenizers; what is refused. */
 
 static char *
@@ -184,11 +186,15 @@ main (int   argc,
   static const VocabCase spm = { "llama-2-tiny-random.gguf", "llama-spm.inp", "llama-spm.out", 1 };
   static const VocabCase gpt2 = { "ggml-vocab-gpt-2.gguf", "ggml-vocab-gpt-2.gguf.inp", "ggml-vocab-gpt-2.gguf.out",
                                   -1 };
+  /* llama.cpp's ggml-vocab-starcoder.gguf.inp is ggml-vocab-gpt-2.gguf.inp (git blob 86b934e4) */
+  static const VocabCase starcoder = { "ggml-vocab-starcoder.gguf", "ggml-vocab-gpt-2.gguf.inp",
+                                       "ggml-vocab-starcoder.gguf.out", -1 };
 
   pl_test_init (&argc, &argv);
 
   g_test_add_data_func ("/pl/gguf-tokenizer/real/llama-spm", &spm, test_real_vocab);
   g_test_add_data_func ("/pl/gguf-tokenizer/real/gpt-2", &gpt2, test_real_vocab);
+  g_test_add_data_func ("/pl/gguf-tokenizer/real/starcoder", &starcoder, test_real_vocab);
   g_test_add_func ("/pl/gguf-tokenizer/fixture-text", test_fixture_text);
   g_test_add_func ("/pl/gguf-tokenizer/flags-and-pre", test_flags_and_pre);
   g_test_add_func ("/pl/gguf-tokenizer/refused", test_refused);
