@@ -312,7 +312,7 @@ pl_checkpoint_pytorch_open_zip (PlPytorchLoad     *load,
   }
 
   /* The byte order of the storages, when recorded: little or big, as torch
-   * reads it; anything else torch refuses too. */
+   * reads it; anything else PyTorch 2 refuses too (1.13 reads no record). */
   {
     g_autofree char *name = g_strconcat (prefix, "/byteorder", NULL);
     char order[8] = { 0 };
@@ -324,7 +324,7 @@ pl_checkpoint_pytorch_open_zip (PlPytorchLoad     *load,
           {
             g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT,
                          "%s: its byte order record holds %" G_GUINT64_FORMAT " bytes, neither little nor big "
-                         "(torch cannot load it either)", shard->path, byteorder->size);
+                         "(PyTorch 2 refuses it too; 1.13 ignores the record)", shard->path, byteorder->size);
             return FALSE;
           }
         if (!pl_zip_locate (zip, byteorder, &offset, error) ||
@@ -342,7 +342,8 @@ pl_checkpoint_pytorch_open_zip (PlPytorchLoad     *load,
             g_autofree char *shown = g_strescape (order, NULL);
 
             g_set_error (error, PL_ERROR, PL_ERROR_CORRUPT,
-                         "%s: its byte order record says “%s”, neither little nor big (torch cannot load it either)",
+                         "%s: its byte order record says “%s”, neither little nor big (PyTorch 2 refuses it "
+                         "too; 1.13 ignores the record)",
                          shard->path, shown);
             return FALSE;
           }
