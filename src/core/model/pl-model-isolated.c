@@ -130,9 +130,10 @@ pl_model_check_readable (PlModel  *model,
 typedef struct
 {
   GSubprocess  *process;
+  GMainContext *context;
   GAsyncResult *result;
   gboolean      timed_out;
-  gboolean      cancelled;
+  int           cancelled;  /* atomic: set by the thread that cancels */
 } Helper;
 
 static void
@@ -155,15 +156,17 @@ on_timeout (gpointer user_data)
   return G_SOURCE_REMOVE;
 }
 
-static gboolean
+/* Runs in the thread that cancels: only wakes the waiting thread, which
+ * stops the helper itself. (A GCancellableSource would do this too, but
+ * GLib 2.74 leaks one that is disposed after its cancellable fired.) */
+static void
 on_cancelled (GCancellable *cancellable,
               gpointer      user_data)
 {
   Helper *helper = user_data;
 
-  helper->cancelled = TRUE;
-  g_subprocess_force_exit (helper->process);
-  return G_SOURCE_REMOVE;
+  g_atomic_int_set (&helper->cancelled, TRUE);
+  g_main_context_wakeup (helper->context);
 }
 
 #ifdef __linux__
@@ -231,20 +234,28 @@ wait_for_helper (GSubprocess   *process,
 {
   g_autoptr(GMainContext) context = g_main_context_new ();
   g_autoptr(GSource) timeout = g_timeout_source_new_seconds (timeout_seconds);
-  g_autoptr(GSource) cancel = g_cancellable_source_new (cancellable);
-  Helper helper = { process, NULL, FALSE, FALSE };
+  Helper helper = { process, context, NULL, FALSE, FALSE };
+  gboolean killed = FALSE;
+  gulong handler = 0;
   gboolean ok;
 
   g_main_context_push_thread_default (context);
   g_subprocess_communicate_async (process, NULL, NULL, on_communicated, &helper);
   g_source_set_callback (timeout, on_timeout, &helper, NULL);
   g_source_attach (timeout, context);
-  g_source_set_callback (cancel, G_SOURCE_FUNC (on_cancelled), &helper, NULL);
-  g_source_attach (cancel, context);
+  if (cancellable != NULL)
+    handler = g_cancellable_connect (cancellable, G_CALLBACK (on_cancelled), &helper, NULL);
   while (helper.result == NULL)
-    g_main_context_iteration (context, TRUE);
+    {
+      if (!killed && g_atomic_int_get (&helper.cancelled))
+        {
+          g_subprocess_force_exit (process);
+          killed = TRUE;
+        }
+      g_main_context_iteration (context, TRUE);
+    }
+  g_cancellable_disconnect (cancellable, handler);
   g_source_destroy (timeout);
-  g_source_destroy (cancel);
   ok = g_subprocess_communicate_finish (process, helper.result, out, err, error);
   g_main_context_pop_thread_default (context);
   g_object_unref (helper.result);
@@ -255,7 +266,7 @@ wait_for_helper (GSubprocess   *process,
       g_subprocess_wait (process, NULL, NULL);
     }
   *timed_out = helper.timed_out;
-  *cancelled = helper.cancelled;
+  *cancelled = g_atomic_int_get (&helper.cancelled);
   return ok;
 }
 
