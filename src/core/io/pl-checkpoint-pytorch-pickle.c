@@ -14,6 +14,9 @@
 /* What listing a tensor takes besides its name: its entry, its view, and
  * its places in the checkpoint's tables. */
 #define ENTRY_BYTES       384
+/* What registering a storage takes besides its key: its record and its
+ * place in the table by key. */
+#define STORAGE_BYTES     128
 /* Elements an expanded view may have beyond its storage's, when read. */
 #define MAX_EXPANDED      ((guint64) 1 << 20)
 
@@ -182,6 +185,11 @@ pl_checkpoint_pytorch_register_storages (PlPytorchLoad      *load,
                        load->path, key, numel);
           return FALSE;
         }
+      /* Each storage costs its record against the pickle's budget, as each
+       * name does (add_tensor): a state dict's pickle of some 100 bytes a
+       * tensor names a storage for each. */
+      if (!pl_pickle_charge (pickle, STORAGE_BYTES + 2 * strlen (key), load->path, error))
+        return FALSE;
       {
         PlPytorchStorage storage = { load->shard, G_MAXUINT64, numel, type };
 
