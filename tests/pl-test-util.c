@@ -196,63 +196,6 @@ pl_test_max_abs (const PlMatrix *m)
   return worst;
 }
 
-typedef struct
-{
-  PlTestCancellableFunc  func;
-  gpointer               data;
-  GCancellable          *cancellable;
-  GError                *error;
-  gboolean               ok;
-  gint64                 end;
-} CancelRun;
-
-static gpointer
-cancel_run_thread (gpointer user_data)
-{
-  CancelRun *run = user_data;
-
-  run->ok = run->func (run->data, run->cancellable, &run->error);
-  run->end = g_get_monotonic_time ();
-  return NULL;
-}
-
-void
-pl_test_assert_cancels (PlTestCancellableFunc func,
-                        gpointer              data)
-{
-  g_autoptr(GError) error = NULL;
-  gint64 start = g_get_monotonic_time (), full;
-  gboolean prompt = FALSE;
-
-  g_assert_true (func (data, NULL, &error));
-  g_assert_no_error (error);
-  full = g_get_monotonic_time () - start;
-
-  /* A machine loaded by other work can hold the run back after the cancel:
-   * one of three tries must return within half a full run. */
-  for (guint attempt = 0; attempt < 3 && !prompt; attempt++)
-    {
-      g_autoptr(GCancellable) cancellable = g_cancellable_new ();
-      CancelRun run = { func, data, cancellable, NULL, FALSE, 0 };
-      gint64 cancelled_at;
-      GThread *thread;
-
-      thread = g_thread_new ("cancelled", cancel_run_thread, &run);
-      g_usleep (full / 10);
-      cancelled_at = g_get_monotonic_time ();
-      g_cancellable_cancel (cancellable);
-      g_thread_join (thread);
-      g_test_message ("a full run took %.1f ms; cancelled after %.1f ms, it returned %.1f ms later",
-                      full / 1e3, full / 1e4, (run.end - cancelled_at) / 1e3);
-      g_assert_false (run.ok);
-      g_assert_error (run.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
-      g_clear_error (&run.error);
-      prompt = run.end - cancelled_at < full / 2;
-    }
-  if (!prompt)
-    g_test_fail_printf ("three cancelled runs each took more than half a full run to return");
-}
-
 char *
 pl_test_tmpdir (void)
 {

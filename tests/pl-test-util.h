@@ -79,11 +79,14 @@ int       pl_test_cli          (char              **out,
 typedef gboolean (*PlTestCancellableFunc) (gpointer       data,
                                            GCancellable  *cancellable,
                                            GError       **error);
-/* Times FUNC (DATA) run through, then runs it again on a thread of its own,
- * cancels it a tenth of that time after it starts, and asserts that it
- * fails with G_IO_ERROR_CANCELLED within half that time of the
- * cancel (in one of three tries, for machines loaded by other work): it
- * looks at its cancellable while it works, not only at its start or end. */
+/* Counts how often FUNC (DATA) looks at its cancellable in a run through
+ * (at least three times: at its start, while it works, at its end), then
+ * runs it again, cancels the cancellable at the look half way through, and
+ * asserts that it fails with G_IO_ERROR_CANCELLED instead of answering: it
+ * looks while it works and stops when told. The
+ * looks are counted by definitions of g_cancellable_is_cancelled and
+ * g_cancellable_set_error_if_cancelled in pl-test-cancel.c, which the
+ * executables that call this use instead of GIO's. */
 void      pl_test_assert_cancels (PlTestCancellableFunc func,
                                   gpointer              data);
 

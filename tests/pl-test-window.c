@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "pl-blas-core.h"
+#include "pl-executor.h"
 #include "pl-page.h"
 #include "pl-test-window.h"
 
@@ -37,6 +38,26 @@ pl_test_run_for (guint ms)
   gboolean done = FALSE;
 
   g_timeout_add (ms, timed_out, &done);
+  while (!done)
+    g_main_context_iteration (NULL, TRUE);
+}
+
+static gboolean
+set_flag (gpointer data)
+{
+  *(gboolean *) data = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+void
+pl_test_wait_tasks_answered (void)
+{
+  gboolean done = FALSE;
+
+  /* A task ended on a worker has queued its answer on the main context at
+   * the default priority: a low-priority idle added now runs after it. */
+  pl_executor_wait_idle (pl_executor_get_default ());
+  g_idle_add_full (G_PRIORITY_LOW, set_flag, &done, NULL);
   while (!done)
     g_main_context_iteration (NULL, TRUE);
 }

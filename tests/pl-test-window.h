@@ -36,8 +36,12 @@ gboolean  pl_test_page_ready  (gpointer       page);
 void     pl_test_wait_until  (gboolean   (*check) (gpointer data),
                               gpointer     data,
                               const char  *what);
-/* Turns the main loop for MS milliseconds. */
+/* Turns the main loop for MS milliseconds: for benches (bench/
+ * pl-bench-stepping), never tests, which wait for events. */
 void     pl_test_run_for     (guint        ms);
+/* Waits until every task on the default executor has ended and the main
+ * loop has run what each queued when it ended (its answer callback). */
+void     pl_test_wait_tasks_answered (void);
 /* Lets WIDGET draw N frames. */
 void     pl_test_wait_frames (GtkWidget   *widget,
                               guint        n);

@@ -11,7 +11,64 @@
 static gint calls;
 static gint cancelled_calls;
 
-/* Squares its input after reporting progress, slowly when asked to. */
+/* The gate a slow computation waits at half way, until the test opens it
+ * or its cancellable is cancelled; LOCK and COND also tell of each start. */
+static GMutex lock;
+static GCond cond;
+static gboolean gate_open;
+
+static void
+wake (GCancellable *cancellable,
+      gpointer      data)
+{
+  g_mutex_lock (&lock);
+  g_cond_broadcast (&cond);
+  g_mutex_unlock (&lock);
+}
+
+static void
+hold_at_gate (GCancellable *cancellable)
+{
+  gulong id = g_cancellable_connect (cancellable, G_CALLBACK (wake), NULL, NULL);
+
+  g_mutex_lock (&lock);
+  while (!gate_open && !g_cancellable_is_cancelled (cancellable))
+    g_cond_wait (&cond, &lock);
+  g_mutex_unlock (&lock);
+  g_cancellable_disconnect (cancellable, id);
+}
+
+static void
+set_gate (gboolean open)
+{
+  g_mutex_lock (&lock);
+  gate_open = open;
+  g_cond_broadcast (&cond);
+  g_mutex_unlock (&lock);
+}
+
+/* Blocks until N computations have started. */
+static void
+wait_started (gint n)
+{
+  g_mutex_lock (&lock);
+  while (g_atomic_int_get (&calls) < n)
+    g_cond_wait (&cond, &lock);
+  g_mutex_unlock (&lock);
+}
+
+/* Zeroes the counts once the computations of earlier tests have ended (a
+ * cancelled one's caller hears of it before its worker stops). */
+static void
+reset_counts (void)
+{
+  pl_executor_wait_idle (pl_executor_get_default ());
+  g_atomic_int_set (&calls, 0);
+  g_atomic_int_set (&cancelled_calls, 0);
+}
+
+/* Squares its input after reporting progress ten times; with a negative
+ * input ("slow") it waits at the gate after the fifth. */
 static gboolean
 square (PlAnalysisJob  *job,
         gpointer        input,
@@ -21,13 +78,18 @@ square (PlAnalysisJob  *job,
   double x = *(double *) input;
   PlMatrix *m;
 
+  GCancellable *cancellable = pl_analysis_job_get_cancellable (job);
+
+  g_mutex_lock (&lock);
   g_atomic_int_inc (&calls);
+  g_cond_broadcast (&cond);
+  g_mutex_unlock (&lock);
   for (int i = 0; i < 10; i++)
     {
       pl_analysis_job_set_progress (job, (i + 1) / 10.0);
-      if (x < 0)
-        g_usleep (20000);
-      if (g_cancellable_set_error_if_cancelled (pl_analysis_job_get_cancellable (job), error))
+      if (x < 0 && i == 4)
+        hold_at_gate (cancellable);
+      if (g_cancellable_set_error_if_cancelled (cancellable, error))
         {
           g_atomic_int_inc (&cancelled_calls);
           return FALSE;
@@ -72,6 +134,8 @@ static void
 run (PlAnalysisCache *cache, double x, GCancellable *cancellable, Outcome *outcome)
 {
   memset (outcome, 0, sizeof *outcome);
+  if (x < 0)
+    set_gate (FALSE);
   pl_analysis_cache_run_async (cache, x < 0 ? "slow" : "square/3",
                                square, g_memdup2 (&x, sizeof x), g_free,
                                on_progress, outcome, cancellable, on_done, outcome);
@@ -83,7 +147,7 @@ test_runs_once_then_cached (void)
   g_autoptr(PlAnalysisCache) cache = pl_analysis_cache_new ();
   Outcome outcome;
 
-  calls = 0;
+  reset_counts ();
   g_assert_null (pl_analysis_cache_lookup (cache, "square/3"));
   run (cache, 3, NULL, &outcome);
   while (!outcome.done)
@@ -127,10 +191,15 @@ test_progress_on_main_context (void)
   Outcome outcome;
 
   run (cache, -2, NULL, &outcome);
+  /* The computation waits half way until a report has landed. */
   while (!outcome.done)
-    g_main_context_iteration (NULL, TRUE);
+    {
+      g_main_context_iteration (NULL, TRUE);
+      if (outcome.n_progress > 0)
+        set_gate (TRUE);
+    }
   g_assert_no_error (outcome.error);
-  /* 200 ms of work reported ten times lands a few times, never more than ten. */
+  /* Ten reports land at least once, never more than ten times. */
   g_assert_cmpuint (outcome.n_progress, >=, 1);
   g_assert_cmpuint (outcome.n_progress, <=, 10);
 }
@@ -142,9 +211,10 @@ test_shared (void)
   g_autoptr(PlAnalysisCache) cache = pl_analysis_cache_new ();
   Outcome a, b;
 
-  calls = 0;
+  reset_counts ();
   run (cache, -1, NULL, &a);
   run (cache, -1, NULL, &b);
+  set_gate (TRUE);
   while (!a.done || !b.done)
     g_main_context_iteration (NULL, TRUE);
   g_assert_no_error (a.error);
@@ -163,11 +233,11 @@ test_cancel_and_ask_again (void)
   g_autoptr(GCancellable) second = g_cancellable_new ();
   Outcome a, b;
 
-  calls = 0;
-  cancelled_calls = 0;
+  reset_counts ();
   run (cache, -1, first, &a);
   g_cancellable_cancel (first);
   run (cache, -1, second, &b);
+  set_gate (TRUE);
   while (!a.done || !b.done)
     g_main_context_iteration (NULL, TRUE);
   g_assert_error (a.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
@@ -180,8 +250,7 @@ test_cancel_and_ask_again (void)
   pl_analysis_cache_forget (cache, NULL);
   g_cancellable_reset (second);
   run (cache, -1, second, &b);
-  while (g_atomic_int_get (&calls) < 2)
-    g_main_context_iteration (NULL, FALSE);
+  wait_started (2);
   g_cancellable_cancel (second);
   while (!b.done)
     g_main_context_iteration (NULL, TRUE);
@@ -202,11 +271,9 @@ test_cancel_all (void)
   g_autoptr(GCancellable) cancellable = g_cancellable_new ();
   Outcome outcome;
 
-  calls = 0;
-  cancelled_calls = 0;
+  reset_counts ();
   run (cache, -1, cancellable, &outcome);
-  while (g_atomic_int_get (&calls) < 1)
-    g_usleep (1000);
+  wait_started (1);
   pl_analysis_cache_cancel_all (cache);
   pl_executor_wait_idle (pl_executor_get_default ());
   g_assert_cmpint (cancelled_calls, ==, 1);

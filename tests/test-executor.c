@@ -7,6 +7,7 @@
 
 #include <gio/gio.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "pl-executor.h"
 #include "pl-test-util.h"
@@ -16,8 +17,8 @@
 typedef struct
 {
   GMutex   lock;
-  GCond    cond;
-  gboolean open;        /* the gate the first task waits at */
+  GCond    cond;        /* the gate opened, or a task arrived at it */
+  gboolean open;        /* the gate every task waits at */
   GArray  *order;       /* task numbers, as they ran */
   guint    running;
   guint    most_running;
@@ -37,12 +38,9 @@ gate_task (GTask        *task,
   g_array_append_val (t->order, number);
   t->running++;
   t->most_running = MAX (t->most_running, t->running);
+  g_cond_broadcast (&t->cond);
   while (!t->open)
     g_cond_wait (&t->cond, &t->lock);
-  g_mutex_unlock (&t->lock);
-  /* Long enough for the other threads to overlap, if they may. */
-  g_usleep (2000);
-  g_mutex_lock (&t->lock);
   t->running--;
   g_mutex_unlock (&t->lock);
   g_task_return_boolean (task, TRUE);
@@ -74,6 +72,26 @@ push (PlExecutor   *executor,
   pl_executor_run_task (executor, task, gate_task);
 }
 
+/* Blocks until N tasks wait at the closed gate. */
+static void
+wait_at_gate (Tasks *t,
+              guint  n)
+{
+  g_mutex_lock (&t->lock);
+  while (t->running < n)
+    g_cond_wait (&t->cond, &t->lock);
+  g_mutex_unlock (&t->lock);
+}
+
+static void
+open_gate (Tasks *t)
+{
+  g_mutex_lock (&t->lock);
+  t->open = TRUE;
+  g_cond_broadcast (&t->cond);
+  g_mutex_unlock (&t->lock);
+}
+
 static void
 wait_done (Tasks *t,
            guint  n)
@@ -92,16 +110,12 @@ test_newest_first (void)
   Tasks t = { .order = g_array_new (FALSE, FALSE, sizeof (guint)) };
 
   push (executor, &t, 0, NULL);
-  while (pl_executor_get_n_running (executor) == 0)
-    g_usleep (100);
+  wait_at_gate (&t, 1);
   push (executor, &t, 1, NULL);
   push (executor, &t, 2, cancelled);
   push (executor, &t, 3, NULL);
   g_cancellable_cancel (cancelled);
-  g_mutex_lock (&t.lock);
-  t.open = TRUE;
-  g_cond_broadcast (&t.cond);
-  g_mutex_unlock (&t.lock);
+  open_gate (&t);
   wait_done (&t, 4);
 
   g_assert_cmpuint (t.order->len, ==, 3);
@@ -112,20 +126,18 @@ test_newest_first (void)
 }
 
 static gpointer
-open_gate_later (gpointer data)
+open_gate_once_held (gpointer data)
 {
   Tasks *t = data;
 
-  g_usleep (50000);
-  g_mutex_lock (&t->lock);
-  t->open = TRUE;
-  g_cond_broadcast (&t->cond);
-  g_mutex_unlock (&t->lock);
+  wait_at_gate (t, 1);
+  open_gate (t);
   return NULL;
 }
 
 /* Waiting for the executor to be idle returns once the running task and
- * the queued ones have all ended, none left half done. */
+ * the queued ones have all ended, none left half done: the first task
+ * holds the only thread at the gate until another thread opens it. */
 static void
 test_wait_idle (void)
 {
@@ -135,7 +147,7 @@ test_wait_idle (void)
 
   for (guint i = 0; i < 3; i++)
     push (executor, &t, i, NULL);
-  opener = g_thread_new ("open-gate", open_gate_later, &t);
+  opener = g_thread_new ("open-gate", open_gate_once_held, &t);
   pl_executor_wait_idle (executor);
   g_mutex_lock (&t.lock);
   g_assert_cmpuint (t.order->len, ==, 3);
@@ -147,19 +159,21 @@ test_wait_idle (void)
   g_array_unref (t.order);
 }
 
-/* Eight tasks on three threads: never more than three at once, and all run. */
+/* Eight tasks on three threads: three run at once (the gate opens when
+ * three wait at it), never more, and all run. */
 static void
 test_bounded (void)
 {
   g_autoptr(PlExecutor) executor = pl_executor_new (3);
-  Tasks t = { .open = TRUE, .order = g_array_new (FALSE, FALSE, sizeof (guint)) };
+  Tasks t = { .order = g_array_new (FALSE, FALSE, sizeof (guint)) };
 
   for (guint i = 0; i < 8; i++)
     push (executor, &t, i, NULL);
+  wait_at_gate (&t, 3);
+  open_gate (&t);
   wait_done (&t, 8);
   g_assert_cmpuint (t.order->len, ==, 8);
-  g_assert_cmpuint (t.most_running, <=, 3);
-  g_assert_cmpuint (t.most_running, >=, 2);
+  g_assert_cmpuint (t.most_running, ==, 3);
   g_array_unref (t.order);
 }
 
@@ -169,10 +183,11 @@ test_bounded (void)
 
 typedef struct
 {
-  gint  taken;
-  gint  runs[N_SHARES];
-  gint  closed;       /* set once the caller is back: no share may run after */
-  gint  threads;      /* how many threads took a share */
+  gint      taken;
+  gint      runs[N_SHARES];
+  gint      closed;       /* set once the caller is back: no share may run after */
+  gint      threads;      /* how many threads took a share */
+  gboolean  wait_for_help;
 } Shares;
 
 static gpointer
@@ -187,46 +202,50 @@ share_worker (gpointer data)
       g_assert_false (g_atomic_int_get (&job->closed));
       g_atomic_int_inc (&job->runs[s]);
       took = TRUE;
-      /* Some shares take a while, so the helpers do get some. */
-      if (s % 5 == 0)
-        g_usleep (200);
+      /* The thread with the first share holds it until another thread
+       * takes one: free helpers do join. */
+      if (s == 0 && job->wait_for_help)
+        while (g_atomic_int_get (&job->taken) < 2)
+          g_thread_yield ();
     }
   if (took)
     g_atomic_int_inc (&job->threads);
   return NULL;
 }
 
+/* With WAIT_FOR_HELP, a helper must join (free threads only). */
 static void
 run_shares (PlExecutor *executor,
             guint       n_threads,
+            gboolean    wait_for_help,
             Shares     *job)
 {
-  *job = (Shares) { 0 };
+  *job = (Shares) { .wait_for_help = wait_for_help };
   pl_executor_split (executor, n_threads, share_worker, job);
   g_atomic_int_set (&job->closed, 1);
   for (guint s = 0; s < N_SHARES; s++)
     g_assert_cmpint (job->runs[s], ==, 1);
 }
 
-/* Every share runs once, whether helpers join (free threads) or not. */
+/* Every share runs once, alone or with free threads' help; jobs back to
+ * back, so that a late helper of one finds it closed, not the next one's
+ * shares. Unreffing the executor waits for the last late helpers. */
 static void
 test_split (void)
 {
   g_autoptr(PlExecutor) executor = pl_executor_new (4);
   Shares job;
-  gboolean helped = FALSE;
 
-  for (guint k = 0; k < 50; k++)
+  /* A hang guard only: a helper that never joins. */
+  alarm (60);
+  for (guint k = 0; k < 12; k++)
     {
-      run_shares (executor, 1 + k % 4, &job);
-      helped = helped || job.threads > 1;
-      /* Jobs back to back, and with a pause between. */
-      if (k % 3 == 0)
-        g_usleep (500);
+      guint n_threads = 1 + k % 4;
+
+      run_shares (executor, n_threads, n_threads > 1, &job);
+      g_assert_cmpint (job.threads, >=, n_threads > 1 ? 2 : 1);
     }
-  g_assert_true (helped);
-  /* Late helpers of the last jobs find them closed. */
-  g_usleep (20000);
+  alarm (0);
 }
 
 typedef struct
@@ -243,7 +262,7 @@ split_task (GTask        *task,
 {
   SplitInTask *s = data;
 
-  run_shares (s->executor, 2, &s->shares);
+  run_shares (s->executor, 2, FALSE, &s->shares);
   g_task_return_boolean (task, TRUE);
 }
 
@@ -293,8 +312,6 @@ for_piece (guint    piece,
   g_assert_cmpuint (slot, <, 4);
   g_atomic_int_inc (&job->runs[piece]);
   g_atomic_int_set (&job->slot_used[slot], 1);
-  if (piece % 7 == 0)
-    g_usleep (200);
 }
 
 /* pl_executor_for: every piece once, each thread with a slot of its own
@@ -377,9 +394,8 @@ test_cpu_time (void)
       while (done < i + 1)
         g_main_context_iteration (NULL, TRUE);
     }
-  /* A task's time is counted before it stops running. */
-  while (pl_executor_get_n_running (executor) > 0)
-    g_usleep (1000);
+  /* A task's time is counted before it ends. */
+  pl_executor_wait_idle (executor);
   pl_executor_get_cpu_time (executor, &total, &cancelled);
   g_test_message ("total %.3f s, cancelled %.3f s", total, cancelled);
   g_assert_cmpfloat (total, >=, 0.075);
