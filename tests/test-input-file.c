@@ -125,7 +125,7 @@ main (int   argc,
 {
   int status;
 
-  g_test_init (&argc, &argv, NULL);
+  pl_test_init (&argc, &argv);
   dir = pl_test_tmpdir ();
   g_test_add_func ("/pl/input-file/read-all-past-threshold", test_read_all_past_threshold);
   g_test_add_func ("/pl/input-file/json-past-threshold", test_json_past_threshold);

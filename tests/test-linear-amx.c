@@ -174,7 +174,7 @@ test_fixtures (void)
 int
 main (int argc, char *argv[])
 {
-  g_test_init (&argc, &argv, NULL);
+  pl_test_init (&argc, &argv);
   pl_test_print_kernels ();
   g_test_add_func ("/pl/linear-amx/products", test_products);
   g_test_add_func ("/pl/linear-amx/edges", test_edges);

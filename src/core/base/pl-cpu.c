@@ -130,7 +130,7 @@ pl_cpu_has_avx512_bf16 (void)
   static gsize usable = 0;
 
   if (g_once_init_enter (&usable))
-    g_once_init_leave (&usable, g_getenv ("POSLENS_DISABLE_SIMD") == NULL && detect_avx512_bf16 () ? 2 : 1);
+    g_once_init_leave (&usable, simd_allowed () && detect_avx512_bf16 () ? 2 : 1);
   return usable == 2;
 #else
   return FALSE;
