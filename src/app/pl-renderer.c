@@ -21,8 +21,8 @@ has_render_node (const char *dri_dir)
 }
 
 /* Cairo draws without GL, but GDK before 4.14 still loads Mesa and makes
- * a (software) GL context for each window: some 15 % of the processor time
- * of a start (bench/NOTES.md). GDK_DEBUG=gl-disable keeps it from doing so. */
+ * a (software) GL context for each window, a share of every start that
+ * bench/NOTES.md measures. GDK_DEBUG=gl-disable keeps it from doing so. */
 static void
 disable_gl (void)
 {
@@ -37,8 +37,8 @@ disable_gl (void)
 
 /* Chooses GTK's cairo renderer when its GL renderer would run in software:
  * for this application's flat figures software GL draws the first frame
- * about 1.6 times slower than cairo (bench/bench-startup.py, Xvfb:
- * 702 ms against 440 ms). GTK 4.14 and later make the same choice
+ * later than cairo does (bench/bench-startup.py; bench/NOTES.md, Start-up).
+ * GTK 4.14 and later make the same choice
  * themselves once they see llvmpipe; before it, the absence of a render
  * node under DRI_DIR (normally /dev/dri), or LIBGL_ALWAYS_SOFTWARE, says
  * GL would be software; GL is then turned off altogether (disable_gl). A

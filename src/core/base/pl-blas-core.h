@@ -7,7 +7,8 @@ G_BEGIN_DECLS
 
 /* OpenBLAS picks its kernels once, when it loads, from the processor's model
  * number; a model newer than the OpenBLAS release (Debian 12 ships 0.3.21)
- * falls back to its SSE3 kernels, five times slower on AVX-512 processors.
+ * falls back to its SSE3 kernels, far slower on AVX-512 processors
+ * (bench/NOTES.md).
  * The choice can only be steered through OPENBLAS_CORETYPE, read at load
  * time, so programs call pl_blas_core_choose() first thing in main(): when the
  * user has not set OPENBLAS_CORETYPE and OpenBLAS took kernels for a weaker

@@ -6,7 +6,8 @@
 G_BEGIN_DECLS
 
 /* Whether this processor runs the kernels compiled for AVX2 with FMA (the
- * transformer's, the similarity's mirror, the Lanczos products). The
+ * transformer's element-wise kernels, F16 weights turned into floats, the
+ * PCA's mirror and Lanczos products). The
  * environment variable POSLENS_DISABLE_SIMD says no, so that the tests run
  * the portable paths too. */
 gboolean pl_cpu_has_avx2_fma (void);

@@ -29,8 +29,8 @@ typedef struct
  * members, numbers that are not plain, a name twice, malformed JSON): the
  * caller then parses the header as general JSON, which says what is wrong.
  *
- * It exists for speed: json-glib builds a tree of the whole header first,
- * 1 s and 180 MB for a header of 100 000 tensors. */
+ * It exists for speed and memory: json-glib builds a tree of the whole
+ * header first (bench/NOTES.md has what that costs). */
 gboolean pl_safetensors_header_scan (const char *text,
                                      gsize       len,
                                      GArray     *entries);

@@ -6,8 +6,8 @@
 #include "pl-tokenizer-private.h"
 
 /* Character classes of the regular expressions Hugging Face uses, written
- * out by hand: a hand-written scanner is several times faster than GRegex
- * and has no backtracking to get wrong. */
+ * out by hand: a scanner that is faster than GRegex (bench/NOTES.md) and
+ * has no backtracking to get wrong. */
 typedef enum
 {
   CLASS_SPACE,    /* \s: the Unicode White_Space property */

@@ -93,8 +93,7 @@ gboolean         pl_tokenizer_encode            (PlTokenizer               *self
                                                  GPtrArray                **tokens,
                                                  GError                   **error);
 /* One call from a model path to ids, for `--text` options. It reads the
- * tokenizer files each time (BERT's vocab.txt: about 20 ms): a window keeps
- * the PlTokenizer instead. */
+ * tokenizer files each time: a window keeps the PlTokenizer instead. */
 GArray          *pl_tokenizer_encode_for_model  (const char                *path,
                                                  const char                *text,
                                                  GPtrArray                **tokens,

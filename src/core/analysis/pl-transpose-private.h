@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #pragma once
 
-/* An 8×8 block of floats transposed in AVX registers, for the mirrors of
- * symmetric results (similarity, the PCA's cross-product): both sides of
- * the copy then move whole 32-byte rows. Callers check for AVX2 at run
- * time and have a scalar path. */
+/* An 8×8 block of floats transposed in AVX registers, for the PCA's mirror
+ * of its symmetric cross-product (pl-pca-lanczos): both sides of the copy
+ * then move whole 32-byte rows. The caller checks for AVX2 at run time and
+ * has a scalar path. */
 #if defined(__x86_64__) && defined(__GNUC__)
 # include <immintrin.h>
 # define PL_HAVE_TRANSPOSE8 1
