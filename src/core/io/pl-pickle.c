@@ -262,6 +262,15 @@ top (PlPickle  *self,
   return self->stack.data[self->stack.len - 1];
 }
 
+/* The stack's values from INDEX on; NULL while nothing was ever pushed
+ * (an offset into no array, even of 0, is undefined). */
+static PlPickleValue **
+stack_from (PlPickle *self,
+            guint     index)
+{
+  return self->stack.data != NULL ? self->stack.data + index : NULL;
+}
+
 /* Appends the N values from FIRST on to a container, keeping its depth and
  * refusing nesting past MAX_DEPTH. A tuple is built once, to its size. */
 static gboolean
@@ -301,7 +310,7 @@ pop_mark (PlPickle      *self,
   mark = g_array_index (self->marks, guint, self->marks->len - 1);
   g_array_set_size (self->marks, self->marks->len - 1);
   container = pl_pickle_new_value (self, kind, error);
-  if (container == NULL || !add_items (self, container, self->stack.data + mark, self->stack.len - mark, error))
+  if (container == NULL || !add_items (self, container, stack_from (self, mark), self->stack.len - mark, error))
     return NULL;
   self->stack.len = mark;
   return container;
@@ -322,7 +331,7 @@ new_tuple (PlPickle  *self,
       pl_pickle_fail (self, error, "a tuple takes more values than the stack holds");
       return NULL;
     }
-  if (!add_items (self, tuple, self->stack.data + self->stack.len - n, n, error))
+  if (!add_items (self, tuple, stack_from (self, self->stack.len - n), n, error))
     return NULL;
   self->stack.len -= n;
   return tuple;
@@ -542,7 +551,7 @@ add_from_stack (PlPickle      *self,
                  kind == PL_PICKLE_DICT ? "dict" : kind == PL_PICKLE_LIST ? "list" : "set");
   if (kind == PL_PICKLE_DICT && n % 2 != 0)
     return pl_pickle_fail (self, error, "a dict’s items are not key and value pairs");
-  if (!add_items (self, container, self->stack.data + self->stack.len - n, n, error))
+  if (!add_items (self, container, stack_from (self, self->stack.len - n), n, error))
     return FALSE;
   self->stack.len -= n;
   return TRUE;
