@@ -6,11 +6,13 @@
 #   ./build-aux/setup.sh test    install what is missing, build, run every test
 #   ./build-aux/setup.sh sanitize   the same tests built with AddressSanitizer and
 #                                UBSan in _build-sanitize (slower: not part of test)
+# Arguments after test or sanitize go to meson test (e.g. --no-suite install).
 # Both are idempotent: the second time they only rebuild what changed.
 set -eu
 
 cd "$(dirname "$0")/.."
 mode="${1:-run}"
+[ $# -eq 0 ] || shift
 build_dir="${POSLENS_BUILD_DIR:-_build}"
 
 # What building and running needs, and what the tests need on top.
@@ -68,7 +70,7 @@ fi
 
 # The window tests need a display and a session bus: give them private ones
 # when there is none (CI, a console).
-set -- meson test -C "$build_dir" --print-errorlogs --num-processes 2
+set -- meson test -C "$build_dir" --print-errorlogs --num-processes 2 "$@"
 if [ "$mode" = sanitize ]; then
   # The install test builds the tree again, without sanitizers.
   set -- "$@" --no-suite install --timeout-multiplier 4
