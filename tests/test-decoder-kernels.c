@@ -261,7 +261,9 @@ activations (gsize    t,
  * dot products: BF16_BOUND; AMX's three-term split: 2e-6 of the largest
  * output, as test_tuned_gemm holds the kernel), with a bias and a
  * residual; W in AMX tile order for the tiles, packed as the model's
- * loading packs it. Where the processor runs the kernel: the kernel
+ * loading packs it; where the processor has AVX-512 BF16, the AMX
+ * kernel's own code on emulated tiles (pl-amx-emulated-tiles.c) gives the
+ * emulation's bits. Where the processor runs the kernel: the kernel
  * against its emulation within NATIVE_TOL, and inputs at BF16's edges as
  * well. */
 static void
@@ -305,6 +307,20 @@ test_emulated_gemm (void)
               off_exact = MAX (off_exact, fabs (pl_matrix_get (emulated, r, c) - exact) /
                                           (product_size (x, wf, r, c) + 1e-30));
             }
+        if (kernel == PL_KERNEL_AMX_TILES)
+          {
+            /* the kernel's own code on emulated tiles: its blocking gives
+             * the emulation's bits */
+            g_autoptr(PlMatrix) on_tiles = pl_matrix_new (t, n);
+            g_autoptr(PlMatrix) alone = pl_matrix_new (t, n);
+
+            pl_stored_gemm_emulated (x, packed, NULL, NULL, kernel, alone);
+            if (pl_stored_gemm_amx_on_emulated_tiles (x, packed, on_tiles->data, n))
+              {
+                g_assert_cmpmem (on_tiles->data, t * n * sizeof (float), alone->data, t * n * sizeof (float));
+                g_test_message ("  the kernel's code on emulated tiles: the same bits");
+              }
+          }
         if (native)
           {
             g_autoptr(PlMatrix) tuned = pl_matrix_new (t, n);

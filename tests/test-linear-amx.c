@@ -16,7 +16,9 @@
  * x_lo·w_lo leaves at most 3·2⁻¹⁸ ≈ 1.1e-5 of Σ|x·w| per output; float32
  * summation adds about as much as SGEMM's. The tolerance, 2e-5 of Σ|x·w| +
  * |b| + |residual|, holds both; dropping any of the three products costs
- * about 2⁻⁹ ≈ 2e-3 of it. The emulation runs on every machine; where the
+ * about 2⁻⁹ ≈ 2e-3 of it. The emulation runs on every machine, and where
+ * the processor has AVX-512 BF16 the kernel's own code on emulated tiles
+ * gives its bits (check_on_emulated_tiles); where the
  * processor has AMX-BF16 (and POSLENS_DISABLE_SIMD is not set, as it is in
  * the -scalar run) the tiles run too, and are held to their emulation
  * within NATIVE_TOL of the same units: the emulation follows the SDM's
@@ -26,6 +28,31 @@
 
 #define SPLIT_TOL 2e-5
 #define NATIVE_TOL 2e-6
+
+/* pl-linear-amx.c's own code (packing, splitting, panel groups, chunks of
+ * K, finishing) on tiles emulated in C, where the processor has AVX-512
+ * BF16: the same bits as the emulation one number at a time. */
+static void
+check_on_emulated_tiles (const PlMatrix *x,
+                         const PlMatrix *w,
+                         const PlMatrix *b,
+                         const PlMatrix *res,
+                         PlActivation    activation,
+                         const PlMatrix *emulated)
+{
+  g_autoptr(PlMatrix) on_tiles = pl_matrix_new (x->rows, w->cols);
+  g_autoptr(PlLinearTiles) tiles = NULL;
+  g_autoptr(GError) error = NULL;
+
+  tiles = pl_linear_tiles_new_on_emulated_tiles (w, NULL, &error);
+  g_assert_no_error (error);
+  if (tiles == NULL)
+    return;
+  g_assert_true (pl_linear_amx_on_emulated_tiles (x, tiles, b, res, activation, on_tiles));
+  g_assert_cmpmem (on_tiles->data, x->rows * w->cols * sizeof (float), emulated->data,
+                   x->rows * w->cols * sizeof (float));
+  g_test_message ("  the kernel's code on emulated tiles: the same bits");
+}
 
 /* Shapes no 32-block divides: ragged rows and columns, K short of, just
  * past and well past a multiple of 32 and past one chunk of K (768). */
@@ -72,6 +99,7 @@ test_products (void)
         }
       pl_linear_amx_emulated (x, w, b, res, cases[i].activation, emulated);
       pl_linear_plain (x, w, b, res, cases[i].activation, plain);
+      check_on_emulated_tiles (x, w, b, res, cases[i].activation, emulated);
       for (gsize r = 0; r < t; r++)
         for (gsize c = 0; c < n; c++)
           {
@@ -131,6 +159,7 @@ test_edges (void)
   for (gsize c = 0; c < n; c++)
     b->data[c] = (float) c;
   pl_linear_amx_emulated (x, w, b, NULL, PL_ACTIVATION_NONE, emulated);
+  check_on_emulated_tiles (x, w, b, NULL, PL_ACTIVATION_NONE, emulated);
   for (gsize c = 0; c < n; c++)
     g_assert_cmpfloat (pl_matrix_row (emulated, 0)[c], ==, (float) c);
   for (gsize i = 0; i < t * n; i++)

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "pl-attention-heads.h"
+#include "pl-linear-amx.h"
 #include "pl-matrix.h"
 #include "pl-model.h"
 #include "pl-stored-matrix.h"
@@ -53,6 +54,25 @@ void        pl_linear_amx_emulated    (const PlMatrix       *x,
                                        const PlMatrix       *residual,
                                        PlActivation          activation,
                                        PlMatrix             *out);
+/* The AMX kernels' own code (their packing, splitting, blocking and chunks
+ * of K) on tiles emulated in C, where the processor has AVX-512 BF16 (which
+ * their packing and splitting use; else FALSE or NULL, and nothing done):
+ * as pl_stored_gemm_amx, OUT [T, LDO] += X · Wᵀ for W in BF16 tiles; as
+ * pl_linear_tiles_new and pl_linear_amx. */
+gboolean       pl_stored_gemm_amx_on_emulated_tiles  (const PlMatrix       *x,
+                                                      const PlStoredMatrix *w,
+                                                      float                *out,
+                                                      gsize                 ldo);
+PlLinearTiles *pl_linear_tiles_new_on_emulated_tiles (const PlMatrix  *w,
+                                                      GCancellable    *cancellable,
+                                                      GError         **error);
+gboolean       pl_linear_amx_on_emulated_tiles       (const PlMatrix      *x,
+                                                      const PlLinearTiles *tiles,
+                                                      const PlMatrix      *b,
+                                                      const PlMatrix      *residual,
+                                                      PlActivation         activation,
+                                                      PlMatrix            *out);
+
 /* As pl_attention_heads on the fused path: JOB's context and, when PROBS is
  * not NULL, its probabilities; JOB as pl_fused_attention_usable takes it
  * (head size a multiple of 16, no softcap or bias). */

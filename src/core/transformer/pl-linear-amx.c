@@ -48,6 +48,8 @@ struct _PlLinearTiles
 
 #define TILE 512   /* BF16 numbers in a tile */
 
+/* once, not again where pl-linear-amx-emulated-tiles.c builds this file */
+#ifndef PL_AMX_EMULATED_TILES
 void
 pl_linear_tiles_free (PlLinearTiles *tiles)
 {
@@ -62,6 +64,7 @@ pl_linear_tiles_size (const PlLinearTiles *tiles)
 {
   return tiles->n_panels * tiles->kp * 32 * 2 * sizeof (guint16);
 }
+#endif
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 
@@ -152,7 +155,7 @@ pl_linear_tiles_new (const PlMatrix  *w,
   g_autoptr(PlLinearTiles) tiles = NULL;
   PackJob job;
 
-  if (!pl_cpu_has_amx_bf16 () || w->rows == 0 || w->cols == 0)
+  if (!PL_AMX_USABLE () || w->rows == 0 || w->cols == 0)
     return NULL;
   tiles = g_new0 (PlLinearTiles, 1);
   tiles->k = w->rows;
@@ -217,20 +220,20 @@ split_piece (guint    piece,
 /* The four C tiles += the product of A tiles 4, 5 (rows) and B 6, 7 (columns) */
 #define PRODUCTS() \
   G_STMT_START { \
-    _tile_dpbf16ps (0, 4, 6); \
-    _tile_dpbf16ps (1, 4, 7); \
-    _tile_dpbf16ps (2, 5, 6); \
-    _tile_dpbf16ps (3, 5, 7); \
+    PL_TILE_DPBF16PS (0, 4, 6); \
+    PL_TILE_DPBF16PS (1, 4, 7); \
+    PL_TILE_DPBF16PS (2, 5, 6); \
+    PL_TILE_DPBF16PS (3, 5, 7); \
   } G_STMT_END
 #define LOAD_A(term) \
   G_STMT_START { \
-    _tile_loadd (4, a + (term) * 2 * TILE, 64); \
-    _tile_loadd (5, a + (term) * 2 * TILE + TILE, 64); \
+    PL_TILE_LOAD (4, a + (term) * 2 * TILE, 64); \
+    PL_TILE_LOAD (5, a + (term) * 2 * TILE + TILE, 64); \
   } G_STMT_END
 #define LOAD_B(term) \
   G_STMT_START { \
-    _tile_loadd (6, b + (term) * 2 * TILE, 64); \
-    _tile_loadd (7, b + (term) * 2 * TILE + TILE, 64); \
+    PL_TILE_LOAD (6, b + (term) * 2 * TILE, 64); \
+    PL_TILE_LOAD (7, b + (term) * 2 * TILE + TILE, 64); \
   } G_STMT_END
 
 /* The partial sums of OUT's 32 × 32 block at rows M0, columns of PANEL,
@@ -252,17 +255,17 @@ multiply_block (const Job *job,
 
   if (first == 0)
     {
-      _tile_zero (0);
-      _tile_zero (1);
-      _tile_zero (2);
-      _tile_zero (3);
+      PL_TILE_ZERO (0);
+      PL_TILE_ZERO (1);
+      PL_TILE_ZERO (2);
+      PL_TILE_ZERO (3);
     }
   else
     {
-      _tile_loadd (0, acc, acc_stride * 4);
-      _tile_loadd (1, acc + 16, acc_stride * 4);
-      _tile_loadd (2, acc + 16 * acc_stride, acc_stride * 4);
-      _tile_loadd (3, acc + 16 * acc_stride + 16, acc_stride * 4);
+      PL_TILE_LOAD (0, acc, acc_stride * 4);
+      PL_TILE_LOAD (1, acc + 16, acc_stride * 4);
+      PL_TILE_LOAD (2, acc + 16 * acc_stride, acc_stride * 4);
+      PL_TILE_LOAD (3, acc + 16 * acc_stride + 16, acc_stride * 4);
     }
   for (gsize kb = first; kb < end; kb++)
     {
@@ -279,16 +282,16 @@ multiply_block (const Job *job,
     }
   if (end < kbs)
     {
-      _tile_stored (0, acc, acc_stride * 4);
-      _tile_stored (1, acc + 16, acc_stride * 4);
-      _tile_stored (2, acc + 16 * acc_stride, acc_stride * 4);
-      _tile_stored (3, acc + 16 * acc_stride + 16, acc_stride * 4);
+      PL_TILE_STORE (0, acc, acc_stride * 4);
+      PL_TILE_STORE (1, acc + 16, acc_stride * 4);
+      PL_TILE_STORE (2, acc + 16 * acc_stride, acc_stride * 4);
+      PL_TILE_STORE (3, acc + 16 * acc_stride + 16, acc_stride * 4);
       return;
     }
-  _tile_stored (0, block, 128);
-  _tile_stored (1, block + 16, 128);
-  _tile_stored (2, block + 16 * 32, 128);
-  _tile_stored (3, block + 16 * 32 + 16, 128);
+  PL_TILE_STORE (0, block, 128);
+  PL_TILE_STORE (1, block + 16, 128);
+  PL_TILE_STORE (2, block + 16 * 32, 128);
+  PL_TILE_STORE (3, block + 16 * 32 + 16, 128);
   for (gsize r = 0; r < rows; r++)
     {
       float *o = pl_matrix_row (job->out, m0 + r) + c0;
@@ -320,7 +323,7 @@ multiply_groups (gpointer data)
   gsize n_panels = job->tiles->n_panels, n_groups = (n_panels + job->group - 1) / job->group;
   gsize kbs = job->tiles->kp / 32;
 
-  _tile_loadconfig (&pl_amx_tile_config);
+  PL_TILE_CONFIGURE ();
   for (;;)
     {
       gsize group = (gsize) g_atomic_int_add (&job->next, 1);
@@ -333,7 +336,7 @@ multiply_groups (gpointer data)
           for (gsize panel = first; panel < end; panel++)
             multiply_block (job, m0, panel, kb, MIN (kbs, kb + CHUNK_BLOCKS));
     }
-  _tile_release ();
+  PL_TILE_RELEASE ();
   return NULL;
 }
 

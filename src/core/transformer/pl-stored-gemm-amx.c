@@ -140,30 +140,30 @@ multiply_block (const Job *job,
   gsize rows = MIN (32, job->m - m0), cols = MIN (32, job->n - panel * 32);
   float block[32 * 32];
 
-  _tile_zero (0);
-  _tile_zero (1);
-  _tile_zero (2);
-  _tile_zero (3);
+  PL_TILE_ZERO (0);
+  PL_TILE_ZERO (1);
+  PL_TILE_ZERO (2);
+  PL_TILE_ZERO (3);
   for (gsize kb = 0; kb < kbs; kb++)
     {
-      _tile_loadd (6, b0 + kb * 512, 64);
-      _tile_loadd (7, b1 + kb * 512, 64);
+      PL_TILE_LOAD (6, b0 + kb * 512, 64);
+      PL_TILE_LOAD (7, b1 + kb * 512, 64);
       for (guint t = 0; t < TERMS; t++)
         {
           const guint16 *a = job->a + t * term + m0 * job->kp + kb * 32;
 
-          _tile_loadd (4, a, lda);
-          _tile_loadd (5, a + 16 * job->kp, lda);
-          _tile_dpbf16ps (0, 4, 6);
-          _tile_dpbf16ps (1, 4, 7);
-          _tile_dpbf16ps (2, 5, 6);
-          _tile_dpbf16ps (3, 5, 7);
+          PL_TILE_LOAD (4, a, lda);
+          PL_TILE_LOAD (5, a + 16 * job->kp, lda);
+          PL_TILE_DPBF16PS (0, 4, 6);
+          PL_TILE_DPBF16PS (1, 4, 7);
+          PL_TILE_DPBF16PS (2, 5, 6);
+          PL_TILE_DPBF16PS (3, 5, 7);
         }
     }
-  _tile_stored (0, block, 128);
-  _tile_stored (1, block + 16, 128);
-  _tile_stored (2, block + 16 * 32, 128);
-  _tile_stored (3, block + 16 * 32 + 16, 128);
+  PL_TILE_STORE (0, block, 128);
+  PL_TILE_STORE (1, block + 16, 128);
+  PL_TILE_STORE (2, block + 16 * 32, 128);
+  PL_TILE_STORE (3, block + 16 * 32 + 16, 128);
   for (gsize r = 0; r < rows; r++)
     {
       float *o = job->out + (m0 + r) * job->ldo + panel * 32;
@@ -179,7 +179,7 @@ multiply_groups (gpointer data)
   Job *job = data;
   gsize n_groups = (job->n_panels + job->group - 1) / job->group;
 
-  _tile_loadconfig (&pl_amx_tile_config);
+  PL_TILE_CONFIGURE ();
 
   for (;;)
     {
@@ -192,7 +192,7 @@ multiply_groups (gpointer data)
         for (gsize panel = first; panel < end; panel++)
           multiply_block (job, m0, panel);
     }
-  _tile_release ();
+  PL_TILE_RELEASE ();
   return NULL;
 }
 
@@ -207,7 +207,7 @@ pl_stored_gemm_amx (const PlMatrix       *x,
   PlExecutor *executor;
   guint threads;
 
-  if (w->type != PL_STORED_BF16_TILES || !pl_cpu_has_amx_bf16 ())
+  if (w->type != PL_STORED_BF16_TILES || !PL_AMX_USABLE ())
     return FALSE;
 
   job.x = x;
