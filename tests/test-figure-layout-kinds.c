@@ -154,8 +154,8 @@ build_trajectory_3d (void)
   return figure;
 }
 
-/* The trajectory with its explained variance beside it, as the export
- * dialog's companion makes it: sixteen components, cumulative. */
+/* The trajectory with its explained variance, as the export dialog's
+ * companion makes it: two panels, sixteen components, cumulative. */
 static PlFigure *
 build_trajectory_variance (void)
 {
@@ -171,10 +171,9 @@ build_trajectory_variance (void)
   pl_figure_set_title (bars, "Explained variance");
   pl_figure_set_axis_labels (bars, "Component", "Ratio of total variance");
   pl_figure_set_own_scale (figure, TRUE);
-  pl_figure_set_relative_width (bars, 1.0 / 3);
   panels[0] = figure;
   panels[1] = bars;
-  return pl_figure_new_multiples (panels, 2, 2);
+  return pl_figure_new_multiples (panels, 2, 0);
 }
 
 /* Compare: two models' cosine on one scale and their difference on its own. */
@@ -404,6 +403,7 @@ build_playground_alibi (void)
   g_autoptr(PlMatrix) bias = pl_encoding_alibi_bias (8, 256);
   PlFigure *figure = pl_figure_new_heatmap (bias, 0);
 
+  pl_figure_set_first_row (figure, 1);
   pl_figure_set_title (figure, "ALiBi, 8 heads, 256 positions");
   pl_figure_set_axis_labels (figure, "Distance |i − j|", "Head");
   pl_figure_set_value_label (figure, "Bias added to the score");

@@ -8,6 +8,7 @@
 #include "pl-application.h"
 #include "pl-attention-page.h"
 #include "pl-export-dialog.h"
+#include "pl-figure-preset.h"
 #include "pl-figure-view.h"
 #include "pl-playground-page.h"
 #include "pl-probes-page.h"
@@ -15,6 +16,7 @@
 #include "pl-test-util.h"
 #include "pl-test-window.h"
 #include "pl-trajectory-page.h"
+#include "pl-view-style.h"
 #include "pl-window.h"
 
 /* Drives every view of the real window through its actions, and checks what
@@ -417,15 +419,26 @@ test_export_for_papers (void)
   g_autoptr(GBytes) shown = NULL;
   int w, h, x0, y0, x1, y1;
 
+  double column_height;
+
+  /* The figure's own height at 3.3 in, with the export's title, face and
+   * 8 pt text (pl-figure-preset.h), as the command line's --width 3.3in. */
+  pl_figure_set_title (figure, "Cosine & co: GPT-2");
+  pl_figure_set_font (figure, "Latin Modern Roman, CMU Serif, TeX Gyre Termes, Liberation Serif, DejaVu Serif, Serif",
+                      8);
+  column_height = pl_figure_get_preferred_height (figure, 3.3 * 72);
+  pl_figure_set_title (figure, screen_title);
+  pl_figure_set_font (figure, "Cantarell, Sans", PL_VIEW_SCREEN_FONT_SIZE);
+
   pl_export_dialog_set_title (dialog, "Cosine & co: GPT-2");
   pl_export_dialog_set_font (dialog, PL_EXPORT_FONT_SERIF);
   pl_export_dialog_set_size (dialog, PL_EXPORT_SIZE_ONE_COLUMN);
   g_assert_true (pl_export_dialog_export (dialog, png, &error));
   g_assert_no_error (error);
-  /* 3.3 in at 300 dpi, the default 360 × 300 proportions kept. */
+  /* 3.3 in at 300 dpi, as tall as the figure wants at that width. */
   ink_box (png, &w, &h, &x0, &y0, &x1, &y1);
   g_assert_cmpint (w, ==, 990);
-  g_assert_cmpint (h, ==, 825);
+  g_assert_cmpint (h, ==, (int) round (column_height * 300 / 72));
   g_assert_true (pl_export_dialog_export (dialog, svg, &error));
   g_assert_true (g_file_get_contents (svg, &text, NULL, NULL));
   g_assert_nonnull (strstr (text, ">Cosine &amp; co: GPT-2</text>"));
@@ -506,6 +519,20 @@ test_export_companion (void)
   g_assert_nonnull (strstr (with, ">Explained variance</text>"));
   g_assert_nonnull (strstr (with, ">Component</text>"));
   g_assert_nonnull (strstr (with, title));
+  /* In one column the two stand one above the other, each as wide as the
+   * column, and the page is as tall as they need (not the custom size's
+   * proportions, which squeezed the variance beside the trajectory). */
+  {
+    g_autofree char *png = g_build_filename (dir, "column.png", NULL);
+    int w, h, x0, y0, x1, y1;
+
+    pl_export_dialog_set_size (dialog, PL_EXPORT_SIZE_ONE_COLUMN);
+    g_assert_true (pl_export_dialog_export (dialog, png, &error));
+    g_assert_no_error (error);
+    ink_box (png, &w, &h, &x0, &y0, &x1, &y1);
+    g_assert_cmpint (w, ==, 990);
+    g_assert_cmpint (h, >, 3 * w / 2);
+  }
   pl_export_dialog_set_companion (dialog, NULL, NULL);
   g_assert_true (pl_export_dialog_export (dialog, svg, &error));
   g_assert_true (g_file_get_contents (svg, &without, NULL, NULL));

@@ -5,12 +5,14 @@
 
 #include "pl-enum-labels.h"
 #include "pl-export-dialog.h"
+#include "pl-figure-preset.h"
 #include "pl-view-style.h"
 
 /* Exports the figure on screen for a paper or a slide: a title, a typeface
- * and text size, a size from a journal's column widths or a slide's, and a
- * preview drawn by the renderer that writes the file. A table (the probes)
- * is written at its own size, with no blank margins. */
+ * and text size, a size from a journal's column widths or a slide's (the
+ * figure's own height at a column's width), and a preview drawn by the
+ * renderer that writes the file. A table (the probes) is written at its own
+ * size, or its own height at a preset's width, with no blank margins. */
 struct _PlExportDialog
 {
   AdwWindow      parent_instance;
@@ -48,13 +50,14 @@ static const char * const families[] = {
   [PL_EXPORT_FONT_SERIF] = "Latin Modern Roman, CMU Serif, TeX Gyre Termes, Liberation Serif, DejaVu Serif, Serif",
 };
 
-/* Journals' column widths and a 10 × 5.625 in slide, with the text size
- * that reads at each: 8 pt under a one-column figure, larger on a screen. */
-static const struct { double width; double height; double font_size; } presets[] = {
-  [PL_EXPORT_SIZE_ONE_COLUMN]  = { 3.3 * 72, 0, 8 },
-  [PL_EXPORT_SIZE_TWO_COLUMNS] = { 7.0 * 72, 0, 9 },
-  [PL_EXPORT_SIZE_SLIDE]       = { 10.0 * 72, 5.625 * 72, 16 },
-};
+/* The size rows' presets are the command line's (pl-figure-preset.h). */
+G_STATIC_ASSERT (PL_EXPORT_SIZE_SLIDE - PL_EXPORT_SIZE_ONE_COLUMN + 1 == PL_FIGURE_N_PRESETS);
+
+static const PlFigurePresetInfo *
+preset_info (PlExportSize size)
+{
+  return size == PL_EXPORT_SIZE_CUSTOM ? NULL : pl_figure_preset_get (size - PL_EXPORT_SIZE_ONE_COLUMN);
+}
 
 /* A combo row listing the values of TYPE under their names. */
 static void
@@ -106,7 +109,8 @@ set_nick (AdwComboRow *row,
 }
 
 /* The figure the file will hold: the one on screen, or it with its
- * companion beside it, a third as wide. */
+ * companion as two equal panels, side by side or one above the other as
+ * the size suits them (as the window shows them). */
 static PlFigure *
 make_export_figure (PlExportDialog *self)
 {
@@ -114,8 +118,7 @@ make_export_figure (PlExportDialog *self)
 
   if (self->companion == NULL || !gtk_switch_get_active (self->companion_switch))
     return g_object_ref (self->figure);
-  pl_figure_set_relative_width (self->companion, 1.0 / 3);
-  return pl_figure_new_multiples (panels, 2, 2);
+  return pl_figure_new_multiples (panels, 2, 0);
 }
 
 /* Runs DRAW on the figure styled for the file (white unless asked, the
@@ -235,44 +238,65 @@ measure_figure (PlExportDialog *self,
   return pl_figure_get_natural_size (figure, &size[0], &size[1]);
 }
 
-/* A table is written at its own size at the chosen text size: the size
- * rows follow it and cannot be set. */
-static void
-fit_natural_size (PlExportDialog *self)
+static gboolean
+measure_height (PlExportDialog *self,
+                PlFigure       *figure,
+                gpointer        data)
 {
+  double *size = data;
+
+  size[1] = pl_figure_get_preferred_height (figure, size[0]);
+  return TRUE;
+}
+
+/* The size follows the figure where it is the figure's own: a preset's
+ * width without a height (a column) takes the height the figure wants there
+ * at the chosen text size and title; a table at a custom size is its own
+ * size, and its size rows cannot be set. */
+static void
+fit_size (PlExportDialog *self)
+{
+  const PlFigurePresetInfo *info = preset_info (get_value (self->preset_row));
+  gboolean syncing = self->syncing, table;
   double size[2];
 
-  gboolean syncing = self->syncing;
-
-  if (!with_export_style (self, measure_figure, size))
+  table = with_export_style (self, measure_figure, size);
+  if (table)
+    {
+      gtk_widget_set_sensitive (GTK_WIDGET (self->width_row), FALSE);
+      gtk_widget_set_sensitive (GTK_WIDGET (self->height_row), FALSE);
+      adw_action_row_set_subtitle (self->width_row, info != NULL ? _("The preset’s width")
+                                                                 : _("The table’s own width"));
+      adw_action_row_set_subtitle (self->height_row, info != NULL && info->height > 0 ? _("The preset’s height")
+                                                                                       : _("The table’s own height"));
+    }
+  if ((info != NULL && info->height > 0) || (info == NULL && !table))
     return;
+  if (info != NULL)
+    {
+      size[0] = info->width;
+      with_export_style (self, measure_height, size);
+    }
   self->syncing = TRUE;
   gtk_spin_button_set_value (self->width_spin, size[0]);
   gtk_spin_button_set_value (self->height_spin, size[1]);
   self->syncing = syncing;
-  gtk_widget_set_sensitive (GTK_WIDGET (self->width_row), FALSE);
-  gtk_widget_set_sensitive (GTK_WIDGET (self->height_row), FALSE);
-  adw_action_row_set_subtitle (self->width_row, _("The table’s own width"));
-  adw_action_row_set_subtitle (self->height_row, _("The table’s own height"));
 }
 
 static void
 on_preset_changed (PlExportDialog *self)
 {
-  PlExportSize preset = get_value (self->preset_row);
-  double w = gtk_spin_button_get_value (self->width_spin);
-  double h = gtk_spin_button_get_value (self->height_spin);
+  const PlFigurePresetInfo *info = preset_info (get_value (self->preset_row));
 
-  if (self->syncing || preset == PL_EXPORT_SIZE_CUSTOM)
+  if (self->syncing || info == NULL)
     return;
   self->syncing = TRUE;
-  gtk_spin_button_set_value (self->font_size_spin, presets[preset].font_size);
-  /* A column width keeps the figure's proportions; a slide is 16:9. */
-  gtk_spin_button_set_value (self->height_spin, presets[preset].height > 0 ? presets[preset].height
-                                                                            : presets[preset].width * h / w);
-  gtk_spin_button_set_value (self->width_spin, presets[preset].width);
+  gtk_spin_button_set_value (self->font_size_spin, info->font_size);
+  gtk_spin_button_set_value (self->width_spin, info->width);
+  if (info->height > 0)
+    gtk_spin_button_set_value (self->height_spin, info->height);
   self->syncing = FALSE;
-  fit_natural_size (self);
+  fit_size (self);
   gtk_widget_queue_draw (GTK_WIDGET (self->preview));
 }
 
@@ -285,10 +309,10 @@ on_size_changed (PlExportDialog *self)
 
   if (self->syncing)
     return;
-  for (guint i = PL_EXPORT_SIZE_ONE_COLUMN; i < G_N_ELEMENTS (presets); i++)
-    if (G_APPROX_VALUE (w, presets[i].width, 0.05) &&
-        (presets[i].height == 0 || G_APPROX_VALUE (gtk_spin_button_get_value (self->height_spin),
-                                                   presets[i].height, 0.05)))
+  for (PlExportSize i = PL_EXPORT_SIZE_ONE_COLUMN; i <= PL_EXPORT_SIZE_SLIDE; i++)
+    if (G_APPROX_VALUE (w, preset_info (i)->width, 0.05) &&
+        (preset_info (i)->height == 0 ||
+         G_APPROX_VALUE (gtk_spin_button_get_value (self->height_spin), preset_info (i)->height, 0.05)))
       preset = i;
   self->syncing = TRUE;
   set_value (self->preset_row, preset);
@@ -299,7 +323,7 @@ on_size_changed (PlExportDialog *self)
 static void
 on_look_changed (PlExportDialog *self)
 {
-  fit_natural_size (self);
+  fit_size (self);
   gtk_widget_queue_draw (GTK_WIDGET (self->preview));
 }
 
@@ -530,7 +554,7 @@ pl_export_dialog_new (GtkWindow  *parent,
     }
   on_size_changed (self);
   on_format_changed (self);
-  fit_natural_size (self);
+  fit_size (self);
   g_signal_connect_object (self->title_row, "changed", G_CALLBACK (on_look_changed), self, G_CONNECT_SWAPPED);
   return self;
 }

@@ -22,7 +22,8 @@ typedef enum
   PL_EXPORT_FONT_SERIF,
 } PlExportFont;
 
-/* The sizes the dialog offers besides any the user types. */
+/* The sizes the dialog offers besides any the user types: Custom, then
+ * pl-figure-preset.h's presets in their order (PL_FIGURE_PRESET_* + 1). */
 typedef enum
 {
   PL_EXPORT_SIZE_CUSTOM,

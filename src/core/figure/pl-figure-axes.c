@@ -449,23 +449,26 @@ pl_axes_layout (PlDraw                  *draw,
   PlFigure *self = draw->figure;
   const char *x_label = pl_figure_x_label (self);
   const char *y_label = pl_figure_y_label (self);
-  double tick_h, label_h, title_h, left, bottom, top, w, h;
+  double tick_h, label_h, left, bottom, top, w, h;
 
   pl_draw_text_size (draw, "0", pl_figure_tick_size (self), 0, NULL, &tick_h);
   pl_draw_text_size (draw, "Position", self->font_size, 0, NULL, &label_h);
-  title_h = pl_draw_title_height (draw);
-
-  top = GAP + (title_h > 0 ? title_h + GAP : tick_h / 2);
+  top = pl_draw_top_room (draw, draw->width - 2 * GAP, tick_h);
   bottom = TICK_LENGTH + TICK_GAP + tick_h + (x_label ? GAP + label_h : 0) + GAP;
   make_y_ticks (draw, axes, area->height - top - bottom);
   left = GAP + (y_label ? label_h + GAP : 0) + widest_tick (draw, axes, axes->yticks, FALSE) + TICK_LENGTH + TICK_GAP;
   /* Room for half of the last x label, which centres on the right edge. */
   right = MAX (right, GAP + tick_h * 1.5);
+  {
+    double margins[4] = { left, top, right, bottom };
 
-  w = MAX (area->width - left - right, 1);
-  h = MAX (area->height - top - bottom, 1);
-  axes->plot = (cairo_rectangle_t) { area->x + left, area->y + top, w, h };
-  axes->y_title_x = area->x + GAP;
+    pl_figure_take_margins (self, margins);
+    w = MAX (area->width - margins[0] - margins[2], 1);
+    h = MAX (area->height - margins[1] - margins[3], 1);
+    axes->plot = (cairo_rectangle_t) { area->x + margins[0], area->y + margins[1], w, h };
+    /* The y title hugs the tick labels. */
+    axes->y_title_x = axes->plot.x - left + GAP;
+  }
   make_y_ticks (draw, axes, h);
   make_x_ticks (draw, axes, w);
 }
@@ -550,5 +553,5 @@ pl_axes_draw (PlDraw *draw,
   if (y_label != NULL)
     pl_draw_text (draw, y_label, pl_draw_fit_size (draw, y_label, self->font_size, 0, p->height + 2 * GAP),
                   PL_TEXT_AXIS_TITLE, draw->fg, axes->y_title_x, p->y + p->height / 2, 0.5, 0, -G_PI / 2);
-  pl_draw_title (draw, p->x + p->width / 2, p->y - GAP, GAP, draw->width - GAP);
+  pl_draw_title (draw, p->x + p->width / 2, p->y - pl_draw_title_gap (tick_h), GAP, draw->width - GAP);
 }

@@ -204,7 +204,7 @@ pl_figure_bias_render (PlFigure                *self,
   g_autoptr(GArray) xticks = g_array_new (FALSE, FALSE, sizeof (double));
   g_autoptr(GArray) hticks = g_array_new (FALSE, FALSE, sizeof (double));
   g_autoptr(GArray) bticks = g_array_new (FALSE, FALSE, sizeof (double));
-  double lo, hi, blo = INFINITY, bhi = -INFINITY, tick_h, label_h, title_h, left, right, top, bottom;
+  double lo, hi, blo = INFINITY, bhi = -INFINITY, tick_h, label_h, left, right, top, bottom;
   double bar_w, legend_w, plot_w, map_h, lines_h, hstep, bstep, xstep;
   gboolean curves = self->series->len > 0;
   cairo_rectangle_t map, lines, bar;
@@ -217,8 +217,7 @@ pl_figure_bias_render (PlFigure                *self,
 
   pl_draw_text_size (draw, "0", size, 0, NULL, &tick_h);
   pl_draw_text_size (draw, "Head", self->font_size, 0, NULL, &label_h);
-  title_h = pl_draw_title_height (draw);
-  top = GAP + (title_h > 0 ? title_h + GAP : tick_h / 2);
+  top = pl_draw_top_room (draw, area->width - 2 * GAP, tick_h);
   bottom = TICK_LENGTH + TICK_GAP + tick_h + GAP + label_h + GAP;
 
   /* The heatmap takes more of the height when there are no curves. */
@@ -396,7 +395,8 @@ pl_figure_bias_render (PlFigure                *self,
                   PL_TEXT_AXIS_TITLE, draw->fg, axis->x + axis->width / 2,
                   axis->y + axis->height + TICK_LENGTH + TICK_GAP + tick_h + GAP, 0.5, 0, 0);
   }
-  pl_draw_title (draw, map.x + map.width / 2, map.y - GAP - (self->bias_buckets ? TICK_LENGTH : 0),
+  pl_draw_title (draw, map.x + map.width / 2,
+                 map.y - pl_draw_title_gap (tick_h) - (self->bias_buckets ? TICK_LENGTH : 0),
                  area->x + GAP, area->x + area->width - GAP);
 }
 

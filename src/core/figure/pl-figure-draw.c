@@ -9,6 +9,8 @@
 /* Drawing helpers every figure kind shares: colours for light and dark,
  * text through pango (or, for SVG, as <text> elements), titles. */
 
+#define TITLE_GAP 6.0
+
 static const double light_fg[3]    = { 0.13, 0.13, 0.13 };
 static const double light_axis[3]  = { 0.30, 0.30, 0.30 };
 static const double light_muted[3] = { 0.82, 0.82, 0.82 };
@@ -44,6 +46,8 @@ pl_draw_init (PlDraw   *draw,
   draw->layout = NULL;
   cairo_matrix_init_identity (&draw->to_figure);
   draw->panel = -1;
+  draw->axis_title_min = INFINITY;
+  draw->has_title = FALSE;
   draw->pango = pango_cairo_create_context (cr);
   /* Sizes are in points and one cairo unit is one point. */
   pango_cairo_context_set_resolution (draw->pango, 72);
@@ -191,12 +195,13 @@ pl_draw_text (PlDraw       *draw,
   h = (double) logical.height / PANGO_SCALE;
   baseline = (double) pango_layout_get_baseline (layout) / PANGO_SCALE;
 
+  if (flags & PL_TEXT_AXIS_TITLE)
+    draw->axis_title_min = MIN (draw->axis_title_min, size);
   cairo_save (draw->cr);
   cairo_translate (draw->cr, x, y);
   if (angle != 0)
     cairo_rotate (draw->cr, angle);
-  pl_layout_add_text (draw, (flags & PL_TEXT_TITLE) ? PL_LAYOUT_TITLE
-                            : (flags & PL_TEXT_AXIS_TITLE) ? PL_LAYOUT_AXIS_TITLE : PL_LAYOUT_TEXT,
+  pl_layout_add_text (draw, (flags & PL_TEXT_AXIS_TITLE) ? PL_LAYOUT_AXIS_TITLE : PL_LAYOUT_TEXT,
                       text, size, &(cairo_rectangle_t) { -ax * w, -ay * h, w, h });
 
   if (draw->svg_text != NULL)
@@ -323,14 +328,9 @@ pl_figure_series_rgb (PlFigure *self,
 }
 
 double
-pl_draw_title_height (PlDraw *draw)
+pl_draw_shrink_floor (double size)
 {
-  PlFigure *self = draw->figure;
-  double h = 0;
-
-  if (self->title != NULL && self->title[0] != '\0')
-    pl_draw_text_size (draw, self->title, self->font_size * 1.2, PL_TEXT_BOLD, NULL, &h);
-  return h;
+  return MIN (size, MAX (size * 0.6, PL_FIGURE_MIN_TEXT_PT));
 }
 
 double
@@ -340,12 +340,146 @@ pl_draw_fit_size (PlDraw      *draw,
                   PlTextFlags  flags,
                   double       max_width)
 {
-  double w;
+  double floor = pl_draw_shrink_floor (size), w;
 
-  pl_draw_text_size (draw, text, size, flags, &w, NULL);
-  if (w <= max_width || w <= 0)
-    return size;
-  return MAX (size * 0.6, size * max_width / w);
+  /* Twice: a face's widths need not scale exactly with its size. */
+  for (guint i = 0; i < 2; i++)
+    {
+      pl_draw_text_size (draw, text, size, flags, &w, NULL);
+      if (w <= max_width || w <= 0 || size <= floor)
+        break;
+      size = MAX (floor, size * max_width / w * 0.999);
+    }
+  return size;
+}
+
+/* Shows LAYOUT (TEXT at SIZE, as one paragraph) with its top left at (X, Y),
+ * its lines recorded as ROLE; in SVG one <text> a line, anchored at the
+ * left or, when CENTRED, the centre of the layout's width. */
+static void
+show_lines (PlDraw       *draw,
+            PangoLayout  *layout,
+            const char   *text,
+            double        size,
+            PlTextFlags   flags,
+            PlLayoutRole  role,
+            double        x,
+            double        y,
+            gboolean      centred)
+{
+  double width = (double) pango_layout_get_width (layout) / PANGO_SCALE;
+  PangoLayoutIter *iter = pango_layout_get_iter (layout);
+
+  do
+    {
+      PangoLayoutLine *line = pango_layout_iter_get_line_readonly (iter);
+      g_autofree char *part = g_strchomp (g_strndup (text + line->start_index, line->length));
+      PangoRectangle extents;
+
+      pango_layout_iter_get_line_extents (iter, NULL, &extents);
+      cairo_save (draw->cr);
+      cairo_translate (draw->cr, x, y);
+      pl_layout_add_text (draw, role, part, size,
+                          &(cairo_rectangle_t) { (double) extents.x / PANGO_SCALE, (double) extents.y / PANGO_SCALE,
+                                                 (double) extents.width / PANGO_SCALE,
+                                                 (double) extents.height / PANGO_SCALE });
+      if (draw->svg_text != NULL)
+        {
+          /* SVG text does not wrap: one <text> per line, at its baseline. */
+          cairo_translate (draw->cr, centred ? width / 2 : 0, 0);
+          append_svg_text (draw, part, size, flags, draw->fg, centred ? 0.5 : 0,
+                           (double) pango_layout_iter_get_baseline (iter) / PANGO_SCALE);
+        }
+      cairo_restore (draw->cr);
+    }
+  while (pango_layout_iter_next_line (iter));
+  pango_layout_iter_free (iter);
+
+  if (draw->svg_text == NULL)
+    {
+      cairo_save (draw->cr);
+      cairo_move_to (draw->cr, x, y);
+      pango_cairo_update_layout (draw->cr, layout);
+      pl_draw_set_rgb (draw, draw->fg);
+      pango_cairo_show_layout (draw->cr, layout);
+      cairo_restore (draw->cr);
+    }
+}
+
+/* The title set to stand within MAX_WIDTH: on one line at 1.2 × the text
+ * size, or smaller down to the text size; else wrapped at the text size
+ * (a word wider than the room shrinks further, not below the smallest
+ * text). A panel's title is at the size its multiples set, wrapped if need
+ * be. Lines centred in a layout MAX_WIDTH wide; its size in SIZE. */
+static PangoLayout *
+title_layout (PlDraw *draw,
+              double  max_width,
+              double *size)
+{
+  PlFigure *self = draw->figure;
+  double full = self->font_size * 1.2, body = self->font_size, w;
+  PangoLayout *layout;
+  PangoRectangle logical;
+
+  /* Small multiples give their panels' titles one size. */
+  if (self->title_size > 0)
+    full = body = self->title_size;
+  /* Axis titles shrunk to fit pull the title down with them. */
+  if (isfinite (draw->axis_title_min))
+    {
+      full = MIN (full, 0.999 * PL_FIGURE_MAX_TITLE_RATIO * draw->axis_title_min);
+      body = MIN (body, full);
+    }
+  max_width = MAX (max_width, 1);
+  *size = pl_draw_fit_size (draw, self->title, full, PL_TEXT_BOLD, max_width);
+  pl_draw_text_size (draw, self->title, *size, PL_TEXT_BOLD, &w, NULL);
+  if (*size < body || w > max_width)
+    *size = body;
+  for (guint i = 0;; i++)
+    {
+      layout = make_layout (draw, self->title, *size, PL_TEXT_BOLD);
+      pango_layout_set_width (layout, (int) (max_width * PANGO_SCALE));
+      pango_layout_set_wrap (layout, PANGO_WRAP_WORD);
+      pango_layout_set_alignment (layout, PANGO_ALIGN_CENTER);
+      pango_layout_get_extents (layout, NULL, &logical);
+      if ((double) logical.width / PANGO_SCALE <= max_width + 0.01 || *size <= pl_draw_shrink_floor (body) || i == 2)
+        return layout;
+      *size = MAX (pl_draw_shrink_floor (body), *size * max_width / ((double) logical.width / PANGO_SCALE) * 0.999);
+      g_object_unref (layout);
+    }
+}
+
+double
+pl_draw_title_height (PlDraw *draw,
+                      double  max_width)
+{
+  PlFigure *self = draw->figure;
+  g_autoptr(PangoLayout) layout = NULL;
+  PangoRectangle logical;
+  double size;
+
+  if (self->title == NULL || self->title[0] == '\0')
+    return 0;
+  layout = title_layout (draw, max_width, &size);
+  pango_layout_get_extents (layout, NULL, &logical);
+  return (double) logical.height / PANGO_SCALE;
+}
+
+double
+pl_draw_title_gap (double tick_h)
+{
+  /* Room for the top tick label, which centres on the plot's edge. */
+  return MAX (TITLE_GAP, tick_h / 2);
+}
+
+double
+pl_draw_top_room (PlDraw *draw,
+                  double  max_width,
+                  double  tick_h)
+{
+  double title_h = pl_draw_title_height (draw, max_width);
+
+  return TITLE_GAP + (title_h > 0 ? title_h + pl_draw_title_gap (tick_h) : tick_h / 2);
 }
 
 void
@@ -355,16 +489,38 @@ pl_draw_title (PlDraw *draw,
                double  min_x,
                double  max_x)
 {
-  PlFigure *self = draw->figure;
-  double size, w;
+  draw->has_title = TRUE;
+  draw->title_at[0] = center_x;
+  draw->title_at[1] = bottom_y;
+  draw->title_at[2] = min_x;
+  draw->title_at[3] = max_x;
+  cairo_get_matrix (draw->cr, &draw->title_matrix);
+}
 
-  if (self->title == NULL || self->title[0] == '\0')
+void
+pl_draw_pending_title (PlDraw *draw)
+{
+  PlFigure *self = draw->figure;
+  g_autoptr(PangoLayout) layout = NULL;
+  PangoRectangle logical;
+  double size, x, w, h, center_x = draw->title_at[0], bottom_y = draw->title_at[1];
+  double min_x = draw->title_at[2], max_x = draw->title_at[3];
+
+  if (!draw->has_title || self->title == NULL || self->title[0] == '\0')
     return;
-  size = pl_draw_fit_size (draw, self->title, self->font_size * 1.2, PL_TEXT_BOLD, max_x - min_x);
-  pl_draw_text_size (draw, self->title, size, PL_TEXT_BOLD, &w, NULL);
+  draw->has_title = FALSE;
+  cairo_save (draw->cr);
+  cairo_set_matrix (draw->cr, &draw->title_matrix);
+  layout = title_layout (draw, max_x - min_x, &size);
+  pango_layout_get_extents (layout, NULL, &logical);
+  x = (double) logical.x / PANGO_SCALE;
+  w = (double) logical.width / PANGO_SCALE;
+  h = (double) logical.height / PANGO_SCALE;
   /* Over the plot when it fits there, else slid sideways to stay on the page. */
   center_x = CLAMP (center_x, min_x + w / 2, MAX (min_x + w / 2, max_x - w / 2));
-  pl_draw_text (draw, self->title, size, PL_TEXT_BOLD | PL_TEXT_TITLE, draw->fg, center_x, bottom_y, 0.5, 1, 0);
+  show_lines (draw, layout, self->title, size, PL_TEXT_BOLD, PL_LAYOUT_TITLE, center_x - x - w / 2,
+              bottom_y - h - (double) logical.y / PANGO_SCALE, TRUE);
+  cairo_restore (draw->cr);
 }
 
 double
@@ -378,65 +534,11 @@ pl_draw_paragraph (PlDraw     *draw,
 {
   g_autoptr(PangoLayout) layout = make_layout (draw, text, size, 0);
   PangoRectangle logical;
-  int n_lines;
 
   pango_layout_set_width (layout, (int) (width * PANGO_SCALE));
   pango_layout_set_wrap (layout, PANGO_WRAP_WORD);
   pango_layout_get_extents (layout, NULL, &logical);
-  if (!draw_it)
-    return (double) logical.height / PANGO_SCALE;
-
-  n_lines = pango_layout_get_line_count (layout);
-  if (draw->layout != NULL)
-    {
-      PangoLayoutIter *iter = pango_layout_get_iter (layout);
-
-      do
-        {
-          PangoLayoutLine *line = pango_layout_iter_get_line_readonly (iter);
-          g_autofree char *part = g_strndup (text + line->start_index, line->length);
-          PangoRectangle extents;
-
-          pango_layout_iter_get_line_extents (iter, NULL, &extents);
-          cairo_save (draw->cr);
-          cairo_translate (draw->cr, x, y);
-          pl_layout_add_text (draw, PL_LAYOUT_CAPTION, g_strchomp (part), size,
-                              &(cairo_rectangle_t) { (double) extents.x / PANGO_SCALE,
-                                                     (double) extents.y / PANGO_SCALE,
-                                                     (double) extents.width / PANGO_SCALE,
-                                                     (double) extents.height / PANGO_SCALE });
-          cairo_restore (draw->cr);
-        }
-      while (pango_layout_iter_next_line (iter));
-      pango_layout_iter_free (iter);
-    }
-  if (draw->svg_text != NULL)
-    {
-      /* SVG text does not wrap: one <text> per line, at its baseline. */
-      PangoLayoutIter *iter = pango_layout_get_iter (layout);
-
-      for (int i = 0; i < n_lines; i++, pango_layout_iter_next_line (iter))
-        {
-          PangoLayoutLine *line = pango_layout_iter_get_line_readonly (iter);
-          g_autofree char *part = g_strndup (text + line->start_index, line->length);
-          double baseline = (double) pango_layout_iter_get_baseline (iter) / PANGO_SCALE;
-
-          g_strchomp (part);
-          cairo_save (draw->cr);
-          cairo_translate (draw->cr, x, y);
-          append_svg_text (draw, part, size, 0, draw->fg, 0, baseline);
-          cairo_restore (draw->cr);
-        }
-      pango_layout_iter_free (iter);
-    }
-  else
-    {
-      cairo_save (draw->cr);
-      cairo_move_to (draw->cr, x, y);
-      pango_cairo_update_layout (draw->cr, layout);
-      pl_draw_set_rgb (draw, draw->fg);
-      pango_cairo_show_layout (draw->cr, layout);
-      cairo_restore (draw->cr);
-    }
+  if (draw_it)
+    show_lines (draw, layout, text, size, 0, PL_LAYOUT_CAPTION, x, y, FALSE);
   return (double) logical.height / PANGO_SCALE;
 }

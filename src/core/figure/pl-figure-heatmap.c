@@ -416,8 +416,8 @@ pl_figure_heatmap_render (PlFigure                *self,
   const char *x_label = self->x_label ? self->x_label : "Position";
   const char *y_label = self->y_label ? self->y_label : "Position";
   g_autoptr(GArray) yticks = g_array_new (FALSE, FALSE, sizeof (double));
-  double lo, hi, vw, vh, tick_h, label_h, title_h = 0, title_w = 0;
-  double left, right, bottom, top, aw, ah, s, pw, ph, ox, oy, bar_w = 0, ystep;
+  double lo, hi, vw, vh, tick_h, label_h;
+  double left, right, bottom, top, aw, ah, s, pw, ph, ox, oy, bar_w = 0, ystep, label_left;
   cairo_rectangle_t plot, bar;
   cairo_surface_t *image;
   g_auto(GStrv) shown = NULL;
@@ -436,8 +436,6 @@ pl_figure_heatmap_render (PlFigure                *self,
 
   pl_draw_text_size (draw, "0", tick_size, 0, NULL, &tick_h);
   pl_draw_text_size (draw, "Position", self->font_size, 0, NULL, &label_h);
-  if (self->title != NULL && self->title[0] != '\0')
-    pl_draw_text_size (draw, self->title, self->font_size * 1.2, PL_TEXT_BOLD, &title_w, &title_h);
 
   /* Reserve the margins from the labels the ticks will need at about this
    * size, then fit square cells in what is left. */
@@ -464,7 +462,7 @@ pl_figure_heatmap_render (PlFigure                *self,
       left = GAP + label_h + GAP + widest_label (draw, tick_size, yticks, ystep) + TICK_LENGTH + TICK_GAP;
       bottom = TICK_LENGTH + TICK_GAP + tick_h + GAP + label_h + GAP;
     }
-  top = GAP + (title_h > 0 ? title_h + GAP : tick_h / 2);
+  top = pl_draw_top_room (draw, area->width - 2 * GAP, tick_h);
   if (self->panel_bar == PL_PANEL_BAR_NONE)
     right = GAP;    /* the multiples draw one bar for all */
   else
@@ -473,6 +471,27 @@ pl_figure_heatmap_render (PlFigure                *self,
       bar_w = pl_draw_colorbar (draw, &probe, lo, hi, TRUE);
       right = BAR_GAP + bar_w + GAP;
     }
+  if (shown == NULL)
+    {
+      /* Half the last column's number may stand past the plot's edge. */
+      g_autoptr(GArray) xticks = g_array_new (FALSE, FALSE, sizeof (double));
+      double first = self->first_position;
+      double xstep = pl_nice_ticks (first + self->view_x0 - 0.5, first + self->view_x1 - 0.5,
+                                    (guint) CLAMP (area->width / (tick_h * 4), 2, 12), TRUE, xticks);
+
+      right = MAX (right, widest_label (draw, tick_size, xticks, xstep) / 2 + 1);
+    }
+  /* What the labels need, and what small multiples ask of every panel. */
+  {
+    double margins[4] = { left, top, right, bottom };
+
+    pl_figure_take_margins (self, margins);
+    label_left = left;
+    left = margins[0];
+    top = margins[1];
+    right = margins[2];
+    bottom = margins[3];
+  }
 
   aw = MAX (area->width - left - right, 1);
   ah = MAX (area->height - top - bottom, 1);
@@ -534,8 +553,9 @@ pl_figure_heatmap_render (PlFigure                *self,
                 PL_TEXT_AXIS_TITLE, draw->fg, plot.x + pw / 2,
                 plot.y + ph + TICK_LENGTH + TICK_GAP + (shown != NULL ? named_w : tick_h) + GAP, 0.5, 0, 0);
   pl_draw_text (draw, y_label, pl_draw_fit_size (draw, y_label, self->font_size, 0, ph + 2 * GAP),
-                PL_TEXT_AXIS_TITLE, draw->fg, plot.x - left + GAP, plot.y + ph / 2, 0.5, 0, -G_PI / 2);
-  pl_draw_title (draw, plot.x + pw / 2, plot.y - GAP, area->x + GAP, area->x + area->width - GAP);
+                PL_TEXT_AXIS_TITLE, draw->fg, plot.x - label_left + GAP, plot.y + ph / 2, 0.5, 0, -G_PI / 2);
+  pl_draw_title (draw, plot.x + pw / 2, plot.y - pl_draw_title_gap (tick_h), area->x + GAP,
+                 area->x + area->width - GAP);
 
   if (self->panel_bar == PL_PANEL_BAR_OWN)
     {

@@ -13,7 +13,7 @@
 /* Boxes touching within this are not overlapping (pango's logical boxes of
  * neighbouring lines meet exactly). */
 #define TOUCH      0.1
-/* Plots of one kind differ by less than this (rounding of centred grids). */
+/* Plots of panels differ by less than this. */
 #define SAME_SIZE  0.5
 
 static void
@@ -262,14 +262,19 @@ pl_figure_check_layout (PlFigure  *self,
                (item->role == PL_LAYOUT_PANEL && other->role == PL_LAYOUT_PANEL)) &&
               overlap (&item->box, &other->box))
             problem (&problems, "%s overlaps %s", describe (item, a, sizeof a), describe (other, b, sizeof b));
-          /* Plots of one kind are the same size; panels of different kinds get the same room. */
-          if (item->panel >= 0 && other->panel >= 0 && item->role == other->role &&
-              ((item->role == PL_LAYOUT_PLOT && item->kind == other->kind) ||
-               (item->role == PL_LAYOUT_PANEL && item->kind != other->kind)) &&
-              (fabs (item->box.width - other->box.width) > SAME_SIZE ||
-               fabs (item->box.height - other->box.height) > SAME_SIZE))
-            problem (&problems, "%s and %s differ in size", describe (item, a, sizeof a),
-                     describe (other, b, sizeof b));
+          /* The panels' plots are the same size, and level when side by side. */
+          if (item->panel >= 0 && other->panel >= 0 &&
+              item->role == PL_LAYOUT_PLOT && other->role == PL_LAYOUT_PLOT)
+            {
+              if (fabs (item->box.width - other->box.width) > SAME_SIZE ||
+                  fabs (item->box.height - other->box.height) > SAME_SIZE)
+                problem (&problems, "%s and %s differ in size", describe (item, a, sizeof a),
+                         describe (other, b, sizeof b));
+              if (MIN (item->box.y + item->box.height, other->box.y + other->box.height) >
+                  MAX (item->box.y, other->box.y) && fabs (item->box.y - other->box.y) > SAME_SIZE)
+                problem (&problems, "%s and %s are side by side but not level", describe (item, a, sizeof a),
+                         describe (other, b, sizeof b));
+            }
         }
     }
   /* Titles against the axis titles, or against the text when there are none. */

@@ -192,16 +192,14 @@ pl_patch_axes_measure (PlFigure *self,
                        double   *bottom,
                        double   *top)
 {
-  double tick_size = pl_figure_tick_size (self), tick_h, label_h, widest, title_h = 0;
+  double tick_size = pl_figure_tick_size (self), tick_h, label_h, widest;
   g_autofree char *last = g_strdup_printf ("%u", MAX (self->grid_rows, 1) - 1);
 
   pl_draw_text_size (draw, last, tick_size, 0, &widest, &tick_h);
   pl_draw_text_size (draw, "Patch", self->font_size, 0, NULL, &label_h);
-  if (self->title != NULL && self->title[0] != '\0')
-    pl_draw_text_size (draw, self->title, self->font_size * 1.2, PL_TEXT_BOLD, NULL, &title_h);
   *left = GAP + label_h + GAP + widest + TICK_LENGTH + TICK_GAP;
   *bottom = TICK_LENGTH + TICK_GAP + tick_h + GAP + label_h + GAP;
-  *top = GAP + (title_h > 0 ? title_h + GAP : tick_h / 2);
+  *top = pl_draw_top_room (draw, draw->width - 2 * GAP, tick_h);
 }
 
 /* Whole-number ticks at the centres of the grid's rows and columns: column
@@ -261,11 +259,11 @@ pl_patch_axes_draw (PlFigure                *self,
   cairo_restore (cr);
 
   pl_draw_text (draw, x_label, pl_draw_fit_size (draw, x_label, self->font_size, 0, draw->width - 2 * GAP),
-                PL_TEXT_AXIS_TITLE, draw->fg, plot->x + plot->width / 2, plot->y + plot->height + TICK_LENGTH + TICK_GAP + tick_h + GAP,
-                0.5, 0, 0);
+                PL_TEXT_AXIS_TITLE, draw->fg, plot->x + plot->width / 2,
+                plot->y + plot->height + TICK_LENGTH + TICK_GAP + tick_h + GAP, 0.5, 0, 0);
   pl_draw_text (draw, y_label, pl_draw_fit_size (draw, y_label, self->font_size, 0, plot->height + 2 * GAP),
                 PL_TEXT_AXIS_TITLE, draw->fg, plot->x - left + GAP, plot->y + plot->height / 2, 0.5, 0, -G_PI / 2);
-  pl_draw_title (draw, plot->x + plot->width / 2, plot->y - GAP, GAP, draw->width - GAP);
+  pl_draw_title (draw, plot->x + plot->width / 2, plot->y - pl_draw_title_gap (tick_h), GAP, draw->width - GAP);
 }
 
 void

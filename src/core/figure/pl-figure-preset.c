@@ -80,10 +80,20 @@ pl_figure_parse_width (const char      *text,
   return FALSE;
 }
 
+/* Kinds whose plot is square: a matrix of cells, a grid of patches. */
+static gboolean
+has_square_plot (PlFigure *figure)
+{
+  return figure->kind == PL_FIGURE_HEATMAP || figure->kind == PL_FIGURE_PATCH_GRID ||
+         figure->kind == PL_FIGURE_GRID_COLORS;
+}
+
 double
 pl_figure_get_preferred_height (PlFigure *figure,
                                 double    width_pt)
 {
+  cairo_surface_t *scratch;
+  cairo_t *cr;
   double height;
 
   g_return_val_if_fail (PL_IS_FIGURE (figure), 0);
@@ -91,7 +101,34 @@ pl_figure_get_preferred_height (PlFigure *figure,
 
   if (pl_figure_get_natural_height (figure, width_pt, &height))
     return height;
-  return width_pt * PLOT_ASPECT;
+  if (figure->kind != PL_FIGURE_MULTIPLES && !has_square_plot (figure))
+    return width_pt * PLOT_ASPECT;
+
+  /* Measured on a scratch surface, the screen's hit tests left as they are. */
+  scratch = cairo_recording_surface_create (CAIRO_CONTENT_COLOR_ALPHA, NULL);
+  cr = cairo_create (scratch);
+  pl_figure_save_render_state (figure);
+  if (figure->kind == PL_FIGURE_MULTIPLES)
+    {
+      PlDraw draw;
+
+      pl_draw_init (&draw, figure, cr, NULL);
+      height = pl_figure_multiples_preferred_height (figure, &draw, width_pt,
+                                                     pl_figure_caption_room (figure, &draw, width_pt, NULL));
+      pl_draw_clear (&draw);
+    }
+  else
+    {
+      /* Square, as wide as the labels and the bar leave it: drawn on a
+       * square page, the room the plot leaves beside it is added below it,
+       * the room left below it taken away. */
+      pl_figure_render_full (figure, cr, width_pt, width_pt, NULL);
+      height = ceil (width_pt + figure->slack_x - figure->slack_y);
+    }
+  pl_figure_restore_render_state (figure);
+  cairo_destroy (cr);
+  cairo_surface_destroy (scratch);
+  return MIN (height, PL_FIGURE_PAGE_HEIGHT_PT);
 }
 
 void

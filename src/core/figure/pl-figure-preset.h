@@ -25,6 +25,9 @@ typedef struct
   double      font_size;   /* points */
 } PlFigurePresetInfo;
 
+/* The tallest a figure is made for a paper: a page's text, 9 in. */
+#define PL_FIGURE_PAGE_HEIGHT_PT (9 * 72.0)
+
 const PlFigurePresetInfo *pl_figure_preset_get (PlFigurePreset preset);
 /* The preset named NAME ("3.3in", "7in", "slide"); FALSE for none. */
 gboolean    pl_figure_preset_from_name   (const char       *name,
@@ -36,9 +39,9 @@ gboolean    pl_figure_parse_width        (const char       *text,
                                           double           *width_pt,
                                           PlFigurePreset   *preset,
                                           GError          **error);
-/* The height FIGURE takes at WIDTH_PT with its font size: a table's own,
- * small multiples' grid with panels of a readable size, or a plot's usual
- * proportions. */
+/* The height FIGURE takes at WIDTH_PT with its font size: a table's own;
+ * a square plot's, as wide as the labels leave it; small multiples' grid of
+ * square plots, as large as a page allows; or a plot's usual 6 : 5. */
 double      pl_figure_get_preferred_height (PlFigure       *figure,
                                           double            width_pt);
 /* FIGURE at PRESET: its text size set, and the page it is exported on. */

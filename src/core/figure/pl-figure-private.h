@@ -37,6 +37,12 @@ typedef struct
   GArray       *layout;
   cairo_matrix_t to_figure;
   int           panel;
+  /* The smallest axis title drawn so far; the title, drawn last, is at
+   * most PL_FIGURE_MAX_TITLE_RATIO times it. */
+  double        axis_title_min;
+  gboolean      has_title;       /* pl_draw_title asked for, drawn at the end */
+  double        title_at[4];     /* its centre x, bottom y, min x, max x */
+  cairo_matrix_t title_matrix;   /* in the user space it was asked in */
 } PlDraw;
 
 struct _PlFigure
@@ -138,11 +144,15 @@ struct _PlFigure
   GArray            *panel_areas;     /* cairo_rectangle_t of each panel in the last render */
   PlPanelBar         panel_bar;       /* set by the multiples for each render */
   gboolean           own_scale;       /* a panel with its own map, range and bar */
-  double             relative_width;  /* of a panel's column, 1 by default */
+  double             title_size;      /* a panel's title size, set by its multiples; 0: its own */
+  double             axis_title_min;  /* the smallest axis title of its last render */
+  double             margins[4];      /* left, top, right, bottom its labels needed last */
+  double             margin_floor[4]; /* and the least it takes, set by the multiples */
   double             slack_x;         /* room the last render left unused around */
   double             slack_y;         /* its square plot (heatmaps), 0 for others */
   double             shared_lo;
   double             shared_hi;
+  struct _PlGridCache *grid_cache;    /* what the last render of the grid found */
 
   /* Position bias (values: the bias; xs: the offsets; series: the chosen
    * heads' curves) */
@@ -192,9 +202,9 @@ typedef enum
   PL_TEXT_NORMAL = 0,
   PL_TEXT_BOLD   = 1 << 0,
   PL_TEXT_HALO   = 1 << 1,   /* outlined in the background colour, to read over lines */
-  /* The text's role in the layout (pl_figure_get_layout); not drawn differently. */
+  /* The text's role in the layout (pl_figure_get_layout), not drawn
+   * differently; titles are drawn by pl_draw_title. */
   PL_TEXT_AXIS_TITLE = 1 << 2,  /* an axis's or a colour bar's title */
-  PL_TEXT_TITLE  = 1 << 3,   /* the figure's title (pl_draw_title) */
 } PlTextFlags;
 
 void     pl_draw_init            (PlDraw            *draw,
@@ -269,20 +279,37 @@ double   pl_axes_px              (const PlAxes      *axes,
                                   double             x);
 double   pl_axes_py              (const PlAxes      *axes,
                                   double             y);
-/* The title, its bottom at BOTTOM_Y, centred on CENTER_X but kept (and
- * shrunk if need be) within [MIN_X, MAX_X]. */
+/* The room above a plot for the title set within MAX_WIDTH and, below it,
+ * for the top tick label (TICK_H high) centred on the plot's top edge. */
+double   pl_draw_top_room        (PlDraw            *draw,
+                                  double             max_width,
+                                  double             tick_h);
+/* From the title's bottom to the plot's top. */
+double   pl_draw_title_gap       (double             tick_h);
+void     pl_draw_pending_title   (PlDraw            *draw);
+/* The title, its bottom at BOTTOM_Y, centred on CENTER_X but kept within
+ * [MIN_X, MAX_X]: shrunk a little, then wrapped, to fit there. Drawn when
+ * the frame is done (pl_draw_pending_title), no larger than 1.3 × the
+ * smallest axis title drawn. */
 void     pl_draw_title           (PlDraw            *draw,
                                   double             center_x,
                                   double             bottom_y,
                                   double             min_x,
                                   double             max_x);
-/* SIZE, or smaller (down to 60 %) so that TEXT is at most MAX_WIDTH wide. */
+/* How far text of SIZE may shrink to fit: to 60 %, never below the
+ * smallest text the layout contract allows (unless SIZE is). */
+double   pl_draw_shrink_floor    (double             size);
+/* SIZE, or smaller (down to pl_draw_shrink_floor) so that TEXT is at most
+ * MAX_WIDTH wide. */
 double   pl_draw_fit_size        (PlDraw            *draw,
                                   const char        *text,
                                   double             size,
                                   PlTextFlags        flags,
                                   double             max_width);
-double   pl_draw_title_height    (PlDraw            *draw);
+/* The height of the title set within MAX_WIDTH (one line, or wrapped), as
+ * pl_draw_title draws it there; 0 without one. */
+double   pl_draw_title_height    (PlDraw            *draw,
+                                  double             max_width);
 /* TEXT wrapped to WIDTH at SIZE, its top left at (X, Y) when DRAW_IT, else
  * only measured; returns its height. */
 double   pl_draw_paragraph       (PlDraw            *draw,
@@ -314,6 +341,11 @@ void     pl_rgb_from_hex         (guint32            hex,
 
 /* pl-figure.c */
 PlFigure *pl_figure_new_kind     (PlFigureKind       kind);
+/* Keeps MARGINS (left, top, right, bottom: the room a render's labels and
+ * bar need around its plot) as the figure's margins and widens them to the
+ * floor small multiples set, so the panels' plots come out the same size. */
+void     pl_figure_take_margins  (PlFigure          *self,
+                                  double             margins[4]);
 /* Keeps the tick values an axis was drawn with (AXIS 0 = x, 1 = y) for
  * pl_figure_get_ticks; NULL: that axis has no numeric ticks. */
 void     pl_figure_record_ticks  (PlFigure          *self,
@@ -478,8 +510,16 @@ gboolean pl_figure_grid_colors_hit    (PlFigure     *self,
                                        guint        *row);
 
 /* pl-figure-multiples.c */
+typedef struct _PlGridCache PlGridCache;
+void     pl_grid_cache_free        (PlGridCache    *cache);
 void     pl_figure_multiples_render (PlFigure       *self,
                                      PlDraw         *draw,
                                      const cairo_rectangle_t *area);
+/* The height that gives the panels of small multiples WIDTH wide square
+ * plots, as large as a page's height allows, with CAPTION_H under them. */
+double   pl_figure_multiples_preferred_height (PlFigure *self,
+                                     PlDraw         *draw,
+                                     double          width,
+                                     double          caption_h);
 
 G_END_DECLS

@@ -111,15 +111,29 @@ format_value (const PlTableRow *row,
   return g_strdup_printf ("%s \xc2\xb1 %s", mean, half);
 }
 
+/* How much of the table's text may break onto a second line, at a space,
+ * to make it narrower: nothing, the column headers, or those and the
+ * names of the rows. */
+typedef enum
+{
+  WRAP_NONE,
+  WRAP_HEADERS,
+  WRAP_NAMES,
+  N_WRAPS
+} Wrap;
+
 /* What the table takes at its font size: each column's width (the names
- * first), the row height, and, for the blocks it is laid out in (bit c of
- * STARTS: a block starts at column c), the widest block's width, the whole
- * size with the title and the scale that fits it in the space given. */
+ * first) and the rows' heights with text wrapped as WRAP says, and, for
+ * the blocks it is laid out in (bit c of STARTS: a block starts at column
+ * c), the widest block's width, the whole size with the title and the
+ * scale that fits it in the space given. */
 typedef struct
 {
+  Wrap     wrap;
   double  *widths;
+  double   text_h;
+  double   head_h;
   double   row_h;
-  double   title_w;
   double   title_h;
   guint32  starts;
   guint    n_blocks;
@@ -130,54 +144,133 @@ typedef struct
   double   scale;
 } TableSize;
 
+/* TEXT in two lines broken at the space that makes the wider one narrowest;
+ * FALSE (and nothing set) when it has no space. */
+static gboolean
+split_lines (PlDraw      *draw,
+             const char  *text,
+             double       size,
+             PlTextFlags  flags,
+             char       **first,
+             char       **second)
+{
+  double best = INFINITY;
+
+  *first = *second = NULL;
+  for (const char *p = strchr (text, ' '); p != NULL; p = strchr (p + 1, ' '))
+    {
+      g_autofree char *a = g_strndup (text, p - text);
+      double wa, wb;
+
+      pl_draw_text_size (draw, a, size, flags, &wa, NULL);
+      pl_draw_text_size (draw, p + 1, size, flags, &wb, NULL);
+      if (MAX (wa, wb) < best)
+        {
+          best = MAX (wa, wb);
+          g_free (*first);
+          g_free (*second);
+          *first = g_steal_pointer (&a);
+          *second = g_strdup (p + 1);
+        }
+    }
+  return *first != NULL;
+}
+
+/* The width TEXT takes, on two lines when WRAPPED and it can break. */
+static double
+text_width (PlDraw      *draw,
+            const char  *text,
+            double       size,
+            PlTextFlags  flags,
+            gboolean     wrapped)
+{
+  g_autofree char *first = NULL;
+  g_autofree char *second = NULL;
+  double w, w2;
+
+  if (wrapped && split_lines (draw, text, size, flags, &first, &second))
+    {
+      pl_draw_text_size (draw, first, size, flags, &w, NULL);
+      pl_draw_text_size (draw, second, size, flags, &w2, NULL);
+      return MAX (w, w2);
+    }
+  pl_draw_text_size (draw, text, size, flags, &w, NULL);
+  return w;
+}
+
+/* TEXT at (X, Y) anchored at (AX, 0.5) of its box, on two lines when WRAPPED
+ * and it can break. */
+static void
+draw_cell_text (PlDraw       *draw,
+                const char   *text,
+                double        size,
+                PlTextFlags   flags,
+                const double  rgb[3],
+                double        x,
+                double        y,
+                double        ax,
+                gboolean      wrapped)
+{
+  g_autofree char *first = NULL;
+  g_autofree char *second = NULL;
+
+  if (wrapped && split_lines (draw, text, size, flags, &first, &second))
+    {
+      pl_draw_text (draw, first, size, flags, rgb, x, y, ax, 1, 0);
+      pl_draw_text (draw, second, size, flags, rgb, x, y, ax, 0, 0);
+      return;
+    }
+  pl_draw_text (draw, text, size, flags, rgb, x, y, ax, 0.5, 0);
+}
+
 static void
 measure (PlFigure  *self,
          PlDraw    *draw,
+         Wrap       wrap,
          TableSize *size)
 {
   guint n_cols = g_strv_length (self->columns), n_rows = self->rows->len;
-  double font = self->font_size, text_h;
+  double font = self->font_size;
+  gboolean names_wrap = FALSE, heads_wrap = FALSE;
 
+  size->wrap = wrap;
+  g_free (size->widths);
   size->widths = g_new0 (double, n_cols + 1);
-  pl_draw_text_size (draw, "Ag", font, 0, NULL, &text_h);
-  size->row_h = text_h * 1.7;
-  size->block_h = size->row_h * (n_rows + 1);
-  size->title_h = pl_draw_title_height (draw);
-  size->title_w = 0;
-  if (size->title_h > 0)
-    pl_draw_text_size (draw, self->title, self->font_size * 1.2, PL_TEXT_BOLD, &size->title_w, NULL);
+  pl_draw_text_size (draw, "Ag", font, 0, NULL, &size->text_h);
 
   /* Column widths from their widest text: names, then one per probe. */
   for (guint r = 0; r < n_rows; r++)
     {
       PlTableRow *row = g_ptr_array_index (self->rows, r);
-      double w;
 
-      pl_draw_text_size (draw, row->name, font, 0, &w, NULL);
-      size->widths[0] = MAX (size->widths[0], w);
+      size->widths[0] = MAX (size->widths[0], text_width (draw, row->name, font, 0, wrap >= WRAP_NAMES));
+      names_wrap = names_wrap || (wrap >= WRAP_NAMES && strchr (row->name, ' ') != NULL);
       for (guint c = 0; c < n_cols; c++)
         {
           g_autofree char *text = format_value (row, c);
 
-          pl_draw_text_size (draw, text, font, 0, &w, NULL);
-          size->widths[c + 1] = MAX (size->widths[c + 1], w);
+          size->widths[c + 1] = MAX (size->widths[c + 1], text_width (draw, text, font, 0, FALSE));
         }
     }
   for (guint c = 0; c < n_cols; c++)
     {
-      double w;
-
-      pl_draw_text_size (draw, self->columns[c], font, PL_TEXT_BOLD, &w, NULL);
-      size->widths[c + 1] = MAX (size->widths[c + 1], w);
+      size->widths[c + 1] = MAX (size->widths[c + 1],
+                                 text_width (draw, self->columns[c], font, PL_TEXT_BOLD, wrap >= WRAP_HEADERS));
+      heads_wrap = heads_wrap || (wrap >= WRAP_HEADERS && strchr (self->columns[c], ' ') != NULL);
     }
   for (guint c = 0; c <= n_cols; c++)
     size->widths[c] += 2 * PAD_X;
+  size->head_h = size->text_h * (heads_wrap ? 2.7 : 1.7);
+  size->row_h = size->text_h * (names_wrap ? 2.7 : 1.7);
+  size->block_h = size->head_h + size->row_h * n_rows;
 }
 
-/* Lays the columns out in the blocks STARTS gives (bit 0 always set), and
+/* Lays the columns out in the blocks STARTS gives (bit 0 always set), the
+ * title wrapped over the table's width (or the page's, when wider), and
  * the scale that fits them in WIDTH × HEIGHT (at most 1). */
 static void
 lay_out (PlFigure  *self,
+         PlDraw    *draw,
          TableSize *size,
          guint32    starts,
          double     width,
@@ -201,7 +294,15 @@ lay_out (PlFigure  *self,
     }
   size->n_blocks = MAX (size->n_blocks, 1);
   size->table_w = MAX (size->table_w, size->widths[0]);
-  size->total_w = MAX (size->table_w, size->title_w);
+  size->total_w = size->table_w;
+  if (self->title != NULL && self->title[0] != '\0')
+    {
+      double title_w;
+
+      pl_draw_text_size (draw, self->title, self->font_size * 1.2, PL_TEXT_BOLD, &title_w, NULL);
+      size->total_w = MAX (size->table_w, MIN (title_w, width - 2 * GAP));
+    }
+  size->title_h = pl_draw_title_height (draw, size->total_w);
   size->total_h = size->n_blocks * size->block_h + (size->n_blocks - 1) * 2 * GAP +
                   (size->title_h > 0 ? size->title_h + GAP : 0);
   /* Shrink to fit, never enlarge: the text stays at its size in points when there is room. */
@@ -209,11 +310,13 @@ lay_out (PlFigure  *self,
   size->scale = MAX (size->scale, 0.05);
 }
 
-/* Of the ways to wrap the table at its breaks, the one drawn largest in
- * WIDTH × HEIGHT; among equals the fewest blocks, then the earliest breaks
- * (the first columns stay together in the first block). */
+/* Of the ways to wrap the table's text and its columns at their breaks,
+ * the one drawn largest in WIDTH × HEIGHT; among equals the least wrapped
+ * text, then the fewest blocks, then the earliest breaks (the first
+ * columns stay together in the first block). */
 static void
 lay_out_best (PlFigure  *self,
+              PlDraw    *draw,
               TableSize *size,
               double     width,
               double     height)
@@ -221,23 +324,30 @@ lay_out_best (PlFigure  *self,
   guint32 best = 0;
   double best_scale = -1;
   guint best_blocks = G_MAXUINT;
+  Wrap best_wrap = WRAP_NONE;
 
-  /* Every subset of the breaks: a handful of columns, so a few layouts. */
-  for (guint32 subset = self->table_breaks;; subset = (subset - 1) & self->table_breaks)
+  for (Wrap wrap = WRAP_NONE; wrap < N_WRAPS; wrap++)
     {
-      lay_out (self, size, subset, width, height);
-      if (size->scale > best_scale + 1e-9 ||
-          (size->scale > best_scale - 1e-9 &&
-           (size->n_blocks < best_blocks || (size->n_blocks == best_blocks && subset < best))))
+      measure (self, draw, wrap, size);
+      /* Every subset of the breaks: a handful of columns, so a few layouts. */
+      for (guint32 subset = self->table_breaks;; subset = (subset - 1) & self->table_breaks)
         {
-          best = subset;
-          best_scale = size->scale;
-          best_blocks = size->n_blocks;
+          lay_out (self, draw, size, subset, width, height);
+          if (size->scale > best_scale + 1e-9 ||
+              (size->scale > best_scale - 1e-9 && wrap == best_wrap &&
+               (size->n_blocks < best_blocks || (size->n_blocks == best_blocks && subset < best))))
+            {
+              best = subset;
+              best_scale = size->scale;
+              best_blocks = size->n_blocks;
+              best_wrap = wrap;
+            }
+          if (subset == 0)
+            break;
         }
-      if (subset == 0)
-        break;
     }
-  lay_out (self, size, best, width, height);
+  measure (self, draw, best_wrap, size);
+  lay_out (self, draw, size, best, width, height);
 }
 
 /* The table's natural size, its caption wrapped at WIDTH when WIDTH > 0,
@@ -251,7 +361,7 @@ natural_size (PlFigure *self,
   cairo_surface_t *scratch;
   cairo_t *cr;
   PlDraw draw;
-  TableSize size;
+  TableSize size = { 0 };
   double w, h;
 
   if (self->kind != PL_FIGURE_TABLE)
@@ -260,11 +370,22 @@ natural_size (PlFigure *self,
   scratch = cairo_recording_surface_create (CAIRO_CONTENT_COLOR_ALPHA, NULL);
   cr = cairo_create (scratch);
   pl_draw_init (&draw, self, cr, NULL);
-  /* In one block. */
-  measure (self, &draw, &size);
-  lay_out (self, &size, 0, G_MAXDOUBLE, G_MAXDOUBLE);
-  w = width > 0 ? width : size.total_w + 2 * GAP;
-  h = size.total_h + 2 * GAP + pl_figure_caption_room (self, &draw, w, NULL);
+  if (width > 0)
+    {
+      /* As it would be laid out at that width, its text at full size where it can be. */
+      lay_out_best (self, &draw, &size, width, G_MAXDOUBLE);
+      w = width;
+      h = size.total_h * size.scale;
+    }
+  else
+    {
+      /* In one block, nothing wrapped. */
+      measure (self, &draw, WRAP_NONE, &size);
+      lay_out (self, &draw, &size, 0, G_MAXDOUBLE, G_MAXDOUBLE);
+      w = size.total_w + 2 * GAP;
+      h = size.total_h;
+    }
+  h += 2 * GAP + pl_figure_caption_room (self, &draw, w, NULL);
   g_free (size.widths);
   pl_draw_clear (&draw);
   cairo_destroy (cr);
@@ -310,7 +431,7 @@ render_block (PlFigure        *self,
   cairo_t *cr = draw->cr;
   guint n_cols = g_strv_length (self->columns), n_rows = self->rows->len;
   const double *widths = size->widths;
-  double size_pt = self->font_size, row_h = size->row_h, x = widths[0];
+  double size_pt = self->font_size, row_h = size->row_h, head_h = size->head_h, x = widths[0];
   guint end = first + 1;
 
   while (end < n_cols && !(size->starts & (1u << end)))
@@ -320,18 +441,18 @@ render_block (PlFigure        *self,
   /* Header. */
   for (guint c = first; c < end; c++)
     {
-      pl_draw_text (draw, self->columns[c], size_pt, PL_TEXT_BOLD, draw->fg,
-                    x + widths[c + 1] / 2, row_h / 2, 0.5, 0.5, 0);
+      draw_cell_text (draw, self->columns[c], size_pt, PL_TEXT_BOLD, draw->fg, x + widths[c + 1] / 2, head_h / 2, 0.5,
+                      size->wrap >= WRAP_HEADERS);
       x += widths[c + 1];
     }
 
   for (guint r = 0; r < n_rows; r++)
     {
       PlTableRow *row = g_ptr_array_index (self->rows, r);
-      double y = row_h * (r + 1);
+      double y = head_h + row_h * r;
 
       x = widths[0];
-      pl_draw_text (draw, row->name, size_pt, 0, draw->fg, PAD_X, y + row_h / 2, 0, 0.5, 0);
+      draw_cell_text (draw, row->name, size_pt, 0, draw->fg, PAD_X, y + row_h / 2, 0, size->wrap >= WRAP_NAMES);
       for (guint c = first; c < end; c++)
         {
           double v = row->values[c];
@@ -357,8 +478,8 @@ render_block (PlFigure        *self,
   /* A rule under the header, as in a printed table. */
   cairo_set_line_width (cr, 0.75);
   pl_draw_set_rgb (draw, draw->axis);
-  cairo_move_to (cr, 0, row_h);
-  cairo_line_to (cr, x, row_h);
+  cairo_move_to (cr, 0, head_h);
+  cairo_line_to (cr, x, head_h);
   cairo_stroke (cr);
 }
 
@@ -369,7 +490,7 @@ pl_figure_table_render (PlFigure                *self,
 {
   cairo_t *cr = draw->cr;
   guint n_cols = g_strv_length (self->columns), n_rows = self->rows->len;
-  TableSize size;
+  TableSize size = { 0 };
   g_autofree double *widths = NULL;
   double scale, x0, y0, title_h, stack_h;
   g_autofree double *col_lo = g_new (double, n_cols + 1);
@@ -395,9 +516,8 @@ pl_figure_table_render (PlFigure                *self,
         col_hi[c] = self->vmax;
     }
 
-  measure (self, draw, &size);
+  lay_out_best (self, draw, &size, area->width, area->height);
   widths = size.widths;
-  lay_out_best (self, &size, area->width, area->height);
   scale = size.scale;
   title_h = size.title_h;
   stack_h = size.n_blocks * size.block_h + (size.n_blocks - 1) * 2 * GAP;

@@ -513,7 +513,7 @@ draw_triad (PlFigure                *self,
       norm = hypot (dx, dy);
       if (norm < 4)
         dx = 1, dy = 1, norm = M_SQRT2;
-      pl_draw_text (draw, label, size * 0.9, 0, rgb,
+      pl_draw_text (draw, label, size, 0, rgb,
                     sx + dx / norm * 3, sy + dy / norm * 3,
                     dx > norm * 0.3 ? 0 : dx < -norm * 0.3 ? 1 : 0.5,
                     dy > norm * 0.3 ? 0 : dy < -norm * 0.3 ? 1 : 0.5, 0);
@@ -530,7 +530,7 @@ render_3d (PlFigure                *self,
   PlMatrix *p = self->projection;
   gsize n = p->rows;
   double lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
-  double title_h = pl_draw_title_height (draw), top, right, tick_h;
+  double top, right, tick_h;
   g_autoptr(GArray) which = labelled_points (self);
   g_autoptr(GArray) items = g_array_sized_new (FALSE, FALSE, sizeof (Item), n);
   g_autofree double *depth = g_new (double, MAX (n, 1));
@@ -547,11 +547,16 @@ render_3d (PlFigure                *self,
       }
 
   pl_draw_text_size (draw, "0", pl_figure_tick_size (self), 0, NULL, &tick_h);
-  top = GAP + (title_h > 0 ? title_h + GAP : tick_h / 2);
+  top = pl_draw_top_room (draw, area->width - 2 * GAP, tick_h);
   right = colorbar_room (draw, area);
-  plot = (cairo_rectangle_t) { area->x + GAP, area->y + top,
-                               MAX (area->width - GAP - right, 1),
-                               MAX (area->height - top - GAP - tick_h - GAP, 1) };
+  {
+    double margins[4] = { GAP, top, right, GAP + tick_h + GAP };
+
+    pl_figure_take_margins (self, margins);
+    plot = (cairo_rectangle_t) { area->x + margins[0], area->y + margins[1],
+                                 MAX (area->width - margins[0] - margins[2], 1),
+                                 MAX (area->height - margins[1] - margins[3], 1) };
+  }
   self->plot_area = plot;
 
   v.cx = (lo[0] + hi[0]) / 2;
@@ -647,7 +652,8 @@ render_3d (PlFigure                *self,
   caption = g_strdup_printf ("azimuth %.0f°, elevation %.0f°", self->azimuth, self->elevation);
   pl_draw_text (draw, caption, pl_figure_tick_size (self), 0, draw->axis,
                 plot.x + plot.width, plot.y + plot.height + GAP, 1, 0, 0);
-  pl_draw_title (draw, plot.x + plot.width / 2, plot.y - GAP, area->x + GAP, area->x + area->width - GAP);
+  pl_draw_title (draw, plot.x + plot.width / 2, plot.y - pl_draw_title_gap (tick_h), area->x + GAP,
+                 area->x + area->width - GAP);
   draw_position_bar (draw, &plot);
 }
 

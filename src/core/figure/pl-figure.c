@@ -50,6 +50,7 @@ pl_figure_finalize (GObject *object)
   g_clear_pointer (&self->ticks[1], g_array_unref);
   g_clear_pointer (&self->layout, g_array_unref);
   g_clear_pointer (&self->bias_buckets, g_free);
+  g_clear_pointer (&self->grid_cache, pl_grid_cache_free);
 
   G_OBJECT_CLASS (pl_figure_parent_class)->finalize (object);
 }
@@ -75,7 +76,6 @@ pl_figure_init (PlFigure *self)
   self->perspective = TRUE;
   self->shared_lo = NAN;
   self->shared_hi = NAN;
-  self->relative_width = 1;
 }
 
 PlFigure *
@@ -477,6 +477,17 @@ pl_figure_caption_room (PlFigure *self,
   return h + margin;
 }
 
+void
+pl_figure_take_margins (PlFigure *self,
+                        double    margins[4])
+{
+  for (guint k = 0; k < 4; k++)
+    {
+      self->margins[k] = margins[k];
+      margins[k] = MAX (margins[k], self->margin_floor[k]);
+    }
+}
+
 /* One frame of SELF in WIDTH × HEIGHT of CR's user space, its layout
  * recorded into LAYOUT (NULL: not recorded) as panel PANEL, TO_FIGURE
  * taking device units to the recorded figure's. */
@@ -558,6 +569,12 @@ render_frame (PlFigure             *self,
   /* The multiples' plot spans their panels, whose own plots are recorded. */
   if (self->kind != PL_FIGURE_MULTIPLES && self->plot_area.width > 0 && self->plot_area.height > 0)
     pl_layout_add_area (&draw, PL_LAYOUT_PLOT, self->kind, &self->plot_area);
+  /* The title last, sized against the axis titles drawn (the panels', for small multiples). */
+  for (guint i = 0; self->kind == PL_FIGURE_MULTIPLES && i < self->panels->len; i++)
+    draw.axis_title_min = MIN (draw.axis_title_min,
+                               ((PlFigure *) g_ptr_array_index (self->panels, i))->axis_title_min);
+  pl_draw_pending_title (&draw);
+  self->axis_title_min = draw.axis_title_min;
   cairo_restore (cr);
 
   pl_draw_clear (&draw);

@@ -210,10 +210,6 @@ PlFigure   *pl_figure_new_multiples     (PlFigure * const *panels,
  * similarities) keeps its own colour map, range and colour bar. */
 void        pl_figure_set_own_scale     (PlFigure     *self,
                                          gboolean      own_scale);
-/* How wide a panel's column is against the others' (1 by default): a
- * narrow bar chart beside a trajectory. */
-void        pl_figure_set_relative_width (PlFigure    *self,
-                                         double        width);
 /* The panel under a point of the last render, or -1; PANEL_X / PANEL_Y get
  * the point in that panel's own units, for its hit tests. */
 int         pl_figure_get_panel_at      (PlFigure     *self,
@@ -365,8 +361,8 @@ gboolean    pl_figure_get_natural_height (PlFigure    *self,
  *   - every text at least PL_FIGURE_MIN_TEXT_PT (6.5 pt) at the size drawn;
  *   - no text and no panel outside the page, no two texts overlapping, no
  *     two panels overlapping, each panel's text inside its panel;
- *   - the plots of the panels of one kind in small multiples the same size
- *     (and panels of different kinds given the same room);
+ *   - the plots of the panels of small multiples the same size, and level
+ *     when side by side;
  *   - titles no larger than 1.3 × the axis titles (or, with none, the text).
  * A new figure kind passes it too: add its builder, with the titles, labels
  * and data shapes the window gives it, to the table of kinds in

@@ -149,7 +149,7 @@ build_figures (PlPaper    *self,
   const char *columns[] = { _("Absolute position (MAE)"), _("Relative order (error rate)"), NULL };
   g_autofree char *caption = table_caption (self);
 
-  self->figure1 = pl_figure_new_multiples (panels, self->n_models, self->n_models);
+  self->figure1 = pl_figure_new_multiples (panels, self->n_models, 0);
   pl_figure_set_title (self->figure1, _("Position-wise cosine similarity"));
   pl_figure_set_caption (self->figure1,
                          _("Figure 1 of Wang and Chen (2020): cell (i, j) of each panel is the cosine "
