@@ -6,6 +6,7 @@
 
 #include "pl-cli-figure.h"
 #include "pl-error.h"
+#include "pl-figure-preset.h"
 #include "pl-test-util.h"
 
 /* The figure options of poslens-cli and the figures they write. */
@@ -46,6 +47,77 @@ test_check_options (void)
   g_assert_false (pl_cli_figure_check_options (&options, NULL));
   options.colormap = (char *) "Inferno_r";
   g_assert_true (pl_cli_figure_check_options (&options, NULL));
+}
+
+/* --width takes the export presets by name (3.3in, 7in, slide: their text
+ * sizes too, as the export dialog's) or a length; --font-size overrides the
+ * text size; a width with --size, or a bad one, is refused. */
+static void
+test_page (void)
+{
+  const struct { const char *width; double font; double w, h, text; } good[] = {
+    { NULL, 0, 432, 0, 10 }, { "3.3in", 0, 237.6, 0, 8 }, { "7in", 0, 504, 0, 9 }, { "slide", 0, 720, 405, 16 },
+    { "Slide", 12, 720, 405, 12 }, { "300", 0, 300, 0, 10 }, { "300pt", 0, 300, 0, 10 }, { "5in", 11, 360, 0, 11 },
+    { "8.5cm", 0, 8.5 / 2.54 * 72, 0, 10 }, { "25.4mm", 0, 72, 0, 10 },
+  };
+  const char *bad[] = { "0", "-3in", "3.3 in", "wide", "in", "3.3inch", "nan", "" };
+  PlCliFigureOptions options = PL_CLI_FIGURE_OPTIONS_INIT;
+  g_autoptr(GError) error = NULL;
+  double w, h, text;
+
+  for (guint i = 0; i < G_N_ELEMENTS (good); i++)
+    {
+      g_assert_true (pl_cli_figure_page (good[i].width, good[i].font, &w, &h, &text, NULL));
+      g_assert_cmpfloat_with_epsilon (w, good[i].w, 1e-9);
+      g_assert_cmpfloat_with_epsilon (h, good[i].h, 1e-9);
+      g_assert_cmpfloat_with_epsilon (text, good[i].text, 1e-9);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_assert_false (pl_cli_figure_page (bad[i], 0, &w, &h, &text, &error));
+      g_assert_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT);
+      g_assert_nonnull (strstr (error->message, "--width"));
+      g_clear_error (&error);
+    }
+  g_assert_false (pl_cli_figure_page ("7in", -1, &w, &h, &text, &error));
+  g_assert_nonnull (strstr (error->message, "--font-size"));
+  g_clear_error (&error);
+
+  options.width = (char *) "7in";
+  g_assert_true (pl_cli_figure_check_options (&options, NULL));
+  options.size = (char *) "432x360";
+  g_assert_false (pl_cli_figure_check_options (&options, &error));
+  g_assert_nonnull (strstr (error->message, "--width"));
+}
+
+/* A figure at --width 3.3in: that wide, as tall as the figure's own at
+ * that width, its text at the column's 8 pt (tick labels 6.8 pt). */
+static void
+test_write_width (void)
+{
+  g_autofree char *dir = pl_test_tmpdir ();
+  g_autofree char *path = g_build_filename (dir, "sim.svg", NULL);
+  g_autoptr(PlMatrix) m = pl_matrix_new (64, 64);
+  g_autoptr(PlFigure) reference = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  g_autofree char *size = NULL;
+  PlCliFigureOptions options = PL_CLI_FIGURE_OPTIONS_INIT;
+
+  for (guint i = 0; i < 64; i++)
+    m->data[i * 64 + i] = 1;
+  options.width = (char *) "3.3in";
+  g_assert_true (pl_cli_figure_write_similarity (m, PL_SIMILARITY_COSINE, NULL, path, &options, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  reference = pl_figure_new_heatmap (m, 0);
+  pl_figure_set_value_label (reference, "Cosine similarity");
+  pl_figure_set_font (reference, NULL, 8);
+  size = g_strdup_printf ("width=\"237.6pt\" height=\"%gpt\"", pl_figure_get_preferred_height (reference, 237.6));
+  g_assert_nonnull (strstr (text, size));
+  g_assert_nonnull (strstr (text, "font-size=\"6.800\""));
+  g_assert_null (strstr (text, "font-size=\"8.500\""));
+  pl_test_rmtree (dir);
 }
 
 static guint
@@ -276,6 +348,8 @@ main (int argc, char **argv)
 
   g_test_add_func ("/pl/cli-figure/paths", test_figure_paths);
   g_test_add_func ("/pl/cli-figure/check-options", test_check_options);
+  g_test_add_func ("/pl/cli-figure/page", test_page);
+  g_test_add_func ("/pl/cli-figure/width", test_write_width);
   g_test_add_func ("/pl/cli-figure/distance", test_write_distance);
   g_test_add_func ("/pl/cli-figure/similarity", test_write_similarity);
   g_test_add_func ("/pl/cli-figure/pca", test_write_pca);

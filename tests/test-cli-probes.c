@@ -215,6 +215,69 @@ test_probe_few_pairs (void)
   pl_test_rmtree (dir);
 }
 
+/* The page size of a PDF cairo wrote, from its /MediaBox. */
+static void
+pdf_page_size (const char *path,
+               double     *width,
+               double     *height)
+{
+  static const char key[] = "/MediaBox [ 0 0 ";
+  g_autofree char *contents = NULL;
+  const char *box = NULL;
+  char *end;
+  gsize length;
+
+  /* Binary streams come first: the whole file is searched, NULs and all. */
+  g_assert_true (g_file_get_contents (path, &contents, &length, NULL));
+  for (gsize i = 0; box == NULL && i + strlen (key) <= length; i++)
+    if (memcmp (contents + i, key, strlen (key)) == 0)
+      box = contents + i;
+  g_assert_nonnull (box);
+  *width = g_ascii_strtod (box + strlen (key), &end);
+  *height = g_ascii_strtod (end, NULL);
+}
+
+/* `paper --width`: Figure 1 and Table 1 as wide as asked, Figure 1 a grid
+ * of its panels no taller than a page (9 in), and not the row of panels
+ * 14.4 in wide it was for five models; the width refused when it is none. */
+static void
+test_paper_width (void)
+{
+  const struct { const char *width; double points; } widths[] = {
+    { NULL, 504 }, { "3.3in", 237.6 }, { "slide", 720 }, { "400pt", 400 },
+  };
+  g_autofree char *dir = pl_test_tmpdir ();
+
+  for (guint i = 0; i < G_N_ELEMENTS (widths); i++)
+    {
+      g_autofree char *out_dir = g_build_filename (dir, widths[i].width ? widths[i].width : "default", NULL);
+      g_autofree char *figure = g_build_filename (out_dir, "figure1.pdf", NULL);
+      g_autofree char *table = g_build_filename (out_dir, "table1.pdf", NULL);
+      double w, h;
+
+      if (widths[i].width != NULL)
+        g_assert_cmpint (pl_test_cli (NULL, NULL, "paper", "--repeats", "1", "--width", widths[i].width, "--out",
+                                      out_dir, "mini-gpt2", "mini-bert", "mini-roberta",
+                                      "builtin:sinusoidal:512x768", "builtin:rope:1024x64", NULL), ==, 0);
+      else
+        g_assert_cmpint (pl_test_cli (NULL, NULL, "paper", "--repeats", "1", "--out", out_dir, "mini-gpt2",
+                                      "mini-bert", "mini-roberta", "builtin:sinusoidal:512x768",
+                                      "builtin:rope:1024x64", NULL), ==, 0);
+      pdf_page_size (figure, &w, &h);
+      g_test_message ("%s: Figure 1 %.1f × %.1f pt", widths[i].width ? widths[i].width : "default", w, h);
+      g_assert_cmpfloat_with_epsilon (w, widths[i].points, 0.01);
+      g_assert_cmpfloat (h, <=, 9 * 72);
+      /* A grid of rows, not one row of five. */
+      g_assert_cmpfloat (h, >, 0.5 * w);
+      pdf_page_size (table, &w, &h);
+      g_assert_cmpfloat_with_epsilon (w, widths[i].points, 0.01);
+    }
+  g_assert_cmpint (pl_test_cli (NULL, NULL, "paper", "--width", "wide", "--out", dir, "mini-gpt2", NULL), ==, 1);
+  g_assert_cmpint (pl_test_cli (NULL, NULL, "paper", "--font-size", "0.0001x", "--out", dir, "mini-gpt2", NULL), ==,
+                   1);
+  pl_test_rmtree (dir);
+}
+
 /* `paper`: the four files, whole, with their captions, and Table 1 on the
  * terminal for one seed as PE-Study's code gives it (the mean of seed 0's
  * five folds). */
@@ -275,6 +338,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/pl/cli-probes/probe-paper", test_probe_paper);
   g_test_add_func ("/pl/cli-probes/paper-refuses", test_paper_refuses);
   g_test_add_func ("/pl/cli-probes/paper", test_paper);
+  g_test_add_func ("/pl/cli-probes/paper-width", test_paper_width);
   g_test_add_func ("/pl/cli-probes/probe-few-pairs", test_probe_few_pairs);
   g_test_add_func ("/pl/cli-probes/probe-grid", test_probe_grid);
   g_test_add_func ("/pl/cli-probes/deterministic-and-chance", test_probe_deterministic_and_chance);

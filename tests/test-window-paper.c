@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "pl-application.h"
+#include "pl-figure-preset.h"
 #include "pl-probes-page.h"
 #include "pl-test-util.h"
 #include "pl-test-window.h"
@@ -66,8 +67,7 @@ test_reproduce (void)
 {
   g_autofree char *dir = pl_test_tmpdir ();
   g_autofree char *out = g_build_filename (dir, "paper", "figures", NULL);
-  /* The demos' vision transformer is left out: the paper reads 1-D tables. */
-  guint n_models = count_models_but ("mini-vit");
+  const PlFigurePresetInfo *page = pl_figure_preset_get (PL_FIGURE_PRESET_TWO_COLUMNS);
   g_autofree char *figure_png = g_build_filename (out, "figure1.png", NULL);
   g_autofree char *table_png = g_build_filename (out, "table1.png", NULL);
 
@@ -78,9 +78,9 @@ test_reproduce (void)
 
   /* Whole PDF and PNG files; the captions name the protocol and seeds 0–1. */
   pl_test_assert_paper_files (out, 0, 2);
-  /* At 300 DPI: 190 pt per panel and 90 more; the table 460 pt wide. */
-  assert_png (figure_png, (int) ((190.0 * n_models + 90.0) * 300 / 72 + 0.5), 200);
-  assert_png (table_png, (int) (460.0 * 300 / 72 + 0.5), 10);
+  /* At 300 DPI, both as wide as two columns (7 in): Figure 1 is a grid. */
+  assert_png (figure_png, (int) (page->width * 300 / 72 + 0.5), 200);
+  assert_png (table_png, (int) (page->width * 300 / 72 + 0.5), 10);
 
   /* A folder under a file cannot be made: a toast, and the action stays. */
   {

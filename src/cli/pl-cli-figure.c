@@ -7,11 +7,13 @@
 #include "pl-cli.h"
 #include "pl-cli-figure.h"
 #include "pl-error.h"
+#include "pl-figure-preset.h"
 
 /* Figure options shared by the analysis commands, and writing the figure. */
 
 #define DEFAULT_WIDTH_PT   432.0   /* 6 × 5 inches */
 #define DEFAULT_HEIGHT_PT  360.0
+#define DEFAULT_FONT_PT     10.0
 
 static void
 add_options (GOptionContext     *context,
@@ -23,6 +25,11 @@ add_options (GOptionContext     *context,
       N_("Figure colour map: viridis, magma, inferno, cividis or diverging; “_r” reverses"), N_("NAME") },
     { "size", 0, 0, G_OPTION_ARG_STRING, &options->size,
       N_("Figure size in points (1/72 inch), default 432x360"), N_("WxH") },
+    { "width", 0, 0, G_OPTION_ARG_STRING, &options->width,
+      N_("Figure width: 3.3in (a column), 7in (a page), slide (10 × 5.625 in), or a length like 300pt, 5in or "
+         "8.5cm; the height is the figure’s own"), N_("WIDTH") },
+    { "font-size", 0, 0, G_OPTION_ARG_DOUBLE, &options->font_size,
+      N_("Figure text size in points (default: the width’s, else 10)"), N_("PT") },
     { "dpi", 0, 0, G_OPTION_ARG_DOUBLE, &options->dpi, N_("PNG resolution, default 150"), N_("DPI") },
     { "title", 0, 0, G_OPTION_ARG_STRING, &options->title, N_("Figure title"), N_("TEXT") },
     { "azimuth", 0, 0, G_OPTION_ARG_DOUBLE, &options->azimuth,
@@ -41,6 +48,7 @@ pl_cli_figure_options_clear (PlCliFigureOptions *options)
   g_clear_pointer (&options->colormap, g_free);
   g_clear_pointer (&options->size, g_free);
   g_clear_pointer (&options->title, g_free);
+  g_clear_pointer (&options->width, g_free);
 }
 
 gboolean
@@ -70,10 +78,42 @@ parse_size (const char *text,
 }
 
 gboolean
+pl_cli_figure_page (const char  *width,
+                    double       font_size,
+                    double      *width_pt,
+                    double      *height_pt,
+                    double      *text_pt,
+                    GError     **error)
+{
+  PlFigurePreset preset = PL_FIGURE_N_PRESETS;
+
+  if (!(font_size >= 0) || !isfinite (font_size) || font_size > 100)
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT,
+                   "--font-size must be a size in points above 0, like 8 or 10, not %g", font_size);
+      return FALSE;
+    }
+  *width_pt = DEFAULT_WIDTH_PT;
+  *height_pt = 0;
+  *text_pt = font_size > 0 ? font_size : DEFAULT_FONT_PT;
+  if (width == NULL)
+    return TRUE;
+  if (!pl_figure_parse_width (width, width_pt, &preset, error))
+    return FALSE;
+  if (preset < PL_FIGURE_N_PRESETS)
+    {
+      *height_pt = pl_figure_preset_get (preset)->height;
+      if (font_size == 0)
+        *text_pt = pl_figure_preset_get (preset)->font_size;
+    }
+  return TRUE;
+}
+
+gboolean
 pl_cli_figure_check_options (const PlCliFigureOptions *options,
                              GError                  **error)
 {
-  double w, h;
+  double w, h, text;
 
   if (options->size != NULL && !parse_size (options->size, &w, &h))
     {
@@ -81,6 +121,14 @@ pl_cli_figure_check_options (const PlCliFigureOptions *options,
                    "--size wants WIDTHxHEIGHT in points, like 432x360, not “%s”", options->size);
       return FALSE;
     }
+  if (options->size != NULL && options->width != NULL)
+    {
+      g_set_error_literal (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT,
+                           "--size and --width both set the figure's width: give one");
+      return FALSE;
+    }
+  if (!pl_cli_figure_page (options->width, options->font_size, &w, &h, &text, error))
+    return FALSE;
   if (!(options->dpi > 0) || !isfinite (options->dpi))
     {
       g_set_error_literal (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT,
@@ -115,12 +163,17 @@ pl_cli_figure_write (PlFigure                 *figure,
                      const PlCliFigureOptions *options,
                      GError                  **error)
 {
-  double width = DEFAULT_WIDTH_PT, height = DEFAULT_HEIGHT_PT;
+  double width = DEFAULT_WIDTH_PT, height = DEFAULT_HEIGHT_PT, text = DEFAULT_FONT_PT;
 
   if (!pl_cli_figure_check_options (options, error))
     return FALSE;
   if (options->size != NULL)
     parse_size (options->size, &width, &height);
+  else if (options->width != NULL)
+    pl_cli_figure_page (options->width, options->font_size, &width, &height, &text, NULL);
+  else if (options->font_size > 0)
+    text = options->font_size;
+  pl_figure_set_font (figure, NULL, text);
   if (options->colormap != NULL)
     {
       PlColormapId id;
@@ -136,6 +189,9 @@ pl_cli_figure_write (PlFigure                 *figure,
     pl_figure_set_rotation (figure,
                             isnan (options->azimuth) ? 0 : options->azimuth,
                             isnan (options->elevation) ? 0 : options->elevation);
+  /* A width alone: the figure's own height there, with its text and title. */
+  if (options->size == NULL && options->width != NULL && height == 0)
+    height = pl_figure_get_preferred_height (figure, width);
 
   return pl_figure_export (figure, out, width, height, options->dpi, error);
 }
@@ -318,8 +374,10 @@ pl_cli_figure_write_probe (const PlProbeSummary     *summary,
   pl_figure_add_row_with_intervals (figure, name, values, half_widths);
   if (options->title != NULL)
     pl_figure_set_title (figure, options->title);
-  /* One row needs no 5-inch page: without --size, the table's own size. */
-  if (fitted.size == NULL && pl_figure_get_natural_size (figure, &w, &h))
+  /* One row needs no 5-inch page: without --size or --width, the table's own size. */
+  if (fitted.font_size > 0)
+    pl_figure_set_font (figure, NULL, fitted.font_size);
+  if (fitted.size == NULL && fitted.width == NULL && pl_figure_get_natural_size (figure, &w, &h))
     fitted.size = natural = g_strdup_printf ("%.0fx%.0f", ceil (w), ceil (h));
   return pl_cli_figure_write (figure, out, &fitted, error);
 }

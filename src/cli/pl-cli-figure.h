@@ -13,8 +13,10 @@
 G_BEGIN_DECLS
 
 /* The figure options every analysis command shares: --colormap, --size WxH
- * (points), --dpi, --title, --azimuth, --elevation, and writing the figure
- * when --out ends in .png, .svg or .pdf. In a command:
+ * (points) or --width (a preset of pl-figure-preset.h: 3.3in, 7in, slide,
+ * or a length) with --font-size, --dpi, --title, --azimuth, --elevation,
+ * and writing the figure when --out ends in .png, .svg or .pdf. In a
+ * command:
  *
  *   g_auto(PlCliFigureOptions) figure = PL_CLI_FIGURE_OPTIONS_INIT;
  *   if (!pl_cli_figure_parse (context, &figure, &argc, &argv, &error))
@@ -32,9 +34,11 @@ typedef struct
   char   *title;
   double  azimuth;     /* NaN unless given; either one makes a PCA figure 3-D */
   double  elevation;
+  char   *width;       /* "3.3in", "7in", "slide" or a length; the height is the figure's own */
+  double  font_size;   /* points; 0: the preset's, or 10 */
 } PlCliFigureOptions;
 
-#define PL_CLI_FIGURE_OPTIONS_INIT { NULL, NULL, 150.0, NULL, NAN, NAN }
+#define PL_CLI_FIGURE_OPTIONS_INIT { NULL, NULL, 150.0, NULL, NAN, NAN, NULL, 0 }
 
 /* Adds the figure options to CONTEXT (after the command's own), parses the
  * command line and checks the figure options' values; the error is a usage
@@ -48,6 +52,16 @@ void     pl_cli_figure_options_clear    (PlCliFigureOptions       *options);
 /* The values make sense (a size like 432x360, a known colour map, a positive DPI);
  * the error is a usage message. */
 gboolean pl_cli_figure_check_options    (const PlCliFigureOptions *options,
+                                         GError                  **error);
+/* The page --width WIDTH (NULL: none) and --font-size FONT_SIZE (0: none)
+ * ask for: its width in points, its height (0: the figure's own at that
+ * width) and the text size (a preset's, else FONT_SIZE, else 10 pt); the
+ * error is a usage message naming OPTION ("--width"). Also for `paper`. */
+gboolean pl_cli_figure_page             (const char               *width,
+                                         double                    font_size,
+                                         double                   *width_pt,
+                                         double                   *height_pt,
+                                         double                   *text_pt,
                                          GError                  **error);
 /* TRUE when PATH names a figure: it ends in .png, .svg or .pdf (any case). */
 gboolean pl_cli_figure_is_figure_path   (const char               *path);
@@ -91,7 +105,8 @@ gboolean pl_cli_figure_write_attention  (PlAttentionStats         *stats,
                                          GError                  **error);
 /* The probe results of one table as a one-row probe table, the means with
  * their 95 % intervals when there were repeats; NAME labels the row (the
- * model's name). Without --size, the table's own size, no blank margins. */
+ * model's name). Without --size or --width, the table's own size, no blank
+ * margins. */
 gboolean pl_cli_figure_write_probe      (const PlProbeSummary     *summary,
                                          const char               *name,
                                          const char               *out,

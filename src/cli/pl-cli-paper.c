@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "pl-cli.h"
+#include "pl-cli-figure.h"
 #include "pl-paper.h"
 
 /* The paper's Figure 1 and Table 1 for the models given (the demos and the
@@ -23,6 +24,8 @@ pl_cli_paper (int    argc,
   g_autoptr(GPtrArray) models = g_ptr_array_new_with_free_func (g_object_unref);
   g_autoptr(PlPaper) paper = NULL;
   g_autofree char *out = NULL;
+  g_autofree char *width = NULL;
+  double font_size = 0;
   const char * const *paths;
   gint64 seed = 0;
   int repeats = PL_PROBE_DEFAULT_REPEATS;
@@ -33,6 +36,11 @@ pl_cli_paper (int    argc,
     { "repeats", 'n', 0, G_OPTION_ARG_INT, &repeats,
       N_("Runs of the paper’s probes, seeds S … S + N − 1 (default 20)"), N_("N") },
     { "seed", 's', 0, G_OPTION_ARG_INT64, &seed, N_("The first seed (default 0)"), N_("S") },
+    { "width", 0, 0, G_OPTION_ARG_STRING, &width,
+      N_("The figures’ width: 3.3in (a column), 7in (a page, the default), slide (10 × 5.625 in), or a length "
+         "like 300pt, 5in or 8.5cm"), N_("WIDTH") },
+    { "font-size", 0, 0, G_OPTION_ARG_DOUBLE, &font_size,
+      N_("Their text size in points (default: the width’s, else 10)"), N_("PT") },
     { NULL }
   };
 
@@ -62,6 +70,12 @@ pl_cli_paper (int    argc,
   pl_paper_options_init (&options);
   options.n_repeats = (guint) repeats;
   options.first_seed = (guint32) seed;
+  if (width != NULL || font_size != 0)
+    {
+      if (!pl_cli_figure_page (width != NULL ? width : "7in", font_size, &options.width_pt, &options.height_pt,
+                               &options.font_size, &error))
+        return pl_cli_usage ("paper", error->message);
+    }
   if (!(paper = pl_paper_compute ((PlModel **) models->pdata, models->len, &options, NULL, NULL, NULL, &error)) ||
       !pl_paper_write (paper, out, &error))
     return pl_cli_fail (error);

@@ -7,17 +7,10 @@
 #include <math.h>
 
 #include "pl-error.h"
+#include "pl-figure-preset.h"
 #include "pl-paper.h"
 #include "pl-similarity.h"
 
-/* Sizes in points: a panel of Figure 1, the colour bar and margins beside
- * the panels and the room for its caption; Table 1's width (its height
- * follows its rows and caption). */
-#define PANEL_PT      190.0
-#define PANEL_EXTRA    90.0
-#define PANEL_TOP_PT   50.0
-#define FIGURE_CAPTION_PT  36.0
-#define TABLE_WIDTH   460.0
 #define EXPORT_DPI    300.0
 
 struct _PlPaper
@@ -36,10 +29,15 @@ struct _PlPaper
 void
 pl_paper_options_init (PlPaperOptions *options)
 {
+  const PlFigurePresetInfo *page = pl_figure_preset_get (PL_FIGURE_PRESET_TWO_COLUMNS);
+
   g_return_if_fail (options != NULL);
 
   options->n_repeats = PL_PROBE_DEFAULT_REPEATS;
   options->first_seed = 0;
+  options->width_pt = page->width;
+  options->height_pt = page->height;
+  options->font_size = page->font_size;
 }
 
 void
@@ -297,12 +295,20 @@ pl_paper_write (PlPaper     *self,
                 const char  *dir,
                 GError     **error)
 {
-  double figure_width = PANEL_PT * self->n_models + PANEL_EXTRA;
-  double table_height = 0;
+  const PlPaperOptions *o;
+  double width, figure_height, table_height;
 
   g_return_val_if_fail (self != NULL, FALSE);
   g_return_val_if_fail (dir != NULL, FALSE);
 
+  o = &self->options;
+  if (!(o->width_pt > 0) || !(o->font_size > 0) || !(o->height_pt >= 0))
+    {
+      g_set_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT,
+                   "the paper's figures need a width and a text size above 0, not %g pt and %g pt",
+                   o->width_pt, o->font_size);
+      return FALSE;
+    }
   if (g_mkdir_with_parents (dir, 0755) != 0)
     {
       int saved = errno;
@@ -311,8 +317,11 @@ pl_paper_write (PlPaper     *self,
                    "%s: cannot make the folder: %s", dir, g_strerror (saved));
       return FALSE;
     }
-  pl_figure_get_natural_height (self->table1, TABLE_WIDTH, &table_height);
-  return export_both (self->figure1, dir, "figure1", figure_width,
-                      PANEL_PT + PANEL_TOP_PT + FIGURE_CAPTION_PT, error) &&
-         export_both (self->table1, dir, "table1", TABLE_WIDTH, table_height, error);
+  width = o->width_pt;
+  pl_figure_set_font (self->figure1, NULL, o->font_size);
+  pl_figure_set_font (self->table1, NULL, o->font_size);
+  figure_height = o->height_pt > 0 ? o->height_pt : pl_figure_get_preferred_height (self->figure1, width);
+  table_height = o->height_pt > 0 ? o->height_pt : pl_figure_get_preferred_height (self->table1, width);
+  return export_both (self->figure1, dir, "figure1", width, figure_height, error) &&
+         export_both (self->table1, dir, "table1", width, table_height, error);
 }

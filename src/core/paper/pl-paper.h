@@ -19,6 +19,11 @@ typedef struct
 {
   guint   n_repeats;     /* PL_PROBE_DEFAULT_REPEATS */
   guint32 first_seed;    /* 0: seeds 0 … n_repeats − 1 */
+  /* The page the figures are written for, in points: 7 in wide, their own
+   * height (0), at a text size of 9 pt (pl-figure-preset.h's two columns). */
+  double  width_pt;
+  double  height_pt;
+  double  font_size;
 } PlPaperOptions;
 
 typedef struct _PlPaper PlPaper;
@@ -49,8 +54,10 @@ void      pl_paper_get_pairs    (PlPaper               *self,
 /* Owned by the paper. */
 PlFigure *pl_paper_get_figure1  (PlPaper               *self);
 PlFigure *pl_paper_get_table1   (PlPaper               *self);
-/* DIR/figure1.pdf, figure1.png, table1.pdf and table1.png (PNG at 300 DPI),
- * DIR made when missing; a failure names the file. */
+/* DIR/figure1.pdf, figure1.png, table1.pdf and table1.png (PNG at 300 DPI)
+ * at the options' width and text size, DIR made when missing; a failure
+ * names the file. Figure 1's panels stand in a grid that fits the width,
+ * as large as a page's height allows; Table 1 is its own height. */
 gboolean  pl_paper_write        (PlPaper               *self,
                                  const char            *dir,
                                  GError               **error);
