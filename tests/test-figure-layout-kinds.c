@@ -164,8 +164,9 @@ build_trajectory_variance (void)
   double ratios[16];
   PlFigure *panels[2];
 
+  /* Ratios of a decaying spectrum, summing to 1 − 0.7¹⁶ (below 1). */
   for (guint i = 0; i < 16; i++)
-    ratios[i] = 0.5 * pow (0.7, i);
+    ratios[i] = 0.3 * pow (0.7, i);
   bars = pl_figure_new_bars (ratios, 16, NULL);
   pl_figure_set_cumulative (bars, TRUE);
   pl_figure_set_title (bars, "Explained variance");
