@@ -241,6 +241,61 @@ check_width (gconstpointer data)
   }
 }
 
+/* The Playground's knobs move one by one when the kind changes; no
+ * question on the way asks for more than the kind offers (from ALiBi, the
+ * width moved first asked for a 2-D grid of 256 × 256 patches, a 16 GiB
+ * similarity, before the length came down to 14). */
+#define MAX_GRID_SIDE 48
+
+static void
+collect_spin_buttons (GtkWidget *widget,
+                      GPtrArray *found)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    if (GTK_IS_SPIN_BUTTON (child))
+      g_ptr_array_add (found, child);
+    else
+      collect_spin_buttons (child, found);
+}
+
+static void
+check_asked (GtkSpinButton *spin,
+             gpointer       page)
+{
+  guint length;
+
+  if (pl_playground_page_get_asked (page, &length, NULL) == PL_PLAYGROUND_SINCOS2D)
+    g_assert_cmpuint (length, <=, MAX_GRID_SIDE);
+}
+
+static void
+test_playground_bounds (void)
+{
+  GtkWidget *page = pl_window_get_page (window, "playground");
+  g_autoptr(GPtrArray) spins = g_ptr_array_new ();
+  const PlPlaygroundKind kinds[] = { PL_PLAYGROUND_ALIBI, PL_PLAYGROUND_SINCOS2D, PL_PLAYGROUND_ROPE,
+                                     PL_PLAYGROUND_SINCOS2D, PL_PLAYGROUND_ALIBI, PL_PLAYGROUND_SINCOS2D };
+  guint length;
+
+  pl_window_show_view (window, "playground");
+  collect_spin_buttons (page, spins);
+  g_assert_cmpuint (spins->len, >=, 2);
+  for (guint i = 0; i < spins->len; i++)
+    g_signal_connect_after (spins->pdata[i], "value-changed", G_CALLBACK (check_asked), page);
+  for (guint k = 0; k < G_N_ELEMENTS (kinds); k++)
+    {
+      pl_playground_page_set_kind (PL_PLAYGROUND_PAGE (page), kinds[k]);
+      check_asked (NULL, page);
+      pl_test_wait_until (page_idle, page, "the Playground");
+    }
+  g_assert_cmpint (pl_playground_page_get_asked (PL_PLAYGROUND_PAGE (page), &length, NULL), ==,
+                   PL_PLAYGROUND_SINCOS2D);
+  g_assert_cmpuint (length, ==, 14);
+  for (guint i = 0; i < spins->len; i++)
+    g_signal_handlers_disconnect_by_func (spins->pdata[i], check_asked, page);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -256,6 +311,7 @@ main (int    argc,
 
       g_test_add_data_func (path, GINT_TO_POINTER (widths[i]), check_width);
     }
+  g_test_add_func ("/window-layout/playground-bounds", test_playground_bounds);
   status = g_test_run ();
   gtk_window_destroy (GTK_WINDOW (window));
   g_clear_object (&app);

@@ -36,7 +36,7 @@ struct _PlPlaygroundPage
   PlMatrix       *matrix;
   PlMatrix       *projection;     /* on screen in the trajectory */
   PlMatrix       *curves;         /* RoPE: score and bound rows; ALiBi: the biases */
-  guint           grid_side;      /* the 2-D table asked for: its side and width */
+  guint           grid_side;      /* the last question's length (the 2-D grid's side) and width */
   guint           grid_width;
 
   /* Template widgets */
@@ -355,6 +355,20 @@ on_answer (PlPage       *page,
 }
 
 /* The knobs a kind has, and what they mean for it. */
+/* The length each kind offers. A grid of side S is S² patches, and its
+ * grid of grids S⁴ cells. */
+static guint
+length_lower (PlPlaygroundKind kind)
+{
+  return kind == PL_PLAYGROUND_SINCOS2D ? 2 : 8;
+}
+
+static guint
+length_upper (PlPlaygroundKind kind)
+{
+  return kind == PL_PLAYGROUND_SINCOS2D ? MAX_GRID_SIDE : 2048;
+}
+
 static void
 sync_controls (PlPlaygroundPage *self,
                PlPlaygroundKind  kind)
@@ -390,9 +404,8 @@ sync_controls (PlPlaygroundPage *self,
                                                                                       : _("_Positions"));
   gtk_adjustment_set_step_increment (gtk_spin_button_get_adjustment (self->width_spin),
                                      kind == PL_PLAYGROUND_ALIBI ? 1 : kind == PL_PLAYGROUND_SINCOS2D ? 4 : 2);
-  /* A grid of side S is S² patches, and its grid of grids S⁴ cells. */
-  gtk_adjustment_set_lower (length, kind == PL_PLAYGROUND_SINCOS2D ? 2 : 8);
-  gtk_adjustment_set_upper (length, kind == PL_PLAYGROUND_SINCOS2D ? MAX_GRID_SIDE : 2048);
+  gtk_adjustment_set_lower (length, length_lower (kind));
+  gtk_adjustment_set_upper (length, length_upper (kind));
   gtk_adjustment_set_step_increment (length, kind == PL_PLAYGROUND_SINCOS2D ? 1 : 8);
   gtk_widget_set_visible (self->base_box, kind != PL_PLAYGROUND_ALIBI);
   gtk_label_set_text (self->caption_label, _(captions[kind]));
@@ -419,7 +432,11 @@ refresh (PlPage *page)
 
   spec = g_new0 (Spec, 1);
   spec->kind = kind;
-  spec->length = (guint) gtk_spin_button_get_value (self->length_spin);
+  /* Within the kind's range even while a switch of kind moves the knobs
+   * one by one (a new upper bound does not clamp the value): 256 as a grid
+   * side is 65,536 patches, a 16 GiB similarity. */
+  spec->length = CLAMP ((guint) gtk_spin_button_get_value (self->length_spin), length_lower (kind),
+                        length_upper (kind));
   spec->width = (guint) gtk_spin_button_get_value (self->width_spin);
   if (kind == PL_PLAYGROUND_SINCOS2D)
     spec->width = MAX (spec->width & ~3u, 4);
@@ -456,6 +473,20 @@ pl_playground_page_set_encoding (PlPlaygroundPage *self,
   gtk_spin_button_set_value (self->width_spin, width);
   gtk_range_set_value (GTK_RANGE (self->base_scale), log10 (base));
   pl_page_refresh (PL_PAGE (self));
+}
+
+PlPlaygroundKind
+pl_playground_page_get_asked (PlPlaygroundPage *self,
+                              guint            *length,
+                              guint            *width)
+{
+  g_return_val_if_fail (PL_IS_PLAYGROUND_PAGE (self), PL_PLAYGROUND_SINUSOIDAL);
+
+  if (length != NULL)
+    *length = self->grid_side;
+  if (width != NULL)
+    *width = self->grid_width;
+  return self->asked;
 }
 
 PlMatrix *
@@ -550,16 +581,17 @@ on_kind_changed (PlPlaygroundPage *self)
   GtkAdjustment *length = gtk_spin_button_get_adjustment (self->length_spin);
   gboolean was_grid = gtk_adjustment_get_upper (length) == MAX_GRID_SIDE;
 
-  if (kind == PL_PLAYGROUND_ALIBI && width > 64)
-    gtk_spin_button_set_value (self->width_spin, 8);
-  else if (kind != PL_PLAYGROUND_ALIBI && width < 16)
-    gtk_spin_button_set_value (self->width_spin, 128);
-  /* A grid starts at ViT-B/16's 14 × 14 at 224 pixels; the others at 256 positions. */
+  /* A grid starts at ViT-B/16's 14 × 14 at 224 pixels; the others at 256
+   * positions; the length first, so no knob asks for a grid of 256². */
   sync_controls (self, kind);
   if (kind == PL_PLAYGROUND_SINCOS2D && !was_grid)
     gtk_spin_button_set_value (self->length_spin, 14);
   else if (kind != PL_PLAYGROUND_SINCOS2D && was_grid)
     gtk_spin_button_set_value (self->length_spin, 256);
+  if (kind == PL_PLAYGROUND_ALIBI && width > 64)
+    gtk_spin_button_set_value (self->width_spin, 8);
+  else if (kind != PL_PLAYGROUND_ALIBI && width < 16)
+    gtk_spin_button_set_value (self->width_spin, 128);
   pl_page_refresh (PL_PAGE (self));
 }
 

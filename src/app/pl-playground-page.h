@@ -26,6 +26,11 @@ void      pl_playground_page_set_encoding (PlPlaygroundPage *self,
                                            double            base);
 void      pl_playground_page_set_kind     (PlPlaygroundPage *self,
                                            PlPlaygroundKind  kind);
+/* The kind of the last question asked, its length (positions, or the
+ * grid's side) and width. */
+PlPlaygroundKind pl_playground_page_get_asked (PlPlaygroundPage *self,
+                                               guint            *length,
+                                               guint            *width);
 /* The heatmap's matrix on screen: the table's cosine similarity (sinusoidal,
  * RoPE; the 2-D table's patches, [n, n], drawn as the grid of grids) or the
  * heads' biases (ALiBi). */
