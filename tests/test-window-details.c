@@ -151,7 +151,7 @@ test_delete_undo (void)
     pl_test_activate (window, "win.remove-model", NULL);
     g_assert_cmpuint (g_list_model_get_n_items (models), ==, n - 2);
     g_assert_nonnull (strstr (adw_toast_get_title (window->remove_toast), second_name));
-    pl_test_wait_until (button_shown, "_Undo", "the Undo button");
+    pl_test_wait_until (button_shown, (gpointer) "_Undo", "the Undo button");
     g_signal_emit_by_name (find_button (GTK_WIDGET (window), "_Undo"), "clicked");
     pl_test_wait_until (toast_gone, NULL, "the toast to go");
     g_assert_cmpuint (g_list_model_get_n_items (models), ==, n - 1);
