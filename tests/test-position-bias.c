@@ -281,6 +281,57 @@ find_text (PlFigure   *figure,
  * axis's ticks label the rows they sit on (tick 1 on the first row) and the
  * curves' legend names the heads chosen by index 0 and 3 "Head 1" and
  * "Head 4"; a cell under a point is the map's (offset, head) index. */
+/* DeBERTa's relative table numbered from bucket −8: the heatmap's ticks run
+ * through negative buckets to 0, and a trajectory labels its zero bucket's
+ * point "0" and its first "−8" (before, first positions were unsigned and
+ * 0 could not be marked). */
+static void
+test_relative_numbering (void)
+{
+  g_autoptr(PlMatrix) table = pl_matrix_new (16, 16);
+  g_autoptr(PlMatrix) circle = pl_matrix_new (16, 2);
+  g_autoptr(PlFigure) heatmap = NULL;
+  g_autoptr(PlFigure) trajectory = NULL;
+  const double ratios[] = { 0.5, 0.3 };
+  cairo_surface_t *surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 640, 480);
+  cairo_t *cr = cairo_create (surface);
+  const double *ticks;
+  gboolean negative = FALSE, zero = FALSE;
+  guint n;
+
+  for (guint i = 0; i < 16; i++)
+    for (guint j = 0; j < 16; j++)
+      pl_matrix_row (table, i)[j] = (float) sin (0.3 * i + 0.7 * j);
+  heatmap = pl_figure_new_heatmap (table, 0);
+  pl_figure_set_first_position (heatmap, -8);
+  pl_figure_render (heatmap, cr, 640, 480);
+  ticks = pl_figure_get_ticks (heatmap, TRUE, &n);
+  g_assert_nonnull (ticks);
+  for (guint i = 0; i < n; i++)
+    {
+      g_assert_cmpfloat (ticks[i], >=, -8);
+      g_assert_cmpfloat (ticks[i], <=, 7);
+      negative |= ticks[i] < 0;
+      zero |= ticks[i] == 0;
+    }
+  g_assert_true (negative);
+  g_assert_true (zero);
+
+  /* points on a circle: no label hides another */
+  for (guint i = 0; i < 16; i++)
+    {
+      pl_matrix_row (circle, i)[0] = (float) cos (0.4 * i);
+      pl_matrix_row (circle, i)[1] = (float) sin (0.4 * i);
+    }
+  trajectory = pl_figure_new_trajectory (circle, 0, ratios, 0, 1);
+  pl_figure_set_first_position (trajectory, -8);
+  pl_figure_render (trajectory, cr, 640, 480);
+  g_assert_nonnull (find_text (trajectory, "0", INFINITY));
+  g_assert_nonnull (find_text (trajectory, "−8", INFINITY));
+  cairo_destroy (cr);
+  cairo_surface_destroy (surface);
+}
+
 static void
 test_figure_heads (void)
 {
@@ -336,6 +387,7 @@ main (int   argc,
   g_test_add_func ("/pl/position-bias/builtin-alibi", test_builtin_alibi);
   g_test_add_func ("/pl/position-bias/no-bias", test_no_bias);
   g_test_add_func ("/pl/position-bias/figure-heads", test_figure_heads);
+  g_test_add_func ("/pl/position-bias/relative-numbering", test_relative_numbering);
   for (guint i = 0; i < G_N_ELEMENTS (bias_cases); i++)
     {
       g_autofree char *path = g_strdup_printf ("/pl/position-bias/model/%s-%s-%u", bias_cases[i].fixture,

@@ -338,11 +338,47 @@ draw_grid (PlFigure                *self,
   cairo_restore (cr);
 }
 
+/* Position 0 of a table numbered from below 0 (a relative table's zero
+ * bucket): a dotted line through the middle of its column and of its row. */
+static void
+draw_zero (PlFigure                *self,
+           PlDraw                  *draw,
+           const cairo_rectangle_t *plot)
+{
+  cairo_t *cr = draw->cr;
+  double zero = -self->first_position + 0.5;
+  double vw = self->view_x1 - self->view_x0, vh = self->view_y1 - self->view_y0;
+  static const double dash[] = { 1.5, 2.5 };
+
+  cairo_save (cr);
+  cairo_rectangle (cr, plot->x, plot->y, plot->width, plot->height);
+  cairo_clip (cr);
+  cairo_set_line_width (cr, 1);
+  cairo_set_dash (cr, dash, G_N_ELEMENTS (dash), 0);
+  pl_draw_set_rgb (draw, draw->fg);
+  if (zero < self->values->cols)
+    {
+      double x = plot->x + (zero - self->view_x0) / vw * plot->width;
+
+      cairo_move_to (cr, x, plot->y);
+      cairo_line_to (cr, x, plot->y + plot->height);
+    }
+  if (!self->own_first_row && zero < self->values->rows)
+    {
+      double y = plot->y + (zero - self->view_y0) / vh * plot->height;
+
+      cairo_move_to (cr, plot->x, y);
+      cairo_line_to (cr, plot->x + plot->width, y);
+    }
+  cairo_stroke (cr);
+  cairo_restore (cr);
+}
+
 /* What row 0 is numbered: its own number (heads from 1), or the position. */
 static double
 first_row (PlFigure *self)
 {
-  return self->own_first_row ? self->first_row : self->first_position;
+  return self->own_first_row ? (double) self->first_row : (double) self->first_position;
 }
 
 /* Ticks at round positions; position p is the centre of cell p − first. */
@@ -538,6 +574,8 @@ pl_figure_heatmap_render (PlFigure                *self,
       if (self->grid && s >= 6)
         draw_grid (self, draw, &plot, s);
     }
+  if (self->first_position < 0)
+    draw_zero (self, draw, &plot);
   pl_draw_frame (draw, &plot);
 
   if (shown != NULL)

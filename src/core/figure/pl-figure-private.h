@@ -79,7 +79,7 @@ struct _PlFigure
 
   /* Heatmap */
   PlMatrix          *values;
-  guint              first_position;
+  int                first_position;  /* what row 0 is numbered; below 0 for relative buckets */
   guint              first_row;       /* what row 0 is numbered, when own_first_row */
   gboolean           own_first_row;
   double             data_min;        /* finite extremes, NaN when none */

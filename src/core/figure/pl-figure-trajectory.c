@@ -195,7 +195,7 @@ draw_labels (PlFigure                *self,
     {
       guint i = which[m];
       double px = self->points[2 * i], py = self->points[2 * i + 1];
-      g_autofree char *label = g_strdup_printf ("%u", self->first_position + i);
+      g_autofree char *label = pl_format_tick (self->first_position + (int) i, 1);
       double w, h;
 
       if (isnan (px))
@@ -244,14 +244,28 @@ labelled_points (PlFigure *self)
 
   for (guint i = 0; i < n; i++)
     {
-      guint p = self->first_position + i;
+      /* p mod k, also for the negative positions of a relative table */
+      int p = self->first_position + (int) i;
+      guint r = (guint) (((p % (int) k) + (int) k) % (int) k);
       /* Where the path starts and ends matters too, unless the next (or
        * last) round label is close by. */
-      gboolean end = (i == 0 && k - p % k > k / 3) || (i + 1 == n && n > 1 && p % k > k / 3);
+      gboolean end = (i == 0 && k - r > k / 3) || (i + 1 == n && n > 1 && r > k / 3);
 
-      if (p % k == 0 || end)
+      if (r == 0 || end)
         g_array_append_val (which, i);
     }
+  /* A relative table's zero bucket is labelled first, so no other label
+   * takes its place. */
+  if (self->first_position < 0 && (guint) -self->first_position < n)
+    for (guint m = 0; m < which->len; m++)
+      if (g_array_index (which, guint, m) == (guint) -self->first_position)
+        {
+          guint zero = g_array_index (which, guint, m);
+
+          g_array_remove_index (which, m);
+          g_array_prepend_val (which, zero);
+          break;
+        }
   return which;
 }
 

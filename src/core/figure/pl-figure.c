@@ -184,6 +184,15 @@ pl_figure_set_values (PlFigure *self,
 }
 
 void
+pl_figure_set_first_position (PlFigure *self,
+                              int       first)
+{
+  g_return_if_fail (PL_IS_FIGURE (self));
+  self->first_position = first;
+  pl_figure_heatmap_clear (self);
+}
+
+void
 pl_figure_set_first_row (PlFigure *self,
                          guint     first_row)
 {
@@ -752,7 +761,7 @@ pl_figure_value_range (PlFigure *self,
     case PL_FIGURE_TRAJECTORY_3D:
       /* Colour is position. */
       a = self->first_position;
-      b = self->first_position + MAX (self->n_points, 2) - 1;
+      b = self->first_position + (double) MAX (self->n_points, 2) - 1;
       break;
     case PL_FIGURE_SCATTER:
       if (!pl_finite_range (self->point_values, self->n_xs, &a, &b))

@@ -51,6 +51,14 @@ PlFigure   *pl_figure_new_rotary_norms (PlMatrix     *norms,
 void        pl_figure_set_values      (PlFigure       *self,
                                        PlMatrix       *values,
                                        guint           first_position);
+/* Positions numbered from FIRST, which may be negative (the rows of a
+ * relative table: DeBERTa's buckets −k … k − 1), on a heatmap's axes and
+ * along a trajectory (its labels and colour bar). When FIRST is below 0,
+ * position 0 is marked: a dotted line through its row and column of a
+ * heatmap, its point of a trajectory always labelled. Set after the data
+ * (pl_figure_set_values numbers from its FIRST_POSITION again). */
+void        pl_figure_set_first_position (PlFigure     *self,
+                                       int             first);
 /* Rows numbered from FIRST_ROW, the columns still from the first position:
  * heads counted from 1 against distances or planes counted from 0. */
 void        pl_figure_set_first_row   (PlFigure       *self,
