@@ -341,6 +341,14 @@ hit (PlFigureView *self,
       return pl_figure_hit_cell (self->figure, x, y, column, row);
     case PL_FIGURE_LINES:
       return pl_figure_hit_line (self->figure, x, y, 8.0, row, column);
+    case PL_FIGURE_POSITION_BIAS:
+      /* the map's cell (panel −1), or a curve (panel 1, ROW its index) */
+      if (pl_figure_hit_cell (self->figure, x, y, column, row))
+        return TRUE;
+      if (!pl_figure_hit_bias_curve (self->figure, x, y, row, column))
+        return FALSE;
+      *panel = 1;
+      return TRUE;
     default:
       if ((point = pl_figure_hit_point (self->figure, x, y, 8.0)) < 0)
         return FALSE;

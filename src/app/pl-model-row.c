@@ -32,6 +32,14 @@ describe (PlModel *model)
                             pl_activations_file_get_n_sequences (activations),
                             pl_activations_file_get_n_tokens (activations),
                             pl_activations_file_get_n_layers (activations));
+  if (pl_model_has_position_bias (model) && pl_model_get_position_table_name (model) == NULL)
+    {
+      const PlEncodingSpec *encoding = pl_model_get_encoding (model);
+
+      /* Translators: a model whose position is a bias on attention scores (T5, ALiBi): family · its heads */
+      return g_strdup_printf (_("%s · position bias · %u heads"), pl_model_get_family_display_name (model),
+                              encoding != NULL ? encoding->heads : pl_model_get_n_heads (model));
+    }
   if (decoder != NULL)
     /* Translators: family · rotary (RoPE) base · max_position_embeddings */
     return g_strdup_printf (_("%s · RoPE base %g · %u positions"), pl_model_get_family_display_name (model),

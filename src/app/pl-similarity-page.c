@@ -4,6 +4,7 @@
 #include <glib/gi18n.h>
 #include <math.h>
 
+#include "pl-bias-view.h"
 #include "pl-enum-labels.h"
 #include "pl-figure-view.h"
 #include "pl-layer-picker.h"
@@ -76,6 +77,12 @@ show_matrix (PlSimilarityPage *self,
   /* A vision transformer's patches, flattened as it reads them. */
   if (pl_workspace_shows_patches (workspace, &cols))
     pl_figure_set_axis_labels (figure, _("Patch, row by row"), _("Patch, row by row"));
+  /* DeBERTa's relative table: rows are buckets of i − j, zero marked. */
+  if (pl_workspace_get_layer (workspace) == PL_LAYER_TABLE && pl_model_get_relative_zero_row (model) > 0)
+    {
+      pl_figure_set_first_position (figure, -(int) pl_model_get_relative_zero_row (model));
+      pl_figure_set_axis_labels (figure, _("Relative bucket of i − j"), _("Relative bucket of i − j"));
+    }
   pl_figure_view_set_figure (pl_page_get_figure_view (PL_PAGE (self)), figure, matrix->cols, matrix->rows);
   pl_page_show_figure (PL_PAGE (self));
 }
@@ -96,9 +103,21 @@ refresh (PlPage *page)
 {
   PlSimilarityPage *self = PL_SIMILARITY_PAGE (page);
   PlWorkspace *workspace = pl_page_get_workspace (page);
-  PlModel *model = pl_page_begin_layer_question (page);
+  PlModel *model;
   g_autofree char *key = NULL;
 
+  pl_bias_view_clear (page);
+  /* T5's and ALiBi's bias stands in for the table they do not have; the
+   * measures of similarity do not act on it. */
+  gtk_widget_set_visible (GTK_WIDGET (self->metric_dropdown), !pl_bias_view_applies (workspace));
+  gtk_widget_set_visible (GTK_WIDGET (self->center_button), !pl_bias_view_applies (workspace));
+  if (pl_bias_view_applies (workspace))
+    {
+      g_clear_pointer (&self->shown, pl_matrix_unref);
+      pl_bias_view_show (page);
+      return;
+    }
+  model = pl_page_begin_layer_question (page);
   if (model == NULL)
     {
       g_clear_pointer (&self->shown, pl_matrix_unref);
@@ -154,6 +173,8 @@ get_export_name (PlPage *page)
   int layer = pl_workspace_get_layer (pl_page_get_workspace (page));
   g_autofree char *layer_part = layer == PL_LAYER_TABLE ? g_strdup ("") : g_strdup_printf ("-layer-%d", layer);
 
+  if (pl_bias_view_get_bias (page) != NULL)
+    return g_strdup_printf ("%s-position-bias", pl_model_get_name (model));
   return g_strdup_printf ("%s-%s%s%s", model ? pl_model_get_name (model) : "poslens",
                           pl_similarity_metric_to_string (get_metric (self)),
                           gtk_toggle_button_get_active (self->center_button) ? "-centred" : "",
@@ -189,13 +210,27 @@ on_describe (PlSimilarityPage *self,
              PlFigureView     *view)
 {
   PlWorkspace *workspace = pl_page_get_workspace (PL_PAGE (self));
+  PlModel *model = pl_workspace_get_model (workspace);
   g_autofree char *layer = NULL;
   float value;
   guint cols;
 
+  if (pl_bias_view_get_bias (PL_PAGE (self)) != NULL)
+    return pl_bias_view_describe (PL_PAGE (self), panel, column, row);
   if (self->shown == NULL || row >= self->shown->rows || column >= self->shown->cols)
     return NULL;
   layer = pl_workspace_describe_layer (workspace, pl_workspace_get_layer (workspace));
+  value = pl_matrix_get (self->shown, row, column);
+  if (model != NULL && pl_workspace_get_layer (workspace) == PL_LAYER_TABLE &&
+      pl_model_get_relative_zero_row (model) > 0)
+    {
+      g_autofree char *a = pl_model_describe_relative_row (model, row);
+      g_autofree char *b = pl_model_describe_relative_row (model, column);
+
+      /* Translators: hover readout: two rows of DeBERTa's relative table (what offsets each stands for), the measure and its value */
+      return g_strdup_printf (_("%s\n%s\n%s: %.4f"), a, b,
+                              pl_enum_label (PL_TYPE_SIMILARITY_METRIC, get_metric (self)), value);
+    }
   if (pl_workspace_shows_patches (workspace, &cols))
     {
       g_autofree char *where = NULL;
@@ -206,7 +241,6 @@ on_describe (PlSimilarityPage *self,
       g_free (layer);
       layer = g_steal_pointer (&where);
     }
-  value = pl_matrix_get (self->shown, row, column);
   if (isnan (value))
     /* Translators: hover readout: positions i and j, the layer; a zero row has no cosine */
     return g_strdup_printf (_("Positions %u and %u\n%s: no value"), row, column, layer);

@@ -3,6 +3,7 @@
 
 #include <glib/gi18n.h>
 
+#include "pl-bias-view.h"
 #include "pl-figure-pair.h"
 #include "pl-figure-view.h"
 #include "pl-layer-picker.h"
@@ -81,6 +82,12 @@ show_pca (PlTrajectoryPage *self,
   /* The path runs through a vision transformer's patches row by row. */
   pl_figure_set_value_label (figure, pl_workspace_shows_patches (workspace, &cols) ? _("Patch, row by row")
                                                                                    : _("Position"));
+  /* DeBERTa's relative table: points are buckets of i − j, zero labelled. */
+  if (pl_workspace_get_layer (workspace) == PL_LAYER_TABLE && pl_model_get_relative_zero_row (model) > 0)
+    {
+      pl_figure_set_first_position (figure, -(int) pl_model_get_relative_zero_row (model));
+      pl_figure_set_value_label (figure, _("Relative bucket of i − j"));
+    }
 
   bars = pl_figure_new_bars (ratios, k, NULL);
   pl_figure_set_cumulative (bars, TRUE);
@@ -111,9 +118,26 @@ refresh (PlPage *page)
 {
   PlTrajectoryPage *self = PL_TRAJECTORY_PAGE (page);
   PlWorkspace *workspace = pl_page_get_workspace (page);
-  PlModel *model = pl_page_begin_layer_question (page);
+  PlModel *model;
   g_autofree char *key = NULL;
 
+  pl_bias_view_clear (page);
+  /* T5's and ALiBi's bias stands in for the table they do not have; it
+   * has no components to explain. */
+  gtk_widget_set_visible (GTK_WIDGET (self->variance_view), !pl_bias_view_applies (workspace));
+  gtk_widget_set_visible (GTK_WIDGET (self->three_d_button), !pl_bias_view_applies (workspace));
+  gtk_widget_set_visible (GTK_WIDGET (self->x_dropdown), !pl_bias_view_applies (workspace));
+  gtk_widget_set_visible (GTK_WIDGET (self->y_dropdown), !pl_bias_view_applies (workspace));
+  gtk_widget_set_visible (GTK_WIDGET (self->z_dropdown), !pl_bias_view_applies (workspace) &&
+                          gtk_toggle_button_get_active (self->three_d_button));
+  if (pl_bias_view_applies (workspace))
+    {
+      g_clear_pointer (&self->shown, pl_pca_unref);
+      pl_figure_view_set_figure (self->variance_view, NULL, 0, 0);
+      pl_bias_view_show (page);
+      return;
+    }
+  model = pl_page_begin_layer_question (page);
   if (model == NULL)
     {
       g_clear_pointer (&self->shown, pl_pca_unref);
@@ -156,6 +180,8 @@ get_export_name (PlPage *page)
   int layer = pl_workspace_get_layer (pl_page_get_workspace (page));
   g_autofree char *layer_part = layer == PL_LAYER_TABLE ? g_strdup ("") : g_strdup_printf ("-layer-%d", layer);
 
+  if (pl_bias_view_get_bias (page) != NULL)
+    return g_strdup_printf ("%s-position-bias", pl_model_get_name (model));
   return g_strdup_printf ("%s-pca%s%s", model ? pl_model_get_name (model) : "poslens",
                           gtk_toggle_button_get_active (self->three_d_button) ? "-3d" : "", layer_part);
 }
@@ -192,15 +218,28 @@ on_describe (PlTrajectoryPage *self,
              PlFigureView     *view)
 {
   PlWorkspace *workspace = pl_page_get_workspace (PL_PAGE (self));
+  PlModel *model = pl_workspace_get_model (workspace);
   g_autofree char *layer = NULL;
   guint k, a, b, cols;
 
+  if (pl_bias_view_get_bias (PL_PAGE (self)) != NULL)
+    return pl_bias_view_describe (PL_PAGE (self), panel, point, unused);
   if (self->shown == NULL || point >= self->shown->projection->rows)
     return NULL;
   k = self->shown->n_components;
   a = MIN (gtk_drop_down_get_selected (self->x_dropdown), k - 1);
   b = MIN (gtk_drop_down_get_selected (self->y_dropdown), k - 1);
   layer = pl_workspace_describe_layer (workspace, pl_workspace_get_layer (workspace));
+  if (model != NULL && pl_workspace_get_layer (workspace) == PL_LAYER_TABLE &&
+      pl_model_get_relative_zero_row (model) > 0)
+    {
+      g_autofree char *bucket = pl_model_describe_relative_row (model, point);
+
+      /* Translators: hover readout on DeBERTa's relative table: which offsets the row stands for, then its coordinates */
+      return g_strdup_printf (_("%s\nPC%u = %.3f, PC%u = %.3f"), bucket,
+                              a + 1, pl_matrix_get (self->shown->projection, point, a),
+                              b + 1, pl_matrix_get (self->shown->projection, point, b));
+    }
   if (pl_workspace_shows_patches (workspace, &cols))
     /* Translators: hover readout on a vision transformer's trajectory: position, its patch (row, column), layer, coordinates */
     return g_strdup_printf (_("Position %u = patch (%u, %u), read row by row (special tokens left out)\n%s\n"

@@ -386,10 +386,12 @@ open_models_done (GObject      *object,
       if (request->remember)
         remember_recent (self, request->paths[i]);
       if (pl_model_get_position_table_name (model) == NULL && pl_model_get_checkpoint (model) != NULL &&
-          pl_model_get_activations (model) == NULL && pl_model_get_rotary_decoder (model) == NULL)
+          pl_model_get_activations (model) == NULL && pl_model_get_rotary_decoder (model) == NULL &&
+          !pl_model_has_position_bias (model))
         {
           /* A file of any kind: let the user say which dataset is the table
-           * (a rotary model has none, and is a model all the same). */
+           * (a rotary model has none, nor does one whose position is a bias
+           * on attention scores, T5's or ALiBi's: models all the same). */
           choose_dataset (self, model);
           continue;
         }

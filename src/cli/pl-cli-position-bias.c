@@ -32,14 +32,9 @@ parse_heads (const char  *spec,
 
   if (spec == NULL)
     {
-      guint n = n_heads <= 8 ? n_heads : 6;
+      guint spread[8];
 
-      for (guint i = 0; i < n; i++)
-        {
-          guint h = n == n_heads ? i : (guint) ((double) i * (n_heads - 1) / (n - 1) + 0.5);
-
-          g_array_append_val (heads, h);
-        }
+      g_array_append_vals (heads, spread, pl_position_bias_default_heads (n_heads, spread));
       return heads;
     }
   {

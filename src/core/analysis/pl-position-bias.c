@@ -254,6 +254,17 @@ pl_position_bias_new_alibi (const float *slopes,
   return self;
 }
 
+guint
+pl_position_bias_default_heads (guint  n_heads,
+                                guint *heads)
+{
+  guint n = n_heads <= 8 ? n_heads : 6;
+
+  for (guint i = 0; i < n; i++)
+    heads[i] = n == n_heads ? i : (guint) ((double) i * (n_heads - 1) / (n - 1) + 0.5);
+  return n;
+}
+
 double *
 pl_position_bias_get_curve (PlPositionBias *self,
                             guint           head)

@@ -56,6 +56,11 @@ PlPositionBias *pl_position_bias_new_alibi (const float   *slopes,
                                            guint          heads,
                                            guint          length,
                                            gboolean       causal);
+/* The heads whose curves a figure draws by default, from 0, into HEADS (room
+ * for eight): all of up to eight, else six spread evenly from the first to
+ * the last. Returns how many. */
+guint          pl_position_bias_default_heads (guint      n_heads,
+                                           guint         *heads);
 /* Head H's row as doubles, 2T − 1 of them (NaN where causal hides it). */
 double         *pl_position_bias_get_curve (PlPositionBias *self,
                                            guint          head);
