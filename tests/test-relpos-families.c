@@ -625,6 +625,43 @@ test_cli_position_bias (void)
   pl_test_rmtree (tmp);
 }
 
+/* DeBERTa's relative table has buckets of an offset for rows, not
+ * positions: the probes and the paper say so, naming the file and tensor,
+ * while a layer's hidden states (one per token position) are probed. */
+static void
+test_probes_refuse_relative (void)
+{
+  g_autofree char *tmp = pl_test_tmpdir ();
+  g_autofree char *deberta = pl_test_fixture ("relpos", "deberta-v3", NULL);
+  g_autofree char *gpt2 = pl_test_fixture ("mini-gpt2", NULL);
+  g_autofree char *err = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PlModel) model = pl_model_open (deberta, NULL, NULL, &error);
+
+  g_assert_no_error (error);
+  g_assert_false (pl_model_require_probe_table (model, &error));
+  g_assert_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED);
+  g_assert_nonnull (strstr (error->message, "deberta-v3: “deberta.encoder.rel_embeddings.weight” is a table of "
+                                            "relative positions: its rows are buckets −8 … 7"));
+  g_clear_error (&error);
+  g_assert_null (pl_model_read_paper_positions (model, &error));
+  g_assert_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED);
+  g_clear_error (&error);
+
+  for (guint i = 0; i < 2; i++)
+    {
+      g_assert_cmpint (pl_test_cli (NULL, &err, "probe", deberta, "--protocol", i == 0 ? "paper" : "interleaved",
+                                    NULL), !=, 0);
+      g_assert_nonnull (strstr (err, "do not apply"));
+      g_clear_pointer (&err, g_free);
+    }
+  g_assert_cmpint (pl_test_cli (NULL, &err, "paper", gpt2, deberta, "--out", tmp, NULL), !=, 0);
+  g_assert_nonnull (strstr (err, "is a table of relative positions"));
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (pl_test_cli (NULL, NULL, "probe", deberta, "--layer", "1", "--protocol", "interleaved", "--repeats", "1", NULL), ==, 0);
+  pl_test_rmtree (tmp);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -655,5 +692,6 @@ main (int   argc,
   g_test_add_func ("/pl/relpos/real/bloom-560m", test_real_bloom);
   g_test_add_func ("/pl/relpos/cli-info", test_cli_info);
   g_test_add_func ("/pl/relpos/cli-position-bias", test_cli_position_bias);
+  g_test_add_func ("/pl/relpos/probes-refuse-relative", test_probes_refuse_relative);
   return g_test_run ();
 }

@@ -143,6 +143,9 @@ run_probes (PlAnalysisJob  *job,
   PlMatrix *answer;
   guint rows, cols;
 
+  /* DeBERTa's relative table has buckets for rows, not positions. */
+  if (pl_question_table_layer (q->model) == PL_LAYER_TABLE && !pl_model_require_probe_table (q->model, error))
+    return FALSE;
   if (table == NULL)
     {
       if (!(paper_table = pl_model_read_paper_positions (q->model, error)))

@@ -222,6 +222,8 @@ read_table (PlModel          *model,
 {
   PlMatrix *table;
 
+  if (layer == PL_CLI_TABLE_LAYER && !pl_model_require_probe_table (model, error))
+    return NULL;
   if (protocol != PL_PROBE_PAPER || rows != NULL || layer != PL_CLI_TABLE_LAYER)
     return pl_cli_read_positions (model, rows, layer, error);
   if (!(table = pl_model_read_paper_positions (model, error)))

@@ -24,6 +24,27 @@ paper_rows (PlModel *self)
   return stored;
 }
 
+gboolean
+pl_model_require_probe_table (PlModel  *self,
+                              GError  **error)
+{
+  g_return_val_if_fail (PL_IS_MODEL (self), FALSE);
+
+  if (pl_model_get_table_kind (self) == PL_TABLE_RELATIVE)
+    {
+      guint span = pl_model_get_relative_zero_row (self);
+
+      g_set_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED,
+                   "%s: “%s” is a table of relative positions: its rows are buckets −%u … %u of the offset "
+                   "i − j between a query and a key, not the positions of tokens, so the probes, which "
+                   "predict a row’s position and the order of two rows, do not apply (Similarity and "
+                   "Trajectory show it by bucket)", pl_model_get_path (self),
+                   pl_model_get_position_table_name (self), span, span > 0 ? span - 1 : 0);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 PlMatrix *
 pl_model_read_paper_positions (PlModel  *self,
                                GError  **error)
@@ -34,6 +55,9 @@ pl_model_read_paper_positions (PlModel  *self,
 
   g_return_val_if_fail (PL_IS_MODEL (self), NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (!pl_model_require_probe_table (self, error))
+    return NULL;
 
   checkpoint = pl_model_get_checkpoint (self);
   n = paper_rows (self);
@@ -71,6 +95,8 @@ pl_model_require_paper_table (PlModel  *self,
 
   g_return_val_if_fail (PL_IS_MODEL (self), FALSE);
 
+  if (!pl_model_require_probe_table (self, error))
+    return FALSE;
   if (pl_model_get_grid (self, &rows, &cols))
     {
       g_set_error (error, PL_ERROR, PL_ERROR_UNSUPPORTED,

@@ -351,6 +351,11 @@ PlMatrix      *pl_model_read_positions       (PlModel     *self,
 PlMatrix      *pl_model_read_paper_positions (PlModel     *self,
                                               GError     **error);
 char          *pl_model_describe_paper_rows  (PlModel     *self);
+/* TRUE unless the table's rows are no positions: DeBERTa's relative table,
+ * whose rows are buckets of an offset (the probes predict a row's position
+ * and order two rows); else an error naming the file and why. */
+gboolean       pl_model_require_probe_table  (PlModel     *self,
+                                              GError     **error);
 /* TRUE when the paper's figure and probes can read the model: a learned or
  * analytic 1-D position table; else an error naming the file and why (a
  * grid of image patches, a rotary model, an activations file). */
