@@ -252,6 +252,49 @@ test_deberta (void)
   g_assert_true (zero);
 }
 
+/* The ⓘ paragraphs give each family's scheme with the model's own numbers,
+ * which agree with the bucket function (T5's, as Hugging Face computes it)
+ * and the table; a model with a plain table gets none. */
+static void
+test_explanations (void)
+{
+  g_autofree char *t5_path = pl_test_fixture ("relpos", "t5", NULL);
+  g_autofree char *deberta_path = pl_test_fixture ("relpos", "deberta-v3", NULL);
+  g_autofree char *gpt2_path = pl_test_fixture ("mini-gpt2", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PlModel) t5 = pl_model_open (t5_path, NULL, NULL, &error);
+  g_autoptr(PlModel) deberta = pl_model_open (deberta_path, NULL, NULL, &error);
+  g_autoptr(PlModel) alibi = pl_model_open ("builtin:alibi:32x8", NULL, NULL, &error);
+  g_autoptr(PlModel) gpt2 = pl_model_open (gpt2_path, NULL, NULL, &error);
+  g_autofree char *t5_text = NULL;
+  g_autofree char *deberta_text = NULL;
+  g_autofree char *alibi_text = NULL;
+  g_autofree char *none = NULL;
+
+  g_assert_no_error (error);
+  t5_text = pl_bias_view_explain (t5);
+  /* 32 buckets, max_distance 20: 16 a side, offsets 0 … 7 exact */
+  g_assert_nonnull (strstr (t5_text, "Of the 16 buckets for keys on one side of the query, the first 8 are one "
+                                     "offset each; the rest cover offsets up to 20"));
+  /* earlier keys: offset −d in bucket d while exact (d < 8), then log-spaced
+   * (HF's formula in float64, away from any edge), the last (15) from −20 on */
+  for (int d = 0; d < 8; d++)
+    g_assert_cmpuint (pl_t5_bucket (-d, TRUE, 32, 20), ==, (guint) d);
+  g_assert_cmpuint (pl_t5_bucket (-8, TRUE, 32, 20), ==, 8);
+  g_assert_cmpuint (pl_t5_bucket (-9, TRUE, 32, 20), ==, 9);   /* 8 + ⌊log(9/8) / log(20/8) · 8⌋ */
+  g_assert_cmpuint (pl_t5_bucket (-15, TRUE, 32, 20), ==, 13);  /* 8 + ⌊5.49⌋ */
+  g_assert_cmpuint (pl_t5_bucket (-20, TRUE, 32, 20), ==, 15);
+  g_assert_cmpuint (pl_t5_bucket (-500, TRUE, 32, 20), ==, 15);
+
+  deberta_text = pl_bias_view_explain (deberta);
+  g_assert_nonnull (strstr (deberta_text, "DeBERTa’s two relative terms"));
+  g_assert_nonnull (strstr (deberta_text, ": 16 rows,"));
+  alibi_text = pl_bias_view_explain (alibi);
+  g_assert_nonnull (strstr (alibi_text, "2<sup>−8h/H</sup>"));
+  none = pl_bias_view_explain (gpt2);
+  g_assert_null (none);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -264,6 +307,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/pl/window/relpos/alibi", test_alibi);
   g_test_add_func ("/pl/window/relpos/bloom-then-table", test_bloom_then_table);
   g_test_add_func ("/pl/window/relpos/deberta", test_deberta);
+  g_test_add_func ("/pl/window/relpos/explanations", test_explanations);
   status = g_test_run ();
 
   gtk_window_destroy (GTK_WINDOW (window));

@@ -6,11 +6,74 @@
 
 #include "pl-bias-view.h"
 #include "pl-figure-view.h"
+#include "pl-model-relpos.h"
 #include "pl-questions.h"
 #include "pl-view-style.h"
 
 #define BIAS_KEY  "pl-bias-view"
 #define HEADS_KEY "pl-bias-view-heads"
+
+char *
+pl_bias_view_explain (PlModel *model)
+{
+  const PlRelposSpec *relpos;
+  PlFamily family;
+
+  g_return_val_if_fail (PL_IS_MODEL (model), NULL);
+
+  family = pl_model_get_family (model);
+  relpos = pl_model_get_relpos (model);
+  if ((family == PL_FAMILY_T5 || family == PL_FAMILY_UMT5) && relpos != NULL)
+    {
+      gboolean causal = g_strcmp0 (pl_model_get_stack (model), "decoder") == 0;
+      guint side = causal ? relpos->n_buckets : relpos->n_buckets / 2;
+
+      /* Translators: the ⓘ paragraph on T5: buckets of one sign, exact ones, max_distance */
+      return g_strdup_printf (_("<b>T5’s buckets</b>: T5 (also Flan-T5, mT5, ByT5 and UMT5) adds no position to "
+                                "its tokens. Each head adds a learned number to the score of query i for key j, "
+                                "looked up by the bucket of the offset j − i. Of the %u buckets for keys on one "
+                                "side of the query, the first %u are one offset each; the rest cover offsets up "
+                                "to %u in logarithmic steps, and every farther offset shares the last. The "
+                                "encoder has buckets for keys before and after the query, the decoder for "
+                                "earlier keys only. Dotted lines mark where the bucket changes. T5 learns this "
+                                "table in its first layer and every layer reuses it; UMT5 learns one per layer."),
+                              side, side / 2, relpos->max_distance);
+    }
+  if (pl_model_has_position_bias (model))
+    /* Translators: the ⓘ paragraph on ALiBi (BLOOM, MPT, builtin:alibi) */
+    return g_strdup (_("<b>ALiBi’s slopes</b>: BLOOM, MPT and ALiBi add no position to their tokens and learn "
+                       "nothing about it. Head h of H adds m<sub>h</sub> · (j − i) to the score of query i for key "
+                       "j: a penalty growing in a straight line with the distance to an earlier key. The slopes "
+                       "are geometric, m<sub>h</sub> = 2<sup>−8h/H</sup> when H is a power of two (BLOOM and MPT "
+                       "fill in other head counts each its own way): the first head looks mostly at the last few "
+                       "tokens, the last one almost evenly far back. Being a fixed rule, it runs on inputs longer "
+                       "than any seen in training."));
+  if (pl_model_get_table_kind (model) == PL_TABLE_RELATIVE && relpos != NULL)
+    /* Translators: the ⓘ paragraph on DeBERTa: the rows, position_buckets / 2, max_relative_positions */
+    return g_strdup_printf (_("<b>DeBERTa’s two relative terms</b>: DeBERTa-v2 and v3 add no position to their "
+                              "tokens either. Each row of this table stands for a bucket of the offset i − j, "
+                              "query minus key: %u rows, the dotted zero bucket in the middle; offsets up to ±%u "
+                              "have a bucket each, farther ones share log-spaced buckets up to ±%u. Attention adds "
+                              "two terms to the score of content against content: the query’s content against the "
+                              "key’s offset (content-to-position) and the key’s content against the query’s "
+                              "offset (position-to-content), both through rows of this table. A row is an offset, "
+                              "not a position, so the probes do not apply."),
+                            2 * relpos->span,
+                            relpos->position_buckets > 0 ? relpos->position_buckets / 2 : relpos->span,
+                            relpos->max_relative);
+  return NULL;
+}
+
+void
+pl_bias_view_show_explanation (GtkLabel    *label,
+                               PlWorkspace *workspace)
+{
+  PlModel *model = workspace ? pl_workspace_get_model (workspace) : NULL;
+  g_autofree char *text = model ? pl_bias_view_explain (model) : NULL;
+
+  gtk_label_set_markup (label, text ? text : "");
+  gtk_widget_set_visible (GTK_WIDGET (label), text != NULL);
+}
 
 gboolean
 pl_bias_view_applies (PlWorkspace *workspace)

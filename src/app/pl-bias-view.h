@@ -14,6 +14,14 @@ G_BEGIN_DECLS
  * UMT5's first layer). The bias is asked through the page's runner and kept
  * on the page for the hover readout. */
 
+/* For the ⓘ of the table views: a paragraph (markup) explaining the
+ * scheme of MODEL's family for a lecture, with its own numbers (T5's
+ * buckets, ALiBi's slopes, DeBERTa's two relative terms), or NULL for the
+ * families the view's own text covers. */
+char           *pl_bias_view_explain  (PlModel     *model);
+/* LABEL shows that paragraph for the workspace's model, or is hidden. */
+void            pl_bias_view_show_explanation (GtkLabel    *label,
+                                               PlWorkspace *workspace);
 /* Whether the workspace's model, at its layer, is shown as its bias. */
 gboolean        pl_bias_view_applies  (PlWorkspace *workspace);
 /* Asks for the bias of the workspace's model and shows it on PAGE's figure

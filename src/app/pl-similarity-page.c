@@ -28,6 +28,7 @@ struct _PlSimilarityPage
   GtkDropDown     *metric_dropdown;
   GtkToggleButton *center_button;
   PlLayerPicker   *layer_picker;
+  GtkLabel        *family_label;
 };
 
 G_DEFINE_FINAL_TYPE (PlSimilarityPage, pl_similarity_page, PL_TYPE_PAGE)
@@ -107,6 +108,7 @@ refresh (PlPage *page)
   g_autofree char *key = NULL;
 
   pl_bias_view_clear (page);
+  pl_bias_view_show_explanation (self->family_label, workspace);
   /* T5's and ALiBi's bias stands in for the table they do not have; the
    * measures of similarity do not act on it. */
   gtk_widget_set_visible (GTK_WIDGET (self->metric_dropdown), !pl_bias_view_applies (workspace));
@@ -296,6 +298,7 @@ pl_similarity_page_class_init (PlSimilarityPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PlSimilarityPage, metric_dropdown);
   gtk_widget_class_bind_template_child (widget_class, PlSimilarityPage, center_button);
   gtk_widget_class_bind_template_child (widget_class, PlSimilarityPage, layer_picker);
+  gtk_widget_class_bind_template_child (widget_class, PlSimilarityPage, family_label);
   gtk_widget_class_bind_template_callback (widget_class, on_parameters_changed);
   gtk_widget_class_bind_template_callback (widget_class, on_describe);
   gtk_widget_class_bind_template_callback (widget_class, on_select);

@@ -23,6 +23,7 @@ struct _PlTrajectoryPage
 
   /* Template widgets */
   PlLayerPicker   *layer_picker;
+  GtkLabel        *family_label;
   GtkToggleButton *three_d_button;
   GtkDropDown     *x_dropdown;
   GtkDropDown     *y_dropdown;
@@ -122,6 +123,7 @@ refresh (PlPage *page)
   g_autofree char *key = NULL;
 
   pl_bias_view_clear (page);
+  pl_bias_view_show_explanation (self->family_label, workspace);
   /* T5's and ALiBi's bias stands in for the table they do not have; it
    * has no components to explain. */
   gtk_widget_set_visible (GTK_WIDGET (self->variance_view), !pl_bias_view_applies (workspace));
@@ -283,6 +285,7 @@ pl_trajectory_page_class_init (PlTrajectoryPageClass *klass)
 
   gtk_widget_class_set_template_from_resource (widget_class, "/org/poslens/Poslens/ui/pl-trajectory-page.ui");
   gtk_widget_class_bind_template_child (widget_class, PlTrajectoryPage, layer_picker);
+  gtk_widget_class_bind_template_child (widget_class, PlTrajectoryPage, family_label);
   gtk_widget_class_bind_template_child (widget_class, PlTrajectoryPage, three_d_button);
   gtk_widget_class_bind_template_child (widget_class, PlTrajectoryPage, x_dropdown);
   gtk_widget_class_bind_template_child (widget_class, PlTrajectoryPage, y_dropdown);
