@@ -117,6 +117,47 @@ test_random_profiles (void)
   g_assert_error (error, PL_ERROR, PL_ERROR_INVALID_ARGUMENT);
 }
 
+/* The statistics of the first layers alone (what a view shows of a large
+ * model first) are the whole computation's first layers, number for
+ * number, and stop there: a pass's layer 2 is never run (a cancelled run
+ * past it would fail). */
+static void
+stop_past (double   fraction,
+           gpointer user_data)
+{
+  /* 4 layers a pass: past its first two means further than asked */
+  if (fmod (fraction * 3, 1.0) > 0.5 + 1e-9)
+    g_cancellable_cancel (user_data);
+}
+
+static void
+test_first_layers (void)
+{
+  g_autoptr(PlTransformer) t = pl_test_raw_transformer (&pl_test_fixtures[2]);
+  g_autoptr(PlAttentionStats) all = NULL;
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr(GError) error = NULL;
+
+  g_assert_cmpuint (pl_transformer_get_config (t)->n_layers, ==, 4);
+  all = pl_attention_stats_compute (t, 3, 40, 7, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  for (guint n = 1; n <= 4; n++)
+    {
+      g_autoptr(PlAttentionStats) first = pl_attention_stats_compute_first (t, n, 3, 40, 7, n == 2 ? cancellable : NULL,
+                                                                            n == 2 ? stop_past : NULL, cancellable,
+                                                                            &error);
+      gsize rows = (gsize) n * all->n_heads;
+
+      g_assert_no_error (error);
+      g_assert_cmpuint (first->n_layers, ==, n);
+      g_assert_cmpuint (first->offset_profile->rows, ==, rows);
+      g_assert_cmpmem (first->offset_profile->data, rows * first->offset_profile->cols * sizeof (float),
+                       all->offset_profile->data, rows * all->offset_profile->cols * sizeof (float));
+      g_assert_cmpmem (first->mean_distance->data, rows * sizeof (float), all->mean_distance->data, rows * sizeof (float));
+      g_assert_cmpmem (first->first_token->data, rows * sizeof (float), all->first_token->data, rows * sizeof (float));
+    }
+}
+
 static void
 cancel_half_way (double   fraction,
                  gpointer user_data)
@@ -443,6 +484,7 @@ main (int   argc,
   g_test_add_func ("/pl/attention-stats/positional-component/model", test_positional_component_model);
   g_test_add_func ("/pl/attention-stats/cli", test_cli);
   g_test_add_func ("/pl/attention-stats/cancel", test_cancel);
+  g_test_add_func ("/pl/attention-stats/first-layers", test_first_layers);
   g_test_add_func ("/pl/attention-stats/position-only/closed-form", test_position_only_closed_form);
   g_test_add_func ("/pl/attention-stats/positional-component/layer0", test_positional_component_layer0);
   g_test_add_func ("/pl/attention-stats/positional-component/mean", test_positional_component_mean);

@@ -48,11 +48,14 @@ struct _PlAttentionPage
 
 G_DEFINE_FINAL_TYPE (PlAttentionPage, pl_attention_page, PL_TYPE_PAGE)
 
-/* The attention layer shown, 0-based. */
+/* The attention layer shown, 0-based (of the model's: the statistics may
+ * hold only the first layer yet). */
 static guint
 get_layer (PlAttentionPage *self)
 {
-  return pl_workspace_get_layer_index (pl_page_get_workspace (PL_PAGE (self)), self->stats ? self->stats->n_layers : 0);
+  PlWorkspace *workspace = pl_page_get_workspace (PL_PAGE (self));
+
+  return pl_workspace_get_layer_index (workspace, pl_workspace_get_n_layers (workspace));
 }
 
 static guint
@@ -178,9 +181,15 @@ redraw (PlAttentionPage *self)
       pl_page_show_figure (PL_PAGE (self));
     }
 
-  /* Only the sub-view on screen is drawn; the others when they are shown. */
+  /* Only the sub-view on screen is drawn; the others when they are shown.
+   * A layer past the statistics computed so far waits for them. */
   if (self->stats != NULL && g_strcmp0 (view, "offsets") == 0)
-    show_offsets (self);
+    {
+      if (get_layer (self) < self->stats->n_layers)
+        show_offsets (self);
+      else
+        pl_figure_view_set_figure (self->offsets_view, NULL, 0, 0);
+    }
   else if (self->stats != NULL && g_strcmp0 (view, "distances") == 0)
     show_distances (self);
   else if (self->position_only != NULL && g_strcmp0 (view, "position-only") == 0)
@@ -240,6 +249,23 @@ on_stats (PlPage       *page,
   redraw (self);
 }
 
+static void ask_stats (PlAttentionPage *self,
+                       PlModel         *model);
+
+/* The first layer's statistics of a large model: shown at once, then the
+ * whole computation asked. */
+static void
+on_first_stats (PlPage       *page,
+                const GValue *answer,
+                const GError *error)
+{
+  PlAttentionPage *self = PL_ATTENTION_PAGE (page);
+
+  on_stats (page, answer, error);
+  if (answer != NULL)
+    ask_stats (self, pl_page_get_model (page));
+}
+
 static void
 on_position_only (PlPage       *page,
                   const GValue *answer,
@@ -256,6 +282,17 @@ on_position_only (PlPage       *page,
   g_clear_pointer (&self->position_only, pl_matrix_unref);
   self->position_only = pl_matrix_ref (g_value_get_boxed (answer));
   redraw (self);
+}
+
+static void
+ask_stats (PlAttentionPage *self,
+           PlModel         *model)
+{
+  g_autofree char *key = pl_attention_stats_question_key (model);
+
+  pl_page_runner_ask_forward (pl_page_get_runner (PL_PAGE (self)), key, model, pl_forward_question_make,
+                              pl_attention_stats_question_run, (GDestroyNotify) pl_forward_question_free,
+                              on_stats);
 }
 
 /* The statistics of MODEL (from its forward passes, or as an activations
@@ -276,9 +313,18 @@ ask (PlAttentionPage *self,
       return;
     }
   key = pl_attention_stats_question_key (model);
-  pl_page_runner_ask_forward (pl_page_get_runner (page), key, model, pl_forward_question_make,
-                              pl_attention_stats_question_run, (GDestroyNotify) pl_forward_question_free,
-                              on_stats);
+  /* A large model's first layer first, unless every layer is known */
+  if (pl_question_runs_long (model) &&
+      pl_analysis_cache_lookup (pl_workspace_get_cache (pl_page_get_workspace (page)), key) == NULL)
+    {
+      g_autofree char *first = pl_attention_first_question_key (model);
+
+      pl_page_runner_ask_forward (pl_page_get_runner (page), first, model, pl_forward_question_make,
+                                  pl_attention_first_question_run, (GDestroyNotify) pl_forward_question_free,
+                                  on_first_stats);
+    }
+  else
+    ask_stats (self, model);
   /* A rotary model has no position vectors to take alone. */
   if (pl_model_get_rotary_decoder (model) == NULL)
     {
@@ -393,7 +439,7 @@ on_describe (PlAttentionPage *self,
 {
   PlAttentionStats *stats = self->stats;
 
-  if (view == self->offsets_view && stats != NULL && b < stats->n_heads)
+  if (view == self->offsets_view && stats != NULL && b < stats->n_heads && get_layer (self) < stats->n_layers)
     {
       guint layer = get_layer (self), w = self->offsets_window;
       const float *row = pl_matrix_row (stats->offset_profile, layer * stats->n_heads + b);

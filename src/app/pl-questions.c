@@ -244,6 +244,41 @@ pl_attention_stats_question_run (PlAnalysisJob  *job,
 }
 
 char *
+pl_attention_first_question_key (PlModel *model)
+{
+  return g_strdup_printf ("attention-first/%s/%u/%u/%u", pl_question_model_key (model), PL_FORWARD_SEQUENCES,
+                          PL_FORWARD_SEED, pl_question_sample_length (model));
+}
+
+gboolean
+pl_attention_first_question_run (PlAnalysisJob  *job,
+                                 gpointer        data,
+                                 GValue         *result,
+                                 GError        **error)
+{
+  PlForwardQuestion *question = data;
+  PlAttentionStats *stats;
+
+  stats = pl_attention_stats_compute_first (question->transformer, 1, PL_FORWARD_SEQUENCES, question->length,
+                                            PL_FORWARD_SEED, pl_analysis_job_get_cancellable (job),
+                                            (PlProgressFunc) pl_analysis_job_set_progress, job, error);
+  if (stats == NULL)
+    return FALSE;
+  g_value_init (result, PL_TYPE_ATTENTION_STATS);
+  g_value_take_boxed (result, stats);
+  return TRUE;
+}
+
+gboolean
+pl_question_runs_long (PlModel *model)
+{
+  double h = pl_model_get_hidden_size (model), f = pl_model_get_ffn_size (model);
+
+  /* attention (Q, K, V, output) and a feed-forward of two or three products */
+  return pl_model_get_n_layers (model) * (4 * h * h + 3 * h * f) >= 1e8;
+}
+
+char *
 pl_rope_profile_question_key (PlModel *model)
 {
   return g_strdup_printf ("rope-profile/%s/%u/%u/%u", pl_question_model_key (model), PL_FORWARD_SEQUENCES,

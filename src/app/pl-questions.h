@@ -141,6 +141,18 @@ gboolean              pl_attention_stats_question_run (PlAnalysisJob   *job,
                                                        gpointer         question,
                                                        GValue          *result,
                                                        GError         **error);
+/* The same statistics of the first layer alone (PlAttentionStats with
+ * n_layers 1: the whole computation's layer 1, number for number), asked
+ * first of a model whose passes take long (pl_question_runs_long), so a
+ * view shows it within seconds while the rest is computed. */
+char                 *pl_attention_first_question_key (PlModel         *model);
+gboolean              pl_attention_first_question_run (PlAnalysisJob   *job,
+                                                       gpointer         question,
+                                                       GValue          *result,
+                                                       GError         **error);
+/* Whether MODEL's layers hold 100 million weights or more: its forward
+ * passes over the random inputs take more than a few seconds on a laptop. */
+gboolean              pl_question_runs_long       (PlModel             *model);
 char                 *pl_rope_profile_question_key (PlModel            *model);
 gboolean              pl_rope_profile_question_run (PlAnalysisJob      *job,
                                                     gpointer            question,

@@ -67,6 +67,7 @@ pl_attention_stats_get_profile (PlAttentionStats *self,
 
 typedef struct
 {
+  guint   n_layers;   /* accumulated: the passes stop after them */
   guint   n_heads;
   guint   t;
   double *profile;    /* [layers × heads, 2T − 1] */
@@ -115,7 +116,7 @@ accumulate (guint     k,
       s->distance[row] += dist;
       s->first[row] += first;
     }
-  return TRUE;
+  return k < s->n_layers;
 }
 
 /* Inputs to average over: at least one, all of one length, not empty. */
@@ -150,10 +151,12 @@ check_lengths (GPtrArray  *sequences,
 static void
 sums_init (Sums                      *sums,
            const PlTransformerConfig *c,
+           guint                      n_layers,
            gsize                      t)
 {
-  gsize rows = (gsize) c->n_layers * c->n_heads;
+  gsize rows = (gsize) n_layers * c->n_heads;
 
+  sums->n_layers = n_layers;
   sums->n_heads = c->n_heads;
   sums->t = t;
   sums->profile = g_new0 (double, rows * (2 * t - 1));
@@ -167,18 +170,18 @@ sums_finish (Sums                      *sums,
              const PlTransformerConfig *c,
              guint                      n_sequences)
 {
-  gsize t = sums->t, width = 2 * t - 1, rows = (gsize) c->n_layers * c->n_heads;
+  gsize t = sums->t, width = 2 * t - 1, rows = (gsize) sums->n_layers * c->n_heads;
   PlAttentionStats *stats = g_new0 (PlAttentionStats, 1);
   double norm = 1.0 / ((double) t * n_sequences);
 
   stats->ref_count = 1;
-  stats->n_layers = c->n_layers;
+  stats->n_layers = sums->n_layers;
   stats->n_heads = c->n_heads;
   stats->n_tokens = t;
   stats->n_sequences = n_sequences;
   stats->offset_profile = pl_matrix_new (rows, width);
-  stats->mean_distance = pl_matrix_new (c->n_layers, c->n_heads);
-  stats->first_token = pl_matrix_new (c->n_layers, c->n_heads);
+  stats->mean_distance = pl_matrix_new (sums->n_layers, c->n_heads);
+  stats->first_token = pl_matrix_new (sums->n_layers, c->n_heads);
   for (gsize i = 0; i < rows * width; i++)
     stats->offset_profile->data[i] = sums->profile[i] * norm;
   for (gsize i = 0; i < rows; i++)
@@ -190,24 +193,21 @@ sums_finish (Sums                      *sums,
   return stats;
 }
 
-PlAttentionStats *
-pl_attention_stats_compute_for_ids (PlTransformer  *transformer,
-                                    GPtrArray      *sequences,
-                                    GCancellable   *cancellable,
-                                    PlProgressFunc  progress,
-                                    gpointer        progress_data,
-                                    GError        **error)
+static PlAttentionStats *
+compute_layers (PlTransformer  *transformer,
+                guint           n_layers,
+                GPtrArray      *sequences,
+                GCancellable   *cancellable,
+                PlProgressFunc  progress,
+                gpointer        progress_data,
+                GError        **error)
 {
-  const PlTransformerConfig *c;
+  const PlTransformerConfig *c = pl_transformer_get_config (transformer);
   Sums sums;
 
-  g_return_val_if_fail (PL_IS_TRANSFORMER (transformer), NULL);
-  g_return_val_if_fail (sequences != NULL, NULL);
-
-  c = pl_transformer_get_config (transformer);
   if (!check_lengths (sequences, error))
     return NULL;
-  sums_init (&sums, c, ((GArray *) sequences->pdata[0])->len);
+  sums_init (&sums, c, n_layers, ((GArray *) sequences->pdata[0])->len);
 
   if (!pl_transformer_run_sequences (transformer, sequences,
                                      &(PlForwardHooks) { .want_attentions = TRUE, .layer_func = accumulate,
@@ -218,6 +218,21 @@ pl_attention_stats_compute_for_ids (PlTransformer  *transformer,
       return NULL;
     }
   return sums_finish (&sums, c, sequences->len);
+}
+
+PlAttentionStats *
+pl_attention_stats_compute_for_ids (PlTransformer  *transformer,
+                                    GPtrArray      *sequences,
+                                    GCancellable   *cancellable,
+                                    PlProgressFunc  progress,
+                                    gpointer        progress_data,
+                                    GError        **error)
+{
+  g_return_val_if_fail (PL_IS_TRANSFORMER (transformer), NULL);
+  g_return_val_if_fail (sequences != NULL, NULL);
+
+  return compute_layers (transformer, pl_transformer_get_config (transformer)->n_layers, sequences, cancellable,
+                         progress, progress_data, error);
 }
 
 static guint
@@ -271,6 +286,27 @@ pl_attention_stats_compute (PlTransformer  *transformer,
     return NULL;
   return pl_attention_stats_compute_for_ids (transformer, sequences, cancellable,
                                              progress, progress_data, error);
+}
+
+PlAttentionStats *
+pl_attention_stats_compute_first (PlTransformer  *transformer,
+                                  guint           n_layers,
+                                  guint           n_sequences,
+                                  guint           length,
+                                  guint64         seed,
+                                  GCancellable   *cancellable,
+                                  PlProgressFunc  progress,
+                                  gpointer        progress_data,
+                                  GError        **error)
+{
+  g_autoptr(GPtrArray) sequences = NULL;
+
+  g_return_val_if_fail (PL_IS_TRANSFORMER (transformer), NULL);
+  g_return_val_if_fail (n_layers >= 1 && n_layers <= pl_transformer_get_config (transformer)->n_layers, NULL);
+
+  if (!(sequences = random_inputs (transformer, n_sequences, length, seed, error)))
+    return NULL;
+  return compute_layers (transformer, n_layers, sequences, cancellable, progress, progress_data, error);
 }
 
 PlMatrix *
@@ -482,7 +518,7 @@ pl_attention_stats_compute_all (PlTransformer     *transformer,
   t = ((GArray *) sequences->pdata[0])->len;
   if (!means_init (&all.means, c->n_layers, t, c->hidden_size, error))
     return FALSE;
-  sums_init (&all.sums, c, t);
+  sums_init (&all.sums, c, c->n_layers, t);
 
   if (!pl_transformer_run_sequences (transformer, sequences,
                                      &(PlForwardHooks) { TRUE, accumulate_all, &all, qkv_func, qkv_data },

@@ -50,6 +50,19 @@ PlAttentionStats *pl_attention_stats_compute_for_ids (PlTransformer *transformer
                                                   PlProgressFunc    progress,
                                                   gpointer          progress_data,
                                                   GError          **error);
+/* The same over only the first N_LAYERS layers (at least 1, at most the
+ * model's), each pass stopped after them: stats->n_layers is N_LAYERS, and
+ * its numbers are those of the whole computation's first layers. What a
+ * view shows of a large model while the rest is computed. */
+PlAttentionStats *pl_attention_stats_compute_first (PlTransformer  *transformer,
+                                                  guint             n_layers,
+                                                  guint             n_sequences,
+                                                  guint             length,
+                                                  guint64           seed,
+                                                  GCancellable     *cancellable,
+                                                  PlProgressFunc    progress,
+                                                  gpointer          progress_data,
+                                                  GError          **error);
 /* What an activations file recorded, laid out as computed. */
 PlAttentionStats *pl_attention_stats_new_from_file (PlActivationsFile *file,
                                                   GError          **error);
