@@ -38,7 +38,8 @@
  * column (before the activation); "linear-plain" the same on pl_linear.
  *   pl-bench-forward stored TxKxN[xTYPE] REPEATS
  * times one product by a stored weight (X [T, K] · Wᵀ, W [N, K] in TYPE,
- * bf16 unless given, or f32) on pl_stored_gemm's tuned path and prints
+ * bf16 unless given, or f32, f16, q8_0, q4_k, q6_k, … as ggml names them:
+ * a block format's bytes pseudo-random, its scales 0.002) on pl_stored_gemm's tuned path and prints
  * "stored SECONDS CPU_SECONDS ERROR" as above; "stored-plain" the same on
  * pl_stored_gemm_plain. */
 
@@ -272,6 +273,37 @@ bench_linear (const char *op,
   return 0;
 }
 
+/* W's blocks pseudo-random bytes with each half (scale, minimum) 0.002 */
+static void
+fill_blocks (PlStoredMatrix *w,
+             guint32         seed)
+{
+  gsize bytes = pl_stored_type_block_bytes (w->type);
+  gsize n_blocks = w->rows * w->cols / pl_stored_type_block_elements (w->type);
+  guint16 half = GUINT16_TO_LE (0x1819);   /* 0.00198 */
+
+  for (gsize j = 0; j < n_blocks * bytes; j++)
+    w->data[j] = (guint8) ((seed = seed * 1664525u + 1013904223u) >> 24);
+  for (gsize b = 0; b < n_blocks; b++)
+    {
+      guint8 *block = w->data + b * bytes;
+
+      if (w->type == PL_STORED_Q6_K)
+        memcpy (block + 208, &half, 2);
+      else if (w->type == PL_STORED_Q2_K)
+        memcpy (block + 80, &half, 2), memcpy (block + 82, &half, 2);
+      else if (w->type == PL_STORED_Q3_K)
+        memcpy (block + 108, &half, 2);
+      else
+        {
+          memcpy (block, &half, 2);
+          if (w->type == PL_STORED_Q4_1 || w->type == PL_STORED_Q5_1 || w->type == PL_STORED_Q4_K ||
+              w->type == PL_STORED_Q5_K)
+            memcpy (block + 2, &half, 2);
+        }
+    }
+}
+
 static int
 bench_stored (const char *op,
               const char *shape,
@@ -294,7 +326,11 @@ bench_stored (const char *op,
   k = strtoul (dims[1], NULL, 10);
   n = strtoul (dims[2], NULL, 10);
   if (dims[3] != NULL)
-    type = g_str_equal (dims[3], "f32") ? PL_STORED_F32 : PL_STORED_BF16;
+    for (type = 0; type < PL_STORED_N_TYPES; type++)
+      if (g_ascii_strcasecmp (dims[3], pl_stored_type_name (type)) == 0)
+        break;
+  if (type == PL_STORED_N_TYPES || type == PL_STORED_BF16_TILES)
+    return 1;
   x = pl_matrix_new (t, k);
   wf = pl_matrix_new (n, k);
   out = pl_matrix_new (t, n);
@@ -309,9 +345,11 @@ bench_stored (const char *op,
       memcpy (&bits, &v, 4);
       if (type == PL_STORED_F32)
         ((float *) w->data)[j] = v;
-      else
+      else if (type == PL_STORED_BF16)
         ((guint16 *) w->data)[j] = (guint16) (bits >> 16);
     }
+  if (pl_stored_type_is_blocks (type))
+    fill_blocks (w, seed);
   pl_stored_matrix_to_float (w, 0, n, wf->data);
   pl_executor_get_default ();
   for (int i = 0; i <= repeats; i++)

@@ -9,6 +9,7 @@
 #include "pl-fused-attention.h"
 #include "pl-kernel-emulation.h"
 #include "pl-stored-gemm.h"
+#include "pl-stored-gemm-private.h"
 #include "pl-test-transformer.h"
 #include "pl-test-util.h"
 
@@ -348,6 +349,132 @@ test_emulated_gemm (void)
       }
 }
 
+/* A half float of V (a normal number in half's range), as a block keeps it */
+static guint16
+half_of (float v)
+{
+  guint32 bits;
+
+  memcpy (&bits, &v, 4);
+  return (guint16) (((bits >> 16) & 0x8000) | ((((bits >> 23) & 0xff) - 112) << 10) | ((bits >> 13) & 0x3ff));
+}
+
+/* BF16 of V, rounded to nearest, ties to even (V finite) */
+static guint16
+bf16_of (float v)
+{
+  guint32 bits;
+
+  memcpy (&bits, &v, 4);
+  return (guint16) ((bits + 0x7fff + ((bits >> 16) & 1)) >> 16);
+}
+
+/* Block-quantised weights (ggml's Q8_0, Q4_K and Q6_K, which the tuned path
+ * unpacks with AVX-512, and Q4_0 and Q5_K, which it unpacks through
+ * pl_stored_blocks_to_float) on the tuned path against the plain one and
+ * against double: the unpacked rows are the plain path's float32 rounded to
+ * BF16, bit for bit, the products within the BF16 bound, and the same as
+ * the emulated BF16 dot products on those rows (which every machine runs
+ * against the plain path). Shapes past
+ * whole tiles, with W's rows in several blocks a piece. The blocks' bytes
+ * are pseudo-random, their scales (halves) between 2⁻⁹ and 2⁻⁶. */
+static void
+test_quantised_gemm (void)
+{
+  static const PlStoredType types[] = { PL_STORED_Q8_0, PL_STORED_Q4_K, PL_STORED_Q6_K, PL_STORED_Q4_0,
+                                        PL_STORED_Q5_K };
+  static const gsize shapes[][3] = { { 45, 70, 256 }, { 3, 17, 512 }, { 100, 300, 2048 }, { 1, 1, 256 } };
+
+  for (guint ti = 0; ti < G_N_ELEMENTS (types); ti++)
+    for (guint s = 0; s < G_N_ELEMENTS (shapes); s++)
+      {
+        PlStoredType type = types[ti];
+        gsize t = shapes[s][0], n = shapes[s][1], k = shapes[s][2];
+        gsize block_bytes = pl_stored_type_block_bytes (type), n_blocks = n * k / pl_stored_type_block_elements (type);
+        g_autoptr(PlStoredMatrix) w = pl_stored_matrix_try_new (type, n, k, NULL);
+        g_autoptr(PlMatrix) wf = NULL;
+        g_autoptr(PlMatrix) x = pl_matrix_new (t, k);
+        g_autoptr(PlMatrix) tuned = pl_matrix_new (t, n);
+        g_autoptr(PlMatrix) plain = pl_matrix_new (t, n);
+        g_autoptr(PlMatrix) emulated = pl_matrix_new (t, n);
+        g_autoptr(PlStoredMatrix) rounded = pl_stored_matrix_try_new (PL_STORED_BF16, n, k, NULL);
+        double worst_exact = 0, worst_plain = 0;
+        guint32 state = 12345 + ti;
+        gsize same_plain;
+
+        for (gsize i = 0; i < n_blocks * block_bytes; i++)
+          {
+            state = state * 1664525u + 1013904223u;
+            w->data[i] = (guint8) (state >> 24);
+          }
+        for (gsize b = 0; b < n_blocks; b++)
+          {
+            guint8 *block = w->data + b * block_bytes;
+            guint16 d = GUINT16_TO_LE (half_of (ldexpf (1.0f + (b % 7) / 7.0f, -9 + (int) (b % 4))));
+            guint16 m = GUINT16_TO_LE (half_of (ldexpf (1.0f + (b % 5) / 5.0f, -10)));
+
+            if (type == PL_STORED_Q6_K)
+              memcpy (block + 208, &d, 2);
+            else
+              memcpy (block, &d, 2);
+            if (type == PL_STORED_Q4_K || type == PL_STORED_Q5_K)
+              memcpy (block + 2, &m, 2);
+          }
+        g_assert_true (pl_stored_matrix_all_finite (w));
+        wf = pl_stored_matrix_to_matrix (w, NULL);
+        for (gsize i = 0; i < t * k; i++)
+          x->data[i] = noise (3 * i + 5);
+        /* the tuned path's arithmetic on every machine: W made float32 as
+         * the plain path makes it, rounded to BF16, on the emulated BF16 dot
+         * products */
+        for (gsize i = 0; i < n * k; i++)
+          ((guint16 *) rounded->data)[i] = bf16_of (wf->data[i]);
+        pl_stored_gemm_emulated (x, rounded, NULL, NULL, PL_KERNEL_BF16_DOT, emulated);
+        if (pl_kernel_runs_natively (PL_KERNEL_BF16_DOT))
+          {
+            g_autofree guint16 *unpacked = g_new (guint16, n * k);
+            g_autofree float *floats = g_new (float, k);
+
+            /* the tuned path takes these weights, and unpacks them exactly */
+            g_assert_true (pl_stored_gemm_rounds_activations (w));
+            pl_stored_blocks_to_bf16 (w, 0, n, unpacked, floats);
+            g_assert_cmpmem (unpacked, n * k * sizeof (guint16), rounded->data, n * k * sizeof (guint16));
+          }
+        pl_stored_gemm (x, w, NULL, NULL, tuned);
+        pl_stored_gemm_plain (x, w, NULL, NULL, plain);
+        if (pl_kernel_runs_natively (PL_KERNEL_BF16_DOT))
+          {
+            gsize same;
+
+            g_assert_cmpfloat (off_in_sizes (tuned, emulated, x, wf, 1e-30, &same), <=, NATIVE_TOL);
+          }
+        g_assert_cmpfloat (off_in_sizes (emulated, plain, x, wf, 1e-30, &same_plain), <, BF16_BOUND);
+        for (gsize r = 0; r < t; r++)
+          for (gsize c = 0; c < n; c++)
+            {
+              double exact = 0, size = product_size (x, wf, r, c);
+
+              for (gsize i = 0; i < k; i++)
+                exact += (double) pl_matrix_get (x, r, i) * pl_matrix_get (wf, c, i);
+              worst_exact = MAX (worst_exact, fabs (pl_matrix_get (tuned, r, c) - exact) / size);
+              worst_plain = MAX (worst_plain, fabs (pl_matrix_get (tuned, r, c) - pl_matrix_get (plain, r, c)) / size);
+            }
+        g_test_message ("%s %" G_GSIZE_FORMAT "×%" G_GSIZE_FORMAT "×%" G_GSIZE_FORMAT ": in units of Σ|x·w|, "
+                        "%.2g from double, %.2g from plain", pl_stored_type_name (type), t, n, k, worst_exact,
+                        worst_plain);
+        if (pl_stored_gemm_rounds_activations (w))
+          {
+            g_assert_cmpfloat (worst_exact, <, BF16_BOUND);
+            g_assert_cmpfloat (worst_plain, <, BF16_BOUND);
+          }
+        else
+          {
+            g_assert_cmpfloat (worst_exact, <, 1e-6);
+            g_assert_cmpfloat (worst_plain, ==, 0);
+          }
+      }
+}
+
 /* A product into some of OUT's columns fills those and leaves the others
  * as they were, on both paths, and gives what the whole product gives. */
 static void
@@ -608,6 +735,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pl/rope/stored-gemm", test_stored_gemm);
   g_test_add_func ("/pl/rope/tuned-gemm", test_tuned_gemm);
   g_test_add_func ("/pl/rope/emulated-gemm", test_emulated_gemm);
+  g_test_add_func ("/pl/rope/quantised-gemm", test_quantised_gemm);
   g_test_add_func ("/pl/rope/gemm-columns", test_gemm_columns);
   g_test_add_func ("/pl/rope/attention", test_attention);
   g_test_add_func ("/pl/rope/fused-attention", test_fused_attention);

@@ -19,6 +19,14 @@
  * bits), so 2⁻⁸ of Σ|x·w| in the worst case and about a tenth of that
  * typically (the tests hold it to the worst case against double).
  *
+ * A block-quantised weight (ggml's Q8_0, Q4_K, …) stays in its blocks:
+ * each piece of work unpacks its block of W's rows to BF16 in its thread's
+ * scratch (pl-stored-blocks-bf16.c; 256 KiB, in L2) and multiplies every
+ * row of X by it there, so the unpacking is paid once per weight and
+ * product, not once per row of X. Rounding the unpacked weight to BF16
+ * moves it by at most 2⁻⁹ of itself, so the bound is 2⁻⁸ of Σ|x·w| with
+ * the rounding of X, as for BF16 weights.
+ *
  * Shapes: OUT in tiles of 3 rows × 8 columns, each 24 dot products of a row
  * of X and a row of W in 24 registers of 16 partial sums, 32 elements of K
  * a step (3 + 8 loads for 24 products), summed across their lanes once at
@@ -46,7 +54,10 @@ typedef struct
 {
   const PlMatrix *x;
   guint16        *xb;        /* [t][kp] X in BF16, zero past K */
-  const guint16  *w;         /* [n][k] */
+  const guint16  *w;         /* [n][k], or NULL: unpacked per piece from BLOCKS */
+  const PlStoredMatrix *blocks;   /* a block format's W */
+  guint16        *unpacked;  /* [threads][block][k] */
+  float          *floats;    /* [threads][k] */
   float          *out;       /* [t][ldo] */
   gsize           t, n, k, kp, ldo;
   gsize           block;     /* W rows a piece */
@@ -127,21 +138,25 @@ add_row (const Job *job,
 #define LOAD_TAIL(j) _mm512_maskz_loadu_epi16 (m, b##j + kk)
 #define SUMS(i) sum_lanes (acc##i##0, acc##i##1, acc##i##2, acc##i##3, acc##i##4, acc##i##5, acc##i##6, acc##i##7)
 
-/* OUT's tile at rows T0, columns N0 += its 24 dot products */
+/* OUT's tile at rows T0, columns N0 += its 24 dot products; ROWS holds W's
+ * rows from BASE on */
 static inline void
-multiply_tile (const Job *job,
-               gsize      t0,
-               gsize      n0)
+multiply_tile (const Job     *job,
+               const guint16 *rows,
+               gsize          base,
+               gsize          t0,
+               gsize          n0)
 {
   gsize k = job->k, full = k / 32 * 32, kk;
-  gsize last = job->n - 1;
+  gsize last = job->n - 1 - base;
   const guint16 *a0 = job->xb + MIN (t0, job->t - 1) * job->kp;
   const guint16 *a1 = job->xb + MIN (t0 + 1, job->t - 1) * job->kp;
   const guint16 *a2 = job->xb + MIN (t0 + 2, job->t - 1) * job->kp;
-  const guint16 *b0 = job->w + MIN (n0, last) * k, *b1 = job->w + MIN (n0 + 1, last) * k;
-  const guint16 *b2 = job->w + MIN (n0 + 2, last) * k, *b3 = job->w + MIN (n0 + 3, last) * k;
-  const guint16 *b4 = job->w + MIN (n0 + 4, last) * k, *b5 = job->w + MIN (n0 + 5, last) * k;
-  const guint16 *b6 = job->w + MIN (n0 + 6, last) * k, *b7 = job->w + MIN (n0 + 7, last) * k;
+  gsize j0 = n0 - base;
+  const guint16 *b0 = rows + MIN (j0, last) * k, *b1 = rows + MIN (j0 + 1, last) * k;
+  const guint16 *b2 = rows + MIN (j0 + 2, last) * k, *b3 = rows + MIN (j0 + 3, last) * k;
+  const guint16 *b4 = rows + MIN (j0 + 4, last) * k, *b5 = rows + MIN (j0 + 5, last) * k;
+  const guint16 *b6 = rows + MIN (j0 + 6, last) * k, *b7 = rows + MIN (j0 + 7, last) * k;
   __mmask8 cols = (__mmask8) (job->n - n0 >= RN ? 0xff : (1u << (job->n - n0)) - 1);
   TILE (ZERO)
 
@@ -175,10 +190,20 @@ multiply_piece (guint    piece,
 {
   Job *job = data;
   gsize first = piece * job->block, end = MIN (job->n, first + job->block);
+  const guint16 *w = job->w;
+  gsize base = 0;
 
+  if (w == NULL)
+    {
+      guint16 *own = job->unpacked + slot * job->block * job->k;
+
+      pl_stored_blocks_to_bf16 (job->blocks, first, end - first, own, job->floats + slot * job->k);
+      w = own;
+      base = first;
+    }
   for (gsize t0 = 0; t0 < job->t; t0 += RM)
     for (gsize n0 = first; n0 < end; n0 += RN)
-      multiply_tile (job, t0, n0);
+      multiply_tile (job, w, base, t0, n0);
 }
 
 gboolean
@@ -189,6 +214,9 @@ pl_stored_gemm_bf16 (const PlMatrix       *x,
 {
   PlExecutor *executor;
   g_autofree guint16 *xb = NULL;
+  g_autofree guint16 *unpacked = NULL;
+  g_autofree float *floats = NULL;
+  guint n_threads;
   Job job = { 0, };
 
   if (!pl_stored_gemm_rounds_activations (w))
@@ -199,16 +227,24 @@ pl_stored_gemm_bf16 (const PlMatrix       *x,
   job.k = w->cols;
   job.kp = (job.k + 31) / 32 * 32;
   job.ldo = ldo;
-  job.w = (const guint16 *) w->data;
   job.out = out;
   if (!(xb = g_try_malloc (job.t * job.kp * sizeof (guint16))))
     return FALSE;
   job.xb = xb;
   /* a block of whole tiles that BLOCK_BYTES hold, and four blocks a thread at least */
   executor = pl_executor_get_default ();
-  job.block = MIN (BLOCK_BYTES / (job.k * sizeof (guint16)),
-                   (job.n + 4 * pl_executor_get_n_threads (executor) - 1) / (4 * pl_executor_get_n_threads (executor)));
+  n_threads = pl_executor_get_n_threads (executor);
+  job.block = MIN (BLOCK_BYTES / (job.k * sizeof (guint16)), (job.n + 4 * n_threads - 1) / (4 * n_threads));
   job.block = MAX (job.block / RN, 1) * RN;
+  if (w->type == PL_STORED_BF16)
+    job.w = (const guint16 *) w->data;
+  else
+    {
+      job.blocks = w;
+      if (!(job.unpacked = unpacked = g_try_malloc (n_threads * job.block * job.k * sizeof (guint16))) ||
+          !(job.floats = floats = g_try_malloc (n_threads * job.k * sizeof (float))))
+        return FALSE;
+    }
   pl_executor_for (executor, (guint) ((job.t + CONVERT_ROWS - 1) / CONVERT_ROWS), convert_piece, &job);
   pl_executor_for (executor, (guint) ((job.n + job.block - 1) / job.block), multiply_piece, &job);
   return TRUE;

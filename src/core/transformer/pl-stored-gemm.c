@@ -195,7 +195,7 @@ gboolean
 pl_stored_gemm_rounds_activations (const PlStoredMatrix *w)
 {
   g_return_val_if_fail (w != NULL, FALSE);
-  return w->type == PL_STORED_BF16 && pl_cpu_has_avx512_bf16 ();
+  return (w->type == PL_STORED_BF16 || pl_stored_type_is_blocks (w->type)) && pl_cpu_has_avx512_bf16 ();
 }
 
 PlStoredMatrix *

@@ -17,8 +17,8 @@ void pl_stored_gemm       (const PlMatrix       *x,
 /* The same on the plain path: W's rows made float32 a block at a time and
  * multiplied by OpenBLAS's SGEMM. The tests compare the tuned paths with
  * it: AMX tiles (BF16 tiles, split activations) and AVX-512 BF16 dot
- * products (BF16 weights, activations rounded to BF16: within 2⁻⁸ of
- * Σ|x·w| of exact). */
+ * products (BF16 and block-quantised weights, activations rounded to BF16:
+ * within 2⁻⁸ of Σ|x·w| of exact). */
 void pl_stored_gemm_plain (const PlMatrix       *x,
                            const PlStoredMatrix *w,
                            const PlMatrix       *bias,
@@ -40,8 +40,9 @@ void pl_stored_gemm_columns_plain (const PlMatrix       *x,
                                    PlMatrix             *out,
                                    gsize                 first);
 
-/* Whether pl_stored_gemm rounds X to BF16 to multiply by W (a BF16 weight
- * on AVX-512 BF16 dot products): each result is then within about 2⁻⁸ of
+/* Whether pl_stored_gemm rounds X to BF16 to multiply by W (a BF16 or
+ * block-quantised weight on AVX-512 BF16 dot products; a block format's
+ * weight rounded to BF16 too): each result is then within about 2⁻⁸ of
  * Σ|x·w| of the exact one, instead of float32's summation error. */
 gboolean pl_stored_gemm_rounds_activations (const PlStoredMatrix *w);
 
