@@ -5,9 +5,11 @@
 #include <string.h>
 
 #include "pl-attention-page.h"
+#include "pl-attention-stats.h"
 #include "pl-figure-view.h"
 #include "pl-page.h"
 #include "pl-playground-page.h"
+#include "pl-rotary-page.h"
 #include "pl-test-window.h"
 #include "pl-version.h"
 #include "pl-window-private.h"
@@ -356,6 +358,100 @@ test_wording (void)
   pl_attention_page_show (attention, "offsets");
 }
 
+/* The controls of PAGE's toolbar shown now that are of TYPE. */
+static guint
+count_shown_controls (GtkWidget *page,
+                      GType      type)
+{
+  GtkWidget *controls = pl_folding_toolbar_get_controls (pl_page_get_toolbar (PL_PAGE (page)));
+  guint n = 0;
+
+  for (GtkWidget *child = gtk_widget_get_first_child (controls); child; child = gtk_widget_get_next_sibling (child))
+    {
+      if (!gtk_widget_get_visible (child))
+        continue;
+      if (G_TYPE_CHECK_INSTANCE_TYPE (child, type))
+        n++;
+      /* A linked group of buttons, as one. */
+      else if (GTK_IS_BOX (child) && gtk_widget_get_first_child (child) != NULL &&
+               G_TYPE_CHECK_INSTANCE_TYPE (gtk_widget_get_first_child (child), type))
+        n++;
+    }
+  return n;
+}
+
+static GtkLabel *
+find_label (GtkWidget *widget)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
+    {
+      GtkLabel *found;
+
+      if (GTK_IS_LABEL (child))
+        return GTK_LABEL (child);
+      if ((found = find_label (child)) != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* The text behind PAGE's ⓘ. */
+static const char *
+info_text (GtkWidget *page)
+{
+  GtkWidget *controls = pl_folding_toolbar_get_controls (pl_page_get_toolbar (PL_PAGE (page)));
+
+  for (GtkWidget *child = gtk_widget_get_first_child (controls); child; child = gtk_widget_get_next_sibling (child))
+    if (GTK_IS_MENU_BUTTON (child) &&
+        g_strcmp0 (gtk_menu_button_get_icon_name (GTK_MENU_BUTTON (child)), "help-about-symbolic") == 0)
+      return gtk_label_get_text (find_label (GTK_WIDGET (gtk_menu_button_get_popover (GTK_MENU_BUTTON (child)))));
+  g_assert_not_reached ();
+}
+
+static gboolean
+attention_has_stats (gpointer page)
+{
+  return !pl_page_get_busy (page) && pl_attention_page_get_stats (page) != NULL;
+}
+
+/* Controls that cannot act are hidden: Rotary's layer and Keys for a model
+ * without rotary embeddings, Attention's views for a model with no
+ * attention; with attention, its ⓘ says what the statistics averaged over
+ * (8 random inputs of mini-gpt2's 512 tokens), not a fixed 256. */
+static void
+test_dead_controls (void)
+{
+  GtkWidget *rotary = pl_test_page (window, "rotary");
+  GtkWidget *attention = pl_test_page (window, "attention");
+  PlAttentionStats *stats;
+  g_autofree char *here = NULL;
+
+  pl_window_select_model (window, 0);
+  pl_window_show_view (window, "rotary");
+  pl_test_wait_until (shows_status, rotary, "the Rotary view's message");
+  g_assert_cmpuint (count_shown_controls (rotary, GTK_TYPE_DROP_DOWN), ==, 0);
+  g_assert_cmpuint (count_shown_controls (rotary, GTK_TYPE_TOGGLE_BUTTON), ==, 0);
+
+  pl_window_select_model (window, 3);
+  g_assert_cmpstr (pl_model_get_name (pl_window_get_selected_model (window)), ==, "Sinusoidal 512 × 768");
+  pl_window_show_view (window, "attention");
+  pl_test_wait_until (shows_status, attention, "the Attention view's message");
+  g_assert_cmpstr (adw_status_page_get_title (pl_page_get_status (PL_PAGE (attention))), ==, "No Attention to Show");
+  g_assert_cmpuint (count_shown_controls (attention, GTK_TYPE_TOGGLE_BUTTON), ==, 0);
+  g_assert_cmpuint (count_shown_controls (attention, GTK_TYPE_DROP_DOWN), ==, 0);
+
+  pl_window_select_model (window, 0);
+  pl_test_wait_until (attention_has_stats, attention, "mini-gpt2's attention");
+  g_assert_cmpuint (count_shown_controls (attention, GTK_TYPE_TOGGLE_BUTTON), ==, 1);
+  stats = pl_attention_page_get_stats (PL_ATTENTION_PAGE (attention));
+  here = g_strdup_printf ("Here: Offsets and Distances average over %u random inputs of %u tokens.",
+                          stats->n_sequences, stats->n_tokens);
+  g_test_message ("%s", info_text (attention));
+  g_assert_cmpuint (stats->n_tokens, ==, 512);
+  g_assert_true (g_str_has_suffix (info_text (attention), here));
+  g_assert_null (strstr (info_text (attention), "256"));
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -368,6 +464,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/pl/window-details/delete-undo", test_delete_undo);
   g_test_add_func ("/pl/window-details/restart-selection", test_restart_selection);
   g_test_add_func ("/pl/window-details/wording", test_wording);
+  g_test_add_func ("/pl/window-details/dead-controls", test_dead_controls);
   status = g_test_run ();
   gtk_window_destroy (GTK_WINDOW (window));
   g_clear_object (&app);

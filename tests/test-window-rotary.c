@@ -257,6 +257,27 @@ check_rotary (const char *name)
   image = pl_test_render (GTK_WIDGET (rotary), &w, &h);
   g_assert_cmpuint (pl_test_count_colours (image), >, 10);
   assert_heads_from_one (GTK_WIDGET (rotary), "Head 1, plane 0\n");
+  /* The ⓘ says what the profile averaged over, for this model. */
+  {
+    g_autofree char *here = g_strdup_printf ("Here: %u random inputs of %u tokens", profile->n_sequences,
+                                             profile->n_tokens);
+    GtkWidget *controls = pl_folding_toolbar_get_controls (pl_page_get_toolbar (PL_PAGE (rotary)));
+    gboolean found = FALSE;
+
+    for (GtkWidget *child = gtk_widget_get_first_child (controls); child; child = gtk_widget_get_next_sibling (child))
+      if (GTK_IS_MENU_BUTTON (child))
+        {
+          GtkWidget *label = gtk_popover_get_child (gtk_menu_button_get_popover (GTK_MENU_BUTTON (child)));
+
+          while (label != NULL && !GTK_IS_LABEL (label))
+            label = gtk_widget_get_first_child (label);
+          g_assert_nonnull (label);
+          g_test_message ("%s", gtk_label_get_text (GTK_LABEL (label)));
+          found = found || strstr (gtk_label_get_text (GTK_LABEL (label)), here) != NULL;
+        }
+    g_assert_true (found);
+    g_assert_cmpuint (profile->n_tokens, <, 256);
+  }
 }
 
 static void

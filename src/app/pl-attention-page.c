@@ -27,6 +27,7 @@ struct _PlAttentionPage
   PlMatrix          *head_term;      /* the chosen head's rows, on screen */
   guint              shown_head;     /* its head, 0-based */
   gboolean           updating;
+  char              *info_text;      /* the ⓘ's text as the template has it */
 
   /* Template widgets */
   GtkStringList     *layer_names;
@@ -44,6 +45,7 @@ struct _PlAttentionPage
   PlFigureView      *distances_view;
   PlFigureView      *position_view;
   PlAttentionText   *text_view;
+  GtkLabel          *info_label;
 };
 
 G_DEFINE_FINAL_TYPE (PlAttentionPage, pl_attention_page, PL_TYPE_PAGE)
@@ -211,6 +213,28 @@ sync_controls (PlAttentionPage *self)
   gtk_widget_set_visible (GTK_WIDGET (self->window_spin), offsets && layered);
   gtk_widget_set_visible (GTK_WIDGET (self->layer_dropdown), layered);
   gtk_widget_set_visible (GTK_WIDGET (self->head_dropdown), layered);
+  /* Without attention to show, no view of it to choose. */
+  gtk_widget_set_visible (self->switcher, layered);
+}
+
+/* The ⓘ ends with what the statistics on screen were measured on. */
+static void
+update_info (PlAttentionPage *self)
+{
+  g_autofree char *text = NULL;
+  PlModel *model = pl_page_get_model (PL_PAGE (self));
+
+  if (self->stats == NULL)
+    text = g_strdup (self->info_text);
+  else if (model != NULL && pl_model_get_activations (model) != NULL)
+    /* Translators: the end of the ⓘ text: the inputs an activations file recorded */
+    text = g_strdup_printf (_("%s\n\n<b>Here</b>: the inputs the file recorded, %u of %u tokens."), self->info_text,
+                            self->stats->n_sequences, self->stats->n_tokens);
+  else
+    /* Translators: the end of the ⓘ text: the random inputs Offsets and Distances average over */
+    text = g_strdup_printf (_("%s\n\n<b>Here</b>: Offsets and Distances average over %u random inputs of %u "
+                              "tokens."), self->info_text, self->stats->n_sequences, self->stats->n_tokens);
+  gtk_label_set_markup (self->info_label, text);
 }
 
 /* Fills the layer and head pickers for the model and follows the workspace. */
@@ -246,6 +270,7 @@ on_stats (PlPage       *page,
     }
   g_clear_pointer (&self->stats, pl_attention_stats_unref);
   self->stats = pl_attention_stats_ref (g_value_get_boxed (answer));
+  update_info (self);
   redraw (self);
 }
 
@@ -355,6 +380,7 @@ refresh (PlPage *page)
                                pl_model_get_activations (model) == NULL ? model : NULL);
   g_clear_pointer (&self->stats, pl_attention_stats_unref);
   g_clear_pointer (&self->position_only, pl_matrix_unref);
+  update_info (self);
   pl_figure_view_set_figure (self->offsets_view, NULL, 0, 0);
   pl_figure_view_set_figure (self->distances_view, NULL, 0, 0);
   pl_figure_view_set_figure (self->position_view, NULL, 0, 0);
@@ -576,6 +602,7 @@ pl_attention_page_dispose (GObject *object)
 {
   PlAttentionPage *self = PL_ATTENTION_PAGE (object);
 
+  g_clear_pointer (&self->info_text, g_free);
   g_clear_pointer (&self->stats, pl_attention_stats_unref);
   g_clear_pointer (&self->position_only, pl_matrix_unref);
   g_clear_pointer (&self->head_term, pl_matrix_unref);
@@ -619,6 +646,7 @@ pl_attention_page_class_init (PlAttentionPageClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, on_view_changed);
   gtk_widget_class_bind_template_callback (widget_class, on_view_button_toggled);
   gtk_widget_class_bind_template_child (widget_class, PlAttentionPage, switcher);
+  gtk_widget_class_bind_template_child (widget_class, PlAttentionPage, info_label);
   gtk_widget_class_bind_template_child (widget_class, PlAttentionPage, position_button);
   gtk_widget_class_bind_template_callback (widget_class, on_describe);
   gtk_widget_class_bind_template_callback (widget_class, on_activate);
@@ -635,6 +663,7 @@ static void
 pl_attention_page_init (PlAttentionPage *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
+  self->info_text = g_strdup (gtk_label_get_label (self->info_label));
   self->term_runner = pl_page_add_runner (PL_PAGE (self));
   g_signal_connect_swapped (self->position_view, "select", G_CALLBACK (on_select), self);
   g_signal_connect_swapped (pl_attention_text_get_view (self->text_view), "select", G_CALLBACK (on_select), self);

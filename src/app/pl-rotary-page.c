@@ -25,10 +25,13 @@ struct _PlRotaryPage
   PlMatrix        *shown;          /* heads × planes on screen */
   gboolean         updating;
 
+  char            *info_text;      /* the ⓘ's text as the template has it */
+
   /* Template widgets */
   GtkStringList   *layer_names;
   GtkDropDown     *layer_dropdown;
   GtkToggleButton *keys_button;
+  GtkLabel        *info_label;
 };
 
 G_DEFINE_FINAL_TYPE (PlRotaryPage, pl_rotary_page, PL_TYPE_PAGE)
@@ -44,6 +47,36 @@ static gboolean
 showing_keys (PlRotaryPage *self)
 {
   return gtk_toggle_button_get_active (self->keys_button);
+}
+
+/* The ⓘ ends with what the profile on screen was measured on. */
+static void
+update_info (PlRotaryPage *self)
+{
+  g_autofree char *text = NULL;
+  PlModel *model = pl_page_get_model (PL_PAGE (self));
+
+  if (self->profile == NULL)
+    text = g_strdup (self->info_text);
+  else if (model != NULL && pl_model_get_activations (model) != NULL)
+    /* Translators: the end of the ⓘ text: the inputs an activations file recorded */
+    text = g_strdup_printf (_("%s\n\n<b>Here</b>: the inputs the file recorded, %u of %u tokens."), self->info_text,
+                            self->profile->n_sequences, self->profile->n_tokens);
+  else
+    /* Translators: the end of the ⓘ text: the random inputs the profile on screen averages over */
+    text = g_strdup_printf (_("%s\n\n<b>Here</b>: %u random inputs of %u tokens (at most %u, the model’s "
+                              "positions allowing)."), self->info_text, self->profile->n_sequences,
+                            self->profile->n_tokens, PL_ROTARY_SAMPLE_LENGTH);
+  gtk_label_set_markup (self->info_label, text);
+}
+
+/* The layer and the Keys toggle, only when there is a profile to choose in. */
+static void
+show_controls (PlRotaryPage *self,
+               gboolean      shown)
+{
+  gtk_widget_set_visible (GTK_WIDGET (self->layer_dropdown), shown);
+  gtk_widget_set_visible (GTK_WIDGET (self->keys_button), shown);
 }
 
 static void
@@ -63,6 +96,7 @@ redraw (PlRotaryPage *self)
   pl_figure_view_set_figure (pl_page_get_figure_view (PL_PAGE (self)), figure, self->shown->cols,
                              self->shown->rows);
   pl_page_show_figure (PL_PAGE (self));
+  update_info (self);
 }
 
 static void
@@ -136,6 +170,8 @@ refresh (PlPage *page)
   g_clear_pointer (&self->profile, pl_rope_profile_unref);
   g_clear_pointer (&self->shown, pl_matrix_unref);
   pl_figure_view_set_figure (pl_page_get_figure_view (page), NULL, 0, 0);
+  update_info (self);
+  show_controls (self, FALSE);
   if (model == NULL)
     {
       pl_page_show_empty (page);
@@ -143,6 +179,7 @@ refresh (PlPage *page)
     }
   if (pl_model_get_activations (model) != NULL)
     {
+      show_controls (self, pl_activations_file_get_n_planes (pl_model_get_activations (model)) > 0);
       show_file_profile (self, pl_model_get_activations (model));
       return;
     }
@@ -155,6 +192,7 @@ refresh (PlPage *page)
       return;
     }
 
+  show_controls (self, TRUE);
   pl_page_show_loading (page);
   key = pl_rope_profile_question_key (model);
   pl_page_runner_ask_forward (pl_page_get_runner (page), key, model, pl_forward_question_make,
@@ -227,6 +265,7 @@ pl_rotary_page_dispose (GObject *object)
 
   g_clear_pointer (&self->profile, pl_rope_profile_unref);
   g_clear_pointer (&self->shown, pl_matrix_unref);
+  g_clear_pointer (&self->info_text, g_free);
   gtk_widget_dispose_template (GTK_WIDGET (self), PL_TYPE_ROTARY_PAGE);
   G_OBJECT_CLASS (pl_rotary_page_parent_class)->dispose (object);
 }
@@ -250,6 +289,7 @@ pl_rotary_page_class_init (PlRotaryPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PlRotaryPage, layer_names);
   gtk_widget_class_bind_template_child (widget_class, PlRotaryPage, layer_dropdown);
   gtk_widget_class_bind_template_child (widget_class, PlRotaryPage, keys_button);
+  gtk_widget_class_bind_template_child (widget_class, PlRotaryPage, info_label);
   gtk_widget_class_bind_template_callback (widget_class, on_layer_selected);
   gtk_widget_class_bind_template_callback (widget_class, on_keys_toggled);
   gtk_widget_class_bind_template_callback (widget_class, on_describe);
@@ -259,4 +299,6 @@ static void
 pl_rotary_page_init (PlRotaryPage *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
+  self->info_text = g_strdup (gtk_label_get_label (self->info_label));
+  show_controls (self, FALSE);
 }
