@@ -23,7 +23,7 @@
 /* The Patches view in the real window, on the DeiT fixture (a 3 × 3 grid,
  * class and distillation tokens): the grid of grids reads out numpy's
  * cosine of the two patches under the pointer, a click opens a map large
- * and a second goes back, the Euclidean distance chosen reads out numpy's,
+ * and a second, the Back button or Escape goes back, the Euclidean distance chosen reads out numpy's,
  * the table resized beside it reads out the cosine of torch's resized table, the principal colours name the patch, and a model
  * without a grid gets a status page instead; the sidebar names each grid. */
 
@@ -131,6 +131,46 @@ n_controls_shown (void)
   return n;
 }
 
+/* The toolbar's button back to the grid. */
+static GtkWidget *
+back_button (void)
+{
+  GtkWidget *controls = pl_folding_toolbar_get_controls (pl_page_get_toolbar (PL_PAGE (patches_page ())));
+
+  for (GtkWidget *child = gtk_widget_get_first_child (controls); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    if (GTK_IS_BUTTON (child) && g_strcmp0 (gtk_actionable_get_action_name (GTK_ACTIONABLE (child)),
+                                            "patches.back") == 0)
+      return child;
+  g_assert_not_reached ();
+}
+
+/* The action Escape triggers on the page, or NULL. */
+static char *
+escape_action (void)
+{
+  g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (GTK_WIDGET (patches_page ()));
+  g_autoptr(GtkShortcutTrigger) escape = gtk_keyval_trigger_new (GDK_KEY_Escape, 0);
+
+  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
+    {
+      g_autoptr(GObject) controller = g_list_model_get_item (controllers, i);
+
+      if (!GTK_IS_SHORTCUT_CONTROLLER (controller))
+        continue;
+      for (guint j = 0; j < g_list_model_get_n_items (G_LIST_MODEL (controller)); j++)
+        {
+          g_autoptr(GtkShortcut) shortcut = g_list_model_get_item (G_LIST_MODEL (controller), j);
+          GtkShortcutAction *action = gtk_shortcut_get_action (shortcut);
+
+          if (gtk_shortcut_trigger_equal (gtk_shortcut_get_trigger (shortcut), escape) &&
+              GTK_IS_NAMED_ACTION (action))
+            return g_strdup (gtk_named_action_get_action_name (GTK_NAMED_ACTION (action)));
+        }
+    }
+  return NULL;
+}
+
 static char *
 describe (double x,
           double y)
@@ -202,6 +242,33 @@ test_patches_view (void)
   g_assert_true (pl_figure_view_activate_at (figure_view (), plot.x + plot.width / 2, plot.y + plot.height / 2));
   g_assert_cmpint (pl_patches_page_get_focus (patches_page ()), ==, -1);
   pl_test_wait_until (page_shows, GINT_TO_POINTER (PL_FIGURE_PATCH_GRID), "the grid again");
+  g_assert_false (gtk_widget_get_visible (back_button ()));
+
+  /* The large map has a way back besides a second click: a Back button,
+   * and Escape; neither is there over the grid. */
+  {
+    g_autofree char *escape = escape_action ();
+
+    g_assert_cmpstr (escape, ==, "patches.back");
+  }
+  for (guint way = 0; way < 2; way++)
+    {
+      pl_test_wait_frames (GTK_WIDGET (figure_view ()), 3);
+      pl_figure_get_plot_area (pl_figure_view_get_figure (figure_view ()), &plot);
+      s = plot.width / 11;
+      g_assert_true (pl_figure_view_activate_at (figure_view (), plot.x + 5.5 * s, plot.y + 5.5 * s));
+      pl_test_wait_until (page_shows, GINT_TO_POINTER (PL_FIGURE_HEATMAP), "the map large");
+      g_assert_true (gtk_widget_get_visible (back_button ()));
+      g_assert_true (gtk_widget_is_sensitive (back_button ()));
+      if (way == 0)
+        g_signal_emit_by_name (back_button (), "clicked");
+      else
+        g_assert_true (gtk_widget_activate_action (GTK_WIDGET (patches_page ()), "patches.back", NULL));
+      g_assert_cmpint (pl_patches_page_get_focus (patches_page ()), ==, -1);
+      pl_test_wait_until (page_shows, GINT_TO_POINTER (PL_FIGURE_PATCH_GRID), "the grid again");
+      g_assert_false (gtk_widget_get_visible (back_button ()));
+    }
+  g_assert_cmpuint (n_controls_shown (), ==, 4);
 
   /* The Euclidean distance: numpy's for two patches, and for the class
    * token's map (found right of the grid by the hit test) and a patch. */

@@ -52,6 +52,7 @@ struct _PlPatchesPage
   gboolean         setting_spins;
 
   /* Template widgets */
+  GtkButton       *back_button;
   GtkDropDown     *show_dropdown;
   GtkDropDown     *metric_dropdown;
   GtkMenuButton   *resize_button;
@@ -121,6 +122,20 @@ describe_map (PlPatchesPage *self,
   return g_strdup_printf (_("Patch (%u, %u)"), m / pane->cols, m % pane->cols);
 }
 
+/* Back to the grid (the button, Escape) while a map is shown large; Escape
+ * only while the view is on screen, and from anywhere in the window. */
+static void
+sync_back (PlPatchesPage *self)
+{
+  gboolean large = FALSE;
+
+  for (guint i = 0; i < G_N_ELEMENTS (self->panes); i++)
+    large = large || self->panes[i].focus >= 0;
+  gtk_widget_set_visible (GTK_WIDGET (self->back_button), large);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "patches.back",
+                                 large && gtk_widget_get_mapped (GTK_WIDGET (self)));
+}
+
 static void
 finish_figure (PlPatchesPage *self,
                Pane          *pane,
@@ -142,6 +157,7 @@ finish_figure (PlPatchesPage *self,
   pl_figure_set_axis_labels (figure, _("Patch column"), _("Patch row"));
   pl_figure_set_value_label (figure, pl_enum_label (PL_TYPE_SIMILARITY_METRIC, pane->shown_metric));
   pl_figure_view_set_figure (pane->view, figure, 0, 0);
+  sync_back (self);
   if (pane == &self->panes[TABLE])
     pl_page_show_figure (PL_PAGE (self));
 }
@@ -296,8 +312,12 @@ clear_pane (Pane *pane)
 static void
 clear (PlPatchesPage *self)
 {
-  clear_pane (&self->panes[TABLE]);
-  clear_pane (&self->panes[RESIZED]);
+  for (guint i = 0; i < G_N_ELEMENTS (self->panes); i++)
+    {
+      clear_pane (&self->panes[i]);
+      self->panes[i].focus = -1;
+    }
+  sync_back (self);
 }
 
 /* A new model's resize starts half as large again as its grid. */
@@ -470,6 +490,7 @@ on_show_changed (PlPatchesPage *self)
       self->panes[i].focus = -1;
       pl_figure_view_set_figure (self->panes[i].view, NULL, 0, 0);
     }
+  sync_back (self);
   pl_page_refresh (PL_PAGE (self));
 }
 
@@ -486,6 +507,7 @@ on_resize_changed (PlPatchesPage *self)
   if (self->setting_spins)
     return;
   self->panes[RESIZED].focus = -1;
+  sync_back (self);
   pl_page_refresh (PL_PAGE (self));
 }
 
@@ -545,6 +567,24 @@ on_activate (PlPatchesPage *self,
   /* A map clicked opens large; a click on the large one goes back. */
   pane->focus = pane->focus < 0 && row < pane->similarity->rows ? (int) row : -1;
   show_similarity (self, pane);
+}
+
+/* Every map shown large goes back to its grid. */
+static void
+back_activated (GtkWidget  *widget,
+                const char *action_name,
+                GVariant   *parameter)
+{
+  PlPatchesPage *self = PL_PATCHES_PAGE (widget);
+
+  for (guint i = 0; i < G_N_ELEMENTS (self->panes); i++)
+    if (self->panes[i].focus >= 0)
+      {
+        self->panes[i].focus = -1;
+        if (self->panes[i].similarity != NULL)
+          show_similarity (self, &self->panes[i]);
+      }
+  sync_back (self);
 }
 
 void
@@ -630,6 +670,7 @@ pl_patches_page_class_init (PlPatchesPageClass *klass)
   g_type_ensure (PL_TYPE_FIGURE_VIEW);
 
   gtk_widget_class_set_template_from_resource (widget_class, "/org/poslens/Poslens/ui/pl-patches-page.ui");
+  gtk_widget_class_bind_template_child (widget_class, PlPatchesPage, back_button);
   gtk_widget_class_bind_template_child (widget_class, PlPatchesPage, show_dropdown);
   gtk_widget_class_bind_template_child (widget_class, PlPatchesPage, resize_button);
   gtk_widget_class_bind_template_child (widget_class, PlPatchesPage, metric_dropdown);
@@ -643,11 +684,15 @@ pl_patches_page_class_init (PlPatchesPageClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, on_resize_changed);
   gtk_widget_class_bind_template_callback (widget_class, on_describe);
   gtk_widget_class_bind_template_callback (widget_class, on_activate);
+
+  gtk_widget_class_install_action (widget_class, "patches.back", NULL, back_activated);
 }
 
 static void
 pl_patches_page_init (PlPatchesPage *self)
 {
+  GtkEventController *escape;
+
   self->setting_spins = TRUE;
   gtk_widget_init_template (GTK_WIDGET (self));
   self->panes[TABLE].view = pl_page_get_figure_view (PL_PAGE (self));
@@ -663,4 +708,14 @@ pl_patches_page_init (PlPatchesPage *self)
   self->setting_spins = FALSE;
   pl_drop_down_set_enum (self->metric_dropdown, PL_TYPE_SIMILARITY_METRIC);
   pl_drop_down_set_value (self->metric_dropdown, PL_SIMILARITY_COSINE);
+
+  escape = gtk_shortcut_controller_new ();
+  gtk_shortcut_controller_set_scope (GTK_SHORTCUT_CONTROLLER (escape), GTK_SHORTCUT_SCOPE_GLOBAL);
+  gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (escape),
+                                        gtk_shortcut_new (gtk_keyval_trigger_new (GDK_KEY_Escape, 0),
+                                                          gtk_named_action_new ("patches.back")));
+  gtk_widget_add_controller (GTK_WIDGET (self), escape);
+  g_signal_connect (self, "map", G_CALLBACK (sync_back), NULL);
+  g_signal_connect (self, "unmap", G_CALLBACK (sync_back), NULL);
+  sync_back (self);
 }
