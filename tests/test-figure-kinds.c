@@ -448,6 +448,77 @@ test_scatter_integer_axis (void)
     }
 }
 
+static double
+pixel_luminance (guint32 argb)
+{
+  return (0.2126 * ((argb >> 16) & 0xff) + 0.7152 * ((argb >> 8) & 0xff) + 0.0722 * (argb & 0xff)) / 255;
+}
+
+/* The darkest (or lightest) pixel of the 3 × 3 around (x, y). */
+static double
+extreme_luminance (cairo_surface_t *surface,
+                   double           x,
+                   double           y,
+                   gboolean         darkest)
+{
+  double best = darkest ? 1 : 0;
+
+  for (int dy = -1; dy <= 1; dy++)
+    for (int dx = -1; dx <= 1; dx++)
+      {
+        double l = pixel_luminance (fig_pixel (surface, x + dx, y + dy));
+
+        best = darkest ? MIN (best, l) : MAX (best, l);
+      }
+  return best;
+}
+
+/* A picked point of a scatter (Distances' head) is ringed in the text's
+ * colour, on light and dark backgrounds; the others are not. */
+static void
+test_scatter_highlight (void)
+{
+  double x[16], y[16];
+  g_autoptr(PlFigure) figure = NULL;
+
+  for (guint i = 0; i < 16; i++)
+    {
+      x[i] = i;
+      y[i] = (i * 7) % 16;
+    }
+  figure = pl_figure_new_scatter (x, y, 16);
+  pl_figure_set_highlight_series (figure, 5);
+  for (int dark = 0; dark < 2; dark++)
+    {
+      cairo_surface_t *surface;
+      double px, py, qx, qy;
+
+      pl_figure_set_dark (figure, dark);
+      surface = fig_render (figure, 700, 500);
+      g_assert_true (pl_figure_get_point (figure, 5, &px, &py));
+      g_assert_true (pl_figure_get_point (figure, 9, &qx, &qy));
+      for (int side = -1; side <= 1; side += 2)
+        {
+          /* Above and below the picked point, 6.5 units out: the ring. */
+          double ring = extreme_luminance (surface, px, py + side * 6.5, !dark);
+          double none = extreme_luminance (surface, qx, qy + side * 6.5, !dark);
+
+          g_test_message ("dark %d: ring %.2f, another point %.2f", dark, ring, none);
+          if (dark)
+            {
+              g_assert_cmpfloat (ring, >, 0.7);
+              g_assert_cmpfloat (none, <, 0.4);
+            }
+          else
+            {
+              g_assert_cmpfloat (ring, <, 0.3);
+              g_assert_cmpfloat (none, >, 0.7);
+            }
+        }
+      cairo_surface_destroy (surface);
+    }
+}
+
 /* Small multiples share one colour scale: equal values, equal colours,
  * whichever panel they are in. */
 static void
@@ -833,6 +904,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pl/figure/trajectory/markers", test_trajectory_markers);
   g_test_add_func ("/pl/figure/lines/positions", test_lines_positions);
   g_test_add_func ("/pl/figure/scatter/integer-axis", test_scatter_integer_axis);
+  g_test_add_func ("/pl/figure/scatter/highlight", test_scatter_highlight);
   g_test_add_func ("/pl/figure/bars/heights", test_bars_heights);
   g_test_add_func ("/pl/figure/table/cells", test_table_cells);
   g_test_add_func ("/pl/figure/table/wraps", test_table_wraps);

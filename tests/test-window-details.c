@@ -6,6 +6,7 @@
 
 #include "pl-attention-page.h"
 #include "pl-attention-stats.h"
+#include "pl-figure-private.h"
 #include "pl-figure-view.h"
 #include "pl-page.h"
 #include "pl-playground-page.h"
@@ -292,6 +293,17 @@ find_actionable (GtkWidget  *widget,
  * every kind); the Patches view without a grid ends its sentences and points
  * to New Analytic Encoding…, not to a command-line name; Distances reads
  * "Layer 3, head 4" as every view does. */
+/* Attention's Distances on screen, ringing point INDEX. */
+static gboolean
+distances_highlight (gpointer index)
+{
+  PlPage *attention = PL_PAGE (pl_test_page (window, "attention"));
+  PlFigure *figure = pl_page_get_figure (attention);
+
+  return !pl_page_get_busy (attention) && figure != NULL && pl_figure_get_kind (figure) == PL_FIGURE_SCATTER &&
+         figure->highlight_series == GPOINTER_TO_INT (index);
+}
+
 static void
 test_wording (void)
 {
@@ -355,6 +367,24 @@ test_wording (void)
   g_test_message ("Distances: %s", readout);
   g_assert_nonnull (readout);
   g_assert_true (g_str_has_prefix (readout, "Layer 2, head 2: "));
+
+  /* The head picked is marked among all: layer 3, head 2 is point 9; a
+   * click on point 5 picks layer 2, head 2. */
+  pl_workspace_set_layer (pl_window_get_workspace (window), 3);
+  pl_workspace_set_head (pl_window_get_workspace (window), 1);
+  pl_test_wait_until (distances_highlight, GINT_TO_POINTER (9), "the ring on layer 3, head 2");
+  figure = pl_page_get_figure (PL_PAGE (attention));
+  pl_test_wait_frames (GTK_WIDGET (window), 3);
+  g_assert_true (pl_figure_get_point (figure, 5, &x, &y));
+  {
+    g_autoptr(GPtrArray) views = g_ptr_array_new ();
+
+    collect_figure_views (GTK_WIDGET (attention), views);
+    for (guint i = 0; i < views->len; i++)
+      if (pl_figure_view_get_figure (views->pdata[i]) == figure)
+        g_assert_true (pl_figure_view_activate_at (views->pdata[i], x, y));
+  }
+  pl_test_wait_until (distances_highlight, GINT_TO_POINTER (5), "the ring on layer 2, head 2");
   pl_attention_page_show (attention, "offsets");
 }
 

@@ -137,6 +137,9 @@ show_distances (PlAttentionPage *self)
   pl_figure_set_title (figure, title);
   pl_figure_set_axis_labels (figure, _("Layer"), _("Mean distance |j − i|"));
   pl_figure_set_value_label (figure, _("Mass on the first token"));
+  /* The layer and head picked (Layer, Head, a click) are ringed. */
+  pl_figure_set_highlight_series (figure, (int) (get_layer (self) * stats->n_heads +
+                                                 MIN (get_head (self), stats->n_heads - 1)));
   pl_figure_view_set_figure (self->distances_view, figure, 0, 0);
 }
 

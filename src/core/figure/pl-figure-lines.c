@@ -17,6 +17,8 @@
 /* Past this many series a legend stops being readable: a colour bar over
  * the series' order replaces it. */
 #define MAX_LEGEND  16
+/* The ring around a picked scatter point (points are 3.2 across the radius). */
+#define HIGHLIGHT_RING 6.5
 
 static void
 series_free (gpointer data)
@@ -51,7 +53,7 @@ pl_figure_set_highlight_series (PlFigure *self,
                                 int       index)
 {
   g_return_if_fail (PL_IS_FIGURE (self));
-  g_return_if_fail (self->kind == PL_FIGURE_LINES);
+  g_return_if_fail (self->kind == PL_FIGURE_LINES || self->kind == PL_FIGURE_SCATTER);
 
   self->highlight_series = index;
 }
@@ -129,6 +131,7 @@ pl_figure_new_scatter (const double *x,
   self->ys = g_memdup2 (y, n * sizeof (double));
   self->n_xs = n;
   self->n_points = n;
+  self->highlight_series = -1;
   self->points = g_new (double, 2 * MAX (n, 1));
   for (gsize i = 0; i < 2 * n; i++)
     self->points[i] = NAN;
@@ -447,6 +450,17 @@ pl_figure_scatter_render (PlFigure                *self,
       if (!pl_draw_casing (draw, rgb, casing))
         memcpy (casing, draw->bg, sizeof casing);
       pl_draw_set_rgb (draw, casing);
+      cairo_stroke (cr);
+    }
+  if (self->highlight_series >= 0 && (gsize) self->highlight_series < self->n_xs &&
+      isfinite (self->points[2 * self->highlight_series]))
+    {
+      /* The picked point: a ring clear of its fill, in the text's colour. */
+      cairo_new_path (cr);
+      cairo_arc (cr, self->points[2 * self->highlight_series], self->points[2 * self->highlight_series + 1],
+                 HIGHLIGHT_RING, 0, 2 * G_PI);
+      cairo_set_line_width (cr, 2);
+      pl_draw_set_rgb (draw, draw->fg);
       cairo_stroke (cr);
     }
   cairo_restore (cr);

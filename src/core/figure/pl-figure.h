@@ -156,7 +156,8 @@ void        pl_figure_add_series        (PlFigure     *self,
  * only, even where points sit between them to stand apart. */
 void        pl_figure_set_x_integers    (PlFigure     *self,
                                          gboolean      integers);
-/* Series INDEX drawn over the others, which fade; -1 for none. */
+/* Lines: series INDEX drawn over the others, which fade. Scatter: point
+ * INDEX ringed in the text's colour (a head picked among all). -1 for none. */
 void        pl_figure_set_highlight_series (PlFigure  *self,
                                          int           index);
 /* The value of a line nearest to (x, y) within RADIUS in the last render:
