@@ -220,6 +220,81 @@ test_view_switches (void)
   switch_attention_view ("offsets");
 }
 
+/* The popover CONTROL opens (a menu button's, a drop-down's list), or NULL. */
+static GtkPopover *
+control_popover (GtkWidget *control)
+{
+  if (GTK_IS_MENU_BUTTON (control))
+    return gtk_menu_button_get_popover (GTK_MENU_BUTTON (control));
+  if (GTK_IS_DROP_DOWN (control))
+    for (GtkWidget *child = gtk_widget_get_first_child (control); child; child = gtk_widget_get_next_sibling (child))
+      if (GTK_IS_POPOVER (child))
+        return GTK_POPOVER (child);
+  return NULL;
+}
+
+static gboolean
+toolbar_folded (gpointer toolbar)
+{
+  return pl_folding_toolbar_get_folded (toolbar);
+}
+
+static gboolean
+popover_hidden (gpointer popover)
+{
+  return !gtk_widget_get_visible (popover);
+}
+
+/* CONTROL's tooltip is away while its popover is open, where it would cover
+ * the first items, and back once it closes. */
+static void
+check_quiet_tooltip (GtkWidget  *control,
+                     const char *view)
+{
+  GtkPopover *popover = control_popover (control);
+
+  if (popover == NULL || gtk_widget_get_tooltip_text (control) == NULL)
+    return;
+  g_test_message ("%s: %s", view, gtk_widget_get_tooltip_text (control));
+  g_assert_true (gtk_widget_get_has_tooltip (control));
+  gtk_popover_popup (popover);
+  pl_test_wait_until (popover_shown, popover, "the popover open");
+  g_assert_false (gtk_widget_get_has_tooltip (control));
+  gtk_popover_popdown (popover);
+  pl_test_wait_until (popover_hidden, popover, "the popover closed");
+  g_assert_true (gtk_widget_get_has_tooltip (control));
+}
+
+/* Every view's drop-downs and menu buttons, and the ⋮ of a folded toolbar. */
+static void
+test_quiet_tooltips (void)
+{
+  static const char *views[] = { "similarity", "trajectory", "attention", "probes", "compare", "playground",
+                                 "patches", "rotary" };
+
+  resize_to (1400);
+  pl_window_select_model (window, 0);
+  for (guint v = 0; v < G_N_ELEMENTS (views); v++)
+    {
+      PlPage *page = PL_PAGE (pl_test_page (window, views[v]));
+      GtkWidget *controls = pl_folding_toolbar_get_controls (pl_page_get_toolbar (page));
+
+      pl_window_show_view (window, views[v]);
+      pl_test_wait_until (page_settled, page, "the view");
+      pl_test_wait_frames (GTK_WIDGET (window), 2);
+      for (GtkWidget *child = gtk_widget_get_first_child (controls); child; child = gtk_widget_get_next_sibling (child))
+        if (gtk_widget_get_visible (child))
+          check_quiet_tooltip (child, views[v]);
+    }
+  pl_window_show_view (window, "attention");
+  resize_to (500);
+  pl_test_wait_until (toolbar_folded, pl_page_get_toolbar (PL_PAGE (pl_test_page (window, "attention"))),
+                      "Attention's toolbar folded");
+  check_quiet_tooltip (find_menu_button (GTK_WIDGET (pl_page_get_toolbar (PL_PAGE (pl_test_page (window,
+                                                                                                   "attention"))))),
+                       "the ⋮");
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -232,6 +307,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/pl/window-folding/issue-steps", test_issue_steps);
   g_test_add_func ("/pl/window-folding/mid-widths", test_mid_widths);
   g_test_add_func ("/pl/window-folding/view-switches", test_view_switches);
+  g_test_add_func ("/pl/window-folding/quiet-tooltips", test_quiet_tooltips);
   status = g_test_run ();
   gtk_window_destroy (GTK_WINDOW (window));
   g_clear_object (&app);

@@ -118,6 +118,33 @@ pl_folding_toolbar_new (void)
   return g_object_new (PL_TYPE_FOLDING_TOOLBAR, NULL);
 }
 
+static void
+on_popover_visible (GtkWidget  *popover,
+                    GParamSpec *pspec,
+                    GtkWidget  *control)
+{
+  gtk_widget_set_has_tooltip (control, !gtk_widget_get_visible (popover));
+  gtk_widget_trigger_tooltip_query (control);
+}
+
+/* While CONTROL's popover (a menu button's, a drop-down's list) is open, its
+ * tooltip stays away: under the pointer that opened it, it would cover the
+ * popover's first items. */
+static void
+quiet_tooltip_while_open (GtkWidget *control)
+{
+  GtkWidget *popover = NULL;
+
+  if (GTK_IS_MENU_BUTTON (control))
+    popover = GTK_WIDGET (gtk_menu_button_get_popover (GTK_MENU_BUTTON (control)));
+  else if (GTK_IS_DROP_DOWN (control))
+    for (GtkWidget *child = gtk_widget_get_first_child (control); child; child = gtk_widget_get_next_sibling (child))
+      if (GTK_IS_POPOVER (child))
+        popover = child;
+  if (popover != NULL && gtk_widget_get_has_tooltip (control))
+    g_signal_connect_object (popover, "notify::visible", G_CALLBACK (on_popover_visible), control, 0);
+}
+
 void
 pl_folding_toolbar_append (PlFoldingToolbar *self,
                            GtkWidget        *child)
@@ -125,6 +152,7 @@ pl_folding_toolbar_append (PlFoldingToolbar *self,
   g_return_if_fail (PL_IS_FOLDING_TOOLBAR (self));
   g_return_if_fail (GTK_IS_WIDGET (child));
   gtk_box_append (GTK_BOX (self->controls), child);
+  quiet_tooltip_while_open (child);
   follow_visibility (self, child);
   queue_refold (self);
 }
@@ -202,6 +230,7 @@ pl_folding_toolbar_init (PlFoldingToolbar *self)
   gtk_menu_button_set_icon_name (GTK_MENU_BUTTON (self->fold_button), "view-more-symbolic");
   gtk_menu_button_set_popover (GTK_MENU_BUTTON (self->fold_button), GTK_WIDGET (self->fold_popover));
   gtk_widget_set_tooltip_text (self->fold_button, _("View Options"));
+  quiet_tooltip_while_open (self->fold_button);
   gtk_widget_set_visible (self->fold_button, FALSE);
   gtk_box_append (GTK_BOX (self->row), self->fold_button);
 
