@@ -8,6 +8,7 @@
 #include "pl-compare-page.h"
 #include "pl-enum-labels.h"
 #include "pl-error.h"
+#include "pl-figure-private.h"
 #include "pl-figure-view.h"
 #include "pl-page.h"
 #include "pl-preferences-window.h"
@@ -37,8 +38,24 @@ collect_views (GtkWidget *widget,
     collect_views (child, views);
 }
 
+/* The middle of bar INDEX of a bar chart, as last drawn. */
+static void
+middle_of_bar (PlFigure *figure,
+               guint     index,
+               double   *x,
+               double   *y)
+{
+  cairo_rectangle_t area;
+
+  pl_figure_get_plot_area (figure, &area);
+  /* The axis runs from −0.6 to N − 0.4. */
+  *x = area.x + (index + 0.6) / figure->n_xs * area.width;
+  *y = area.y + area.height / 2;
+}
+
 /* A place on VIEW's figure where something is: the middle of a heatmap (of
- * its first panel), or the first point of a trajectory, scatter or line. */
+ * its first panel), of the first bar, or the first point of a trajectory,
+ * scatter or line. */
 static void
 somewhere_on (PlFigureView *view,
               double       *x,
@@ -60,6 +77,9 @@ somewhere_on (PlFigureView *view,
       *x = panel.x + area.x + area.width / 2;
       *y = panel.y + area.y + area.height / 3;
       return;
+    case PL_FIGURE_BARS:
+      middle_of_bar (figure, 0, x, y);
+      return;
     default:
       g_assert_true (pl_figure_get_point (figure, 0, x, y));
     }
@@ -79,13 +99,9 @@ assert_views_describe (GtkWidget  *page_widget,
   for (guint i = 0; i < views->len; i++)
     {
       PlFigureView *view = views->pdata[i];
-      PlFigure *figure = pl_figure_view_get_figure (view);
       g_autofree char *text = NULL;
       double x, y;
 
-      /* Bars (explained variance) have nothing to point at. */
-      if (pl_figure_get_kind (figure) == PL_FIGURE_BARS)
-        continue;
       somewhere_on (view, &x, &y);
       text = pl_figure_view_describe_at (view, x, y);
       g_test_message ("%s, view %u: %s", what, i, text);
@@ -109,6 +125,30 @@ test_hover_everywhere (void)
   pl_test_activate (window, "win.show-view", g_variant_new_int32 (1));
   pl_test_wait_until (pl_test_page_ready, pl_test_page (window, "trajectory"), "the trajectory");
   assert_views_describe (pl_test_page (window, "trajectory"), "trajectory", 2);
+  {
+    /* The explained variance: PC2's share and PC1's and PC2's together,
+     * in per cent, as the bars and the cumulative line draw them. */
+    g_autoptr(GPtrArray) views = g_ptr_array_new ();
+    g_autofree char *text = NULL;
+    g_autofree char *share = NULL;
+    g_autofree char *together = NULL;
+    PlFigure *bars;
+    double x, y;
+
+    collect_views (pl_test_page (window, "trajectory"), views);
+    g_assert_cmpuint (views->len, ==, 2);
+    bars = pl_figure_view_get_figure (views->pdata[1]);
+    g_assert_cmpint (pl_figure_get_kind (bars), ==, PL_FIGURE_BARS);
+    g_assert_cmpuint (bars->n_xs, >=, 2);
+    middle_of_bar (bars, 1, &x, &y);
+    text = pl_figure_view_describe_at (views->pdata[1], x, y);
+    share = g_strdup_printf ("PC2: %.1f %%", 100 * bars->ys[1]);
+    together = g_strdup_printf ("PC1 to PC2: %.1f %%", 100 * (bars->ys[0] + bars->ys[1]));
+    g_test_message ("explained variance: %s", text);
+    g_assert_nonnull (text);
+    g_assert_nonnull (strstr (text, share));
+    g_assert_nonnull (strstr (text, together));
+  }
 
   pl_test_activate (window, "win.show-view", g_variant_new_int32 (2));
   pl_test_wait_until (attention_ready, attention, "the attention statistics");

@@ -349,6 +349,12 @@ hit (PlFigureView *self,
         return FALSE;
       *panel = 1;
       return TRUE;
+    case PL_FIGURE_BARS:
+      if ((point = pl_figure_hit_bar (self->figure, x, y)) < 0)
+        return FALSE;
+      *column = point;
+      *row = 0;
+      return TRUE;
     default:
       if ((point = pl_figure_hit_point (self->figure, x, y, 8.0)) < 0)
         return FALSE;

@@ -226,9 +226,25 @@ on_describe (PlTrajectoryPage *self,
 
   if (pl_bias_view_get_bias (PL_PAGE (self)) != NULL)
     return pl_bias_view_describe (PL_PAGE (self), panel, point, unused);
-  if (self->shown == NULL || point >= self->shown->projection->rows)
+  if (self->shown == NULL)
     return NULL;
   k = self->shown->n_components;
+  if (view == self->variance_view)
+    {
+      double before = 0;
+
+      if (point >= k)
+        return NULL;
+      for (guint i = 0; i < point; i++)
+        before += self->shown->explained_variance_ratio->data[i];
+      /* Translators: hover readout on the explained variance: the component, its share of the variance in per
+       * cent, then the share of it and the components before it */
+      return g_strdup_printf (_("PC%u: %.1f %% of the variance\nPC1 to PC%u: %.1f %%"), point + 1,
+                              100 * self->shown->explained_variance_ratio->data[point], point + 1,
+                              100 * (before + self->shown->explained_variance_ratio->data[point]));
+    }
+  if (point >= self->shown->projection->rows)
+    return NULL;
   a = MIN (gtk_drop_down_get_selected (self->x_dropdown), k - 1);
   b = MIN (gtk_drop_down_get_selected (self->y_dropdown), k - 1);
   layer = pl_workspace_describe_layer (workspace, pl_workspace_get_layer (workspace));

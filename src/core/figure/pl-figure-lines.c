@@ -479,6 +479,27 @@ pl_figure_scatter_render (PlFigure                *self,
 
 /* ---- Bars ----------------------------------------------------------------- */
 
+int
+pl_figure_hit_bar (PlFigure *self,
+                   double    x,
+                   double    y)
+{
+  const cairo_rectangle_t *plot;
+  double at;
+
+  g_return_val_if_fail (PL_IS_FIGURE (self), -1);
+
+  plot = &self->plot_area;
+  if (self->kind != PL_FIGURE_BARS || !self->rendered || self->n_xs == 0 || plot->width <= 0 ||
+      y < plot->y || y > plot->y + plot->height)
+    return -1;
+  /* The axis runs from −0.6 to N − 0.4, bar i centred on i. */
+  at = -0.6 + (x - plot->x) / plot->width * self->n_xs;
+  if (at < -0.5 || at >= self->n_xs - 0.5)
+    return -1;
+  return (int) floor (at + 0.5);
+}
+
 void
 pl_figure_bars_render (PlFigure                *self,
                        PlDraw                  *draw,

@@ -179,6 +179,11 @@ void        pl_figure_set_point_values  (PlFigure     *self,
 PlFigure   *pl_figure_new_bars          (const double *values,
                                          gsize         n,
                                          const char * const *labels);
+/* The bar whose column (its slot on the x axis, the gaps included) holds
+ * (x, y) inside the plot area of the last render, or -1. */
+int         pl_figure_hit_bar           (PlFigure     *self,
+                                         double        x,
+                                         double        y);
 /* A running total over the bars, on the same axis (explained variance). */
 void        pl_figure_set_cumulative    (PlFigure     *self,
                                          gboolean      cumulative);
