@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "pl-application.h"
+#include "pl-attention-page.h"
 #include "pl-bias-view.h"
 #include "pl-dataset-dialog.h"
 #include "pl-figure-view.h"
@@ -60,13 +61,25 @@ listed_or_picker (gpointer data)
   return g_list_model_get_n_items (pl_window_get_models (window)) >= wanted_models || dataset_dialog_shown ();
 }
 
-/* Opens PATH (a fixture folder or a builtin: name) and selects it. */
+/* Opens PATH (a fixture folder or a builtin: name), unless listed, and selects it. */
 static void
 open_model (const char *path)
 {
   g_autoptr(GFile) file = g_file_new_for_path (path);
-  guint index = g_list_model_get_n_items (pl_window_get_models (window));
+  GListModel *models = pl_window_get_models (window);
+  guint index = g_list_model_get_n_items (models);
 
+  /* listed by an earlier test: selected again */
+  for (guint i = 0; i < index; i++)
+    {
+      g_autoptr(PlModel) listed = g_list_model_get_item (models, i);
+
+      if (g_strcmp0 (pl_model_get_path (listed), path) == 0)
+        {
+          pl_window_select_model (window, i);
+          return;
+        }
+    }
   wanted_models = index + 1;
   if (g_str_has_prefix (path, "builtin:"))
     pl_test_activate (window, "win.open-analytic", g_variant_new_string (path));
@@ -172,6 +185,32 @@ test_t5 (void)
   g_assert_cmpint (pl_figure_get_kind (pl_figure_view_get_figure (pl_page_get_figure_view (trajectory))), ==,
                    PL_FIGURE_POSITION_BIAS);
   g_assert_null (pl_page_get_export_companion (trajectory, &(const char *) { NULL }));
+  pl_test_activate (window, "win.show-view", g_variant_new_int32 (0));
+}
+
+static gboolean
+attention_ready (gpointer page)
+{
+  return !pl_page_get_busy (page) && pl_attention_page_get_stats (page) != NULL;
+}
+
+/* The Attention view runs T5's forward pass (its offsets and distances),
+ * with no position-only term to fail on: T5's position is inside attention
+ * (before, the failed term replaced the whole view with an error). */
+static void
+test_t5_attention (void)
+{
+  g_autofree char *path = pl_test_fixture ("relpos", "t5", NULL);
+  PlPage *attention = PL_PAGE (pl_test_page (window, "attention"));
+  PlAttentionStats *stats;
+
+  open_model (path);
+  pl_test_activate (window, "win.show-view", g_variant_new_int32 (2));
+  pl_test_wait_until (attention_ready, attention, "T5's attention statistics");
+  g_assert_cmpstr (pl_page_get_shown (attention), ==, "figure");
+  stats = pl_attention_page_get_stats (PL_ATTENTION_PAGE (attention));
+  g_assert_nonnull (stats);
+  g_assert_false (shows_visible_label (GTK_WIDGET (attention), "Position Only"));
   pl_test_activate (window, "win.show-view", g_variant_new_int32 (0));
 }
 
@@ -304,6 +343,7 @@ main (int argc, char *argv[])
   window = pl_test_window_open (&app);
 
   g_test_add_func ("/pl/window/relpos/t5", test_t5);
+  g_test_add_func ("/pl/window/relpos/t5-attention", test_t5_attention);
   g_test_add_func ("/pl/window/relpos/alibi", test_alibi);
   g_test_add_func ("/pl/window/relpos/bloom-then-table", test_bloom_then_table);
   g_test_add_func ("/pl/window/relpos/deberta", test_deberta);

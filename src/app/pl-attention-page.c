@@ -323,6 +323,16 @@ ask_stats (PlAttentionPage *self,
                               on_stats);
 }
 
+/* Whether MODEL's positions are vectors added to the embeddings, whose term
+ * can be taken alone: not for a rotary model, nor for T5's or ALiBi's bias
+ * or DeBERTa's relative table, which enter attention itself. */
+static gboolean
+has_position_vectors (PlModel *model)
+{
+  return pl_model_get_rotary_decoder (model) == NULL && !pl_model_has_position_bias (model) &&
+         pl_model_get_table_kind (model) != PL_TABLE_RELATIVE;
+}
+
 /* The statistics of MODEL (from its forward passes, or as an activations
  * file recorded them) and, where positions are vectors added to the
  * embeddings, its position-only term. */
@@ -353,8 +363,8 @@ ask (PlAttentionPage *self,
     }
   else
     ask_stats (self, model);
-  /* A rotary model has no position vectors to take alone. */
-  if (pl_model_get_rotary_decoder (model) == NULL)
+  /* A rotary model, T5, ALiBi and DeBERTa have no position vectors to take alone. */
+  if (has_position_vectors (model))
     {
       g_free (key);
       key = pl_position_only_question_key (model);
@@ -402,8 +412,8 @@ refresh (PlPage *page)
 
   /* The position-only term exists where positions are vectors added to the
    * embeddings, not for rotary models. */
-  gtk_widget_set_visible (self->position_button, pl_model_get_rotary_decoder (model) == NULL);
-  if (pl_model_get_rotary_decoder (model) != NULL &&
+  gtk_widget_set_visible (self->position_button, has_position_vectors (model));
+  if (!has_position_vectors (model) &&
       g_strcmp0 (gtk_stack_get_visible_child_name (self->views), "position-only") == 0)
     gtk_stack_set_visible_child_name (self->views, "offsets");
 
