@@ -259,6 +259,14 @@ gboolean            pl_model_setup_relpos     (PlModel            *self,
                                                const char         *base,
                                                const char         *stack,
                                                GError            **error);
+/* pl-model-relpos-config.c: the sizes, buckets and slopes of DESC's family
+ * from CONFIG (config.json in DIR, or NULL), each checked before use; FALSE
+ * and an error naming the file and the field when one cannot be used. */
+gboolean            pl_model_read_relpos_config (PlModel            *self,
+                                                 const PlFamilyDesc *desc,
+                                                 JsonObject         *config,
+                                                 const char         *dir,
+                                                 GError            **error);
 /* A CLIP model whose vision tower was recognised: its text tower's table
  * listed beside. */
 void                pl_model_add_text_tower   (PlModel            *self);

@@ -5,6 +5,13 @@
 
 G_BEGIN_DECLS
 
+/* The largest sizes Poslens takes from config.json, whatever the family. */
+#define PL_RELPOS_MAX_HEADS 4096
+#define PL_RELPOS_MAX_LAYERS 1024
+#define PL_RELPOS_MAX_BUCKETS (1u << 16)
+#define PL_RELPOS_MAX_DISTANCE (1u << 24)
+#define PL_RELPOS_MAX_POSITIONS (1u << 24)
+
 /* What the families of pl-model-relpos.c are beyond the common sizes, from
  * config.json with Hugging Face's defaults for what it leaves out, each
  * value checked before use. The forward passes of T5, BLOOM, MPT and
