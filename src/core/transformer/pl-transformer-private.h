@@ -106,6 +106,11 @@ struct _PlTransformer
   guint                max_tokens;
 };
 
+/* FALSE, with ERROR saying that WEIGHT (of LAYER, or −1 for none) holds
+ * NaN or infinite values. */
+gboolean pl_decoder_not_finite    (PlWeight              weight,
+                                   int                   layer,
+                                   GError              **error);
 /* GATE_UP [T, 2 ffn] (gate, then up) → OUT [T, ffn] = act(gate) ⊙ up */
 void     pl_decoder_gate          (const PlMatrix       *gate_up,
                                    PlActivation          activation,
